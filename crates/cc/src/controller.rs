@@ -1,0 +1,233 @@
+//! The congestion-controller interface.
+//!
+//! A controller is told, one call at a time, what the loss detector saw:
+//! packets sent, each newly acknowledged packet, the end of each ACK frame,
+//! and congestion events (losses found in one detection pass, or an increase
+//! of the peer's ECN-CE count). It answers with a window, an optional pacing
+//! rate, and a state for traces.
+//!
+//! The shape follows quinn's `Controller` (per-packet `on_ack`, then
+//! `on_end_acks`, lost bytes per detection pass, CE as a congestion event) so
+//! the real-network adapter is a thin shim, and the simulator's loss detector
+//! ([`crate::recovery`]) drives the very same calls.
+//!
+//! Order of calls inside one ACK frame. RFC 9002 Appendix A processes ECN,
+//! then losses, then acknowledgements; quinn 0.11 delivers the
+//! acknowledgements first and the congestion events after `on_end_acks`.
+//! Controllers must give sensible results under both orders; ramp's own loss
+//! detector uses the RFC order.
+
+use core::fmt;
+use core::time::Duration;
+
+use crate::rtt::RttEstimator;
+use crate::time::{Rate, Time};
+
+/// A newly acknowledged, in-flight, ack-eliciting packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AckedPacket {
+    /// Packet number (per packet-number space; controllers only compare the
+    /// numbers of the application space for round tracking).
+    pub packet_number: u64,
+    /// When the packet was sent.
+    pub time_sent: Time,
+    /// Bytes the packet counted in bytes-in-flight (its UDP payload size).
+    pub bytes: u64,
+}
+
+/// What the loss detector knows when it has processed a whole ACK frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AckFrameSummary {
+    /// Bytes in flight after the frame's acknowledgements and losses.
+    pub bytes_in_flight: u64,
+    /// Largest packet number this frame newly acknowledged, if any.
+    pub largest_acked: Option<u64>,
+    /// The RTT sample this frame produced (RFC 9002 §5.1), if any: raw
+    /// `now - time_sent(largest_acked)`, not adjusted for ack delay.
+    pub rtt_sample: Option<Duration>,
+    /// Whether the sender was application- or flow-control-limited before
+    /// this ACK (RFC 9002 §7.8): the window must not grow on its credit.
+    pub app_limited: bool,
+}
+
+/// What kind of congestion signal an event carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CongestionSignal {
+    /// Packets declared lost in one detection pass (RFC 9002 §6.1), with the
+    /// sum of their sizes. Passes with no ack-eliciting loss raise no event.
+    Loss {
+        /// Bytes newly declared lost in this pass.
+        lost_bytes: u64,
+    },
+    /// The peer-reported ECN-CE count increased (RFC 9002 §7.1).
+    Ecn,
+}
+
+/// A congestion event: the input of RFC 9002 §7.3.2 `OnCongestionEvent`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CongestionEvent {
+    /// Loss or CE.
+    pub signal: CongestionSignal,
+    /// Send time of the newest packet behind the signal: the largest lost
+    /// packet for a loss, the largest acknowledged packet for CE. The
+    /// recovery-period rule compares it with the recovery start time.
+    pub time_sent: Time,
+    /// RFC 9002 §7.6: the losses establish persistent congestion.
+    pub persistent_congestion: bool,
+}
+
+/// The phase a controller is in, for traces, qlog and property tests.
+///
+/// Names follow qlog's `congestion_state_updated` vocabulary where one
+/// exists ([`CcState::as_str`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum CcState {
+    /// Classic slow start: +1 byte of window per acknowledged byte.
+    SlowStart,
+    /// Rapid Start or jump start, first flight: up to 2·IW paced over one
+    /// RTT, before the first RTT sample of data has come back.
+    JumpStart,
+    /// Rapid Start growth with no queue build-up: +2 bytes per acked byte (3×
+    /// per round).
+    RapidGrowth,
+    /// Rapid Start growth once the queue builds: +1 byte per acked byte.
+    RapidSlowStart,
+    /// HyStart++ Conservative Slow Start (RFC 9406 §4.3).
+    ConservativeSlowStart,
+    /// Rapid Start's first recovery period, with its smooth reduction.
+    RapidRecovery,
+    /// An ordinary RFC 9002 recovery period.
+    Recovery,
+    /// Congestion avoidance (Reno or CUBIC).
+    CongestionAvoidance,
+}
+
+impl CcState {
+    /// A stable lower-case name, used in records, traces and qlog.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CcState::SlowStart => "slow_start",
+            CcState::JumpStart => "jump_start",
+            CcState::RapidGrowth => "rapid_start_3x",
+            CcState::RapidSlowStart => "rapid_start_2x",
+            CcState::ConservativeSlowStart => "conservative_slow_start",
+            CcState::RapidRecovery => "rapid_start_recovery",
+            CcState::Recovery => "recovery",
+            CcState::CongestionAvoidance => "congestion_avoidance",
+        }
+    }
+
+    /// Whether this is one of the startup phases (window below ssthresh,
+    /// before the first reduction or HyStart++ exit).
+    pub fn is_startup(self) -> bool {
+        matches!(
+            self,
+            CcState::SlowStart
+                | CcState::JumpStart
+                | CcState::RapidGrowth
+                | CcState::RapidSlowStart
+                | CcState::ConservativeSlowStart
+        )
+    }
+}
+
+impl fmt::Display for CcState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A snapshot of a controller's counters, for stats records and traces.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Metrics {
+    /// Congestion window, bytes.
+    pub cwnd_bytes: u64,
+    /// Slow-start threshold, bytes (`None` while still infinite).
+    pub ssthresh_bytes: Option<u64>,
+    /// Current pacing rate, if the controller paces.
+    pub pacing_rate: Option<Rate>,
+    /// Window when the connection first left slow start (by loss, CE, or a
+    /// HyStart++ exit): h2o's `cc.cwnd-exiting-slow-start`.
+    pub cwnd_exiting_slow_start_bytes: Option<u64>,
+    /// Congestion events that started a recovery period (loss or CE):
+    /// h2o's `cc.num-loss-episodes`.
+    pub num_loss_episodes: u64,
+    /// Of those, the ones triggered by ECN-CE alone: h2o's
+    /// `cc.num-ecn-loss-episodes`.
+    pub num_ecn_loss_episodes: u64,
+    /// Times persistent congestion collapsed the window.
+    pub num_persistent_congestion: u64,
+    /// Times a spurious-loss signal undid a reduction.
+    pub num_spurious_undos: u64,
+}
+
+/// A congestion controller. Byte-based windows throughout.
+///
+/// Implementations must keep `window() >= minimum window` (RFC 9002 §7.2,
+/// `2·max_datagram_size`), never overflow, and return a finite, positive
+/// pacing rate whenever they return one.
+pub trait Controller: Send + fmt::Debug {
+    /// One packet (or one GSO batch, whose last packet number is given) was
+    /// sent. `bytes_in_flight` includes it.
+    fn on_packet_sent(&mut self, now: Time, packet_number: u64, bytes: u64, bytes_in_flight: u64);
+
+    /// One in-flight packet was newly acknowledged. Called once per packet,
+    /// before [`Controller::on_ack_frame_end`] for the same frame.
+    fn on_packet_acked(
+        &mut self,
+        now: Time,
+        packet: &AckedPacket,
+        rtt: &RttEstimator,
+        app_limited: bool,
+    );
+
+    /// The whole ACK frame has been processed.
+    fn on_ack_frame_end(&mut self, now: Time, summary: &AckFrameSummary, rtt: &RttEstimator);
+
+    /// A loss or CE event (RFC 9002 §7.3.2). The controller applies the
+    /// recovery-period rule itself: events for packets sent before the
+    /// current recovery started are absorbed.
+    fn on_congestion_event(&mut self, now: Time, event: &CongestionEvent, rtt: &RttEstimator);
+
+    /// Every packet of the loss event that started the current recovery was
+    /// later acknowledged (the loss was spurious, RFC 9438 §4.9). Controllers
+    /// that support undo restore their pre-reduction state; the default does
+    /// nothing.
+    fn on_spurious_congestion(&mut self, _now: Time) {}
+
+    /// The path MTU changed; windows in packets are recomputed.
+    fn on_mtu_update(&mut self, max_datagram_size: u64);
+
+    /// The congestion window, bytes.
+    fn window(&self) -> u64;
+
+    /// The slow-start threshold, bytes, or `None` while infinite.
+    fn ssthresh(&self) -> Option<u64>;
+
+    /// The rate at which the sender should pace, or `None` to send
+    /// unpaced. The controller owns its rate: Rapid Start paces its first
+    /// flight over one full RTT, slow start at twice the window per RTT.
+    fn pacing_rate(&self, rtt: &RttEstimator) -> Option<Rate>;
+
+    /// The current phase.
+    fn state(&self) -> CcState;
+
+    /// Counters for records and traces.
+    fn metrics(&self) -> Metrics;
+
+    /// The initial window, bytes.
+    fn initial_window(&self) -> u64;
+
+    /// The canonical name of this controller and its options, parseable by
+    /// [`crate::spec`], e.g. `cubic+rapidstart(latch_2x=on)`.
+    fn name(&self) -> String;
+
+    /// A boxed copy (the controller is plain data).
+    fn clone_box(&self) -> Box<dyn Controller>;
+}
+
+impl Clone for Box<dyn Controller> {
+    fn clone(&self) -> Self {
+        self.clone_box()
+    }
+}

@@ -1,0 +1,191 @@
+//! Time and rate types.
+//!
+//! ramp-cc never reads a clock: every call takes `now` as an argument. A
+//! [`Time`] is an integer count of nanoseconds since an epoch the caller
+//! chooses (the simulator's virtual start, or an `Instant` taken when a real
+//! connection opened), so the same controller runs identically in virtual
+//! and in real time, and no float rounding ever reorders two events.
+
+use core::fmt;
+use core::ops::{Add, AddAssign, Sub};
+use core::time::Duration;
+
+/// A point in time, in nanoseconds since a caller-chosen epoch.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Time(u64);
+
+impl Time {
+    /// The epoch itself.
+    pub const ZERO: Time = Time(0);
+    /// A time later than any a connection will reach; used as "never".
+    pub const MAX: Time = Time(u64::MAX);
+
+    /// A time `ns` nanoseconds after the epoch.
+    pub const fn from_nanos(ns: u64) -> Time {
+        Time(ns)
+    }
+    /// A time `us` microseconds after the epoch (saturating).
+    pub const fn from_micros(us: u64) -> Time {
+        Time(us.saturating_mul(1_000))
+    }
+    /// A time `ms` milliseconds after the epoch (saturating).
+    pub const fn from_millis(ms: u64) -> Time {
+        Time(ms.saturating_mul(1_000_000))
+    }
+    /// Nanoseconds since the epoch.
+    pub const fn as_nanos(self) -> u64 {
+        self.0
+    }
+    /// Microseconds since the epoch (truncated).
+    pub const fn as_micros(self) -> u64 {
+        self.0 / 1_000
+    }
+    /// Milliseconds since the epoch, as a float (for traces and charts).
+    pub fn as_millis_f64(self) -> f64 {
+        self.0 as f64 / 1e6
+    }
+    /// The span from `earlier` to `self`, or zero if `earlier` is later.
+    pub fn saturating_since(self, earlier: Time) -> Duration {
+        Duration::from_nanos(self.0.saturating_sub(earlier.0))
+    }
+    /// `self + d`, saturating at [`Time::MAX`].
+    pub fn saturating_add(self, d: Duration) -> Time {
+        Time(self.0.saturating_add(duration_nanos(d)))
+    }
+    /// `self - d`, saturating at [`Time::ZERO`].
+    pub fn saturating_sub(self, d: Duration) -> Time {
+        Time(self.0.saturating_sub(duration_nanos(d)))
+    }
+}
+
+/// A duration in whole nanoseconds, saturating at `u64::MAX` (584 years).
+pub fn duration_nanos(d: Duration) -> u64 {
+    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
+}
+
+impl Add<Duration> for Time {
+    type Output = Time;
+    fn add(self, d: Duration) -> Time {
+        self.saturating_add(d)
+    }
+}
+
+impl AddAssign<Duration> for Time {
+    fn add_assign(&mut self, d: Duration) {
+        *self = self.saturating_add(d);
+    }
+}
+
+impl Sub<Duration> for Time {
+    type Output = Time;
+    fn sub(self, d: Duration) -> Time {
+        self.saturating_sub(d)
+    }
+}
+
+/// `later - earlier` saturates at zero: a duration is never negative.
+impl Sub<Time> for Time {
+    type Output = Duration;
+    fn sub(self, earlier: Time) -> Duration {
+        self.saturating_since(earlier)
+    }
+}
+
+impl fmt::Debug for Time {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:.6}ms", self.as_millis_f64())
+    }
+}
+
+/// A data rate in bytes per second.
+///
+/// Pacing rates, link rates and delivery rates all use this one type so that
+/// a bits/bytes mix-up cannot compile. `Rate::ZERO` means "nothing may be
+/// sent"; an unpaced sender has no `Rate` at all (`Option<Rate>::None`).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Rate(u64);
+
+impl Rate {
+    /// Zero bytes per second.
+    pub const ZERO: Rate = Rate(0);
+
+    /// A rate of `bytes_per_sec` bytes per second.
+    pub const fn from_bytes_per_sec(bytes_per_sec: u64) -> Rate {
+        Rate(bytes_per_sec)
+    }
+    /// A rate of `bits_per_sec` bits per second (rounded down to whole bytes).
+    pub const fn from_bits_per_sec(bits_per_sec: u64) -> Rate {
+        Rate(bits_per_sec / 8)
+    }
+    /// The rate that moves `bytes` in `d` (zero if `d` is zero).
+    pub fn from_bytes_over(bytes: u64, d: Duration) -> Rate {
+        let ns = duration_nanos(d);
+        if ns == 0 {
+            return Rate(u64::MAX);
+        }
+        let r = (u128::from(bytes) * 1_000_000_000) / u128::from(ns);
+        Rate(u64::try_from(r).unwrap_or(u64::MAX))
+    }
+    /// Bytes per second.
+    pub const fn bytes_per_sec(self) -> u64 {
+        self.0
+    }
+    /// Bits per second (saturating).
+    pub const fn bits_per_sec(self) -> u64 {
+        self.0.saturating_mul(8)
+    }
+    /// The rate scaled by `num / den` (saturating; `den == 0` gives the maximum rate).
+    pub fn scaled(self, num: u64, den: u64) -> Rate {
+        if den == 0 {
+            return Rate(u64::MAX);
+        }
+        let r = u128::from(self.0) * u128::from(num) / u128::from(den);
+        Rate(u64::try_from(r).unwrap_or(u64::MAX))
+    }
+    /// How long `bytes` take at this rate, rounded up to the next nanosecond.
+    /// A zero rate never finishes: the result is `Duration::MAX`.
+    pub fn transmit_time(self, bytes: u64) -> Duration {
+        if self.0 == 0 {
+            return Duration::MAX;
+        }
+        let ns = (u128::from(bytes) * 1_000_000_000).div_ceil(u128::from(self.0));
+        Duration::from_nanos(u64::try_from(ns).unwrap_or(u64::MAX))
+    }
+    /// Bytes this rate moves in `d` (rounded down, saturating).
+    pub fn bytes_in(self, d: Duration) -> u64 {
+        let b = u128::from(self.0) * d.as_nanos() / 1_000_000_000;
+        u64::try_from(b).unwrap_or(u64::MAX)
+    }
+}
+
+impl fmt::Debug for Rate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:.3}Mbit/s", self.bits_per_sec() as f64 / 1e6)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn time_arithmetic_saturates() {
+        let t = Time::from_millis(5);
+        assert_eq!(t - Time::from_millis(7), Duration::ZERO);
+        assert_eq!(Time::MAX + Duration::from_secs(1), Time::MAX);
+        assert_eq!(Time::ZERO - Duration::from_secs(1), Time::ZERO);
+        assert_eq!((t + Duration::from_micros(250)).as_micros(), 5_250);
+    }
+
+    #[test]
+    fn rate_transmit_time_rounds_up() {
+        // 100 Mbit/s = 12.5 MB/s: a 1500-byte packet takes exactly 120 µs.
+        let r = Rate::from_bits_per_sec(100_000_000);
+        assert_eq!(r.transmit_time(1500), Duration::from_micros(120));
+        // 1 byte at 3 B/s is 333,333,333.3 ns: rounded up.
+        assert_eq!(Rate::from_bytes_per_sec(3).transmit_time(1), Duration::from_nanos(333_333_334));
+        assert_eq!(Rate::ZERO.transmit_time(1), Duration::MAX);
+        assert_eq!(r.bytes_in(Duration::from_millis(1)), 12_500);
+        assert_eq!(Rate::from_bytes_over(12_500, Duration::from_millis(1)), r);
+    }
+}

@@ -1,0 +1,1 @@
+//! ndq: a streaming, parallel NDJSON query engine.

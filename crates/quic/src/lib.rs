@@ -1,0 +1,1 @@
+//! ramp-cc inside quinn: HTTP/3 server and client, UDP link emulator, load generator.

@@ -1,0 +1,1 @@
+//! Deterministic packet-level simulator driving ramp-cc controllers.
