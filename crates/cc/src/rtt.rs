@@ -162,7 +162,10 @@ mod tests {
     fn rfc9002_5_3_first_sample_initialises() {
         let mut r = RttEstimator::default();
         r.update(ms(100), ms(10), ms(25), true);
-        assert_eq!((r.min(), r.smoothed(), r.var(), r.latest()), (ms(100), ms(100), ms(50), ms(100)));
+        assert_eq!(
+            (r.min(), r.smoothed(), r.var(), r.latest()),
+            (ms(100), ms(100), ms(50), ms(100))
+        );
     }
 
     #[test]
@@ -206,10 +209,20 @@ mod tests {
     #[test]
     fn rfc9002_6_2_1_pto_example() {
         // specs.md 4.4: srtt 100 ms, rttvar 10 ms, max_ack_delay 25 ms -> 165 ms.
-        let r = RttEstimator { latest: ms(100), min: ms(100), smoothed: ms(100), var: ms(10), has_sample: true, initial: INITIAL_RTT };
+        let r = RttEstimator {
+            latest: ms(100),
+            min: ms(100),
+            smoothed: ms(100),
+            var: ms(10),
+            has_sample: true,
+            initial: INITIAL_RTT,
+        };
         assert_eq!(r.pto_base(ms(25)), ms(165));
         // kGranularity floors 4·rttvar.
-        let r0 = RttEstimator { var: Duration::ZERO, ..r };
+        let r0 = RttEstimator {
+            var: Duration::ZERO,
+            ..r
+        };
         assert_eq!(r0.pto_base(Duration::ZERO), ms(101));
     }
 }

@@ -183,7 +183,10 @@ mod tests {
         let r = Rate::from_bits_per_sec(100_000_000);
         assert_eq!(r.transmit_time(1500), Duration::from_micros(120));
         // 1 byte at 3 B/s is 333,333,333.3 ns: rounded up.
-        assert_eq!(Rate::from_bytes_per_sec(3).transmit_time(1), Duration::from_nanos(333_333_334));
+        assert_eq!(
+            Rate::from_bytes_per_sec(3).transmit_time(1),
+            Duration::from_nanos(333_333_334)
+        );
         assert_eq!(Rate::ZERO.transmit_time(1), Duration::MAX);
         assert_eq!(r.bytes_in(Duration::from_millis(1)), 12_500);
         assert_eq!(Rate::from_bytes_over(12_500, Duration::from_millis(1)), r);

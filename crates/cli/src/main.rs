@@ -20,12 +20,33 @@ struct Cli {
 enum Command {
     /// Compare startup algorithms on one path: table, charts and report.
     Compare(cmd::compare::Args),
+    /// Simulate controllers on one path (deterministic).
+    Sim(cmd::sim::Args),
+    /// Benchmarks: simulator speed and more.
+    Bench(cmd::bench::Args),
+    /// Draw one chart from a trace or records file.
+    Plot(cmd::plot::Args),
+    /// Write the self-contained HTML report of a run directory.
+    Report(cmd::report::Args),
+    /// HTTP/3 server with a ramp-cc controller, writing stats records.
+    Serve(cmd::serve::Args),
+    /// HTTP/3 client: download and measure TTFB/TTLB.
+    Get(cmd::get::Args),
+    /// UDP relay emulating a bottleneck link (rate, delay, queue, loss).
+    Relay(cmd::relay::Args),
 }
 
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Compare(args) => cmd::compare::run(args),
+        Command::Sim(args) => cmd::sim::run(args),
+        Command::Bench(args) => cmd::bench::run(args),
+        Command::Plot(args) => cmd::plot::run(args),
+        Command::Report(args) => cmd::report::run(args),
+        Command::Serve(args) => cmd::serve::run(args),
+        Command::Get(args) => cmd::get::run(args),
+        Command::Relay(args) => cmd::relay::run(args),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,
