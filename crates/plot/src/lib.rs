@@ -1,1 +1,25 @@
 //! Charts (PNG/SVG) and the self-contained HTML report for ramp records and traces.
+//!
+//! ramp-plot knows records and series, never a simulator: the same charts
+//! serve simulated runs, real runs and production logs.
+//!
+//! - Inputs: [`Record`] (one stats record, docs/formats.md) and [`Trace`]
+//!   (one connection's event stream).
+//! - Analysis: [`ab_curves`] and [`paired_deltas`] (A/B percentile-versus-Δ
+//!   with bootstrap bands; per-path deltas), with percentiles as defined in
+//!   [`quantile`].
+//! - Charts: see [`chart`].
+//! - Report: [`write_report`].
+
+pub mod ab;
+pub mod bootstrap;
+pub mod error;
+pub mod quantile;
+pub mod record;
+pub mod trace;
+pub mod units;
+
+pub use ab::{ab_curves, paired_deltas, AbOptions, AbResult, Facet, PairedResult};
+pub use error::{Error, Result};
+pub use record::{parse_records, read_records, Record};
+pub use trace::{parse_trace, read_trace, Trace, TraceMeta};
