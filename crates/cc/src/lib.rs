@@ -11,6 +11,8 @@
 #![warn(missing_docs)]
 
 pub mod controller;
+pub mod pacer;
+pub mod recovery;
 pub mod rtt;
 pub mod time;
 

@@ -1,0 +1,1 @@
+//! Pacing (placeholder).

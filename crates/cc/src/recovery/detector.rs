@@ -1,0 +1,630 @@
+//! The loss detector: RFC 9002 §6 and Appendix A, driving a [`Controller`].
+
+use core::time::Duration;
+
+use super::ack_frame::{AckError, AckFrame};
+use super::config::RecoveryConfig;
+use super::outcome::{AckOutcome, TimeoutKind, TimeoutOutcome};
+use super::persistent::{persistent_congestion_duration, PersistentScan};
+use super::sent::{SentPacket, SentPackets, Slot};
+use super::spurious::{Episode, LostMemory};
+use super::stats::RecoveryStats;
+use super::Space;
+use crate::controller::{
+    AckFrameSummary, AckedPacket, CongestionEvent, CongestionSignal, Controller,
+};
+use crate::rtt::{RttEstimator, GRANULARITY};
+use crate::time::Time;
+
+/// Per-space state (RFC 9002 Appendix A.3's arrays indexed by space).
+#[derive(Debug)]
+pub(super) struct SpaceState<P> {
+    pub(super) sent: SentPackets<P>,
+    /// `largest_acked_packet[space]`.
+    pub(super) largest_acked: Option<u64>,
+    /// Latest send time of a packet acknowledged in this space.
+    pub(super) largest_acked_time_sent: Option<Time>,
+    /// `loss_time[space]`.
+    pub(super) loss_time: Option<Time>,
+    /// `time_of_last_ack_eliciting_packet[space]`.
+    pub(super) time_of_last_ack_eliciting: Option<Time>,
+    /// `ecn_ce_counters[space]`.
+    pub(super) ecn_ce: u64,
+    /// Recently declared-lost packets, for spurious-loss detection.
+    pub(super) lost: LostMemory,
+}
+
+impl<P> Default for SpaceState<P> {
+    fn default() -> Self {
+        SpaceState {
+            sent: SentPackets::default(),
+            largest_acked: None,
+            largest_acked_time_sent: None,
+            loss_time: None,
+            time_of_last_ack_eliciting: None,
+            ecn_ce: 0,
+            lost: LostMemory::default(),
+        }
+    }
+}
+
+/// What one loss-detection pass found.
+#[derive(Clone, Copy, Debug, Default)]
+struct LossPass {
+    /// Bytes of in-flight packets declared lost.
+    lost_bytes: u64,
+    /// Send time of the newest in-flight lost packet, if an ack-eliciting
+    /// in-flight packet was lost (a congestion event is due).
+    event_time_sent: Option<Time>,
+    persistent: bool,
+}
+
+/// RFC 9002 loss detection for one path, generic over a per-packet payload.
+///
+/// See the [module documentation](super) for the call order, and
+/// `docs/recovery.md` for the rules and choices.
+#[derive(Debug)]
+pub struct LossDetector<P> {
+    pub(super) config: RecoveryConfig,
+    pub(super) rtt: RttEstimator,
+    pub(super) spaces: [SpaceState<P>; 3],
+    pub(super) pto_count: u32,
+    pub(super) handshake_confirmed: bool,
+    /// `first_rtt_sample`: when the first RTT sample was taken.
+    first_rtt_sample: Option<Time>,
+    /// Send times are forced to be non-decreasing (see `on_packet_sent`).
+    last_sent_time: Time,
+    pub(super) stats: RecoveryStats,
+    episode: Option<Episode>,
+    next_episode_id: u64,
+}
+
+impl<P> LossDetector<P> {
+    /// A detector with nothing sent. The RTT estimator starts at
+    /// `config.initial_rtt`.
+    pub fn new(config: RecoveryConfig) -> Self {
+        LossDetector {
+            rtt: RttEstimator::new(config.initial_rtt),
+            handshake_confirmed: config.handshake_confirmed,
+            config,
+            spaces: core::array::from_fn(|_| SpaceState::default()),
+            pto_count: 0,
+            first_rtt_sample: None,
+            last_sent_time: Time::ZERO,
+            stats: RecoveryStats::default(),
+            episode: None,
+            next_episode_id: 1,
+        }
+    }
+
+    /// RFC 9002 Appendix A.5 `OnPacketSent`.
+    ///
+    /// Packet numbers must increase within a space (gaps are allowed and
+    /// remembered as skipped); a number not above the largest sent is a
+    /// caller bug and the packet is ignored (debug builds panic). Send times
+    /// are made non-decreasing (`max(now, previous send)`), which the
+    /// detector relies on to stop its loss scan at the first packet not lost.
+    ///
+    /// In-flight packets are reported to `cc.on_packet_sent` with the bytes in
+    /// flight including them; ACK-only packets are tracked (an ACK of one is
+    /// not an error) but are not congestion controlled (§7).
+    #[allow(clippy::too_many_arguments)] // the shape of RFC 9002 A.5, a contract with the simulator
+    pub fn on_packet_sent(
+        &mut self,
+        now: Time,
+        space: Space,
+        packet_number: u64,
+        size: u64,
+        ack_eliciting: bool,
+        in_flight: bool,
+        payload: P,
+        cc: &mut dyn Controller,
+    ) {
+        let time_sent = now.max(self.last_sent_time);
+        let sp = &mut self.spaces[space.index()];
+        let packet = SentPacket {
+            packet_number,
+            time_sent,
+            size,
+            ack_eliciting,
+            in_flight,
+            payload,
+        };
+        if sp.sent.insert(packet).is_err() {
+            debug_assert!(
+                false,
+                "packet number {packet_number} in {space} does not increase"
+            );
+            return;
+        }
+        self.last_sent_time = time_sent;
+        if in_flight && ack_eliciting {
+            sp.time_of_last_ack_eliciting = Some(time_sent);
+        }
+        self.stats.packets_sent += 1;
+        self.stats.bytes_sent += size;
+        if in_flight {
+            let in_flight_bytes = self.bytes_in_flight();
+            cc.on_packet_sent(time_sent, packet_number, size, in_flight_bytes);
+        }
+    }
+
+    /// RFC 9002 Appendix A.7 `OnAckReceived`, in the RFC's order (see the
+    /// [module documentation](super)).
+    ///
+    /// `app_limited` is whether the sender was application- or
+    /// flow-control-limited before this ACK (§7.8); it is passed through to
+    /// the controller. `out` is cleared first. An error (malformed ranges, an
+    /// ACK of a packet never sent) leaves every state unchanged.
+    ///
+    /// A frame that newly acknowledges no outstanding packet ends after the
+    /// spurious-loss accounting, as Appendix A.7 returns early: no RTT
+    /// sample, ECN, loss detection or controller call (except
+    /// `on_spurious_congestion` if it proved the current episode spurious).
+    pub fn on_ack_received(
+        &mut self,
+        now: Time,
+        space: Space,
+        ack: &AckFrame,
+        app_limited: bool,
+        cc: &mut dyn Controller,
+        out: &mut AckOutcome<P>,
+    ) -> Result<(), AckError> {
+        out.clear();
+        ack.validate()?;
+        let si = space.index();
+        let largest = ack.largest().ok_or(AckError::NoRanges)?;
+        {
+            let sent = &self.spaces[si].sent;
+            match sent.largest_sent() {
+                Some(l) if largest <= l => {}
+                largest_sent => {
+                    return Err(AckError::UnsentPacket {
+                        packet_number: largest,
+                        largest_sent,
+                    })
+                }
+            }
+            if sent.has_skipped() {
+                for r in &ack.ranges {
+                    if let Some(pn) = sent.any_skipped_in(*r.start(), *r.end()) {
+                        return Err(AckError::SkippedPacket { packet_number: pn });
+                    }
+                }
+            }
+        }
+        self.stats.ack_frames += 1;
+
+        // Largest acknowledged, then the newly acknowledged packets.
+        let episode_id = self.episode.map_or(0, |e| e.id);
+        let sp = &mut self.spaces[si];
+        sp.largest_acked = Some(sp.largest_acked.map_or(largest, |l| l.max(largest)));
+        let mut in_episode = 0;
+        for r in ack.ranges.iter().rev() {
+            let (lo, hi) = (*r.start(), *r.end());
+            if hi >= sp.sent.base() {
+                sp.sent.ack_range(lo, hi, |p| out.acked.push(p));
+            }
+            let hits = sp.lost.acked(lo, hi, episode_id);
+            out.spurious += hits.packets;
+            self.stats.spurious_losses += hits.packets;
+            self.stats.spurious_bytes += hits.bytes;
+            in_episode += hits.in_episode;
+        }
+        sp.sent.trim_front();
+        if let Some(e) = self.episode.as_mut() {
+            e.outstanding = e.outstanding.saturating_sub(in_episode);
+            e.spurious += in_episode;
+        }
+        let Some(newest) = out.acked.last() else {
+            self.maybe_undo(now, cc, out);
+            return Ok(());
+        };
+        let (newest_pn, newest_time) = (newest.packet_number, newest.time_sent);
+        sp.largest_acked_time_sent = Some(
+            sp.largest_acked_time_sent
+                .map_or(newest_time, |t| t.max(newest_time)),
+        );
+
+        // RTT sample (§5.1): the largest acknowledged is newly acknowledged
+        // and at least one newly acknowledged packet is ack-eliciting.
+        if newest_pn == largest && out.acked.iter().any(|p| p.ack_eliciting) {
+            let latest = now.saturating_since(newest_time);
+            // §5.3: the ACK delay MAY be ignored for Initial packets (it is
+            // meaningless there); quinn and quicly ignore it.
+            let ack_delay = match space {
+                Space::Initial => Duration::ZERO,
+                _ => ack.ack_delay,
+            };
+            self.rtt.update(
+                latest,
+                ack_delay,
+                self.config.max_ack_delay,
+                self.handshake_confirmed,
+            );
+            self.first_rtt_sample.get_or_insert(now);
+            self.stats.rtt_samples += 1;
+            out.rtt_sample = Some(latest);
+        }
+
+        // ECN (§7.1, RFC 9000 §13.4.2): an increase of the CE count is one
+        // congestion event, dated by the largest acknowledged packet.
+        if let Some(ecn) = ack.ecn {
+            let sp = &mut self.spaces[si];
+            if ecn.ce > sp.ecn_ce {
+                self.stats.ecn_ce += ecn.ce - sp.ecn_ce;
+                self.stats.ecn_ce_events += 1;
+                sp.ecn_ce = ecn.ce;
+                out.ce_increase = true;
+                let time_sent = if newest_pn == largest {
+                    newest_time
+                } else {
+                    // The largest was acknowledged (or declared lost) by an
+                    // earlier frame: use the newest acknowledged send time.
+                    sp.largest_acked_time_sent.unwrap_or(newest_time)
+                };
+                let event = CongestionEvent {
+                    signal: CongestionSignal::Ecn,
+                    time_sent,
+                    persistent_congestion: false,
+                };
+                cc.on_congestion_event(now, &event, &self.rtt);
+                self.enter_episode(now, time_sent, false, false, 0);
+            }
+        }
+
+        // Loss detection (§6.1) and the loss event (§7.3.2, §7.6).
+        let pass = self.detect_lost(space, now, &mut out.lost);
+        self.on_loss_pass(now, space, &out.lost, pass, cc);
+        out.persistent_congestion = pass.persistent;
+
+        // Acknowledged packets to the controller.
+        for p in &out.acked {
+            self.stats.packets_acked += 1;
+            self.stats.bytes_acked += p.size;
+            if p.in_flight {
+                let acked = AckedPacket {
+                    packet_number: p.packet_number,
+                    time_sent: p.time_sent,
+                    bytes: p.size,
+                };
+                cc.on_packet_acked(now, &acked, &self.rtt, app_limited);
+            }
+        }
+
+        // §6.2.1: the PTO backoff is reset on an acknowledgement (a server,
+        // or a client whose address is validated; ramp models the sender
+        // side of a server).
+        self.pto_count = 0;
+
+        self.maybe_undo(now, cc, out);
+        let summary = AckFrameSummary {
+            bytes_in_flight: self.bytes_in_flight(),
+            largest_acked: Some(newest_pn),
+            rtt_sample: out.rtt_sample,
+            app_limited,
+        };
+        cc.on_ack_frame_end(now, &summary, &self.rtt);
+        Ok(())
+    }
+
+    /// RFC 9002 Appendix A.9 `OnLossDetectionTimeout`, to be called when
+    /// [`LossDetector::timer`] is due. Called before the timer (or with no
+    /// timer), it does nothing and reports [`TimeoutKind::Idle`].
+    ///
+    /// The loss timer declares packets lost by the time threshold and raises
+    /// the same congestion event as an ACK would. Otherwise the PTO fires:
+    /// `pto_count` grows (doubling the next PTO) and the outcome asks for 1
+    /// or 2 probes; nothing is declared lost and the controller is not
+    /// called (§6.2.4).
+    pub fn on_timeout(&mut self, now: Time, cc: &mut dyn Controller, out: &mut TimeoutOutcome<P>) {
+        out.clear();
+        if let Some((t, space)) = self.earliest_loss_time() {
+            if now < t {
+                return;
+            }
+            out.kind = TimeoutKind::LossTimer { space };
+            let pass = self.detect_lost(space, now, &mut out.lost);
+            self.on_loss_pass(now, space, &out.lost, pass, cc);
+            out.persistent_congestion = pass.persistent;
+            return;
+        }
+        let Some((t, space)) = self.pto_time_and_space() else {
+            return;
+        };
+        if now < t {
+            return;
+        }
+        out.kind = TimeoutKind::Pto {
+            space,
+            probes: self.config.pto_probes.clamp(1, 2),
+        };
+        self.pto_count = self.pto_count.saturating_add(1);
+        self.stats.ptos += 1;
+    }
+
+    /// RFC 9002 Appendix A.10 `DetectAndRemoveLostPackets`, plus the
+    /// persistent-congestion scan over the packets it declares lost.
+    fn detect_lost(
+        &mut self,
+        space: Space,
+        now: Time,
+        lost: &mut Vec<SentPacket<P>>,
+    ) -> LossPass {
+        let si = space.index();
+        let loss_delay = self.loss_delay();
+        let packet_threshold = self.config.packet_threshold();
+        let pc_duration = (self.config.persistent_congestion_threshold > 0).then(|| {
+            persistent_congestion_duration(
+                &self.rtt,
+                self.config.max_ack_delay,
+                self.config.persistent_congestion_threshold,
+            )
+        });
+        let other_acked = Space::ALL
+            .iter()
+            .filter(|s| **s != space)
+            .filter_map(|s| self.spaces[s.index()].largest_acked_time_sent)
+            .max();
+        let mut pc = PersistentScan::new(pc_duration, self.first_rtt_sample, other_acked);
+        let mut pass = LossPass::default();
+        let sp = &mut self.spaces[si];
+        sp.loss_time = None;
+        let Some(largest_acked) = sp.largest_acked else {
+            return pass;
+        };
+        let base = sp.sent.base();
+        for i in 0..sp.sent.len() {
+            let pn = base + i as u64;
+            if pn >= largest_acked {
+                break;
+            }
+            let time_sent = match sp.sent.slot(i) {
+                Some(Slot::Outstanding(p)) => p.time_sent,
+                Some(Slot::Acked) => {
+                    pc.on_acked_between();
+                    continue;
+                }
+                _ => continue,
+            };
+            let by_packet = largest_acked - pn >= packet_threshold;
+            let by_time = loss_delay.is_some_and(|d| time_sent.saturating_add(d) <= now);
+            if !by_packet && !by_time {
+                // Both thresholds are monotone in packet number (send times
+                // never decrease), so no later packet is lost either; this
+                // one, the oldest, sets the loss timer (§6.1.2).
+                sp.loss_time = loss_delay.map(|d| time_sent.saturating_add(d));
+                break;
+            }
+            let Some(p) = sp.sent.take_lost(i) else {
+                continue;
+            };
+            if by_packet {
+                self.stats.lost_by_packet_threshold += 1;
+            } else {
+                self.stats.lost_by_time_threshold += 1;
+            }
+            self.stats.packets_lost += 1;
+            self.stats.bytes_lost += p.size;
+            if p.in_flight {
+                pass.lost_bytes += p.size;
+                if p.ack_eliciting {
+                    pass.event_time_sent = Some(
+                        pass.event_time_sent
+                            .map_or(p.time_sent, |t| t.max(p.time_sent)),
+                    );
+                }
+            }
+            pc.on_lost(p.time_sent, p.ack_eliciting && p.in_flight);
+            lost.push(p);
+        }
+        sp.sent.trim_front();
+        pass.persistent = pass.event_time_sent.is_some() && pc.found();
+        pass
+    }
+
+    /// RFC 9002 Appendix B.8 `OnPacketsLost` on the detector's side: one
+    /// congestion event per pass with ack-eliciting in-flight losses, the
+    /// §5.2 min_rtt reset on persistent congestion, and the spurious-loss
+    /// memory.
+    fn on_loss_pass(
+        &mut self,
+        now: Time,
+        space: Space,
+        newly: &[SentPacket<P>],
+        pass: LossPass,
+        cc: &mut dyn Controller,
+    ) {
+        if newly.is_empty() {
+            return;
+        }
+        let mut episode = 0;
+        if let Some(time_sent) = pass.event_time_sent {
+            if pass.persistent {
+                self.stats.persistent_congestions += 1;
+                if self.config.reset_min_rtt_on_persistent_congestion {
+                    // §5.2 SHOULD; done before the controller hears of it so
+                    // it sees the re-established minimum.
+                    self.rtt.reset_min_to_latest();
+                }
+            }
+            let event = CongestionEvent {
+                signal: CongestionSignal::Loss {
+                    lost_bytes: pass.lost_bytes,
+                },
+                time_sent,
+                persistent_congestion: pass.persistent,
+            };
+            cc.on_congestion_event(now, &event, &self.rtt);
+            self.stats.loss_events += 1;
+            episode = self.enter_episode(now, time_sent, true, pass.persistent, newly.len() as u64);
+        }
+        let capacity = self.config.spurious_memory_packets;
+        let memory = &mut self.spaces[space.index()].lost;
+        for p in newly {
+            if let Some(evicted) = memory.push(p.packet_number, p.size, episode, capacity) {
+                if let Some(e) = self.episode.as_mut() {
+                    if evicted == e.id {
+                        e.undoable = false;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Mirrors the §7.3.2 recovery-period rule to know which loss episode a
+    /// congestion event belongs to; returns the episode id.
+    fn enter_episode(
+        &mut self,
+        now: Time,
+        time_sent: Time,
+        is_loss: bool,
+        persistent: bool,
+        lost_packets: u64,
+    ) -> u64 {
+        let e = match self.episode.as_mut() {
+            Some(e) if time_sent <= e.recovery_start => {
+                e.outstanding += lost_packets;
+                if !is_loss {
+                    e.undoable = false;
+                }
+                e
+            }
+            _ => {
+                let id = self.next_episode_id;
+                self.next_episode_id += 1;
+                self.episode.insert(Episode {
+                    id,
+                    recovery_start: now,
+                    outstanding: lost_packets,
+                    spurious: 0,
+                    undoable: is_loss,
+                    fired: false,
+                })
+            }
+        };
+        if persistent {
+            // The controller collapses to the minimum window and leaves
+            // recovery (recovery start reset, Appendix B.8): no undo, and the
+            // next event starts a new episode.
+            e.undoable = false;
+            e.recovery_start = Time::ZERO;
+        }
+        e.id
+    }
+
+    /// Tells the controller once when every loss of the current episode has
+    /// been acknowledged.
+    fn maybe_undo(&mut self, now: Time, cc: &mut dyn Controller, out: &mut AckOutcome<P>) {
+        if let Some(e) = self.episode.as_mut() {
+            if e.all_spurious() {
+                e.fired = true;
+                self.stats.spurious_episodes += 1;
+                out.spurious_episode = true;
+                cc.on_spurious_congestion(now);
+            }
+        }
+    }
+
+    /// `max(kTimeThreshold · max(smoothed_rtt, latest_rtt), kGranularity)`
+    /// (§6.1.2), or `None` when the time threshold is off.
+    pub fn loss_delay(&self) -> Option<Duration> {
+        let (num, den) = self.config.time_threshold()?;
+        let d = self.rtt.conservative().saturating_mul(num) / den;
+        Some(d.max(GRANULARITY))
+    }
+
+    /// Bytes in flight over all spaces: the sum of the sizes of in-flight
+    /// packets neither acknowledged nor declared lost (§2).
+    pub fn bytes_in_flight(&self) -> u64 {
+        self.spaces.iter().map(|s| s.sent.bytes_in_flight()).sum()
+    }
+
+    /// The RTT estimator.
+    pub fn rtt(&self) -> &RttEstimator {
+        &self.rtt
+    }
+
+    /// Consecutive PTO expirations without an acknowledgement (§6.2.1).
+    pub fn pto_count(&self) -> u32 {
+        self.pto_count
+    }
+
+    /// Counters since the detector was made.
+    pub fn stats(&self) -> &RecoveryStats {
+        &self.stats
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &RecoveryConfig {
+        &self.config
+    }
+
+    /// When the first RTT sample was taken (`first_rtt_sample`, §7.6.2).
+    pub fn first_rtt_sample(&self) -> Option<Time> {
+        self.first_rtt_sample
+    }
+
+    /// The largest packet number acknowledged in `space`.
+    pub fn largest_acked(&self, space: Space) -> Option<u64> {
+        self.spaces[space.index()].largest_acked
+    }
+
+    /// The largest packet number sent in `space`.
+    pub fn largest_sent(&self, space: Space) -> Option<u64> {
+        self.spaces[space.index()].sent.largest_sent()
+    }
+
+    /// Bytes in flight in one space.
+    pub fn bytes_in_flight_in(&self, space: Space) -> u64 {
+        self.spaces[space.index()].sent.bytes_in_flight()
+    }
+
+    /// Whether any ack-eliciting packet is in flight in any space.
+    pub fn has_ack_eliciting_in_flight(&self) -> bool {
+        self.spaces
+            .iter()
+            .any(|s| s.sent.ack_eliciting_in_flight() > 0)
+    }
+
+    /// Whether sending is limited by the congestion window rather than by
+    /// the application: `bytes_in_flight >= cwnd` (§7.8). A sender whose
+    /// pacer held back a packet it had should also count as window-limited.
+    pub fn is_cwnd_limited(&self, cwnd_bytes: u64) -> bool {
+        self.bytes_in_flight() >= cwnd_bytes
+    }
+
+    /// The handshake is confirmed (RFC 9001 §4.1.2): the Application Data
+    /// PTO may be armed and ACK delays are capped at `max_ack_delay`.
+    pub fn set_handshake_confirmed(&mut self) {
+        self.handshake_confirmed = true;
+    }
+
+    /// Whether the handshake is confirmed.
+    pub fn handshake_confirmed(&self) -> bool {
+        self.handshake_confirmed
+    }
+
+    /// Keys of `space` were discarded (RFC 9002 §6.4): its packets leave
+    /// bytes in flight without being acknowledged or lost, its timers stop,
+    /// and `pto_count` is reset. The controller is not called. Later ACKs in
+    /// that space acknowledge nothing (or are errors if they name packet
+    /// numbers above the largest sent).
+    pub fn discard_space(&mut self, space: Space) {
+        let sp = &mut self.spaces[space.index()];
+        sp.sent.discard(|_| {});
+        sp.loss_time = None;
+        sp.time_of_last_ack_eliciting = None;
+        sp.largest_acked_time_sent = None;
+        sp.ecn_ce = 0;
+        sp.lost.clear();
+        if let Some(e) = self.episode.as_mut() {
+            // Its remembered losses are gone: the episode can't be proven
+            // spurious any more if it had losses there.
+            if e.outstanding > 0 {
+                e.undoable = false;
+            }
+        }
+        self.pto_count = 0;
+    }
+}
