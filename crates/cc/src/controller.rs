@@ -131,6 +131,52 @@ impl CcState {
     }
 }
 
+impl CcState {
+    /// Whether a controller may move from `self` to `next` in one step
+    /// (staying put is always legal). The edges, by rule:
+    ///
+    /// - anything → `SlowStart`: persistent congestion (RFC 9002 §7.6.2), a
+    ///   spurious HyStart++ exit (RFC 9406 §4.3), the end of a jump-start
+    ///   first flight, or an undo (RFC 9438 §4.9);
+    /// - `SlowStart` → any phase: the first RTT sample starts the jump or
+    ///   Rapid Start's growth, and every congestion signal leaves it;
+    /// - `JumpStart` → Rapid Start growth when the first flight is acked, or
+    ///   a recovery;
+    /// - `RapidGrowth` ↔ `RapidSlowStart` as the RTT floor crosses the
+    ///   queue-build-up threshold; either → CSS or Rapid Start's recovery;
+    /// - CSS → back to growth (spurious exit), → congestion avoidance after
+    ///   `CSS_ROUNDS`, or → a recovery;
+    /// - `RapidRecovery` → congestion avoidance at its end, or → `Recovery`
+    ///   on a congestion event for a packet sent after it started;
+    /// - `Recovery` → congestion avoidance; congestion avoidance → `Recovery`.
+    pub fn can_transition_to(self, next: CcState) -> bool {
+        use CcState::*;
+        if self == next || next == SlowStart || self == SlowStart {
+            return true;
+        }
+        match self {
+            JumpStart => matches!(
+                next,
+                RapidGrowth | RapidSlowStart | RapidRecovery | Recovery
+            ),
+            RapidGrowth | RapidSlowStart => {
+                matches!(
+                    next,
+                    RapidGrowth | RapidSlowStart | ConservativeSlowStart | RapidRecovery
+                )
+            }
+            ConservativeSlowStart => matches!(
+                next,
+                RapidGrowth | RapidSlowStart | CongestionAvoidance | Recovery | RapidRecovery
+            ),
+            RapidRecovery => matches!(next, CongestionAvoidance | Recovery),
+            Recovery => next == CongestionAvoidance,
+            CongestionAvoidance => next == Recovery,
+            SlowStart => true,
+        }
+    }
+}
+
 impl fmt::Display for CcState {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())

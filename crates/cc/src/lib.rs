@@ -6,18 +6,40 @@
 //!
 //! - [`rtt`]: the RFC 9002 §5 RTT estimator.
 //! - [`controller`]: the [`Controller`] trait every algorithm implements.
+//! - [`spec`]: controllers by name (`cubic+rapidstart(iw=30)`), built from a
+//!   [`CcConfig`] into a [`LossBased`] controller composed of a
+//!   congestion-avoidance algorithm ([`newreno`], [`cubic`]) and a startup
+//!   policy ([`jump_start`], [`rapid_start`], [`hystart`]), with optional
+//!   [`prr`].
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod config;
 pub mod controller;
+pub mod cubic;
+pub mod hystart;
+pub mod jump_start;
+pub mod loss_based;
+pub mod newreno;
 pub mod pacer;
+pub mod prr;
+pub mod rapid_start;
+pub mod ratio;
 pub mod recovery;
+pub mod round;
 pub mod rtt;
+pub mod spec;
 pub mod time;
 
+pub use config::{CcConfig, InitialWindow, PrrMode};
 pub use controller::{
     AckFrameSummary, AckedPacket, CcState, CongestionEvent, CongestionSignal, Controller, Metrics,
 };
+pub use loss_based::LossBased;
+pub use ratio::Ratio;
 pub use rtt::RttEstimator;
+pub use spec::{
+    parse as parse_controller, parse_list as parse_controller_list, ControllerSpec, SpecError,
+};
 pub use time::{Rate, Time};

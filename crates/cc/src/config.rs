@@ -1,0 +1,166 @@
+//! Connection-level congestion-control settings shared by every controller.
+//!
+//! These are the knobs of the Google QUIC experiments (shared/seeds/004) and
+//! the pacing assumptions Rapid Start rests on (specs.md §1.9 #2). A
+//! [`crate::spec::ControllerSpec`] may override any of them by name
+//! (`iw=32`, `pacing=off`, `prr=on`, ...).
+
+use core::fmt;
+
+use crate::ratio::Ratio;
+
+/// RFC 9002 §14.1: the smallest allowed maximum datagram size.
+pub const DEFAULT_MAX_DATAGRAM_SIZE: u64 = 1200;
+
+/// The initial congestion window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum InitialWindow {
+    /// RFC 9002 §7.2 `kInitialWindow = min(10·mds, max(14720, 2·mds))`.
+    #[default]
+    Rfc9002,
+    /// A fixed number of packets of `max_datagram_size` bytes (Google QUIC's
+    /// IW10 / IW32 experiments, Fastly's IW30).
+    Packets(u32),
+}
+
+impl InitialWindow {
+    /// The window in bytes for datagrams of `mds` bytes (never below the
+    /// minimum window).
+    pub fn bytes(self, mds: u64) -> u64 {
+        match self {
+            InitialWindow::Rfc9002 => rfc9002_initial_window(mds),
+            InitialWindow::Packets(n) => u64::from(n).saturating_mul(mds).max(minimum_window(mds)),
+        }
+    }
+}
+
+impl fmt::Display for InitialWindow {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            InitialWindow::Rfc9002 => f.write_str("rfc"),
+            InitialWindow::Packets(n) => write!(f, "{n}"),
+        }
+    }
+}
+
+/// RFC 9002 §7.2 `kInitialWindow`: `min(10·mds, max(14720, 2·mds))` bytes.
+pub fn rfc9002_initial_window(mds: u64) -> u64 {
+    mds.saturating_mul(10)
+        .min(14_720u64.max(mds.saturating_mul(2)))
+}
+
+/// RFC 9002 §7.2 `kMinimumWindow`: `2·mds` bytes.
+pub fn minimum_window(mds: u64) -> u64 {
+    mds.saturating_mul(2)
+}
+
+/// How the sending rate is regulated during an ordinary recovery period.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum PrrMode {
+    /// No PRR: the window drops to ssthresh at once (RFC 9002 §7.3.2's
+    /// pseudocode).
+    #[default]
+    Off,
+    /// RFC 9937: conservative reduction bound (CRB) by default, slow-start
+    /// reduction bound (SSRB, +1 mds) on "safe" ACKs that deliver data and
+    /// reveal no new loss.
+    Rfc9937,
+    /// Always PRR-CRB: never send more than was delivered.
+    Crb,
+    /// Always PRR-SSRB: RFC 6937's recommended bound, Google QUIC's choice.
+    Ssrb,
+}
+
+impl PrrMode {
+    /// The spelling used in controller names (`prr=on`, `prr=crb`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PrrMode::Off => "off",
+            PrrMode::Rfc9937 => "on",
+            PrrMode::Crb => "crb",
+            PrrMode::Ssrb => "ssrb",
+        }
+    }
+}
+
+/// Settings every loss-based controller shares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CcConfig {
+    /// QUIC `max_datagram_size`, bytes (RFC 9002 §7.2).
+    pub max_datagram_size: u64,
+    /// The initial window.
+    pub initial_window: InitialWindow,
+    /// Whether the controller returns a pacing rate at all.
+    pub pacing: bool,
+    /// Pacing gain in slow start: rate = gain·cwnd/srtt. 2 is Linux's
+    /// `tcp_pacing_ss_ratio = 200` and the "classic paced slow start" Rapid
+    /// Start compares itself with (specs.md §1.3, §1.9 #2).
+    pub slow_start_pacing_gain: Ratio,
+    /// Pacing gain in congestion avoidance and recovery: RFC 9002 §7.7's
+    /// example N = 1.25 (Linux uses 1.2).
+    pub ca_pacing_gain: Ratio,
+    /// Proportional Rate Reduction during ordinary recovery (RFC 9937).
+    pub prr: PrrMode,
+    /// Undo a reduction when the loss that caused it proves spurious
+    /// (RFC 9438 §4.9; a MAY).
+    pub undo: bool,
+}
+
+impl Default for CcConfig {
+    fn default() -> Self {
+        CcConfig {
+            max_datagram_size: DEFAULT_MAX_DATAGRAM_SIZE,
+            initial_window: InitialWindow::Rfc9002,
+            pacing: true,
+            slow_start_pacing_gain: DEFAULT_SS_PACING_GAIN,
+            ca_pacing_gain: DEFAULT_CA_PACING_GAIN,
+            prr: PrrMode::Off,
+            undo: false,
+        }
+    }
+}
+
+/// Default slow-start pacing gain, 2 (Linux `tcp_pacing_ss_ratio`).
+pub const DEFAULT_SS_PACING_GAIN: Ratio = match Ratio::new(2, 1) {
+    Some(r) => r,
+    None => Ratio::ONE,
+};
+/// Default congestion-avoidance pacing gain, 5/4 (RFC 9002 §7.7).
+pub const DEFAULT_CA_PACING_GAIN: Ratio = match Ratio::new(5, 4) {
+    Some(r) => r,
+    None => Ratio::ONE,
+};
+
+impl CcConfig {
+    /// The initial window in bytes.
+    pub fn initial_window_bytes(&self) -> u64 {
+        self.initial_window.bytes(self.max_datagram_size)
+    }
+    /// The minimum window in bytes (RFC 9002 §7.2).
+    pub fn minimum_window_bytes(&self) -> u64 {
+        minimum_window(self.max_datagram_size)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rfc9002_7_2_initial_window_for_common_datagram_sizes() {
+        assert_eq!(rfc9002_initial_window(1200), 12_000);
+        assert_eq!(rfc9002_initial_window(1472), 14_720);
+        assert_eq!(rfc9002_initial_window(1500), 14_720);
+        assert_eq!(rfc9002_initial_window(9000), 18_000);
+        assert_eq!(minimum_window(1200), 2_400);
+    }
+
+    #[test]
+    fn initial_window_in_packets() {
+        for n in [10u32, 30, 32, 3] {
+            assert_eq!(InitialWindow::Packets(n).bytes(1200), u64::from(n) * 1200);
+        }
+        // Never below kMinimumWindow.
+        assert_eq!(InitialWindow::Packets(1).bytes(1200), 2400);
+    }
+}

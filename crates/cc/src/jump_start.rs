@@ -1,0 +1,53 @@
+//! The full-RTT paced first flight (Rapid Start -02 §3.1, specs.md §1.3).
+//!
+//! Classic paced slow start sends the initial window at `2·IW/srtt`, i.e.
+//! over half an RTT. Pacing the first flight over the *whole* RTT at that
+//! same rate allows a first flight of `2·IW`. Used alone this is the
+//! "jumpstart" arm of the seed experiment; Rapid Start uses it too.
+//!
+//! Deferral (specs.md §1.9 #1, our choice (b)): before the first RTT sample
+//! `srtt` is `kInitialRtt` (333 ms), so the window stays at IW until a
+//! sample exists (for a server: the client's first ACK) and the jump is
+//! paced over the measured RTT. `defer=off` jumps at connection start.
+
+/// The first flight's progress.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FirstFlight {
+    /// Waiting for the first RTT sample before jumping.
+    Waiting,
+    /// The window was raised to the jump window; `marker` is the first
+    /// packet sent after that, whose acknowledgement ends the first flight.
+    Active {
+        /// First packet number sent in the jump round.
+        marker: Option<u64>,
+    },
+    /// Over (or abandoned by a congestion event).
+    Done,
+}
+
+impl FirstFlight {
+    /// A packet was sent.
+    pub fn on_packet_sent(&mut self, packet_number: u64) {
+        if let FirstFlight::Active { marker: m @ None } = self {
+            *m = Some(packet_number);
+        }
+    }
+
+    /// Whether an ACK with this largest acknowledged packet ends the flight.
+    pub fn ends_with(&self, largest_acked: Option<u64>) -> bool {
+        match (self, largest_acked) {
+            (FirstFlight::Active { marker: Some(m) }, Some(l)) => l >= *m,
+            _ => false,
+        }
+    }
+
+    /// Whether the first flight is being sent now.
+    pub fn is_active(&self) -> bool {
+        matches!(self, FirstFlight::Active { .. })
+    }
+}
+
+/// The jump window: `2·IW` (specs.md §1.1, "up to 2 × IW").
+pub fn jump_window(initial_window: u64) -> u64 {
+    initial_window.saturating_mul(2)
+}

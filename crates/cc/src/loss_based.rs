@@ -1,0 +1,649 @@
+//! The one loss-based controller every algorithm is built from.
+//!
+//! RFC 9002 §7 gives the skeleton shared by all of them: a window and a
+//! slow-start threshold, recovery periods keyed on the recovery start time
+//! (§7.3.2), the minimum window (§7.2), no growth while app-limited (§7.8)
+//! and the persistent-congestion collapse (§7.6.2). Two choices fill it in:
+//!
+//! - the congestion-avoidance algorithm ([`CaAlgorithm`]): Reno or CUBIC,
+//!   which gives β, the additive growth and the decrease;
+//! - the startup policy ([`Startup`]): any combination of the full-RTT paced
+//!   first flight ([`crate::jump_start`]), Rapid Start's 3× growth and
+//!   first-recovery reduction ([`crate::rapid_start`]) and HyStart++
+//!   ([`crate::hystart`]); none of them is classic slow start.
+//!
+//! PRR (RFC 9937) optionally shapes the sending during ordinary recovery.
+//!
+//! Call order. Growth is applied at the end of each ACK frame, after the
+//! frame's RTT sample has entered the round tracker, so both call orders
+//! (RFC 9002: congestion events, then acks; quinn: acks, then events) see
+//! the same RTT floor. Under the RFC order the acks of packets sent before a
+//! new recovery period do not grow the window; under quinn's order the
+//! frame that reveals a loss grows the window before the loss is seen, as
+//! in quinn's own NewReno.
+
+use core::time::Duration;
+
+use crate::config::{minimum_window, CcConfig, PrrMode};
+use crate::controller::{
+    AckFrameSummary, AckedPacket, CcState, CongestionEvent, CongestionSignal, Controller, Metrics,
+};
+use crate::cubic::Cubic;
+use crate::hystart::{HyStart, HyStartEvent, CSS_GROWTH_DIVISOR};
+use crate::jump_start::{jump_window, FirstFlight};
+use crate::newreno::RenoGrowth;
+use crate::prr::Prr;
+use crate::rapid_start::{queue_buildup_thresh, RapidRecovery, RapidStartOptions, RttFloorSource};
+use crate::ratio::Ratio;
+use crate::round::RoundTracker;
+use crate::rtt::{RttEstimator, INITIAL_RTT};
+use crate::time::{Rate, Time};
+
+/// The congestion-avoidance algorithm.
+#[derive(Clone, Debug)]
+pub enum CaAlgorithm {
+    /// RFC 9002 NewReno with decrease factor `beta` (0.5 per §7.3.2).
+    Reno {
+        /// Multiplicative-decrease factor.
+        beta: Ratio,
+        /// Additive-increase byte counter.
+        growth: RenoGrowth,
+    },
+    /// RFC 9438 CUBIC.
+    Cubic(Cubic),
+}
+
+impl CaAlgorithm {
+    /// β of this algorithm.
+    pub fn beta(&self) -> Ratio {
+        match self {
+            CaAlgorithm::Reno { beta, .. } => *beta,
+            CaAlgorithm::Cubic(c) => c.beta(),
+        }
+    }
+}
+
+/// The startup policy: which of the optional startup mechanisms run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Startup {
+    /// The full-RTT paced `2·IW` first flight; `Some(defer)`.
+    pub first_flight: Option<bool>,
+    /// Rapid Start growth and first-recovery reduction.
+    pub rapid: Option<RapidStartOptions>,
+    /// HyStart++ during the initial slow start.
+    pub hystart: bool,
+}
+
+/// What a controller is doing; [`CcState`] is derived from it.
+#[derive(Clone, Copy, Debug)]
+enum Phase {
+    /// The initial startup (ssthresh infinite).
+    Startup,
+    /// Plain slow start after persistent congestion or an undo.
+    SlowStart,
+    /// An RFC 9002 recovery period.
+    Recovery,
+    /// Rapid Start's first recovery period.
+    RapidRecovery(RapidRecovery),
+    /// Congestion avoidance.
+    CongestionAvoidance,
+}
+
+/// What an undo restores (RFC 9438 §4.9).
+#[derive(Clone, Debug)]
+struct Saved {
+    cwnd: u64,
+    ssthresh: u64,
+    ca: CaAlgorithm,
+}
+
+/// A loss-based controller: NewReno or CUBIC with a startup policy.
+#[derive(Clone, Debug)]
+pub struct LossBased {
+    name: String,
+    cfg: CcConfig,
+    cwnd: u64,
+    /// `u64::MAX` while infinite.
+    ssthresh: u64,
+    recovery_start: Option<Time>,
+    phase: Phase,
+    ca: CaAlgorithm,
+    startup: Startup,
+    first_flight: FirstFlight,
+    hystart: Option<HyStart>,
+    /// Rapid Start saw queue build-up at the last evaluation (2× growth).
+    rapid_queue: bool,
+    rapid_latched: bool,
+    round: RoundTracker,
+    prr: Option<Prr>,
+    saved: Option<Saved>,
+    /// Bytes of this ACK frame that may grow the window.
+    frame_growth_bytes: u64,
+    /// All bytes this ACK frame acknowledged (PRR's DeliveredData).
+    frame_delivered: u64,
+    frame_app_limited: bool,
+    /// A loss arrived since the last frame end (PRR "safe" ACKs).
+    loss_since_frame: bool,
+    /// Bytes in flight as last reported, adjusted by acks and losses.
+    in_flight: u64,
+    srtt: Duration,
+    has_rtt_sample: bool,
+    any_event: bool,
+    metrics: Metrics,
+}
+
+impl LossBased {
+    /// A controller named `name` (its canonical spec) with the given parts.
+    pub fn new(name: String, cfg: CcConfig, ca: CaAlgorithm, startup: Startup) -> LossBased {
+        let iw = cfg.initial_window_bytes();
+        let first_flight = match startup.first_flight {
+            Some(true) => FirstFlight::Waiting,
+            Some(false) => FirstFlight::Active { marker: None },
+            None => FirstFlight::Done,
+        };
+        let cwnd = if first_flight.is_active() {
+            jump_window(iw)
+        } else {
+            iw
+        };
+        LossBased {
+            name,
+            cfg,
+            cwnd,
+            ssthresh: u64::MAX,
+            recovery_start: None,
+            phase: Phase::Startup,
+            ca,
+            startup,
+            first_flight,
+            hystart: startup.hystart.then(|| HyStart::new(cfg.pacing)),
+            rapid_queue: false,
+            rapid_latched: false,
+            round: RoundTracker::new(),
+            prr: None,
+            saved: None,
+            frame_growth_bytes: 0,
+            frame_delivered: 0,
+            frame_app_limited: false,
+            loss_since_frame: false,
+            in_flight: 0,
+            srtt: INITIAL_RTT,
+            has_rtt_sample: false,
+            any_event: false,
+            metrics: Metrics::default(),
+        }
+    }
+
+    fn mds(&self) -> u64 {
+        self.cfg.max_datagram_size
+    }
+    fn min_window(&self) -> u64 {
+        minimum_window(self.mds())
+    }
+
+    /// The congestion-avoidance algorithm and its state.
+    pub fn ca(&self) -> &CaAlgorithm {
+        &self.ca
+    }
+    /// The round tracker (for traces and tests).
+    pub fn rounds(&self) -> &RoundTracker {
+        &self.round
+    }
+    /// Rapid Start's first-recovery state, while in it.
+    pub fn rapid_recovery(&self) -> Option<&RapidRecovery> {
+        match &self.phase {
+            Phase::RapidRecovery(r) => Some(r),
+            _ => None,
+        }
+    }
+    /// The recovery period's start time, if one has started.
+    pub fn recovery_start(&self) -> Option<Time> {
+        self.recovery_start
+    }
+    /// PRR's state during an ordinary recovery with PRR on.
+    pub fn prr(&self) -> Option<&Prr> {
+        self.prr.as_ref()
+    }
+
+    fn in_recovery_period(&self, time_sent: Time) -> bool {
+        self.recovery_start.is_some_and(|s| time_sent <= s)
+    }
+
+    fn rapid_beta(&self, opts: &RapidStartOptions) -> Ratio {
+        opts.beta.unwrap_or_else(|| self.ca.beta())
+    }
+
+    fn note_exit_from_startup(&mut self) {
+        if self.metrics.cwnd_exiting_slow_start_bytes.is_none() {
+            self.metrics.cwnd_exiting_slow_start_bytes = Some(self.cwnd);
+        }
+    }
+
+    /// RFC 9002 §7.3.2 `OnCongestionEvent` when not already in recovery.
+    fn start_recovery(&mut self, now: Time, signal: CongestionSignal) {
+        self.metrics.num_loss_episodes += 1;
+        let lost = match signal {
+            CongestionSignal::Loss { lost_bytes } => lost_bytes,
+            CongestionSignal::Ecn => {
+                self.metrics.num_ecn_loss_episodes += 1;
+                0
+            }
+        };
+        let in_startup = matches!(self.phase, Phase::Startup);
+        if in_startup {
+            self.note_exit_from_startup();
+        }
+        self.recovery_start = Some(now);
+        self.hystart = None;
+        self.first_flight = FirstFlight::Done;
+        self.prr = None;
+        match (in_startup, self.startup.rapid) {
+            // specs.md §1.9 #10: Rapid Start's reduction only for a
+            // congestion event during its startup (SS, 3×/2×, CSS).
+            (true, Some(opts)) => {
+                let beta = self.rapid_beta(&opts);
+                let iw = opts.iw_floor.then(|| self.cfg.initial_window_bytes());
+                let mut rr = RapidRecovery::enter(self.cwnd, beta, self.min_window(), iw);
+                // specs.md §1.9 #7: scale first, then subtract this event's losses.
+                rr.on_lost(lost);
+                self.cwnd = rr.cwnd();
+                self.phase = Phase::RapidRecovery(rr);
+                self.saved = None;
+            }
+            _ => {
+                let min = self.min_window();
+                if self.cfg.undo {
+                    self.saved = Some(Saved {
+                        cwnd: self.cwnd,
+                        ssthresh: self.ssthresh,
+                        ca: self.ca.clone(),
+                    });
+                }
+                let cwnd = self.cwnd;
+                let ssthresh = match &mut self.ca {
+                    CaAlgorithm::Reno { beta, growth } => {
+                        growth.reset();
+                        beta.mul_floor(cwnd)
+                    }
+                    CaAlgorithm::Cubic(c) => c.on_congestion(cwnd),
+                };
+                self.ssthresh = ssthresh.max(min);
+                self.cwnd = self.ssthresh;
+                if self.cfg.prr != PrrMode::Off {
+                    let pipe = self.in_flight;
+                    self.prr = Some(Prr::start(
+                        self.cfg.prr,
+                        self.ssthresh,
+                        pipe.saturating_add(lost),
+                        pipe,
+                        self.mds(),
+                    ));
+                }
+                self.phase = Phase::Recovery;
+            }
+        }
+    }
+
+    /// RFC 9002 §7.3.2: an ACK of a packet sent after the recovery period
+    /// started ends it.
+    fn exit_recovery(&mut self, now: Time) {
+        match self.phase {
+            Phase::RapidRecovery(rr) => {
+                // specs.md §1.9 #8 and §1.8: ssthresh = cwnd; CUBIC hand-over.
+                self.cwnd = rr.cwnd();
+                self.ssthresh = self.cwnd;
+                let mds = self.mds();
+                let beta = self
+                    .startup
+                    .rapid
+                    .map_or(self.ca.beta(), |o| self.rapid_beta(&o));
+                match &mut self.ca {
+                    CaAlgorithm::Cubic(c) => c.on_rapid_start_handover(now, self.cwnd, beta, mds),
+                    CaAlgorithm::Reno { growth, .. } => growth.reset(),
+                }
+            }
+            Phase::Recovery => {
+                // RFC 9937: cwnd = ssthresh at the end of recovery.
+                self.cwnd = self.ssthresh;
+                self.prr = None;
+            }
+            _ => return,
+        }
+        self.phase = Phase::CongestionAvoidance;
+    }
+
+    /// RFC 9002 §7.6.2: collapse to the minimum window, back to slow start.
+    fn persistent_congestion(&mut self) {
+        self.metrics.num_persistent_congestion += 1;
+        let min = self.min_window();
+        if self.ssthresh == u64::MAX {
+            // Persistent congestion inside Rapid Start's recovery (no
+            // ssthresh yet): keep what the reduction had reached
+            // (specs.md §1.9 #11).
+            self.ssthresh = self.cwnd.max(min);
+        }
+        self.cwnd = min;
+        self.recovery_start = None;
+        self.phase = Phase::SlowStart;
+        self.hystart = None;
+        self.first_flight = FirstFlight::Done;
+        self.prr = None;
+        self.saved = None;
+        match &mut self.ca {
+            CaAlgorithm::Cubic(c) => c.on_persistent_congestion(),
+            CaAlgorithm::Reno { growth, .. } => growth.reset(),
+        }
+    }
+
+    /// Rapid Start's growth multiplier from the current RTT floor (-02 §3.2).
+    fn evaluate_rapid(&mut self, rtt: &RttEstimator) {
+        let Some(opts) = self.startup.rapid else {
+            return;
+        };
+        let floor = self
+            .round
+            .rtt_floor(opts.rtt_floor == RttFloorSource::Fallback);
+        let queue = match floor {
+            Some(f) if rtt.has_sample() => {
+                f > queue_buildup_thresh(rtt.min(), opts.thresh_add, opts.thresh_mult)
+            }
+            // No floor: nothing says the queue is empty; grow 2×.
+            _ => true,
+        };
+        if queue && opts.latch_2x {
+            self.rapid_latched = true;
+        }
+        self.rapid_queue = queue || self.rapid_latched;
+    }
+
+    /// Window growth in the initial startup for `n` eligible bytes.
+    fn grow_startup(&mut self, n: u64) {
+        let mds = self.mds();
+        let base = self.hystart.as_ref().map_or(n, |h| h.capped(n, mds));
+        let inc = if self.hystart.as_ref().is_some_and(HyStart::in_css) {
+            base / CSS_GROWTH_DIVISOR
+        } else if self.startup.rapid.is_some() && !self.rapid_queue {
+            base.saturating_mul(2)
+        } else {
+            base
+        };
+        self.cwnd = self.cwnd.saturating_add(inc);
+    }
+
+    fn grow_congestion_avoidance(&mut self, now: Time, n: u64) {
+        let mds = self.mds();
+        let (cwnd, srtt) = (self.cwnd, self.srtt);
+        self.cwnd = match &mut self.ca {
+            CaAlgorithm::Reno { growth, .. } => growth.on_ack(cwnd, n, mds),
+            CaAlgorithm::Cubic(c) => c.on_ack(now, cwnd, n, srtt, mds),
+        };
+    }
+
+    fn hystart_step(&mut self, now: Time, round_ended: bool, had_sample: bool) {
+        let allow_entry = !self.first_flight.is_active();
+        let Some(h) = self.hystart.as_mut() else {
+            return;
+        };
+        match h.on_ack_frame(&self.round, round_ended, had_sample, allow_entry) {
+            HyStartEvent::ExitToCongestionAvoidance => {
+                self.note_exit_from_startup();
+                self.ssthresh = self.cwnd;
+                self.hystart = None;
+                self.phase = Phase::CongestionAvoidance;
+                if let CaAlgorithm::Cubic(c) = &mut self.ca {
+                    c.on_slow_start_exit_without_loss(now, self.cwnd);
+                }
+            }
+            HyStartEvent::None | HyStartEvent::EnterCss | HyStartEvent::ResumeSlowStart => {}
+        }
+    }
+
+    fn pacing_rate_for(&self, srtt: Duration) -> Option<Rate> {
+        if !self.cfg.pacing {
+            return None;
+        }
+        let srtt = srtt.max(Duration::from_micros(1));
+        let (bytes, gain) = match self.state() {
+            CcState::JumpStart => (self.cwnd, Ratio::ONE),
+            CcState::RapidGrowth => (
+                self.cwnd,
+                self.startup.rapid.map_or(Ratio::ONE, |o| o.pacing_gain),
+            ),
+            CcState::SlowStart | CcState::RapidSlowStart | CcState::ConservativeSlowStart => {
+                (self.cwnd, self.cfg.slow_start_pacing_gain)
+            }
+            CcState::Recovery | CcState::RapidRecovery | CcState::CongestionAvoidance => {
+                (self.window(), self.cfg.ca_pacing_gain)
+            }
+        };
+        let rate = Rate::from_bytes_over(bytes, srtt).scaled(gain.num(), gain.den());
+        Some(rate.max(Rate::from_bytes_per_sec(1)))
+    }
+}
+
+impl Controller for LossBased {
+    fn on_packet_sent(&mut self, _now: Time, packet_number: u64, bytes: u64, bytes_in_flight: u64) {
+        self.in_flight = bytes_in_flight;
+        self.round.on_packet_sent(packet_number);
+        self.first_flight.on_packet_sent(packet_number);
+        if let Some(p) = self.prr.as_mut() {
+            p.on_sent(bytes);
+        }
+    }
+
+    fn on_packet_acked(
+        &mut self,
+        now: Time,
+        packet: &AckedPacket,
+        rtt: &RttEstimator,
+        app_limited: bool,
+    ) {
+        self.any_event = true;
+        self.srtt = rtt.smoothed();
+        self.in_flight = self.in_flight.saturating_sub(packet.bytes);
+        self.frame_delivered = self.frame_delivered.saturating_add(packet.bytes);
+        if matches!(self.phase, Phase::Recovery | Phase::RapidRecovery(_))
+            && !self.in_recovery_period(packet.time_sent)
+        {
+            self.exit_recovery(now);
+        }
+        if self.in_recovery_period(packet.time_sent) {
+            // RFC 9002 §7.3.2: no growth for packets sent before recovery
+            // started; Rapid Start reduces by ack_factor instead (-02 §3.3).
+            if let Phase::RapidRecovery(rr) = &mut self.phase {
+                rr.on_acked(packet.bytes);
+                self.cwnd = rr.cwnd();
+            }
+            return;
+        }
+        if app_limited {
+            // RFC 9002 §7.8: the window does not grow on app-limited credit.
+            self.frame_app_limited = true;
+            return;
+        }
+        self.frame_growth_bytes = self.frame_growth_bytes.saturating_add(packet.bytes);
+    }
+
+    fn on_ack_frame_end(&mut self, now: Time, summary: &AckFrameSummary, rtt: &RttEstimator) {
+        self.any_event = true;
+        self.srtt = rtt.smoothed();
+        self.in_flight = summary.bytes_in_flight;
+        let had_sample = summary.rtt_sample.is_some();
+        let round_ended = self
+            .round
+            .on_ack_frame(summary.largest_acked, summary.rtt_sample);
+        if rtt.has_sample() {
+            self.has_rtt_sample = true;
+        }
+        let n = core::mem::take(&mut self.frame_growth_bytes);
+        let delivered = core::mem::take(&mut self.frame_delivered);
+        let app_limited = core::mem::take(&mut self.frame_app_limited) || summary.app_limited;
+        let lost = core::mem::take(&mut self.loss_since_frame);
+        let n = if summary.app_limited { 0 } else { n };
+        match self.phase {
+            Phase::Startup => {
+                self.evaluate_rapid(rtt);
+                self.grow_startup(n);
+                self.hystart_step(now, round_ended, had_sample);
+                // The first flight ends when its first packet is acked.
+                if self.first_flight.ends_with(summary.largest_acked) {
+                    self.first_flight = FirstFlight::Done;
+                }
+                if self.first_flight == FirstFlight::Waiting && self.has_rtt_sample {
+                    let jump = jump_window(self.cfg.initial_window_bytes());
+                    self.cwnd = self.cwnd.max(jump);
+                    self.first_flight = FirstFlight::Active { marker: None };
+                }
+            }
+            Phase::SlowStart => {
+                self.cwnd = self.cwnd.saturating_add(n);
+                if self.cwnd >= self.ssthresh {
+                    self.phase = Phase::CongestionAvoidance;
+                }
+            }
+            Phase::CongestionAvoidance => {
+                if app_limited {
+                    if let CaAlgorithm::Cubic(c) = &mut self.ca {
+                        c.on_app_limited();
+                    }
+                }
+                if n > 0 {
+                    self.grow_congestion_avoidance(now, n);
+                }
+            }
+            Phase::Recovery => {
+                let mds = self.mds();
+                if let Some(p) = self.prr.as_mut() {
+                    p.on_ack(delivered, summary.bytes_in_flight, !lost, mds);
+                }
+            }
+            Phase::RapidRecovery(_) => {}
+        }
+    }
+
+    fn on_congestion_event(&mut self, now: Time, event: &CongestionEvent, rtt: &RttEstimator) {
+        self.any_event = true;
+        self.srtt = rtt.smoothed();
+        if let CongestionSignal::Loss { lost_bytes } = event.signal {
+            self.in_flight = self.in_flight.saturating_sub(lost_bytes);
+            self.loss_since_frame = true;
+        }
+        if self.in_recovery_period(event.time_sent) {
+            // RFC 9002 §7.3.2: one reduction per recovery period. Rapid
+            // Start still charges losses of pre-recovery packets.
+            if let (Phase::RapidRecovery(rr), CongestionSignal::Loss { lost_bytes }) =
+                (&mut self.phase, event.signal)
+            {
+                rr.on_lost(lost_bytes);
+                self.cwnd = rr.cwnd();
+            }
+        } else {
+            self.start_recovery(now, event.signal);
+        }
+        if event.persistent_congestion {
+            self.persistent_congestion();
+        }
+    }
+
+    fn on_spurious_congestion(&mut self, _now: Time) {
+        if !self.cfg.undo || !matches!(self.phase, Phase::Recovery | Phase::CongestionAvoidance) {
+            return;
+        }
+        let Some(saved) = self.saved.take() else {
+            return;
+        };
+        // RFC 9438 §4.9: restore only if the window has not regrown past it.
+        if self.cwnd >= saved.cwnd {
+            return;
+        }
+        self.cwnd = saved.cwnd;
+        self.ssthresh = saved.ssthresh;
+        self.ca = saved.ca;
+        self.prr = None;
+        self.phase = if self.cwnd < self.ssthresh {
+            Phase::SlowStart
+        } else {
+            Phase::CongestionAvoidance
+        };
+        self.metrics.num_spurious_undos += 1;
+    }
+
+    fn on_mtu_update(&mut self, max_datagram_size: u64) {
+        let untouched = !self.any_event;
+        self.cfg.max_datagram_size = max_datagram_size.max(1);
+        let min = self.min_window();
+        if untouched {
+            // RFC 9002 §7.2: the initial window follows the datagram size.
+            let iw = self.cfg.initial_window_bytes();
+            self.cwnd = if self.first_flight.is_active() {
+                jump_window(iw)
+            } else {
+                iw
+            };
+        }
+        self.cwnd = self.cwnd.max(min);
+        if self.ssthresh != u64::MAX {
+            self.ssthresh = self.ssthresh.max(min);
+        }
+    }
+
+    fn window(&self) -> u64 {
+        match (&self.phase, &self.prr) {
+            (Phase::Recovery, Some(p)) => p.window().max(self.min_window()),
+            _ => self.cwnd.max(self.min_window()),
+        }
+    }
+
+    fn ssthresh(&self) -> Option<u64> {
+        (self.ssthresh != u64::MAX).then_some(self.ssthresh)
+    }
+
+    fn pacing_rate(&self, rtt: &RttEstimator) -> Option<Rate> {
+        self.pacing_rate_for(rtt.smoothed())
+    }
+
+    fn state(&self) -> CcState {
+        match self.phase {
+            Phase::Startup => {
+                if self.hystart.as_ref().is_some_and(HyStart::in_css) {
+                    CcState::ConservativeSlowStart
+                } else if self.first_flight.is_active() {
+                    CcState::JumpStart
+                } else if self.startup.rapid.is_some() && self.has_rtt_sample {
+                    if self.rapid_queue {
+                        CcState::RapidSlowStart
+                    } else {
+                        CcState::RapidGrowth
+                    }
+                } else {
+                    CcState::SlowStart
+                }
+            }
+            Phase::SlowStart => CcState::SlowStart,
+            Phase::Recovery => CcState::Recovery,
+            Phase::RapidRecovery(_) => CcState::RapidRecovery,
+            Phase::CongestionAvoidance => CcState::CongestionAvoidance,
+        }
+    }
+
+    fn metrics(&self) -> Metrics {
+        Metrics {
+            cwnd_bytes: self.window(),
+            ssthresh_bytes: self.ssthresh(),
+            pacing_rate: self.pacing_rate_for(self.srtt),
+            ..self.metrics
+        }
+    }
+
+    fn initial_window(&self) -> u64 {
+        self.cfg.initial_window_bytes()
+    }
+
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn clone_box(&self) -> Box<dyn Controller> {
+        Box::new(self.clone())
+    }
+}

@@ -1,0 +1,182 @@
+//! Rapid Start, draft-kazuho-ccwg-rapid-start-02 (specs.md §1): the growth
+//! rule and the smooth first-recovery reduction.
+//!
+//! The full-RTT paced first flight is [`crate::jump_start`], shared with the
+//! jump-start-only arm. Sequencing (when growth applies, when recovery
+//! starts and ends) is in [`crate::loss_based`].
+//!
+//! All recovery arithmetic is exact: with `β = p/q` the window is kept as
+//! `cwnd·3q` in a `u128`, so `silence = (2q+p)/3q`, `ack = 2(q−p)/3q` and
+//! `loss = (2q+p)/3q` are applied without rounding.
+
+use core::time::Duration;
+
+use crate::ratio::Ratio;
+
+/// -02 §3.2: the RECOMMENDED additive queue-build-up margin, 4 ms.
+pub const QUEUE_BUILDUP_ADD: Duration = Duration::from_millis(4);
+/// -02 §3.2: the RECOMMENDED multiplicative margin, ×1.10.
+pub const QUEUE_BUILDUP_MULT: Ratio = match Ratio::new(11, 10) {
+    Some(r) => r,
+    None => Ratio::ONE,
+};
+/// Pacing gain while growing 3× per round (quicly's choice; -02 is silent,
+/// specs.md §1.9 #3).
+pub const RAPID_PACING_GAIN: Ratio = match Ratio::new(3, 1) {
+    Some(r) => r,
+    None => Ratio::ONE,
+};
+
+/// Where an RTT floor that falls in no round comes from (specs.md §1.9 #4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RttFloorSource {
+    /// This round's minimum; if the round has no sample yet, the last
+    /// round's (default).
+    Fallback,
+    /// This round's minimum only; an empty round counts as queue build-up
+    /// (2× growth).
+    Current,
+}
+
+/// Rapid Start's options.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RapidStartOptions {
+    /// β for the first-recovery factors; `None` = the congestion-avoidance
+    /// algorithm's β (0.5 NewReno, 0.7 CUBIC).
+    pub beta: Option<Ratio>,
+    /// Once queue build-up is seen, stay at 2× (specs.md §1.9 #5; the draft
+    /// text re-evaluates per ACK).
+    pub latch_2x: bool,
+    /// The MAY floor `β·IW` (specs.md §1.9 #9).
+    pub iw_floor: bool,
+    /// Additive margin of `queue_buildup_thresh`.
+    pub thresh_add: Duration,
+    /// Multiplicative margin of `queue_buildup_thresh`.
+    pub thresh_mult: Ratio,
+    /// Pacing gain in the 3× phase.
+    pub pacing_gain: Ratio,
+    /// Where `rtt_floor` comes from when the current round is empty.
+    pub rtt_floor: RttFloorSource,
+}
+
+impl Default for RapidStartOptions {
+    fn default() -> Self {
+        RapidStartOptions {
+            beta: None,
+            latch_2x: false,
+            iw_floor: false,
+            thresh_add: QUEUE_BUILDUP_ADD,
+            thresh_mult: QUEUE_BUILDUP_MULT,
+            pacing_gain: RAPID_PACING_GAIN,
+            rtt_floor: RttFloorSource::Fallback,
+        }
+    }
+}
+
+/// -02 §3.2 `queue_buildup_thresh = min(min_rtt + 4 ms, 1.10·min_rtt)`.
+pub fn queue_buildup_thresh(min_rtt: Duration, add: Duration, mult: Ratio) -> Duration {
+    let scaled_ns = u128::from(mult.num()) * min_rtt.as_nanos() / u128::from(mult.den());
+    let scaled = Duration::from_nanos(u64::try_from(scaled_ns).unwrap_or(u64::MAX));
+    (min_rtt + add).min(scaled)
+}
+
+/// The three factors of -02 §3.3 as exact fractions over a common
+/// denominator `3q` (β = p/q): `silence = (2+β)/3`, `ack = 2(1−β)/3`,
+/// `loss = (2+β)/3`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Factors {
+    /// Numerator of `silence_factor`.
+    pub silence: u64,
+    /// Numerator of `ack_factor`.
+    pub ack: u64,
+    /// Numerator of `loss_factor`.
+    pub loss: u64,
+    /// The common denominator, `3q`.
+    pub den: u64,
+}
+
+impl Factors {
+    /// The factors for `beta` (which must be in (0, 1)).
+    pub fn for_beta(beta: Ratio) -> Factors {
+        let (p, q) = (beta.num(), beta.den());
+        Factors {
+            silence: 2 * q + p,
+            ack: 2 * (q - p.min(q)),
+            loss: 2 * q + p,
+            den: 3 * q,
+        }
+    }
+}
+
+/// The first recovery period's window (-02 §3.3, specs.md §1.6).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RapidRecovery {
+    factors: Factors,
+    /// The window scaled by `factors.den`.
+    scaled: u128,
+    /// The floor, scaled the same way.
+    floor_scaled: u128,
+    pre_recovery_cwnd: u64,
+}
+
+impl RapidRecovery {
+    /// Enter recovery with `pre_recovery_cwnd`: `cwnd *= silence_factor`,
+    /// floor `max(kMinimumWindow, pre·β/3)` and, if `iw_floor` is given,
+    /// `β·IW` too.
+    pub fn enter(
+        pre_recovery_cwnd: u64,
+        beta: Ratio,
+        min_window: u64,
+        iw_floor: Option<u64>,
+    ) -> RapidRecovery {
+        let f = Factors::for_beta(beta);
+        let den = u128::from(f.den);
+        // pre·β/3 scaled by 3q is pre·p.
+        let mut floor_scaled = (u128::from(min_window) * den)
+            .max(u128::from(pre_recovery_cwnd) * u128::from(beta.num()));
+        if let Some(iw) = iw_floor {
+            // β·IW scaled by 3q is 3·p·IW.
+            floor_scaled = floor_scaled.max(3 * u128::from(beta.num()) * u128::from(iw));
+        }
+        let scaled = (u128::from(pre_recovery_cwnd) * u128::from(f.silence)).max(floor_scaled);
+        RapidRecovery {
+            factors: f,
+            scaled,
+            floor_scaled,
+            pre_recovery_cwnd,
+        }
+    }
+
+    /// Bytes of a packet sent before recovery started were acknowledged:
+    /// `cwnd −= ack_factor·bytes`.
+    pub fn on_acked(&mut self, bytes: u64) {
+        self.reduce(u128::from(bytes) * u128::from(self.factors.ack));
+    }
+
+    /// Bytes of packets sent before recovery started were declared lost:
+    /// `cwnd −= loss_factor·bytes`.
+    pub fn on_lost(&mut self, bytes: u64) {
+        self.reduce(u128::from(bytes) * u128::from(self.factors.loss));
+    }
+
+    fn reduce(&mut self, by: u128) {
+        self.scaled = self.scaled.saturating_sub(by).max(self.floor_scaled);
+    }
+
+    /// The window, bytes (rounded down).
+    pub fn cwnd(&self) -> u64 {
+        u64::try_from(self.scaled / u128::from(self.factors.den)).unwrap_or(u64::MAX)
+    }
+    /// The floor, bytes (rounded up).
+    pub fn floor(&self) -> u64 {
+        u64::try_from(self.floor_scaled.div_ceil(u128::from(self.factors.den))).unwrap_or(u64::MAX)
+    }
+    /// The window at entry, before the silence factor.
+    pub fn pre_recovery_cwnd(&self) -> u64 {
+        self.pre_recovery_cwnd
+    }
+    /// The factors in use.
+    pub fn factors(&self) -> Factors {
+        self.factors
+    }
+}
