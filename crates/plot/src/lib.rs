@@ -13,8 +13,12 @@
 
 pub mod ab;
 pub mod bootstrap;
+pub mod chart;
 pub mod error;
+#[cfg(any(test, feature = "fixtures"))]
+pub mod fixtures;
 pub mod quantile;
+pub mod output;
 pub mod record;
 pub mod trace;
 pub mod units;

@@ -1,0 +1,39 @@
+//! Renders every chart from synthetic fixtures into a directory, for
+//! looking at: `cargo run -p ramp-plot --features fixtures --example gallery -- OUT_DIR`.
+
+use ramp_plot::chart::{save, DeliveryChart, Theme, TimeSeqChart};
+use ramp_plot::fixtures::{arms, run, ToyRun};
+use ramp_plot::parse_trace;
+use std::path::PathBuf;
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let out = PathBuf::from(std::env::args().nth(1).unwrap_or_else(|| "gallery".into()));
+    std::fs::create_dir_all(&out)?;
+    let mut traces = Vec::new();
+    for (group, cc, growth) in arms() {
+        let cfg = ToyRun {
+            group: group.into(),
+            cc: cc.into(),
+            growth,
+            rate_bps: 100e6,
+            rtt_ms: 30.0,
+            queue_ms: 30.0,
+            loss: 0.0,
+            content_length: 3_000_000,
+            seed: 1,
+            pop: "ams".into(),
+        };
+        let (text, _) = run(&cfg);
+        std::fs::write(out.join(format!("trace-{group}.ndjson")), &text)?;
+        traces.push(parse_trace(&text, group)?);
+    }
+    for (t, theme) in [(&traces[0], Theme::Light), (&traces[1], Theme::Dark)] {
+        let name = format!("timeseq-{}-{theme:?}.png", t.meta.group.as_deref().unwrap_or("x"));
+        save(&TimeSeqChart::new(t), &out.join(name), theme)?;
+    }
+    save(&TimeSeqChart::new(&traces[0]), &out.join("timeseq.svg"), Theme::Light)?;
+    let refs: Vec<_> = traces.iter().collect();
+    save(&DeliveryChart::new(refs.clone()), &out.join("delivery.png"), Theme::Light)?;
+    save(&DeliveryChart::new(refs), &out.join("delivery-dark.png"), Theme::Dark)?;
+    Ok(())
+}

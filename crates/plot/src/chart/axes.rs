@@ -1,0 +1,188 @@
+//! Shared plumbing for the charts: cartesian areas with our ticks and
+//! units, text styles, legends and step lines.
+
+use super::style::{Theme, FONT};
+use crate::error::{Error, Result};
+use crate::units::{format_number, AxisUnit, Scale};
+use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint};
+use plotters::coord::types::RangedCoordf64;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+/// The coordinate system every chart uses: f64 on both axes with explicit
+/// nice ticks.
+pub(crate) type Coord = Cartesian2d<TickedAxis, TickedAxis>;
+
+/// A linear f64 axis whose ticks are exactly the scale's ticks (plotters'
+/// own choice of key points ignores our 1-2-5 steps and units).
+#[derive(Clone)]
+pub(crate) struct TickedAxis {
+    inner: RangedCoordf64,
+    ticks: Vec<f64>,
+}
+
+impl Ranged for TickedAxis {
+    type FormatOption = DefaultFormatting;
+    type ValueType = f64;
+
+    fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
+        self.inner.map(value, limit)
+    }
+
+    fn key_points<Hint: KeyPointHint>(&self, hint: Hint) -> Vec<f64> {
+        if hint.weight().allow_light_points() {
+            Vec::new()
+        } else {
+            self.ticks.clone()
+        }
+    }
+
+    fn range(&self) -> std::ops::Range<f64> {
+        self.inner.range()
+    }
+}
+
+/// A plotters result into ours.
+pub(crate) fn de<T, E: std::error::Error + Send + Sync>(
+    r: std::result::Result<T, DrawingAreaErrorKind<E>>,
+) -> Result<T> {
+    r.map_err(Error::draw)
+}
+
+/// A text style in the bundled font.
+pub(crate) fn text(size: f64, colour: RGBColor) -> TextStyle<'static> {
+    let base = TextStyle::from((FONT, size).into_font());
+    TextStyle {
+        color: colour.to_backend_color(),
+        ..base
+    }
+}
+
+/// A ranged axis from a scale.
+pub(crate) fn ranged(s: &Scale) -> TickedAxis {
+    TickedAxis {
+        inner: (s.lo..s.hi).into(),
+        ticks: s.ticks.clone(),
+    }
+}
+
+/// Margins (pixels) shared by panels that must line up.
+#[derive(Clone, Copy)]
+pub(crate) struct Frame {
+    pub left: u32,
+    pub right: u32,
+    pub bottom: u32,
+    pub caption: Option<f64>,
+}
+
+/// Builds a chart on `area` with `x` and `y` scales. With `secondary`
+/// false the right label area stays empty margin, so that panels stacked
+/// above a dual-axis panel keep the same plot width.
+pub(crate) fn cartesian<'a, DB: DrawingBackend>(
+    area: &'a DrawingArea<DB, Shift>,
+    caption: Option<&str>,
+    x: &Scale,
+    y: &Scale,
+    frame: Frame,
+    secondary: bool,
+    theme: Theme,
+) -> Result<ChartContext<'a, DB, Coord>> {
+    let mut b = ChartBuilder::on(area);
+    // The left margin keeps the rotated axis description inside the image.
+    b.margin_top(8)
+        .margin_left(14)
+        .x_label_area_size(frame.bottom)
+        .y_label_area_size(frame.left);
+    if secondary {
+        b.margin_right(12).right_y_label_area_size(frame.right);
+    } else {
+        b.margin_right(12 + frame.right);
+    }
+    if let (Some(c), Some(size)) = (caption, frame.caption) {
+        b.caption(c, text(size, theme.foreground()));
+    }
+    de(b.build_cartesian_2d(ranged(x), ranged(y)))
+}
+
+/// Draws the mesh with unit-aware labels.
+pub(crate) fn mesh<DB: DrawingBackend>(
+    chart: &mut ChartContext<'_, DB, Coord>,
+    x_desc: &str,
+    x_unit: AxisUnit,
+    y_desc: &str,
+    y_unit: AxisUnit,
+    theme: Theme,
+    show_x_labels: bool,
+) -> Result<()> {
+    let fx = move |v: &f64| format_number(v / x_unit.divisor);
+    let fy = move |v: &f64| format_number(v / y_unit.divisor);
+    let mut m = chart.configure_mesh();
+    m.x_label_formatter(&fx)
+        .y_label_formatter(&fy)
+        .y_desc(y_desc)
+        .axis_style(theme.foreground())
+        .bold_line_style(theme.grid())
+        .light_line_style(TRANSPARENT)
+        .label_style(text(13.0, theme.foreground()))
+        .axis_desc_style(text(14.0, theme.foreground()));
+    if show_x_labels {
+        m.x_desc(x_desc);
+    } else {
+        m.x_label_formatter(&|_| String::new());
+    }
+    de(m.draw())
+}
+
+/// Draws the legend of `chart` at `pos`.
+pub(crate) fn legend<'a, DB: DrawingBackend + 'a, CT: plotters::coord::CoordTranslate>(
+    chart: &mut ChartContext<'a, DB, CT>,
+    pos: SeriesLabelPosition,
+    theme: Theme,
+) -> Result<()> {
+    de(chart
+        .configure_series_labels()
+        .position(pos)
+        .background_style(theme.background().mix(0.88))
+        .border_style(theme.grid())
+        .label_font(text(13.0, theme.foreground()))
+        .draw())
+}
+
+/// A step line through `points` (sorted by x): each value holds until the
+/// next sample.
+pub(crate) fn steps(points: &[(f64, f64)]) -> Vec<(f64, f64)> {
+    let mut out = Vec::with_capacity(points.len() * 2);
+    for (i, &(x, y)) in points.iter().enumerate() {
+        if i > 0 {
+            out.push((x, points[i - 1].1));
+        }
+        out.push((x, y));
+    }
+    out
+}
+
+/// A centred note in an empty panel.
+pub(crate) fn note<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    message: &str,
+    theme: Theme,
+) -> Result<()> {
+    let (w, h) = area.dim_in_pixel();
+    let style = text(14.0, theme.foreground()).pos(plotters::style::text_anchor::Pos::new(
+        plotters::style::text_anchor::HPos::Center,
+        plotters::style::text_anchor::VPos::Center,
+    ));
+    de(area.draw_text(message, &style, (w as i32 / 2, h as i32 / 2)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn step_line_holds_values() {
+        let s = steps(&[(0.0, 1.0), (2.0, 3.0), (5.0, 0.0)]);
+        assert_eq!(s, vec![(0.0, 1.0), (2.0, 1.0), (2.0, 3.0), (5.0, 3.0), (5.0, 0.0)]);
+        assert!(steps(&[]).is_empty());
+    }
+}

@@ -1,0 +1,171 @@
+//! The delivery curve (the form of the Rapid Start slides and Kazuho Oku's
+//! quicly simulator plots): in-order bytes available at the receiver over
+//! time, one line per trace; the bottleneck queue on the right axis. The
+//! time a curve reaches the object size is its TTLB; plateaus are
+//! head-of-line stalls while losses are repaired.
+
+use super::axes::{cartesian, de, legend, steps, text, Frame};
+use super::style::{series_colour, Theme};
+use super::thin::thin_steps;
+use super::Chart;
+use crate::error::{Error, Result};
+use crate::trace::Trace;
+use crate::units::{byte_unit, format_ms, format_number, nice_scale, time_unit};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+/// Delivery curves of several traces (normally one per algorithm, same path).
+#[derive(Debug, Clone)]
+pub struct DeliveryChart<'a> {
+    traces: Vec<&'a Trace>,
+    title: Option<String>,
+    queue: bool,
+}
+
+impl<'a> DeliveryChart<'a> {
+    /// Curves for `traces`, with the queue shown when the traces have it.
+    pub fn new(traces: Vec<&'a Trace>) -> Self {
+        DeliveryChart {
+            traces,
+            title: None,
+            queue: true,
+        }
+    }
+
+    /// Replaces the title.
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Shows or hides the queue on the right axis.
+    pub fn queue(mut self, show: bool) -> Self {
+        self.queue = show;
+        self
+    }
+
+    fn default_title(&self) -> String {
+        let mut t = "In-order bytes delivered".to_string();
+        let Some(first) = self.traces.first() else {
+            return t;
+        };
+        let m = &first.meta;
+        if let Some(s) = &m.scenario {
+            t.push_str(&format!(" — {s}"));
+        }
+        // The path belongs in the title only if every trace ran over it.
+        if self.traces.iter().all(|tr| tr.meta.path == m.path) {
+            let p = m.path_summary();
+            if !p.is_empty() {
+                t.push_str(&format!(": {p}"));
+            }
+        }
+        t
+    }
+}
+
+/// Time (ms) at which `trace` delivered its whole object, if it did.
+pub fn ttlb_ms(trace: &Trace) -> Option<f64> {
+    let size = trace.meta.content_length?;
+    trace
+        .delivered
+        .iter()
+        .find(|d| d.bytes >= size)
+        .map(|d| d.t_us as f64 / 1000.0)
+}
+
+impl Chart for DeliveryChart<'_> {
+    fn size(&self) -> (u32, u32) {
+        (1100, 620)
+    }
+
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>, theme: Theme) -> Result<()> {
+        if self.traces.is_empty() {
+            return Err(Error::Data("delivery chart: no traces".to_string()));
+        }
+        let title = self.title.clone().unwrap_or_else(|| self.default_title());
+        let area = de(root.titled(&title, text(18.0, theme.foreground())))?;
+        let ms = |t: u64| t as f64 / 1000.0;
+        let end = self
+            .traces
+            .iter()
+            .map(|t| ms(t.delivered.last().map_or(0, |d| d.t_us)))
+            .fold(1.0, f64::max);
+        let y_max = self
+            .traces
+            .iter()
+            .flat_map(|t| t.delivered.last().map(|d| d.bytes as f64).into_iter().chain(t.meta.content_length.map(|c| c as f64)))
+            .fold(1.0, f64::max);
+        let q_max = self
+            .traces
+            .iter()
+            .flat_map(|t| t.queue.iter().map(|q| q.bytes as f64))
+            .fold(0.0, f64::max);
+        let show_queue = self.queue && q_max > 0.0;
+        let x = nice_scale(0.0, end, 12);
+        let xu = time_unit(x.hi);
+        let y = nice_scale(0.0, y_max, 8);
+        let yu = byte_unit(y.hi);
+        let y2 = nice_scale(0.0, q_max.max(1.0), 8);
+        let y2u = byte_unit(y2.hi);
+        let frame = Frame {
+            left: 78,
+            right: if show_queue { 78 } else { 10 },
+            bottom: 44,
+            caption: None,
+        };
+        let mut chart = cartesian(&area, None, &x, &y, frame, show_queue, theme)?
+            .set_secondary_coord(super::axes::ranged(&x), super::axes::ranged(&y2));
+        let fx = move |v: &f64| format_number(v / xu.divisor);
+        let fy = move |v: &f64| format_number(v / yu.divisor);
+        de(chart
+            .configure_mesh()
+            .x_label_formatter(&fx)
+            .y_label_formatter(&fy)
+            .x_desc(format!("time since connection start ({})", xu.suffix))
+            .y_desc(format!("bytes delivered in order ({})", yu.suffix))
+            .axis_style(theme.foreground())
+            .bold_line_style(theme.grid())
+            .light_line_style(TRANSPARENT)
+            .label_style(text(13.0, theme.foreground()))
+            .axis_desc_style(text(14.0, theme.foreground()))
+            .draw())?;
+        if show_queue {
+            let f2 = move |v: &f64| format_number(v / y2u.divisor);
+            de(chart
+                .configure_secondary_axes()
+                .y_desc(format!("bottleneck queue ({}), dashed", y2u.suffix))
+                .y_label_formatter(&f2)
+                .axis_style(theme.foreground())
+                .label_style(text(13.0, theme.foreground()))
+                .axis_desc_style(text(14.0, theme.foreground()))
+                .draw())?;
+        }
+        let (w, _) = area.dim_in_pixel();
+        for (i, tr) in self.traces.iter().enumerate() {
+            let c = series_colour(i);
+            let mut pts: Vec<(f64, f64)> = vec![(0.0, 0.0)];
+            pts.extend(tr.delivered.iter().map(|d| (ms(d.t_us), d.bytes as f64)));
+            let label = match ttlb_ms(tr) {
+                Some(t) => format!("{} — TTLB {}", tr.meta.label(), format_ms(t)),
+                None => tr.meta.label(),
+            };
+            de(chart.draw_series(LineSeries::new(
+                thin_steps(&steps(&pts), (x.lo, x.hi), w),
+                c.stroke_width(2),
+            )))?
+            .label(label)
+            .legend(move |(a, b)| PathElement::new([(a, b), (a + 20, b)], c.stroke_width(3)));
+            if show_queue && !tr.queue.is_empty() {
+                let q: Vec<(f64, f64)> = tr.queue.iter().map(|s| (ms(s.t_us), s.bytes as f64)).collect();
+                de(chart.draw_secondary_series(DashedLineSeries::new(
+                    thin_steps(&steps(&q), (x.lo, x.hi), w),
+                    4,
+                    3,
+                    c.mix(0.8).stroke_width(1),
+                )))?;
+            }
+        }
+        legend(&mut chart, SeriesLabelPosition::UpperLeft, theme)
+    }
+}
