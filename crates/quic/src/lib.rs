@@ -1,1 +1,23 @@
-//! ramp-cc inside quinn: HTTP/3 server and client, UDP link emulator, load generator.
+//! ramp-cc inside quinn: HTTP/3 server and client, UDP link emulator.
+//!
+//! - [`adapter`]: ramp-cc controllers as quinn congestion controllers.
+//! - [`probe`]: what the server learns from a connection's controller.
+//! - [`relay`]: the userspace bottleneck emulator behind `ramp relay`.
+//! - [`server`], [`client`]: `ramp serve` and `ramp get` (with [`body`],
+//!   [`stats`], [`tls`], [`transport`], [`cc`]).
+//! - [`units`]: parsing `20mbit`, `40ms`, `0.5%`.
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod adapter;
+pub mod body;
+pub mod cc;
+pub mod client;
+pub mod probe;
+pub mod relay;
+pub mod server;
+pub mod stats;
+pub mod tls;
+pub mod transport;
+pub mod units;

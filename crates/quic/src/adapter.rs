@@ -1,0 +1,381 @@
+//! A ramp-cc [`Controller`](ramp_cc::Controller) inside quinn.
+//!
+//! [`RampFactory`] is a quinn [`ControllerFactory`]; each connection gets a
+//! [`RampController`] that owns one `Box<dyn ramp_cc::Controller>` and
+//! translates quinn's callbacks (quinn-proto 0.11.19) into ramp-cc's:
+//!
+//! | quinn | ramp-cc |
+//! |---|---|
+//! | `on_sent(now, bytes, last_pn)` (once per send batch) | `on_packet_sent` |
+//! | `on_ack(now, sent, bytes, app_limited, _)` (per packet) | buffered, then `on_packet_acked` |
+//! | `on_end_acks(now, in_flight, app_limited, largest)` | own RTT sample, the buffered `on_packet_acked`s, `on_ack_frame_end` |
+//! | `on_congestion_event(now, sent, pc, lost_bytes)` | `on_congestion_event` (`lost_bytes == 0` is ECN-CE in 0.11) |
+//! | `on_mtu_update(mtu)` | `on_mtu_update` |
+//! | `window()` | `window()` |
+//!
+//! Why the acknowledgements of a frame are buffered: quinn calls `on_ack`
+//! before it updates its RTT estimator with the frame's sample, and keeps
+//! `latest_rtt` private. The shim therefore keeps its own RFC 9002 §5
+//! [`RttEstimator`], takes the sample `now − time_sent` of the newest packet
+//! the frame acknowledges (not adjusted for ack delay, which quinn does not
+//! expose to controllers), updates the estimator, and only then hands the
+//! packets to the controller, so that they see the same up-to-date RTT as in
+//! ramp's own loss detector (RFC 9002 Appendix A.7 order).
+//!
+//! Packet numbers: quinn reports one `last_packet_number` per send batch
+//! and none per acknowledged packet; packets of one batch share their send
+//! time. The shim remembers `send time → last packet number of the batch`
+//! and gives each acknowledged packet its batch's last number, so round
+//! tracking (HyStart++, Rapid Start) is batch-granular.
+//!
+//! Bytes in flight at `on_packet_sent`: quinn does not pass it; the shim
+//! uses the value of the last `on_end_acks` plus the bytes sent since,
+//! minus the bytes declared lost since.
+
+use std::any::Any;
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use quinn_proto::congestion::{Controller, ControllerFactory, ControllerMetrics};
+use ramp_cc::{
+    AckFrameSummary, AckedPacket, CongestionEvent, CongestionSignal, Metrics, RttEstimator, Time,
+};
+
+use crate::probe::ConnProbe;
+
+/// RFC 9000 §18.2 default `max_ack_delay` (25 ms): the bound the shim's RTT
+/// estimator uses; quinn does not tell controllers the peer's value.
+const DEFAULT_MAX_ACK_DELAY: Duration = Duration::from_millis(25);
+
+/// How long a send batch is remembered for packet-number lookup: far beyond
+/// any loss-detection horizon (RFC 9002 §6.1.2 time threshold, PTO).
+const BATCH_MEMORY: Duration = Duration::from_secs(10);
+
+/// Builds a ramp-cc controller for a connection, given the path MTU (bytes)
+/// quinn starts with.
+pub type BuildController = dyn Fn(u16) -> Box<dyn ramp_cc::Controller> + Send + Sync;
+
+/// A quinn [`ControllerFactory`] that wraps ramp-cc controllers.
+pub struct RampFactory {
+    build: Arc<BuildController>,
+    probe: Option<Arc<ConnProbe>>,
+}
+
+impl RampFactory {
+    /// A factory calling `build` for each new connection.
+    pub fn new(build: Arc<BuildController>) -> RampFactory {
+        RampFactory { build, probe: None }
+    }
+
+    /// A factory for one connection whose controller reports to `probe`
+    /// (the end-of-transfer detection and counters of `ramp serve`).
+    pub fn with_probe(build: Arc<BuildController>, probe: Arc<ConnProbe>) -> RampFactory {
+        RampFactory {
+            build,
+            probe: Some(probe),
+        }
+    }
+}
+
+impl ControllerFactory for RampFactory {
+    fn build(self: Arc<Self>, now: Instant, current_mtu: u16) -> Box<dyn Controller> {
+        Box::new(RampController::new(
+                (self.build)(current_mtu),
+                now,
+                self.probe.clone(),
+        ))
+    }
+}
+
+/// Counters the shim keeps beside the controller (h2o's `num-packets.*`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ShimCounters {
+    /// Ack-eliciting packets newly acknowledged.
+    pub packets_acked: u64,
+    /// Their bytes.
+    pub bytes_acked: u64,
+    /// ACK frames processed (`on_end_acks` calls).
+    pub ack_frames: u64,
+    /// Send batches (`on_sent` calls).
+    pub send_batches: u64,
+    /// Congestion events reported by quinn (loss passes and CE increases).
+    pub congestion_events: u64,
+}
+
+/// A quinn [`Controller`] running a ramp-cc controller.
+pub struct RampController {
+    /// quinn requires `Sync`; ramp-cc controllers are only `Send`. Every
+    /// mutating callback uses `Mutex::get_mut` (no locking); only
+    /// `clone_box` locks.
+    inner: Mutex<Box<dyn ramp_cc::Controller>>,
+    /// `window()` and `metrics()` take `&self`: cached after each call.
+    window: u64,
+    ssthresh: Option<u64>,
+    pacing_bps: Option<u64>,
+    base: Instant,
+    rtt: RttEstimator,
+    /// Send time of each remembered batch → its last packet number.
+    batches: BTreeMap<Instant, u64>,
+    /// The acknowledgements of the ACK frame being processed.
+    pending: Vec<AckedPacket>,
+    pending_newest_sent: Option<Instant>,
+    bytes_in_flight: u64,
+    counters: ShimCounters,
+    probe: Option<Arc<ConnProbe>>,
+}
+
+impl RampController {
+    /// Wraps `inner`; `base` is the epoch of the controller's [`Time`].
+    pub fn new(
+        inner: Box<dyn ramp_cc::Controller>,
+        base: Instant,
+        probe: Option<Arc<ConnProbe>>,
+    ) -> RampController {
+        let mut c = RampController {
+            window: 0,
+            ssthresh: None,
+            pacing_bps: None,
+            inner: Mutex::new(inner),
+            base,
+            rtt: RttEstimator::default(),
+            batches: BTreeMap::new(),
+            pending: Vec::new(),
+            pending_newest_sent: None,
+            bytes_in_flight: 0,
+            counters: ShimCounters::default(),
+            probe,
+        };
+        c.refresh();
+        c
+    }
+
+    /// The wrapped controller.
+    pub fn controller(&mut self) -> &dyn ramp_cc::Controller {
+        &**self.inner_mut()
+    }
+
+    /// The controller's counters.
+    pub fn cc_metrics(&mut self) -> Metrics {
+        self.inner_mut().metrics()
+    }
+
+    /// The shim's own RTT estimator (samples not adjusted for ack delay).
+    pub fn rtt(&self) -> &RttEstimator {
+        &self.rtt
+    }
+
+    /// The shim's counters.
+    pub fn counters(&self) -> ShimCounters {
+        self.counters
+    }
+
+    fn inner_mut(&mut self) -> &mut Box<dyn ramp_cc::Controller> {
+        lock_inner(&mut self.inner)
+    }
+
+    fn time(&self, t: Instant) -> Time {
+        Time::from_nanos(ramp_cc::time::duration_nanos(
+            t.saturating_duration_since(self.base),
+        ))
+    }
+
+    fn refresh(&mut self) {
+        let rtt = self.rtt.clone();
+        let inner = self.inner_mut();
+        let window = inner.window();
+        let ssthresh = inner.ssthresh();
+        let pacing_bps = inner.pacing_rate(&rtt).map(|r| r.bits_per_sec());
+        self.window = window;
+        self.ssthresh = ssthresh;
+        self.pacing_bps = pacing_bps;
+    }
+
+    fn packet_number_of(&self, sent: Instant) -> u64 {
+        self.batches
+            .range(..=sent)
+            .next_back()
+            .map(|(_, &pn)| pn)
+            .unwrap_or(0)
+    }
+
+    /// Delivers the buffered acknowledgements (and the frame end) to the
+    /// controller.
+    fn flush_acks(&mut self, now: Instant, in_flight: u64, app_limited: bool, largest: Option<u64>) {
+        let sample = self.pending_newest_sent.take().map(|sent| now.saturating_duration_since(sent));
+        if let Some(latest) = sample {
+            self.rtt
+                .update(latest, Duration::ZERO, DEFAULT_MAX_ACK_DELAY, true);
+        }
+        let t = self.time(now);
+        let rtt = self.rtt.clone();
+        let mut pending = std::mem::take(&mut self.pending);
+        {
+            let inner = self.inner_mut();
+            for p in &pending {
+                inner.on_packet_acked(t, p, &rtt, app_limited);
+            }
+            let summary = AckFrameSummary {
+                bytes_in_flight: in_flight,
+                largest_acked: largest,
+                rtt_sample: sample,
+                app_limited,
+            };
+            inner.on_ack_frame_end(t, &summary, &rtt);
+        }
+        pending.clear();
+        self.pending = pending;
+    }
+}
+
+/// The controller behind the mutex, without locking. A poisoned lock only
+/// means a panic elsewhere while cloning; the controller is plain data and
+/// still consistent.
+fn lock_inner(m: &mut Mutex<Box<dyn ramp_cc::Controller>>) -> &mut Box<dyn ramp_cc::Controller> {
+    m.get_mut().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Controller for RampController {
+    fn on_sent(&mut self, now: Instant, bytes: u64, last_packet_number: u64) {
+        self.counters.send_batches += 1;
+        self.batches.insert(now, last_packet_number);
+        self.bytes_in_flight = self.bytes_in_flight.saturating_add(bytes);
+        let t = self.time(now);
+        let in_flight = self.bytes_in_flight;
+        self.inner_mut()
+            .on_packet_sent(t, last_packet_number, bytes, in_flight);
+        self.refresh();
+    }
+
+    fn on_ack(
+        &mut self,
+        _now: Instant,
+        sent: Instant,
+        bytes: u64,
+        _app_limited: bool,
+        _rtt: &quinn_proto::RttEstimator,
+    ) {
+        self.counters.packets_acked += 1;
+        self.counters.bytes_acked += bytes;
+        let packet = AckedPacket {
+            packet_number: self.packet_number_of(sent),
+            time_sent: self.time(sent),
+            bytes,
+        };
+        self.pending.push(packet);
+        if self.pending_newest_sent.is_none_or(|s| sent > s) {
+            self.pending_newest_sent = Some(sent);
+        }
+    }
+
+    fn on_end_acks(
+        &mut self,
+        now: Instant,
+        in_flight: u64,
+        app_limited: bool,
+        largest_packet_num_acked: Option<u64>,
+    ) {
+        self.counters.ack_frames += 1;
+        self.bytes_in_flight = in_flight;
+        self.flush_acks(now, in_flight, app_limited, largest_packet_num_acked);
+        if let Some(horizon) = now.checked_sub(BATCH_MEMORY) {
+            // Keep the newest batch at or before the horizon so a lookup
+            // for an ancient packet still finds a number.
+            let keep_from = self.batches.range(..=horizon).next_back().map(|(&t, _)| t);
+            if let Some(k) = keep_from {
+                self.batches = self.batches.split_off(&k);
+            }
+        }
+        self.refresh();
+        if let Some(probe) = &self.probe {
+            let metrics = lock_inner(&mut self.inner).metrics();
+            probe.on_ack_frame(now, in_flight, self.rtt.clone(), metrics, self.counters);
+        }
+    }
+
+    fn on_congestion_event(
+        &mut self,
+        now: Instant,
+        sent: Instant,
+        is_persistent_congestion: bool,
+        lost_bytes: u64,
+    ) {
+        self.counters.congestion_events += 1;
+        if !self.pending.is_empty() {
+            // Acks without a frame end (quinn's Retry path): deliver them first.
+            let in_flight = self.bytes_in_flight;
+            self.flush_acks(now, in_flight, false, None);
+        }
+        let signal = if lost_bytes == 0 {
+            // quinn 0.11 reports an ECN-CE increase as a zero-byte event.
+            CongestionSignal::Ecn
+        } else {
+            self.bytes_in_flight = self.bytes_in_flight.saturating_sub(lost_bytes);
+            CongestionSignal::Loss { lost_bytes }
+        };
+        if is_persistent_congestion {
+            // RFC 9002 §5.2: re-establish min_rtt after persistent congestion.
+            self.rtt.reset_min_to_latest();
+        }
+        let event = CongestionEvent {
+            signal,
+            time_sent: self.time(sent),
+            persistent_congestion: is_persistent_congestion,
+        };
+        let t = self.time(now);
+        let rtt = self.rtt.clone();
+        self.inner_mut().on_congestion_event(t, &event, &rtt);
+        self.refresh();
+    }
+
+    fn on_mtu_update(&mut self, new_mtu: u16) {
+        self.inner_mut().on_mtu_update(u64::from(new_mtu));
+        self.refresh();
+    }
+
+    fn window(&self) -> u64 {
+        self.window
+    }
+
+    fn metrics(&self) -> ControllerMetrics {
+        let mut m = ControllerMetrics::default();
+        m.congestion_window = self.window;
+        m.ssthresh = self.ssthresh;
+        m.pacing_rate = self.pacing_bps;
+        m
+    }
+
+    fn clone_box(&self) -> Box<dyn Controller> {
+        let inner = self
+            .inner
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone_box();
+        Box::new(RampController {
+            inner: Mutex::new(inner),
+            window: self.window,
+            ssthresh: self.ssthresh,
+            pacing_bps: self.pacing_bps,
+            base: self.base,
+            rtt: self.rtt.clone(),
+            batches: self.batches.clone(),
+            pending: self.pending.clone(),
+            pending_newest_sent: self.pending_newest_sent,
+            bytes_in_flight: self.bytes_in_flight,
+            counters: self.counters,
+            // A copy is a snapshot: it must not report to the live probe.
+            probe: None,
+        })
+    }
+
+    fn initial_window(&self) -> u64 {
+        self.inner
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .initial_window()
+    }
+
+    fn into_any(self: Box<Self>) -> Box<dyn Any> {
+        self
+    }
+}

@@ -1,0 +1,412 @@
+//! `ramp serve`: an HTTP/3 server (h3 + h3-quinn) whose connections run a
+//! ramp-cc controller, writing one stats record per request.
+//!
+//! Each connection is accepted with its own quinn `ServerConfig`, whose
+//! controller factory carries a [`ConnProbe`]: that is how the request task
+//! learns when the last byte of its response was acknowledged (see
+//! [`crate::probe`]) and reads the controller's counters.
+//!
+//! `ttlb` in a record runs from the moment the server has the request
+//! headers (h3 `resolve_request` returned; the simulator's "first byte of
+//! the request at the server") to the first ACK frame, after the response's
+//! FIN was written, that leaves nothing in flight.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bytes::{Bytes, BytesMut};
+use http::{Method, Response, StatusCode};
+use quinn::crypto::rustls::QuicServerConfig;
+use serde_json::{Map, Value};
+use tokio::io::AsyncReadExt;
+
+use crate::adapter::RampFactory;
+use crate::body::{self, Body, NotServed, CHUNK_BYTES};
+use crate::cc::CcChoice;
+use crate::probe::ConnProbe;
+use crate::stats::{ms, us, PathLabels, StatsWriter};
+use crate::tls::{self, Identity};
+use crate::transport::{transport_config, IDLE_TIMEOUT};
+
+/// An error of `ramp serve`, with what failed.
+pub type Error = Box<dyn std::error::Error + Send + Sync>;
+
+/// How `ramp serve` is set up.
+pub struct ServeConfig {
+    /// Address to listen on.
+    pub listen: SocketAddr,
+    /// The controller of every connection.
+    pub cc: CcChoice,
+    /// Certificate and key.
+    pub identity: Identity,
+    /// Directory served (besides `/bytes/N`).
+    pub root: Option<PathBuf>,
+    /// NDJSON stats file.
+    pub stats: Option<PathBuf>,
+    /// `path.*`, `seed` and `group` keys copied into every record.
+    pub labels: PathLabels,
+}
+
+/// Server-wide counters.
+#[derive(Debug, Default)]
+struct Counters {
+    connections: AtomicU64,
+    requests_ok: AtomicU64,
+    requests_failed: AtomicU64,
+    records: AtomicU64,
+    record_errors: AtomicU64,
+}
+
+/// A snapshot of the server's counters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ServerCounters {
+    /// Connections accepted (handshake started).
+    pub connections: u64,
+    /// Responses completely sent and acknowledged.
+    pub requests_ok: u64,
+    /// Requests that failed or were abandoned.
+    pub requests_failed: u64,
+    /// Records written.
+    pub records: u64,
+    /// Records that could not be written.
+    pub record_errors: u64,
+}
+
+struct Shared {
+    tls: Arc<QuicServerConfig>,
+    cc: CcChoice,
+    root: Option<PathBuf>,
+    stats: Option<StatsWriter>,
+    labels: PathLabels,
+    counters: Counters,
+    conn_seq: AtomicU64,
+}
+
+/// A bound, not yet running server.
+pub struct Server {
+    endpoint: quinn::Endpoint,
+    shared: Arc<Shared>,
+}
+
+impl Server {
+    /// Binds the UDP socket and prepares TLS. Must be called inside a tokio
+    /// runtime.
+    pub fn bind(cfg: ServeConfig) -> Result<Server, Error> {
+        let tls = Arc::new(QuicServerConfig::try_from(tls::server_config(cfg.identity)?)?);
+        let stats = match &cfg.stats {
+            Some(p) => Some(StatsWriter::create(p)?),
+            None => None,
+        };
+        // The endpoint's default config is never used: every connection
+        // is accepted with its own (`accept_with`).
+        let mut default_cfg = quinn::ServerConfig::with_crypto(tls.clone());
+        default_cfg.transport_config(Arc::new(transport_config(None)));
+        let endpoint = quinn::Endpoint::server(default_cfg, cfg.listen)
+            .map_err(|e| format!("listen on {}: {e}", cfg.listen))?;
+        Ok(Server {
+            endpoint,
+            shared: Arc::new(Shared {
+                tls,
+                cc: cfg.cc,
+                root: cfg.root,
+                stats,
+                labels: cfg.labels,
+                counters: Counters::default(),
+                conn_seq: AtomicU64::new(0),
+            }),
+        })
+    }
+
+    /// The bound address.
+    pub fn local_addr(&self) -> std::io::Result<SocketAddr> {
+        self.endpoint.local_addr()
+    }
+
+    /// A handle to read counters while the server runs.
+    pub fn handle(&self) -> ServerHandle {
+        ServerHandle {
+            shared: self.shared.clone(),
+        }
+    }
+
+    /// Serves until `shutdown` completes, then closes every connection.
+    pub async fn run(self, shutdown: impl std::future::Future<Output = ()>) {
+        tokio::pin!(shutdown);
+        loop {
+            tokio::select! {
+                incoming = self.endpoint.accept() => {
+                    let Some(incoming) = incoming else { break };
+                    let shared = self.shared.clone();
+                    tokio::spawn(async move { handle_connection(shared, incoming).await });
+                }
+                () = &mut shutdown => break,
+            }
+        }
+        self.endpoint.close(quinn::VarInt::from_u32(0), b"shutdown");
+        let _ = tokio::time::timeout(Duration::from_secs(2), self.endpoint.wait_idle()).await;
+    }
+}
+
+/// Reads a running server's counters.
+#[derive(Clone)]
+pub struct ServerHandle {
+    shared: Arc<Shared>,
+}
+
+impl ServerHandle {
+    /// The counters so far.
+    pub fn counters(&self) -> ServerCounters {
+        let c = &self.shared.counters;
+        ServerCounters {
+            connections: c.connections.load(Ordering::Relaxed),
+            requests_ok: c.requests_ok.load(Ordering::Relaxed),
+            requests_failed: c.requests_failed.load(Ordering::Relaxed),
+            records: c.records.load(Ordering::Relaxed),
+            record_errors: c.record_errors.load(Ordering::Relaxed),
+        }
+    }
+}
+
+async fn handle_connection(shared: Arc<Shared>, incoming: quinn::Incoming) {
+    shared.counters.connections.fetch_add(1, Ordering::Relaxed);
+    let probe = Arc::new(ConnProbe::new());
+    let factory = RampFactory::with_probe(shared.cc.build.clone(), probe.clone());
+    let mut cfg = quinn::ServerConfig::with_crypto(shared.tls.clone());
+    cfg.transport_config(Arc::new(transport_config(Some(Arc::new(factory)))));
+    let Ok(connecting) = incoming.accept_with(Arc::new(cfg)) else {
+        return;
+    };
+    let Ok(conn) = connecting.await else {
+        return;
+    };
+    let conn_id = shared.conn_seq.fetch_add(1, Ordering::Relaxed);
+    let Ok(mut h3c) =
+        h3::server::Connection::<_, Bytes>::new(h3_quinn::Connection::new(conn.clone())).await
+    else {
+        return;
+    };
+    let mut request_seq = 0u64;
+    // `accept` ends with Ok(None) or an error when the peer closes or
+    // vanishes; either way the connection is done.
+    while let Ok(Some(resolver)) = h3c.accept().await {
+        let shared = shared.clone();
+        let conn = conn.clone();
+        let probe = probe.clone();
+        let seq = request_seq;
+        request_seq += 1;
+        tokio::spawn(async move {
+            handle_request(&shared, &conn, &probe, conn_id, seq, resolver).await;
+        });
+    }
+}
+
+/// The outcome of one request, for its record.
+struct Outcome {
+    status: StatusCode,
+    path: String,
+    content_length: u64,
+    started: Instant,
+    /// When the last byte was acknowledged; `None` if it never was.
+    acked_at: Option<Instant>,
+    error: Option<String>,
+}
+
+type Resolver = h3::server::RequestResolver<h3_quinn::Connection, Bytes>;
+type Stream = h3::server::RequestStream<h3_quinn::BidiStream<Bytes>, Bytes>;
+
+async fn handle_request(
+    shared: &Shared,
+    conn: &quinn::Connection,
+    probe: &ConnProbe,
+    conn_id: u64,
+    seq: u64,
+    resolver: Resolver,
+) {
+    let Ok((req, mut stream)) = resolver.resolve_request().await else {
+        // No request ever arrived: nothing to record.
+        return;
+    };
+    let started = Instant::now();
+    let path = req.uri().path().to_string();
+    let mut out = Outcome {
+        status: StatusCode::OK,
+        path,
+        content_length: 0,
+        started,
+        acked_at: None,
+        error: None,
+    };
+    if let Err(e) = respond(shared, conn, probe, req.method(), &mut stream, &mut out).await {
+        out.error = Some(e);
+    }
+    let ok = out.error.is_none() && out.acked_at.is_some();
+    let counter = if ok {
+        &shared.counters.requests_ok
+    } else {
+        &shared.counters.requests_failed
+    };
+    counter.fetch_add(1, Ordering::Relaxed);
+    if let Some(w) = &shared.stats {
+        let rec = record(shared, conn, probe, conn_id, seq, &out);
+        match w.write(&rec) {
+            Ok(()) => shared.counters.records.fetch_add(1, Ordering::Relaxed),
+            Err(_) => shared.counters.record_errors.fetch_add(1, Ordering::Relaxed),
+        };
+    }
+}
+
+async fn respond(
+    shared: &Shared,
+    conn: &quinn::Connection,
+    probe: &ConnProbe,
+    method: &Method,
+    stream: &mut Stream,
+    out: &mut Outcome,
+) -> Result<(), String> {
+    let body = if method != Method::GET && method != Method::HEAD {
+        Err(StatusCode::METHOD_NOT_ALLOWED)
+    } else {
+        body::resolve(&out.path, shared.root.as_deref()).map_err(|e| match e {
+            NotServed::NotFound => StatusCode::NOT_FOUND,
+            NotServed::BadPath => StatusCode::BAD_REQUEST,
+        })
+    };
+    let body = match body {
+        Ok(b) => b,
+        Err(status) => {
+            out.status = status;
+            let resp = Response::builder()
+                .status(status)
+                .body(())
+                .map_err(|e| e.to_string())?;
+            stream.send_response(resp).await.map_err(|e| e.to_string())?;
+            stream.finish().await.map_err(|e| e.to_string())?;
+            return wait_acked(conn, probe, out).await;
+        }
+    };
+    out.content_length = body.len();
+    let resp = Response::builder()
+        .status(StatusCode::OK)
+        .header(http::header::CONTENT_LENGTH, body.len())
+        .header(http::header::CONTENT_TYPE, "application/octet-stream")
+        .body(())
+        .map_err(|e| e.to_string())?;
+    stream.send_response(resp).await.map_err(|e| e.to_string())?;
+    if method == Method::GET {
+        match &body {
+            Body::Pattern { len } => {
+                let mut off = 0u64;
+                while off < *len {
+                    let n = (*len - off).min(CHUNK_BYTES as u64) as usize;
+                    stream
+                        .send_data(body::pattern_chunk(off, n))
+                        .await
+                        .map_err(|e| e.to_string())?;
+                    off += n as u64;
+                }
+            }
+            Body::File { path, len } => {
+                let mut f = tokio::fs::File::open(path)
+                    .await
+                    .map_err(|e| format!("{}: {e}", path.display()))?;
+                let mut left = *len;
+                while left > 0 {
+                    let mut buf = BytesMut::with_capacity(CHUNK_BYTES);
+                    let n = f
+                        .read_buf(&mut buf)
+                        .await
+                        .map_err(|e| format!("{}: {e}", path.display()))?;
+                    if n == 0 {
+                        return Err(format!("{}: file shrank while being sent", path.display()));
+                    }
+                    let chunk = buf.freeze();
+                    let chunk = chunk.slice(..chunk.len().min(left as usize));
+                    left -= chunk.len() as u64;
+                    stream.send_data(chunk).await.map_err(|e| e.to_string())?;
+                }
+            }
+        }
+    }
+    stream.finish().await.map_err(|e| e.to_string())?;
+    wait_acked(conn, probe, out).await
+}
+
+async fn wait_acked(conn: &quinn::Connection, probe: &ConnProbe, out: &mut Outcome) -> Result<(), String> {
+    let finished = Instant::now();
+    tokio::select! {
+        t = probe.all_acked_after(finished, IDLE_TIMEOUT) => match t {
+            Some(t) => { out.acked_at = Some(t); Ok(()) }
+            None => Err("response not acknowledged within the idle timeout".into()),
+        },
+        e = conn.closed() => Err(format!("connection closed before the response was acknowledged: {e}")),
+    }
+}
+
+fn record(
+    shared: &Shared,
+    conn: &quinn::Connection,
+    probe: &ConnProbe,
+    conn_id: u64,
+    seq: u64,
+    out: &Outcome,
+) -> Map<String, Value> {
+    let snap = probe.snapshot();
+    let qs = conn.stats();
+    let mut r = Map::new();
+    if let Some(t) = out.acked_at {
+        let ttlb = t.saturating_duration_since(out.started);
+        r.insert("ttlb".into(), ms(ttlb));
+        r.insert("ttlb-us".into(), us(ttlb));
+    }
+    r.insert("content_length".into(), out.content_length.into());
+    r.insert("http.status".into(), out.status.as_u16().into());
+    r.insert("request.path".into(), out.path.clone().into());
+    r.insert("conn.id".into(), conn_id.into());
+    r.insert("conn.request".into(), seq.into());
+    r.insert("num-packets.sent".into(), qs.path.sent_packets.into());
+    r.insert("num-packets.lost".into(), qs.path.lost_packets.into());
+    r.insert(
+        "num-packets.ack-received".into(),
+        snap.counters.packets_acked.into(),
+    );
+    r.insert("num-bytes.sent".into(), qs.udp_tx.bytes.into());
+    r.insert("num-bytes.lost".into(), qs.path.lost_bytes.into());
+    r.insert(
+        "num-bytes.ack-received".into(),
+        snap.counters.bytes_acked.into(),
+    );
+    r.insert(
+        "num-congestion-events".into(),
+        qs.path.congestion_events.into(),
+    );
+    if let Some(rtt) = &snap.rtt {
+        r.insert("rtt.minimum".into(), ms(rtt.min()));
+        r.insert("rtt.smoothed".into(), ms(rtt.smoothed()));
+        r.insert("rtt.variance".into(), ms(rtt.var()));
+        r.insert("rtt.latest".into(), ms(rtt.latest()));
+        r.insert("rtt.minimum-us".into(), us(rtt.min()));
+        r.insert("rtt.smoothed-us".into(), us(rtt.smoothed()));
+    }
+    let m = &snap.metrics;
+    r.insert("cc.algorithm".into(), shared.cc.name.clone().into());
+    r.insert("cc.cwnd".into(), m.cwnd_bytes.into());
+    if let Some(s) = m.ssthresh_bytes {
+        r.insert("cc.ssthresh".into(), s.into());
+    }
+    if let Some(c) = m.cwnd_exiting_slow_start_bytes {
+        r.insert("cc.cwnd-exiting-slow-start".into(), c.into());
+    }
+    r.insert("cc.num-loss-episodes".into(), m.num_loss_episodes.into());
+    r.insert(
+        "cc.num-ecn-loss-episodes".into(),
+        m.num_ecn_loss_episodes.into(),
+    );
+    shared.labels.add_to(&mut r);
+    if let Some(e) = &out.error {
+        r.insert("error".into(), e.clone().into());
+    }
+    r
+}

@@ -1,0 +1,100 @@
+//! Stats records of `ramp serve`: one NDJSON line per request, with the
+//! keys of docs/formats.md, written and flushed as each request ends.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+
+/// Appends records to an NDJSON file, one flushed line per record, so a
+/// record is on disk once [`StatsWriter::write`] returns.
+pub struct StatsWriter {
+    path: PathBuf,
+    file: Mutex<BufWriter<File>>,
+}
+
+impl StatsWriter {
+    /// Creates (truncates) `path`.
+    pub fn create(path: &Path) -> io::Result<StatsWriter> {
+        let f = File::create(path)
+            .map_err(|e| io::Error::new(e.kind(), format!("stats file {}: {e}", path.display())))?;
+        Ok(StatsWriter {
+            path: path.to_path_buf(),
+            file: Mutex::new(BufWriter::new(f)),
+        })
+    }
+
+    /// Writes one record as one line and flushes it.
+    pub fn write(&self, record: &Map<String, Value>) -> io::Result<()> {
+        let mut line = serde_json::to_vec(record).map_err(io::Error::other)?;
+        line.push(b'\n');
+        let mut f = self.file.lock().unwrap_or_else(|p| p.into_inner());
+        f.write_all(&line)
+            .and_then(|()| f.flush())
+            .map_err(|e| io::Error::new(e.kind(), format!("stats file {}: {e}", self.path.display())))
+    }
+}
+
+/// The path the records describe (`path.*` and `seed` keys), as given on
+/// the command line: the server cannot see the emulated path itself.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PathLabels {
+    /// `path.rate-bps`.
+    pub rate_bps: Option<u64>,
+    /// `path.rtt-ms`.
+    pub rtt: Option<Duration>,
+    /// `path.queue-ms`.
+    pub queue: Option<Duration>,
+    /// `path.loss`.
+    pub loss: Option<f64>,
+    /// `seed`.
+    pub seed: Option<u64>,
+    /// `group`.
+    pub group: Option<String>,
+}
+
+impl PathLabels {
+    /// Adds the labels that are set to `rec`.
+    pub fn add_to(&self, rec: &mut Map<String, Value>) {
+        if let Some(v) = self.rate_bps {
+            rec.insert("path.rate-bps".into(), v.into());
+        }
+        if let Some(v) = self.rtt {
+            rec.insert("path.rtt-ms".into(), ms_f(v));
+        }
+        if let Some(v) = self.queue {
+            rec.insert("path.queue-ms".into(), ms_f(v));
+        }
+        if let Some(v) = self.loss {
+            rec.insert("path.loss".into(), v.into());
+        }
+        if let Some(v) = self.seed {
+            rec.insert("seed".into(), v.into());
+        }
+        if let Some(v) = &self.group {
+            rec.insert("group".into(), v.clone().into());
+        }
+    }
+}
+
+/// Whole milliseconds when exact, else a fraction.
+fn ms_f(d: Duration) -> Value {
+    if d.as_nanos() % 1_000_000 == 0 {
+        Value::from(d.as_millis() as u64)
+    } else {
+        Value::from(d.as_secs_f64() * 1e3)
+    }
+}
+
+/// A duration as h2o's integer milliseconds (truncated).
+pub fn ms(d: Duration) -> Value {
+    Value::from(u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// A duration as integer microseconds.
+pub fn us(d: Duration) -> Value {
+    Value::from(u64::try_from(d.as_micros()).unwrap_or(u64::MAX))
+}

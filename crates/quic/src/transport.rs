@@ -1,0 +1,43 @@
+//! quinn transport settings shared by `ramp serve` and `ramp get`.
+//!
+//! - Flow control never limits a transfer: stream and connection receive
+//!   windows and the send window are far above any emulated BDP (the
+//!   quinn default stream window, 1.25 MB, is below 100 Mbit/s × 100 ms).
+//! - Fixed 1200-byte UDP payloads (RFC 9000 §14: the minimum every path
+//!   carries) with PMTU discovery off, so packet counts and windows compare
+//!   one to one with the simulator's `max_datagram_size` of 1200.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use quinn::{IdleTimeout, TransportConfig, VarInt};
+
+use crate::adapter::RampFactory;
+
+/// UDP payload size used on every path (RFC 9000 §14.1 minimum).
+pub const DATAGRAM_BYTES: u16 = 1200;
+
+/// Receive windows: 1 GiB, far above any emulated BDP.
+const RECEIVE_WINDOW_BYTES: u32 = 1 << 30;
+
+/// Idle timeout: a vanished peer is given up after this long.
+pub const IDLE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// A transport configuration with `factory` as its congestion controller
+/// (`None`: quinn's default CUBIC, for the client side which only sends
+/// requests and ACKs).
+pub fn transport_config(factory: Option<Arc<RampFactory>>) -> TransportConfig {
+    let mut t = TransportConfig::default();
+    t.stream_receive_window(VarInt::from_u32(RECEIVE_WINDOW_BYTES))
+        .receive_window(VarInt::from_u32(RECEIVE_WINDOW_BYTES))
+        .send_window(u64::from(RECEIVE_WINDOW_BYTES))
+        .max_concurrent_bidi_streams(VarInt::from_u32(1000))
+        .initial_mtu(DATAGRAM_BYTES)
+        .min_mtu(DATAGRAM_BYTES)
+        .mtu_discovery_config(None)
+        .max_idle_timeout(IdleTimeout::try_from(IDLE_TIMEOUT).ok());
+    if let Some(f) = factory {
+        t.congestion_controller_factory(f);
+    }
+    t
+}
