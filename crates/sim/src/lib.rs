@@ -1,1 +1,149 @@
-//! Deterministic packet-level simulator driving ramp-cc controllers.
+//! ramp-sim: a deterministic packet-level simulator driving the real ramp-cc
+//! controllers, loss detector and pacer.
+//!
+//! A [`Scenario`] (a built-in preset or a TOML file) describes a path and
+//! the endpoints; [`run_connection`] simulates one connection (handshake,
+//! request, response of N bytes) with one controller and returns its stats
+//! [`Record`]; [`run_arms`] runs several controllers on the same path and
+//! seed, in parallel, with output independent of the thread count. See
+//! docs/simulator.md for the model and docs/formats.md for the outputs.
+//!
+//! ```no_run
+//! use ramp_sim::{run_connection, Scenario, TraceSink};
+//! let sc = Scenario::load("seed-100m").unwrap();
+//! let spec = ramp_cc::spec::parse("rapidstart(iw=30)").unwrap();
+//! let rec = run_connection(&sc, &spec, 1, &mut TraceSink::off()).unwrap();
+//! println!("{}", rec.to_json());
+//! ```
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod client;
+pub mod engine;
+pub mod link;
+pub mod network;
+pub mod presets;
+pub mod qlog;
+pub mod receiver;
+pub mod record;
+pub mod rng;
+pub mod scenario;
+pub mod server;
+pub mod trace;
+pub mod units;
+
+use core::fmt;
+
+use ramp_cc::config::{CcConfig, InitialWindow};
+use ramp_cc::spec::ControllerSpec;
+
+pub use engine::{simulate, FlowSetup, SimOutput};
+pub use record::Record;
+pub use scenario::{Scenario, ScenarioError};
+pub use trace::TraceSink;
+
+/// A simulation that could not run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SimError(pub String);
+
+impl fmt::Display for SimError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for SimError {}
+
+/// The controller settings a scenario implies: its datagram size and its
+/// initial window in packets. A spec's own options (`iw=`, `pacing=`, ...)
+/// override these.
+pub fn cc_config(scenario: &Scenario) -> CcConfig {
+    CcConfig {
+        max_datagram_size: scenario.endpoint.mds,
+        initial_window: InitialWindow::Packets(
+            u32::try_from(scenario.endpoint.iw_packets).unwrap_or(u32::MAX),
+        ),
+        ..CcConfig::default()
+    }
+}
+
+/// The flows of one run: the flow under test with `spec`, then the
+/// scenario's cross flows (their own spec, or `spec` if they name none).
+pub fn flows_for(
+    scenario: &Scenario,
+    spec: &ControllerSpec,
+    group: &str,
+) -> Result<Vec<FlowSetup>, SimError> {
+    let cfg = cc_config(scenario);
+    let mut flows = vec![FlowSetup {
+        controller: spec.build(&cfg),
+        group: group.to_string(),
+        start: core::time::Duration::ZERO,
+        size_bytes: scenario.size_bytes,
+    }];
+    for (i, f) in scenario.cross_flows.iter().enumerate() {
+        let s = match &f.cc {
+            Some(name) => ramp_cc::spec::parse(name)
+                .map_err(|e| SimError(format!("flow {}: cc `{name}`: {e}", i + 1)))?,
+            None => *spec,
+        };
+        flows.push(FlowSetup {
+            controller: s.build(&cfg),
+            group: String::new(),
+            start: f.start,
+            size_bytes: f.size_bytes,
+        });
+    }
+    Ok(flows)
+}
+
+/// Simulates one connection of `scenario` with the controller `spec` on the
+/// path seeded by `seed`, tracing it into `trace` (use [`TraceSink::off`]
+/// for none), and returns its stats record. Cross flows of the scenario run
+/// alongside; their records are dropped (use [`simulate`] to get them).
+///
+/// Same arguments, same record, byte for byte.
+pub fn run_connection(
+    scenario: &Scenario,
+    spec: &ControllerSpec,
+    seed: u64,
+    trace: &mut TraceSink,
+) -> Result<Record, SimError> {
+    let flows = flows_for(scenario, spec, "")?;
+    let out = simulate(scenario, flows, seed, trace);
+    out.records
+        .into_iter()
+        .next()
+        .ok_or_else(|| SimError("internal: no record for flow 0".to_string()))
+}
+
+/// Runs each spec on the same scenario and seed (the arms of an A/B
+/// comparison), on up to `threads` threads, and returns their records in
+/// spec order. Untraced. The result does not depend on `threads`.
+pub fn run_arms(
+    scenario: &Scenario,
+    specs: &[ControllerSpec],
+    seed: u64,
+    threads: usize,
+) -> Result<Vec<Record>, SimError> {
+    let threads = threads.max(1).min(specs.len().max(1));
+    let mut results: Vec<Option<Result<Record, SimError>>> = vec![None; specs.len()];
+    std::thread::scope(|s| {
+        let chunks: Vec<_> = results
+            .chunks_mut(specs.len().div_ceil(threads).max(1))
+            .zip(specs.chunks(specs.len().div_ceil(threads).max(1)))
+            .collect();
+        for (out, sp) in chunks {
+            s.spawn(move || {
+                for (o, spec) in out.iter_mut().zip(sp) {
+                    *o = Some(run_connection(scenario, spec, seed, &mut TraceSink::off()));
+                }
+            });
+        }
+    });
+    results
+        .into_iter()
+        .map(|r| r.unwrap_or_else(|| Err(SimError("internal: arm not run".into()))))
+        .collect()
+}

@@ -1,0 +1,594 @@
+//! Scenarios: a path, endpoint settings and a workload, from a preset or a
+//! TOML file.
+//!
+//! ```toml
+//! preset = "seed-100m"          # optional base; every key below overrides it
+//! seed = 1
+//! size = "3MB"
+//!
+//! [path]
+//! rate = "100mbit"
+//! rtt = "30ms"                  # split evenly, or give the one-way delays:
+//! # forward_delay = "15ms"      # server -> client (data)
+//! # reverse_delay = "15ms"      # client -> server (ACKs)
+//! queue = "30ms"                # or queue_bytes = 375000
+//! loss = "0.1%"                 # Bernoulli, after the bottleneck
+//! # ecn_threshold = "1ms"       # CE-mark ECT packets whose sojourn exceeds it
+//! # reverse_rate = "10mbit"     # serialise ACKs on the reverse path
+//! # ack_aggregation = "4ms"     # release ACKs in batches every 4 ms
+//! # [path.gilbert_elliott]  p_good_to_bad = 0.01, p_bad_to_good = 0.3, loss_bad = 0.5
+//! # [path.policer]          rate = "10mbit", burst = "32KB"
+//!
+//! [endpoint]
+//! mds = 1252                    # UDP payload of a full packet, bytes
+//! iw = 30                       # initial window, packets
+//! jump_window = 60              # full-RTT pacing window, packets
+//! ack_policy = "rfc9000"        # "chrome", "ackfreq(10,25ms)"
+//! max_ack_delay = "25ms"
+//! server_flight = 3000          # server handshake bytes (Initial + Handshake)
+//!
+//! [[flow]]                      # extra flows sharing the bottleneck
+//! cc = "cubic"
+//! start = "200ms"
+//! size = "20MB"
+//! ```
+
+use core::fmt;
+use core::time::Duration;
+
+use ramp_cc::pacer::{PacerConfig, PacerKind};
+use ramp_cc::Rate;
+use serde::{Deserialize, Deserializer};
+
+use crate::link::LossModel;
+use crate::presets;
+use crate::receiver::AckPolicy;
+use crate::units;
+
+/// How the bottleneck queue is sized.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QueueLimit {
+    /// Time at the link rate, enforced as bytes (quicly's convention).
+    Time(Duration),
+    /// Bytes.
+    Bytes(u64),
+}
+
+/// Path parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PathConfig {
+    /// Bottleneck rate (forward, data direction).
+    pub rate: Rate,
+    /// One-way propagation delay server -> client.
+    pub forward_delay: Duration,
+    /// One-way propagation delay client -> server.
+    pub reverse_delay: Duration,
+    /// Drop-tail queue limit.
+    pub queue: QueueLimit,
+    /// Random loss after the bottleneck.
+    pub loss: LossModel,
+    /// Token-bucket policer before the queue: (rate, burst bytes).
+    pub policer: Option<(Rate, u64)>,
+    /// CE-mark ECT packets whose queueing delay exceeds this.
+    pub ecn_threshold: Option<Duration>,
+    /// Serialisation rate of the reverse path (None: infinitely fast).
+    pub reverse_rate: Option<Rate>,
+    /// Release reverse-path packets only at multiples of this interval.
+    pub ack_aggregation: Option<Duration>,
+}
+
+impl PathConfig {
+    /// Base (idle) RTT: the sum of the one-way delays.
+    pub fn rtt(&self) -> Duration {
+        self.forward_delay + self.reverse_delay
+    }
+    /// Queue limit in bytes.
+    pub fn queue_bytes(&self) -> u64 {
+        match self.queue {
+            QueueLimit::Time(d) => crate::link::queue_bytes_for(self.rate, d),
+            QueueLimit::Bytes(b) => b,
+        }
+    }
+    /// Queue limit in time at the link rate.
+    pub fn queue_time(&self) -> Duration {
+        match self.queue {
+            QueueLimit::Time(d) => d,
+            QueueLimit::Bytes(b) => self.rate.transmit_time(b),
+        }
+    }
+}
+
+/// Endpoint parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EndpointConfig {
+    /// Maximum datagram size (UDP payload of a full packet), bytes.
+    pub mds: u64,
+    /// Initial window, packets.
+    pub iw_packets: u64,
+    /// Jump window (full-RTT pacing of the first flight), packets.
+    pub jump_packets: u64,
+    /// The client's ACK policy.
+    pub ack_policy: AckPolicy,
+    /// The client's max_ack_delay (RFC 9000 §18.2).
+    pub max_ack_delay: Duration,
+    /// Bytes of the server's handshake flight (Initial + Handshake).
+    pub server_flight_bytes: u64,
+    /// Send packets ECN-capable (ECT(0)).
+    pub ecn: bool,
+    /// The server's pacer (ramp-cc): leaky bucket (default), quinn, off.
+    pub pacer: PacerKind,
+}
+
+/// One flow on the shared bottleneck.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlowConfig {
+    /// Controller spec (None: the arm under test).
+    pub cc: Option<String>,
+    /// When the client starts its handshake.
+    pub start: Duration,
+    /// Object size, bytes.
+    pub size_bytes: u64,
+}
+
+/// A complete scenario.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scenario {
+    /// Name (preset name or file stem).
+    pub name: String,
+    /// Path.
+    pub path: PathConfig,
+    /// Endpoints.
+    pub endpoint: EndpointConfig,
+    /// The flow under test's object size, bytes.
+    pub size_bytes: u64,
+    /// Default seed.
+    pub seed: u64,
+    /// Other flows sharing the bottleneck (cross traffic).
+    pub cross_flows: Vec<FlowConfig>,
+    /// Simulated time after which the run stops, finished or not.
+    pub time_limit: Duration,
+}
+
+impl Scenario {
+    /// The scenario of a built-in preset.
+    pub fn from_preset(p: &presets::Preset) -> Scenario {
+        Scenario {
+            name: p.name.clone(),
+            path: PathConfig {
+                rate: p.rate,
+                forward_delay: p.rtt / 2,
+                reverse_delay: p.rtt - p.rtt / 2,
+                queue: QueueLimit::Time(p.queue),
+                loss: if p.loss > 0.0 {
+                    LossModel::Bernoulli { p: p.loss }
+                } else {
+                    LossModel::None
+                },
+                policer: None,
+                ecn_threshold: None,
+                reverse_rate: None,
+                ack_aggregation: None,
+            },
+            endpoint: EndpointConfig {
+                mds: 1252,
+                iw_packets: p.iw_packets,
+                jump_packets: p.jump_packets,
+                ack_policy: AckPolicy::Rfc9000,
+                max_ack_delay: Duration::from_millis(25),
+                server_flight_bytes: 3000,
+                ecn: false,
+                pacer: PacerKind::LeakyBucket(PacerConfig {
+                    max_datagram_size: 1252,
+                    ..PacerConfig::default()
+                }),
+            },
+            size_bytes: 3_000_000,
+            seed: 1,
+            cross_flows: Vec::new(),
+            time_limit: Duration::from_secs(600),
+        }
+    }
+
+    /// A preset by name, or a TOML file if `name_or_path` is not a preset.
+    pub fn load(name_or_path: &str) -> Result<Scenario, ScenarioError> {
+        if let Some(p) = presets::find(name_or_path) {
+            return Ok(Scenario::from_preset(&p));
+        }
+        let text = std::fs::read_to_string(name_or_path).map_err(|e| ScenarioError {
+            file: name_or_path.to_string(),
+            message: format!(
+                "not a preset (see `ramp sim --list-presets`) and not a readable file: {e}"
+            ),
+        })?;
+        let stem = std::path::Path::new(name_or_path)
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| name_or_path.to_string());
+        Scenario::from_toml(&text, &stem).map_err(|mut e| {
+            e.file = name_or_path.to_string();
+            e
+        })
+    }
+
+    /// Parses a TOML scenario. Errors name the key and its line.
+    pub fn from_toml(text: &str, name: &str) -> Result<Scenario, ScenarioError> {
+        let file: FileScenario = toml::from_str(text).map_err(|e| {
+            let line = e
+                .span()
+                .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
+            ScenarioError {
+                file: name.to_string(),
+                message: match line {
+                    Some(l) => format!("line {l}: {}", e.message()),
+                    None => e.message().to_string(),
+                },
+            }
+        })?;
+        let err = |m: String| ScenarioError {
+            file: name.to_string(),
+            message: m,
+        };
+        let mut sc = match &file.preset {
+            Some(p) => Scenario::from_preset(
+                &presets::find(p).ok_or_else(|| err(format!("preset: unknown preset `{p}`")))?,
+            ),
+            None => Scenario::from_preset(&presets::find("seed-100m").ok_or_else(|| {
+                err("internal: seed-100m preset missing".to_string())
+            })?),
+        };
+        sc.name = file.name.clone().unwrap_or_else(|| name.to_string());
+        if let Some(s) = file.seed {
+            sc.seed = s;
+        }
+        if let Some(Q(s)) = file.size {
+            sc.size_bytes = s;
+        }
+        if let Some(Q(t)) = file.time_limit {
+            sc.time_limit = t;
+        }
+        if let Some(p) = file.path {
+            p.apply(&mut sc.path).map_err(err)?;
+        }
+        if let Some(e) = file.endpoint {
+            e.apply(&mut sc.endpoint).map_err(err)?;
+        }
+        for f in file.flow {
+            sc.cross_flows.push(FlowConfig {
+                cc: f.cc,
+                start: f.start.map(|q| q.0).unwrap_or_default(),
+                size_bytes: f.size.map(|q| q.0).unwrap_or(sc.size_bytes),
+            });
+        }
+        sc.validate().map_err(err)?;
+        Ok(sc)
+    }
+
+    /// Checks the invariants the simulator relies on.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.path.rate.bytes_per_sec() == 0 {
+            return Err("path.rate: must be positive".into());
+        }
+        if self.endpoint.mds < 1200 || self.endpoint.mds > 65_527 {
+            return Err("endpoint.mds: must lie in 1200..=65527 (RFC 9000 §14)".into());
+        }
+        if self.path.queue_bytes() < self.endpoint.mds {
+            return Err("path.queue: must hold at least one full packet".into());
+        }
+        if self.endpoint.iw_packets == 0 {
+            return Err("endpoint.iw: must be at least 1".into());
+        }
+        if self.size_bytes == 0 {
+            return Err("size: must be at least 1 byte".into());
+        }
+        Ok(())
+    }
+}
+
+/// A scenario that could not be loaded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScenarioError {
+    /// File (or preset) name.
+    pub file: String,
+    /// What is wrong, with the key and line when known.
+    pub message: String,
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.file, self.message)
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+/// A quantity parsed from a string (or a bare number) by one of `units`.
+#[derive(Clone, Copy, Debug)]
+struct Q<T>(T);
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum StrOrNum {
+    S(String),
+    I(i64),
+    F(f64),
+}
+
+impl StrOrNum {
+    fn text(self) -> String {
+        match self {
+            StrOrNum::S(s) => s,
+            StrOrNum::I(i) => i.to_string(),
+            StrOrNum::F(f) => f.to_string(),
+        }
+    }
+}
+
+macro_rules! quantity {
+    ($t:ty, $parse:path) => {
+        impl<'de> Deserialize<'de> for Q<$t> {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let s = StrOrNum::deserialize(d)?.text();
+                $parse(&s).map(Q).map_err(serde::de::Error::custom)
+            }
+        }
+    };
+}
+quantity!(Rate, units::parse_rate);
+quantity!(Duration, units::parse_duration);
+quantity!(u64, units::parse_size);
+quantity!(f64, units::parse_fraction);
+
+impl<'de> Deserialize<'de> for Q<AckPolicy> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        AckPolicy::parse(&s).map(Q).map_err(serde::de::Error::custom)
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileScenario {
+    name: Option<String>,
+    preset: Option<String>,
+    seed: Option<u64>,
+    size: Option<Q<u64>>,
+    time_limit: Option<Q<Duration>>,
+    path: Option<FilePath>,
+    endpoint: Option<FileEndpoint>,
+    #[serde(default)]
+    flow: Vec<FileFlow>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FilePath {
+    rate: Option<Q<Rate>>,
+    rtt: Option<Q<Duration>>,
+    forward_delay: Option<Q<Duration>>,
+    reverse_delay: Option<Q<Duration>>,
+    queue: Option<Q<Duration>>,
+    queue_bytes: Option<Q<u64>>,
+    loss: Option<Q<f64>>,
+    gilbert_elliott: Option<FileGe>,
+    policer: Option<FilePolicer>,
+    ecn_threshold: Option<Q<Duration>>,
+    reverse_rate: Option<Q<Rate>>,
+    ack_aggregation: Option<Q<Duration>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileGe {
+    p_good_to_bad: f64,
+    p_bad_to_good: f64,
+    #[serde(default)]
+    loss_good: f64,
+    #[serde(default = "one")]
+    loss_bad: f64,
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FilePolicer {
+    rate: Q<Rate>,
+    burst: Q<u64>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileEndpoint {
+    mds: Option<u64>,
+    iw: Option<u64>,
+    jump_window: Option<u64>,
+    ack_policy: Option<Q<AckPolicy>>,
+    max_ack_delay: Option<Q<Duration>>,
+    server_flight: Option<Q<u64>>,
+    ecn: Option<bool>,
+    pacer: Option<String>,
+    pacer_initial_burst: Option<u64>,
+    pacer_quantum: Option<u64>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileFlow {
+    cc: Option<String>,
+    start: Option<Q<Duration>>,
+    size: Option<Q<u64>>,
+}
+
+impl FilePath {
+    fn apply(self, p: &mut PathConfig) -> Result<(), String> {
+        if let Some(Q(r)) = self.rate {
+            p.rate = r;
+        }
+        if let Some(Q(rtt)) = self.rtt {
+            if self.forward_delay.is_some() || self.reverse_delay.is_some() {
+                return Err("path.rtt: give either rtt or forward_delay/reverse_delay".into());
+            }
+            p.forward_delay = rtt / 2;
+            p.reverse_delay = rtt - rtt / 2;
+        }
+        if let Some(Q(d)) = self.forward_delay {
+            p.forward_delay = d;
+        }
+        if let Some(Q(d)) = self.reverse_delay {
+            p.reverse_delay = d;
+        }
+        match (self.queue, self.queue_bytes) {
+            (Some(_), Some(_)) => {
+                return Err("path.queue: give either queue (time) or queue_bytes".into())
+            }
+            (Some(Q(d)), None) => p.queue = QueueLimit::Time(d),
+            (None, Some(Q(b))) => p.queue = QueueLimit::Bytes(b),
+            (None, None) => {}
+        }
+        match (self.loss, self.gilbert_elliott) {
+            (Some(_), Some(_)) => {
+                return Err("path.loss: give either loss or [path.gilbert_elliott]".into())
+            }
+            (Some(Q(l)), None) => {
+                p.loss = if l > 0.0 {
+                    LossModel::Bernoulli { p: l }
+                } else {
+                    LossModel::None
+                }
+            }
+            (None, Some(ge)) => {
+                for (k, v) in [
+                    ("p_good_to_bad", ge.p_good_to_bad),
+                    ("p_bad_to_good", ge.p_bad_to_good),
+                    ("loss_good", ge.loss_good),
+                    ("loss_bad", ge.loss_bad),
+                ] {
+                    if !(0.0..=1.0).contains(&v) {
+                        return Err(format!("path.gilbert_elliott.{k}: must lie in [0, 1]"));
+                    }
+                }
+                p.loss = LossModel::GilbertElliott {
+                    p_good_to_bad: ge.p_good_to_bad,
+                    p_bad_to_good: ge.p_bad_to_good,
+                    loss_good: ge.loss_good,
+                    loss_bad: ge.loss_bad,
+                };
+            }
+            (None, None) => {}
+        }
+        if let Some(pol) = self.policer {
+            p.policer = Some((pol.rate.0, pol.burst.0));
+        }
+        if let Some(Q(d)) = self.ecn_threshold {
+            p.ecn_threshold = Some(d);
+        }
+        if let Some(Q(r)) = self.reverse_rate {
+            p.reverse_rate = Some(r);
+        }
+        if let Some(Q(d)) = self.ack_aggregation {
+            if d.is_zero() {
+                return Err("path.ack_aggregation: must be positive".into());
+            }
+            p.ack_aggregation = Some(d);
+        }
+        Ok(())
+    }
+}
+
+impl FileEndpoint {
+    fn apply(self, e: &mut EndpointConfig) -> Result<(), String> {
+        if let Some(m) = self.mds {
+            e.mds = m;
+        }
+        if let Some(iw) = self.iw {
+            e.iw_packets = iw;
+            e.jump_packets = 2 * iw;
+        }
+        if let Some(j) = self.jump_window {
+            e.jump_packets = j;
+        }
+        if let Some(Q(a)) = self.ack_policy {
+            e.ack_policy = a;
+        }
+        if let Some(Q(d)) = self.max_ack_delay {
+            e.max_ack_delay = d;
+        }
+        if let Some(Q(b)) = self.server_flight {
+            if b == 0 {
+                return Err("endpoint.server_flight: must be at least 1 byte".into());
+            }
+            e.server_flight_bytes = b;
+        }
+        if let Some(ecn) = self.ecn {
+            e.ecn = ecn;
+        }
+        let mut cfg = match e.pacer {
+            PacerKind::LeakyBucket(c) => c,
+            _ => PacerConfig::default(),
+        };
+        cfg.max_datagram_size = e.mds;
+        if let Some(b) = self.pacer_initial_burst {
+            cfg.initial_burst_packets = b;
+        }
+        if let Some(q) = self.pacer_quantum {
+            cfg.burst_quantum_packets = q;
+        }
+        e.pacer = match self.pacer.as_deref() {
+            None => match e.pacer {
+                PacerKind::LeakyBucket(_) => PacerKind::LeakyBucket(cfg),
+                other => other,
+            },
+            Some("leaky-bucket") | Some("leaky") => PacerKind::LeakyBucket(cfg),
+            Some("quinn") => PacerKind::Quinn,
+            Some("off") => PacerKind::Off,
+            Some(other) => {
+                return Err(format!(
+                    "endpoint.pacer: unknown pacer `{other}` (use leaky-bucket, quinn, off)"
+                ))
+            }
+        };
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn toml_overrides_a_preset() {
+        let sc = Scenario::from_toml(
+            "preset = \"vdsl\"\nsize = \"1MB\"\n[path]\nloss = \"1%\"\nqueue_bytes = 100000\n\
+             [endpoint]\nack_policy = \"ackfreq(10, 5ms)\"\n[[flow]]\ncc = \"cubic\"\nstart = \"1s\"\n",
+            "t",
+        )
+        .unwrap();
+        assert_eq!(sc.path.rate.bits_per_sec(), 55_000_000);
+        assert_eq!(sc.path.rtt(), Duration::from_millis(39));
+        assert_eq!(sc.path.queue, QueueLimit::Bytes(100_000));
+        assert_eq!(sc.path.loss, LossModel::Bernoulli { p: 0.01 });
+        assert_eq!(sc.size_bytes, 1_000_000);
+        assert_eq!(
+            sc.endpoint.ack_policy,
+            AckPolicy::AckFrequency {
+                packets: 10,
+                delay: Duration::from_millis(5)
+            }
+        );
+        assert_eq!(sc.cross_flows.len(), 1);
+        assert_eq!(sc.cross_flows[0].start, Duration::from_secs(1));
+    }
+
+    #[test]
+    fn errors_name_the_key_and_line() {
+        let e = Scenario::from_toml("seed = 1\n[path]\nrate = \"fast\"\n", "bad").unwrap_err();
+        assert!(e.message.contains("line 3"), "{e}");
+        assert!(e.message.contains("fast"), "{e}");
+        let e = Scenario::from_toml("[path]\nrtt = \"1ms\"\nqeue = \"3ms\"\n", "bad").unwrap_err();
+        assert!(e.message.contains("line 3") && e.message.contains("qeue"), "{e}");
+        let e = Scenario::from_toml("preset = \"nope\"\n", "bad").unwrap_err();
+        assert!(e.message.contains("preset"), "{e}");
+    }
+}

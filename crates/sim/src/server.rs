@@ -1,0 +1,481 @@
+//! The server endpoint: handshake flight under the anti-amplification limit,
+//! then one response of N bytes sent with a ramp-cc controller, the ramp-cc
+//! loss detector and a pacer; lost data is retransmitted until every byte is
+//! acknowledged.
+
+use std::collections::VecDeque;
+
+use ramp_cc::recovery::{
+    AckFrame, AckOutcome, LossDetector, RecoveryConfig, Space, TimeoutKind, TimeoutOutcome,
+};
+use ramp_cc::pacer::{AnyPacer, PacerKind, Pacing, PacingInput};
+use ramp_cc::{Controller, Time};
+
+
+/// RFC 9000 §8.1: before validating the client's address, a server sends at
+/// most three times the bytes it has received.
+pub const AMPLIFICATION_FACTOR: u64 = 3;
+/// Bytes of a full 1-RTT packet that are not stream data: short header
+/// (1 + 8-byte connection ID + 2-byte packet number), STREAM frame header
+/// (about 9 bytes) and the 16-byte AEAD tag, rounded up to h2o's observed
+/// 1252-byte packets carrying 1200 bytes of data (about 52 bytes).
+pub const PACKET_OVERHEAD_BYTES: u64 = 52;
+
+/// What a packet carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Payload {
+    /// Handshake data: packet `n` of the server's flight.
+    Crypto(u16),
+    /// Response data: chunk `n` (offset `n x chunk_bytes`).
+    Stream(u32),
+    /// A PING (a probe with nothing else to send).
+    Ping,
+}
+
+/// A datagram on its way from the server to the client.
+#[derive(Clone, Copy, Debug)]
+pub struct Datagram {
+    /// Packet-number space.
+    pub space: Space,
+    /// Packet number.
+    pub pn: u64,
+    /// UDP payload bytes.
+    pub size: u32,
+    /// Content.
+    pub payload: Payload,
+    /// Whether this resends data sent before.
+    pub retx: bool,
+    /// ECN-capable (ECT(0)).
+    pub ect: bool,
+}
+
+/// Server phase.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// Waiting for the client's Initial.
+    Idle,
+    /// Handshake flight sent, waiting for the request.
+    Handshake,
+    /// Sending the response.
+    Serving,
+    /// Every response byte acknowledged.
+    Done,
+}
+
+/// The server of one flow.
+pub struct Server {
+    /// RFC 9002 loss detection (ramp-cc).
+    pub ld: LossDetector<Payload>,
+    /// The controller (ramp-cc).
+    pub cc: Box<dyn Controller>,
+    pacer: AnyPacer,
+    mds: u64,
+    ect: bool,
+    /// Current phase.
+    pub phase: Phase,
+    next_pn: [u64; 3],
+    amp_received: u64,
+    amp_sent: u64,
+    validated: bool,
+    crypto_sizes: Vec<u32>,
+    crypto_acked: Vec<bool>,
+    crypto_next: usize,
+    crypto_retx: VecDeque<u16>,
+    /// Stream bytes per full packet.
+    pub chunk_bytes: u64,
+    /// Response size.
+    pub total_bytes: u64,
+    /// Number of chunks.
+    pub chunks: u32,
+    acked: Vec<u64>,
+    acked_count: u32,
+    next_chunk: u32,
+    retx: VecDeque<u32>,
+    lowest_unacked: u32,
+    probes: u8,
+    probe_space: Space,
+    app_limited: bool,
+    /// When the request arrived.
+    pub t_request: Option<Time>,
+    /// When the last response byte was acknowledged.
+    pub t_done: Option<Time>,
+    /// Stream bytes sent more than once.
+    pub resent_bytes: u64,
+    /// Largest window seen.
+    pub cwnd_max: u64,
+    /// Outcome of the last ACK (for traces).
+    pub ack_out: AckOutcome<Payload>,
+    /// Outcome of the last timeout (for traces).
+    pub timeout_out: TimeoutOutcome<Payload>,
+}
+
+impl Server {
+    /// A server sending `total_bytes`, with a handshake flight of
+    /// `flight_bytes`.
+    pub fn new(
+        cc: Box<dyn Controller>,
+        recovery: RecoveryConfig,
+        pacer: PacerKind,
+        mds: u64,
+        total_bytes: u64,
+        flight_bytes: u64,
+        ect: bool,
+    ) -> Server {
+        let chunk_bytes = mds - PACKET_OVERHEAD_BYTES;
+        let chunks = u32::try_from(total_bytes.div_ceil(chunk_bytes)).unwrap_or(u32::MAX);
+        let mut crypto_sizes = Vec::new();
+        let mut left = flight_bytes;
+        while left > 0 {
+            let s = left.min(mds);
+            // A packet is never smaller than a minimal QUIC packet.
+            crypto_sizes.push(u32::try_from(s.max(64)).unwrap_or(u32::MAX));
+            left -= s;
+        }
+        let cwnd = cc.window();
+        let ld = LossDetector::new(recovery);
+        let input = PacingInput {
+            rate: cc.pacing_rate(ld.rtt()),
+            window: cwnd,
+            smoothed_rtt: ld.rtt().smoothed(),
+            max_datagram_size: mds,
+        };
+        let pacer = pacer.build(Time::ZERO, &input);
+        Server {
+            ld,
+            cc,
+            pacer,
+            mds,
+            ect,
+            phase: Phase::Idle,
+            next_pn: [0; 3],
+            amp_received: 0,
+            amp_sent: 0,
+            validated: false,
+            crypto_acked: vec![false; crypto_sizes.len()],
+            crypto_sizes,
+            crypto_next: 0,
+            crypto_retx: VecDeque::new(),
+            chunk_bytes,
+            total_bytes,
+            chunks,
+            acked: vec![0; (chunks as usize).div_ceil(64)],
+            acked_count: 0,
+            next_chunk: 0,
+            retx: VecDeque::new(),
+            lowest_unacked: 0,
+            probes: 0,
+            probe_space: Space::Application,
+            app_limited: false,
+            t_request: None,
+            t_done: None,
+            resent_bytes: 0,
+            cwnd_max: cwnd,
+            ack_out: AckOutcome::new(),
+            timeout_out: TimeoutOutcome::new(),
+        }
+    }
+
+    /// Number of packets in the handshake flight.
+    pub fn crypto_packets(&self) -> u16 {
+        u16::try_from(self.crypto_sizes.len()).unwrap_or(u16::MAX)
+    }
+
+    /// Stream bytes of chunk `c`.
+    pub fn chunk_len(&self, c: u32) -> u64 {
+        let off = u64::from(c) * self.chunk_bytes;
+        self.chunk_bytes.min(self.total_bytes - off)
+    }
+
+    fn is_acked(&self, c: u32) -> bool {
+        self.acked[(c / 64) as usize] & (1 << (c % 64)) != 0
+    }
+
+    /// The client's Initial arrived.
+    pub fn on_client_initial(&mut self, now: Time, bytes: u64, out: &mut Vec<Datagram>) -> Option<Time> {
+        self.amp_received += bytes;
+        if self.phase == Phase::Idle {
+            self.phase = Phase::Handshake;
+        }
+        self.try_send(now, out)
+    }
+
+    /// A client Handshake packet arrived (validates the address, RFC 9000
+    /// §8.1; the server then drops its Initial keys, RFC 9001 §4.9.1).
+    pub fn on_client_handshake(&mut self, bytes: u64) {
+        self.amp_received += bytes;
+        if !self.validated {
+            self.validated = true;
+            self.ld.discard_space(Space::Initial);
+        }
+    }
+
+    /// The client's Finished and the request arrived: the handshake is
+    /// confirmed (RFC 9001 §4.1.2) and the response starts.
+    pub fn on_request(&mut self, now: Time, bytes: u64, out: &mut Vec<Datagram>) -> Option<Time> {
+        self.on_client_handshake(bytes);
+        if self.phase == Phase::Handshake {
+            self.ld.set_handshake_confirmed();
+            self.ld.discard_space(Space::Handshake);
+            self.crypto_retx.clear();
+            self.phase = Phase::Serving;
+            self.t_request = Some(now);
+        }
+        self.try_send(now, out)
+    }
+
+    /// An ACK frame arrived. Returns when to wake to send next.
+    pub fn on_ack(
+        &mut self,
+        now: Time,
+        space: Space,
+        frame: &AckFrame,
+        out: &mut Vec<Datagram>,
+    ) -> Option<Time> {
+        let app_limited = self.app_limited;
+        let mut ack_out = std::mem::take(&mut self.ack_out);
+        let r = self
+            .ld
+            .on_ack_received(now, space, frame, app_limited, self.cc.as_mut(), &mut ack_out);
+        if r.is_ok() {
+            for p in &ack_out.acked {
+                self.mark_acked(p.payload);
+            }
+            for p in &ack_out.lost {
+                self.requeue(p.payload);
+            }
+        }
+        self.ack_out = ack_out;
+        self.cwnd_max = self.cwnd_max.max(self.cc.window());
+        if self.phase == Phase::Serving && self.acked_count == self.chunks {
+            self.phase = Phase::Done;
+            self.t_done = Some(now);
+        }
+        self.try_send(now, out)
+    }
+
+    /// The loss-detection timer fired.
+    pub fn on_timer(&mut self, now: Time, out: &mut Vec<Datagram>) -> Option<Time> {
+        let mut to = std::mem::take(&mut self.timeout_out);
+        self.ld.on_timeout(now, self.cc.as_mut(), &mut to);
+        match to.kind {
+            TimeoutKind::Idle => {}
+            TimeoutKind::LossTimer { .. } => {
+                for p in &to.lost {
+                    self.requeue(p.payload);
+                }
+            }
+            TimeoutKind::Pto { space, probes } => {
+                self.probes = probes;
+                self.probe_space = space;
+            }
+        }
+        self.timeout_out = to;
+        self.try_send(now, out)
+    }
+
+    fn mark_acked(&mut self, p: Payload) {
+        match p {
+            Payload::Crypto(i) => {
+                if let Some(a) = self.crypto_acked.get_mut(usize::from(i)) {
+                    *a = true;
+                }
+            }
+            Payload::Stream(c) => {
+                let (w, b) = ((c / 64) as usize, c % 64);
+                if self.acked[w] & (1 << b) == 0 {
+                    self.acked[w] |= 1 << b;
+                    self.acked_count += 1;
+                }
+                while self.lowest_unacked < self.chunks && self.is_acked(self.lowest_unacked) {
+                    self.lowest_unacked += 1;
+                }
+            }
+            Payload::Ping => {}
+        }
+    }
+
+    fn requeue(&mut self, p: Payload) {
+        match p {
+            Payload::Crypto(i) => {
+                if self.phase == Phase::Handshake
+                    && !self.crypto_acked.get(usize::from(i)).copied().unwrap_or(true)
+                {
+                    self.crypto_retx.push_back(i);
+                }
+            }
+            Payload::Stream(c) => {
+                if !self.is_acked(c) {
+                    self.retx.push_back(c);
+                }
+            }
+            Payload::Ping => {}
+        }
+    }
+
+    /// The next thing to send in the handshake, if any: (payload, retx).
+    fn next_crypto(&mut self, probe: bool) -> Option<(Payload, bool)> {
+        while let Some(&i) = self.crypto_retx.front() {
+            if self.crypto_acked[usize::from(i)] {
+                self.crypto_retx.pop_front();
+            } else {
+                return Some((Payload::Crypto(i), true));
+            }
+        }
+        if self.crypto_next < self.crypto_sizes.len() {
+            return Some((Payload::Crypto(self.crypto_next as u16), false));
+        }
+        if probe {
+            // Probe with the oldest unacknowledged handshake packet.
+            if let Some(i) = self.crypto_acked.iter().position(|a| !a) {
+                return Some((Payload::Crypto(i as u16), true));
+            }
+            return Some((Payload::Ping, false));
+        }
+        None
+    }
+
+    fn next_stream(&mut self, probe: bool) -> Option<(Payload, bool)> {
+        while let Some(&c) = self.retx.front() {
+            if self.is_acked(c) {
+                self.retx.pop_front();
+            } else {
+                return Some((Payload::Stream(c), true));
+            }
+        }
+        if self.next_chunk < self.chunks {
+            return Some((Payload::Stream(self.next_chunk), false));
+        }
+        if probe {
+            if self.lowest_unacked < self.chunks {
+                return Some((Payload::Stream(self.lowest_unacked), true));
+            }
+            return Some((Payload::Ping, false));
+        }
+        None
+    }
+
+    fn size_of(&self, p: Payload) -> u64 {
+        match p {
+            Payload::Crypto(i) => u64::from(self.crypto_sizes[usize::from(i)]),
+            Payload::Stream(c) => self.chunk_len(c) + PACKET_OVERHEAD_BYTES,
+            // A PING probe is padded to a minimal 1-RTT packet.
+            Payload::Ping => 64,
+        }
+    }
+
+    /// Sends whatever the window, the pacer and the amplification limit
+    /// allow, appending datagrams to `out`. Returns the time at which the
+    /// pacer allows the next packet, if it is what stops sending.
+    pub fn try_send(&mut self, now: Time, out: &mut Vec<Datagram>) -> Option<Time> {
+        loop {
+            let probe = self.probes > 0;
+            let (space, next) = match self.phase {
+                Phase::Idle => return None,
+                Phase::Handshake => (Space::Handshake, self.next_crypto(probe)),
+                Phase::Serving => (Space::Application, self.next_stream(probe)),
+                Phase::Done => {
+                    self.probes = 0;
+                    return None;
+                }
+            };
+            let Some((payload, retx)) = next else {
+                // Nothing to send: application-limited unless the window is full.
+                self.app_limited = !self.ld.is_cwnd_limited(self.cc.window());
+                return None;
+            };
+            let size = self.size_of(payload);
+            if !self.validated && self.amp_sent + size > AMPLIFICATION_FACTOR * self.amp_received {
+                // Blocked until the client sends more (RFC 9000 §8.1).
+                return None;
+            }
+            let handshake = space != Space::Application;
+            if !probe && !handshake {
+                if self.ld.bytes_in_flight() + size > self.cc.window() {
+                    self.app_limited = false;
+                    return None;
+                }
+                let input = self.pacing_input();
+                let at = self.pacer.next_send_time(now, &input, size);
+                if at > now {
+                    self.app_limited = false;
+                    return Some(at);
+                }
+            }
+            // Commit.
+            let space = if let Payload::Crypto(0) = payload {
+                Space::Initial
+            } else {
+                space
+            };
+            match payload {
+                Payload::Crypto(i) => {
+                    if retx {
+                        if self.crypto_retx.front() == Some(&i) {
+                            self.crypto_retx.pop_front();
+                        }
+                    } else {
+                        self.crypto_next += 1;
+                    }
+                }
+                Payload::Stream(c) => {
+                    if retx {
+                        if self.retx.front() == Some(&c) {
+                            self.retx.pop_front();
+                        }
+                        self.resent_bytes += self.chunk_len(c);
+                    } else {
+                        self.next_chunk += 1;
+                    }
+                }
+                Payload::Ping => {}
+            }
+            if probe {
+                self.probes -= 1;
+            }
+            if !handshake {
+                // Probes are paced-through but leave a debt (ramp-cc's contract).
+                let input = self.pacing_input();
+                self.pacer.on_packet_sent(now, size, &input);
+            }
+            let pn = self.next_pn[space.index()];
+            self.next_pn[space.index()] += 1;
+            self.amp_sent += size;
+            self.ld.on_packet_sent(
+                now,
+                space,
+                pn,
+                size,
+                true,
+                true,
+                payload,
+                self.cc.as_mut(),
+            );
+            self.cwnd_max = self.cwnd_max.max(self.cc.window());
+            out.push(Datagram {
+                space,
+                pn,
+                size: size as u32,
+                payload,
+                retx,
+                ect: self.ect,
+            });
+        }
+    }
+
+    fn pacing_input(&self) -> PacingInput {
+        PacingInput {
+            rate: self.cc.pacing_rate(self.ld.rtt()),
+            window: self.cc.window(),
+            smoothed_rtt: self.ld.rtt().smoothed(),
+            max_datagram_size: self.mds,
+        }
+    }
+
+    /// The loss-detection timer deadline.
+    pub fn timer(&self) -> Option<Time> {
+        if self.phase == Phase::Done {
+            return None;
+        }
+        self.ld.timer()
+    }
+}
