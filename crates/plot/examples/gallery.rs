@@ -1,7 +1,8 @@
 //! Renders every chart from synthetic fixtures into a directory, for
 //! looking at: `cargo run -p ramp-plot --features fixtures --example gallery -- OUT_DIR`.
 
-use ramp_plot::chart::{save, DeliveryChart, Theme, TimeSeqChart};
+use ramp_plot::chart::{save, AbChart, DeliveryChart, PairedChart, Theme, TimeSeqChart};
+use ramp_plot::{ab_curves, paired_deltas, parse_records, AbOptions, Facet};
 use ramp_plot::fixtures::{arms, run, ToyRun};
 use ramp_plot::parse_trace;
 use std::path::PathBuf;
@@ -35,5 +36,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let refs: Vec<_> = traces.iter().collect();
     save(&DeliveryChart::new(refs.clone()), &out.join("delivery.png"), Theme::Light)?;
     save(&DeliveryChart::new(refs), &out.join("delivery-dark.png"), Theme::Dark)?;
+    let (records, _) = ramp_plot::fixtures::fleet(400, 0);
+    std::fs::write(out.join("records.ndjson"), &records)?;
+    let records = parse_records(&records, "fleet")?;
+    let mut opts = AbOptions::new("baseline");
+    let ab = ab_curves(&records, &opts)?;
+    save(&AbChart::new(&ab), &out.join("ab.png"), Theme::Light)?;
+    opts.facet = Facet::Key("pop".into());
+    let ab = ab_curves(&records, &opts)?;
+    save(&AbChart::new(&ab), &out.join("ab-pop.png"), Theme::Dark)?;
+    opts.facet = Facet::decade_size_bins();
+    let ab = ab_curves(&records, &opts)?;
+    save(&AbChart::new(&ab), &out.join("ab-size.svg"), Theme::Light)?;
+    opts.facet = Facet::None;
+    let paired = paired_deltas(&records, &opts)?;
+    save(&PairedChart::new(&paired), &out.join("paired.png"), Theme::Light)?;
     Ok(())
 }

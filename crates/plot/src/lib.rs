@@ -20,10 +20,12 @@ pub mod fixtures;
 pub mod quantile;
 pub mod output;
 pub mod record;
+pub mod report;
 pub mod trace;
 pub mod units;
 
 pub use ab::{ab_curves, paired_deltas, AbOptions, AbResult, Facet, PairedResult};
 pub use error::{Error, Result};
 pub use record::{parse_records, read_records, Record};
+pub use report::{render_report, write_report, RunData};
 pub use trace::{parse_trace, read_trace, Trace, TraceMeta};

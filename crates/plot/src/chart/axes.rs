@@ -175,9 +175,44 @@ pub(crate) fn note<DB: DrawingBackend>(
     de(area.draw_text(message, &style, (w as i32 / 2, h as i32 / 2)))
 }
 
+/// Columns and rows of a small-multiples grid for `n` panels (at most 3
+/// columns).
+pub(crate) fn grid_dims(n: usize) -> (usize, usize) {
+    let cols = n.clamp(1, 3);
+    (cols, n.max(1).div_ceil(cols))
+}
+
+/// Pixel size of one small-multiple panel.
+pub(crate) const PANEL: (u32, u32) = (540, 430);
+/// Pixel height of a chart's title band.
+pub(crate) const TITLE_BAND: u32 = 44;
+
+/// Size of a small-multiples chart of `n` panels.
+pub(crate) fn grid_size(n: usize) -> (u32, u32) {
+    let (c, r) = grid_dims(n);
+    ((PANEL.0 * c as u32).max(760), PANEL.1 * r as u32 + TITLE_BAND)
+}
+
+/// A signed percentage: `+3.2%`, `−14.7%` (with a true minus sign).
+pub(crate) fn signed_pct(v: f64) -> String {
+    let s = format!("{:+.1}%", v);
+    s.replacen('-', "−", 1)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn grids_have_at_most_three_columns() {
+        assert_eq!(grid_dims(1), (1, 1));
+        assert_eq!(grid_dims(3), (3, 1));
+        assert_eq!(grid_dims(4), (3, 2));
+        assert_eq!(grid_dims(7), (3, 3));
+        assert_eq!(grid_dims(0), (1, 1));
+        assert_eq!(signed_pct(-14.66), "−14.7%");
+        assert_eq!(signed_pct(3.0), "+3.0%");
+    }
 
     #[test]
     fn step_line_holds_values() {

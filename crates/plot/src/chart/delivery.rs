@@ -5,7 +5,7 @@
 //! head-of-line stalls while losses are repaired.
 
 use super::axes::{cartesian, de, legend, steps, text, Frame};
-use super::style::{series_colour, Theme};
+use super::style::Theme;
 use super::thin::thin_steps;
 use super::Chart;
 use crate::error::{Error, Result};
@@ -143,7 +143,7 @@ impl Chart for DeliveryChart<'_> {
         }
         let (w, _) = area.dim_in_pixel();
         for (i, tr) in self.traces.iter().enumerate() {
-            let c = series_colour(i);
+            let c = theme.series(i);
             let mut pts: Vec<(f64, f64)> = vec![(0.0, 0.0)];
             pts.extend(tr.delivered.iter().map(|d| (ms(d.t_us), d.bytes as f64)));
             let label = match ttlb_ms(tr) {

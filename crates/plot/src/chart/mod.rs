@@ -17,7 +17,9 @@ pub mod thin;
 mod timeseq;
 
 
+pub use ab::AbChart;
 pub use delivery::DeliveryChart;
+pub use paired::PairedChart;
 
 pub use style::Theme;
 pub use timeseq::TimeSeqChart;

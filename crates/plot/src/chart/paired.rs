@@ -1,1 +1,163 @@
-//! Placeholder until the A/B chart lands.
+//! The paired view: for arms run over the same paths (same seed), the
+//! distribution (CDF) of per-path % change of TTLB against the baseline.
+//! Pairing removes the path-to-path spread, so it shows effects the
+//! unpaired percentile comparison cannot (shared/notes/charts.md §1.1).
+
+use super::ab::{arm_colour, panel_caption};
+use super::axes::{cartesian, de, grid_dims, grid_size, legend, signed_pct, steps, text, Frame, TITLE_BAND};
+use super::style::Theme;
+use super::Chart;
+use crate::ab::PairedResult;
+use crate::error::{Error, Result};
+use crate::quantile::quantile_sorted;
+use crate::units::{format_number, nice_scale, Scale};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+/// CDF of per-path Δ of a [`PairedResult`].
+#[derive(Debug, Clone)]
+pub struct PairedChart<'a> {
+    result: &'a PairedResult,
+    title: Option<String>,
+}
+
+impl<'a> PairedChart<'a> {
+    /// A chart of `result`.
+    pub fn new(result: &'a PairedResult) -> Self {
+        PairedChart { result, title: None }
+    }
+
+    /// Replaces the title.
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+}
+
+const FRAME: Frame = Frame {
+    left: 62,
+    right: 0,
+    bottom: 44,
+    caption: Some(15.0),
+};
+
+/// The empirical CDF of sorted values as (value, % of values ≤ it) steps.
+pub(crate) fn ecdf_points(sorted: &[f64]) -> Vec<(f64, f64)> {
+    let n = sorted.len() as f64;
+    let mut pts = Vec::with_capacity(sorted.len() + 1);
+    if let Some(&first) = sorted.first() {
+        pts.push((first, 0.0));
+    }
+    for (i, &v) in sorted.iter().enumerate() {
+        pts.push((v, 100.0 * (i + 1) as f64 / n));
+    }
+    pts
+}
+
+impl Chart for PairedChart<'_> {
+    fn size(&self) -> (u32, u32) {
+        grid_size(self.result.panels.len())
+    }
+
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>, theme: Theme) -> Result<()> {
+        let r = self.result;
+        if r.panels.is_empty() {
+            return Err(Error::Data("paired chart: no pairs".to_string()));
+        }
+        let title = self.title.clone().unwrap_or_else(|| {
+            let by = r.facet.describe();
+            let mut t = format!(
+                "Per-path TTLB change against {} (paired by {})",
+                r.baseline,
+                r.pair_keys.join(", ")
+            );
+            if !by.is_empty() {
+                t.push_str(&format!(", by {by}"));
+            }
+            t
+        });
+        let (w, _) = root.dim_in_pixel();
+        let (head, body) = root.split_vertically(TITLE_BAND);
+        de(head.draw_text(
+            &title,
+            &text(18.0, theme.foreground()).pos(plotters::style::text_anchor::Pos::new(
+                plotters::style::text_anchor::HPos::Center,
+                plotters::style::text_anchor::VPos::Center,
+            )),
+            (w as i32 / 2, TITLE_BAND as i32 / 2),
+        ))?;
+        let all = r.panels.iter().flat_map(|p| &p.curves).flat_map(|c| &c.deltas_pct);
+        let (lo, hi) = all.fold((0.0f64, 0.0f64), |(a, b), &v| (a.min(v), b.max(v)));
+        let x = nice_scale(lo, hi, 8);
+        let y = Scale {
+            lo: 0.0,
+            hi: 100.0,
+            ticks: (0..=10).map(|i| f64::from(i) * 10.0).collect(),
+            step: 10.0,
+        };
+        let (cols, rows) = grid_dims(r.panels.len());
+        let cells = body.split_evenly((rows, cols));
+        for (panel, area) in r.panels.iter().zip(cells.iter()) {
+            let pairs = panel.curves.iter().map(|c| c.deltas_pct.len()).max().unwrap_or(0);
+            let caption = panel_caption(&r.facet, &panel.facet, &r.baseline, pairs)
+                .replace(" n = ", " pairs = ");
+            let mut chart = cartesian(area, Some(&caption), &x, &y, FRAME, false, theme)?;
+            if x.lo < 0.0 {
+                de(chart.draw_series(std::iter::once(Rectangle::new(
+                    [(x.lo, 0.0), (0.0_f64.min(x.hi), 100.0)],
+                    theme.better_tint().filled(),
+                ))))?;
+            }
+            let fx = |v: &f64| format_number(*v);
+            de(chart
+                .configure_mesh()
+                .x_label_formatter(&fx)
+                .y_label_formatter(&fx)
+                .x_desc(format!("per-path TTLB change vs {} (%)", r.baseline))
+                .y_desc("paths (%)")
+                .axis_style(theme.foreground())
+                .bold_line_style(theme.grid())
+                .light_line_style(TRANSPARENT)
+                .label_style(text(13.0, theme.foreground()))
+                .axis_desc_style(text(14.0, theme.foreground()))
+                .draw())?;
+            de(chart.draw_series(std::iter::once(PathElement::new(
+                [(0.0, 0.0), (0.0, 100.0)],
+                theme.foreground().stroke_width(1),
+            ))))?;
+            for c in &panel.curves {
+                if c.deltas_pct.is_empty() {
+                    continue;
+                }
+                let colour = arm_colour(&r.arms, &r.baseline, &c.arm, theme);
+                let faster = c.deltas_pct.iter().filter(|d| **d < 0.0).count();
+                let label = format!(
+                    "{} (median {}, faster on {}%)",
+                    c.arm,
+                    signed_pct(quantile_sorted(&c.deltas_pct, 0.5).unwrap_or(0.0)),
+                    format_number(100.0 * faster as f64 / c.deltas_pct.len() as f64)
+                );
+                de(chart.draw_series(LineSeries::new(
+                    steps(&ecdf_points(&c.deltas_pct)),
+                    colour.stroke_width(2),
+                )))?
+                .label(label)
+                .legend(move |(a, b)| PathElement::new([(a, b), (a + 20, b)], colour.stroke_width(3)));
+            }
+            legend(&mut chart, SeriesLabelPosition::LowerRight, theme)?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ecdf_reaches_100_percent() {
+        let p = ecdf_points(&[-10.0, 0.0, 5.0, 5.0]);
+        assert_eq!(p, vec![(-10.0, 0.0), (-10.0, 25.0), (0.0, 50.0), (5.0, 75.0), (5.0, 100.0)]);
+        assert!(ecdf_points(&[]).is_empty());
+    }
+}

@@ -19,10 +19,16 @@ pub const SERIES: [RGBColor; 6] = [
     RGBColor(0x56, 0xB4, 0xE9), // sky blue
 ];
 
-/// The colour of the i-th series (cycling).
-pub fn series_colour(i: usize) -> RGBColor {
-    SERIES[i % SERIES.len()]
-}
+/// The same Okabe–Ito colours ordered for a dark page, lightest first
+/// (the blue and vermillion lose contrast on near-black).
+pub const SERIES_DARK: [RGBColor; 6] = [
+    RGBColor(0x56, 0xB4, 0xE9), // sky blue
+    RGBColor(0xE6, 0x9F, 0x00), // orange
+    RGBColor(0x00, 0x9E, 0x73), // bluish green
+    RGBColor(0xCC, 0x79, 0xA7), // reddish purple
+    RGBColor(0xF0, 0xE4, 0x42), // yellow
+    RGBColor(0xD5, 0x5E, 0x00), // vermillion
+];
 
 /// Acknowledged bytes: dark gold.
 pub const ACKED: RGBColor = RGBColor(0xC9, 0xA0, 0x00);
@@ -84,6 +90,22 @@ impl Theme {
         match self {
             Theme::Light => RGBColor(0x1A, 0x1A, 0x1A),
             Theme::Dark => RGBColor(0xD8, 0xD8, 0xD8),
+        }
+    }
+
+    /// The colour of the i-th series (cycling).
+    pub fn series(self, i: usize) -> RGBColor {
+        match self {
+            Theme::Light => SERIES[i % SERIES.len()],
+            Theme::Dark => SERIES_DARK[i % SERIES_DARK.len()],
+        }
+    }
+
+    /// Opacity of confidence bands.
+    pub fn band_alpha(self) -> f64 {
+        match self {
+            Theme::Light => 0.22,
+            Theme::Dark => 0.32,
         }
     }
 

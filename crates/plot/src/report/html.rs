@@ -1,0 +1,371 @@
+//! Rendering the report page.
+
+use super::run::RunData;
+use super::table::{summarise, ArmSummary};
+use crate::ab::{ab_curves, paired_deltas, AbOptions, Facet};
+use crate::chart::{to_svg, AbChart, DeliveryChart, PairedChart, Theme, TimeSeqChart};
+use crate::error::Result;
+use crate::trace::Trace;
+use crate::units::{format_bytes, format_ms, format_number, format_rate};
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+
+/// One chart of the report.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReportChart {
+    /// Element id (`chart-…`), also the anchor in the contents.
+    pub id: String,
+    /// Heading shown above the chart.
+    pub heading: String,
+    /// The chart as an SVG document.
+    pub svg: String,
+}
+
+/// Fewest records per arm for the percentile charts to say anything.
+const MIN_RECORDS_FOR_AB: usize = 5;
+/// At most this many time-sequence charts (one per arm of one path).
+const MAX_TIMESEQ: usize = 8;
+
+fn esc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The traces of one path: the lowest seed that has traces (all traces
+/// when none carries a seed).
+fn one_path(traces: &[Trace]) -> Vec<&Trace> {
+    match traces.iter().filter_map(|t| t.meta.seed).min() {
+        Some(seed) => traces.iter().filter(|t| t.meta.seed == Some(seed)).collect(),
+        None => traces.iter().collect(),
+    }
+}
+
+/// Builds the charts; charts the data cannot support become notes.
+fn charts(run: &RunData, theme: Theme) -> Result<(Vec<ReportChart>, Vec<String>)> {
+    let mut out = Vec::new();
+    let mut notes = Vec::new();
+    let path = one_path(&run.traces);
+    if !path.is_empty() {
+        let seed = path[0].meta.seed.map(|s| format!(" (seed {s})")).unwrap_or_default();
+        out.push(ReportChart {
+            id: "chart-delivery".into(),
+            heading: format!("Delivery curves{seed}"),
+            svg: to_svg(&DeliveryChart::new(path.clone()), theme)?,
+        });
+        for (i, t) in path.iter().take(MAX_TIMESEQ).enumerate() {
+            out.push(ReportChart {
+                id: format!("chart-timeseq-{i}"),
+                heading: format!("Time sequence: {}{seed}", t.meta.label()),
+                svg: to_svg(&TimeSeqChart::new(t), theme)?,
+            });
+        }
+        if path.len() > MAX_TIMESEQ {
+            notes.push(format!(
+                "Time-sequence charts shown for the first {MAX_TIMESEQ} of {} traces.",
+                path.len()
+            ));
+        }
+    } else {
+        notes.push("No traces in this run (traces/*.ndjson): no delivery or time-sequence charts.".into());
+    }
+
+    let arms = run.arms();
+    let Some(baseline) = run.baseline_arm() else {
+        return Ok((out, notes));
+    };
+    let key = run.arm_key();
+    let counts: Vec<usize> = arms
+        .iter()
+        .map(|a| run.records.iter().filter(|r| r.text(key).as_deref() == Some(a)).count())
+        .collect();
+    if arms.len() < 2 {
+        return Ok((out, notes));
+    }
+    if counts.iter().any(|&n| n < MIN_RECORDS_FOR_AB) {
+        notes.push(format!(
+            "A/B percentile charts need at least {MIN_RECORDS_FOR_AB} records per arm; this run has {}.",
+            arms.iter()
+                .zip(&counts)
+                .map(|(a, n)| format!("{a}: {n}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+        return Ok((out, notes));
+    }
+    let mut opts = AbOptions::new(&baseline);
+    opts.arm_key = key.to_string();
+    match ab_curves(&run.records, &opts) {
+        Ok(ab) => out.push(ReportChart {
+            id: "chart-ab".into(),
+            heading: format!("TTLB change against {baseline}, by percentile"),
+            svg: to_svg(&AbChart::new(&ab), theme)?,
+        }),
+        Err(e) => notes.push(format!("A/B chart skipped: {e}")),
+    }
+    let pops: BTreeSet<String> = run.records.iter().filter_map(|r| r.text("pop")).collect();
+    if pops.len() > 1 {
+        let mut by = opts.clone();
+        by.facet = Facet::Key("pop".into());
+        if let Ok(ab) = ab_curves(&run.records, &by) {
+            out.push(ReportChart {
+                id: "chart-ab-pop".into(),
+                heading: format!("TTLB change against {baseline}, by pop"),
+                svg: to_svg(&AbChart::new(&ab), theme)?,
+            });
+        }
+    }
+    match paired_deltas(&run.records, &opts) {
+        Ok(p) => out.push(ReportChart {
+            id: "chart-paired".into(),
+            heading: format!("Per-path TTLB change against {baseline} (paired)"),
+            svg: to_svg(&PairedChart::new(&p), theme)?,
+        }),
+        Err(e) => notes.push(format!("Paired chart skipped: {e}")),
+    }
+    Ok((out, notes))
+}
+
+fn cell(v: Option<f64>, f: impl Fn(f64) -> String) -> String {
+    v.map_or_else(|| "–".to_string(), f)
+}
+
+fn table_html(rows: &[ArmSummary], baseline: Option<&str>) -> String {
+    let many = rows.iter().any(|r| r.n > 1);
+    let base_p50 = rows
+        .iter()
+        .find(|r| Some(r.arm.as_str()) == baseline)
+        .and_then(|r| r.ttlb_ms[0]);
+    type Col = (&'static str, Box<dyn Fn(&ArmSummary) -> String>, bool);
+    let count = |v: f64| format_number(v);
+    let mut cols: Vec<Col> = vec![
+        ("connections", Box::new(|r: &ArmSummary| r.n.to_string()), many),
+        (
+            if many { "TTLB p50" } else { "TTLB" },
+            Box::new(|r: &ArmSummary| cell(r.ttlb_ms[0], format_ms)),
+            true,
+        ),
+        ("TTLB p90", Box::new(|r: &ArmSummary| cell(r.ttlb_ms[1], format_ms)), many),
+        ("TTLB p99", Box::new(|r: &ArmSummary| cell(r.ttlb_ms[2], format_ms)), many),
+        (
+            if many { "Δ p50 vs baseline" } else { "Δ TTLB vs baseline" },
+            Box::new(move |r: &ArmSummary| match (r.ttlb_ms[0], base_p50) {
+                (Some(a), Some(b)) if b > 0.0 => {
+                    format!("{:+.1}%", 100.0 * (a / b - 1.0)).replacen('-', "−", 1)
+                }
+                _ => "–".into(),
+            }),
+            base_p50.is_some(),
+        ),
+        ("packets sent", Box::new(move |r: &ArmSummary| cell(r.packets_sent, count)), true),
+        ("packets lost", Box::new(move |r: &ArmSummary| cell(r.packets_lost, count)), true),
+        (
+            "loss",
+            Box::new(|r: &ArmSummary| cell(r.loss_ratio, |v| format!("{}%", format_number(v * 100.0)))),
+            true,
+        ),
+        ("loss episodes", Box::new(move |r: &ArmSummary| cell(r.loss_episodes, count)), true),
+        ("PTOs", Box::new(move |r: &ArmSummary| cell(r.ptos, count)), true),
+        (
+            "cwnd at slow-start exit",
+            Box::new(|r: &ArmSummary| cell(r.cwnd_exit_ss, format_bytes)),
+            true,
+        ),
+        ("final cwnd", Box::new(|r: &ArmSummary| cell(r.cwnd_end, format_bytes)), true),
+        ("final sRTT", Box::new(|r: &ArmSummary| cell(r.srtt_ms, format_ms)), true),
+    ];
+    // Columns no arm has data for are left out.
+    cols.retain(|(_, f, shown)| *shown && rows.iter().any(|r| f(r) != "–"));
+    let mut s = String::from("<table class=\"arms\">\n<thead><tr><th>arm</th>");
+    for (h, _, _) in &cols {
+        let _ = write!(s, "<th>{}</th>", esc(h));
+    }
+    s.push_str("</tr></thead>\n<tbody>\n");
+    for r in rows {
+        let mark = if Some(r.arm.as_str()) == baseline { " class=\"baseline\"" } else { "" };
+        let _ = write!(s, "<tr{mark}><th scope=\"row\">{}</th>", esc(&r.arm));
+        for (_, f, _) in &cols {
+            let _ = write!(s, "<td>{}</td>", esc(&f(r)));
+        }
+        s.push_str("</tr>\n");
+    }
+    s.push_str("</tbody></table>\n");
+    if many {
+        s.push_str("<p class=\"note\">TTLB columns are percentiles (linear interpolation) over each arm's connections; other columns are medians; loss is lost ÷ sent over all connections.</p>\n");
+    }
+    s
+}
+
+/// A description of the paths in the run, from the traces' headers or the
+/// records' `path.*` keys.
+fn paths_html(run: &RunData) -> String {
+    let mut paths = BTreeSet::new();
+    for t in &run.traces {
+        let p = t.meta.path_summary();
+        if !p.is_empty() {
+            paths.insert(p);
+        }
+    }
+    if paths.is_empty() {
+        for r in &run.records {
+            let mut parts = Vec::new();
+            if let Some(v) = r.f64("path.rate-bps") {
+                parts.push(format_rate(v));
+            }
+            if let Some(v) = r.f64("path.rtt-ms") {
+                parts.push(format!("RTT {} ms", format_number(v)));
+            }
+            if let Some(v) = r.f64("path.queue-ms") {
+                parts.push(format!("queue {} ms", format_number(v)));
+            }
+            if let Some(v) = r.f64("path.loss") {
+                if v > 0.0 {
+                    parts.push(format!("loss {}%", format_number(v * 100.0)));
+                }
+            }
+            if !parts.is_empty() {
+                paths.insert(parts.join(", "));
+            }
+        }
+    }
+    match paths.len() {
+        0 => String::new(),
+        1..=5 => {
+            let items: Vec<String> = paths.iter().map(|p| format!("<li>{}</li>", esc(p))).collect();
+            format!("<p>Path{}:</p><ul>{}</ul>\n", if paths.len() > 1 { "s" } else { "" }, items.join(""))
+        }
+        n => format!("<p>{n} distinct paths.</p>\n"),
+    }
+}
+
+const STYLE: &str = r#"
+:root { color-scheme: light dark; --fg:#1d1f21; --bg:#fafafa; --muted:#5a5f66; --line:#d9dce0; --accent:#0072b2; }
+@media (prefers-color-scheme: dark) { :root { --fg:#e4e4e4; --bg:#121417; --muted:#9aa1a9; --line:#30353b; --accent:#56b4e9; } }
+* { box-sizing: border-box; }
+body { margin:0 auto; max-width:1280px; padding:1.5rem; font:15px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color:var(--fg); background:var(--bg); }
+h1 { font-size:1.6rem; margin:0 0 .3rem; } h2 { font-size:1.2rem; margin:2rem 0 .6rem; border-bottom:1px solid var(--line); padding-bottom:.2rem; }
+a { color:var(--accent); } .muted, .note { color:var(--muted); font-size:.9rem; }
+nav ul { columns: 2; padding-left:1.2rem; }
+pre { background:rgba(127,127,127,.1); padding:.8rem; overflow:auto; border-radius:6px; }
+table.arms { border-collapse:collapse; width:100%; font-variant-numeric:tabular-nums; display:block; overflow-x:auto; }
+table.arms th, table.arms td { padding:.35rem .6rem; border-bottom:1px solid var(--line); text-align:right; white-space:nowrap; }
+table.arms thead th { text-align:right; font-weight:600; } table.arms th[scope=row], table.arms thead th:first-child { text-align:left; }
+table.arms tr.baseline th[scope=row]::after { content:" (baseline)"; color:var(--muted); font-weight:normal; }
+figure.chart { margin:0 0 1.5rem; background:#fff; border:1px solid var(--line); border-radius:8px; padding:.5rem; cursor:zoom-in; overflow:auto; }
+figure.chart svg { display:block; width:100%; height:auto; }
+figure.chart.zoom { cursor:zoom-out; } figure.chart.zoom svg { width:auto; max-width:none; }
+"#;
+
+/// Click a chart to see it at full size; the data attributes let tests
+/// (and people) know the page finished rendering.
+const SCRIPT: &str = r#"
+(function () {
+  var figs = document.querySelectorAll('figure.chart');
+  for (var i = 0; i < figs.length; i++) {
+    figs[i].addEventListener('click', function () { this.classList.toggle('zoom'); });
+  }
+  document.body.setAttribute('data-charts', String(figs.length));
+  document.body.setAttribute('data-ready', '1');
+})();
+"#;
+
+/// Renders the whole report page.
+pub fn render_report(run: &RunData) -> Result<String> {
+    let theme = Theme::Light;
+    let (charts, notes) = charts(run, theme)?;
+    let arms = run.arms();
+    let baseline = run.baseline_arm();
+    let rows = summarise(&run.records, run.arm_key(), &arms);
+    let mut h = String::new();
+    let _ = write!(
+        h,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{} — ramp report</title>\n<style>{STYLE}</style>\n</head>\n<body>\n",
+        esc(&run.title)
+    );
+    let _ = write!(
+        h,
+        "<header><h1>{}</h1><p class=\"muted\">ramp report: {} record{}, {} trace{}, arms: {}.</p></header>\n",
+        esc(&run.title),
+        run.records.len(),
+        if run.records.len() == 1 { "" } else { "s" },
+        run.traces.len(),
+        if run.traces.len() == 1 { "" } else { "s" },
+        esc(&arms.join(", "))
+    );
+    h.push_str("<nav><ul><li><a href=\"#scenario\">Scenario</a></li><li><a href=\"#arms\">Arms</a></li>");
+    for c in &charts {
+        let _ = write!(h, "<li><a href=\"#{}\">{}</a></li>", c.id, esc(&c.heading));
+    }
+    h.push_str("</ul></nav>\n");
+    h.push_str("<section id=\"scenario\"><h2>Scenario</h2>\n");
+    h.push_str(&paths_html(run));
+    if let Some(s) = &run.scenario {
+        let _ = write!(h, "<pre>{}</pre>\n", esc(s));
+    }
+    h.push_str("</section>\n<section id=\"arms\"><h2>Arms</h2>\n");
+    h.push_str(&table_html(&rows, baseline.as_deref()));
+    h.push_str("</section>\n");
+    for c in &charts {
+        let _ = write!(
+            h,
+            "<section><h2 id=\"{}-h\">{}</h2>\n<figure class=\"chart\" id=\"{}\">\n{}\n</figure></section>\n",
+            c.id,
+            esc(&c.heading),
+            c.id,
+            c.svg
+        );
+    }
+    if !notes.is_empty() {
+        h.push_str("<section id=\"notes\"><h2>Notes</h2><ul>");
+        for n in &notes {
+            let _ = write!(h, "<li>{}</li>", esc(n));
+        }
+        h.push_str("</ul></section>\n");
+    }
+    let _ = write!(
+        h,
+        "<footer class=\"muted\"><p>Written by ramp-plot {}. Percentiles: linear interpolation between order statistics (numpy default, DuckDB quantile_cont). Bands: percentile bootstrap, 95%, connections resampled, seeded.</p></footer>\n<script>{SCRIPT}</script>\n</body>\n</html>\n",
+        env!("CARGO_PKG_VERSION")
+    );
+    Ok(h)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::parse_records;
+
+    #[test]
+    fn escapes_html() {
+        assert_eq!(esc("<a href=\"x\">&'"), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;");
+    }
+
+    #[test]
+    fn report_of_records_only_has_table_and_notes() {
+        let run = RunData {
+            title: "t<1>".into(),
+            records: parse_records(
+                "{\"group\":\"baseline\",\"ttlb\":100,\"num-packets.sent\":10}\n{\"group\":\"x\",\"ttlb\":90,\"num-packets.sent\":12}\n",
+                "r",
+            )
+            .unwrap(),
+            ..RunData::default()
+        };
+        let html = render_report(&run).unwrap();
+        assert!(html.contains("<h1>t&lt;1&gt;</h1>"));
+        assert!(html.contains("<td>−10.0%</td>"), "{html}");
+        assert!(html.contains("No traces in this run"));
+        assert!(html.contains("at least 5 records per arm"));
+        // Self-contained: nothing is fetched.
+        assert!(!html.contains("src=") && !html.contains("href=\"http"));
+    }
+}
