@@ -83,6 +83,21 @@ impl PrrMode {
     }
 }
 
+/// The order in which the caller reports one ACK frame's events.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum EventOrder {
+    /// RFC 9002 Appendix A (ramp's loss detector): ECN and losses first,
+    /// then the acknowledged packets, then the frame end.
+    #[default]
+    Rfc9002,
+    /// quinn 0.11: acknowledged packets and the frame end first, then the
+    /// frame's congestion events. The controller then treats a frame's
+    /// growth as provisional until the next call, and a congestion event at
+    /// the same instant that opens a recovery period revokes it, so both
+    /// orders give the same windows.
+    AcksFirst,
+}
+
 /// Settings every loss-based controller shares.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct CcConfig {
@@ -104,6 +119,9 @@ pub struct CcConfig {
     /// Undo a reduction when the loss that caused it proves spurious
     /// (RFC 9438 §4.9; a MAY).
     pub undo: bool,
+    /// How the caller orders a frame's events (not part of a controller's
+    /// name: it describes the integration, like `max_datagram_size`).
+    pub event_order: EventOrder,
 }
 
 impl Default for CcConfig {
@@ -116,6 +134,7 @@ impl Default for CcConfig {
             ca_pacing_gain: DEFAULT_CA_PACING_GAIN,
             prr: PrrMode::Off,
             undo: false,
+            event_order: EventOrder::Rfc9002,
         }
     }
 }

@@ -32,7 +32,7 @@ pub mod rtt;
 pub mod spec;
 pub mod time;
 
-pub use config::{CcConfig, InitialWindow, PrrMode};
+pub use config::{CcConfig, EventOrder, InitialWindow, PrrMode};
 pub use controller::{
     AckFrameSummary, AckedPacket, CcState, CongestionEvent, CongestionSignal, Controller, Metrics,
 };

@@ -17,14 +17,17 @@
 //! Call order. Growth is applied at the end of each ACK frame, after the
 //! frame's RTT sample has entered the round tracker, so both call orders
 //! (RFC 9002: congestion events, then acks; quinn: acks, then events) see
-//! the same RTT floor. Under the RFC order the acks of packets sent before a
-//! new recovery period do not grow the window; under quinn's order the
-//! frame that reveals a loss grows the window before the loss is seen, as
-//! in quinn's own NewReno.
+//! the same RTT floor. Under the RFC order the acks of the frame that opens
+//! a recovery period were sent before it and do not grow the window. To
+//! give quinn's order the same result ([`EventOrder::AcksFirst`]), a frame's
+//! growth stays provisional until the next call: a congestion event at the
+//! same instant that opens a new recovery period revokes it (and Rapid
+//! Start charges those bytes with its ack factor), exactly as if the event
+//! had come first.
 
 use core::time::Duration;
 
-use crate::config::{minimum_window, CcConfig, PrrMode};
+use crate::config::{minimum_window, CcConfig, EventOrder, PrrMode};
 use crate::controller::{
     AckFrameSummary, AckedPacket, CcState, CongestionEvent, CongestionSignal, Controller, Metrics,
 };
@@ -97,6 +100,15 @@ struct Saved {
     ca: CaAlgorithm,
 }
 
+/// A frame's growth, revocable by a congestion event at the same instant.
+#[derive(Clone, Debug)]
+struct Provisional {
+    at: Time,
+    cwnd: u64,
+    ca: CaAlgorithm,
+    delivered: u64,
+}
+
 /// A loss-based controller: NewReno or CUBIC with a startup policy.
 #[derive(Clone, Debug)]
 pub struct LossBased {
@@ -117,6 +129,7 @@ pub struct LossBased {
     round: RoundTracker,
     prr: Option<Prr>,
     saved: Option<Saved>,
+    provisional: Option<Provisional>,
     /// Bytes of this ACK frame that may grow the window.
     frame_growth_bytes: u64,
     /// All bytes this ACK frame acknowledged (PRR's DeliveredData).
@@ -162,6 +175,7 @@ impl LossBased {
             round: RoundTracker::new(),
             prr: None,
             saved: None,
+            provisional: None,
             frame_growth_bytes: 0,
             frame_delivered: 0,
             frame_app_limited: false,
@@ -423,6 +437,7 @@ impl LossBased {
 
 impl Controller for LossBased {
     fn on_packet_sent(&mut self, _now: Time, packet_number: u64, bytes: u64, bytes_in_flight: u64) {
+        self.provisional = None;
         self.in_flight = bytes_in_flight;
         self.round.on_packet_sent(packet_number);
         self.first_flight.on_packet_sent(packet_number);
@@ -438,6 +453,7 @@ impl Controller for LossBased {
         rtt: &RttEstimator,
         app_limited: bool,
     ) {
+        self.provisional = None;
         self.any_event = true;
         self.srtt = rtt.smoothed();
         self.in_flight = self.in_flight.saturating_sub(packet.bytes);
@@ -480,6 +496,12 @@ impl Controller for LossBased {
         let app_limited = core::mem::take(&mut self.frame_app_limited) || summary.app_limited;
         let lost = core::mem::take(&mut self.loss_since_frame);
         let n = if summary.app_limited { 0 } else { n };
+        self.provisional = (n > 0).then(|| Provisional {
+            at: now,
+            cwnd: self.cwnd,
+            ca: self.ca.clone(),
+            delivered,
+        });
         match self.phase {
             Phase::Startup => {
                 self.evaluate_rapid(rtt);
@@ -528,6 +550,7 @@ impl Controller for LossBased {
             self.in_flight = self.in_flight.saturating_sub(lost_bytes);
             self.loss_since_frame = true;
         }
+        let provisional = self.provisional.take();
         if self.in_recovery_period(event.time_sent) {
             // RFC 9002 §7.3.2: one reduction per recovery period. Rapid
             // Start still charges losses of pre-recovery packets.
@@ -538,7 +561,19 @@ impl Controller for LossBased {
                 self.cwnd = rr.cwnd();
             }
         } else {
+            let acks_first = self.cfg.event_order == EventOrder::AcksFirst;
+            let revoked = provisional.filter(|p| acks_first && p.at == now);
+            if let Some(p) = &revoked {
+                // quinn's order: this frame's acks were processed first;
+                // undo their growth, which the RFC order never applies.
+                self.cwnd = p.cwnd;
+                self.ca = p.ca.clone();
+            }
             self.start_recovery(now, event.signal);
+            if let (Some(p), Phase::RapidRecovery(rr)) = (revoked, &mut self.phase) {
+                rr.on_acked(p.delivered);
+                self.cwnd = rr.cwnd();
+            }
         }
         if event.persistent_congestion {
             self.persistent_congestion();
@@ -546,6 +581,7 @@ impl Controller for LossBased {
     }
 
     fn on_spurious_congestion(&mut self, _now: Time) {
+        self.provisional = None;
         if !self.cfg.undo || !matches!(self.phase, Phase::Recovery | Phase::CongestionAvoidance) {
             return;
         }
@@ -569,6 +605,7 @@ impl Controller for LossBased {
     }
 
     fn on_mtu_update(&mut self, max_datagram_size: u64) {
+        self.provisional = None;
         let untouched = !self.any_event;
         self.cfg.max_datagram_size = max_datagram_size.max(1);
         let min = self.min_window();

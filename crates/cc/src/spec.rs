@@ -649,6 +649,7 @@ impl ControllerSpec {
             ca_pacing_gain: c.ca_pacing_gain.unwrap_or(cfg.ca_pacing_gain),
             prr: c.prr.unwrap_or(cfg.prr),
             undo: c.undo.unwrap_or(cfg.undo),
+            event_order: cfg.event_order,
         }
     }
 

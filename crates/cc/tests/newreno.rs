@@ -1,0 +1,243 @@
+//! NewReno, RFC 9002 §7, through the public controller API.
+
+mod support;
+
+use ramp_cc::{CcConfig, CcState, Controller, InitialWindow};
+use support::{ms, Driver, Order, MDS};
+
+const IW: u64 = 12_000;
+
+/// Sends the IW, acks six packets after 100 ms (slow start to 19 200 B),
+/// then declares packet 6 lost: the window halves.
+fn after_first_loss(order: Order) -> (Driver, Vec<u64>) {
+    let mut d = Driver::new("newreno").with_order(order);
+    let pns = d.send(10);
+    d.advance(ms(100));
+    d.ack(&pns[..6]);
+    assert_eq!(
+        d.window(),
+        IW + 6 * MDS,
+        "slow start: +1 byte per acked byte"
+    );
+    d.lose(&[pns[6]]);
+    (d, pns)
+}
+
+#[test]
+fn rfc9002_7_3_1_slow_start_adds_acked_bytes() {
+    let mut d = Driver::new("newreno");
+    assert_eq!((d.window(), d.cc.state()), (IW, CcState::SlowStart));
+    let pns = d.send(10);
+    d.advance(ms(50));
+    d.ack(&pns);
+    assert_eq!(d.window(), 2 * IW);
+}
+
+#[test]
+fn rfc9002_7_3_2_halves_once_per_recovery_period() {
+    let (mut d, pns) = after_first_loss(Order::Rfc);
+    assert_eq!(d.window(), 9_600);
+    assert_eq!(d.cc.ssthresh(), Some(9_600));
+    assert_eq!(d.cc.state(), CcState::Recovery);
+    // A second loss of a packet sent before recovery started is absorbed.
+    d.advance(ms(1));
+    d.lose(&[pns[7]]);
+    assert_eq!(d.window(), 9_600);
+    assert_eq!(d.cc.metrics().num_loss_episodes, 1);
+    assert_eq!(d.cc.metrics().cwnd_exiting_slow_start_bytes, Some(19_200));
+}
+
+#[test]
+fn rfc9002_7_3_2_no_growth_for_packets_sent_before_recovery_start() {
+    let (mut d, pns) = after_first_loss(Order::Rfc);
+    d.advance(ms(1));
+    d.ack(&pns[8..]);
+    assert_eq!(d.window(), 9_600);
+    assert_eq!(d.cc.state(), CcState::Recovery);
+}
+
+#[test]
+fn rfc9002_7_3_2_recovery_ends_on_ack_of_packet_sent_after_start() {
+    let (mut d, _) = after_first_loss(Order::Rfc);
+    d.advance(ms(1));
+    let new = d.send(1);
+    d.advance(ms(100));
+    d.ack(&new);
+    assert_eq!(d.cc.state(), CcState::CongestionAvoidance);
+    // A loss of a packet sent after the recovery start is a new episode.
+    let more = d.send(2);
+    d.advance(ms(1));
+    d.lose(&more[..1]);
+    assert_eq!(d.cc.state(), CcState::Recovery);
+    assert_eq!(d.window(), 4_800);
+    assert_eq!(d.cc.metrics().num_loss_episodes, 2);
+}
+
+#[test]
+fn rfc9002_7_3_3_congestion_avoidance_adds_one_datagram_per_window() {
+    let (mut d, _) = after_first_loss(Order::Rfc);
+    d.advance(ms(1));
+    let exit = d.send(1);
+    d.advance(ms(100));
+    d.ack(&exit);
+    let w = d.window();
+    assert_eq!(w, 9_600);
+    // 8 datagrams of 1200 bytes = one window: exactly +1 datagram.
+    let pns = d.send(7);
+    d.advance(ms(100));
+    d.ack(&pns);
+    assert_eq!(d.window(), w + MDS);
+}
+
+#[test]
+fn rfc9002_7_2_window_never_below_minimum_window() {
+    let mut d = Driver::new("newreno");
+    for _ in 0..10 {
+        let p = d.send(1);
+        d.advance(ms(10));
+        d.lose(&p);
+        assert!(d.window() >= 2 * MDS);
+    }
+    assert_eq!(d.window(), 2 * MDS);
+    assert_eq!(d.cc.ssthresh(), Some(2 * MDS));
+}
+
+#[test]
+fn rfc9002_7_6_2_persistent_congestion_collapses_to_minimum_window() {
+    let mut d = Driver::new("newreno");
+    let pns = d.send(10);
+    d.advance(ms(100));
+    d.ack(&pns[..2]);
+    d.advance(ms(1000));
+    d.frame(&[], &pns[2..], false, true, false);
+    assert_eq!(d.window(), 2 * MDS);
+    assert_eq!(d.cc.state(), CcState::SlowStart);
+    assert_eq!(d.cc.ssthresh(), Some(7_200), "ssthresh from the reduction");
+    assert_eq!(d.cc.metrics().num_persistent_congestion, 1);
+    // Back in slow start: a packet sent now grows the window by its size.
+    let p = d.send(1);
+    d.advance(ms(100));
+    d.ack(&p);
+    assert_eq!(d.window(), 3 * MDS);
+}
+
+#[test]
+fn rfc9002_7_8_app_limited_acks_do_not_grow_the_window() {
+    let mut d = Driver::new("newreno");
+    let pns = d.send(4);
+    d.advance(ms(50));
+    d.frame(&pns[..2], &[], false, false, true);
+    assert_eq!(d.window(), IW);
+    d.frame(&pns[2..], &[], false, false, false);
+    assert_eq!(d.window(), IW + 2 * MDS);
+}
+
+#[test]
+fn rfc9002_7_1_ecn_ce_is_a_congestion_event() {
+    let mut d = Driver::new("newreno");
+    let pns = d.send(10);
+    d.advance(ms(50));
+    d.frame(&pns[..1], &[], true, false, false);
+    assert_eq!(d.cc.state(), CcState::Recovery);
+    assert_eq!(d.window(), IW / 2);
+    let m = d.cc.metrics();
+    assert_eq!((m.num_loss_episodes, m.num_ecn_loss_episodes), (1, 1));
+}
+
+#[test]
+fn rfc9002_7_3_2_quinn_order_reduces_once_too() {
+    // quinn delivers the frame's acks before its losses: the 6 acks grow
+    // the window first, then one halving.
+    let (d, _) = after_first_loss(Order::Quinn);
+    assert_eq!(d.window(), 9_600);
+    assert_eq!(d.cc.metrics().num_loss_episodes, 1);
+    let (mut d, pns) = after_first_loss(Order::Quinn);
+    d.advance(ms(1));
+    d.frame(&pns[8..9], &pns[7..8], false, false, false);
+    assert_eq!(d.window(), 9_600);
+}
+
+#[test]
+fn rfc9002_7_2_initial_window_in_packets() {
+    let cfg = CcConfig {
+        initial_window: InitialWindow::Packets(32),
+        ..CcConfig::default()
+    };
+    let d = Driver::with_config("newreno", &cfg);
+    assert_eq!(d.window(), 32 * MDS);
+    assert_eq!(d.cc.name(), "newreno(iw=32)");
+    assert_eq!(Driver::new("newreno(iw=30)").window(), 30 * MDS);
+}
+
+#[test]
+fn rfc9002_7_2_mtu_update_recomputes_initial_window() {
+    let mut d = Driver::new("newreno");
+    d.cc.on_mtu_update(1472);
+    assert_eq!(d.window(), 14_720);
+}
+
+#[test]
+fn rfc9937_prr_window_is_pipe_plus_sndcnt_and_ends_at_ssthresh() {
+    let mut d = Driver::new("newreno(prr=on)");
+    let pns = d.send(10);
+    d.advance(ms(100));
+    d.ack(&pns[..1]);
+    // cwnd 13 200; in flight 9 packets. Lose one: ssthresh 6 600.
+    d.lose(&pns[1..2]);
+    let pipe = 8 * MDS;
+    assert_eq!(d.cc.ssthresh(), Some(6_600));
+    assert_eq!(d.window(), pipe + MDS, "one packet forced out at entry");
+    d.advance(ms(1));
+    let r = d.send(1);
+    // Two deliveries while pipe > ssthresh: proportional, ceil(2400·6600/10800) − 1200.
+    d.ack(&pns[2..4]);
+    let expected = (2 * MDS * 6_600).div_ceil(pipe + MDS) - MDS;
+    assert_eq!(d.cc.prr().map(|p| p.sndcnt()), Some(expected));
+    assert_eq!(d.window(), d.in_flight + expected);
+    d.advance(ms(100));
+    d.ack(&r);
+    assert_eq!(d.cc.state(), CcState::CongestionAvoidance);
+    assert_eq!(d.window(), 6_600);
+}
+
+#[test]
+fn rfc9438_4_9_spurious_loss_undo_restores_the_window() {
+    let mut d = Driver::new("newreno(undo=on)");
+    let pns = d.send(10);
+    d.advance(ms(100));
+    d.ack(&pns[..4]);
+    let before = d.window();
+    d.lose(&pns[4..5]);
+    assert!(d.window() < before);
+    d.cc.on_spurious_congestion(d.now);
+    assert_eq!(d.window(), before);
+    assert_eq!(d.cc.ssthresh(), None);
+    assert_eq!(d.cc.metrics().num_spurious_undos, 1);
+    // Without the option nothing is undone.
+    let mut d = Driver::new("newreno");
+    let pns = d.send(10);
+    d.advance(ms(100));
+    d.lose(&pns[4..5]);
+    let w = d.window();
+    d.cc.on_spurious_congestion(d.now);
+    assert_eq!((d.window(), d.cc.metrics().num_spurious_undos), (w, 0));
+}
+
+#[test]
+fn rfc9002_7_7_pacing_rates_follow_the_phase() {
+    let mut d = Driver::new("newreno");
+    // Slow start: 2·cwnd/srtt; srtt is kInitialRtt before any sample.
+    let r = d.cc.pacing_rate(&d.rtt).map(|r| r.bytes_per_sec());
+    assert_eq!(r, Some(2 * IW * 1000 / 333));
+    let pns = d.send(10);
+    d.advance(ms(100));
+    d.ack(&pns[..1]);
+    d.lose(&pns[1..2]);
+    // Recovery / CA: 1.25·cwnd/srtt, srtt = 100 ms.
+    let r = d.cc.pacing_rate(&d.rtt).map(|r| r.bytes_per_sec());
+    assert_eq!(r, Some(6_600 * 10 * 5 / 4));
+    assert_eq!(
+        Driver::new("newreno(pacing=off)").cc.pacing_rate(&d.rtt),
+        None
+    );
+}
