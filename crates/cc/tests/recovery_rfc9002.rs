@@ -1,0 +1,612 @@
+//! RFC 9002 loss-detection rules, one test per rule, named by section.
+
+mod recovery_support;
+
+use std::time::Duration;
+
+use ramp_cc::recovery::{AckError, AckFrame, RecoveryConfig, Space, TimeoutKind};
+use ramp_cc::{CongestionSignal, Time};
+use recovery_support::{dms, ms, us, Call, Harness, MDS};
+
+#[test]
+fn rfc9002_6_1_1_packet_threshold_declares_loss() {
+    let mut h = Harness::confirmed();
+    for pn in 0..5 {
+        h.send(ms(0), pn);
+    }
+    // RTT 10 ms: the time threshold (11.25 ms) has not passed for anything.
+    h.ack(ms(10), &[(3, 3)]).unwrap();
+    assert_eq!(h.acked_pns(), vec![3]);
+    assert_eq!(h.lost_pns(), vec![0], "3 - 0 >= kPacketThreshold; 1 and 2 are not");
+    assert_eq!(h.det.stats().lost_by_packet_threshold, 1);
+    assert_eq!(h.det.bytes_in_flight(), 3 * MDS);
+    let ev = h.cc.congestion_events();
+    assert_eq!(ev.len(), 1);
+    assert_eq!(ev[0].signal, CongestionSignal::Loss { lost_bytes: MDS });
+    assert_eq!(ev[0].time_sent, ms(0));
+}
+
+#[test]
+fn rfc9002_6_1_1_packet_threshold_is_configurable() {
+    let mut h = Harness::new(RecoveryConfig {
+        packet_threshold: 5,
+        ..RecoveryConfig::confirmed()
+    });
+    for pn in 0..6 {
+        h.send(ms(0), pn);
+    }
+    h.ack(ms(10), &[(4, 4)]).unwrap();
+    assert!(h.lost_pns().is_empty());
+    h.ack(ms(10), &[(5, 5)]).unwrap();
+    assert_eq!(h.lost_pns(), vec![0]);
+}
+
+#[test]
+fn rfc9002_6_1_2_time_threshold_arms_loss_timer_and_declares_loss() {
+    let mut h = Harness::confirmed();
+    for pn in 0..5 {
+        h.send(ms(0), pn);
+    }
+    h.ack(ms(10), &[(3, 3)]).unwrap();
+    // loss_delay = 9/8 · max(srtt 10, latest 10) = 11.25 ms, from pn 1's send.
+    assert_eq!(h.det.loss_delay(), Some(Duration::from_micros(11_250)));
+    assert_eq!(h.det.loss_time(Space::Application), Some(us(11_250)));
+    assert_eq!(h.det.timer(), Some(us(11_250)));
+    // Early call: nothing happens.
+    h.timeout(us(11_249));
+    assert_eq!(h.to.kind, TimeoutKind::Idle);
+    assert!(h.to.lost.is_empty());
+    h.timeout(us(11_250));
+    assert_eq!(
+        h.to.kind,
+        TimeoutKind::LossTimer {
+            space: Space::Application
+        }
+    );
+    assert_eq!(h.timeout_lost_pns(), vec![1, 2]);
+    assert_eq!(h.det.stats().lost_by_time_threshold, 2);
+    assert_eq!(h.det.pto_count(), 0, "a loss-timer expiry is not a PTO");
+    let ev = h.cc.congestion_events();
+    assert_eq!(ev.len(), 2, "one event per detection pass");
+    assert_eq!(ev[1].signal, CongestionSignal::Loss { lost_bytes: 2 * MDS });
+    // pn 4 is above the largest acked: never lost by threshold, and the
+    // loss timer is off; the PTO is armed.
+    assert_eq!(h.det.loss_time(Space::Application), None);
+    assert!(h.det.timer().is_some());
+}
+
+#[test]
+fn rfc9002_6_1_2_time_threshold_uses_latest_rtt_when_larger() {
+    let mut h = Harness::confirmed();
+    h.send(ms(0), 0);
+    h.ack(ms(10), &[(0, 0)]).unwrap(); // srtt 10
+    h.send(ms(10), 1);
+    h.send(ms(10), 2);
+    h.ack(ms(50), &[(2, 2)]).unwrap(); // latest 40, srtt 13.75
+    assert_eq!(h.det.loss_delay(), Some(Duration::from_millis(45)));
+    assert_eq!(h.det.loss_time(Space::Application), Some(ms(55)));
+}
+
+#[test]
+fn rfc9002_6_1_2_loss_delay_floored_at_granularity() {
+    let mut h = Harness::confirmed();
+    h.send(ms(0), 0);
+    h.send(ms(0), 1);
+    // 100 µs RTT: 9/8 · 0.1 ms = 112.5 µs < kGranularity (1 ms).
+    h.ack(us(100), &[(1, 1)]).unwrap();
+    assert_eq!(h.det.loss_delay(), Some(Duration::from_millis(1)));
+    assert_eq!(h.det.timer(), Some(ms(1)));
+    h.timeout(us(999));
+    assert!(h.to.lost.is_empty());
+    h.timeout(ms(1));
+    assert_eq!(h.timeout_lost_pns(), vec![0]);
+}
+
+#[test]
+fn rfc9002_6_1_2_packet_threshold_only_knob() {
+    let mut h = Harness::new(RecoveryConfig {
+        time_threshold: None,
+        ..RecoveryConfig::confirmed()
+    });
+    for pn in 0..4 {
+        h.send(ms(0), pn);
+    }
+    h.ack(ms(10), &[(2, 2)]).unwrap();
+    assert_eq!(h.det.loss_delay(), None);
+    assert!(h.lost_pns().is_empty());
+    assert_eq!(h.det.loss_time(Space::Application), None, "loss timer never armed");
+    // Much later, still not lost by time: only the PTO fires, losing nothing.
+    let pto = h.det.timer().unwrap();
+    h.timeout(pto);
+    assert!(matches!(h.to.kind, TimeoutKind::Pto { .. }));
+    assert!(h.to.lost.is_empty());
+    h.ack(ms(2000), &[(3, 3)]).unwrap();
+    assert_eq!(h.lost_pns(), vec![0], "packet threshold still applies");
+}
+
+/// Drives the estimator to exactly srtt 100 ms, rttvar 10 ms (RFC 9002
+/// §6.2.1's example): eight 100 ms samples, then 114.276040 ms and
+/// 87.508465 ms (found by search; each step is RFC 6298 arithmetic in ns).
+fn rfc_example_rtt(h: &mut Harness) -> (Time, u64) {
+    let samples_ns = [
+        100_000_000u64,
+        100_000_000,
+        100_000_000,
+        100_000_000,
+        100_000_000,
+        100_000_000,
+        100_000_000,
+        100_000_000,
+        114_276_040,
+        87_508_465,
+    ];
+    let mut t = ms(0);
+    for (pn, s) in samples_ns.iter().enumerate() {
+        h.send(t, pn as u64);
+        t = t + Duration::from_nanos(*s);
+        h.ack(t, &[(pn as u64, pn as u64)]).unwrap();
+    }
+    assert_eq!(h.det.rtt().smoothed(), dms(100));
+    assert_eq!(h.det.rtt().var(), dms(10));
+    (t, samples_ns.len() as u64)
+}
+
+#[test]
+fn rfc9002_6_2_1_pto_value_and_exponential_backoff() {
+    let mut h = Harness::confirmed();
+    let (t, pn) = rfc_example_rtt(&mut h);
+    h.send(t, pn);
+    // srtt 100 + 4·rttvar 40 + max_ack_delay 25 = 165 ms, then 330, 660.
+    assert_eq!(h.det.timer(), Some(t + dms(165)));
+    h.timeout(t + dms(165));
+    assert_eq!(h.det.pto_count(), 1);
+    assert_eq!(h.det.timer(), Some(t + dms(330)));
+    h.timeout(t + dms(330));
+    assert_eq!(h.det.timer(), Some(t + dms(660)));
+    assert_eq!(h.det.stats().ptos, 2);
+    // An acknowledgement resets the backoff (§6.2.1).
+    h.send(t + dms(660), pn + 1);
+    h.ack(t + dms(760), &[(pn, pn + 1)]).unwrap();
+    assert_eq!(h.det.pto_count(), 0);
+}
+
+#[test]
+fn rfc9002_6_2_1_handshake_spaces_pto_excludes_max_ack_delay() {
+    let mut h = Harness::new(RecoveryConfig::default());
+    h.send_in(ms(0), Space::Handshake, 0);
+    // Before any sample: 333 + 4·166.5 = 999 ms, no max_ack_delay.
+    assert_eq!(h.det.timer(), Some(ms(999)));
+    assert_eq!(
+        h.det.pto_time_and_space(),
+        Some((ms(999), Space::Handshake))
+    );
+}
+
+#[test]
+fn rfc9002_6_2_1_application_pto_not_armed_before_handshake_confirmed() {
+    let mut h = Harness::new(RecoveryConfig::default());
+    h.send(ms(0), 0);
+    assert_eq!(h.det.timer(), None);
+    h.det.set_handshake_confirmed();
+    assert_eq!(h.det.timer(), Some(ms(999 + 25)));
+}
+
+#[test]
+fn rfc9002_6_2_1_no_pto_without_ack_eliciting_in_flight() {
+    let mut h = Harness::confirmed();
+    h.send_ack_only(ms(0), 0);
+    assert_eq!(h.det.timer(), None);
+    h.timeout(ms(5000));
+    assert_eq!(h.to.kind, TimeoutKind::Idle);
+}
+
+#[test]
+fn rfc9002_6_2_4_pto_declares_no_loss_and_sends_probes() {
+    let mut h = Harness::confirmed();
+    h.send(ms(0), 0);
+    h.ack(ms(100), &[(0, 0)]).unwrap();
+    h.send(ms(100), 1);
+    h.send(ms(100), 2);
+    let calls_before = h.cc.calls.len();
+    let t = h.det.timer().unwrap();
+    h.timeout(t);
+    assert_eq!(
+        h.to.kind,
+        TimeoutKind::Pto {
+            space: Space::Application,
+            probes: 2
+        }
+    );
+    assert!(h.to.lost.is_empty());
+    assert_eq!(h.det.bytes_in_flight(), 2 * MDS);
+    assert_eq!(h.cc.calls.len(), calls_before, "the controller is not called");
+    // pto_probes = 1 is honoured.
+    let mut h1 = Harness::new(RecoveryConfig {
+        pto_probes: 1,
+        ..RecoveryConfig::confirmed()
+    });
+    h1.send(ms(0), 0);
+    let t = h1.det.timer().unwrap();
+    h1.timeout(t);
+    assert!(matches!(h1.to.kind, TimeoutKind::Pto { probes: 1, .. }));
+}
+
+/// A 100 ms first sample, then packets 1..=6 where 1..=3 span 1100 ms; the
+/// ACK of 6 (150 ms RTT) declares 1, 2, 3 lost by packet threshold.
+fn persistent_setup(h: &mut Harness) {
+    h.send(ms(0), 0);
+    h.ack(ms(100), &[(0, 0)]).unwrap();
+    h.send(ms(200), 1);
+    h.send(ms(700), 2);
+    h.send(ms(1300), 3);
+    for pn in 4..=6 {
+        h.send(ms(1400), pn);
+    }
+}
+
+#[test]
+fn rfc9002_7_6_persistent_congestion_declared_and_min_rtt_reset() {
+    let mut h = Harness::confirmed();
+    persistent_setup(&mut h);
+    h.ack(ms(1550), &[(6, 6)]).unwrap();
+    assert_eq!(h.lost_pns(), vec![1, 2, 3]);
+    // srtt 106.25, rttvar 50: duration (106.25 + 200 + 25) · 3 = 993.75 ms < 1100.
+    let ev = h.cc.congestion_events();
+    assert_eq!(ev.len(), 1);
+    assert!(ev[0].persistent_congestion);
+    assert!(h.ack.persistent_congestion);
+    assert_eq!(h.det.stats().persistent_congestions, 1);
+    // §5.2: min_rtt re-established from the newest sample (150 ms), before
+    // the controller hears of it.
+    assert_eq!(h.det.rtt().min(), dms(150));
+    assert_eq!(h.cc.min_rtt_at_event, Some(dms(150)));
+}
+
+#[test]
+fn rfc9002_7_6_min_rtt_reset_can_be_turned_off() {
+    let mut h = Harness::new(RecoveryConfig {
+        reset_min_rtt_on_persistent_congestion: false,
+        ..RecoveryConfig::confirmed()
+    });
+    persistent_setup(&mut h);
+    h.ack(ms(1550), &[(6, 6)]).unwrap();
+    assert!(h.ack.persistent_congestion);
+    assert_eq!(h.det.rtt().min(), dms(100));
+}
+
+#[test]
+fn rfc9002_7_6_1_span_must_exceed_duration() {
+    let mut h = Harness::confirmed();
+    h.send(ms(0), 0);
+    h.ack(ms(100), &[(0, 0)]).unwrap();
+    h.send(ms(200), 1);
+    h.send(ms(700), 2);
+    h.send(ms(1100), 3); // span 900 ms < 993.75 ms
+    for pn in 4..=6 {
+        h.send(ms(1400), pn);
+    }
+    h.ack(ms(1550), &[(6, 6)]).unwrap();
+    assert_eq!(h.lost_pns(), vec![1, 2, 3]);
+    assert!(!h.cc.congestion_events()[0].persistent_congestion);
+}
+
+#[test]
+fn rfc9002_7_6_2_packet_acked_in_between_prevents_persistent_congestion() {
+    let mut h = Harness::confirmed();
+    persistent_setup(&mut h);
+    h.ack(ms(1550), &[(6, 6), (2, 2)]).unwrap();
+    assert_eq!(h.lost_pns(), vec![1, 3]);
+    assert!(!h.cc.congestion_events()[0].persistent_congestion);
+    assert!(!h.ack.persistent_congestion);
+}
+
+#[test]
+fn rfc9002_7_6_2_only_losses_sent_after_first_rtt_sample_count() {
+    let mut h = Harness::confirmed();
+    h.send(ms(0), 0);
+    h.send(ms(500), 1);
+    h.send(ms(1100), 2);
+    for pn in 3..=5 {
+        h.send(ms(1200), pn);
+    }
+    // First RTT sample comes with the ACK that declares 0, 1, 2 lost.
+    h.ack(ms(1300), &[(5, 5)]).unwrap();
+    assert_eq!(h.lost_pns(), vec![0, 1, 2]);
+    assert!(!h.cc.congestion_events()[0].persistent_congestion);
+}
+
+#[test]
+fn rfc9002_7_6_2_non_ack_eliciting_losses_do_not_establish_it() {
+    let mut h = Harness::confirmed();
+    h.send(ms(0), 0);
+    h.ack(ms(100), &[(0, 0)]).unwrap();
+    h.send(ms(200), 1);
+    h.send_ack_only(ms(1300), 2);
+    for pn in 3..=5 {
+        h.send(ms(1400), pn);
+    }
+    // 1 (ack-eliciting) and 2 (ACK-only) span 1100 ms, but only one of
+    // them is ack-eliciting.
+    h.ack(ms(1550), &[(5, 5)]).unwrap();
+    assert_eq!(h.lost_pns(), vec![1, 2]);
+    assert!(!h.cc.congestion_events()[0].persistent_congestion);
+}
+
+#[test]
+fn rfc9002_7_1_ecn_ce_increase_is_one_event_dated_by_largest_acked() {
+    let mut h = Harness::confirmed();
+    for pn in 0..4 {
+        h.send(ms(pn), pn);
+    }
+    h.ack_ecn(ms(20), &[(0, 3)], Some(2)).unwrap();
+    assert!(h.ack.ce_increase);
+    let ev = h.cc.congestion_events();
+    assert_eq!(ev.len(), 1);
+    assert_eq!(ev[0].signal, CongestionSignal::Ecn);
+    assert_eq!(ev[0].time_sent, ms(3), "send time of the largest acknowledged");
+    assert_eq!(h.det.stats().ecn_ce, 2);
+    // Same count again, or a lower one: no event.
+    for pn in 4..6 {
+        h.send(ms(20), pn);
+    }
+    h.ack_ecn(ms(40), &[(0, 4)], Some(2)).unwrap();
+    h.ack_ecn(ms(40), &[(0, 5)], Some(1)).unwrap();
+    assert_eq!(h.cc.congestion_events().len(), 1);
+    assert!(!h.ack.ce_increase);
+}
+
+#[test]
+fn rfc9002_a_7_call_order_ecn_then_loss_then_acked_then_frame_end() {
+    let mut h = Harness::confirmed();
+    for pn in 0..5 {
+        h.send(ms(0), pn);
+    }
+    h.cc.calls.clear();
+    h.ack_ecn(ms(10), &[(3, 4)], Some(1)).unwrap();
+    let kinds: Vec<&str> = h
+        .cc
+        .calls
+        .iter()
+        .map(|c| match c {
+            Call::Congestion(e) if e.signal == CongestionSignal::Ecn => "ecn",
+            Call::Congestion(_) => "loss",
+            Call::Acked { .. } => "acked",
+            Call::FrameEnd(_) => "end",
+            Call::Sent { .. } => "sent",
+            Call::Spurious => "spurious",
+        })
+        .collect();
+    assert_eq!(kinds, ["ecn", "loss", "acked", "acked", "end"]);
+    let Some(Call::FrameEnd(s)) = h.cc.calls.last() else {
+        panic!("no frame end")
+    };
+    assert_eq!(s.largest_acked, Some(4));
+    assert_eq!(s.rtt_sample, Some(dms(10)));
+    assert_eq!(s.bytes_in_flight, MDS, "pn 2 outstanding, 0 and 1 lost");
+}
+
+#[test]
+fn rfc9002_5_1_rtt_sample_only_when_largest_newly_acked() {
+    let mut h = Harness::confirmed();
+    for pn in 0..4 {
+        h.send(ms(0), pn);
+    }
+    h.ack(ms(30), &[(3, 3)]).unwrap();
+    assert_eq!(h.ack.rtt_sample, Some(dms(30)));
+    // Largest (3) already acknowledged: 1 and 2 are new, but no sample.
+    h.ack(ms(90), &[(1, 3)]).unwrap();
+    assert_eq!(h.acked_pns(), vec![1, 2]);
+    assert_eq!(h.ack.rtt_sample, None);
+    assert_eq!(h.det.rtt().latest(), dms(30));
+    assert_eq!(h.det.stats().rtt_samples, 1);
+}
+
+#[test]
+fn rfc9002_5_1_no_rtt_sample_without_ack_eliciting_packet() {
+    let mut h = Harness::confirmed();
+    h.send(ms(0), 0);
+    h.send_ack_only(ms(0), 1);
+    h.ack(ms(30), &[(1, 1)]).unwrap();
+    assert_eq!(h.acked_pns(), vec![1]);
+    assert_eq!(h.ack.rtt_sample, None);
+    assert!(!h.det.rtt().has_sample());
+}
+
+#[test]
+fn rfc9002_5_3_ack_delay_ignored_in_initial_space() {
+    let mut h = Harness::confirmed();
+    for space in [Space::Initial, Space::Application] {
+        h.send_in(ms(0), space, 0);
+    }
+    h.ack(ms(100), &[(0, 0)]).unwrap(); // first sample 100 ms
+    let f = AckFrame::new(vec![0..=0], dms(40), None).unwrap();
+    h.ack_frame(ms(140), Space::Initial, &f).unwrap();
+    // 140 ms taken whole (the 40 ms delay would give 100): srtt 105.
+    assert_eq!(h.det.rtt().smoothed(), dms(105));
+    // In the Application space the delay is subtracted.
+    h.send(ms(140), 1);
+    let f = AckFrame::new(vec![0..=1], dms(20), None).unwrap();
+    h.ack_frame(ms(270), Space::Application, &f).unwrap();
+    // 130 − 20 = 110: srtt 7/8 · 105 + 110/8 = 105.625.
+    assert_eq!(h.det.rtt().smoothed(), Duration::from_micros(105_625));
+}
+
+#[test]
+fn rfc9002_2_ack_only_packets_are_not_in_flight() {
+    let mut h = Harness::confirmed();
+    h.send_ack_only(ms(0), 0);
+    assert_eq!(h.det.bytes_in_flight(), 0);
+    assert!(h.cc.calls.is_empty(), "no on_packet_sent for ACK-only packets");
+    h.send(ms(1), 1);
+    assert_eq!(
+        h.cc.calls,
+        vec![Call::Sent {
+            pn: 1,
+            bytes: MDS,
+            in_flight: MDS
+        }]
+    );
+    h.ack(ms(20), &[(0, 1)]).unwrap();
+    assert_eq!(h.acked_pns(), vec![0, 1]);
+    assert_eq!(
+        h.cc.count(|c| matches!(c, Call::Acked { .. })),
+        1,
+        "only the in-flight packet reaches on_packet_acked"
+    );
+    assert_eq!(h.det.stats().packets_acked, 2);
+}
+
+#[test]
+fn rfc9002_7_lost_ack_only_packet_raises_no_congestion_event() {
+    let mut h = Harness::confirmed();
+    h.send_ack_only(ms(0), 0);
+    for pn in 1..4 {
+        h.send(ms(0), pn);
+    }
+    h.ack(ms(10), &[(1, 3)]).unwrap();
+    assert_eq!(h.lost_pns(), vec![0]);
+    assert!(h.cc.congestion_events().is_empty());
+}
+
+#[test]
+fn rfc9002_6_4_discard_space_drops_bytes_and_timers() {
+    let mut h = Harness::new(RecoveryConfig::default());
+    for pn in 0..4 {
+        h.send_in(ms(0), Space::Initial, pn);
+    }
+    h.send_in(ms(0), Space::Handshake, 0);
+    let f = AckFrame::new(vec![3..=3], Duration::ZERO, None).unwrap();
+    h.ack_frame(ms(10), Space::Initial, &f).unwrap();
+    assert!(h.det.loss_time(Space::Initial).is_some());
+    h.det.discard_space(Space::Initial);
+    assert_eq!(h.det.bytes_in_flight(), MDS, "only the Handshake packet");
+    assert_eq!(h.det.loss_time(Space::Initial), None);
+    h.timeout(h.det.timer().unwrap());
+    assert_eq!(h.det.pto_count(), 1);
+    h.det.discard_space(Space::Handshake);
+    assert_eq!(h.det.pto_count(), 0);
+    assert_eq!(h.det.bytes_in_flight(), 0);
+    assert_eq!(h.det.timer(), None);
+    // A late ACK in the discarded space acknowledges nothing.
+    h.ack_frame(ms(50), Space::Initial, &AckFrame::new(vec![0..=2], Duration::ZERO, None).unwrap())
+        .unwrap();
+    assert!(h.ack.acked.is_empty());
+}
+
+#[test]
+fn rfc9000_13_1_malformed_or_unsent_ack_is_an_error_and_changes_nothing() {
+    let mut h = Harness::confirmed();
+    h.send(ms(0), 0);
+    h.send(ms(0), 2); // 1 skipped
+    h.send(ms(0), 3);
+    let calls = h.cc.calls.len();
+    assert!(matches!(
+        h.ack(ms(10), &[(4, 4)]),
+        Err(AckError::UnsentPacket { packet_number: 4, largest_sent: Some(3) })
+    ));
+    assert_eq!(
+        h.ack(ms(10), &[(1, 2)]),
+        Err(AckError::SkippedPacket { packet_number: 1 })
+    );
+    assert!(matches!(h.ack(ms(10), &[(3, 2)]), Err(AckError::InvertedRange { .. })));
+    assert!(matches!(
+        h.ack(ms(10), &[(0, 0), (2, 3)]),
+        Err(AckError::RangesNotDescending { .. })
+    ));
+    assert_eq!(h.ack(ms(10), &[]), Err(AckError::NoRanges));
+    let f = AckFrame::single(0, 0, Duration::ZERO).unwrap();
+    assert!(matches!(
+        h.ack_frame(ms(10), Space::Handshake, &f),
+        Err(AckError::UnsentPacket { largest_sent: None, .. })
+    ));
+    assert_eq!(h.cc.calls.len(), calls);
+    assert_eq!(h.det.bytes_in_flight(), 3 * MDS);
+    assert_eq!(h.det.largest_acked(Space::Application), None);
+    assert_eq!(h.det.stats().ack_frames, 0);
+    assert_eq!(h.det.timer(), Some(ms(999 + 25)));
+    // And the valid ACK still works afterwards.
+    h.ack(ms(10), &[(2, 3), (0, 0)]).unwrap();
+    assert_eq!(h.acked_pns(), vec![0, 2, 3]);
+}
+
+#[test]
+fn rfc9002_a_7_duplicate_ack_is_a_no_op() {
+    let mut h = Harness::confirmed();
+    for pn in 0..3 {
+        h.send(ms(0), pn);
+    }
+    h.ack(ms(10), &[(0, 2)]).unwrap();
+    let calls = h.cc.calls.len();
+    h.ack(ms(20), &[(0, 2)]).unwrap();
+    assert!(h.ack.acked.is_empty());
+    assert_eq!(h.cc.calls.len(), calls, "Appendix A.7 returns early");
+}
+
+#[test]
+fn rfc9438_4_9_spurious_losses_counted_and_undo_signalled_once() {
+    let mut h = Harness::confirmed();
+    for pn in 0..5 {
+        h.send(ms(0), pn);
+    }
+    h.ack(ms(10), &[(3, 4)]).unwrap();
+    assert_eq!(h.lost_pns(), vec![0, 1]);
+    // The "lost" packets arrive after all (reordering).
+    h.ack(ms(12), &[(0, 4)]).unwrap();
+    assert_eq!(h.acked_pns(), vec![2]);
+    assert_eq!(h.ack.spurious, 2);
+    assert!(h.ack.spurious_episode);
+    assert_eq!(h.cc.count(|c| matches!(c, Call::Spurious)), 1);
+    let spurious_at = h.cc.calls.iter().position(|c| matches!(c, Call::Spurious));
+    let end_at = h.cc.calls.iter().rposition(|c| matches!(c, Call::FrameEnd(_)));
+    assert!(spurious_at < end_at, "undo comes before the frame end");
+    assert_eq!(h.det.stats().spurious_losses, 2);
+    assert_eq!(h.det.stats().spurious_bytes, 2 * MDS);
+    assert_eq!(h.det.stats().spurious_episodes, 1);
+    // A duplicate counts nothing more.
+    h.ack(ms(14), &[(0, 4)]).unwrap();
+    assert_eq!(h.ack.spurious, 0);
+    assert_eq!(h.cc.count(|c| matches!(c, Call::Spurious)), 1);
+}
+
+#[test]
+fn rfc9438_4_9_no_undo_while_some_loss_of_the_episode_is_real() {
+    let mut h = Harness::confirmed();
+    for pn in 0..5 {
+        h.send(ms(0), pn);
+    }
+    h.ack(ms(10), &[(3, 4)]).unwrap();
+    h.ack(ms(12), &[(3, 4), (1, 1)]).unwrap();
+    assert_eq!(h.ack.spurious, 1);
+    assert!(!h.ack.spurious_episode);
+    assert_eq!(h.cc.count(|c| matches!(c, Call::Spurious)), 0);
+    // A spurious ACK alone (nothing newly acked) still completes the proof.
+    h.ack(ms(13), &[(0, 1), ]).ok();
+    assert_eq!(h.cc.count(|c| matches!(c, Call::Spurious)), 1);
+}
+
+#[test]
+fn rfc9438_4_9_no_undo_after_ce_in_the_same_recovery() {
+    let mut h = Harness::confirmed();
+    for pn in 0..6 {
+        h.send(ms(0), pn);
+    }
+    h.ack(ms(10), &[(3, 4)]).unwrap();
+    h.ack_ecn(ms(11), &[(5, 5), (3, 4)], Some(1)).unwrap();
+    h.ack(ms(12), &[(0, 5)]).unwrap();
+    assert_eq!(h.det.stats().spurious_losses, 3, "0, 1, then 2");
+    assert_eq!(h.cc.count(|c| matches!(c, Call::Spurious)), 0);
+}
+
+#[test]
+fn rfc9002_6_2_4_probes_count_in_bytes_in_flight() {
+    let mut h = Harness::confirmed();
+    h.send(ms(0), 0);
+    let t = h.det.timer().unwrap();
+    h.timeout(t);
+    h.send(t, 1);
+    h.send(t, 2);
+    assert_eq!(h.det.bytes_in_flight(), 3 * MDS);
+    // The PTO restarts from the newest ack-eliciting packet, still backed off.
+    assert_eq!(h.det.timer(), Some(t + h.det.pto_period(Space::Application)));
+    assert_eq!(h.det.pto_period(Space::Application), dms(2 * (999 + 25)));
+}
