@@ -14,6 +14,7 @@ pub mod adapter;
 pub mod body;
 pub mod cc;
 pub mod client;
+pub mod h3_tracked;
 pub mod probe;
 pub mod relay;
 pub mod server;

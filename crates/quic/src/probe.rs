@@ -1,20 +1,11 @@
-//! What the server learns from a connection's controller: when every byte
-//! in flight has been acknowledged, and the controller's latest counters.
-//!
-//! quinn has no per-stream "all data acknowledged" notification that h3
-//! exposes (h3-quinn keeps the `quinn::SendStream` private), so `ramp serve`
-//! detects the last byte acknowledged from the congestion controller's side:
-//! after a response's FIN has been written, the transfer is complete at the
-//! first ACK frame that leaves no ack-eliciting bytes in flight. Exact for
-//! one response at a time on a connection (what `ramp get` and the tests
-//! do); when responses on one connection overlap, each gets the time the
-//! connection next became idle, an upper bound.
+//! What the server learns from a connection's controller: its latest
+//! counters, RTT estimator and the last time nothing was in flight, as of
+//! the end of the latest ACK frame.
 
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use ramp_cc::{Metrics, RttEstimator};
-use tokio::sync::Notify;
 
 use crate::adapter::ShimCounters;
 
@@ -36,7 +27,6 @@ pub struct ProbeSnapshot {
 #[derive(Debug, Default)]
 pub struct ConnProbe {
     state: Mutex<ProbeSnapshot>,
-    idle: Notify,
 }
 
 impl ConnProbe {
@@ -60,33 +50,11 @@ impl ConnProbe {
         s.counters = counters;
         if in_flight == 0 {
             s.idle_at = Some(now);
-            drop(s);
-            self.idle.notify_waiters();
         }
     }
 
     /// The latest snapshot.
     pub fn snapshot(&self) -> ProbeSnapshot {
         self.state.lock().unwrap_or_else(|p| p.into_inner()).clone()
-    }
-
-    /// Waits until an ACK frame received after `after` leaves nothing in
-    /// flight, and returns its time; `None` after `timeout`.
-    pub async fn all_acked_after(&self, after: Instant, timeout: Duration) -> Option<Instant> {
-        let deadline = tokio::time::Instant::now() + timeout;
-        loop {
-            let notified = self.idle.notified();
-            tokio::pin!(notified);
-            notified.as_mut().enable();
-            let idle_at = self.state.lock().unwrap_or_else(|p| p.into_inner()).idle_at;
-            if let Some(t) = idle_at {
-                if t >= after {
-                    return Some(t);
-                }
-            }
-            if tokio::time::timeout_at(deadline, notified).await.is_err() {
-                return None;
-            }
-        }
     }
 }

@@ -3,13 +3,14 @@
 //!
 //! Each connection is accepted with its own quinn `ServerConfig`, whose
 //! controller factory carries a [`ConnProbe`]: that is how the request task
-//! learns when the last byte of its response was acknowledged (see
-//! [`crate::probe`]) and reads the controller's counters.
+//! reads the controller's counters. Request streams go through
+//! [`crate::h3_tracked`], which tells when each response was completely
+//! acknowledged.
 //!
 //! `ttlb` in a record runs from the moment the server has the request
 //! headers (h3 `resolve_request` returned; the simulator's "first byte of
-//! the request at the server") to the first ACK frame, after the response's
-//! FIN was written, that leaves nothing in flight.
+//! the request at the server") to the moment quinn reports every byte and
+//! the FIN of the response stream acknowledged (`SendStream::stopped()`).
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -26,6 +27,7 @@ use tokio::io::AsyncReadExt;
 use crate::adapter::RampFactory;
 use crate::body::{self, Body, NotServed, CHUNK_BYTES};
 use crate::cc::CcChoice;
+use crate::h3_tracked::{AckTimes, SendEnd, TrackedBidi, TrackedConnection};
 use crate::probe::ConnProbe;
 use crate::stats::{ms, us, PathLabels, StatsWriter};
 use crate::tls::{self, Identity};
@@ -183,8 +185,10 @@ async fn handle_connection(shared: Arc<Shared>, incoming: quinn::Incoming) {
         return;
     };
     let conn_id = shared.conn_seq.fetch_add(1, Ordering::Relaxed);
+    let acks = AckTimes::default();
     let Ok(mut h3c) =
-        h3::server::Connection::<_, Bytes>::new(h3_quinn::Connection::new(conn.clone())).await
+        h3::server::Connection::<_, Bytes>::new(TrackedConnection::new(conn.clone(), acks.clone()))
+            .await
     else {
         return;
     };
@@ -195,10 +199,12 @@ async fn handle_connection(shared: Arc<Shared>, incoming: quinn::Incoming) {
         let shared = shared.clone();
         let conn = conn.clone();
         let probe = probe.clone();
+        let acks = acks.clone();
         let seq = request_seq;
         request_seq += 1;
         tokio::spawn(async move {
-            handle_request(&shared, &conn, &probe, conn_id, seq, resolver).await;
+            let ids = Ids { conn: conn_id, request: seq };
+            handle_request(&shared, &conn, &probe, &acks, ids, resolver).await;
         });
     }
 }
@@ -214,15 +220,22 @@ struct Outcome {
     error: Option<String>,
 }
 
-type Resolver = h3::server::RequestResolver<h3_quinn::Connection, Bytes>;
-type Stream = h3::server::RequestStream<h3_quinn::BidiStream<Bytes>, Bytes>;
+type Resolver = h3::server::RequestResolver<TrackedConnection, Bytes>;
+type Stream = h3::server::RequestStream<TrackedBidi<Bytes>, Bytes>;
+
+/// Which connection and which request on it.
+#[derive(Clone, Copy)]
+struct Ids {
+    conn: u64,
+    request: u64,
+}
 
 async fn handle_request(
     shared: &Shared,
     conn: &quinn::Connection,
     probe: &ConnProbe,
-    conn_id: u64,
-    seq: u64,
+    acks: &AckTimes,
+    ids: Ids,
     resolver: Resolver,
 ) {
     let Ok((req, mut stream)) = resolver.resolve_request().await else {
@@ -239,7 +252,7 @@ async fn handle_request(
         acked_at: None,
         error: None,
     };
-    if let Err(e) = respond(shared, conn, probe, req.method(), &mut stream, &mut out).await {
+    if let Err(e) = respond(shared, acks, req.method(), &mut stream, &mut out).await {
         out.error = Some(e);
     }
     let ok = out.error.is_none() && out.acked_at.is_some();
@@ -250,7 +263,7 @@ async fn handle_request(
     };
     counter.fetch_add(1, Ordering::Relaxed);
     if let Some(w) = &shared.stats {
-        let rec = record(shared, conn, probe, conn_id, seq, &out);
+        let rec = record(shared, conn, probe, ids, &out);
         match w.write(&rec) {
             Ok(()) => shared.counters.records.fetch_add(1, Ordering::Relaxed),
             Err(_) => shared.counters.record_errors.fetch_add(1, Ordering::Relaxed),
@@ -260,8 +273,7 @@ async fn handle_request(
 
 async fn respond(
     shared: &Shared,
-    conn: &quinn::Connection,
-    probe: &ConnProbe,
+    acks: &AckTimes,
     method: &Method,
     stream: &mut Stream,
     out: &mut Outcome,
@@ -284,7 +296,7 @@ async fn respond(
                 .map_err(|e| e.to_string())?;
             stream.send_response(resp).await.map_err(|e| e.to_string())?;
             stream.finish().await.map_err(|e| e.to_string())?;
-            return wait_acked(conn, probe, out).await;
+            return wait_acked(acks, stream, out).await;
         }
     };
     out.content_length = body.len();
@@ -331,17 +343,24 @@ async fn respond(
         }
     }
     stream.finish().await.map_err(|e| e.to_string())?;
-    wait_acked(conn, probe, out).await
+    wait_acked(acks, stream, out).await
 }
 
-async fn wait_acked(conn: &quinn::Connection, probe: &ConnProbe, out: &mut Outcome) -> Result<(), String> {
-    let finished = Instant::now();
-    tokio::select! {
-        t = probe.all_acked_after(finished, IDLE_TIMEOUT) => match t {
-            Some(t) => { out.acked_at = Some(t); Ok(()) }
-            None => Err("response not acknowledged within the idle timeout".into()),
-        },
-        e = conn.closed() => Err(format!("connection closed before the response was acknowledged: {e}")),
+async fn wait_acked(acks: &AckTimes, stream: &Stream, out: &mut Outcome) -> Result<(), String> {
+    let id = stream.id().into_inner();
+    let rx = acks
+        .take(id)
+        .ok_or_else(|| format!("stream {id} is not tracked"))?;
+    match tokio::time::timeout(IDLE_TIMEOUT, rx).await {
+        Ok(Ok(SendEnd::Acked(t))) => {
+            out.acked_at = Some(t);
+            Ok(())
+        }
+        Ok(Ok(SendEnd::Stopped(code))) => Err(format!("client stopped the stream (code {code})")),
+        Ok(Ok(SendEnd::Lost)) | Ok(Err(_)) => {
+            Err("connection lost before the response was acknowledged".into())
+        }
+        Err(_) => Err("response not acknowledged within the idle timeout".into()),
     }
 }
 
@@ -349,8 +368,7 @@ fn record(
     shared: &Shared,
     conn: &quinn::Connection,
     probe: &ConnProbe,
-    conn_id: u64,
-    seq: u64,
+    ids: Ids,
     out: &Outcome,
 ) -> Map<String, Value> {
     let snap = probe.snapshot();
@@ -364,8 +382,8 @@ fn record(
     r.insert("content_length".into(), out.content_length.into());
     r.insert("http.status".into(), out.status.as_u16().into());
     r.insert("request.path".into(), out.path.clone().into());
-    r.insert("conn.id".into(), conn_id.into());
-    r.insert("conn.request".into(), seq.into());
+    r.insert("conn.id".into(), ids.conn.into());
+    r.insert("conn.request".into(), ids.request.into());
     r.insert("num-packets.sent".into(), qs.path.sent_packets.into());
     r.insert("num-packets.lost".into(), qs.path.lost_packets.into());
     r.insert(

@@ -1,0 +1,366 @@
+//! An h3 QUIC backend for the server that reports when each request
+//! stream's response has been completely acknowledged.
+//!
+//! h3-quinn keeps its `quinn::SendStream`s private, and only a
+//! `quinn::SendStream` can tell when the peer has acknowledged every byte
+//! of a finished stream (`SendStream::stopped()` yields `Ok(None)` then).
+//! This backend therefore accepts request (bidirectional) streams from
+//! quinn itself, starts a watcher on `stopped()` for each, and delegates
+//! everything else (unidirectional control and QPACK streams) to
+//! h3-quinn. The server looks the completion time up by stream id in
+//! [`AckTimes`]: that is its `ttlb` end point, "last byte acknowledged".
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{self, Poll};
+use std::time::Instant;
+
+use bytes::{Buf, Bytes};
+use h3::quic::{self, ConnectionErrorIncoming, StreamErrorIncoming, StreamId, WriteBuf};
+use quinn::VarInt;
+use tokio::sync::oneshot;
+
+/// How a request stream's send side ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SendEnd {
+    /// Finished, and the peer acknowledged every byte, at this time.
+    Acked(Instant),
+    /// The peer stopped the stream (STOP_SENDING) with this code.
+    Stopped(u64),
+    /// The connection was lost first.
+    Lost,
+}
+
+/// Per connection: stream id → the receiver of that stream's end.
+#[derive(Clone, Default)]
+pub struct AckTimes {
+    map: Arc<Mutex<HashMap<u64, oneshot::Receiver<SendEnd>>>>,
+}
+
+impl AckTimes {
+    /// Takes the receiver for stream `id` (once).
+    pub fn take(&self, id: u64) -> Option<oneshot::Receiver<SendEnd>> {
+        self.map
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&id)
+    }
+
+    fn watch(&self, send: &quinn::SendStream) {
+        let id = u64::from(send.id());
+        let stopped = send.stopped();
+        let (tx, rx) = oneshot::channel();
+        self.map
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(id, rx);
+        tokio::spawn(async move {
+            let end = match stopped.await {
+                Ok(None) => SendEnd::Acked(Instant::now()),
+                Ok(Some(code)) => SendEnd::Stopped(code.into_inner()),
+                Err(_) => SendEnd::Lost,
+            };
+            // The request task may be gone (client vanished): fine.
+            let _ = tx.send(end);
+        });
+    }
+}
+
+type AcceptBiFuture = Pin<
+    Box<
+        dyn Future<Output = Result<(quinn::SendStream, quinn::RecvStream), quinn::ConnectionError>>
+            + Send
+            + Sync,
+    >,
+>;
+
+fn accept_bi(conn: &quinn::Connection) -> AcceptBiFuture {
+    let conn = conn.clone();
+    Box::pin(async move { conn.accept_bi().await })
+}
+
+/// The server side of an h3 connection over quinn, with acknowledgement
+/// tracking of request streams.
+pub struct TrackedConnection {
+    conn: quinn::Connection,
+    inner: h3_quinn::Connection,
+    accepting: AcceptBiFuture,
+    acks: AckTimes,
+}
+
+impl TrackedConnection {
+    /// Wraps an established quinn connection.
+    pub fn new(conn: quinn::Connection, acks: AckTimes) -> TrackedConnection {
+        TrackedConnection {
+            inner: h3_quinn::Connection::new(conn.clone()),
+            accepting: accept_bi(&conn),
+            conn,
+            acks,
+        }
+    }
+}
+
+fn connection_error(e: quinn::ConnectionError) -> ConnectionErrorIncoming {
+    match e {
+        quinn::ConnectionError::ApplicationClosed(c) => ConnectionErrorIncoming::ApplicationClose {
+            error_code: c.error_code.into_inner(),
+        },
+        quinn::ConnectionError::TimedOut => ConnectionErrorIncoming::Timeout,
+        other => ConnectionErrorIncoming::Undefined(Arc::new(other)),
+    }
+}
+
+fn stream_id(id: quinn::StreamId) -> StreamId {
+    let v = u64::from(id);
+    // A quinn stream id is a QUIC varint (< 2^62), exactly the range h3
+    // accepts, so this cannot fail.
+    StreamId::try_from(v).unwrap_or_else(|_| unreachable!("stream id {v} is not a varint"))
+}
+
+impl<B: Buf> quic::Connection<B> for TrackedConnection {
+    type RecvStream = h3_quinn::RecvStream;
+    type OpenStreams = Opener;
+
+    fn poll_accept_recv(
+        &mut self,
+        cx: &mut task::Context<'_>,
+    ) -> Poll<Result<Self::RecvStream, ConnectionErrorIncoming>> {
+        <h3_quinn::Connection as quic::Connection<B>>::poll_accept_recv(&mut self.inner, cx)
+    }
+
+    fn poll_accept_bidi(
+        &mut self,
+        cx: &mut task::Context<'_>,
+    ) -> Poll<Result<Self::BidiStream, ConnectionErrorIncoming>> {
+        let r = std::task::ready!(self.accepting.as_mut().poll(cx));
+        self.accepting = accept_bi(&self.conn);
+        let (send, recv) = r.map_err(connection_error)?;
+        self.acks.watch(&send);
+        Poll::Ready(Ok(TrackedBidi {
+            send: TrackedSend {
+                stream: send,
+                writing: None,
+            },
+            recv: TrackedRecv { stream: recv },
+        }))
+    }
+
+    fn opener(&self) -> Self::OpenStreams {
+        Opener {
+            inner: <h3_quinn::Connection as quic::Connection<B>>::opener(&self.inner),
+        }
+    }
+}
+
+impl<B: Buf> quic::OpenStreams<B> for TrackedConnection {
+    type BidiStream = TrackedBidi<B>;
+    type SendStream = h3_quinn::SendStream<B>;
+
+    fn poll_open_bidi(
+        &mut self,
+        _cx: &mut task::Context<'_>,
+    ) -> Poll<Result<Self::BidiStream, StreamErrorIncoming>> {
+        Poll::Ready(Err(server_opens_no_bidi()))
+    }
+
+    fn poll_open_send(
+        &mut self,
+        cx: &mut task::Context<'_>,
+    ) -> Poll<Result<Self::SendStream, StreamErrorIncoming>> {
+        <h3_quinn::Connection as quic::OpenStreams<B>>::poll_open_send(&mut self.inner, cx)
+    }
+
+    fn close(&mut self, code: h3::error::Code, reason: &[u8]) {
+        <h3_quinn::Connection as quic::OpenStreams<B>>::close(&mut self.inner, code, reason)
+    }
+}
+
+fn server_opens_no_bidi() -> StreamErrorIncoming {
+    StreamErrorIncoming::Unknown("an HTTP/3 server opens no bidirectional streams".into())
+}
+
+/// Opens the server's unidirectional streams (via h3-quinn).
+pub struct Opener {
+    inner: h3_quinn::OpenStreams,
+}
+
+impl<B: Buf> quic::OpenStreams<B> for Opener {
+    type BidiStream = TrackedBidi<B>;
+    type SendStream = h3_quinn::SendStream<B>;
+
+    fn poll_open_bidi(
+        &mut self,
+        _cx: &mut task::Context<'_>,
+    ) -> Poll<Result<Self::BidiStream, StreamErrorIncoming>> {
+        Poll::Ready(Err(server_opens_no_bidi()))
+    }
+
+    fn poll_open_send(
+        &mut self,
+        cx: &mut task::Context<'_>,
+    ) -> Poll<Result<Self::SendStream, StreamErrorIncoming>> {
+        <h3_quinn::OpenStreams as quic::OpenStreams<B>>::poll_open_send(&mut self.inner, cx)
+    }
+
+    fn close(&mut self, code: h3::error::Code, reason: &[u8]) {
+        <h3_quinn::OpenStreams as quic::OpenStreams<B>>::close(&mut self.inner, code, reason)
+    }
+}
+
+/// A request stream.
+pub struct TrackedBidi<B: Buf> {
+    send: TrackedSend<B>,
+    recv: TrackedRecv,
+}
+
+/// The send half of a request stream.
+pub struct TrackedSend<B: Buf> {
+    stream: quinn::SendStream,
+    writing: Option<WriteBuf<B>>,
+}
+
+/// The receive half of a request stream.
+pub struct TrackedRecv {
+    stream: quinn::RecvStream,
+}
+
+fn write_error(e: quinn::WriteError) -> StreamErrorIncoming {
+    match e {
+        quinn::WriteError::Stopped(code) => StreamErrorIncoming::StreamTerminated {
+            error_code: code.into_inner(),
+        },
+        quinn::WriteError::ConnectionLost(e) => StreamErrorIncoming::ConnectionErrorIncoming {
+            connection_error: connection_error(e),
+        },
+        other => StreamErrorIncoming::Unknown(Box::new(other)),
+    }
+}
+
+fn read_error(e: quinn::ReadError) -> StreamErrorIncoming {
+    match e {
+        quinn::ReadError::Reset(code) => StreamErrorIncoming::StreamTerminated {
+            error_code: code.into_inner(),
+        },
+        quinn::ReadError::ConnectionLost(e) => StreamErrorIncoming::ConnectionErrorIncoming {
+            connection_error: connection_error(e),
+        },
+        other => StreamErrorIncoming::Unknown(Box::new(other)),
+    }
+}
+
+impl<B: Buf> quic::SendStream<B> for TrackedSend<B> {
+    fn poll_ready(&mut self, cx: &mut task::Context<'_>) -> Poll<Result<(), StreamErrorIncoming>> {
+        if let Some(data) = &mut self.writing {
+            while data.has_remaining() {
+                let n = std::task::ready!(Pin::new(&mut self.stream).poll_write(cx, data.chunk()))
+                    .map_err(write_error)?;
+                data.advance(n);
+            }
+        }
+        self.writing = None;
+        Poll::Ready(Ok(()))
+    }
+
+    fn send_data<T: Into<WriteBuf<B>>>(&mut self, data: T) -> Result<(), StreamErrorIncoming> {
+        if self.writing.is_some() {
+            return Err(StreamErrorIncoming::ConnectionErrorIncoming {
+                connection_error: ConnectionErrorIncoming::InternalError(
+                    "send_data called while the stream is not ready".into(),
+                ),
+            });
+        }
+        self.writing = Some(data.into());
+        Ok(())
+    }
+
+    fn poll_finish(&mut self, _cx: &mut task::Context<'_>) -> Poll<Result<(), StreamErrorIncoming>> {
+        Poll::Ready(
+            self.stream
+                .finish()
+                .map_err(|e| StreamErrorIncoming::Unknown(Box::new(e))),
+        )
+    }
+
+    fn reset(&mut self, reset_code: u64) {
+        let _ = self
+            .stream
+            .reset(VarInt::from_u64(reset_code).unwrap_or(VarInt::MAX));
+    }
+
+    fn send_id(&self) -> StreamId {
+        stream_id(self.stream.id())
+    }
+}
+
+impl quic::RecvStream for TrackedRecv {
+    type Buf = Bytes;
+
+    fn poll_data(
+        &mut self,
+        cx: &mut task::Context<'_>,
+    ) -> Poll<Result<Option<Self::Buf>, StreamErrorIncoming>> {
+        // Request streams carry only headers (and tiny bodies): a small
+        // copy per read is fine.
+        let mut buf = vec![0u8; 16 * 1024];
+        let n = std::task::ready!(self.stream.poll_read(cx, &mut buf)).map_err(read_error)?;
+        if n == 0 {
+            return Poll::Ready(Ok(None));
+        }
+        buf.truncate(n);
+        Poll::Ready(Ok(Some(Bytes::from(buf))))
+    }
+
+    fn stop_sending(&mut self, error_code: u64) {
+        let _ = self
+            .stream
+            .stop(VarInt::from_u64(error_code).unwrap_or(VarInt::MAX));
+    }
+
+    fn recv_id(&self) -> StreamId {
+        stream_id(self.stream.id())
+    }
+}
+
+impl<B: Buf> quic::SendStream<B> for TrackedBidi<B> {
+    fn poll_ready(&mut self, cx: &mut task::Context<'_>) -> Poll<Result<(), StreamErrorIncoming>> {
+        self.send.poll_ready(cx)
+    }
+    fn send_data<T: Into<WriteBuf<B>>>(&mut self, data: T) -> Result<(), StreamErrorIncoming> {
+        self.send.send_data(data)
+    }
+    fn poll_finish(&mut self, cx: &mut task::Context<'_>) -> Poll<Result<(), StreamErrorIncoming>> {
+        self.send.poll_finish(cx)
+    }
+    fn reset(&mut self, reset_code: u64) {
+        quic::SendStream::<B>::reset(&mut self.send, reset_code)
+    }
+    fn send_id(&self) -> StreamId {
+        quic::SendStream::<B>::send_id(&self.send)
+    }
+}
+
+impl<B: Buf> quic::RecvStream for TrackedBidi<B> {
+    type Buf = Bytes;
+    fn poll_data(
+        &mut self,
+        cx: &mut task::Context<'_>,
+    ) -> Poll<Result<Option<Self::Buf>, StreamErrorIncoming>> {
+        self.recv.poll_data(cx)
+    }
+    fn stop_sending(&mut self, error_code: u64) {
+        self.recv.stop_sending(error_code)
+    }
+    fn recv_id(&self) -> StreamId {
+        self.recv.recv_id()
+    }
+}
+
+impl<B: Buf> quic::BidiStream<B> for TrackedBidi<B> {
+    type SendStream = TrackedSend<B>;
+    type RecvStream = TrackedRecv;
+    fn split(self) -> (Self::SendStream, Self::RecvStream) {
+        (self.send, self.recv)
+    }
+}

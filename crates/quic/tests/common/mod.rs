@@ -1,0 +1,95 @@
+//! Helpers for the loopback end-to-end tests: a server on an ephemeral
+//! port, a client, a relay. Every wait is bounded.
+
+#![allow(dead_code)]
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use ramp_quic::cc::CcChoice;
+use ramp_quic::client::{self, GetConfig, GetResult};
+use ramp_quic::server::{ServeConfig, Server, ServerHandle};
+use ramp_quic::stats::PathLabels;
+use ramp_quic::tls::{Identity, Trust};
+
+/// A running server.
+pub struct TestServer {
+    pub addr: SocketAddr,
+    pub handle: ServerHandle,
+    pub stats: PathBuf,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    task: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl TestServer {
+    pub async fn stop(mut self) {
+        if let Some(s) = self.stop.take() {
+            let _ = s.send(());
+        }
+        if let Some(t) = self.task.take() {
+            let _ = tokio::time::timeout(Duration::from_secs(5), t).await;
+        }
+    }
+
+    /// The stats records written so far.
+    pub fn records(&self) -> Vec<serde_json::Map<String, serde_json::Value>> {
+        let text = std::fs::read_to_string(&self.stats).unwrap_or_default();
+        text.lines()
+            .map(|l| serde_json::from_str(l).expect("every stats line is a JSON object"))
+            .collect()
+    }
+}
+
+pub fn temp_path(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ramp-quic-tests-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir.join(name)
+}
+
+pub async fn start_server(cc: &str, stats_name: &str, labels: PathLabels) -> TestServer {
+    let stats = temp_path(stats_name);
+    let cfg = ServeConfig {
+        listen: "127.0.0.1:0".parse().unwrap(),
+        cc: CcChoice::parse(cc).expect("controller name"),
+        identity: Identity::self_signed().expect("certificate"),
+        root: None,
+        stats: Some(stats.clone()),
+        labels,
+    };
+    let server = Server::bind(cfg).expect("bind");
+    let addr = server.local_addr().expect("addr");
+    let handle = server.handle();
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let task = tokio::spawn(server.run(async move {
+        let _ = rx.await;
+    }));
+    TestServer {
+        addr,
+        handle,
+        stats,
+        stop: Some(tx),
+        task: Some(task),
+    }
+}
+
+pub async fn fetch(addr: SocketAddr, path: &str, n: usize, concurrency: usize) -> Vec<GetResult> {
+    let cfg = GetConfig {
+        url: format!("https://{addr}{path}").parse().unwrap(),
+        n,
+        concurrency,
+        trust: Trust::Insecure,
+        timeout: Duration::from_secs(20),
+    };
+    client::get(&cfg).await.expect("client runs")
+}
+
+/// Waits (bounded) until the server has written `n` records.
+pub async fn wait_records(server: &TestServer, n: u64) {
+    for _ in 0..200 {
+        if server.handle.counters().records >= n {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+}
