@@ -79,7 +79,7 @@ fn rfc9438_4_3_reno_friendly_region_follows_w_est() {
     let srtt = ms(10);
     let mut now = t0;
     for _ in 0..100 {
-        now = now + srtt;
+        now += srtt;
         let acked = cwnd;
         cwnd = c.on_ack(now, cwnd, acked, srtt, MDS);
     }
@@ -99,7 +99,7 @@ fn rfc9438_4_4_concave_region_approaches_w_max_by_k() {
     let t0 = Time::from_millis(0);
     let mut now = t0;
     while (now - t0).as_secs_f64() < 20.0 {
-        now = now + srtt;
+        now += srtt;
         cwnd = c.on_ack(now, cwnd, cwnd, srtt, MDS);
         let t = (now - t0).as_secs_f64();
         if t < c.k_secs() - 0.2 {

@@ -146,8 +146,9 @@ fn rfc9002_7_1_ecn_ce_is_a_congestion_event() {
 
 #[test]
 fn rfc9002_7_3_2_quinn_order_reduces_once_too() {
-    // quinn delivers the frame's acks before its losses: the 6 acks grow
-    // the window first, then one halving.
+    // quinn delivers the frame's acks before its losses; with
+    // EventOrder::AcksFirst the frame's growth is revoked by the loss, so
+    // the window is what the RFC order gives.
     let (d, _) = after_first_loss(Order::Quinn);
     assert_eq!(d.window(), 9_600);
     assert_eq!(d.cc.metrics().num_loss_episodes, 1);

@@ -77,7 +77,12 @@ impl Driver {
     }
 
     pub fn advance(&mut self, d: Duration) {
-        self.now = self.now + d;
+        self.now += d;
+    }
+
+    /// Packet numbers sent and neither acked nor lost, oldest first.
+    pub fn outstanding(&self) -> Vec<u64> {
+        self.sent.keys().copied().collect()
     }
 
     pub fn next_pn(&self) -> u64 {
