@@ -483,7 +483,10 @@ mod tests {
     #[test]
     fn quinn_capacity_clamps_and_follows_window() {
         assert_eq!(quinn_optimal_capacity(ms(50), 2_000_000, 1500), 80_000);
-        assert_eq!(quinn_optimal_capacity(Duration::ZERO, 2_000_000, 1500), 384_000);
+        assert_eq!(
+            quinn_optimal_capacity(Duration::ZERO, 2_000_000, 1500),
+            384_000
+        );
         assert_eq!(quinn_optimal_capacity(ms(50), 1, 1500), 15_000);
         let t = Time::ZERO;
         let mut q = QuinnPacer::new(ms(50), 2_000_000, 1500, t);

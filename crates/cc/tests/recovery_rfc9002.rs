@@ -17,7 +17,11 @@ fn rfc9002_6_1_1_packet_threshold_declares_loss() {
     // RTT 10 ms: the time threshold (11.25 ms) has not passed for anything.
     h.ack(ms(10), &[(3, 3)]).unwrap();
     assert_eq!(h.acked_pns(), vec![3]);
-    assert_eq!(h.lost_pns(), vec![0], "3 - 0 >= kPacketThreshold; 1 and 2 are not");
+    assert_eq!(
+        h.lost_pns(),
+        vec![0],
+        "3 - 0 >= kPacketThreshold; 1 and 2 are not"
+    );
     assert_eq!(h.det.stats().lost_by_packet_threshold, 1);
     assert_eq!(h.det.bytes_in_flight(), 3 * MDS);
     let ev = h.cc.congestion_events();
@@ -68,7 +72,12 @@ fn rfc9002_6_1_2_time_threshold_arms_loss_timer_and_declares_loss() {
     assert_eq!(h.det.pto_count(), 0, "a loss-timer expiry is not a PTO");
     let ev = h.cc.congestion_events();
     assert_eq!(ev.len(), 2, "one event per detection pass");
-    assert_eq!(ev[1].signal, CongestionSignal::Loss { lost_bytes: 2 * MDS });
+    assert_eq!(
+        ev[1].signal,
+        CongestionSignal::Loss {
+            lost_bytes: 2 * MDS
+        }
+    );
     // pn 4 is above the largest acked: never lost by threshold, and the
     // loss timer is off; the PTO is armed.
     assert_eq!(h.det.loss_time(Space::Application), None);
@@ -114,7 +123,11 @@ fn rfc9002_6_1_2_packet_threshold_only_knob() {
     h.ack(ms(10), &[(2, 2)]).unwrap();
     assert_eq!(h.det.loss_delay(), None);
     assert!(h.lost_pns().is_empty());
-    assert_eq!(h.det.loss_time(Space::Application), None, "loss timer never armed");
+    assert_eq!(
+        h.det.loss_time(Space::Application),
+        None,
+        "loss timer never armed"
+    );
     // Much later, still not lost by time: only the PTO fires, losing nothing.
     let pto = h.det.timer().unwrap();
     h.timeout(pto);
@@ -143,7 +156,7 @@ fn rfc_example_rtt(h: &mut Harness) -> (Time, u64) {
     let mut t = ms(0);
     for (pn, s) in samples_ns.iter().enumerate() {
         h.send(t, pn as u64);
-        t = t + Duration::from_nanos(*s);
+        t += Duration::from_nanos(*s);
         h.ack(t, &[(pn as u64, pn as u64)]).unwrap();
     }
     assert_eq!(h.det.rtt().smoothed(), dms(100));
@@ -219,7 +232,11 @@ fn rfc9002_6_2_4_pto_declares_no_loss_and_sends_probes() {
     );
     assert!(h.to.lost.is_empty());
     assert_eq!(h.det.bytes_in_flight(), 2 * MDS);
-    assert_eq!(h.cc.calls.len(), calls_before, "the controller is not called");
+    assert_eq!(
+        h.cc.calls.len(),
+        calls_before,
+        "the controller is not called"
+    );
     // pto_probes = 1 is honoured.
     let mut h1 = Harness::new(RecoveryConfig {
         pto_probes: 1,
@@ -343,7 +360,11 @@ fn rfc9002_7_1_ecn_ce_increase_is_one_event_dated_by_largest_acked() {
     let ev = h.cc.congestion_events();
     assert_eq!(ev.len(), 1);
     assert_eq!(ev[0].signal, CongestionSignal::Ecn);
-    assert_eq!(ev[0].time_sent, ms(3), "send time of the largest acknowledged");
+    assert_eq!(
+        ev[0].time_sent,
+        ms(3),
+        "send time of the largest acknowledged"
+    );
     assert_eq!(h.det.stats().ecn_ce, 2);
     // Same count again, or a lower one: no event.
     for pn in 4..6 {
@@ -363,19 +384,18 @@ fn rfc9002_a_7_call_order_ecn_then_loss_then_acked_then_frame_end() {
     }
     h.cc.calls.clear();
     h.ack_ecn(ms(10), &[(3, 4)], Some(1)).unwrap();
-    let kinds: Vec<&str> = h
-        .cc
-        .calls
-        .iter()
-        .map(|c| match c {
-            Call::Congestion(e) if e.signal == CongestionSignal::Ecn => "ecn",
-            Call::Congestion(_) => "loss",
-            Call::Acked { .. } => "acked",
-            Call::FrameEnd(_) => "end",
-            Call::Sent { .. } => "sent",
-            Call::Spurious => "spurious",
-        })
-        .collect();
+    let kinds: Vec<&str> =
+        h.cc.calls
+            .iter()
+            .map(|c| match c {
+                Call::Congestion(e) if e.signal == CongestionSignal::Ecn => "ecn",
+                Call::Congestion(_) => "loss",
+                Call::Acked { .. } => "acked",
+                Call::FrameEnd(_) => "end",
+                Call::Sent { .. } => "sent",
+                Call::Spurious => "spurious",
+            })
+            .collect();
     assert_eq!(kinds, ["ecn", "loss", "acked", "acked", "end"]);
     let Some(Call::FrameEnd(s)) = h.cc.calls.last() else {
         panic!("no frame end")
@@ -436,7 +456,10 @@ fn rfc9002_2_ack_only_packets_are_not_in_flight() {
     let mut h = Harness::confirmed();
     h.send_ack_only(ms(0), 0);
     assert_eq!(h.det.bytes_in_flight(), 0);
-    assert!(h.cc.calls.is_empty(), "no on_packet_sent for ACK-only packets");
+    assert!(
+        h.cc.calls.is_empty(),
+        "no on_packet_sent for ACK-only packets"
+    );
     h.send(ms(1), 1);
     assert_eq!(
         h.cc.calls,
@@ -488,8 +511,12 @@ fn rfc9002_6_4_discard_space_drops_bytes_and_timers() {
     assert_eq!(h.det.bytes_in_flight(), 0);
     assert_eq!(h.det.timer(), None);
     // A late ACK in the discarded space acknowledges nothing.
-    h.ack_frame(ms(50), Space::Initial, &AckFrame::new(vec![0..=2], Duration::ZERO, None).unwrap())
-        .unwrap();
+    h.ack_frame(
+        ms(50),
+        Space::Initial,
+        &AckFrame::new(vec![0..=2], Duration::ZERO, None).unwrap(),
+    )
+    .unwrap();
     assert!(h.ack.acked.is_empty());
 }
 
@@ -502,13 +529,19 @@ fn rfc9000_13_1_malformed_or_unsent_ack_is_an_error_and_changes_nothing() {
     let calls = h.cc.calls.len();
     assert!(matches!(
         h.ack(ms(10), &[(4, 4)]),
-        Err(AckError::UnsentPacket { packet_number: 4, largest_sent: Some(3) })
+        Err(AckError::UnsentPacket {
+            packet_number: 4,
+            largest_sent: Some(3)
+        })
     ));
     assert_eq!(
         h.ack(ms(10), &[(1, 2)]),
         Err(AckError::SkippedPacket { packet_number: 1 })
     );
-    assert!(matches!(h.ack(ms(10), &[(3, 2)]), Err(AckError::InvertedRange { .. })));
+    assert!(matches!(
+        h.ack(ms(10), &[(3, 2)]),
+        Err(AckError::InvertedRange { .. })
+    ));
     assert!(matches!(
         h.ack(ms(10), &[(0, 0), (2, 3)]),
         Err(AckError::RangesNotDescending { .. })
@@ -517,7 +550,10 @@ fn rfc9000_13_1_malformed_or_unsent_ack_is_an_error_and_changes_nothing() {
     let f = AckFrame::single(0, 0, Duration::ZERO).unwrap();
     assert!(matches!(
         h.ack_frame(ms(10), Space::Handshake, &f),
-        Err(AckError::UnsentPacket { largest_sent: None, .. })
+        Err(AckError::UnsentPacket {
+            largest_sent: None,
+            ..
+        })
     ));
     assert_eq!(h.cc.calls.len(), calls);
     assert_eq!(h.det.bytes_in_flight(), 3 * MDS);
@@ -557,7 +593,10 @@ fn rfc9438_4_9_spurious_losses_counted_and_undo_signalled_once() {
     assert!(h.ack.spurious_episode);
     assert_eq!(h.cc.count(|c| matches!(c, Call::Spurious)), 1);
     let spurious_at = h.cc.calls.iter().position(|c| matches!(c, Call::Spurious));
-    let end_at = h.cc.calls.iter().rposition(|c| matches!(c, Call::FrameEnd(_)));
+    let end_at =
+        h.cc.calls
+            .iter()
+            .rposition(|c| matches!(c, Call::FrameEnd(_)));
     assert!(spurious_at < end_at, "undo comes before the frame end");
     assert_eq!(h.det.stats().spurious_losses, 2);
     assert_eq!(h.det.stats().spurious_bytes, 2 * MDS);
@@ -580,7 +619,7 @@ fn rfc9438_4_9_no_undo_while_some_loss_of_the_episode_is_real() {
     assert!(!h.ack.spurious_episode);
     assert_eq!(h.cc.count(|c| matches!(c, Call::Spurious)), 0);
     // A spurious ACK alone (nothing newly acked) still completes the proof.
-    h.ack(ms(13), &[(0, 1), ]).ok();
+    h.ack(ms(13), &[(0, 1)]).ok();
     assert_eq!(h.cc.count(|c| matches!(c, Call::Spurious)), 1);
 }
 
@@ -607,6 +646,9 @@ fn rfc9002_6_2_4_probes_count_in_bytes_in_flight() {
     h.send(t, 2);
     assert_eq!(h.det.bytes_in_flight(), 3 * MDS);
     // The PTO restarts from the newest ack-eliciting packet, still backed off.
-    assert_eq!(h.det.timer(), Some(t + h.det.pto_period(Space::Application)));
+    assert_eq!(
+        h.det.timer(),
+        Some(t + h.det.pto_period(Space::Application))
+    );
     assert_eq!(h.det.pto_period(Space::Application), dms(2 * (999 + 25)));
 }

@@ -181,6 +181,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[allow(clippy::reversed_empty_ranges)] // an inverted range is the point
     fn validate_rejects_malformed_frames() {
         let d = Duration::ZERO;
         assert_eq!(AckFrame::new(vec![], d, None), Err(AckError::NoRanges));

@@ -345,12 +345,7 @@ impl<P> LossDetector<P> {
 
     /// RFC 9002 Appendix A.10 `DetectAndRemoveLostPackets`, plus the
     /// persistent-congestion scan over the packets it declares lost.
-    fn detect_lost(
-        &mut self,
-        space: Space,
-        now: Time,
-        lost: &mut Vec<SentPacket<P>>,
-    ) -> LossPass {
+    fn detect_lost(&mut self, space: Space, now: Time, lost: &mut Vec<SentPacket<P>>) -> LossPass {
         let si = space.index();
         let loss_delay = self.loss_delay();
         let packet_threshold = self.config.packet_threshold();

@@ -148,7 +148,11 @@ mod tests {
         assert_eq!(m.len(), 4);
         let h = m.acked(0, 7, 1);
         assert_eq!((h.packets, h.bytes, h.in_episode), (2, 200, 2));
-        assert_eq!(m.acked(0, 7, 1).packets, 0, "a duplicate ACK counts nothing");
+        assert_eq!(
+            m.acked(0, 7, 1).packets,
+            0,
+            "a duplicate ACK counts nothing"
+        );
         assert_eq!(m.acked(9, 9, 2).in_episode, 0);
     }
 }

@@ -1,26 +1,26 @@
-//! Loss-detection counters for stats records (docs/formats.md keys in
-//! brackets).
+//! Loss-detection counters for stats records (the docs/formats.md key each
+//! feeds is named).
 
 /// Counters since the detector was made, over all spaces.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct RecoveryStats {
-    /// Packets sent [`num-packets.sent`].
+    /// Packets sent (record key `num-packets.sent`).
     pub packets_sent: u64,
-    /// Bytes sent [`num-bytes.sent`].
+    /// Bytes sent (record key `num-bytes.sent`).
     pub bytes_sent: u64,
-    /// Packets newly acknowledged, excluding spurious losses [`num-packets.ack-received`].
+    /// Packets newly acknowledged, excluding spurious losses (record key `num-packets.ack-received`).
     pub packets_acked: u64,
-    /// Bytes newly acknowledged, excluding spurious losses [`num-bytes.ack-received`].
+    /// Bytes newly acknowledged, excluding spurious losses (record key `num-bytes.ack-received`).
     pub bytes_acked: u64,
-    /// Packets declared lost [`num-packets.lost`].
+    /// Packets declared lost (record key `num-packets.lost`).
     pub packets_lost: u64,
-    /// Bytes declared lost [`num-bytes.lost`].
+    /// Bytes declared lost (record key `num-bytes.lost`).
     pub bytes_lost: u64,
     /// Of `packets_lost`, those found by the packet threshold (§6.1.1).
     pub lost_by_packet_threshold: u64,
     /// Of `packets_lost`, those found by the time threshold only (§6.1.2).
     pub lost_by_time_threshold: u64,
-    /// Packets declared lost and acknowledged later [`num-packets.lost-spurious`].
+    /// Packets declared lost and acknowledged later (record key `num-packets.lost-spurious`).
     pub spurious_losses: u64,
     /// Bytes of those.
     pub spurious_bytes: u64,
@@ -30,7 +30,7 @@ pub struct RecoveryStats {
     /// Times every loss of a recovery episode turned out spurious and the
     /// controller was told (`on_spurious_congestion`).
     pub spurious_episodes: u64,
-    /// PTO expirations [`num-ptos`].
+    /// PTO expirations (record key `num-ptos`).
     pub ptos: u64,
     /// Loss events that established persistent congestion (§7.6).
     pub persistent_congestions: u64,
