@@ -119,6 +119,10 @@ pub struct CcConfig {
     /// Undo a reduction when the loss that caused it proves spurious
     /// (RFC 9438 §4.9; a MAY).
     pub undo: bool,
+    /// RFC 9002 §7.3.2's MAY: on entering recovery, let one packet out
+    /// whatever the window (specs.md §1.9 #12). Off by default, which keeps
+    /// Rapid Start's silence and matches a window-only sender such as quinn.
+    pub recovery_send_one: bool,
     /// How the caller orders a frame's events (not part of a controller's
     /// name: it describes the integration, like `max_datagram_size`).
     pub event_order: EventOrder,
@@ -134,6 +138,7 @@ impl Default for CcConfig {
             ca_pacing_gain: DEFAULT_CA_PACING_GAIN,
             prr: PrrMode::Off,
             undo: false,
+            recovery_send_one: false,
             event_order: EventOrder::Rfc9002,
         }
     }

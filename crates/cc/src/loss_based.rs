@@ -130,6 +130,8 @@ pub struct LossBased {
     prr: Option<Prr>,
     saved: Option<Saved>,
     provisional: Option<Provisional>,
+    /// RFC 9002 §7.3.2: one packet may leave on entering recovery.
+    send_one_pending: bool,
     /// Bytes of this ACK frame that may grow the window.
     frame_growth_bytes: u64,
     /// All bytes this ACK frame acknowledged (PRR's DeliveredData).
@@ -176,6 +178,7 @@ impl LossBased {
             prr: None,
             saved: None,
             provisional: None,
+            send_one_pending: false,
             frame_growth_bytes: 0,
             frame_delivered: 0,
             frame_app_limited: false,
@@ -248,6 +251,7 @@ impl LossBased {
             self.note_exit_from_startup();
         }
         self.recovery_start = Some(now);
+        self.send_one_pending = self.cfg.recovery_send_one;
         self.hystart = None;
         self.first_flight = FirstFlight::Done;
         self.prr = None;
@@ -323,6 +327,7 @@ impl LossBased {
             }
             _ => return,
         }
+        self.send_one_pending = false;
         self.phase = Phase::CongestionAvoidance;
     }
 
@@ -438,6 +443,7 @@ impl LossBased {
 impl Controller for LossBased {
     fn on_packet_sent(&mut self, _now: Time, packet_number: u64, bytes: u64, bytes_in_flight: u64) {
         self.provisional = None;
+        self.send_one_pending = false;
         self.in_flight = bytes_in_flight;
         self.round.on_packet_sent(packet_number);
         self.first_flight.on_packet_sent(packet_number);
@@ -625,10 +631,16 @@ impl Controller for LossBased {
     }
 
     fn window(&self) -> u64 {
-        match (&self.phase, &self.prr) {
-            (Phase::Recovery, Some(p)) => p.window().max(self.min_window()),
-            _ => self.cwnd.max(self.min_window()),
-        }
+        let w = match (&self.phase, &self.prr) {
+            (Phase::Recovery, Some(p)) => p.window(),
+            _ => self.cwnd,
+        };
+        let w = if self.send_one_pending {
+            w.max(self.in_flight.saturating_add(self.mds()))
+        } else {
+            w
+        };
+        w.max(self.min_window())
     }
 
     fn ssthresh(&self) -> Option<u64> {

@@ -5,7 +5,7 @@
 //! parenthesised list of `key=value` options. At most one congestion-avoidance
 //! algorithm (`newreno`, the default, or `cubic`), at most one of
 //! `rapidstart` / `jumpstart`, optionally `hystart`. Connection-level options
-//! (`iw`, `pacing`, `ss_gain`, `ca_gain`, `prr`, `undo`) may be written on any
+//! (`iw`, `pacing`, `ss_gain`, `ca_gain`, `prr`, `undo`, `send_one`) may be written on any
 //! part. [`ControllerSpec`]'s `Display` is the canonical name and parses back
 //! to the same spec.
 //!
@@ -40,7 +40,7 @@ pub const SEED_ARMS: [(&str, &str); 4] = [
 ];
 
 const PART_NAMES: &str = "newreno (alias reno), cubic, hystart, rapidstart, jumpstart";
-const COMMON_OPTIONS: &str = "iw=<packets>|rfc, pacing=on|off, ss_gain=<ratio>, ca_gain=<ratio>, prr=off|on|crb|ssrb, undo=on|off";
+const COMMON_OPTIONS: &str = "iw=<packets>|rfc, pacing=on|off, ss_gain=<ratio>, ca_gain=<ratio>, prr=off|on|crb|ssrb, undo=on|off, send_one=on|off";
 
 /// The congestion-avoidance algorithm of a spec.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -96,6 +96,8 @@ pub struct CommonOptions {
     pub prr: Option<PrrMode>,
     /// `undo=`.
     pub undo: Option<bool>,
+    /// `send_one=`.
+    pub send_one: Option<bool>,
 }
 
 /// A parsed controller name.
@@ -382,6 +384,10 @@ fn set_common(c: &mut CommonOptions, k: &str, v: &str, whole: &str) -> Result<bo
             dup(c.undo.is_some())?;
             c.undo = Some(on_off(k, v, whole)?);
         }
+        "send_one" => {
+            dup(c.send_one.is_some())?;
+            c.send_one = Some(on_off(k, v, whole)?);
+        }
         _ => return Ok(false),
     }
     Ok(true)
@@ -517,6 +523,9 @@ impl CommonOptions {
         if let Some(u) = self.undo {
             out.push(format!("undo={}", on_off_str(u)));
         }
+        if let Some(u) = self.send_one {
+            out.push(format!("send_one={}", on_off_str(u)));
+        }
     }
 
     /// Only the values that differ from [`CcConfig::default`], given the
@@ -531,6 +540,8 @@ impl CommonOptions {
             ca_pacing_gain: (cfg.ca_pacing_gain != d.ca_pacing_gain).then_some(cfg.ca_pacing_gain),
             prr: (cfg.prr != d.prr).then_some(cfg.prr),
             undo: (cfg.undo != d.undo).then_some(cfg.undo),
+            send_one: (cfg.recovery_send_one != d.recovery_send_one)
+                .then_some(cfg.recovery_send_one),
         }
     }
 }
@@ -649,6 +660,7 @@ impl ControllerSpec {
             ca_pacing_gain: c.ca_pacing_gain.unwrap_or(cfg.ca_pacing_gain),
             prr: c.prr.unwrap_or(cfg.prr),
             undo: c.undo.unwrap_or(cfg.undo),
+            recovery_send_one: c.send_one.unwrap_or(cfg.recovery_send_one),
             event_order: cfg.event_order,
         }
     }

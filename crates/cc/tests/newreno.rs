@@ -225,6 +225,21 @@ fn rfc9438_4_9_spurious_loss_undo_restores_the_window() {
 }
 
 #[test]
+fn rfc9002_7_3_2_send_one_packet_on_entering_recovery_when_enabled() {
+    for (spec, extra) in [("newreno(send_one=on)", true), ("newreno", false)] {
+        let mut d = Driver::new(spec);
+        let pns = d.send(10);
+        d.advance(ms(100));
+        d.lose(&pns[..1]);
+        // cwnd 6000 but 9 packets still in flight.
+        let allowed = if extra { d.in_flight + MDS } else { 6_000 };
+        assert_eq!(d.window(), allowed, "{spec}");
+        d.send(1);
+        assert_eq!(d.window(), 6_000, "{spec}: only one");
+    }
+}
+
+#[test]
 fn rfc9002_7_7_pacing_rates_follow_the_phase() {
     let mut d = Driver::new("newreno");
     // Slow start: 2·cwnd/srtt; srtt is kInitialRtt before any sample.

@@ -33,6 +33,8 @@ const SPECS: &[&str] = &[
     "newreno(prr=ssrb,undo=on)+hystart",
     "cubic(pacing=off)+rapidstart(iw=30,gain=2)",
     "newreno(undo=on,iw=1)",
+    "rapidstart(send_one=on)+hystart",
+    "cubic(send_one=on,prr=on)",
 ];
 
 #[derive(Clone, Debug)]

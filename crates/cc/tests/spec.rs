@@ -232,15 +232,17 @@ fn arb_spec() -> impl Strategy<Value = ControllerSpec> {
             Just(PrrMode::Ssrb)
         ]),
         proptest::option::of(any::<bool>()),
+        proptest::option::of(any::<bool>()),
     )
         .prop_map(
-            |(initial_window, pacing, ss, ca, prr, undo)| CommonOptions {
+            |(initial_window, pacing, ss, ca, prr, undo, send_one)| CommonOptions {
                 initial_window,
                 pacing,
                 slow_start_pacing_gain: ss,
                 ca_pacing_gain: ca.filter(|r| r.num() >= r.den() && r.num() <= 100 * r.den()),
                 prr,
                 undo,
+                send_one,
             },
         );
     (ca, startup, any::<bool>(), common).prop_map(|(ca, startup, hystart, common)| ControllerSpec {
