@@ -1,1 +1,56 @@
 //! ndq: a streaming, parallel NDJSON query engine.
+//!
+//! A query is a pipeline of stages joined by `>>`; `_` is the current value.
+//! Stages are classified at compile time into per-value stages and
+//! aggregations; aggregations run in one streaming pass with mergeable
+//! partial states, which is what lets ndq split one large file across
+//! threads (or shards across machines) and still print exactly the result
+//! of a single serial pass. The language is documented in docs/ndq.md.
+//!
+//! ```
+//! use ramp_query::{run_str, Format};
+//! let out = run_str(r#"group_by(_.k) { sum(_.v) }"#, "{\"k\":\"a\",\"v\":1}\n{\"k\":\"a\",\"v\":2}\n", Format::Json).unwrap();
+//! assert_eq!(out, "{\"a\":3}\n");
+//! ```
+
+pub mod agg;
+pub mod eval;
+pub mod exec;
+pub mod expr;
+pub mod funcs;
+pub mod input;
+pub mod json;
+pub mod lang;
+pub mod output;
+pub mod plan;
+pub mod query;
+pub mod value;
+
+pub use exec::{merge, run, Options, RunError, Summary};
+pub use output::Format;
+pub use query::{HelperFile, Query};
+pub use value::Value;
+
+/// Runs `query` over NDJSON `input` held in memory (single-threaded);
+/// convenient for tests and embedding. Errors are rendered messages.
+pub fn run_str(query: &str, input: &str, format: Format) -> Result<String, String> {
+    let q = Query::compile(query, &[], false)?;
+    let dir = std::env::temp_dir().join(format!("ndq-run-str-{}-{}", std::process::id(), unique()));
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let path = dir.join("input.ndjson");
+    std::fs::write(&path, input).map_err(|e| e.to_string())?;
+    let mut out = Vec::new();
+    let opts = Options { threads: 1, format, skip_bad: false, emit_partial: false };
+    let r = run(&q, vec![input::Source::File(path)], &opts, &mut out);
+    let _ = std::fs::remove_dir_all(&dir);
+    match r {
+        Ok(_) => String::from_utf8(out).map_err(|e| e.to_string()),
+        Err(RunError::Usage(m) | RunError::Data(m)) => Err(m),
+    }
+}
+
+fn unique() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    N.fetch_add(1, Ordering::Relaxed)
+}

@@ -1,0 +1,12 @@
+//! JSON reading and writing, hand-written for NDJSON throughput.
+//!
+//! * [`parse`]: a full parser into [`Value`](crate::value::Value) and a
+//!   projecting scanner that validates a whole line while materialising only
+//!   the top-level fields a query reads.
+//! * [`write`]: compact and pretty serialisation.
+
+pub mod parse;
+pub mod write;
+
+pub use parse::{parse_line, scan_fields, JsonError, Scan};
+pub use write::{to_string, write_compact, write_pretty};

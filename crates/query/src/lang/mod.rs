@@ -1,0 +1,8 @@
+//! The ndq query language: lexer, parser and syntax tree.
+
+pub mod ast;
+pub mod error;
+pub mod lex;
+pub mod parse;
+
+pub use error::QueryError;
