@@ -159,3 +159,61 @@ fn legal_edges_are_not_everything() {
         assert!(!a.can_transition_to(b), "{a:?} -> {b:?}");
     }
 }
+
+/// The generator must reach every state, or the invariants above prove
+/// little. A fixed-seed walk over the same operations.
+#[test]
+fn random_walks_visit_every_state() {
+    use std::collections::BTreeSet;
+    let mut seen = BTreeSet::new();
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = move |n: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % n
+    };
+    for spec in SPECS {
+        for _ in 0..40 {
+            let mut d = Driver::new(spec);
+            let mut mds = 1200;
+            for _ in 0..200 {
+                let op = match next(20) {
+                    0..=3 => Op::Send(1 + next(30)),
+                    4..=10 => Op::Ack {
+                        count: 1 + next(8) as usize,
+                        skip: 0,
+                        app_limited: false,
+                    },
+                    11 => Op::Lose {
+                        count: 1 + next(3) as usize,
+                        skip: next(3) as usize,
+                    },
+                    12 => Op::Ce,
+                    13 if next(8) == 0 => Op::Persistent,
+                    14 => Op::Spurious,
+                    _ => Op::Advance(if next(4) == 0 {
+                        40_000
+                    } else {
+                        30_000 + next(20_000)
+                    }),
+                };
+                apply(&mut d, &op, &mut mds);
+                seen.insert(d.cc.state());
+            }
+        }
+    }
+    let all = [
+        CcState::SlowStart,
+        CcState::JumpStart,
+        CcState::RapidGrowth,
+        CcState::RapidSlowStart,
+        CcState::ConservativeSlowStart,
+        CcState::RapidRecovery,
+        CcState::Recovery,
+        CcState::CongestionAvoidance,
+    ];
+    for s in all {
+        assert!(seen.contains(&s), "never reached {s:?}; saw {seen:?}");
+    }
+}

@@ -24,19 +24,26 @@
 //! same instant that opens a new recovery period revokes it (and Rapid
 //! Start charges those bytes with its ack factor), exactly as if the event
 //! had come first.
+//!
+//! Files: this one holds the state and the [`Controller`] calls;
+//! `congestion.rs` the reactions to congestion (recovery entry and exit,
+//! persistent congestion); `growth.rs` the per-frame window growth.
 
 use core::time::Duration;
 
-use crate::config::{minimum_window, CcConfig, EventOrder, PrrMode};
+mod congestion;
+mod growth;
+
+use crate::config::{minimum_window, CcConfig, EventOrder};
 use crate::controller::{
     AckFrameSummary, AckedPacket, CcState, CongestionEvent, CongestionSignal, Controller, Metrics,
 };
 use crate::cubic::Cubic;
-use crate::hystart::{HyStart, HyStartEvent, CSS_GROWTH_DIVISOR};
+use crate::hystart::HyStart;
 use crate::jump_start::{jump_window, FirstFlight};
 use crate::newreno::RenoGrowth;
 use crate::prr::Prr;
-use crate::rapid_start::{queue_buildup_thresh, RapidRecovery, RapidStartOptions, RttFloorSource};
+use crate::rapid_start::{RapidRecovery, RapidStartOptions};
 use crate::ratio::Ratio;
 use crate::round::RoundTracker;
 use crate::rtt::{RttEstimator, INITIAL_RTT};
@@ -233,187 +240,6 @@ impl LossBased {
     fn note_exit_from_startup(&mut self) {
         if self.metrics.cwnd_exiting_slow_start_bytes.is_none() {
             self.metrics.cwnd_exiting_slow_start_bytes = Some(self.cwnd);
-        }
-    }
-
-    /// RFC 9002 §7.3.2 `OnCongestionEvent` when not already in recovery.
-    fn start_recovery(&mut self, now: Time, signal: CongestionSignal) {
-        self.metrics.num_loss_episodes += 1;
-        let lost = match signal {
-            CongestionSignal::Loss { lost_bytes } => lost_bytes,
-            CongestionSignal::Ecn => {
-                self.metrics.num_ecn_loss_episodes += 1;
-                0
-            }
-        };
-        let in_startup = matches!(self.phase, Phase::Startup);
-        if in_startup {
-            self.note_exit_from_startup();
-        }
-        self.recovery_start = Some(now);
-        self.send_one_pending = self.cfg.recovery_send_one;
-        self.hystart = None;
-        self.first_flight = FirstFlight::Done;
-        self.prr = None;
-        match (in_startup, self.startup.rapid) {
-            // specs.md §1.9 #10: Rapid Start's reduction only for a
-            // congestion event during its startup (SS, 3×/2×, CSS).
-            (true, Some(opts)) => {
-                let beta = self.rapid_beta(&opts);
-                let iw = opts.iw_floor.then(|| self.cfg.initial_window_bytes());
-                let mut rr = RapidRecovery::enter(self.cwnd, beta, self.min_window(), iw);
-                // specs.md §1.9 #7: scale first, then subtract this event's losses.
-                rr.on_lost(lost);
-                self.cwnd = rr.cwnd();
-                self.phase = Phase::RapidRecovery(rr);
-                self.saved = None;
-            }
-            _ => {
-                let min = self.min_window();
-                if self.cfg.undo {
-                    self.saved = Some(Saved {
-                        cwnd: self.cwnd,
-                        ssthresh: self.ssthresh,
-                        ca: self.ca.clone(),
-                    });
-                }
-                let cwnd = self.cwnd;
-                let ssthresh = match &mut self.ca {
-                    CaAlgorithm::Reno { beta, growth } => {
-                        growth.reset();
-                        beta.mul_floor(cwnd)
-                    }
-                    CaAlgorithm::Cubic(c) => c.on_congestion(cwnd),
-                };
-                self.ssthresh = ssthresh.max(min);
-                self.cwnd = self.ssthresh;
-                if self.cfg.prr != PrrMode::Off {
-                    let pipe = self.in_flight;
-                    self.prr = Some(Prr::start(
-                        self.cfg.prr,
-                        self.ssthresh,
-                        pipe.saturating_add(lost),
-                        pipe,
-                        self.mds(),
-                    ));
-                }
-                self.phase = Phase::Recovery;
-            }
-        }
-    }
-
-    /// RFC 9002 §7.3.2: an ACK of a packet sent after the recovery period
-    /// started ends it.
-    fn exit_recovery(&mut self, now: Time) {
-        match self.phase {
-            Phase::RapidRecovery(rr) => {
-                // specs.md §1.9 #8 and §1.8: ssthresh = cwnd; CUBIC hand-over.
-                self.cwnd = rr.cwnd();
-                self.ssthresh = self.cwnd;
-                let mds = self.mds();
-                let beta = self
-                    .startup
-                    .rapid
-                    .map_or(self.ca.beta(), |o| self.rapid_beta(&o));
-                match &mut self.ca {
-                    CaAlgorithm::Cubic(c) => c.on_rapid_start_handover(now, self.cwnd, beta, mds),
-                    CaAlgorithm::Reno { growth, .. } => growth.reset(),
-                }
-            }
-            Phase::Recovery => {
-                // RFC 9937: cwnd = ssthresh at the end of recovery.
-                self.cwnd = self.ssthresh;
-                self.prr = None;
-            }
-            _ => return,
-        }
-        self.send_one_pending = false;
-        self.phase = Phase::CongestionAvoidance;
-    }
-
-    /// RFC 9002 §7.6.2: collapse to the minimum window, back to slow start.
-    fn persistent_congestion(&mut self) {
-        self.metrics.num_persistent_congestion += 1;
-        let min = self.min_window();
-        if self.ssthresh == u64::MAX {
-            // Persistent congestion inside Rapid Start's recovery (no
-            // ssthresh yet): keep what the reduction had reached
-            // (specs.md §1.9 #11).
-            self.ssthresh = self.cwnd.max(min);
-        }
-        self.cwnd = min;
-        self.recovery_start = None;
-        self.phase = Phase::SlowStart;
-        self.hystart = None;
-        self.first_flight = FirstFlight::Done;
-        self.prr = None;
-        self.saved = None;
-        match &mut self.ca {
-            CaAlgorithm::Cubic(c) => c.on_persistent_congestion(),
-            CaAlgorithm::Reno { growth, .. } => growth.reset(),
-        }
-    }
-
-    /// Rapid Start's growth multiplier from the current RTT floor (-02 §3.2).
-    fn evaluate_rapid(&mut self, rtt: &RttEstimator) {
-        let Some(opts) = self.startup.rapid else {
-            return;
-        };
-        let floor = self
-            .round
-            .rtt_floor(opts.rtt_floor == RttFloorSource::Fallback);
-        let queue = match floor {
-            Some(f) if rtt.has_sample() => {
-                f > queue_buildup_thresh(rtt.min(), opts.thresh_add, opts.thresh_mult)
-            }
-            // No floor: nothing says the queue is empty; grow 2×.
-            _ => true,
-        };
-        if queue && opts.latch_2x {
-            self.rapid_latched = true;
-        }
-        self.rapid_queue = queue || self.rapid_latched;
-    }
-
-    /// Window growth in the initial startup for `n` eligible bytes.
-    fn grow_startup(&mut self, n: u64) {
-        let mds = self.mds();
-        let base = self.hystart.as_ref().map_or(n, |h| h.capped(n, mds));
-        let inc = if self.hystart.as_ref().is_some_and(HyStart::in_css) {
-            base / CSS_GROWTH_DIVISOR
-        } else if self.startup.rapid.is_some() && !self.rapid_queue {
-            base.saturating_mul(2)
-        } else {
-            base
-        };
-        self.cwnd = self.cwnd.saturating_add(inc);
-    }
-
-    fn grow_congestion_avoidance(&mut self, now: Time, n: u64) {
-        let mds = self.mds();
-        let (cwnd, srtt) = (self.cwnd, self.srtt);
-        self.cwnd = match &mut self.ca {
-            CaAlgorithm::Reno { growth, .. } => growth.on_ack(cwnd, n, mds),
-            CaAlgorithm::Cubic(c) => c.on_ack(now, cwnd, n, srtt, mds),
-        };
-    }
-
-    fn hystart_step(&mut self, now: Time, round_ended: bool, had_sample: bool) {
-        let allow_entry = !self.first_flight.is_active();
-        let Some(h) = self.hystart.as_mut() else {
-            return;
-        };
-        match h.on_ack_frame(&self.round, round_ended, had_sample, allow_entry) {
-            HyStartEvent::ExitToCongestionAvoidance => {
-                self.note_exit_from_startup();
-                self.ssthresh = self.cwnd;
-                self.hystart = None;
-                self.phase = Phase::CongestionAvoidance;
-                if let CaAlgorithm::Cubic(c) = &mut self.ca {
-                    c.on_slow_start_exit_without_loss(now, self.cwnd);
-                }
-            }
-            HyStartEvent::None | HyStartEvent::EnterCss | HyStartEvent::ResumeSlowStart => {}
         }
     }
 

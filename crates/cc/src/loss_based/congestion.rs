@@ -1,0 +1,131 @@
+//! Reactions to congestion: RFC 9002 §7.3.2 recovery periods (ordinary
+//! and Rapid Start's first one), their end, and §7.6.2 persistent
+//! congestion.
+
+use super::{CaAlgorithm, LossBased, Phase, Saved};
+use crate::config::PrrMode;
+use crate::controller::CongestionSignal;
+use crate::jump_start::FirstFlight;
+use crate::prr::Prr;
+use crate::rapid_start::RapidRecovery;
+use crate::time::Time;
+
+impl LossBased {
+    /// RFC 9002 §7.3.2 `OnCongestionEvent` when not already in recovery.
+    pub(super) fn start_recovery(&mut self, now: Time, signal: CongestionSignal) {
+        self.metrics.num_loss_episodes += 1;
+        let lost = match signal {
+            CongestionSignal::Loss { lost_bytes } => lost_bytes,
+            CongestionSignal::Ecn => {
+                self.metrics.num_ecn_loss_episodes += 1;
+                0
+            }
+        };
+        let in_startup = matches!(self.phase, Phase::Startup);
+        if in_startup {
+            self.note_exit_from_startup();
+        }
+        self.recovery_start = Some(now);
+        self.send_one_pending = self.cfg.recovery_send_one;
+        self.hystart = None;
+        self.first_flight = FirstFlight::Done;
+        self.prr = None;
+        match (in_startup, self.startup.rapid) {
+            // specs.md §1.9 #10: Rapid Start's reduction only for a
+            // congestion event during its startup (SS, 3×/2×, CSS).
+            (true, Some(opts)) => {
+                let beta = self.rapid_beta(&opts);
+                let iw = opts.iw_floor.then(|| self.cfg.initial_window_bytes());
+                let mut rr = RapidRecovery::enter(self.cwnd, beta, self.min_window(), iw);
+                // specs.md §1.9 #7: scale first, then subtract this event's losses.
+                rr.on_lost(lost);
+                self.cwnd = rr.cwnd();
+                self.phase = Phase::RapidRecovery(rr);
+                self.saved = None;
+            }
+            _ => {
+                let min = self.min_window();
+                if self.cfg.undo {
+                    self.saved = Some(Saved {
+                        cwnd: self.cwnd,
+                        ssthresh: self.ssthresh,
+                        ca: self.ca.clone(),
+                    });
+                }
+                let cwnd = self.cwnd;
+                let ssthresh = match &mut self.ca {
+                    CaAlgorithm::Reno { beta, growth } => {
+                        growth.reset();
+                        beta.mul_floor(cwnd)
+                    }
+                    CaAlgorithm::Cubic(c) => c.on_congestion(cwnd),
+                };
+                self.ssthresh = ssthresh.max(min);
+                self.cwnd = self.ssthresh;
+                if self.cfg.prr != PrrMode::Off {
+                    let pipe = self.in_flight;
+                    self.prr = Some(Prr::start(
+                        self.cfg.prr,
+                        self.ssthresh,
+                        pipe.saturating_add(lost),
+                        pipe,
+                        self.mds(),
+                    ));
+                }
+                self.phase = Phase::Recovery;
+            }
+        }
+    }
+
+    /// RFC 9002 §7.3.2: an ACK of a packet sent after the recovery period
+    /// started ends it.
+    pub(super) fn exit_recovery(&mut self, now: Time) {
+        match self.phase {
+            Phase::RapidRecovery(rr) => {
+                // specs.md §1.9 #8 and §1.8: ssthresh = cwnd; CUBIC hand-over.
+                self.cwnd = rr.cwnd();
+                self.ssthresh = self.cwnd;
+                let mds = self.mds();
+                let beta = self
+                    .startup
+                    .rapid
+                    .map_or(self.ca.beta(), |o| self.rapid_beta(&o));
+                match &mut self.ca {
+                    CaAlgorithm::Cubic(c) => c.on_rapid_start_handover(now, self.cwnd, beta, mds),
+                    CaAlgorithm::Reno { growth, .. } => growth.reset(),
+                }
+            }
+            Phase::Recovery => {
+                // RFC 9937: cwnd = ssthresh at the end of recovery.
+                self.cwnd = self.ssthresh;
+                self.prr = None;
+            }
+            _ => return,
+        }
+        self.send_one_pending = false;
+        self.phase = Phase::CongestionAvoidance;
+    }
+
+    /// RFC 9002 §7.6.2: collapse to the minimum window, back to slow start.
+    pub(super) fn persistent_congestion(&mut self) {
+        self.metrics.num_persistent_congestion += 1;
+        let min = self.min_window();
+        if self.ssthresh == u64::MAX {
+            // Persistent congestion inside Rapid Start's recovery (no
+            // ssthresh yet): keep what the reduction had reached
+            // (specs.md §1.9 #11).
+            self.ssthresh = self.cwnd.max(min);
+        }
+        self.cwnd = min;
+        self.recovery_start = None;
+        self.phase = Phase::SlowStart;
+        self.hystart = None;
+        self.first_flight = FirstFlight::Done;
+        self.prr = None;
+        self.saved = None;
+        match &mut self.ca {
+            CaAlgorithm::Cubic(c) => c.on_persistent_congestion(),
+            CaAlgorithm::Reno { growth, .. } => growth.reset(),
+        }
+    }
+}

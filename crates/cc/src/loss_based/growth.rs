@@ -1,0 +1,73 @@
+//! Window growth, once per ACK frame: the startup policies (Rapid Start's
+//! 3×/2×, HyStart++'s CSS, classic slow start) and congestion avoidance.
+
+use super::{CaAlgorithm, LossBased, Phase};
+use crate::hystart::{HyStart, HyStartEvent, CSS_GROWTH_DIVISOR};
+use crate::rapid_start::{queue_buildup_thresh, RttFloorSource};
+use crate::rtt::RttEstimator;
+use crate::time::Time;
+
+impl LossBased {
+    /// Rapid Start's growth multiplier from the current RTT floor (-02 §3.2).
+    pub(super) fn evaluate_rapid(&mut self, rtt: &RttEstimator) {
+        let Some(opts) = self.startup.rapid else {
+            return;
+        };
+        let floor = self
+            .round
+            .rtt_floor(opts.rtt_floor == RttFloorSource::Fallback);
+        let queue = match floor {
+            Some(f) if rtt.has_sample() => {
+                f > queue_buildup_thresh(rtt.min(), opts.thresh_add, opts.thresh_mult)
+            }
+            // No floor: nothing says the queue is empty; grow 2×.
+            _ => true,
+        };
+        if queue && opts.latch_2x {
+            self.rapid_latched = true;
+        }
+        self.rapid_queue = queue || self.rapid_latched;
+    }
+
+    /// Window growth in the initial startup for `n` eligible bytes.
+    pub(super) fn grow_startup(&mut self, n: u64) {
+        let mds = self.mds();
+        let base = self.hystart.as_ref().map_or(n, |h| h.capped(n, mds));
+        let inc = if self.hystart.as_ref().is_some_and(HyStart::in_css) {
+            base / CSS_GROWTH_DIVISOR
+        } else if self.startup.rapid.is_some() && !self.rapid_queue {
+            base.saturating_mul(2)
+        } else {
+            base
+        };
+        self.cwnd = self.cwnd.saturating_add(inc);
+    }
+
+    pub(super) fn grow_congestion_avoidance(&mut self, now: Time, n: u64) {
+        let mds = self.mds();
+        let (cwnd, srtt) = (self.cwnd, self.srtt);
+        self.cwnd = match &mut self.ca {
+            CaAlgorithm::Reno { growth, .. } => growth.on_ack(cwnd, n, mds),
+            CaAlgorithm::Cubic(c) => c.on_ack(now, cwnd, n, srtt, mds),
+        };
+    }
+
+    pub(super) fn hystart_step(&mut self, now: Time, round_ended: bool, had_sample: bool) {
+        let allow_entry = !self.first_flight.is_active();
+        let Some(h) = self.hystart.as_mut() else {
+            return;
+        };
+        match h.on_ack_frame(&self.round, round_ended, had_sample, allow_entry) {
+            HyStartEvent::ExitToCongestionAvoidance => {
+                self.note_exit_from_startup();
+                self.ssthresh = self.cwnd;
+                self.hystart = None;
+                self.phase = Phase::CongestionAvoidance;
+                if let CaAlgorithm::Cubic(c) = &mut self.ca {
+                    c.on_slow_start_exit_without_loss(now, self.cwnd);
+                }
+            }
+            HyStartEvent::None | HyStartEvent::EnterCss | HyStartEvent::ResumeSlowStart => {}
+        }
+    }
+}

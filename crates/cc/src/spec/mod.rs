@@ -1,0 +1,247 @@
+//! Controllers by name: `newreno`, `cubic+hystart`,
+//! `rapidstart(beta=0.7,jump=on)`, `cubic(conns=2)+rapidstart(iw=30)`.
+//!
+//! Grammar: a spec is parts joined by `+`; a part is a name with an optional
+//! parenthesised list of `key=value` options. At most one congestion-avoidance
+//! algorithm (`newreno`, the default, or `cubic`), at most one of
+//! `rapidstart` / `jumpstart`, optionally `hystart`. Connection-level options
+//! (`iw`, `pacing`, `ss_gain`, `ca_gain`, `prr`, `undo`, `send_one`) may be written on any
+//! part. [`ControllerSpec`]'s `Display` is the canonical name and parses back
+//! to the same spec.
+//!
+//! The four arms of the Rapid Start production experiment (shared/seeds/002):
+//!
+//! | arm | spec |
+//! |---|---|
+//! | baseline: paced slow start, IW 30 | `newreno(iw=30)` |
+//! | jumpstart: 60-packet first flight over one RTT, 2× growth, β | `jumpstart(iw=30)` |
+//! | rapid-no-jump: 3×/2× growth and smooth reduction, no jump | `rapidstart(iw=30,jump=off)` |
+//! | rapidstart: both | `rapidstart(iw=30)` |
+//!
+//! Prefix `cubic+` (e.g. `cubic+rapidstart(iw=30)`) for CUBIC, β = 0.7.
+
+use core::fmt;
+
+mod display;
+mod parse;
+
+use crate::config::{CcConfig, InitialWindow, PrrMode};
+use crate::controller::Controller;
+use crate::cubic::Cubic;
+use crate::loss_based::{CaAlgorithm, LossBased, Startup};
+use crate::newreno::{RenoGrowth, LOSS_REDUCTION_FACTOR};
+use crate::rapid_start::RapidStartOptions;
+use crate::ratio::Ratio;
+
+/// The spellings of the seed experiment's four arms (shared/seeds/002).
+pub const SEED_ARMS: [(&str, &str); 4] = [
+    ("baseline", "newreno(iw=30)"),
+    ("jumpstart", "jumpstart(iw=30)"),
+    ("rapid-no-jump", "rapidstart(iw=30,jump=off)"),
+    ("rapidstart", "rapidstart(iw=30)"),
+];
+
+/// The congestion-avoidance algorithm of a spec.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CaSpec {
+    /// RFC 9002 NewReno.
+    NewReno {
+        /// Multiplicative decrease (default 0.5).
+        beta: Ratio,
+    },
+    /// RFC 9438 CUBIC.
+    Cubic {
+        /// N-connection emulation (1 = RFC 9438).
+        conns: u32,
+        /// RFC 9438 §4.7 fast convergence.
+        fast_convergence: bool,
+    },
+}
+
+/// The startup mechanism of a spec (HyStart++ is separate and combines
+/// with each).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum StartupSpec {
+    /// Classic slow start.
+    Classic,
+    /// Only the full-RTT paced `2·IW` first flight.
+    JumpStart {
+        /// Wait for the first RTT sample before jumping.
+        defer: bool,
+    },
+    /// Rapid Start.
+    RapidStart {
+        /// Use the full-RTT paced first flight.
+        jump: bool,
+        /// Wait for the first RTT sample before jumping.
+        defer: bool,
+        /// Growth and recovery options.
+        options: RapidStartOptions,
+    },
+}
+
+/// Connection-level overrides of [`CcConfig`]; `None` = take the config's.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct CommonOptions {
+    /// `iw=`.
+    pub initial_window: Option<InitialWindow>,
+    /// `pacing=`.
+    pub pacing: Option<bool>,
+    /// `ss_gain=`.
+    pub slow_start_pacing_gain: Option<Ratio>,
+    /// `ca_gain=`.
+    pub ca_pacing_gain: Option<Ratio>,
+    /// `prr=`.
+    pub prr: Option<PrrMode>,
+    /// `undo=`.
+    pub undo: Option<bool>,
+    /// `send_one=`.
+    pub send_one: Option<bool>,
+}
+
+/// A parsed controller name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ControllerSpec {
+    /// Congestion avoidance.
+    pub ca: CaSpec,
+    /// Startup.
+    pub startup: StartupSpec,
+    /// HyStart++ on the initial slow start.
+    pub hystart: bool,
+    /// Connection-level options.
+    pub common: CommonOptions,
+}
+
+/// A name that is not a controller, with a message saying what is valid.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SpecError {
+    message: String,
+}
+
+impl SpecError {
+    fn new(message: String) -> SpecError {
+        SpecError { message }
+    }
+}
+
+impl fmt::Display for SpecError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for SpecError {}
+
+impl Default for ControllerSpec {
+    fn default() -> Self {
+        ControllerSpec {
+            ca: CaSpec::NewReno {
+                beta: LOSS_REDUCTION_FACTOR,
+            },
+            startup: StartupSpec::Classic,
+            hystart: false,
+            common: CommonOptions::default(),
+        }
+    }
+}
+
+/// Parses one controller name.
+pub fn parse(name: &str) -> Result<ControllerSpec, SpecError> {
+    name.parse()
+}
+
+/// Parses a comma-separated list of names; commas inside parentheses
+/// belong to options (`newreno,rapidstart(beta=0.7,jump=on)`).
+pub fn parse_list(names: &str) -> Result<Vec<ControllerSpec>, SpecError> {
+    let mut out = Vec::new();
+    let mut depth = 0i32;
+    let mut start = 0;
+    for (i, c) in names.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(parse(&names[start..i])?);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(parse(&names[start..])?);
+    Ok(out)
+}
+
+impl ControllerSpec {
+    /// The config this spec runs with: `cfg` overridden by the spec's
+    /// connection-level options.
+    pub fn effective_config(&self, cfg: &CcConfig) -> CcConfig {
+        let c = &self.common;
+        CcConfig {
+            max_datagram_size: cfg.max_datagram_size,
+            initial_window: c.initial_window.unwrap_or(cfg.initial_window),
+            pacing: c.pacing.unwrap_or(cfg.pacing),
+            slow_start_pacing_gain: c
+                .slow_start_pacing_gain
+                .unwrap_or(cfg.slow_start_pacing_gain),
+            ca_pacing_gain: c.ca_pacing_gain.unwrap_or(cfg.ca_pacing_gain),
+            prr: c.prr.unwrap_or(cfg.prr),
+            undo: c.undo.unwrap_or(cfg.undo),
+            recovery_send_one: c.send_one.unwrap_or(cfg.recovery_send_one),
+            event_order: cfg.event_order,
+        }
+    }
+
+    /// The canonical name of the controller this spec builds under `cfg`:
+    /// connection-level values are written when they differ from the
+    /// defaults, whether they came from the spec or from `cfg`.
+    pub fn canonical_name(&self, cfg: &CcConfig) -> String {
+        let eff = self.effective_config(cfg);
+        ControllerSpec {
+            common: CommonOptions::differing_from_default(&eff),
+            ..*self
+        }
+        .to_string()
+    }
+
+    /// Builds the controller as its concrete type.
+    pub fn build_loss_based(&self, cfg: &CcConfig) -> LossBased {
+        let eff = self.effective_config(cfg);
+        let ca = match self.ca {
+            CaSpec::NewReno { beta } => CaAlgorithm::Reno {
+                beta,
+                growth: RenoGrowth::default(),
+            },
+            CaSpec::Cubic {
+                conns,
+                fast_convergence,
+            } => CaAlgorithm::Cubic(Cubic::new(conns, fast_convergence)),
+        };
+        let startup = match self.startup {
+            StartupSpec::Classic => Startup {
+                first_flight: None,
+                rapid: None,
+                hystart: self.hystart,
+            },
+            StartupSpec::JumpStart { defer } => Startup {
+                first_flight: Some(defer),
+                rapid: None,
+                hystart: self.hystart,
+            },
+            StartupSpec::RapidStart {
+                jump,
+                defer,
+                options,
+            } => Startup {
+                first_flight: jump.then_some(defer),
+                rapid: Some(options),
+                hystart: self.hystart,
+            },
+        };
+        LossBased::new(self.canonical_name(cfg), eff, ca, startup)
+    }
+
+    /// Builds the controller.
+    pub fn build(&self, cfg: &CcConfig) -> Box<dyn Controller> {
+        Box::new(self.build_loss_based(cfg))
+    }
+}
