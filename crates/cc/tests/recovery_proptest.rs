@@ -75,6 +75,9 @@ struct World {
     model: [BTreeMap<u64, M>; 3],
     last_ack_eliciting: [Option<Time>; 3],
     skipped: [BTreeSet<u64>; 3],
+    /// Declared lost and not yet acknowledged (the tests never exceed the
+    /// detector's memory bound).
+    lost: [BTreeSet<u64>; 3],
 }
 
 impl World {
@@ -118,6 +121,7 @@ impl World {
                 "pn {pn} in {space} reported twice or never sent"
             );
         }
+        self.lost[space.index()].extend(lost.iter().copied());
         Ok(())
     }
 
@@ -291,6 +295,16 @@ impl World {
                     return Ok(());
                 }
                 prop_assert!(!*overshoot);
+                // Spurious = remembered losses inside the ranges.
+                let spurious: Vec<u64> = self.lost[si]
+                    .iter()
+                    .copied()
+                    .filter(|pn| merged.iter().any(|&(lo, hi)| (lo..=hi).contains(pn)))
+                    .collect();
+                prop_assert_eq!(self.h.ack.spurious, spurious.len() as u64);
+                for pn in &spurious {
+                    self.lost[si].remove(pn);
+                }
                 // Newly acked = outstanding ∩ ranges, ascending.
                 let expected_acked: Vec<u64> = self.model[si]
                     .keys()
@@ -330,6 +344,9 @@ impl World {
                     for pn in &acked {
                         prop_assert!(self.model[si].remove(pn).is_some());
                     }
+                    let before = self.lost[si].len();
+                    self.lost[si].retain(|pn| !ranges.iter().any(|&(a, b)| (a..=b).contains(pn)));
+                    prop_assert_eq!(self.h.ack.spurious, (before - self.lost[si].len()) as u64);
                     self.settle(space, &[], &lost)?;
                 }
             }
@@ -365,6 +382,7 @@ proptest! {
             model: Default::default(),
             last_ack_eliciting: [None; 3],
             skipped: Default::default(),
+            lost: Default::default(),
         };
         for op in &ops {
             w.apply(op)?;

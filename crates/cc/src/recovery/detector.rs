@@ -199,22 +199,21 @@ impl<P> LossDetector<P> {
         let episode_id = self.episode.map_or(0, |e| e.id);
         let sp = &mut self.spaces[si];
         sp.largest_acked = Some(sp.largest_acked.map_or(largest, |l| l.max(largest)));
-        let mut in_episode = 0;
+        let base = sp.sent.base();
         for r in ack.ranges.iter().rev() {
-            let (lo, hi) = (*r.start(), *r.end());
-            if hi >= sp.sent.base() {
-                sp.sent.ack_range(lo, hi, |p| out.acked.push(p));
+            if *r.end() >= base {
+                sp.sent
+                    .ack_range(*r.start(), *r.end(), |p| out.acked.push(p));
             }
-            let hits = sp.lost.acked(lo, hi, episode_id);
-            out.spurious += hits.packets;
-            self.stats.spurious_losses += hits.packets;
-            self.stats.spurious_bytes += hits.bytes;
-            in_episode += hits.in_episode;
         }
         sp.sent.trim_front();
+        let hits = sp.lost.acked(&ack.ranges, episode_id);
+        out.spurious = hits.packets;
+        self.stats.spurious_losses += hits.packets;
+        self.stats.spurious_bytes += hits.bytes;
         if let Some(e) = self.episode.as_mut() {
-            e.outstanding = e.outstanding.saturating_sub(in_episode);
-            e.spurious += in_episode;
+            e.outstanding = e.outstanding.saturating_sub(hits.in_episode);
+            e.spurious += hits.in_episode;
         }
         let Some(newest) = out.acked.last() else {
             self.maybe_undo(now, cc, out);
@@ -347,6 +346,16 @@ impl<P> LossDetector<P> {
     /// persistent-congestion scan over the packets it declares lost.
     fn detect_lost(&mut self, space: Space, now: Time, lost: &mut Vec<SentPacket<P>>) -> LossPass {
         let si = space.index();
+        let sp = &mut self.spaces[si];
+        sp.loss_time = None;
+        let Some(largest_acked) = sp.largest_acked else {
+            return LossPass::default();
+        };
+        if sp.sent.len() == 0 || sp.sent.base() >= largest_acked {
+            // Nothing outstanding below the largest acknowledged: the common
+            // case of an in-order ACK, kept cheap.
+            return LossPass::default();
+        }
         let loss_delay = self.loss_delay();
         let packet_threshold = self.config.packet_threshold();
         let pc_duration = (self.config.persistent_congestion_threshold > 0).then(|| {
@@ -364,10 +373,6 @@ impl<P> LossDetector<P> {
         let mut pc = PersistentScan::new(pc_duration, self.first_rtt_sample, other_acked);
         let mut pass = LossPass::default();
         let sp = &mut self.spaces[si];
-        sp.loss_time = None;
-        let Some(largest_acked) = sp.largest_acked else {
-            return pass;
-        };
         let base = sp.sent.base();
         for i in 0..sp.sent.len() {
             let pn = base + i as u64;

@@ -69,6 +69,8 @@ impl<P> LossDetector<P> {
     /// `None` when no PTO is armed.
     pub fn pto_time_and_space(&self) -> Option<(Time, Space)> {
         let mut best: Option<(Time, Space)> = None;
+        let backoff = backoff(self.pto_count);
+        let base = self.rtt.pto_base(Duration::ZERO);
         for space in Space::ALL {
             let sp = &self.spaces[space.index()];
             if sp.sent.ack_eliciting_in_flight() == 0 {
@@ -81,7 +83,11 @@ impl<P> LossDetector<P> {
             let Some(last) = sp.time_of_last_ack_eliciting else {
                 continue;
             };
-            let t = last.saturating_add(self.pto_period(space));
+            let period = match space {
+                Space::Application => base.saturating_add(self.config.max_ack_delay),
+                Space::Initial | Space::Handshake => base,
+            };
+            let t = last.saturating_add(period.saturating_mul(backoff));
             if best.is_none_or(|(b, _)| t < b) {
                 best = Some((t, space));
             }

@@ -6,7 +6,7 @@
 //! forgotten first, and an episode that loses a record to eviction can no
 //! longer be proven spurious (no undo, the conservative side).
 
-use std::collections::VecDeque;
+use core::ops::RangeInclusive;
 
 use crate::time::Time;
 
@@ -17,6 +17,8 @@ struct LostRecord {
     size: u64,
     /// The loss episode it belongs to (0 = none: no congestion event).
     episode: u64,
+    /// Acknowledged since; removed at the end of the frame.
+    acked: bool,
 }
 
 /// What an ACK range revealed about earlier losses.
@@ -30,12 +32,22 @@ pub(crate) struct SpuriousHits {
 }
 
 /// Declared-lost packets of one space, ascending packet number.
+///
+/// A `Vec` used as a queue (`head` is the logical front, compacted when
+/// half the buffer is dead) rather than a `VecDeque`, so the per-range
+/// lookup is a binary search over one contiguous slice: ACK frames on a
+/// lossy path carry one range per hole, and each range is looked up.
 #[derive(Debug, Default)]
 pub(crate) struct LostMemory {
-    records: VecDeque<LostRecord>,
+    records: Vec<LostRecord>,
+    head: usize,
 }
 
 impl LostMemory {
+    fn live(&self) -> &[LostRecord] {
+        &self.records[self.head..]
+    }
+
     /// Remembers a lost packet; returns the episode of a record evicted to
     /// stay within `capacity`, if one was.
     pub(crate) fn push(
@@ -49,63 +61,93 @@ impl LostMemory {
             return Some(episode);
         }
         let mut evicted = None;
-        if self.records.len() >= capacity {
-            evicted = self.records.pop_front().map(|r| r.episode);
+        if self.records.len() - self.head >= capacity {
+            evicted = Some(self.records[self.head].episode);
+            self.head += 1;
+            if self.head * 2 >= self.records.len() {
+                self.records.drain(..self.head);
+                self.head = 0;
+            }
         }
         let rec = LostRecord {
             packet_number,
             size,
             episode,
+            acked: false,
         };
         // Losses are declared in increasing packet-number order within a
         // space (both thresholds are monotone in packet number and send
-        // time), so this is a push_back; the search is for safety.
-        match self.records.back() {
-            Some(b) if b.packet_number >= packet_number => {
-                let at = self
-                    .records
-                    .partition_point(|r| r.packet_number < packet_number);
+        // time), so this is a push; the search is for safety.
+        match self.records.last() {
+            Some(b) if self.records.len() > self.head && b.packet_number >= packet_number => {
+                let at = self.head
+                    + self
+                        .live()
+                        .partition_point(|r| r.packet_number < packet_number);
                 if self.records.get(at).map(|r| r.packet_number) != Some(packet_number) {
                     self.records.insert(at, rec);
                 }
             }
-            _ => self.records.push_back(rec),
+            _ => self.records.push(rec),
         }
         evicted
     }
 
-    /// Removes and counts the remembered losses inside `lo..=hi`.
-    pub(crate) fn acked(&mut self, lo: u64, hi: u64, episode: u64) -> SpuriousHits {
+    /// Removes and counts the remembered losses inside the frame's `ranges`
+    /// (descending, disjoint).
+    ///
+    /// Walks the records from the newest down alongside the ranges. A real
+    /// loss sits in a gap between two ranges (its number is never
+    /// acknowledged) and a spurious one is removed when found, so the walk
+    /// meets a few records per range, stepping over a wide gap (a burst
+    /// loss) by binary search: O(ranges · log) at worst, sequential memory
+    /// in the common case.
+    pub(crate) fn acked(&mut self, ranges: &[RangeInclusive<u64>], episode: u64) -> SpuriousHits {
         let mut hits = SpuriousHits::default();
-        let (Some(first), Some(last)) = (self.records.front(), self.records.back()) else {
-            return hits;
-        };
-        if hi < first.packet_number || lo > last.packet_number {
-            return hits;
-        }
-        let a = self.records.partition_point(|r| r.packet_number < lo);
-        let b = self.records.partition_point(|r| r.packet_number <= hi);
-        if a >= b {
-            return hits;
-        }
-        for r in self.records.range(a..b) {
-            hits.packets += 1;
-            hits.bytes += r.size;
-            if episode != 0 && r.episode == episode {
-                hits.in_episode += 1;
+        let live = &mut self.records[self.head..];
+        let mut i = live.len();
+        for r in ranges {
+            // Skip the real losses in the gap above this range: a few steps,
+            // then a binary search (a burst loss is one wide gap).
+            let mut steps = 0;
+            while i > 0 && live[i - 1].packet_number > *r.end() {
+                i -= 1;
+                steps += 1;
+                if steps == 8 {
+                    i = live[..i].partition_point(|x| x.packet_number <= *r.end());
+                    break;
+                }
+            }
+            while i > 0 && live[i - 1].packet_number >= *r.start() {
+                i -= 1;
+                let rec = &mut live[i];
+                rec.acked = true;
+                hits.packets += 1;
+                hits.bytes += rec.size;
+                if episode != 0 && rec.episode == episode {
+                    hits.in_episode += 1;
+                }
+            }
+            if i == 0 {
+                break;
             }
         }
-        self.records.drain(a..b);
+        if hits.packets > 0 {
+            self.records.drain(..self.head);
+            self.head = 0;
+            self.records.retain(|r| !r.acked);
+        }
         hits
     }
 
     pub(crate) fn clear(&mut self) {
         self.records.clear();
+        self.head = 0;
     }
 
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
-        self.records.len()
+        self.records.len() - self.head
     }
 }
 
@@ -146,13 +188,23 @@ mod tests {
             assert_eq!(ev.is_some(), pn >= 4);
         }
         assert_eq!(m.len(), 4);
-        let h = m.acked(0, 7, 1);
+        // 6..=9 remain; ACK 9, 7 and 3..=5 (3..=5 no longer remembered).
+        let h = m.acked(&[9..=9, 7..=7, 3..=5], 1);
         assert_eq!((h.packets, h.bytes, h.in_episode), (2, 200, 2));
-        assert_eq!(
-            m.acked(0, 7, 1).packets,
-            0,
-            "a duplicate ACK counts nothing"
-        );
-        assert_eq!(m.acked(9, 9, 2).in_episode, 0);
+        assert_eq!(m.len(), 2);
+        let again = m.acked(&[9..=9, 7..=7, 3..=5], 1);
+        assert_eq!(again.packets, 0, "a duplicate ACK counts nothing");
+        // A wide gap (a burst of 40 real losses) is stepped over.
+        for pn in 100..140 {
+            m.push(pn, 100, 3, 64);
+        }
+        let h = m.acked(&[140..=150, 99..=99], 3);
+        assert_eq!(h.packets, 0);
+        assert_eq!(m.len(), 42);
+        let h = m.acked(&[139..=139, 8..=8], 3);
+        assert_eq!((h.packets, h.in_episode), (2, 1));
+        let h = m.acked(&[0..=100], 2);
+        assert_eq!((h.packets, h.in_episode), (2, 0), "6 and 100");
+        assert_eq!(m.len(), 38);
     }
 }

@@ -7,8 +7,7 @@
 use std::time::Duration;
 
 use ramp_cc::recovery::{
-    AckError, AckFrame, AckOutcome, EcnCounts, LossDetector, RecoveryConfig, Space,
-    TimeoutOutcome,
+    AckError, AckFrame, AckOutcome, EcnCounts, LossDetector, RecoveryConfig, Space, TimeoutOutcome,
 };
 use ramp_cc::{
     AckFrameSummary, AckedPacket, CcState, CongestionEvent, Controller, Metrics, Rate,
@@ -159,8 +158,16 @@ impl Harness {
     }
     /// An ACK-only packet (not ack-eliciting, not in flight).
     pub fn send_ack_only(&mut self, now: Time, pn: u64) {
-        self.det
-            .on_packet_sent(now, Space::Application, pn, 50, false, false, pn, &mut self.cc);
+        self.det.on_packet_sent(
+            now,
+            Space::Application,
+            pn,
+            50,
+            false,
+            false,
+            pn,
+            &mut self.cc,
+        );
     }
     pub fn ack_frame(&mut self, now: Time, space: Space, frame: &AckFrame) -> Result<(), AckError> {
         self.det
