@@ -11,6 +11,12 @@
 //!   congestion-avoidance algorithm ([`newreno`], [`cubic`]) and a startup
 //!   policy ([`jump_start`], [`rapid_start`], [`hystart`]), with optional
 //!   [`prr`].
+//! - [`recovery`]: RFC 9002 §6 loss detection ([`LossDetector`]): sent
+//!   packets, thresholds, PTO, persistent congestion, ECN-CE, spurious
+//!   losses; it drives a [`Controller`] in RFC 9002 Appendix A order.
+//! - [`pacer`]: when the next packet may leave: ramp's leaky-bucket
+//!   [`Pacer`] and a model of quinn 0.11's ([`QuinnPacer`]), behind
+//!   [`Pacing`].
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -37,7 +43,12 @@ pub use controller::{
     AckFrameSummary, AckedPacket, CcState, CongestionEvent, CongestionSignal, Controller, Metrics,
 };
 pub use loss_based::LossBased;
+pub use pacer::{AnyPacer, Pacer, PacerConfig, PacerKind, Pacing, PacingInput, QuinnPacer};
 pub use ratio::Ratio;
+pub use recovery::{
+    AckError, AckFrame, AckOutcome, EcnCounts, LossDetector, RecoveryConfig, RecoveryStats,
+    SentPacket, Space, TimeoutKind, TimeoutOutcome,
+};
 pub use rtt::RttEstimator;
 pub use spec::{
     parse as parse_controller, parse_list as parse_controller_list, ControllerSpec, SpecError,
