@@ -144,6 +144,34 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    /// The same invariants for any spec the grammar can express.
+    #[test]
+    fn any_spec_keeps_its_invariants(
+        spec in support::arb::spec(),
+        quinn in any::<bool>(),
+        ops in proptest::collection::vec(op(), 1..120),
+    ) {
+        let order = if quinn { Order::Quinn } else { Order::Rfc };
+        let mut d = Driver::new(&spec.to_string()).with_order(order);
+        let mut mds = 1200u64;
+        let mut state = d.cc.state();
+        for op in &ops {
+            apply(&mut d, op, &mut mds);
+            let w = d.cc.window();
+            prop_assert!(w >= 2 * mds && w < 1 << 50, "{spec}: window {w} after {op:?}");
+            if let Some(r) = d.cc.pacing_rate(&d.rtt) {
+                prop_assert!(r.bytes_per_sec() > 0, "{spec}: zero pacing rate");
+            }
+            let next = d.cc.state();
+            prop_assert!(state.can_transition_to(next), "{spec}: {state:?} -> {next:?} on {op:?}");
+            state = next;
+        }
+    }
+}
+
 #[test]
 fn legal_edges_are_not_everything() {
     use CcState::*;

@@ -1,12 +1,11 @@
 //! Controller names: parsing, canonical display, errors, and the seed arms.
 
-use std::time::Duration;
+mod support;
 
 use proptest::prelude::*;
 use ramp_cc::config::{CcConfig, InitialWindow, PrrMode};
-use ramp_cc::rapid_start::{RapidStartOptions, RttFloorSource};
-use ramp_cc::spec::{self, CaSpec, CommonOptions, ControllerSpec, StartupSpec, SEED_ARMS};
-use ramp_cc::{CcState, Controller, Ratio};
+use ramp_cc::spec::{self, ControllerSpec, StartupSpec, SEED_ARMS};
+use ramp_cc::{CcState, Controller};
 
 fn canon(s: &str) -> String {
     match spec::parse(s) {
@@ -157,105 +156,9 @@ fn name_reports_connection_options_taken_from_the_config() {
     assert_eq!(c.as_deref(), Ok("cubic(iw=10,pacing=off,prr=ssrb)"));
 }
 
-fn ratio_in(lo: u64, hi: u64) -> impl Strategy<Value = Ratio> {
-    (
-        lo..hi,
-        prop_oneof![Just(1u64), Just(10), Just(100), Just(7), Just(3)],
-    )
-        .prop_map(|(n, d)| Ratio::new(n, d).unwrap_or(Ratio::ONE))
-}
-
-fn beta() -> impl Strategy<Value = Ratio> {
-    (1u64..99).prop_map(|n| Ratio::new(n, 100).unwrap_or(Ratio::HALF))
-}
-
-fn gain() -> impl Strategy<Value = Ratio> {
-    (100u64..1000).prop_map(|n| Ratio::new(n, 100).unwrap_or(Ratio::ONE))
-}
-
-fn arb_spec() -> impl Strategy<Value = ControllerSpec> {
-    let ca = prop_oneof![
-        beta().prop_map(|beta| CaSpec::NewReno { beta }),
-        (1u32..8, any::<bool>()).prop_map(|(conns, fast_convergence)| CaSpec::Cubic {
-            conns,
-            fast_convergence
-        }),
-    ];
-    let rapid = (
-        proptest::option::of(beta()),
-        any::<bool>(),
-        any::<bool>(),
-        0u64..20_000,
-        gain(),
-        gain(),
-        any::<bool>(),
-    )
-        .prop_map(
-            |(beta, latch_2x, iw_floor, add_us, mult, pacing_gain, current)| RapidStartOptions {
-                beta,
-                latch_2x,
-                iw_floor,
-                thresh_add: Duration::from_micros(add_us),
-                thresh_mult: Ratio::new(mult.num().min(10 * mult.den()), mult.den())
-                    .unwrap_or(Ratio::ONE),
-                pacing_gain,
-                rtt_floor: if current {
-                    RttFloorSource::Current
-                } else {
-                    RttFloorSource::Fallback
-                },
-            },
-        );
-    let startup = prop_oneof![
-        Just(StartupSpec::Classic),
-        any::<bool>().prop_map(|defer| StartupSpec::JumpStart { defer }),
-        (any::<bool>(), any::<bool>(), rapid).prop_map(|(jump, defer, options)| {
-            StartupSpec::RapidStart {
-                jump,
-                defer,
-                options,
-            }
-        }),
-    ];
-    let common = (
-        proptest::option::of(prop_oneof![
-            Just(InitialWindow::Rfc9002),
-            (1u32..200).prop_map(InitialWindow::Packets)
-        ]),
-        proptest::option::of(any::<bool>()),
-        proptest::option::of(gain()),
-        proptest::option::of(ratio_in(100, 300)),
-        proptest::option::of(prop_oneof![
-            Just(PrrMode::Off),
-            Just(PrrMode::Rfc9937),
-            Just(PrrMode::Crb),
-            Just(PrrMode::Ssrb)
-        ]),
-        proptest::option::of(any::<bool>()),
-        proptest::option::of(any::<bool>()),
-    )
-        .prop_map(
-            |(initial_window, pacing, ss, ca, prr, undo, send_one)| CommonOptions {
-                initial_window,
-                pacing,
-                slow_start_pacing_gain: ss,
-                ca_pacing_gain: ca.filter(|r| r.num() >= r.den() && r.num() <= 100 * r.den()),
-                prr,
-                undo,
-                send_one,
-            },
-        );
-    (ca, startup, any::<bool>(), common).prop_map(|(ca, startup, hystart, common)| ControllerSpec {
-        ca,
-        startup,
-        hystart,
-        common,
-    })
-}
-
 proptest! {
     #[test]
-    fn parse_of_display_round_trips(s in arb_spec()) {
+    fn parse_of_display_round_trips(s in support::arb::spec()) {
         let shown = s.to_string();
         let back = spec::parse(&shown);
         prop_assert_eq!(back.as_ref(), Ok(&s), "{}", shown);

@@ -2,6 +2,8 @@
 //! ramp's recovery module (RFC 9002 order) or quinn (acks first) would.
 #![allow(dead_code)]
 
+pub mod arb;
+
 use std::collections::BTreeMap;
 use std::time::Duration;
 
