@@ -33,7 +33,7 @@ proptest! {
             // Sometimes the sender has nothing to send for a while.
             let idle = idles[i % idles.len()];
             if i % 3 == 0 {
-                now = now + Duration::from_nanos(idle);
+                now += Duration::from_nanos(idle);
             }
             let at = p.next_send_time(now, Some(rate), size);
             prop_assert!(at >= now);
