@@ -44,6 +44,9 @@ pub struct RapidStartOptions {
     /// β for the first-recovery factors; `None` = the congestion-avoidance
     /// algorithm's β (0.5 NewReno, 0.7 CUBIC).
     pub beta: Option<Ratio>,
+    /// β for a first recovery triggered by ECN-CE alone (the editor's
+    /// copy's ABE-style MAY, e.g. 0.8); `None` = `beta`.
+    pub ce_beta: Option<Ratio>,
     /// Once queue build-up is seen, stay at 2× (specs.md §1.9 #5; the draft
     /// text re-evaluates per ACK).
     pub latch_2x: bool,
@@ -63,6 +66,7 @@ impl Default for RapidStartOptions {
     fn default() -> Self {
         RapidStartOptions {
             beta: None,
+            ce_beta: None,
             latch_2x: false,
             iw_floor: false,
             thresh_add: QUEUE_BUILDUP_ADD,
@@ -111,6 +115,7 @@ impl Factors {
 /// The first recovery period's window (-02 §3.3, specs.md §1.6).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RapidRecovery {
+    beta: Ratio,
     factors: Factors,
     /// The window scaled by `factors.den`.
     scaled: u128,
@@ -140,6 +145,7 @@ impl RapidRecovery {
         }
         let scaled = (u128::from(pre_recovery_cwnd) * u128::from(f.silence)).max(floor_scaled);
         RapidRecovery {
+            beta,
             factors: f,
             scaled,
             floor_scaled,
@@ -174,6 +180,10 @@ impl RapidRecovery {
     /// The window at entry, before the silence factor.
     pub fn pre_recovery_cwnd(&self) -> u64 {
         self.pre_recovery_cwnd
+    }
+    /// The β the factors were derived from.
+    pub fn beta(&self) -> Ratio {
+        self.beta
     }
     /// The factors in use.
     pub fn factors(&self) -> Factors {

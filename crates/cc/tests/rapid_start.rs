@@ -353,6 +353,29 @@ fn rapid_start_handover_to_cubic_sets_w_max_from_full_bdp() {
 }
 
 #[test]
+fn rapid_start_editors_copy_ce_beta_for_ce_only_recovery() {
+    // ABE-style β 0.8 on CE: exits at 0.8 × the entry window (specs.md §1.7).
+    let (d, acked) = recovery_case("cubic+", 200, 1, 0, true, Order::Rfc);
+    assert_eq!(d.cc.ssthresh(), Some(140 * MDS));
+    let mut d = Driver::new("cubic+rapidstart(iw=200,jump=off,ce_beta=0.8)");
+    let pns = d.send(200);
+    d.advance(ms(100));
+    d.frame(&pns[..1], &[], true, false, false);
+    d.ack_each(&pns[1..]);
+    assert_eq!(d.window(), 160 * MDS);
+    assert_eq!(acked, 200 * MDS);
+    // A loss still uses β.
+    let mut d = Driver::new("cubic+rapidstart(iw=200,jump=off,ce_beta=0.8)");
+    let pns = d.send(200);
+    d.advance(ms(100));
+    d.lose(&pns[..1]);
+    assert_eq!(
+        d.cc.rapid_recovery().map(|r| r.beta()),
+        Some(Ratio::SEVEN_TENTHS)
+    );
+}
+
+#[test]
 fn rapid_start_02_3_3_beta_option_overrides_the_controller_beta() {
     // NewReno (β 0.5 after Rapid Start) with Rapid Start's factors for 0.7.
     let (d, _) = recovery_case("", 300, 1, 2, false, Order::Rfc);

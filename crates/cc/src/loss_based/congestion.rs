@@ -34,7 +34,12 @@ impl LossBased {
             // specs.md §1.9 #10: Rapid Start's reduction only for a
             // congestion event during its startup (SS, 3×/2×, CSS).
             (true, Some(opts)) => {
-                let beta = self.rapid_beta(&opts);
+                // The editor's copy (specs.md §1.7) allows a larger, ABE-style
+                // β when the signal is CE alone.
+                let beta = match (signal, opts.ce_beta) {
+                    (CongestionSignal::Ecn, Some(b)) => b,
+                    _ => self.rapid_beta(&opts),
+                };
                 let iw = opts.iw_floor.then(|| self.cfg.initial_window_bytes());
                 let mut rr = RapidRecovery::enter(self.cwnd, beta, self.min_window(), iw);
                 // specs.md §1.9 #7: scale first, then subtract this event's losses.
@@ -86,10 +91,7 @@ impl LossBased {
                 self.cwnd = rr.cwnd();
                 self.ssthresh = self.cwnd;
                 let mds = self.mds();
-                let beta = self
-                    .startup
-                    .rapid
-                    .map_or(self.ca.beta(), |o| self.rapid_beta(&o));
+                let beta = rr.beta();
                 match &mut self.ca {
                     CaAlgorithm::Cubic(c) => c.on_rapid_start_handover(now, self.cwnd, beta, mds),
                     CaAlgorithm::Reno { growth, .. } => growth.reset(),

@@ -107,6 +107,9 @@ impl fmt::Display for ControllerSpec {
                 if let Some(b) = o.beta {
                     v.push(format!("beta={b}"));
                 }
+                if let Some(b) = o.ce_beta {
+                    v.push(format!("ce_beta={b}"));
+                }
                 if !jump {
                     v.push("jump=off".to_string());
                 }

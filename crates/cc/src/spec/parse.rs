@@ -279,7 +279,7 @@ fn parse_ca(name: &str, opts: &Opts<'_>, whole: &str) -> Result<CaSpec, SpecErro
     Ok(CaSpec::NewReno { beta })
 }
 
-const RAPID_OPTIONS: &str = "beta=<ratio>, jump=on|off, defer=on|off, latch_2x=on|off, iw_floor=on|off, thresh_ms=<ms>, thresh_mult=<ratio>, gain=<ratio>, rtt_floor=fallback|current";
+const RAPID_OPTIONS: &str = "beta=<ratio>, ce_beta=<ratio>, jump=on|off, defer=on|off, latch_2x=on|off, iw_floor=on|off, thresh_ms=<ms>, thresh_mult=<ratio>, gain=<ratio>, rtt_floor=fallback|current";
 
 fn parse_startup(name: &str, opts: &Opts<'_>, whole: &str) -> Result<StartupSpec, SpecError> {
     let mut defer = true;
@@ -297,6 +297,7 @@ fn parse_startup(name: &str, opts: &Opts<'_>, whole: &str) -> Result<StartupSpec
     for &(k, v) in opts {
         match k {
             "beta" => o.beta = Some(beta_value(k, v, whole)?),
+            "ce_beta" => o.ce_beta = Some(beta_value(k, v, whole)?),
             "jump" => jump = on_off(k, v, whole)?,
             "defer" => defer = on_off(k, v, whole)?,
             "latch_2x" => o.latch_2x = on_off(k, v, whole)?,

@@ -33,7 +33,7 @@ pub fn spec() -> impl Strategy<Value = ControllerSpec> {
         }),
     ];
     let rapid = (
-        proptest::option::of(beta()),
+        (proptest::option::of(beta()), proptest::option::of(beta())),
         any::<bool>(),
         any::<bool>(),
         0u64..20_000,
@@ -42,19 +42,22 @@ pub fn spec() -> impl Strategy<Value = ControllerSpec> {
         any::<bool>(),
     )
         .prop_map(
-            |(beta, latch_2x, iw_floor, add_us, mult, pacing_gain, current)| RapidStartOptions {
-                beta,
-                latch_2x,
-                iw_floor,
-                thresh_add: Duration::from_micros(add_us),
-                thresh_mult: Ratio::new(mult.num().min(10 * mult.den()), mult.den())
-                    .unwrap_or(Ratio::ONE),
-                pacing_gain,
-                rtt_floor: if current {
-                    RttFloorSource::Current
-                } else {
-                    RttFloorSource::Fallback
-                },
+            |((beta, ce_beta), latch_2x, iw_floor, add_us, mult, pacing_gain, current)| {
+                RapidStartOptions {
+                    beta,
+                    ce_beta,
+                    latch_2x,
+                    iw_floor,
+                    thresh_add: Duration::from_micros(add_us),
+                    thresh_mult: Ratio::new(mult.num().min(10 * mult.den()), mult.den())
+                        .unwrap_or(Ratio::ONE),
+                    pacing_gain,
+                    rtt_floor: if current {
+                        RttFloorSource::Current
+                    } else {
+                        RttFloorSource::Fallback
+                    },
+                }
             },
         );
     let startup = prop_oneof![
