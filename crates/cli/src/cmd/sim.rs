@@ -1,10 +1,241 @@
-//! `ramp sim`.
+//! `ramp sim`: run controllers on one simulated path and print a table.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::PathBuf;
+
+use anyhow::{bail, Context};
+use ramp_sim::scenario::QueueLimit;
+use ramp_sim::{presets, run_connection, units, Record, Scenario, TraceSink};
 
 /// Arguments of `ramp sim`.
 #[derive(clap::Args, Debug)]
-pub struct Args {}
+pub struct Args {
+    /// A preset name (see --list-presets) or a TOML scenario file. Without
+    /// it, the path flags alone define the path (other values as seed-100m).
+    #[arg(long)]
+    pub scenario: Option<String>,
+    /// Controllers to compare, comma-separated (`newreno,rapidstart(beta=0.7)`).
+    #[arg(long, default_value = "newreno,rapidstart")]
+    pub cc: String,
+    /// Object size (e.g. 3MB, 500KB, 1MiB).
+    #[arg(long)]
+    pub size: Option<String>,
+    /// Seed of the path (random losses); default: the scenario's.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Bottleneck rate (e.g. 20mbit).
+    #[arg(long)]
+    pub rate: Option<String>,
+    /// Base round-trip time, split evenly between the directions (e.g. 40ms).
+    #[arg(long)]
+    pub rtt: Option<String>,
+    /// Drop-tail queue in time at the link rate (e.g. 40ms).
+    #[arg(long)]
+    pub queue: Option<String>,
+    /// Random loss after the bottleneck (e.g. 0.5%).
+    #[arg(long)]
+    pub loss: Option<String>,
+    /// Client ACK policy: rfc9000, chrome, ackfreq(N,DELAY).
+    #[arg(long)]
+    pub ack_policy: Option<String>,
+    /// Initial window, packets.
+    #[arg(long)]
+    pub iw: Option<u64>,
+    /// Append one stats record per connection (NDJSON) to this file.
+    #[arg(long)]
+    pub records: Option<PathBuf>,
+    /// Write one NDJSON trace per connection into this directory.
+    #[arg(long)]
+    pub trace: Option<PathBuf>,
+    /// Write one qlog 0.3 JSON-SEQ (.sqlog) per connection into this directory.
+    #[arg(long)]
+    pub qlog: Option<PathBuf>,
+    /// Threads for untraced runs (output does not depend on it).
+    #[arg(long, default_value_t = 2)]
+    pub threads: usize,
+    /// List the built-in presets with their parameters and exit.
+    #[arg(long)]
+    pub list_presets: bool,
+}
+
+/// Builds the scenario from `--scenario` and the path flags.
+pub fn scenario_from(args: &Args) -> anyhow::Result<Scenario> {
+    let mut sc = match &args.scenario {
+        Some(s) => Scenario::load(s)?,
+        None => {
+            let p = presets::find("seed-100m").context("seed-100m preset missing")?;
+            let mut sc = Scenario::from_preset(&p);
+            sc.name = "custom".to_string();
+            sc
+        }
+    };
+    let flag = |name: &str, e: String| anyhow::anyhow!("--{name}: {e}");
+    if let Some(r) = &args.rate {
+        sc.path.rate = units::parse_rate(r).map_err(|e| flag("rate", e))?;
+    }
+    if let Some(r) = &args.rtt {
+        let d = units::parse_duration(r).map_err(|e| flag("rtt", e))?;
+        sc.path.forward_delay = d / 2;
+        sc.path.reverse_delay = d - d / 2;
+    }
+    if let Some(q) = &args.queue {
+        sc.path.queue = QueueLimit::Time(units::parse_duration(q).map_err(|e| flag("queue", e))?);
+    }
+    if let Some(l) = &args.loss {
+        let p = units::parse_fraction(l).map_err(|e| flag("loss", e))?;
+        sc.path.loss = if p > 0.0 {
+            ramp_sim::link::LossModel::Bernoulli { p }
+        } else {
+            ramp_sim::link::LossModel::None
+        };
+    }
+    if let Some(a) = &args.ack_policy {
+        sc.endpoint.ack_policy =
+            ramp_sim::receiver::AckPolicy::parse(a).map_err(|e| flag("ack-policy", e))?;
+    }
+    if let Some(iw) = args.iw {
+        sc.endpoint.iw_packets = iw;
+        sc.endpoint.jump_packets = 2 * iw;
+    }
+    if let Some(s) = &args.size {
+        sc.size_bytes = units::parse_size(s).map_err(|e| flag("size", e))?;
+    }
+    if let Some(seed) = args.seed {
+        sc.seed = seed;
+    }
+    sc.validate().map_err(|e| anyhow::anyhow!("{e}"))?;
+    Ok(sc)
+}
+
+fn file_name(i: usize, cc: &str) -> String {
+    let clean: String = cc
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '.' || c == '-' { c } else { '_' })
+        .collect();
+    format!("{i}-{clean}")
+}
+
+/// Prints the preset table.
+pub fn list_presets() {
+    println!(
+        "{:<28} {:>10} {:>8} {:>8} {:>7} {:>4}  source",
+        "preset", "rate", "rtt", "queue", "loss", "iw"
+    );
+    for p in presets::all() {
+        println!(
+            "{:<28} {:>10} {:>8} {:>8} {:>7} {:>4}  {}",
+            p.name,
+            format!("{}mbit", p.rate.bits_per_sec() as f64 / 1e6),
+            format!("{}ms", p.rtt.as_secs_f64() * 1e3),
+            format!("{}ms", p.queue.as_secs_f64() * 1e3),
+            format!("{}%", p.loss * 100.0),
+            p.iw_packets,
+            p.source
+        );
+    }
+}
 
 /// Runs `ramp sim`.
-pub fn run(_args: Args) -> anyhow::Result<()> {
-    anyhow::bail!("ramp sim is not built yet")
+pub fn run(args: Args) -> anyhow::Result<()> {
+    if args.list_presets {
+        list_presets();
+        return Ok(());
+    }
+    let sc = scenario_from(&args)?;
+    let specs = ramp_cc::spec::parse_list(&args.cc).map_err(|e| anyhow::anyhow!("--cc: {e}"))?;
+    if specs.is_empty() {
+        bail!("--cc: give at least one controller");
+    }
+    for dir in [&args.trace, &args.qlog].into_iter().flatten() {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
+    let seed = sc.seed;
+    let records: Vec<Record> = if args.trace.is_none() && args.qlog.is_none() {
+        ramp_sim::run_arms(&sc, &specs, seed, args.threads)?
+    } else {
+        let cfg = ramp_sim::cc_config(&sc);
+        let mut out = Vec::new();
+        for (i, spec) in specs.iter().enumerate() {
+            let name = file_name(i, &spec.canonical_name(&cfg));
+            let mut sink = TraceSink::off();
+            if let Some(d) = &args.trace {
+                let p = d.join(format!("{name}.ndjson"));
+                let f = File::create(&p).with_context(|| format!("creating {}", p.display()))?;
+                sink = sink.with_ndjson(Box::new(BufWriter::new(f)));
+            }
+            if let Some(d) = &args.qlog {
+                let p = d.join(format!("{name}.sqlog"));
+                let f = File::create(&p).with_context(|| format!("creating {}", p.display()))?;
+                sink = sink.with_qlog(Box::new(BufWriter::new(f)));
+            }
+            let rec = run_connection(&sc, spec, seed, &mut sink)?;
+            sink.finish().context("writing trace")?;
+            out.push(rec);
+        }
+        out
+    };
+    if let Some(path) = &args.records {
+        let f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .with_context(|| format!("opening {}", path.display()))?;
+        let mut w = BufWriter::new(f);
+        for r in &records {
+            writeln!(w, "{}", r.to_json())?;
+        }
+        w.flush()?;
+    }
+    print_table(&sc, &records);
+    Ok(())
+}
+
+fn print_table(sc: &Scenario, records: &[Record]) {
+    println!(
+        "scenario {}: {} Mbit/s, RTT {} ms, queue {} ms, loss {}%, ACK {}, {} bytes, seed {}",
+        sc.name,
+        sc.path.rate.bits_per_sec() as f64 / 1e6,
+        sc.path.rtt().as_secs_f64() * 1e3,
+        sc.path.queue_time().as_secs_f64() * 1e3,
+        sc.path.loss.mean_loss() * 100.0,
+        sc.endpoint.ack_policy,
+        sc.size_bytes,
+        sc.seed
+    );
+    let w = records
+        .iter()
+        .map(|r| r.cc_algorithm.len())
+        .max()
+        .unwrap_or(2)
+        .max(10);
+    println!(
+        "{:<w$} {:>10} {:>8} {:>7} {:>9} {:>16} {:>12}",
+        "cc", "TTLB ms", "sent", "lost", "episodes", "cwnd@ss-exit", "cwnd@end"
+    );
+    for r in records {
+        let ttlb = if r.completed {
+            format!("{:.1}", r.ttlb_us as f64 / 1e3)
+        } else {
+            "incomplete".to_string()
+        };
+        let exit = r
+            .cwnd_exiting_slow_start
+            .map(|b| b.to_string())
+            .unwrap_or_else(|| "-".to_string());
+        println!(
+            "{:<w$} {:>10} {:>8} {:>7} {:>9} {:>16} {:>12}",
+            r.cc_algorithm, ttlb, r.packets_sent, r.packets_lost, r.num_loss_episodes, exit, r.cwnd
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trace_file_names_are_safe() {
+        assert_eq!(file_name(1, "rapidstart(beta=0.7)"), "1-rapidstart_beta_0.7_");
+    }
 }
