@@ -652,3 +652,63 @@ fn rfc9002_6_2_4_probes_count_in_bytes_in_flight() {
     );
     assert_eq!(h.det.pto_period(Space::Application), dms(2 * (999 + 25)));
 }
+
+#[test]
+fn rfc9438_4_9_undo_only_for_the_current_episode() {
+    let mut h = Harness::confirmed();
+    for pn in 0..5 {
+        h.send(ms(0), pn);
+    }
+    h.ack(ms(10), &[(3, 4)]).unwrap(); // episode 1 at 10 ms: 0, 1 lost
+    for pn in 5..10 {
+        h.send(ms(20), pn); // sent after the recovery started
+    }
+    h.ack(ms(30), &[(8, 9), (2, 4)]).unwrap(); // episode 2 at 30 ms: 5, 6 lost
+    assert_eq!(h.lost_pns(), vec![5, 6]);
+    assert_eq!(h.cc.congestion_events().len(), 2);
+    // Episode 1's losses turn out spurious: counted, but the current
+    // recovery is episode 2's, and its losses are still real.
+    h.ack(ms(31), &[(8, 9), (0, 4)]).unwrap();
+    assert_eq!(h.det.stats().spurious_losses, 2);
+    assert_eq!(h.cc.count(|c| matches!(c, Call::Spurious)), 0);
+    h.ack(ms(32), &[(0, 9)]).unwrap();
+    assert_eq!(h.det.stats().spurious_losses, 4);
+    assert_eq!(h.cc.count(|c| matches!(c, Call::Spurious)), 1);
+}
+
+#[test]
+fn rfc9438_4_9_forgotten_loss_prevents_undo() {
+    let mut h = Harness::new(RecoveryConfig {
+        spurious_memory_packets: 1,
+        ..RecoveryConfig::confirmed()
+    });
+    for pn in 0..5 {
+        h.send(ms(0), pn);
+    }
+    h.ack(ms(10), &[(3, 4)]).unwrap();
+    assert_eq!(h.lost_pns(), vec![0, 1]);
+    h.ack(ms(12), &[(0, 4)]).unwrap();
+    assert_eq!(
+        h.ack.spurious, 1,
+        "only the remembered loss (1) is recognised"
+    );
+    assert_eq!(h.cc.count(|c| matches!(c, Call::Spurious)), 0);
+}
+
+#[test]
+fn rfc9002_7_6_persistent_congestion_is_never_undone() {
+    let mut h = Harness::confirmed();
+    persistent_setup(&mut h);
+    h.ack(ms(1550), &[(6, 6)]).unwrap();
+    assert!(h.ack.persistent_congestion);
+    h.ack(ms(1560), &[(0, 6)]).unwrap();
+    assert_eq!(h.ack.spurious, 3);
+    assert_eq!(h.cc.count(|c| matches!(c, Call::Spurious)), 0);
+}
+
+#[test]
+fn detector_is_send_and_clone() {
+    fn check<T: Send + Clone>() {}
+    check::<ramp_cc::LossDetector<std::ops::Range<u64>>>();
+    check::<ramp_cc::AnyPacer>();
+}

@@ -17,7 +17,7 @@ use crate::rtt::{RttEstimator, GRANULARITY};
 use crate::time::Time;
 
 /// Per-space state (RFC 9002 Appendix A.3's arrays indexed by space).
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(super) struct SpaceState<P> {
     pub(super) sent: SentPackets<P>,
     /// `largest_acked_packet[space]`.
@@ -63,7 +63,7 @@ struct LossPass {
 ///
 /// See the [module documentation](super) for the call order, and
 /// `docs/recovery.md` for the rules and choices.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct LossDetector<P> {
     pub(super) config: RecoveryConfig,
     pub(super) rtt: RttEstimator,

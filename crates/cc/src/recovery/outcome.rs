@@ -8,7 +8,7 @@ use super::sent::SentPacket;
 use super::Space;
 
 /// The result of [`LossDetector::on_ack_received`](super::LossDetector::on_ack_received).
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct AckOutcome<P> {
     /// Packets newly acknowledged by this frame, ascending packet number
     /// (all of them, in flight or not).
@@ -85,7 +85,7 @@ pub enum TimeoutKind {
 }
 
 /// The result of [`LossDetector::on_timeout`](super::LossDetector::on_timeout).
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct TimeoutOutcome<P> {
     /// What expired.
     pub kind: TimeoutKind,

@@ -30,7 +30,7 @@ pub struct SentPacket<P> {
 }
 
 /// One slot of the map.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) enum Slot<P> {
     /// Sent, neither acknowledged nor declared lost.
     Outstanding(SentPacket<P>),
@@ -43,7 +43,7 @@ pub(crate) enum Slot<P> {
 }
 
 /// Sent packets of one space.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct SentPackets<P> {
     slots: VecDeque<Slot<P>>,
     /// Packet number of `slots[0]`.

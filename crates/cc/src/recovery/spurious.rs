@@ -37,7 +37,7 @@ pub(crate) struct SpuriousHits {
 /// half the buffer is dead) rather than a `VecDeque`, so the per-range
 /// lookup is a binary search over one contiguous slice: ACK frames on a
 /// lossy path carry one range per hole, and each range is looked up.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct LostMemory {
     records: Vec<LostRecord>,
     head: usize,
