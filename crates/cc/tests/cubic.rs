@@ -172,3 +172,77 @@ fn rfc9438_4_8_app_limited_time_does_not_count() {
     d.ack(&r);
     assert_eq!(cubic_of(&d).epoch_start(), Some(d.now));
 }
+
+/// An independent, segment-based transcription of RFC 9438 §4.2–§4.6
+/// (floats, one call per acknowledged segment), to check the byte-based
+/// implementation's unit conversions and region switching.
+struct SegmentCubic {
+    cwnd: f64,
+    w_max: f64,
+    cwnd_prior: f64,
+    k: f64,
+    w_est: f64,
+    alpha: f64,
+}
+
+impl SegmentCubic {
+    fn after_loss(w: f64) -> SegmentCubic {
+        let beta = 0.7;
+        let cwnd = w * beta;
+        SegmentCubic {
+            cwnd,
+            w_max: w,
+            cwnd_prior: w,
+            k: ((w - cwnd) / 0.4).cbrt(),
+            w_est: cwnd,
+            alpha: 3.0 * (1.0 - beta) / (1.0 + beta),
+        }
+    }
+    fn w_cubic(&self, t: f64) -> f64 {
+        0.4 * (t - self.k).powi(3) + self.w_max
+    }
+    fn on_segment_acked(&mut self, t: f64, rtt: f64) {
+        let target = self.w_cubic(t + rtt).clamp(self.cwnd, 1.5 * self.cwnd);
+        self.w_est += self.alpha / self.cwnd;
+        if self.w_est >= self.cwnd_prior {
+            self.alpha = 1.0;
+        }
+        if self.w_cubic(t) < self.w_est {
+            self.cwnd = self.cwnd.max(self.w_est);
+        } else {
+            self.cwnd += (target - self.cwnd) / self.cwnd;
+        }
+    }
+}
+
+#[test]
+fn rfc9438_differential_against_a_segment_based_transcription() {
+    for (w_max, rtt_ms) in [(100.0, 100u64), (1000.0, 20), (40.0, 200)] {
+        let mut reference = SegmentCubic::after_loss(w_max);
+        let mut c = Cubic::new(1, false);
+        let mut cwnd = c.on_congestion((w_max as u64) * MDS);
+        let rtt = ms(rtt_ms);
+        let t0 = Time::from_millis(1);
+        let mut now = t0;
+        // Start the epoch at t0 with a zero-byte-equivalent first ack.
+        cwnd = c.on_ack(now, cwnd, 1, rtt, MDS);
+        let mut worst: f64 = 0.0;
+        while (now - t0).as_secs_f64() < 3.0 * reference.k.max(1.0) {
+            // One round: every segment of the window acked, spread evenly.
+            let n = cwnd / MDS;
+            let step = rtt / (n as u32).max(1);
+            for _ in 0..n {
+                now += step;
+                let t = (now - t0).as_secs_f64();
+                reference.on_segment_acked(t, rtt.as_secs_f64());
+                cwnd = c.on_ack(now, cwnd, MDS, rtt, MDS);
+            }
+            let ours = cwnd as f64 / MDS as f64;
+            worst = worst.max((ours - reference.cwnd).abs() / reference.cwnd);
+        }
+        assert!(
+            worst < 0.01,
+            "W_max {w_max}, rtt {rtt_ms} ms: worst relative gap {worst}"
+        );
+    }
+}
