@@ -111,6 +111,13 @@ pub fn eval(e: &Expr, row: &Value, env: &mut Env) -> EvalResult {
             let b = eval(base, row, env)?;
             field(&b, name)
         }
+        Expr::FieldOr(base, name, b) => {
+            let v = eval(base, row, env)?;
+            match v {
+                Value::Object(_) | Value::Null => field(&v, name),
+                other => funcs::call(*b, &[Expr::Lit(other)], row, env),
+            }
+        }
         Expr::Index(base, key) => {
             let b = eval(base, row, env)?;
             let k = eval(key, row, env)?;

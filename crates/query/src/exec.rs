@@ -35,6 +35,9 @@ pub struct Options {
     pub skip_bad: bool,
     /// Write the partial aggregation state instead of the result.
     pub emit_partial: bool,
+    /// Chunk size in bytes (results do not depend on it except for the
+    /// last bits of float sums; tests use small chunks).
+    pub chunk_bytes: usize,
 }
 
 /// Why a run failed. The binary maps `Usage` to exit 1 and `Data` to 2.
@@ -168,7 +171,7 @@ pub fn run(q: &Query, sources: Vec<Source>, opts: &Options, out: &mut dyn Write)
         .num_threads(opts.threads.max(1))
         .build()
         .map_err(|e| RunError::Usage(format!("cannot start worker threads: {e}")))?;
-    let mut chunks = Chunks::new(sources);
+    let mut chunks = Chunks::new(sources, opts.chunk_bytes);
     let batch_n = (opts.threads.max(1) * 2).max(2);
     let mut summary = Summary::default();
     let mut merged: Option<State> = None;

@@ -19,6 +19,9 @@ pub enum Expr {
     Var(VarId),
     /// `e["name"]` with a constant key (the common, projectable case).
     Field(Box<Expr>, String),
+    /// `e.name`: the field when `e` is an object or null, else the
+    /// one-argument built-in of that name applied to `e`.
+    FieldOr(Box<Expr>, String, Builtin),
     /// `e[k]` with a computed key or index.
     Index(Box<Expr>, Box<Expr>),
     /// Array literal.
@@ -172,7 +175,7 @@ impl Expr {
     pub fn for_each_child(&self, f: &mut dyn FnMut(&Expr)) {
         match self {
             Expr::Lit(_) | Expr::Row | Expr::Var(_) | Expr::Regex(_) | Expr::AggRef(_) => {}
-            Expr::Field(a, _) | Expr::Unary(_, a) | Expr::Flat(a) => f(a),
+            Expr::Field(a, _) | Expr::FieldOr(a, _, _) | Expr::Unary(_, a) | Expr::Flat(a) => f(a),
             Expr::Lambda(_, a) => f(a),
             Expr::Index(a, b) | Expr::Select(a, b) | Expr::Binary(_, a, b) | Expr::And(a, b) | Expr::Or(a, b) | Expr::Let(_, a, b) => {
                 f(a);

@@ -165,12 +165,13 @@ pub struct Chunks {
     next_source: usize,
     cur: Option<(usize, Open)>,
     offset: u64,
+    chunk_bytes: usize,
 }
 
 impl Chunks {
-    /// Chunks over `sources`.
-    pub fn new(sources: Vec<Source>) -> Self {
-        Chunks { sources, next_source: 0, cur: None, offset: 0 }
+    /// Chunks of about `chunk_bytes` over `sources` ([`CHUNK_BYTES`] is the default).
+    pub fn new(sources: Vec<Source>, chunk_bytes: usize) -> Self {
+        Chunks { sources, next_source: 0, cur: None, offset: 0, chunk_bytes: chunk_bytes.max(1) }
     }
 
     /// The sources.
@@ -230,7 +231,7 @@ impl Chunks {
                         continue;
                     }
                     let start = *pos;
-                    let end = cut(&m[..], start, CHUNK_BYTES);
+                    let end = cut(&m[..], start, self.chunk_bytes);
                     *pos = end;
                     self.offset = end as u64;
                     return Ok(Some(Chunk { data: ChunkData::Mapped(m.clone(), start, end), source: src, first_line: None, offset: start as u64 }));
@@ -238,21 +239,22 @@ impl Chunks {
                 Open::Stream(r, carry, eof, line) => {
                     let mut buf = std::mem::take(carry);
                     let name = self.sources[src].name();
-                    // Fill to exactly CHUNK_BYTES (or EOF) so cut points do
+                    let chunk = self.chunk_bytes;
+                    // Fill to exactly chunk (or EOF) so cut points do
                     // not depend on how the reader returns data, then cut as
                     // `cut` does for mapped files.
-                    fill(r, &mut buf, CHUNK_BYTES, eof).map_err(|e| format!("{name}: {e}"))?;
+                    fill(r, &mut buf, chunk, eof).map_err(|e| format!("{name}: {e}"))?;
                     if buf.is_empty() {
                         self.cur = None;
                         continue;
                     }
-                    let end = if *eof && buf.len() <= CHUNK_BYTES {
+                    let end = if *eof && buf.len() <= chunk {
                         buf.len()
-                    } else if let Some(i) = memchr::memrchr(b'\n', &buf[..CHUNK_BYTES.min(buf.len())]) {
+                    } else if let Some(i) = memchr::memrchr(b'\n', &buf[..chunk.min(buf.len())]) {
                         i + 1
                     } else {
                         // One line longer than a chunk: read to its end.
-                        let mut from = CHUNK_BYTES.min(buf.len());
+                        let mut from = chunk.min(buf.len());
                         loop {
                             if let Some(i) = memchr::memchr(b'\n', &buf[from..]) {
                                 break from + i + 1;
@@ -261,7 +263,7 @@ impl Chunks {
                                 break buf.len();
                             }
                             from = buf.len();
-                            let want = buf.len() + CHUNK_BYTES;
+                            let want = buf.len() + chunk;
                             fill(r, &mut buf, want, eof).map_err(|e| format!("{name}: {e}"))?;
                         }
                     };

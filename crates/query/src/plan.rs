@@ -160,6 +160,13 @@ impl<'a> Compiler<'a> {
                     k => Expr::Index(Box::new(b), Box::new(self.expr(k, target)?)),
                 }
             }
+            Ast::Dot(b, name) => {
+                let b = Box::new(self.expr(b, target)?);
+                match funcs::lookup(name, true) {
+                    Some((f, 1, _)) => Expr::FieldOr(b, name.clone(), f),
+                    _ => Expr::Field(b, name.clone()),
+                }
+            }
             Ast::Array(xs) => Expr::Array(self.args(xs, target)?),
             Ast::Object(kv) => Expr::Object(
                 kv.iter()
@@ -394,6 +401,7 @@ impl<'a> Compiler<'a> {
             Ast::Var(id) => Ast::Var(*map.get(id).unwrap_or(id)),
             Ast::Lit(_) | Ast::Row | Ast::Regex(..) => a.clone(),
             Ast::Index(x, y) => Ast::Index(r(x, self, map), r(y, self, map)),
+            Ast::Dot(x, n) => Ast::Dot(r(x, self, map), n.clone()),
             Ast::Array(xs) => Ast::Array(xs.iter().map(|x| self.rename(x, args, map)).collect()),
             Ast::Object(kv) => Ast::Object(kv.iter().map(|(k, v)| (self.rename(k, args, map), self.rename(v, args, map))).collect()),
             Ast::Unary(op, x) => Ast::Unary(*op, r(x, self, map)),
@@ -445,6 +453,7 @@ fn subst_var(a: &Ast, id: VarId, with: &Ast) -> Ast {
         Ast::Var(v) if *v == id => with.clone(),
         Ast::Var(_) | Ast::Lit(_) | Ast::Row | Ast::Regex(..) | Ast::DefParam(_) => a.clone(),
         Ast::Index(x, y) => Ast::Index(s(x), s(y)),
+        Ast::Dot(x, n) => Ast::Dot(s(x), n.clone()),
         Ast::Array(xs) => Ast::Array(xs.iter().map(|x| subst_var(x, id, with)).collect()),
         Ast::Object(kv) => Ast::Object(kv.iter().map(|(k, v)| (subst_var(k, id, with), subst_var(v, id, with))).collect()),
         Ast::Unary(op, x) => Ast::Unary(*op, s(x)),
@@ -472,6 +481,7 @@ fn lift(e: Expr, aggs: &mut Vec<AggKind>) -> Expr {
             Expr::AggRef(aggs.len() - 1)
         }
         Expr::Field(x, n) => Expr::Field(b(x, aggs), n),
+        Expr::FieldOr(x, n, f) => Expr::FieldOr(b(x, aggs), n, f),
         Expr::Index(x, y) => Expr::Index(b(x, aggs), b(y, aggs)),
         Expr::Array(xs) => Expr::Array(xs.into_iter().map(|x| lift(x, aggs)).collect()),
         Expr::Object(kv) => Expr::Object(kv.into_iter().map(|(k, v)| (lift(k, aggs), lift(v, aggs))).collect()),
@@ -503,7 +513,7 @@ pub fn uses_row(e: &Expr) -> bool {
 fn row_fields(e: &Expr, keys: &mut BTreeSet<String>) -> bool {
     match e {
         Expr::Row => false,
-        Expr::Field(b, name) if matches!(**b, Expr::Row) => {
+        Expr::Field(b, name) | Expr::FieldOr(b, name, _) if matches!(**b, Expr::Row) => {
             keys.insert(name.clone());
             true
         }

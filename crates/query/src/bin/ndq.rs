@@ -57,6 +57,9 @@ struct Cli {
     /// Treat FILES as partial states from --emit-partial and merge them.
     #[arg(long)]
     merge: bool,
+    /// Chunk size for splitting inputs across threads (testing aid).
+    #[arg(long, hide = true, default_value_t = input::CHUNK_BYTES)]
+    chunk_bytes: usize,
     /// Print the compiled plan (stages, projection, parallel split) to stderr.
     #[arg(short = 'v', long)]
     explain: bool,
@@ -93,7 +96,7 @@ fn main() -> ExitCode {
     if cli.explain {
         explain(&q, threads);
     }
-    let opts = Options { threads, format, skip_bad: cli.skip_bad, emit_partial: cli.emit_partial };
+    let opts = Options { threads, format, skip_bad: cli.skip_bad, emit_partial: cli.emit_partial, chunk_bytes: cli.chunk_bytes };
     let stdout = io::stdout();
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
     let r = if cli.merge {

@@ -71,6 +71,9 @@ pub enum Ast {
     DefParam(usize),
     /// `e[k]`, `e.k`
     Index(Box<Ast>, Box<Ast>),
+    /// `e.name` (no parentheses): a field, or a one-argument built-in when
+    /// `e` is not an object (`s.downcase`, `arr.length`, as in Ruby).
+    Dot(Box<Ast>, String),
     /// `[a, b]`
     Array(Vec<Ast>),
     /// `{k: v}`

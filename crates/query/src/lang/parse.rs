@@ -265,7 +265,7 @@ impl Parser {
                     args.extend(self.call_args()?);
                     e = Ast::Call { name, args, method: true, pos };
                 } else {
-                    e = Ast::Index(Box::new(e), Box::new(Ast::Lit(Value::Str(name))));
+                    e = Ast::Dot(Box::new(e), name);
                 }
             } else {
                 return Ok(e);
