@@ -103,11 +103,14 @@ impl Factors {
     /// The factors for `beta` (which must be in (0, 1)).
     pub fn for_beta(beta: Ratio) -> Factors {
         let (p, q) = (beta.num(), beta.den());
+        // Saturating only matters for absurd denominators (> 2^62); the
+        // spec parser limits them to 10^6.
+        let silence = q.saturating_mul(2).saturating_add(p);
         Factors {
-            silence: 2 * q + p,
-            ack: 2 * (q - p.min(q)),
-            loss: 2 * q + p,
-            den: 3 * q,
+            silence,
+            ack: (q - p.min(q)).saturating_mul(2),
+            loss: silence,
+            den: q.saturating_mul(3),
         }
     }
 }
