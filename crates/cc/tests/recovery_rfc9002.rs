@@ -712,3 +712,18 @@ fn detector_is_send_and_clone() {
     check::<ramp_cc::LossDetector<std::ops::Range<u64>>>();
     check::<ramp_cc::AnyPacer>();
 }
+
+#[test]
+fn rfc9002_a_8_no_timer_at_the_anti_amplification_limit() {
+    let mut h = Harness::new(RecoveryConfig::default());
+    h.send_in(ms(0), Space::Initial, 0);
+    let armed = h.det.timer();
+    assert_eq!(armed, Some(ms(999)));
+    h.det.set_amplification_blocked(true);
+    assert_eq!(h.det.timer(), None);
+    h.timeout(ms(5000));
+    assert_eq!(h.to.kind, TimeoutKind::Idle);
+    assert_eq!(h.det.pto_count(), 0);
+    h.det.set_amplification_blocked(false);
+    assert_eq!(h.det.timer(), armed);
+}

@@ -70,6 +70,9 @@ pub struct LossDetector<P> {
     pub(super) spaces: [SpaceState<P>; 3],
     pub(super) pto_count: u32,
     pub(super) handshake_confirmed: bool,
+    /// The server is at its anti-amplification limit (RFC 9000 §8.1):
+    /// no timer (Appendix A.8).
+    pub(super) amplification_blocked: bool,
     /// `first_rtt_sample`: when the first RTT sample was taken.
     first_rtt_sample: Option<Time>,
     /// Send times are forced to be non-decreasing (see `on_packet_sent`).
@@ -86,6 +89,7 @@ impl<P> LossDetector<P> {
         LossDetector {
             rtt: RttEstimator::new(config.initial_rtt),
             handshake_confirmed: config.handshake_confirmed,
+            amplification_blocked: false,
             config,
             spaces: core::array::from_fn(|_| SpaceState::default()),
             pto_count: 0,
@@ -318,6 +322,9 @@ impl<P> LossDetector<P> {
     /// called (§6.2.4).
     pub fn on_timeout(&mut self, now: Time, cc: &mut dyn Controller, out: &mut TimeoutOutcome<P>) {
         out.clear();
+        if self.amplification_blocked {
+            return;
+        }
         if let Some((t, space)) = self.earliest_loss_time() {
             if now < t {
                 return;
@@ -598,6 +605,22 @@ impl<P> LossDetector<P> {
     /// PTO may be armed and ACK delays are capped at `max_ack_delay`.
     pub fn set_handshake_confirmed(&mut self) {
         self.handshake_confirmed = true;
+    }
+
+    /// The server reached (`true`) or left (`false`) its anti-amplification
+    /// limit (RFC 9000 §8.1: at most 3× the bytes received from an
+    /// unvalidated client). While blocked, no timer is armed (Appendix A.8
+    /// `SetLossDetectionTimer`: nothing could be sent when it fired); the
+    /// caller clears it when a datagram from the client lifts the limit, and
+    /// the timer comes back as it was.
+    pub fn set_amplification_blocked(&mut self, blocked: bool) {
+        self.amplification_blocked = blocked;
+    }
+
+    /// Whether the detector was told the server is at its
+    /// anti-amplification limit.
+    pub fn amplification_blocked(&self) -> bool {
+        self.amplification_blocked
     }
 
     /// Whether the handshake is confirmed.

@@ -24,10 +24,15 @@ impl<P> LossDetector<P> {
     /// Data PTO before the handshake is confirmed. With nothing
     /// ack-eliciting in flight there is no PTO: the client anti-deadlock PTO
     /// (§6.2.2.1) is not modelled, since ramp's detector is a server's.
+    /// While [`LossDetector::set_amplification_blocked`] is on, there is no
+    /// timer at all.
     ///
     /// The result may lie before `now` when the caller was late; fire it at
     /// once.
     pub fn timer(&self) -> Option<Time> {
+        if self.amplification_blocked {
+            return None;
+        }
         if let Some((t, _)) = self.earliest_loss_time() {
             return Some(t);
         }
