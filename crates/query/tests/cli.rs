@@ -1,0 +1,223 @@
+//! End-to-end tests of the `ndq` binary: errors and exit codes, bad lines,
+//! compressed inputs, globs and stdin, output formats, `-P` determinism,
+//! `--emit-partial`/`--merge`, helper files and `--approx`.
+
+mod common;
+
+use std::io::Write;
+
+use common::*;
+
+const SEED_QUERY: &str = "select(_.content_length >= 200000 && _.content_length < 400000) >> group_by(_.group) { percentile(_.ttlb, range(0.05, 0.95, 0.1)) }";
+
+#[test]
+fn bad_line_stops_with_file_line_exit_2_and_no_partial_result() {
+    let s = Scratch::new("bad");
+    let f = s.file("in.ndjson", b"{\"x\":1}\n{\"x\":2}\n{\"x\":\n{\"x\":4}\n");
+    let o = run_ndq(&["sum(_.x)", path_str(&f)], None);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(stdout(&o), "");
+    let e = stderr(&o);
+    assert!(e.contains(&format!("{}:3: invalid JSON at column 6", f.display())), "{e}");
+}
+
+#[test]
+fn bad_line_with_projection_is_still_caught() {
+    // The scanner decodes only "x" but must still reject the broken tail.
+    let s = Scratch::new("badproj");
+    let f = s.file("in.ndjson", b"{\"x\":1,\"y\":[1,2}\n");
+    let o = run_ndq(&["min(_.x)", path_str(&f)], None);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains(":1: invalid JSON"));
+}
+
+#[test]
+fn skip_bad_counts_skipped_lines_on_stderr() {
+    let s = Scratch::new("skip");
+    let f = s.file("in.ndjson", b"{\"x\":1}\nnot json\n{\"x\":2}\n{\"x\"\n\n{\"x\":3}\n");
+    let o = run_ndq(&["--skip-bad", "sum(_.x)", path_str(&f)], None);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(stdout(&o), "6\n");
+    let e = stderr(&o);
+    assert!(e.contains("skipped 2 bad line(s); first: ") && e.contains(":2: invalid JSON"), "{e}");
+}
+
+#[test]
+fn runtime_type_error_names_stage_and_line() {
+    let s = Scratch::new("rt");
+    let f = s.file("in.ndjson", b"{\"x\":1}\n{\"x\":\"a\"}\n");
+    let o = run_ndq(&["select(true) >> sum(_.x)", path_str(&f)], None);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(e.contains(":2: stage 2 `sum(_.x)`: sum of a string"), "{e}");
+    assert_eq!(stdout(&o), "");
+}
+
+#[test]
+fn query_error_shows_position_and_expectation() {
+    let o = run_ndq(&["select(_.x > 1 >> _.y"], Some(b""));
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    assert!(e.contains("query:1:16: expected ',' or ')' in the argument list, found '>>'"), "{e}");
+    assert!(e.contains("\n                 ^"), "{e}");
+    let o = run_ndq(&["nosuch(_)"], Some(b""));
+    assert!(stderr(&o).contains("unknown function 'nosuch'"));
+    let o = run_ndq(&["_.x + count()"], Some(b""));
+    assert!(stderr(&o).contains("'_' is used outside an aggregation"));
+}
+
+#[test]
+fn gz_and_zst_inputs_match_plain() {
+    let s = Scratch::new("comp");
+    let data = stats_log(3000, 7);
+    let plain = s.file("a.ndjson", data.as_bytes());
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(data.as_bytes()).unwrap();
+    let gz = s.file("a.ndjson.gz", &gz.finish().unwrap());
+    let zst = s.file("a.ndjson.zst", &zstd::encode_all(data.as_bytes(), 1).unwrap());
+    for q in [SEED_QUERY, "sum(_.loss)", "select(_.ttlb > 1900) >> _.conn_id"] {
+        let want = run_ndq(&["--chunk-bytes", "10000", q, path_str(&plain)], None);
+        assert_eq!(want.status.code(), Some(0), "{}", stderr(&want));
+        for f in [&gz, &zst] {
+            let got = run_ndq(&["--chunk-bytes", "10000", "-P", "2", q, path_str(f)], None);
+            assert_eq!(stdout(&got), stdout(&want), "{q} on {}", f.display());
+        }
+    }
+}
+
+#[test]
+fn bad_line_in_gz_reports_its_line() {
+    let s = Scratch::new("gzbad");
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(b"{\"x\":1}\n{\"x\":2}\n[1,\n").unwrap();
+    let f = s.file("b.ndjson.gz", &gz.finish().unwrap());
+    let o = run_ndq(&["--chunk-bytes", "8", "count()", path_str(&f)], None);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("b.ndjson.gz:3: invalid JSON"), "{}", stderr(&o));
+}
+
+#[test]
+fn p1_and_p2_are_byte_identical() {
+    let s = Scratch::new("par");
+    let f = s.file("a.ndjson", stats_log(4000, 11).as_bytes());
+    let queries = [
+        SEED_QUERY,
+        "{\"n\": count(), \"sum\": sum(_.loss), \"avg\": average(_.lat), \"sd\": stdev(_.lat), \"sd1\": stdev_samp(_.lat), \"p\": percentile_cont(_.lat, [0.1, 0.5, 0.99])}",
+        "group_by(_.pop) { group_by(_.group) { {\"n\": count(), \"m\": median(_.ttlb), \"d\": count_distinct(_.rtt.minimum)} } }",
+        "distinct(_.group)",
+        "top(5, _.ttlb) >> map { |r| r.conn_id }",
+        "sort(_.ttlb) >> _.conn_id",
+        "select(_[\"num-ptos\"] == 2) >> [_.conn_id, _.group]",
+        "_.conn_id >> reduce(0) { |acc, v| acc * 31 % 1000003 + v }",
+        "_.nested.a >> flat >> count()",
+    ];
+    for q in queries {
+        let one = run_ndq(&["-P", "1", "--chunk-bytes", "3000", q, path_str(&f)], None);
+        let two = run_ndq(&["-P", "2", "--chunk-bytes", "3000", q, path_str(&f)], None);
+        assert_eq!(one.status.code(), Some(0), "{q}: {}", stderr(&one));
+        assert!(!one.stdout.is_empty(), "{q}");
+        assert_eq!(one.stdout, two.stdout, "{q}");
+    }
+}
+
+#[test]
+fn chunking_does_not_change_exact_results() {
+    let s = Scratch::new("chunks");
+    let f = s.file("a.ndjson", stats_log(2000, 5).as_bytes());
+    for q in [SEED_QUERY, "sum(_.ttlb)", "distinct(_.pop)", "select(_.ttlb < 50) >> _.conn_id"] {
+        let big = run_ndq(&["-P", "1", q, path_str(&f)], None);
+        let small = run_ndq(&["-P", "2", "--chunk-bytes", "1", q, path_str(&f)], None);
+        assert_eq!(big.stdout, small.stdout, "{q}");
+    }
+}
+
+#[test]
+fn emit_partial_then_merge_equals_single_pass() {
+    let s = Scratch::new("shard");
+    let data = stats_log(3000, 3);
+    let lines: Vec<&str> = data.lines().collect();
+    let full = s.file("all.ndjson", data.as_bytes());
+    let mut parts = Vec::new();
+    for (i, part) in lines.chunks(1000).enumerate() {
+        let f = s.file(&format!("s{i}.ndjson"), (part.join("\n") + "\n").as_bytes());
+        let o = run_ndq(&["--emit-partial", SEED_QUERY, path_str(&f)], None);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        assert!(stdout(&o).starts_with("{\"ndq_partial\":1,"));
+        parts.push(s.file(&format!("p{i}.json"), &o.stdout));
+    }
+    let want = run_ndq(&[SEED_QUERY, path_str(&full)], None);
+    let mut args = vec!["--merge", SEED_QUERY];
+    args.extend(parts.iter().map(|p| path_str(p)));
+    let got = run_ndq(&args, None);
+    assert_eq!(got.status.code(), Some(0), "{}", stderr(&got));
+    assert_eq!(stdout(&got), stdout(&want));
+    // A state from another query is refused.
+    let other = run_ndq(&["--merge", "count()", path_str(&parts[0])], None);
+    assert_eq!(other.status.code(), Some(2));
+    assert!(stderr(&other).contains("different query"));
+}
+
+#[test]
+fn helpers_file_and_query_defs() {
+    let s = Scratch::new("helpers");
+    let h = s.file("h.ndq", b"# talk helpers\ndef base_cond(r, lo, hi) = r.content_length >= lo && r.content_length < hi;\ndef group_name(r) = r.group;\n");
+    let f = s.file("a.ndjson", stats_log(500, 2).as_bytes());
+    let a = run_ndq(&["-f", path_str(&h), "select(base_cond(_, 200000, 400000)) >> group_by(group_name(_)) { count() }", path_str(&f)], None);
+    let b = run_ndq(&["select(_.content_length >= 200000 && _.content_length < 400000) >> group_by(_.group) { count() }", path_str(&f)], None);
+    assert_eq!(a.status.code(), Some(0), "{}", stderr(&a));
+    assert_eq!(a.stdout, b.stdout);
+    let bad = s.file("bad.ndq", b"def f(x) = x +;\n");
+    let o = run_ndq(&["-f", path_str(&bad), "f(1)"], Some(b""));
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("bad.ndq:1:15: expected an expression"), "{}", stderr(&o));
+}
+
+#[test]
+fn globs_stdin_and_multiple_files_keep_order() {
+    let s = Scratch::new("glob");
+    s.file("a1.ndjson", b"{\"i\":1}\n{\"i\":2}\n");
+    s.file("a2.ndjson", b"{\"i\":3}\n");
+    s.file("b.txt", b"{\"i\":99}\n");
+    let pat = s.0.join("a*.ndjson");
+    let o = run_ndq(&["-P", "2", "_.i", path_str(&pat)], None);
+    assert_eq!(stdout(&o), "1\n2\n3\n");
+    let o = run_ndq(&["sum(_.i)"], Some(b"{\"i\":5}\r\n\n{\"i\":6}"));
+    assert_eq!(stdout(&o), "11\n");
+    let o = run_ndq(&["count()", path_str(&s.0.join("nope*.ndjson"))], None);
+    assert_eq!(o.status.code(), Some(1));
+}
+
+#[test]
+fn output_formats() {
+    let input = b"{\"g\":\"a\",\"v\":1}\n{\"g\":\"b\",\"v\":2}\n{\"g\":\"a\",\"v\":3}\n";
+    let q = "group_by(_.g) { [count(), sum(_.v)] }";
+    assert_eq!(stdout(&run_ndq(&[q], Some(input))), "{\"a\":[2,4],\"b\":[1,2]}\n");
+    assert_eq!(stdout(&run_ndq(&["--tsv", q], Some(input))), "a\t2\t4\nb\t1\t2\n");
+    assert_eq!(stdout(&run_ndq(&["--csv", q], Some(input))), "a,2,4\nb,1,2\n");
+    assert_eq!(stdout(&run_ndq(&["--pretty", "{\"n\": count()}"], Some(input))), "{\n  \"n\": 3\n}\n");
+}
+
+#[test]
+fn approx_percentiles_are_within_one_percent() {
+    let s = Scratch::new("approx");
+    let f = s.file("a.ndjson", stats_log(3000, 9).as_bytes());
+    let q = "percentile(_.ttlb, [0.1, 0.5, 0.9, 0.99])";
+    let exact: Vec<f64> = serde_like_floats(&stdout(&run_ndq(&[q, path_str(&f)], None)));
+    let approx: Vec<f64> = serde_like_floats(&stdout(&run_ndq(&["--approx", "-P", "2", "--chunk-bytes", "5000", q, path_str(&f)], None)));
+    assert_eq!(exact.len(), 4);
+    for (e, a) in exact.iter().zip(&approx) {
+        assert!((e - a).abs() <= 0.01 * e.abs(), "exact {e} approx {a}");
+    }
+}
+
+fn serde_like_floats(s: &str) -> Vec<f64> {
+    s.trim().trim_matches(['[', ']']).split(',').filter_map(|x| x.trim().parse().ok()).collect()
+}
+
+#[test]
+fn explain_describes_projection_and_split() {
+    let o = run_ndq(&["-v", "-P", "2", SEED_QUERY], Some(b""));
+    let e = stderr(&o);
+    assert!(e.contains("[\"content_length\", \"group\", \"ttlb\"]"), "{e}");
+    assert!(e.contains("partial states merged in input order"), "{e}");
+}
