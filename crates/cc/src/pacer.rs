@@ -155,11 +155,16 @@ impl Pacer {
     }
 
     /// When a packet of `bytes` may leave: `now` if the credit covers it
-    /// (or `rate` is `None`, unpaced), else the moment it will.
+    /// (or `rate` is `None`, unpaced), else the moment it will;
+    /// [`Time::MAX`] for a zero rate.
     pub fn next_send_time(&self, now: Time, rate: Option<Rate>, bytes: u64) -> Time {
         let Some(rate) = rate else {
             return now;
         };
+        if rate == Rate::ZERO {
+            // `Rate::ZERO` means nothing may be sent, burst or not.
+            return Time::MAX;
+        }
         let credit = self.credit_at(now, rate);
         // A packet larger than the quantum waits for a full quantum only.
         let needed = to_i64(bytes).min(self.quantum().max(self.credit));
@@ -445,6 +450,11 @@ mod tests {
         let p = Pacer::new(PacerConfig::default());
         let t = Time::from_millis(5);
         assert_eq!(p.next_send_time(t, None, 1_000_000), t);
+        assert_eq!(
+            p.next_send_time(t, Some(Rate::ZERO), 1200),
+            Time::MAX,
+            "not even the initial burst at a zero rate"
+        );
         let mut p = Pacer::new(PacerConfig {
             initial_burst_packets: 0,
             ..PacerConfig::default()
