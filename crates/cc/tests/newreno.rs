@@ -202,6 +202,24 @@ fn rfc9937_prr_window_is_pipe_plus_sndcnt_and_ends_at_ssthresh() {
 }
 
 #[test]
+fn rfc9937_6_2_ack_with_loss_is_not_safe_in_either_order() {
+    let run = |order: Order| {
+        let mut d = Driver::new("newreno(prr=on)").with_order(order);
+        let pns = d.send(10);
+        d.advance(ms(100));
+        d.ack(&pns[..1]);
+        d.lose(&pns[1..2]);
+        d.advance(ms(1));
+        // One packet delivered, five lost: pipe 2400, ssthresh 6600.
+        d.frame(&pns[2..3], &pns[3..8], false, false, false);
+        (d.cc.prr().map(|p| p.sndcnt()), d.window())
+    };
+    // Not safe: sndcnt = min(ssthresh − pipe, max(delivered − out, DeliveredData)) = 1200.
+    assert_eq!(run(Order::Rfc), (Some(MDS), 2 * MDS + MDS));
+    assert_eq!(run(Order::Quinn), run(Order::Rfc));
+}
+
+#[test]
 fn rfc9438_4_9_spurious_loss_undo_restores_the_window() {
     let mut d = Driver::new("newreno(undo=on)");
     let pns = d.send(10);

@@ -116,6 +116,16 @@ struct Provisional {
     delivered: u64,
 }
 
+/// PRR's last per-ACK step, replayed as an unsafe ACK when quinn reports
+/// the frame's losses after its end.
+#[derive(Clone, Copy, Debug)]
+struct PrrReplay {
+    at: Time,
+    before: Prr,
+    delivered: u64,
+    pipe: u64,
+}
+
 /// A loss-based controller: NewReno or CUBIC with a startup policy.
 #[derive(Clone, Debug)]
 pub struct LossBased {
@@ -137,6 +147,7 @@ pub struct LossBased {
     prr: Option<Prr>,
     saved: Option<Saved>,
     provisional: Option<Provisional>,
+    prr_replay: Option<PrrReplay>,
     /// RFC 9002 §7.3.2: one packet may leave on entering recovery.
     send_one_pending: bool,
     /// Bytes of this ACK frame that may grow the window.
@@ -185,6 +196,7 @@ impl LossBased {
             prr: None,
             saved: None,
             provisional: None,
+            prr_replay: None,
             send_one_pending: false,
             frame_growth_bytes: 0,
             frame_delivered: 0,
@@ -269,6 +281,7 @@ impl LossBased {
 impl Controller for LossBased {
     fn on_packet_sent(&mut self, _now: Time, packet_number: u64, bytes: u64, bytes_in_flight: u64) {
         self.provisional = None;
+        self.prr_replay = None;
         self.send_one_pending = false;
         self.in_flight = bytes_in_flight;
         self.round.on_packet_sent(packet_number);
@@ -286,6 +299,7 @@ impl Controller for LossBased {
         app_limited: bool,
     ) {
         self.provisional = None;
+        self.prr_replay = None;
         self.any_event = true;
         self.srtt = rtt.smoothed();
         self.in_flight = self.in_flight.saturating_sub(packet.bytes);
@@ -368,7 +382,14 @@ impl Controller for LossBased {
             Phase::Recovery => {
                 let mds = self.mds();
                 if let Some(p) = self.prr.as_mut() {
+                    let before = *p;
                     p.on_ack(delivered, summary.bytes_in_flight, !lost, mds);
+                    self.prr_replay = Some(PrrReplay {
+                        at: now,
+                        before,
+                        delivered,
+                        pipe: summary.bytes_in_flight,
+                    });
                 }
             }
             Phase::RapidRecovery(_) => {}
@@ -383,7 +404,24 @@ impl Controller for LossBased {
             self.loss_since_frame = true;
         }
         let provisional = self.provisional.take();
+        let prr_replay = self.prr_replay.take();
+        let acks_first = self.cfg.event_order == EventOrder::AcksFirst;
         if self.in_recovery_period(event.time_sent) {
+            // quinn's order: the frame that carried this loss was judged a
+            // "safe" ACK at its end (RFC 9937 §6.2); judge it again, unsafe.
+            if let (Some(r), Some(p), CongestionSignal::Loss { lost_bytes }) =
+                (prr_replay, self.prr.as_mut(), event.signal)
+            {
+                if acks_first && r.at == now {
+                    *p = r.before;
+                    p.on_ack(
+                        r.delivered,
+                        r.pipe.saturating_sub(lost_bytes),
+                        false,
+                        self.cfg.max_datagram_size,
+                    );
+                }
+            }
             // RFC 9002 §7.3.2: one reduction per recovery period. Rapid
             // Start still charges losses of pre-recovery packets.
             if let (Phase::RapidRecovery(rr), CongestionSignal::Loss { lost_bytes }) =
@@ -393,7 +431,6 @@ impl Controller for LossBased {
                 self.cwnd = rr.cwnd();
             }
         } else {
-            let acks_first = self.cfg.event_order == EventOrder::AcksFirst;
             let revoked = provisional.filter(|p| acks_first && p.at == now);
             if let Some(p) = &revoked {
                 // quinn's order: this frame's acks were processed first;
@@ -414,6 +451,7 @@ impl Controller for LossBased {
 
     fn on_spurious_congestion(&mut self, _now: Time) {
         self.provisional = None;
+        self.prr_replay = None;
         if !self.cfg.undo || !matches!(self.phase, Phase::Recovery | Phase::CongestionAvoidance) {
             return;
         }
@@ -438,6 +476,7 @@ impl Controller for LossBased {
 
     fn on_mtu_update(&mut self, max_datagram_size: u64) {
         self.provisional = None;
+        self.prr_replay = None;
         let untouched = !self.any_event;
         self.cfg.max_datagram_size = max_datagram_size.max(1);
         let min = self.min_window();

@@ -151,8 +151,14 @@ impl Driver {
             time_sent: t,
             persistent_congestion: pc,
         });
+        // quinn reports in-flight at the end of the acks, before its loss
+        // detection has removed the lost packets.
+        let reported_in_flight = match self.order {
+            Order::Rfc => self.in_flight,
+            Order::Quinn => self.in_flight + lost_bytes,
+        };
         let summary = AckFrameSummary {
-            bytes_in_flight: self.in_flight,
+            bytes_in_flight: reported_in_flight,
             largest_acked: largest.map(|l| l.0),
             rtt_sample: sample,
             app_limited,
