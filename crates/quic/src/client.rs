@@ -18,7 +18,7 @@ use serde_json::{Map, Value};
 
 use crate::body::pattern_byte;
 use crate::tls::{self, Trust};
-use crate::transport::transport_config;
+use crate::transport::{transport_config, IDLE_TIMEOUT};
 
 /// An error of `ramp get`.
 pub type Error = Box<dyn std::error::Error + Send + Sync>;
@@ -121,7 +121,7 @@ pub async fn get(cfg: &GetConfig) -> Result<Vec<GetResult>, Error> {
     let tls = tls::client_config(&cfg.trust)?;
     let quic_tls = quinn::crypto::rustls::QuicClientConfig::try_from(tls)?;
     let mut client_cfg = quinn::ClientConfig::new(Arc::new(quic_tls));
-    client_cfg.transport_config(Arc::new(transport_config(None)));
+    client_cfg.transport_config(Arc::new(transport_config(None, IDLE_TIMEOUT)));
     let bind: SocketAddr = if addr.is_ipv4() {
         SocketAddr::from(([127, 0, 0, 1], 0))
     } else {
@@ -158,6 +158,11 @@ pub async fn get(cfg: &GetConfig) -> Result<Vec<GetResult>, Error> {
     endpoint.close(quinn::VarInt::from_u32(0), b"done");
     let _ = tokio::time::timeout(Duration::from_secs(1), endpoint.wait_idle()).await;
     Ok(results)
+}
+
+/// [`get`] on its own tokio runtime.
+pub fn get_blocking(cfg: &GetConfig) -> Result<Vec<GetResult>, Error> {
+    crate::runtime::runtime()?.block_on(get(cfg))
 }
 
 fn failed(index: usize, conn: usize, error: String) -> GetResult {

@@ -17,6 +17,7 @@ pub mod client;
 pub mod h3_tracked;
 pub mod probe;
 pub mod relay;
+pub mod runtime;
 pub mod server;
 pub mod stats;
 pub mod tls;

@@ -31,7 +31,7 @@ use crate::h3_tracked::{AckTimes, SendEnd, TrackedBidi, TrackedConnection};
 use crate::probe::ConnProbe;
 use crate::stats::{ms, us, PathLabels, StatsWriter};
 use crate::tls::{self, Identity};
-use crate::transport::{transport_config, IDLE_TIMEOUT};
+use crate::transport::transport_config;
 
 /// An error of `ramp serve`, with what failed.
 pub type Error = Box<dyn std::error::Error + Send + Sync>;
@@ -50,6 +50,9 @@ pub struct ServeConfig {
     pub stats: Option<PathBuf>,
     /// `path.*`, `seed` and `group` keys copied into every record.
     pub labels: PathLabels,
+    /// A silent client is given up after this long (its request, if any,
+    /// gets a record with an `error`).
+    pub idle_timeout: Duration,
 }
 
 /// Server-wide counters.
@@ -83,6 +86,7 @@ struct Shared {
     root: Option<PathBuf>,
     stats: Option<StatsWriter>,
     labels: PathLabels,
+    idle_timeout: Duration,
     counters: Counters,
     conn_seq: AtomicU64,
 }
@@ -105,7 +109,7 @@ impl Server {
         // The endpoint's default config is never used: every connection
         // is accepted with its own (`accept_with`).
         let mut default_cfg = quinn::ServerConfig::with_crypto(tls.clone());
-        default_cfg.transport_config(Arc::new(transport_config(None)));
+        default_cfg.transport_config(Arc::new(transport_config(None, cfg.idle_timeout)));
         let endpoint = quinn::Endpoint::server(default_cfg, cfg.listen)
             .map_err(|e| format!("listen on {}: {e}", cfg.listen))?;
         Ok(Server {
@@ -116,6 +120,7 @@ impl Server {
                 root: cfg.root,
                 stats,
                 labels: cfg.labels,
+                idle_timeout: cfg.idle_timeout,
                 counters: Counters::default(),
                 conn_seq: AtomicU64::new(0),
             }),
@@ -177,7 +182,10 @@ async fn handle_connection(shared: Arc<Shared>, incoming: quinn::Incoming) {
     let probe = Arc::new(ConnProbe::new());
     let factory = RampFactory::with_probe(shared.cc.build.clone(), probe.clone());
     let mut cfg = quinn::ServerConfig::with_crypto(shared.tls.clone());
-    cfg.transport_config(Arc::new(transport_config(Some(Arc::new(factory)))));
+    cfg.transport_config(Arc::new(transport_config(
+        Some(Arc::new(factory)),
+        shared.idle_timeout,
+    )));
     let Ok(connecting) = incoming.accept_with(Arc::new(cfg)) else {
         return;
     };
@@ -346,21 +354,27 @@ async fn respond(
     wait_acked(acks, stream, out).await
 }
 
-async fn wait_acked(acks: &AckTimes, stream: &Stream, out: &mut Outcome) -> Result<(), String> {
+async fn wait_acked(
+    acks: &AckTimes,
+    stream: &Stream,
+    out: &mut Outcome,
+) -> Result<(), String> {
     let id = stream.id().into_inner();
     let rx = acks
         .take(id)
         .ok_or_else(|| format!("stream {id} is not tracked"))?;
-    match tokio::time::timeout(IDLE_TIMEOUT, rx).await {
-        Ok(Ok(SendEnd::Acked(t))) => {
+    // No timeout of our own: `stopped()` ends when the connection does
+    // (idle timeout for a vanished client), and a large response on a slow
+    // path may legitimately take minutes.
+    match rx.await {
+        Ok(SendEnd::Acked(t)) => {
             out.acked_at = Some(t);
             Ok(())
         }
-        Ok(Ok(SendEnd::Stopped(code))) => Err(format!("client stopped the stream (code {code})")),
-        Ok(Ok(SendEnd::Lost)) | Ok(Err(_)) => {
+        Ok(SendEnd::Stopped(code)) => Err(format!("client stopped the stream (code {code})")),
+        Ok(SendEnd::Lost) | Err(_) => {
             Err("connection lost before the response was acknowledged".into())
         }
-        Err(_) => Err("response not acknowledged within the idle timeout".into()),
     }
 }
 
@@ -427,4 +441,21 @@ fn record(
         r.insert("error".into(), e.clone().into());
     }
     r
+}
+
+/// Runs a server on its own tokio runtime until Ctrl-C or `limit`;
+/// `on_ready` gets the bound address first. Returns the final counters.
+pub fn serve_blocking(
+    cfg: ServeConfig,
+    limit: Option<Duration>,
+    on_ready: impl FnOnce(SocketAddr),
+) -> Result<ServerCounters, Error> {
+    let rt = crate::runtime::runtime()?;
+    rt.block_on(async move {
+        let server = Server::bind(cfg)?;
+        on_ready(server.local_addr()?);
+        let handle = server.handle();
+        server.run(crate::runtime::interrupted_or(limit)).await;
+        Ok(handle.counters())
+    })
 }

@@ -20,13 +20,13 @@ pub const DATAGRAM_BYTES: u16 = 1200;
 /// Receive windows: 1 GiB, far above any emulated BDP.
 const RECEIVE_WINDOW_BYTES: u32 = 1 << 30;
 
-/// Idle timeout: a vanished peer is given up after this long.
+/// Default idle timeout: a vanished peer is given up after this long.
 pub const IDLE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// A transport configuration with `factory` as its congestion controller
 /// (`None`: quinn's default CUBIC, for the client side which only sends
 /// requests and ACKs).
-pub fn transport_config(factory: Option<Arc<RampFactory>>) -> TransportConfig {
+pub fn transport_config(factory: Option<Arc<RampFactory>>, idle: Duration) -> TransportConfig {
     let mut t = TransportConfig::default();
     t.stream_receive_window(VarInt::from_u32(RECEIVE_WINDOW_BYTES))
         .receive_window(VarInt::from_u32(RECEIVE_WINDOW_BYTES))
@@ -35,7 +35,7 @@ pub fn transport_config(factory: Option<Arc<RampFactory>>) -> TransportConfig {
         .initial_mtu(DATAGRAM_BYTES)
         .min_mtu(DATAGRAM_BYTES)
         .mtu_discovery_config(None)
-        .max_idle_timeout(IdleTimeout::try_from(IDLE_TIMEOUT).ok());
+        .max_idle_timeout(IdleTimeout::try_from(idle).ok());
     if let Some(f) = factory {
         t.congestion_controller_factory(f);
     }

@@ -1,10 +1,106 @@
 //! `ramp get`.
 
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Context;
+use ramp_quic::client::{get_blocking, Distribution, GetConfig};
+use ramp_quic::tls::Trust;
+use ramp_quic::units::parse_duration;
+
 /// Arguments of `ramp get`.
+///
+/// Fetches URL over HTTP/3 K times and reports TTFB (request sent to
+/// response headers) and TTLB (to the last body byte) per request. With C
+/// connections each carries its share of the requests one after another.
 #[derive(clap::Args, Debug)]
-pub struct Args {}
+pub struct Args {
+    /// `https://host:port/path`, e.g. https://127.0.0.1:4433/bytes/2000000.
+    url: String,
+    /// Number of requests.
+    #[arg(long, default_value_t = 1)]
+    n: usize,
+    /// Connections in parallel.
+    #[arg(long, default_value_t = 1)]
+    concurrency: usize,
+    /// Accept any server certificate (like curl's --insecure).
+    #[arg(long)]
+    insecure: bool,
+    /// Trust the CA certificates in this PEM file.
+    #[arg(long, conflicts_with = "insecure")]
+    ca: Option<PathBuf>,
+    /// One JSON record per request on stdout instead of the summary.
+    #[arg(long)]
+    json: bool,
+    /// Give up on one request after this long.
+    #[arg(long, default_value = "60s")]
+    timeout: String,
+}
 
 /// Runs `ramp get`.
-pub fn run(_args: Args) -> anyhow::Result<()> {
-    anyhow::bail!("ramp get is not built yet")
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let trust = match (&args.ca, args.insecure) {
+        (Some(ca), _) => Trust::CaFile(ca.clone()),
+        (None, true) => Trust::Insecure,
+        (None, false) => anyhow::bail!(
+            "no trust anchor: pass --ca FILE, or --insecure for a self-signed server"
+        ),
+    };
+    if args.n == 0 {
+        anyhow::bail!("--n must be at least 1");
+    }
+    let cfg = GetConfig {
+        url: args.url.parse().with_context(|| format!("URL {:?}", args.url))?,
+        n: args.n,
+        concurrency: args.concurrency.max(1),
+        trust,
+        timeout: parse_duration(&args.timeout).context("--timeout")?,
+    };
+    let results = get_blocking(&cfg).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let failed = results.iter().filter(|r| !r.is_ok()).count();
+    if args.json {
+        for r in &results {
+            println!("{}", serde_json::Value::Object(r.to_json()));
+        }
+    } else {
+        let ok: Vec<_> = results.iter().filter(|r| r.is_ok()).collect();
+        let ttfb: Vec<Duration> = ok.iter().filter_map(|r| r.ttfb).collect();
+        let ttlb: Vec<Duration> = ok.iter().filter_map(|r| r.ttlb).collect();
+        let bytes: u64 = ok.iter().map(|r| r.bytes).sum();
+        println!(
+            "{} requests: {} ok, {} failed; {} body bytes",
+            results.len(),
+            ok.len(),
+            failed,
+            bytes
+        );
+        println!("{:<5} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}", "ms", "min", "mean", "p50", "p90", "p99", "max");
+        for (name, v) in [("ttfb", &ttfb), ("ttlb", &ttlb)] {
+            if let Some(d) = Distribution::of(v) {
+                let f = |x: Duration| format!("{:.3}", x.as_secs_f64() * 1e3);
+                println!(
+                    "{:<5} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}",
+                    name,
+                    f(d.min),
+                    f(d.mean),
+                    f(d.p50),
+                    f(d.p90),
+                    f(d.p99),
+                    f(d.max)
+                );
+            }
+        }
+        for r in results.iter().filter(|r| !r.is_ok()).take(5) {
+            eprintln!(
+                "request {}: status {:?}, {}",
+                r.index,
+                r.status,
+                r.error.as_deref().unwrap_or("wrong bytes")
+            );
+        }
+    }
+    if failed > 0 {
+        anyhow::bail!("{failed} of {} requests failed", results.len());
+    }
+    Ok(())
 }

@@ -1,10 +1,84 @@
 //! `ramp relay`.
 
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use anyhow::Context;
+use ramp_quic::relay::{Relay, RelayConfig};
+use ramp_quic::runtime::block_until_interrupted;
+use ramp_quic::units::{parse_duration, parse_fraction, parse_rate};
+
 /// Arguments of `ramp relay`.
+///
+/// A UDP relay that emulates a bottleneck in each direction: rate,
+/// propagation delay (half the RTT each way), a drop-tail queue sized in
+/// time at the link rate, and random loss from a seeded generator. Every
+/// client address gets its own upstream socket; all clients share the
+/// link. Non-QUIC datagrams and unknown senders are counted and dropped.
 #[derive(clap::Args, Debug)]
-pub struct Args {}
+pub struct Args {
+    /// Address clients send to.
+    #[arg(long)]
+    listen: SocketAddr,
+    /// The server.
+    #[arg(long)]
+    upstream: SocketAddr,
+    /// Bottleneck rate, each direction (e.g. 20mbit).
+    #[arg(long)]
+    rate: String,
+    /// Base round-trip time added (e.g. 40ms; half each way).
+    #[arg(long)]
+    rtt: String,
+    /// Drop-tail queue, as time at the rate (e.g. 40ms).
+    #[arg(long)]
+    queue: String,
+    /// Random loss probability, each direction (e.g. 0.5%).
+    #[arg(long, default_value = "0")]
+    loss: String,
+    /// Seed of the random losses.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// NDJSON event log: every enqueue with the queue depth, every drop.
+    #[arg(long)]
+    log: Option<PathBuf>,
+    /// Stop after this long (e.g. 60s); default: until Ctrl-C.
+    #[arg(long)]
+    duration: Option<String>,
+}
 
 /// Runs `ramp relay`.
-pub fn run(_args: Args) -> anyhow::Result<()> {
-    anyhow::bail!("ramp relay is not built yet")
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let rate = parse_rate(&args.rate).context("--rate")?;
+    let rtt = parse_duration(&args.rtt).context("--rtt")?;
+    let queue = parse_duration(&args.queue).context("--queue")?;
+    let loss = parse_fraction(&args.loss).context("--loss")?;
+    let limit = args
+        .duration
+        .as_deref()
+        .map(parse_duration)
+        .transpose()
+        .context("--duration")?;
+    let mut cfg = RelayConfig::symmetric(args.listen, args.upstream, rate, rtt, queue, loss, args.seed);
+    cfg.log = args.log;
+    let relay = Relay::start(cfg).with_context(|| format!("relay on {}", args.listen))?;
+    println!("listening on {} upstream {}", relay.local_addr(), args.upstream);
+    block_until_interrupted(limit)?;
+    let c = relay.stop()?;
+    for (name, d) in [("up", c.up), ("down", c.down)] {
+        eprintln!(
+            "ramp relay {name}: {} received, {} delivered, {} queue drops, {} random losses, {} malformed; \
+             max queue {} bytes; lateness mean {:?} max {:?}, {} over 1 ms",
+            d.received,
+            d.delivered,
+            d.dropped_queue,
+            d.dropped_loss,
+            d.malformed,
+            d.max_queue_bytes,
+            d.lateness_mean,
+            d.lateness_max,
+            d.late_over_1ms
+        );
+    }
+    eprintln!("ramp relay: {} clients, {} unknown datagrams", c.clients, c.unknown);
+    Ok(())
 }

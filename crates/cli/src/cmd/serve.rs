@@ -1,10 +1,122 @@
 //! `ramp serve`.
 
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use anyhow::Context;
+use ramp_quic::cc::CcChoice;
+use ramp_quic::server::{serve_blocking, ServeConfig};
+use ramp_quic::stats::PathLabels;
+use ramp_quic::tls::Identity;
+use ramp_quic::units::{parse_duration, parse_fraction, parse_rate};
+
 /// Arguments of `ramp serve`.
+///
+/// Serves `/bytes/N` (N bytes of a fixed pattern, byte i = i mod 251) and
+/// the files under `--root` over HTTP/3, every connection running the
+/// chosen ramp-cc controller, and writes one stats record per request.
 #[derive(clap::Args, Debug)]
-pub struct Args {}
+pub struct Args {
+    /// Controller, named as in the simulator (newreno, cubic,
+    /// cubic+hystart, rapidstart, jumpstart, with options in parentheses).
+    #[arg(long, default_value = "cubic")]
+    cc: String,
+    /// UDP address to listen on (port 0: any free port, printed at start).
+    #[arg(long, default_value = "127.0.0.1:4433")]
+    listen: SocketAddr,
+    /// NDJSON stats file: one record per request, flushed as each ends.
+    #[arg(long)]
+    stats: Option<PathBuf>,
+    /// Certificate chain (PEM); default: a self-signed one made at start.
+    #[arg(long, requires = "key")]
+    cert: Option<PathBuf>,
+    /// Private key (PEM) of --cert.
+    #[arg(long, requires = "cert")]
+    key: Option<PathBuf>,
+    /// Directory whose files are served (no path leaves it).
+    #[arg(long)]
+    root: Option<PathBuf>,
+    /// Stop after this long (e.g. 30s); default: until Ctrl-C.
+    #[arg(long)]
+    duration: Option<String>,
+    /// Record label `path.rate-bps` (the emulated path, e.g. 20mbit).
+    #[arg(long)]
+    path_rate: Option<String>,
+    /// Record label `path.rtt-ms` (e.g. 40ms).
+    #[arg(long)]
+    path_rtt: Option<String>,
+    /// Record label `path.queue-ms` (e.g. 40ms).
+    #[arg(long)]
+    path_queue: Option<String>,
+    /// Record label `path.loss` (e.g. 0.5%).
+    #[arg(long)]
+    path_loss: Option<String>,
+    /// Record label `seed`.
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Record label `group` (the A/B arm).
+    #[arg(long)]
+    group: Option<String>,
+}
 
 /// Runs `ramp serve`.
-pub fn run(_args: Args) -> anyhow::Result<()> {
-    anyhow::bail!("ramp serve is not built yet")
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let cc = CcChoice::parse(&args.cc).map_err(|e| anyhow::anyhow!("--cc {}: {e}", args.cc))?;
+    let identity = match (&args.cert, &args.key) {
+        (Some(c), Some(k)) => Identity::from_pem_files(c, k)?,
+        _ => Identity::self_signed()?,
+    };
+    let labels = PathLabels {
+        rate_bps: args
+            .path_rate
+            .as_deref()
+            .map(parse_rate)
+            .transpose()
+            .context("--path-rate")?
+            .map(|r| r.bits_per_sec()),
+        rtt: args.path_rtt.as_deref().map(parse_duration).transpose().context("--path-rtt")?,
+        queue: args
+            .path_queue
+            .as_deref()
+            .map(parse_duration)
+            .transpose()
+            .context("--path-queue")?,
+        loss: args
+            .path_loss
+            .as_deref()
+            .map(parse_fraction)
+            .transpose()
+            .context("--path-loss")?,
+        seed: args.seed,
+        group: args.group.clone(),
+    };
+    let limit = args
+        .duration
+        .as_deref()
+        .map(parse_duration)
+        .transpose()
+        .context("--duration")?;
+    let name = cc.name.clone();
+    let cfg = ServeConfig {
+        listen: args.listen,
+        cc,
+        identity,
+        root: args.root,
+        stats: args.stats,
+        labels,
+        idle_timeout: ramp_quic::transport::IDLE_TIMEOUT,
+    };
+    let counters = serve_blocking(cfg, limit, |addr| {
+        // Scripts read the port from this line when listening on port 0.
+        println!("listening on {addr} cc {name}");
+    })
+    .map_err(|e| anyhow::anyhow!("{e}"))?;
+    eprintln!(
+        "ramp serve: {} connections, {} requests ok, {} failed, {} records",
+        counters.connections, counters.requests_ok, counters.requests_failed, counters.records
+    );
+    if counters.record_errors > 0 {
+        anyhow::bail!("{} stats records could not be written", counters.record_errors);
+    }
+    Ok(())
 }

@@ -56,6 +56,7 @@ pub async fn start_server(cc: &str, stats_name: &str, labels: PathLabels) -> Tes
         root: None,
         stats: Some(stats.clone()),
         labels,
+        idle_timeout: Duration::from_secs(2),
     };
     let server = Server::bind(cfg).expect("bind");
     let addr = server.local_addr().expect("addr");
