@@ -85,7 +85,7 @@ impl RttEstimator {
         } else {
             latest_rtt
         };
-        let deviation = abs_diff(self.smoothed, adjusted);
+        let deviation = self.smoothed.abs_diff(adjusted);
         self.var = (self.var * 3 + deviation) / 4;
         self.smoothed = (self.smoothed * 7 + adjusted) / 8;
     }
@@ -131,14 +131,6 @@ impl RttEstimator {
     /// Pass `max_ack_delay = 0` for the Initial and Handshake spaces.
     pub fn pto_base(&self, max_ack_delay: Duration) -> Duration {
         self.smoothed + (self.var * 4).max(GRANULARITY) + max_ack_delay
-    }
-}
-
-fn abs_diff(a: Duration, b: Duration) -> Duration {
-    if a > b {
-        a - b
-    } else {
-        b - a
     }
 }
 
