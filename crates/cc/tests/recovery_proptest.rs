@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use proptest::prelude::*;
 use ramp_cc::recovery::{AckError, AckFrame, EcnCounts, RecoveryConfig, Space, TimeoutKind};
-use ramp_cc::Time;
+use ramp_cc::{EventOrder, Time};
 use recovery_support::Harness;
 
 #[derive(Clone, Debug)]
@@ -368,10 +368,12 @@ proptest! {
         ops in prop::collection::vec(op(), 1..150),
         confirmed in any::<bool>(),
         time_threshold in prop::bool::weighted(0.8),
+        quinn_order in any::<bool>(),
     ) {
         let config = RecoveryConfig {
             handshake_confirmed: confirmed,
             time_threshold: time_threshold.then_some((9, 8)),
+            event_order: if quinn_order { EventOrder::AcksFirst } else { EventOrder::Rfc9002 },
             ..RecoveryConfig::default()
         };
         let mut w = World {

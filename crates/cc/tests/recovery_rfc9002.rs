@@ -376,6 +376,45 @@ fn rfc9002_7_1_ecn_ce_increase_is_one_event_dated_by_largest_acked() {
     assert!(!h.ack.ce_increase);
 }
 
+fn call_kinds(calls: &[Call]) -> Vec<&'static str> {
+    calls
+        .iter()
+        .map(|c| match c {
+            Call::Congestion(e) if e.signal == CongestionSignal::Ecn => "ecn",
+            Call::Congestion(_) => "loss",
+            Call::Acked { .. } => "acked",
+            Call::FrameEnd(_) => "end",
+            Call::Sent { .. } => "sent",
+            Call::Spurious => "spurious",
+        })
+        .collect()
+}
+
+#[test]
+fn quinn_0_11_event_order_acks_first_then_rtt_losses_ecn() {
+    let mut h = Harness::new(RecoveryConfig {
+        event_order: ramp_cc::EventOrder::AcksFirst,
+        ..RecoveryConfig::confirmed()
+    });
+    for pn in 0..5 {
+        h.send(ms(0), pn);
+    }
+    h.cc.calls.clear();
+    h.ack_ecn(ms(10), &[(3, 4)], Some(1)).unwrap();
+    assert_eq!(
+        call_kinds(&h.cc.calls),
+        ["acked", "acked", "end", "loss", "ecn"]
+    );
+    // As in quinn, the estimator seen by on_ack lacks this frame's sample.
+    assert_eq!(h.cc.rtt_sampled_at_acked, [false, false]);
+    let Some(Call::FrameEnd(s)) = h.cc.calls.get(2) else {
+        panic!("no frame end")
+    };
+    assert_eq!(s.bytes_in_flight, 3 * MDS, "before the losses are removed");
+    assert_eq!(h.det.bytes_in_flight(), MDS);
+    assert_eq!(h.det.rtt().latest(), dms(10));
+}
+
 #[test]
 fn rfc9002_a_7_call_order_ecn_then_loss_then_acked_then_frame_end() {
     let mut h = Harness::confirmed();
@@ -384,19 +423,11 @@ fn rfc9002_a_7_call_order_ecn_then_loss_then_acked_then_frame_end() {
     }
     h.cc.calls.clear();
     h.ack_ecn(ms(10), &[(3, 4)], Some(1)).unwrap();
-    let kinds: Vec<&str> =
-        h.cc.calls
-            .iter()
-            .map(|c| match c {
-                Call::Congestion(e) if e.signal == CongestionSignal::Ecn => "ecn",
-                Call::Congestion(_) => "loss",
-                Call::Acked { .. } => "acked",
-                Call::FrameEnd(_) => "end",
-                Call::Sent { .. } => "sent",
-                Call::Spurious => "spurious",
-            })
-            .collect();
-    assert_eq!(kinds, ["ecn", "loss", "acked", "acked", "end"]);
+    assert_eq!(
+        call_kinds(&h.cc.calls),
+        ["ecn", "loss", "acked", "acked", "end"]
+    );
+    assert_eq!(h.cc.rtt_sampled_at_acked, [true, true]);
     let Some(Call::FrameEnd(s)) = h.cc.calls.last() else {
         panic!("no frame end")
     };

@@ -8,7 +8,7 @@ use std::time::Duration;
 use ramp_cc::recovery::{
     AckFrame, AckOutcome, LossDetector, RecoveryConfig, Space, TimeoutKind, TimeoutOutcome,
 };
-use ramp_cc::{parse_controller, CcConfig, Controller, Time};
+use ramp_cc::{parse_controller, CcConfig, Controller, EventOrder, RecoveryStats, Time};
 
 const MDS: u64 = 1200;
 
@@ -115,60 +115,77 @@ fn rfc9438_4_9_spurious_loss_undoes_the_reduction_through_the_detector() {
 }
 
 /// A crude path: a fixed one-way delay, one packet in 50 dropped, the
-/// receiver acknowledging every second packet with up to 8 ranges.
-#[test]
-fn every_controller_survives_a_long_lossy_transfer() {
-    for name in [
-        "newreno",
-        "cubic",
-        "cubic+hystart",
-        "newreno+jumpstart",
-        "rapidstart",
-        "cubic+rapidstart",
-    ] {
-        let mut c = Conn::new(name, &CcConfig::default());
-        let mut to = TimeoutOutcome::new();
-        let rtt = Duration::from_millis(20);
-        let mut now = Time::ZERO;
-        let mut in_transit: std::collections::VecDeque<(Time, u64)> = Default::default();
-        let mut recv: Vec<(u64, u64)> = vec![];
-        let mut received = 0u64;
-        for _step in 0..200_000u64 {
-            now += Duration::from_micros(100);
-            if let Some(t) = c.det.timer() {
-                if t <= now {
-                    c.det.on_timeout(now, &mut *c.cc, &mut to);
-                    if let TimeoutKind::Pto { probes, .. } = to.kind {
-                        for _ in 0..probes {
-                            let pn = c.send(now);
-                            in_transit.push_back((now + rtt, pn));
-                        }
+/// receiver acknowledging every second packet with up to 8 ranges. Returns
+/// the window after every 100 µs step, and the detector's counters.
+fn lossy_transfer(name: &str, order: EventOrder) -> (Vec<u64>, RecoveryStats) {
+    let cfg = CcConfig {
+        event_order: order,
+        ..CcConfig::default()
+    };
+    let mut c = Conn::new(name, &cfg);
+    c.det = LossDetector::new(RecoveryConfig {
+        event_order: order,
+        ..RecoveryConfig::confirmed()
+    });
+    let mut to = TimeoutOutcome::new();
+    let rtt = Duration::from_millis(20);
+    let mut now = Time::ZERO;
+    let mut in_transit: std::collections::VecDeque<(Time, u64)> = Default::default();
+    let mut recv: Vec<(u64, u64)> = vec![];
+    let mut received = 0u64;
+    let mut windows = vec![];
+    for _step in 0..200_000u64 {
+        now += Duration::from_micros(100);
+        if let Some(t) = c.det.timer() {
+            if t <= now {
+                c.det.on_timeout(now, &mut *c.cc, &mut to);
+                if let TimeoutKind::Pto { probes, .. } = to.kind {
+                    for _ in 0..probes {
+                        let pn = c.send(now);
+                        in_transit.push_back((now + rtt, pn));
                     }
                 }
             }
-            while c.det.bytes_in_flight() + MDS <= c.cc.window() {
-                let pn = c.send(now);
-                if pn % 50 != 25 {
-                    in_transit.push_back((now + rtt, pn));
-                }
-            }
-            while in_transit.front().is_some_and(|&(t, _)| t <= now) {
-                let Some((_, pn)) = in_transit.pop_front() else {
-                    break;
-                };
-                received += 1;
-                match recv.first_mut() {
-                    Some(r) if r.1 + 1 == pn => r.1 = pn,
-                    _ => recv.insert(0, (pn, pn)),
-                }
-                recv.truncate(8);
-                if received % 2 == 0 {
-                    c.ack(now, &recv.clone());
-                }
-            }
-            assert!(c.cc.window() >= 2 * MDS, "{name}: window below the minimum");
         }
-        let s = c.det.stats();
+        while c.det.bytes_in_flight() + MDS <= c.cc.window() {
+            let pn = c.send(now);
+            if pn % 50 != 25 {
+                in_transit.push_back((now + rtt, pn));
+            }
+        }
+        while in_transit.front().is_some_and(|&(t, _)| t <= now) {
+            let Some((_, pn)) = in_transit.pop_front() else {
+                break;
+            };
+            received += 1;
+            match recv.first_mut() {
+                Some(r) if r.1 + 1 == pn => r.1 = pn,
+                _ => recv.insert(0, (pn, pn)),
+            }
+            recv.truncate(8);
+            if received % 2 == 0 {
+                c.ack(now, &recv.clone());
+            }
+        }
+        assert!(c.cc.window() >= 2 * MDS, "{name}: window below the minimum");
+        windows.push(c.cc.window());
+    }
+    (windows, *c.det.stats())
+}
+
+const NAMES: [&str; 6] = [
+    "newreno",
+    "cubic",
+    "cubic+hystart",
+    "newreno+jumpstart",
+    "rapidstart",
+    "cubic+rapidstart",
+];
+
+#[test]
+fn every_controller_survives_a_long_lossy_transfer() {
+    for name in NAMES {
+        let (_, s) = lossy_transfer(name, EventOrder::Rfc9002);
         // 2% loss caps a Reno flow near 1.22/sqrt(0.02) ≈ 8.6 packets per
         // 20 ms round: about 8,600 packets in these 20 s. A stall would be
         // far below.
@@ -186,4 +203,35 @@ fn every_controller_survives_a_long_lossy_transfer() {
             "{name}: no reordering, no spurious loss"
         );
     }
+}
+
+/// Controllers whose windows still depend on the event order. In quinn's
+/// order the estimator handed to `on_ack_frame_end` does not yet hold the
+/// frame's sample (`summary.rtt_sample` does), so the jump-start window and
+/// Rapid Start's first growth decision (`rtt.has_sample()`, `rtt.min()`)
+/// come one frame later: at the first ACK (20 ms) the windows differ
+/// (33,600 vs 31,200 B for jump start, 43,200 vs 38,400 B for Rapid Start).
+/// Reported to the controllers' owner; drop names from here as they are
+/// fixed.
+const ORDER_SENSITIVE: [&str; 3] = ["newreno+jumpstart", "rapidstart", "cubic+rapidstart"];
+
+/// config.rs `EventOrder`: both orders must give the same windows; the
+/// detector can produce both.
+#[test]
+fn quinn_event_order_gives_the_same_windows_as_rfc9002_order() {
+    let mut failures = vec![];
+    for name in NAMES.into_iter().filter(|n| !ORDER_SENSITIVE.contains(n)) {
+        let (rfc, rfc_stats) = lossy_transfer(name, EventOrder::Rfc9002);
+        let (quinn, quinn_stats) = lossy_transfer(name, EventOrder::AcksFirst);
+        let first_diff = rfc.iter().zip(&quinn).position(|(a, b)| a != b);
+        if let Some(i) = first_diff {
+            failures.push(format!(
+                "{name}: windows differ from step {i}: {:?} vs {:?}; stats equal: {}",
+                &rfc[i..(i + 3).min(rfc.len())],
+                &quinn[i..(i + 3).min(quinn.len())],
+                rfc_stats == quinn_stats
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
 }

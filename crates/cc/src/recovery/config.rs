@@ -2,6 +2,7 @@
 
 use core::time::Duration;
 
+use crate::config::EventOrder;
 use crate::rtt::INITIAL_RTT;
 
 /// RFC 9002 §6.1.1 `kPacketThreshold`: a packet is lost once a packet this
@@ -58,6 +59,12 @@ pub struct RecoveryConfig {
     /// Declared-lost packets remembered per space for spurious-loss
     /// detection; the oldest are forgotten first. Default 4096.
     pub spurious_memory_packets: usize,
+    /// The order in which one ACK frame's events reach the controller:
+    /// RFC 9002 Appendix A's (default), or quinn 0.11's (acknowledgements
+    /// and frame end first, then the RTT update, losses and ECN), so the
+    /// simulator can run a controller exactly as quinn drives it. Set the
+    /// controller's `CcConfig::event_order` to the same value.
+    pub event_order: EventOrder,
 }
 
 impl Default for RecoveryConfig {
@@ -72,6 +79,7 @@ impl Default for RecoveryConfig {
             handshake_confirmed: false,
             reset_min_rtt_on_persistent_congestion: true,
             spurious_memory_packets: DEFAULT_SPURIOUS_MEMORY_PACKETS,
+            event_order: EventOrder::Rfc9002,
         }
     }
 }

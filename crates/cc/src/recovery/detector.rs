@@ -10,6 +10,7 @@ use super::sent::{SentPacket, SentPackets, Slot};
 use super::spurious::{Episode, LostMemory};
 use super::stats::RecoveryStats;
 use super::Space;
+use crate::config::EventOrder;
 use crate::controller::{
     AckFrameSummary, AckedPacket, CongestionEvent, CongestionSignal, Controller,
 };
@@ -228,60 +229,114 @@ impl<P> LossDetector<P> {
             sp.largest_acked_time_sent
                 .map_or(newest_time, |t| t.max(newest_time)),
         );
+        // §5.1: a sample only if the largest acknowledged is newly
+        // acknowledged and at least one newly acknowledged packet is
+        // ack-eliciting.
+        let sample = (newest_pn == largest && out.acked.iter().any(|p| p.ack_eliciting))
+            .then(|| now.saturating_since(newest_time));
+        out.rtt_sample = sample;
+        // The send time a CE increase is dated by: the frame's largest
+        // acknowledged packet; if an earlier frame acknowledged (or declared
+        // lost) it, the newest acknowledged send time.
+        let ce_time_sent = if newest_pn == largest {
+            newest_time
+        } else {
+            sp.largest_acked_time_sent.unwrap_or(newest_time)
+        };
 
-        // RTT sample (§5.1): the largest acknowledged is newly acknowledged
-        // and at least one newly acknowledged packet is ack-eliciting.
-        if newest_pn == largest && out.acked.iter().any(|p| p.ack_eliciting) {
-            let latest = now.saturating_since(newest_time);
-            // §5.3: the ACK delay MAY be ignored for Initial packets (it is
-            // meaningless there); quinn and quicly ignore it.
-            let ack_delay = match space {
-                Space::Initial => Duration::ZERO,
-                _ => ack.ack_delay,
-            };
-            self.rtt.update(
-                latest,
-                ack_delay,
-                self.config.max_ack_delay,
-                self.handshake_confirmed,
-            );
-            self.first_rtt_sample.get_or_insert(now);
-            self.stats.rtt_samples += 1;
-            out.rtt_sample = Some(latest);
-        }
-
-        // ECN (§7.1, RFC 9000 §13.4.2): an increase of the CE count is one
-        // congestion event, dated by the largest acknowledged packet.
-        if let Some(ecn) = ack.ecn {
-            let sp = &mut self.spaces[si];
-            if ecn.ce > sp.ecn_ce {
-                self.stats.ecn_ce += ecn.ce - sp.ecn_ce;
-                self.stats.ecn_ce_events += 1;
-                sp.ecn_ce = ecn.ce;
-                out.ce_increase = true;
-                let time_sent = if newest_pn == largest {
-                    newest_time
-                } else {
-                    // The largest was acknowledged (or declared lost) by an
-                    // earlier frame: use the newest acknowledged send time.
-                    sp.largest_acked_time_sent.unwrap_or(newest_time)
-                };
-                let event = CongestionEvent {
-                    signal: CongestionSignal::Ecn,
-                    time_sent,
-                    persistent_congestion: false,
-                };
-                cc.on_congestion_event(now, &event, &self.rtt);
-                self.enter_episode(now, time_sent, false, false, 0);
+        match self.config.event_order {
+            EventOrder::Rfc9002 => {
+                if let Some(latest) = sample {
+                    self.take_rtt_sample(now, space, latest, ack.ack_delay);
+                }
+                self.process_ecn(now, space, ack, ce_time_sent, cc, out);
+                let pass = self.detect_lost(space, now, &mut out.lost);
+                self.on_loss_pass(now, space, &out.lost, pass, cc);
+                out.persistent_congestion = pass.persistent;
+                self.report_acked(now, app_limited, cc, out);
+                self.pto_count = 0;
+                self.maybe_undo(now, cc, out);
+                self.frame_end(now, newest_pn, app_limited, cc, out);
+            }
+            EventOrder::AcksFirst => {
+                // quinn 0.11's `on_ack_received`: the acknowledgements and
+                // the frame end (with an estimator that does not yet hold
+                // this frame's sample), then the RTT update, the losses,
+                // and ECN last.
+                self.report_acked(now, app_limited, cc, out);
+                self.frame_end(now, newest_pn, app_limited, cc, out);
+                if let Some(latest) = sample {
+                    self.take_rtt_sample(now, space, latest, ack.ack_delay);
+                }
+                let pass = self.detect_lost(space, now, &mut out.lost);
+                self.on_loss_pass(now, space, &out.lost, pass, cc);
+                out.persistent_congestion = pass.persistent;
+                self.process_ecn(now, space, ack, ce_time_sent, cc, out);
+                self.pto_count = 0;
+                self.maybe_undo(now, cc, out);
             }
         }
+        Ok(())
+    }
 
-        // Loss detection (§6.1) and the loss event (§7.3.2, §7.6).
-        let pass = self.detect_lost(space, now, &mut out.lost);
-        self.on_loss_pass(now, space, &out.lost, pass, cc);
-        out.persistent_congestion = pass.persistent;
+    /// Feeds one RTT sample to the estimator (§5.3).
+    fn take_rtt_sample(&mut self, now: Time, space: Space, latest: Duration, ack_delay: Duration) {
+        // §5.3: the ACK delay MAY be ignored for Initial packets (it is
+        // meaningless there); quinn and quicly ignore it.
+        let ack_delay = match space {
+            Space::Initial => Duration::ZERO,
+            Space::Handshake | Space::Application => ack_delay,
+        };
+        self.rtt.update(
+            latest,
+            ack_delay,
+            self.config.max_ack_delay,
+            self.handshake_confirmed,
+        );
+        self.first_rtt_sample.get_or_insert(now);
+        self.stats.rtt_samples += 1;
+    }
 
-        // Acknowledged packets to the controller.
+    /// ECN (§7.1, RFC 9000 §13.4.2): an increase of the space's CE count is
+    /// one congestion event. A lower count is ignored (validation is the
+    /// caller's).
+    fn process_ecn(
+        &mut self,
+        now: Time,
+        space: Space,
+        ack: &AckFrame,
+        time_sent: Time,
+        cc: &mut dyn Controller,
+        out: &mut AckOutcome<P>,
+    ) {
+        let Some(ecn) = ack.ecn else {
+            return;
+        };
+        let sp = &mut self.spaces[space.index()];
+        if ecn.ce <= sp.ecn_ce {
+            return;
+        }
+        self.stats.ecn_ce += ecn.ce - sp.ecn_ce;
+        self.stats.ecn_ce_events += 1;
+        sp.ecn_ce = ecn.ce;
+        out.ce_increase = true;
+        let event = CongestionEvent {
+            signal: CongestionSignal::Ecn,
+            time_sent,
+            persistent_congestion: false,
+        };
+        cc.on_congestion_event(now, &event, &self.rtt);
+        self.enter_episode(now, time_sent, false, false, 0);
+    }
+
+    /// `on_packet_acked` for each newly acknowledged in-flight packet.
+    fn report_acked(
+        &mut self,
+        now: Time,
+        app_limited: bool,
+        cc: &mut dyn Controller,
+        out: &AckOutcome<P>,
+    ) {
         for p in &out.acked {
             self.stats.packets_acked += 1;
             self.stats.bytes_acked += p.size;
@@ -294,13 +349,17 @@ impl<P> LossDetector<P> {
                 cc.on_packet_acked(now, &acked, &self.rtt, app_limited);
             }
         }
+    }
 
-        // §6.2.1: the PTO backoff is reset on an acknowledgement (a server,
-        // or a client whose address is validated; ramp models the sender
-        // side of a server).
-        self.pto_count = 0;
-
-        self.maybe_undo(now, cc, out);
+    /// `on_ack_frame_end` with the bytes in flight as they stand.
+    fn frame_end(
+        &mut self,
+        now: Time,
+        newest_pn: u64,
+        app_limited: bool,
+        cc: &mut dyn Controller,
+        out: &AckOutcome<P>,
+    ) {
         let summary = AckFrameSummary {
             bytes_in_flight: self.bytes_in_flight(),
             largest_acked: Some(newest_pn),
@@ -308,7 +367,6 @@ impl<P> LossDetector<P> {
             app_limited,
         };
         cc.on_ack_frame_end(now, &summary, &self.rtt);
-        Ok(())
     }
 
     /// RFC 9002 Appendix A.9 `OnLossDetectionTimeout`, to be called when

@@ -15,6 +15,10 @@
 //! on_timeout:      loss timer -> time-threshold losses, or PTO (§6.2)
 //! ```
 //!
+//! [`RecoveryConfig::event_order`] = `EventOrder::AcksFirst` gives quinn
+//! 0.11's order instead: acknowledged packets and frame end, then RTT
+//! update, losses, ECN.
+//!
 //! The payload `P` is whatever the caller needs back when a packet is acked
 //! or lost (the simulator stores the stream range a packet carries). Sent
 //! packets live in a `VecDeque` indexed by `packet_number - base`, since

@@ -39,6 +39,8 @@ pub struct Recorder {
     pub calls: Vec<Call>,
     /// min_rtt as seen by the last congestion event.
     pub min_rtt_at_event: Option<Duration>,
+    /// Whether the estimator had a sample at each `on_packet_acked`.
+    pub rtt_sampled_at_acked: Vec<bool>,
 }
 
 impl Recorder {
@@ -68,9 +70,10 @@ impl Controller for Recorder {
         &mut self,
         _now: Time,
         p: &AckedPacket,
-        _rtt: &RttEstimator,
+        rtt: &RttEstimator,
         app_limited: bool,
     ) {
+        self.rtt_sampled_at_acked.push(rtt.has_sample());
         self.calls.push(Call::Acked {
             pn: p.packet_number,
             time_sent: p.time_sent,
