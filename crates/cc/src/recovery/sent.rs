@@ -209,7 +209,7 @@ impl<P> SentPackets<P> {
         }
         if self.slots.is_empty() {
             if let Some(l) = self.largest_sent {
-                self.base = l + 1;
+                self.base = l.saturating_add(1);
             }
         }
     }
@@ -227,7 +227,7 @@ impl<P> SentPackets<P> {
         self.ack_eliciting_in_flight = 0;
         self.bytes_in_flight = 0;
         if let Some(l) = self.largest_sent {
-            self.base = l + 1;
+            self.base = l.saturating_add(1);
         }
     }
 }
