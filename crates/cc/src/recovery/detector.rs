@@ -5,8 +5,7 @@ use core::time::Duration;
 use super::ack_frame::{AckError, AckFrame};
 use super::config::RecoveryConfig;
 use super::outcome::{AckOutcome, TimeoutKind, TimeoutOutcome};
-use super::persistent::{persistent_congestion_duration, PersistentScan};
-use super::sent::{SentPacket, SentPackets, Slot};
+use super::sent::{SentPacket, SentPackets};
 use super::spurious::{Episode, LostMemory};
 use super::stats::RecoveryStats;
 use super::Space;
@@ -14,7 +13,7 @@ use crate::config::EventOrder;
 use crate::controller::{
     AckFrameSummary, AckedPacket, CongestionEvent, CongestionSignal, Controller,
 };
-use crate::rtt::{RttEstimator, GRANULARITY};
+use crate::rtt::RttEstimator;
 use crate::time::Time;
 
 /// Per-space state (RFC 9002 Appendix A.3's arrays indexed by space).
@@ -49,17 +48,6 @@ impl<P> Default for SpaceState<P> {
     }
 }
 
-/// What one loss-detection pass found.
-#[derive(Clone, Copy, Debug, Default)]
-struct LossPass {
-    /// Bytes of in-flight packets declared lost.
-    lost_bytes: u64,
-    /// Send time of the newest in-flight lost packet, if an ack-eliciting
-    /// in-flight packet was lost (a congestion event is due).
-    event_time_sent: Option<Time>,
-    persistent: bool,
-}
-
 /// RFC 9002 loss detection for one path, generic over a per-packet payload.
 ///
 /// See the [module documentation](super) for the call order, and
@@ -75,12 +63,12 @@ pub struct LossDetector<P> {
     /// no timer (Appendix A.8).
     pub(super) amplification_blocked: bool,
     /// `first_rtt_sample`: when the first RTT sample was taken.
-    first_rtt_sample: Option<Time>,
+    pub(super) first_rtt_sample: Option<Time>,
     /// Send times are forced to be non-decreasing (see `on_packet_sent`).
     last_sent_time: Time,
     pub(super) stats: RecoveryStats,
-    episode: Option<Episode>,
-    next_episode_id: u64,
+    pub(super) episode: Option<Episode>,
+    pub(super) next_episode_id: u64,
 }
 
 impl<P> LossDetector<P> {
@@ -405,198 +393,6 @@ impl<P> LossDetector<P> {
         };
         self.pto_count = self.pto_count.saturating_add(1);
         self.stats.ptos += 1;
-    }
-
-    /// RFC 9002 Appendix A.10 `DetectAndRemoveLostPackets`, plus the
-    /// persistent-congestion scan over the packets it declares lost.
-    fn detect_lost(&mut self, space: Space, now: Time, lost: &mut Vec<SentPacket<P>>) -> LossPass {
-        let si = space.index();
-        let sp = &mut self.spaces[si];
-        sp.loss_time = None;
-        let Some(largest_acked) = sp.largest_acked else {
-            return LossPass::default();
-        };
-        if sp.sent.len() == 0 || sp.sent.base() >= largest_acked {
-            // Nothing outstanding below the largest acknowledged: the common
-            // case of an in-order ACK, kept cheap.
-            return LossPass::default();
-        }
-        let loss_delay = self.loss_delay();
-        let packet_threshold = self.config.packet_threshold();
-        let pc_duration = (self.config.persistent_congestion_threshold > 0).then(|| {
-            persistent_congestion_duration(
-                &self.rtt,
-                self.config.max_ack_delay,
-                self.config.persistent_congestion_threshold,
-            )
-        });
-        let other_acked = Space::ALL
-            .iter()
-            .filter(|s| **s != space)
-            .filter_map(|s| self.spaces[s.index()].largest_acked_time_sent)
-            .max();
-        let mut pc = PersistentScan::new(pc_duration, self.first_rtt_sample, other_acked);
-        let mut pass = LossPass::default();
-        let sp = &mut self.spaces[si];
-        let base = sp.sent.base();
-        for i in 0..sp.sent.len() {
-            let pn = base + i as u64;
-            if pn >= largest_acked {
-                break;
-            }
-            let time_sent = match sp.sent.slot(i) {
-                Some(Slot::Outstanding(p)) => p.time_sent,
-                Some(Slot::Acked) => {
-                    pc.on_acked_between();
-                    continue;
-                }
-                _ => continue,
-            };
-            let by_packet = largest_acked - pn >= packet_threshold;
-            let by_time = loss_delay.is_some_and(|d| time_sent.saturating_add(d) <= now);
-            if !by_packet && !by_time {
-                // Both thresholds are monotone in packet number (send times
-                // never decrease), so no later packet is lost either; this
-                // one, the oldest, sets the loss timer (§6.1.2).
-                sp.loss_time = loss_delay.map(|d| time_sent.saturating_add(d));
-                break;
-            }
-            let Some(p) = sp.sent.take_lost(i) else {
-                continue;
-            };
-            if by_packet {
-                self.stats.lost_by_packet_threshold += 1;
-            } else {
-                self.stats.lost_by_time_threshold += 1;
-            }
-            self.stats.packets_lost += 1;
-            self.stats.bytes_lost += p.size;
-            if p.in_flight {
-                pass.lost_bytes += p.size;
-                if p.ack_eliciting {
-                    pass.event_time_sent = Some(
-                        pass.event_time_sent
-                            .map_or(p.time_sent, |t| t.max(p.time_sent)),
-                    );
-                }
-            }
-            pc.on_lost(p.time_sent, p.ack_eliciting && p.in_flight);
-            lost.push(p);
-        }
-        sp.sent.trim_front();
-        pass.persistent = pass.event_time_sent.is_some() && pc.found();
-        pass
-    }
-
-    /// RFC 9002 Appendix B.8 `OnPacketsLost` on the detector's side: one
-    /// congestion event per pass with ack-eliciting in-flight losses, the
-    /// §5.2 min_rtt reset on persistent congestion, and the spurious-loss
-    /// memory.
-    fn on_loss_pass(
-        &mut self,
-        now: Time,
-        space: Space,
-        newly: &[SentPacket<P>],
-        pass: LossPass,
-        cc: &mut dyn Controller,
-    ) {
-        if newly.is_empty() {
-            return;
-        }
-        let mut episode = 0;
-        if let Some(time_sent) = pass.event_time_sent {
-            if pass.persistent {
-                self.stats.persistent_congestions += 1;
-                if self.config.reset_min_rtt_on_persistent_congestion {
-                    // §5.2 SHOULD; done before the controller hears of it so
-                    // it sees the re-established minimum.
-                    self.rtt.reset_min_to_latest();
-                }
-            }
-            let event = CongestionEvent {
-                signal: CongestionSignal::Loss {
-                    lost_bytes: pass.lost_bytes,
-                },
-                time_sent,
-                persistent_congestion: pass.persistent,
-            };
-            cc.on_congestion_event(now, &event, &self.rtt);
-            self.stats.loss_events += 1;
-            episode = self.enter_episode(now, time_sent, true, pass.persistent, newly.len() as u64);
-        }
-        let capacity = self.config.spurious_memory_packets;
-        let memory = &mut self.spaces[space.index()].lost;
-        for p in newly {
-            if let Some(evicted) = memory.push(p.packet_number, p.size, episode, capacity) {
-                if let Some(e) = self.episode.as_mut() {
-                    if evicted == e.id {
-                        e.undoable = false;
-                    }
-                }
-            }
-        }
-    }
-
-    /// Mirrors the §7.3.2 recovery-period rule to know which loss episode a
-    /// congestion event belongs to; returns the episode id.
-    fn enter_episode(
-        &mut self,
-        now: Time,
-        time_sent: Time,
-        is_loss: bool,
-        persistent: bool,
-        lost_packets: u64,
-    ) -> u64 {
-        let e = match self.episode.as_mut() {
-            Some(e) if time_sent <= e.recovery_start => {
-                e.outstanding += lost_packets;
-                if !is_loss {
-                    e.undoable = false;
-                }
-                e
-            }
-            _ => {
-                let id = self.next_episode_id;
-                self.next_episode_id += 1;
-                self.episode.insert(Episode {
-                    id,
-                    recovery_start: now,
-                    outstanding: lost_packets,
-                    spurious: 0,
-                    undoable: is_loss,
-                    fired: false,
-                })
-            }
-        };
-        if persistent {
-            // The controller collapses to the minimum window and leaves
-            // recovery (recovery start reset, Appendix B.8): no undo, and the
-            // next event starts a new episode.
-            e.undoable = false;
-            e.recovery_start = Time::ZERO;
-        }
-        e.id
-    }
-
-    /// Tells the controller once when every loss of the current episode has
-    /// been acknowledged.
-    fn maybe_undo(&mut self, now: Time, cc: &mut dyn Controller, out: &mut AckOutcome<P>) {
-        if let Some(e) = self.episode.as_mut() {
-            if e.all_spurious() {
-                e.fired = true;
-                self.stats.spurious_episodes += 1;
-                out.spurious_episode = true;
-                cc.on_spurious_congestion(now);
-            }
-        }
-    }
-
-    /// `max(kTimeThreshold · max(smoothed_rtt, latest_rtt), kGranularity)`
-    /// (§6.1.2), or `None` when the time threshold is off.
-    pub fn loss_delay(&self) -> Option<Duration> {
-        let (num, den) = self.config.time_threshold()?;
-        let d = self.rtt.conservative().saturating_mul(num) / den;
-        Some(d.max(GRANULARITY))
     }
 
     /// Bytes in flight over all spaces: the sum of the sizes of in-flight

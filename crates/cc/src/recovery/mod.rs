@@ -31,6 +31,7 @@
 mod ack_frame;
 mod config;
 mod detector;
+mod loss;
 mod outcome;
 mod persistent;
 mod pto;
