@@ -9,7 +9,7 @@
 //!   (server → client traffic);
 //! - one sender per direction, a precise timer loop: it waits on a condition
 //!   variable until about a millisecond before the head packet is due,
-//!   sleeps until 250 µs before, then spins (yielding) to the due time.
+//!   sleeps until 250 µs before, then spins to the due time.
 //!   tokio's timer wheel has 1 ms granularity; this loop keeps the send
 //!   time within tens of microseconds of the model ([`RelayCounters`]
 //!   `lateness` fields measure it, and `relay_timing_accuracy_at_100mbit`
@@ -693,8 +693,10 @@ fn tx_loop(s: &Shared, dir: &Direction) {
         if wait > SPIN {
             std::thread::sleep(wait - SPIN);
         }
+        // Busy-wait the last stretch: yielding would give the CPU away for
+        // a whole time slice on a loaded machine.
         while s.now() < due {
-            std::thread::yield_now();
+            std::hint::spin_loop();
         }
         st = dir.lock();
     }
