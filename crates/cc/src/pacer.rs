@@ -165,6 +165,10 @@ impl Pacer {
             // `Rate::ZERO` means nothing may be sent, burst or not.
             return Time::MAX;
         }
+        if self.last.is_none() {
+            // Nothing sent yet: nothing to space the first packet from.
+            return now;
+        }
         let credit = self.credit_at(now, rate);
         // A packet larger than the quantum waits for a full quantum only.
         let needed = to_i64(bytes).min(self.quantum().max(self.credit));
@@ -184,7 +188,9 @@ impl Pacer {
             None => self.quantum().max(self.credit),
         };
         self.credit = credit.saturating_sub(to_i64(bytes));
-        if rate.is_none() {
+        if rate.is_none() || self.last.is_none() {
+            // Unpaced, or the very first packet (which may always leave):
+            // no debt.
             self.credit = self.credit.max(0);
         }
         self.last = Some(self.last.map_or(now, |l| l.max(now)));
@@ -443,6 +449,21 @@ mod tests {
             p.on_packet_sent(t, 1200, rate);
         }
         assert!(p.next_send_time(t, rate, 1200) > t);
+    }
+
+    #[test]
+    fn leaky_bucket_without_initial_burst_spaces_from_the_first_packet() {
+        let mut p = Pacer::new(PacerConfig {
+            initial_burst_packets: 0,
+            ..PacerConfig::default()
+        });
+        let rate = Some(Rate::from_bytes_per_sec(1_200_000));
+        let t = Time::from_millis(3);
+        assert_eq!(p.next_send_time(t, rate, 1200), t);
+        p.on_packet_sent(t, 1200, rate);
+        assert_eq!(p.next_send_time(t, rate, 1200), t + ms(1));
+        let t1 = t + ms(1);
+        assert_eq!(p.next_send_time(t1, rate, 1200), t1);
     }
 
     #[test]

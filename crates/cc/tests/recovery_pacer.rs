@@ -35,9 +35,12 @@ proptest! {
             if i % 3 == 0 {
                 now += Duration::from_nanos(idle);
             }
+            // Ask, sleep until the answer, ask again: the answer must then
+            // be "now" (no livelock).
             let at = p.next_send_time(now, Some(rate), size);
             prop_assert!(at >= now);
             now = at;
+            prop_assert_eq!(p.next_send_time(now, Some(rate), size), now);
             p.on_packet_sent(now, size, Some(rate));
             sent += size;
             // Everything sent up to now fits in the initial burst, one
