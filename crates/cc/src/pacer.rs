@@ -219,8 +219,9 @@ const QUINN_MAX_BURST_PACKETS: u64 = 256;
 ///
 /// The [`Pacing`] implementation feeds it `window`, `smoothed_rtt` and
 /// `max_datagram_size` from [`PacingInput`] and ignores `rate`, as quinn
-/// does; a zero-length wait (possible only for enormous windows) is
-/// reported as 1 ns later so a virtual-time caller makes progress.
+/// does. A zero-length wait (only when the deficit is a few bytes against a
+/// window of hundreds of kilobytes per millisecond of RTT) is reported as
+/// "send now", so a virtual-time caller cannot livelock.
 /// quinn calls `on_transmit` for every packet with a non-empty size,
 /// ACK-only ones included, and consults the pacer only for ack-eliciting
 /// packets when no loss probe is pending.
@@ -327,9 +328,11 @@ impl Pacing for QuinnPacer {
     fn next_send_time(&mut self, now: Time, input: &PacingInput, bytes: u64) -> Time {
         let mtu = mtu_u16(input.max_datagram_size);
         match self.delay(input.smoothed_rtt, bytes, mtu, input.window, now) {
-            None => now,
             Some(t) if t > now => t,
-            Some(_) => now.saturating_add(Duration::from_nanos(1)),
+            // A zero-length wait: in real time quinn would poll again a few
+            // microseconds later and refill; in virtual time a 1 ns retry
+            // refills nothing (the refill truncates), so send now.
+            None | Some(_) => now,
         }
     }
     fn on_packet_sent(&mut self, _now: Time, bytes: u64, _input: &PacingInput) {
