@@ -74,6 +74,42 @@ proptest! {
     }
 
     #[test]
+    fn pacers_let_an_obedient_sender_make_progress(
+        windows in prop::collection::vec(2_400u64..5_000_000_000, 1..20),
+        srtt_us in 1u64..1_000_000,
+        size in 1u64..1500,
+        quinn in any::<bool>(),
+    ) {
+        let srtt = Duration::from_micros(srtt_us);
+        let mut input = PacingInput {
+            rate: Some(Rate::from_bytes_over(windows[0], srtt).scaled(2, 1)),
+            window: windows[0],
+            smoothed_rtt: srtt,
+            max_datagram_size: 1200,
+        };
+        let kind = if quinn { PacerKind::Quinn } else { PacerKind::default() };
+        let mut p = kind.build(Time::ZERO, &input);
+        let mut now = Time::ZERO;
+        let mut asks = 0u32;
+        for i in 0..200 {
+            let w = windows[i % windows.len()];
+            input.window = w;
+            input.rate = Some(Rate::from_bytes_over(w, srtt).scaled(2, 1));
+            loop {
+                asks += 1;
+                prop_assert!(asks < 2_000, "livelock at packet {i}");
+                let at = p.next_send_time(now, &input, size);
+                prop_assert!(at >= now);
+                if at == now {
+                    break;
+                }
+                now = at;
+            }
+            p.on_packet_sent(now, size, &input);
+        }
+    }
+
+    #[test]
     fn quinn_model_bursts_at_most_two_buckets_after_idle(
         window in 2_400u64..50_000_000,
         srtt_us in 100u64..2_000_000,
