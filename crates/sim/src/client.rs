@@ -209,8 +209,13 @@ impl Client {
     /// The application ACK timer fired (if `now` is still its deadline).
     pub fn on_ack_timer(&mut self, now: Time, out: &mut ClientOut) {
         let si = Space::Application.index();
-        if self.acks[si].deadline() == Some(now) {
+        if self.acks[si].deadline().is_some_and(|d| d <= now) {
             self.ack(now, Space::Application, out);
         }
+    }
+
+    /// When the pending application ACK is due, if one is pending.
+    pub fn ack_deadline(&self) -> Option<Time> {
+        self.acks[Space::Application.index()].deadline()
     }
 }

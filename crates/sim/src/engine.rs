@@ -39,11 +39,22 @@ pub struct SimOutput {
     pub events: u64,
 }
 
+/// What happens; `Data` and `Up` come from the path FIFOs, the others
+/// from the timer heap.
 #[derive(Clone, Copy, Debug)]
 enum Kind {
     Start,
     Data { d: Datagram, ce: bool },
     Up,
+    Wake,
+    Timer,
+    AckTimer,
+}
+
+/// A timer-heap entry (small, so heap moves are cheap).
+#[derive(Clone, Copy, Debug)]
+enum TimerKind {
+    Start,
     Wake,
     Timer,
     AckTimer,
@@ -57,39 +68,113 @@ struct Event {
     kind: Kind,
 }
 
-impl PartialEq for Event {
+#[derive(Clone, Copy, Debug)]
+struct HeapEvent {
+    at: Time,
+    seq: u64,
+    flow: u32,
+    kind: TimerKind,
+}
+
+impl PartialEq for HeapEvent {
     fn eq(&self, o: &Self) -> bool {
         self.at == o.at && self.seq == o.seq
     }
 }
-impl Eq for Event {}
-impl PartialOrd for Event {
+impl Eq for HeapEvent {}
+impl PartialOrd for HeapEvent {
     fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
         Some(self.cmp(o))
     }
 }
-impl Ord for Event {
+impl Ord for HeapEvent {
     /// Reversed, so the max-heap pops the earliest (then first-inserted) event.
     fn cmp(&self, o: &Self) -> Ordering {
         o.at.cmp(&self.at).then(o.seq.cmp(&self.seq))
     }
 }
 
+/// The event queue. Packets on the forward path arrive in the order they
+/// left the FIFO bottleneck (constant propagation delay), and client packets
+/// arrive in send order (the reverse path is FIFO too), so both live in
+/// plain FIFOs; only timers and wake-ups need the heap. Every item takes a
+/// sequence number from one counter, and the earliest (time, sequence) of
+/// the three heads is processed next: the same total order as one heap.
 struct Queue {
-    heap: BinaryHeap<Event>,
+    heap: BinaryHeap<HeapEvent>,
+    fwd: VecDeque<(Time, u64, u32, Datagram, bool)>,
+    rev: VecDeque<(Time, u64, u32)>,
     seq: u64,
 }
 
 impl Queue {
     #[inline]
-    fn push(&mut self, at: Time, flow: u32, kind: Kind) {
+    fn push(&mut self, at: Time, flow: u32, kind: TimerKind) {
         self.seq += 1;
-        self.heap.push(Event {
+        self.heap.push(HeapEvent {
             at,
             seq: self.seq,
             flow,
             kind,
         });
+    }
+
+    #[inline]
+    fn push_fwd(&mut self, at: Time, flow: u32, d: Datagram, ce: bool) {
+        self.seq += 1;
+        // Arrivals are non-decreasing (FIFO link, constant delay).
+        let at = self.fwd.back().map_or(at, |b| at.max(b.0));
+        self.fwd.push_back((at, self.seq, flow, d, ce));
+    }
+
+    #[inline]
+    fn push_rev(&mut self, at: Time, flow: u32) {
+        self.seq += 1;
+        let at = self.rev.back().map_or(at, |b| at.max(b.0));
+        self.rev.push_back((at, self.seq, flow));
+    }
+
+    #[inline]
+    fn pop(&mut self) -> Option<Event> {
+        let h = self.heap.peek().map(|e| (e.at, e.seq));
+        let f = self.fwd.front().map(|e| (e.0, e.1));
+        let r = self.rev.front().map(|e| (e.0, e.1));
+        let mut best = 0u8;
+        let mut key = None;
+        for (i, k) in [(1u8, h), (2, f), (3, r)] {
+            if let Some(k) = k {
+                if key.is_none_or(|b| k < b) {
+                    key = Some(k);
+                    best = i;
+                }
+            }
+        }
+        match best {
+            1 => self.heap.pop().map(|e| Event {
+                at: e.at,
+                seq: e.seq,
+                flow: e.flow,
+                kind: match e.kind {
+                    TimerKind::Start => Kind::Start,
+                    TimerKind::Wake => Kind::Wake,
+                    TimerKind::Timer => Kind::Timer,
+                    TimerKind::AckTimer => Kind::AckTimer,
+                },
+            }),
+            2 => self.fwd.pop_front().map(|(at, seq, flow, d, ce)| Event {
+                at,
+                seq,
+                flow,
+                kind: Kind::Data { d, ce },
+            }),
+            3 => self.rev.pop_front().map(|(at, seq, flow)| Event {
+                at,
+                seq,
+                flow,
+                kind: Kind::Up,
+            }),
+            _ => None,
+        }
     }
 }
 
@@ -99,7 +184,6 @@ struct Flow {
     up: VecDeque<UpPacket>,
     group: String,
     wake_at: Option<Time>,
-    timer_target: Option<Time>,
     timer_event: Option<Time>,
     ack_timer_at: Option<Time>,
     drops: [u64; 3],
@@ -117,7 +201,9 @@ pub fn simulate(
     let ep = &scenario.endpoint;
     let mut net = Network::new(&scenario.path, seed);
     let mut q = Queue {
-        heap: BinaryHeap::with_capacity(1024),
+        heap: BinaryHeap::with_capacity(64),
+        fwd: VecDeque::with_capacity(1024),
+        rev: VecDeque::with_capacity(256),
         seq: 0,
     };
     let recovery = RecoveryConfig {
@@ -145,7 +231,7 @@ pub fn simulate(
             ep.mds,
         );
         let start = Time::ZERO + f.start;
-        q.push(start, i as u32, Kind::Start);
+        q.push(start, i as u32, TimerKind::Start);
         if i == 0 && trace.is_on() {
             let name = server.cc.name();
             trace.meta(
@@ -170,7 +256,6 @@ pub fn simulate(
             up: VecDeque::new(),
             group: f.group,
             wake_at: None,
-            timer_target: None,
             timer_event: None,
             ack_timer_at: None,
             drops: [0; 3],
@@ -185,7 +270,7 @@ pub fn simulate(
     let mut events = 0u64;
     let mut remaining = fl.len();
 
-    while let Some(ev) = q.heap.pop() {
+    while let Some(ev) = q.pop() {
         if ev.at > limit {
             break;
         }
@@ -212,9 +297,11 @@ pub fn simulate(
                 }
                 cout.delivered = None;
                 if let Some(t) = cout.ack_timer.take() {
-                    if flow.ack_timer_at != Some(t) {
+                    // As for server timers: queue an event only if it is
+                    // earlier than the one already queued.
+                    if flow.ack_timer_at.is_none_or(|queued| t < queued) {
                         flow.ack_timer_at = Some(t);
-                        q.push(t, ev.flow, Kind::AckTimer);
+                        q.push(t, ev.flow, TimerKind::AckTimer);
                     }
                 }
                 for p in cout.send.drain(..) {
@@ -227,6 +314,11 @@ pub fn simulate(
                     flow.client.on_ack_timer(now, &mut cout);
                     for p in cout.send.drain(..) {
                         send_up(&mut net, &mut q, flow, ev.flow, now, p);
+                    }
+                    // The deadline moved later since this event was queued.
+                    if let Some(t) = flow.client.ack_deadline() {
+                        flow.ack_timer_at = Some(t);
+                        q.push(t, ev.flow, TimerKind::AckTimer);
                     }
                 }
             }
@@ -267,9 +359,10 @@ pub fn simulate(
             Kind::Timer => {
                 if flow.timer_event == Some(now) {
                     flow.timer_event = None;
-                    flow.timer_target = None;
                     server_acted = true;
-                    wake = flow.server.on_timer(now, &mut dgs);
+                    if flow.server.timer().is_some_and(|t| t <= now) {
+                        wake = flow.server.on_timer(now, &mut dgs);
+                    }
                     if traced {
                         for p in &flow.server.timeout_out.lost {
                             let (space, stream) = describe(&flow.server, p.payload);
@@ -294,7 +387,7 @@ pub fn simulate(
                     trace.queue(now, bytes, delay.as_micros() as u64);
                 }
                 match fate {
-                    Fate::Arrives { at, ce } => q.push(at, ev.flow, Kind::Data { d: *d, ce }),
+                    Fate::Arrives { at, ce } => q.push_fwd(at, ev.flow, *d, ce),
                     Fate::QueueFull => {
                         flow.drops[0] += 1;
                         if traced {
@@ -315,18 +408,21 @@ pub fn simulate(
                     }
                 }
             }
+            // Wake-ups and timers: an event is pushed only when the new
+            // deadline is earlier than the one already queued; a later
+            // deadline is picked up when the queued event fires (and finds
+            // it is early), so the heap stays a handful of events.
             if let Some(t) = wake {
-                if flow.wake_at != Some(t) {
+                if flow.wake_at.is_none_or(|w| t < w) {
                     flow.wake_at = Some(t);
-                    q.push(t, ev.flow, Kind::Wake);
+                    q.push(t, ev.flow, TimerKind::Wake);
                 }
             }
-            let target = flow.server.timer();
-            if target != flow.timer_target {
-                flow.timer_target = target;
-                flow.timer_event = target.map(|t| t.max(now));
-                if let Some(t) = flow.timer_event {
-                    q.push(t, ev.flow, Kind::Timer);
+            if let Some(t) = flow.server.timer() {
+                let t = t.max(now);
+                if flow.timer_event.is_none_or(|e| t < e) {
+                    flow.timer_event = Some(t);
+                    q.push(t, ev.flow, TimerKind::Timer);
                 }
             }
             if traced {
@@ -360,7 +456,7 @@ fn send_up(net: &mut Network, q: &mut Queue, flow: &mut Flow, fi: u32, now: Time
     };
     let at = net.reverse(now, bytes as u32);
     flow.up.push_back(p);
-    q.push(at, fi, Kind::Up);
+    q.push_rev(at, fi);
 }
 
 fn space_name(s: Space) -> &'static str {

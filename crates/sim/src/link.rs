@@ -42,6 +42,9 @@ pub struct Bottleneck {
     /// Packets not yet fully serialised: (departure time, size).
     fifo: VecDeque<(Time, u32)>,
     backlog_bytes: u64,
+    /// Serialisation time of the last packet size seen (sizes repeat: a
+    /// u128 division per packet is a measurable share of the run time).
+    last_tx: (u32, Duration),
 }
 
 impl Bottleneck {
@@ -56,6 +59,7 @@ impl Bottleneck {
             busy_until: Time::ZERO,
             fifo: VecDeque::new(),
             backlog_bytes: 0,
+            last_tx: (0, Duration::ZERO),
         }
     }
 
@@ -83,7 +87,10 @@ impl Bottleneck {
         }
         let start = self.busy_until.max(now);
         let sojourn = start - now;
-        let departure = start + self.rate.transmit_time(u64::from(size));
+        if self.last_tx.0 != size {
+            self.last_tx = (size, self.rate.transmit_time(u64::from(size)));
+        }
+        let departure = start + self.last_tx.1;
         self.busy_until = departure;
         self.fifo.push_back((departure, size));
         self.backlog_bytes += u64::from(size);

@@ -389,12 +389,12 @@ impl Server {
                 return None;
             }
             let handshake = space != Space::Application;
+            let input = self.pacing_input();
             if !probe && !handshake {
-                if self.ld.bytes_in_flight() + size > self.cc.window() {
+                if self.ld.bytes_in_flight() + size > input.window {
                     self.app_limited = false;
                     return None;
                 }
-                let input = self.pacing_input();
                 let at = self.pacer.next_send_time(now, &input, size);
                 if at > now {
                     self.app_limited = false;
@@ -433,8 +433,7 @@ impl Server {
                 self.probes -= 1;
             }
             if !handshake {
-                // Probes are paced-through but leave a debt (ramp-cc's contract).
-                let input = self.pacing_input();
+                // Probes are sent at once but leave a debt (ramp-cc's contract).
                 self.pacer.on_packet_sent(now, size, &input);
             }
             let pn = self.next_pn[space.index()];
