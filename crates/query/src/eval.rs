@@ -37,7 +37,10 @@ pub struct Env {
 impl Env {
     /// An environment with `n` variable slots.
     pub fn new(n: usize) -> Self {
-        Env { vars: vec![Value::Null; n], aggs: Vec::new() }
+        Env {
+            vars: vec![Value::Null; n],
+            aggs: Vec::new(),
+        }
     }
 
     fn set(&mut self, id: usize, v: Value) -> Value {
@@ -50,7 +53,12 @@ impl Env {
 
 /// Binds `arg` to lambda parameters, runs `f`, then restores the slots (so
 /// nested and re-entrant calls see their own bindings).
-pub fn with_params<T>(env: &mut Env, params: &[Param], arg: Value, f: impl FnOnce(&mut Env) -> T) -> T {
+pub fn with_params<T>(
+    env: &mut Env,
+    params: &[Param],
+    arg: Value,
+    f: impl FnOnce(&mut Env) -> T,
+) -> T {
     let mut saved: Vec<(usize, Value)> = Vec::new();
     let mut bind = |env: &mut Env, id: usize, v: Value| saved.push((id, env.set(id, v)));
     match params {
@@ -77,7 +85,12 @@ pub fn with_params<T>(env: &mut Env, params: &[Param], arg: Value, f: impl FnOnc
     r
 }
 
-fn splat(env: &mut Env, ids: impl Iterator<Item = usize>, arg: Value, bind: &mut impl FnMut(&mut Env, usize, Value)) {
+fn splat(
+    env: &mut Env,
+    ids: impl Iterator<Item = usize>,
+    arg: Value,
+    bind: &mut impl FnMut(&mut Env, usize, Value),
+) {
     let mut items = match arg {
         Value::Array(a) => a.into_iter(),
         other => vec![other].into_iter(),
@@ -92,9 +105,15 @@ fn splat(env: &mut Env, ids: impl Iterator<Item = usize>, arg: Value, bind: &mut
 pub fn elements(coll: Value, what: &str) -> Result<Vec<Value>, Flow> {
     match coll {
         Value::Array(a) => Ok(a),
-        Value::Object(m) => Ok(m.into_iter().map(|(k, v)| Value::Array(vec![Value::Str(k), v])).collect()),
+        Value::Object(m) => Ok(m
+            .into_iter()
+            .map(|(k, v)| Value::Array(vec![Value::Str(k), v]))
+            .collect()),
         Value::Null => Ok(Vec::new()),
-        other => err(format!("{what} needs an array or object, got {}", other.type_name())),
+        other => err(format!(
+            "{what} needs an array or object, got {}",
+            other.type_name()
+        )),
     }
 }
 
@@ -143,7 +162,9 @@ pub fn eval(e: &Expr, row: &Value, env: &mut Env) -> EvalResult {
         }
         Expr::Unary(UnOp::Not, a) => Ok(Value::Bool(!eval(a, row, env)?.truthy())),
         Expr::Unary(UnOp::Neg, a) => match eval(a, row, env)? {
-            Value::Int(i) => Ok(i.checked_neg().map_or(Value::Float(-(i as f64)), Value::Int)),
+            Value::Int(i) => Ok(i
+                .checked_neg()
+                .map_or(Value::Float(-(i as f64)), Value::Int)),
             Value::Float(f) => Ok(Value::Float(-f)),
             Value::Null => Ok(Value::Null),
             other => err(format!("cannot negate a {}", other.type_name())),
@@ -154,7 +175,12 @@ pub fn eval(e: &Expr, row: &Value, env: &mut Env) -> EvalResult {
                 let m = match &s {
                     Value::Str(s) => re.is_match(s),
                     Value::Null => false,
-                    other => return err(format!("=~ needs a string on the left, got {}", other.type_name())),
+                    other => {
+                        return err(format!(
+                            "=~ needs a string on the left, got {}",
+                            other.type_name()
+                        ))
+                    }
                 };
                 return Ok(Value::Bool(m == (*op == BinOp::Match)));
             }
@@ -225,7 +251,10 @@ pub fn field(v: &Value, name: &str) -> EvalResult {
     match v {
         Value::Object(m) => Ok(m.get(name).cloned().unwrap_or(Value::Null)),
         Value::Null => Ok(Value::Null),
-        other => err(format!("cannot read field \"{name}\" of a {}", other.type_name())),
+        other => err(format!(
+            "cannot read field \"{name}\" of a {}",
+            other.type_name()
+        )),
     }
 }
 
@@ -235,11 +264,21 @@ pub fn index(v: &Value, k: &Value) -> EvalResult {
         (Value::Object(_), Value::Str(s)) => field(v, s),
         (Value::Array(a), Value::Int(i)) => {
             let i = if *i < 0 { a.len() as i64 + *i } else { *i };
-            Ok(usize::try_from(i).ok().and_then(|i| a.get(i)).cloned().unwrap_or(Value::Null))
+            Ok(usize::try_from(i)
+                .ok()
+                .and_then(|i| a.get(i))
+                .cloned()
+                .unwrap_or(Value::Null))
         }
-        (Value::Array(a), Value::Float(f)) if f.fract() == 0.0 => index(&Value::Array(a.clone()), &Value::Int(*f as i64)),
+        (Value::Array(a), Value::Float(f)) if f.fract() == 0.0 => {
+            index(&Value::Array(a.clone()), &Value::Int(*f as i64))
+        }
         (Value::Null, _) => Ok(Value::Null),
-        (a, b) => err(format!("cannot index a {} with a {}", a.type_name(), b.type_name())),
+        (a, b) => err(format!(
+            "cannot index a {} with a {}",
+            a.type_name(),
+            b.type_name()
+        )),
     }
 }
 
@@ -257,7 +296,9 @@ pub fn binary(op: BinOp, x: Value, y: Value) -> EvalResult {
         }
     };
     match op {
-        BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => Ok(Bool(cmp(x.total_cmp(&y)))),
+        BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
+            Ok(Bool(cmp(x.total_cmp(&y))))
+        }
         BinOp::Match | BinOp::NotMatch => {
             let (Str(s), Str(p)) = (&x, &y) else {
                 return err("=~ needs a string on the left and a regex or string on the right");
@@ -297,7 +338,9 @@ pub fn binary(op: BinOp, x: Value, y: Value) -> EvalResult {
         },
         BinOp::FloorDiv => match (&x, &y) {
             (Int(_), Int(0)) => err("division by zero"),
-            (Int(a), Int(b)) => Ok(a.checked_div_euclid(*b).map_or(Float((*a as f64 / *b as f64).floor()), Int)),
+            (Int(a), Int(b)) => Ok(a
+                .checked_div_euclid(*b)
+                .map_or(Float((*a as f64 / *b as f64).floor()), Int)),
             _ => arith(op, &x, &y),
         },
         BinOp::Div => arith(op, &x, &y),
@@ -317,7 +360,11 @@ fn arith(op: BinOp, x: &Value, y: &Value) -> EvalResult {
             BinOp::FloorDiv => "//",
             _ => "%",
         };
-        return err(format!("cannot compute {} {sym} {}", x.type_name(), y.type_name()));
+        return err(format!(
+            "cannot compute {} {sym} {}",
+            x.type_name(),
+            y.type_name()
+        ));
     };
     Ok(Value::Float(match op {
         BinOp::Add => a + b,
@@ -335,20 +382,36 @@ mod tests {
 
     #[test]
     fn integer_arithmetic_stays_integer_and_division_is_float() {
-        assert_eq!(binary(BinOp::Add, Value::Int(2), Value::Int(3)), Ok(Value::Int(5)));
-        assert!(matches!(binary(BinOp::Div, Value::Int(10), Value::Int(4)), Ok(Value::Float(f)) if f == 2.5));
-        assert_eq!(binary(BinOp::FloorDiv, Value::Int(-7), Value::Int(2)), Ok(Value::Int(-4)));
-        assert!(matches!(binary(BinOp::Mul, Value::Int(i64::MAX), Value::Int(2)), Ok(Value::Float(_))));
+        assert_eq!(
+            binary(BinOp::Add, Value::Int(2), Value::Int(3)),
+            Ok(Value::Int(5))
+        );
+        assert!(
+            matches!(binary(BinOp::Div, Value::Int(10), Value::Int(4)), Ok(Value::Float(f)) if f == 2.5)
+        );
+        assert_eq!(
+            binary(BinOp::FloorDiv, Value::Int(-7), Value::Int(2)),
+            Ok(Value::Int(-4))
+        );
+        assert!(matches!(
+            binary(BinOp::Mul, Value::Int(i64::MAX), Value::Int(2)),
+            Ok(Value::Float(_))
+        ));
     }
 
     #[test]
     fn null_propagates_through_arithmetic() {
-        assert_eq!(binary(BinOp::Mul, Value::Null, Value::Int(2)), Ok(Value::Null));
+        assert_eq!(
+            binary(BinOp::Mul, Value::Null, Value::Int(2)),
+            Ok(Value::Null)
+        );
     }
 
     #[test]
     fn type_errors_are_values() {
-        assert!(matches!(binary(BinOp::Sub, Value::Str("a".into()), Value::Int(1)), Err(Flow::Err(m)) if m.contains("string - number")));
+        assert!(
+            matches!(binary(BinOp::Sub, Value::Str("a".into()), Value::Int(1)), Err(Flow::Err(m)) if m.contains("string - number"))
+        );
     }
 
     #[test]

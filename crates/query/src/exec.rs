@@ -81,7 +81,14 @@ struct ChunkResult {
 }
 
 fn process(q: &Query, chunk: &Chunk, mode: Mode, opts: &Options) -> ChunkResult {
-    let mut r = ChunkResult { state: if mode == Mode::Merge { q.new_state() } else { None }, ..Default::default() };
+    let mut r = ChunkResult {
+        state: if mode == Mode::Merge {
+            q.new_state()
+        } else {
+            None
+        },
+        ..Default::default()
+    };
     let data = chunk.bytes();
     let mut env = Env::new(q.n_vars);
     let mut scratch = Vec::new();
@@ -95,7 +102,9 @@ fn process(q: &Query, chunk: &Chunk, mode: Mode, opts: &Options) -> ChunkResult 
         let line = &data[start..end];
         let pos = start;
         start = end + 1;
-        if line.first().is_none_or(|c| c.is_ascii_whitespace()) && line.iter().all(u8::is_ascii_whitespace) {
+        if line.first().is_none_or(|c| c.is_ascii_whitespace())
+            && line.iter().all(u8::is_ascii_whitespace)
+        {
             continue;
         }
         let v = match q.read_line(line, &mut scratch) {
@@ -126,7 +135,10 @@ fn process(q: &Query, chunk: &Chunk, mode: Mode, opts: &Options) -> ChunkResult 
                     return r;
                 };
                 q.run_map_stages(0, q.split, v, &mut env, &mut |v, env| {
-                    state.update_plan(plan, &v, env).map_err(|f| StageError { stage: q.split, msg: flow_msg(f) })
+                    state.update_plan(plan, &v, env).map_err(|f| StageError {
+                        stage: q.split,
+                        msg: flow_msg(f),
+                    })
                 })
             }
         };
@@ -152,7 +164,12 @@ fn io_err(e: std::io::Error) -> RunError {
 }
 
 /// Runs `q` over `sources`, writing results to `out`.
-pub fn run(q: &Query, sources: Vec<Source>, opts: &Options, out: &mut dyn Write) -> Result<Summary, RunError> {
+pub fn run(
+    q: &Query,
+    sources: Vec<Source>,
+    opts: &Options,
+    out: &mut dyn Write,
+) -> Result<Summary, RunError> {
     let mode = if q.split == q.stages.len() {
         Mode::Stream
     } else if q.mergeable() {
@@ -192,9 +209,17 @@ pub fn run(q: &Query, sources: Vec<Source>, opts: &Options, out: &mut dyn Write)
         if batch.is_empty() {
             break;
         }
-        let results: Vec<ChunkResult> = pool.install(|| batch.par_iter().map(|c| process(q, c, mode, opts)).collect());
+        let results: Vec<ChunkResult> = pool.install(|| {
+            batch
+                .par_iter()
+                .map(|c| process(q, c, mode, opts))
+                .collect()
+        });
         for (c, r) in batch.iter().zip(results) {
-            let name = chunks.sources().get(c.source).map_or(String::new(), Source::name);
+            let name = chunks
+                .sources()
+                .get(c.source)
+                .map_or(String::new(), Source::name);
             let loc = |pos: usize| format!("{name}:{}", c.line_of(pos));
             summary.skipped += r.skipped;
             if let (None, Some((pos, m))) = (&summary.first_skipped, &r.first_skipped) {
@@ -215,8 +240,12 @@ pub fn run(q: &Query, sources: Vec<Source>, opts: &Options, out: &mut dyn Write)
                 }
                 Mode::Collect => {
                     for (v, pos) in r.values {
-                        tail.push(q.split, v, &mut |v| format_value(&v, opts.format, &mut buffered))
-                            .map_err(|e| RunError::Data(format!("{}: {}", loc(pos), stage_msg(q, &e))))?;
+                        tail.push(q.split, v, &mut |v| {
+                            format_value(&v, opts.format, &mut buffered)
+                        })
+                        .map_err(|e| {
+                            RunError::Data(format!("{}: {}", loc(pos), stage_msg(q, &e)))
+                        })?;
                     }
                 }
             }
@@ -247,7 +276,13 @@ pub fn run(q: &Query, sources: Vec<Source>, opts: &Options, out: &mut dyn Write)
             write_out(out, &buffered)?;
         }
     }
-    out.flush().or_else(|e| if e.kind() == std::io::ErrorKind::BrokenPipe { Ok(()) } else { Err(io_err(e)) })?;
+    out.flush().or_else(|e| {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            Ok(())
+        } else {
+            Err(io_err(e))
+        }
+    })?;
     Ok(summary)
 }
 
@@ -258,10 +293,16 @@ fn write_out(out: &mut dyn Write, b: &[u8]) -> Result<(), RunError> {
     }
 }
 
-fn finish(q: &Query, state: Option<State>, opts: &Options, out: &mut dyn Write) -> Result<(), RunError> {
+fn finish(
+    q: &Query,
+    state: Option<State>,
+    opts: &Options,
+    out: &mut dyn Write,
+) -> Result<(), RunError> {
     let mut buffered = Vec::new();
     let tail = Tail::new(q, q.split, state);
-    tail.finish(&mut |v| format_value(&v, opts.format, &mut buffered)).map_err(|e| RunError::Data(stage_msg(q, &e)))?;
+    tail.finish(&mut |v| format_value(&v, opts.format, &mut buffered))
+        .map_err(|e| RunError::Data(stage_msg(q, &e)))?;
     write_out(out, &buffered)
 }
 
@@ -281,12 +322,21 @@ fn write_partial(q: &Query, s: &State, out: &mut dyn Write) -> Result<(), RunErr
 
 /// `--merge`: combines partial-state files (in the order given) and prints
 /// the result, or a merged partial state with `emit_partial`.
-pub fn merge(q: &Query, files: &[(String, Vec<u8>)], opts: &Options, out: &mut dyn Write) -> Result<(), RunError> {
+pub fn merge(
+    q: &Query,
+    files: &[(String, Vec<u8>)],
+    opts: &Options,
+    out: &mut dyn Write,
+) -> Result<(), RunError> {
     if !q.mergeable() {
-        return Err(RunError::Usage("--merge needs a query whose first aggregation can be merged".into()));
+        return Err(RunError::Usage(
+            "--merge needs a query whose first aggregation can be merged".into(),
+        ));
     }
     let Some(StageKind::Agg { plan, .. }) = q.stages.get(q.split).map(|s| &s.kind) else {
-        return Err(RunError::Usage("--merge needs a query with an aggregation".into()));
+        return Err(RunError::Usage(
+            "--merge needs a query with an aggregation".into(),
+        ));
     };
     let want = q.plan_hash();
     let mut merged: Option<State> = None;
@@ -296,13 +346,17 @@ pub fn merge(q: &Query, files: &[(String, Vec<u8>)], opts: &Options, out: &mut d
                 continue;
             }
             let at = format!("{name}:{}", i + 1);
-            let v = crate::json::parse_line(line).map_err(|e| RunError::Data(format!("{at}: {}", json_msg(&e))))?;
+            let v = crate::json::parse_line(line)
+                .map_err(|e| RunError::Data(format!("{at}: {}", json_msg(&e))))?;
             let field = |k: &str| match &v {
                 Value::Object(m) => m.get(k).cloned().unwrap_or(Value::Null),
                 _ => Value::Null,
             };
             if field("ndq_partial") != Value::Int(partial::VERSION) {
-                return Err(RunError::Data(format!("{at}: not an ndq partial state (version {})", partial::VERSION)));
+                return Err(RunError::Data(format!(
+                    "{at}: not an ndq partial state (version {})",
+                    partial::VERSION
+                )));
             }
             if field("plan") != Value::Str(want.clone()) {
                 return Err(RunError::Data(format!(
@@ -310,13 +364,18 @@ pub fn merge(q: &Query, files: &[(String, Vec<u8>)], opts: &Options, out: &mut d
                     crate::json::to_string(&field("query"))
                 )));
             }
-            let s = partial::state_from_value(&field("state"), q.approx).map_err(|m| RunError::Data(format!("{at}: {m}")))?;
+            let s = partial::state_from_value(&field("state"), q.approx)
+                .map_err(|m| RunError::Data(format!("{at}: {m}")))?;
             if s.slots.len() != plan.aggs.len() {
-                return Err(RunError::Data(format!("{at}: partial state does not match the query")));
+                return Err(RunError::Data(format!(
+                    "{at}: partial state does not match the query"
+                )));
             }
             match merged.as_mut() {
                 None => merged = Some(s),
-                Some(m) => m.merge(s, plan).map_err(|m| RunError::Data(format!("{at}: {m}")))?,
+                Some(m) => m
+                    .merge(s, plan)
+                    .map_err(|m| RunError::Data(format!("{at}: {m}")))?,
             }
         }
     }

@@ -177,7 +177,12 @@ impl Expr {
             Expr::Lit(_) | Expr::Row | Expr::Var(_) | Expr::Regex(_) | Expr::AggRef(_) => {}
             Expr::Field(a, _) | Expr::FieldOr(a, _, _) | Expr::Unary(_, a) | Expr::Flat(a) => f(a),
             Expr::Lambda(_, a) => f(a),
-            Expr::Index(a, b) | Expr::Select(a, b) | Expr::Binary(_, a, b) | Expr::And(a, b) | Expr::Or(a, b) | Expr::Let(_, a, b) => {
+            Expr::Index(a, b)
+            | Expr::Select(a, b)
+            | Expr::Binary(_, a, b)
+            | Expr::And(a, b)
+            | Expr::Or(a, b)
+            | Expr::Let(_, a, b) => {
                 f(a);
                 f(b)
             }

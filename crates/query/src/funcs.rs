@@ -12,20 +12,85 @@ use crate::value::{Map as ObjMap, Value};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[allow(missing_docs)]
 pub enum Builtin {
-    Length, Type, Keys, Values, Has, Entries, FromEntries, Omit, Pick, Dig,
-    ToStr, ToNum, ToInt, ToJson, FromJson,
-    Abs, Floor, Ceil, Round, Sqrt, Pow, Log, Log10, Log2, Exp,
-    Lower, Upper, Trim, Split, Join, StartsWith, EndsWith, Contains, Sub, Gsub, Test, Captures, Substr, Replace,
-    First, Last, Reverse, Flatten, Uniq, Zip, Range,
-    ArrSum, ArrMin, ArrMax, ArrAvg, ArrMedian, ArrPct, ArrPctCont, ArrSort, ArrStdev,
-    SortBy, Map, Filter, Reject, MapValues, Any, All,
-    If, Coalesce,
+    Length,
+    Type,
+    Keys,
+    Values,
+    Has,
+    Entries,
+    FromEntries,
+    Omit,
+    Pick,
+    Dig,
+    ToStr,
+    ToNum,
+    ToInt,
+    ToJson,
+    FromJson,
+    Abs,
+    Floor,
+    Ceil,
+    Round,
+    Sqrt,
+    Pow,
+    Log,
+    Log10,
+    Log2,
+    Exp,
+    Lower,
+    Upper,
+    Trim,
+    Split,
+    Join,
+    StartsWith,
+    EndsWith,
+    Contains,
+    Sub,
+    Gsub,
+    Test,
+    Captures,
+    Substr,
+    Replace,
+    First,
+    Last,
+    Reverse,
+    Flatten,
+    Uniq,
+    Zip,
+    Range,
+    ArrSum,
+    ArrMin,
+    ArrMax,
+    ArrAvg,
+    ArrMedian,
+    ArrPct,
+    ArrPctCont,
+    ArrSort,
+    ArrStdev,
+    SortBy,
+    Map,
+    Filter,
+    Reject,
+    MapValues,
+    Any,
+    All,
+    If,
+    Coalesce,
 }
 
 /// Functions whose last argument is a lambda and whose collection defaults
 /// to `_` when only the block is given (`map { |x| ... }`).
 pub fn takes_block(b: Builtin) -> bool {
-    matches!(b, Builtin::Map | Builtin::Filter | Builtin::Reject | Builtin::MapValues | Builtin::Any | Builtin::All | Builtin::SortBy)
+    matches!(
+        b,
+        Builtin::Map
+            | Builtin::Filter
+            | Builtin::Reject
+            | Builtin::MapValues
+            | Builtin::Any
+            | Builtin::All
+            | Builtin::SortBy
+    )
 }
 
 /// Looks up a per-value built-in; returns it with its (min, max) arity.
@@ -154,7 +219,9 @@ fn numbers(v: &Value, f: &str) -> Result<Vec<f64>, Flow> {
 pub fn call(b: Builtin, args: &[Expr], row: &Value, env: &mut Env) -> EvalResult {
     use Builtin::*;
     match b {
-        Map | Filter | Reject | Any | All | SortBy | MapValues => return higher_order(b, args, row, env),
+        Map | Filter | Reject | Any | All | SortBy | MapValues => {
+            return higher_order(b, args, row, env)
+        }
         If => {
             let c = eval(&args[0], row, env)?.truthy();
             return match (c, args.get(2)) {
@@ -175,7 +242,11 @@ pub fn call(b: Builtin, args: &[Expr], row: &Value, env: &mut Env) -> EvalResult
         Sub | Gsub | Test | Captures => {
             let s = eval(&args[0], row, env)?;
             if matches!(s, Value::Null) {
-                return Ok(if b == Test { Value::Bool(false) } else { Value::Null });
+                return Ok(if b == Test {
+                    Value::Bool(false)
+                } else {
+                    Value::Null
+                });
             }
             let name = format!("{b:?}").to_lowercase();
             let re = regex_arg(&args[1], row, env, &name)?;
@@ -185,13 +256,22 @@ pub fn call(b: Builtin, args: &[Expr], row: &Value, env: &mut Env) -> EvalResult
                 Captures => Ok(match re.captures(s) {
                     None => Value::Null,
                     Some(c) => Value::Array(
-                        c.iter().map(|m| m.map_or(Value::Null, |m| Value::Str(m.as_str().into()))).collect(),
+                        c.iter()
+                            .map(|m| m.map_or(Value::Null, |m| Value::Str(m.as_str().into())))
+                            .collect(),
                     ),
                 }),
                 _ => {
                     let rep = eval(&args[2], row, env)?;
                     let rep = string(&rep, &name)?;
-                    Ok(Value::Str(if b == Sub { re.replacen(s, 1, rep) } else { re.replace_all(s, rep) }.into_owned()))
+                    Ok(Value::Str(
+                        if b == Sub {
+                            re.replacen(s, 1, rep)
+                        } else {
+                            re.replace_all(s, rep)
+                        }
+                        .into_owned(),
+                    ))
                 }
             };
         }
@@ -215,7 +295,10 @@ fn higher_order(b: Builtin, args: &[Expr], row: &Value, env: &mut Env) -> EvalRe
             if matches!(coll, Value::Null) {
                 return Ok(Value::Null);
             }
-            return err(format!("map_values needs an object, got {}", coll.type_name()));
+            return err(format!(
+                "map_values needs an object, got {}",
+                coll.type_name()
+            ));
         };
         let mut out = ObjMap::default();
         for (k, v) in m {
@@ -241,11 +324,7 @@ fn higher_order(b: Builtin, args: &[Expr], row: &Value, env: &mut Env) -> EvalRe
         };
         match b {
             Map => out.push(r),
-            Filter | Reject => {
-                if r.truthy() == (b == Filter) {
-                    out.push(item)
-                }
-            }
+            Filter | Reject if r.truthy() == (b == Filter) => out.push(item),
             Any if r.truthy() => return Ok(Value::Bool(true)),
             All if !r.truthy() => return Ok(Value::Bool(false)),
             SortBy => keyed.push((r, item)),
@@ -292,7 +371,10 @@ fn scalar(b: Builtin, mut a: Vec<Value>) -> EvalResult {
             Value::Object(m) => Value::Array(match b {
                 Keys => m.into_keys().map(Value::Str).collect(),
                 Values => m.into_values().collect(),
-                _ => m.into_iter().map(|(k, v)| Value::Array(vec![Value::Str(k), v])).collect(),
+                _ => m
+                    .into_iter()
+                    .map(|(k, v)| Value::Array(vec![Value::Str(k), v]))
+                    .collect(),
             }),
             Value::Null => Value::Null,
             other => return err(format!("{name} needs an object, got {}", other.type_name())),
@@ -300,7 +382,12 @@ fn scalar(b: Builtin, mut a: Vec<Value>) -> EvalResult {
         Has => match (&x, &a[1]) {
             (Value::Object(m), Value::Str(k)) => Value::Bool(m.contains_key(k.as_str())),
             (Value::Null, _) => Value::Bool(false),
-            (o, _) => return err(format!("has needs an object and a string key, got {}", o.type_name())),
+            (o, _) => {
+                return err(format!(
+                    "has needs an object and a string key, got {}",
+                    o.type_name()
+                ))
+            }
         },
         FromEntries => {
             let mut m = ObjMap::default();
@@ -317,11 +404,16 @@ fn scalar(b: Builtin, mut a: Vec<Value>) -> EvalResult {
             Value::Object(m)
         }
         Omit | Pick => {
-            let Value::Object(m) = x else { return Ok(Value::Null) };
-            let keys: Vec<String> = a[1..].iter().flat_map(|k| match k {
-                Value::Array(ks) => ks.iter().map(Value::key_text).collect(),
-                k => vec![k.key_text()],
-            }).collect();
+            let Value::Object(m) = x else {
+                return Ok(Value::Null);
+            };
+            let keys: Vec<String> = a[1..]
+                .iter()
+                .flat_map(|k| match k {
+                    Value::Array(ks) => ks.iter().map(Value::key_text).collect(),
+                    k => vec![k.key_text()],
+                })
+                .collect();
             let keep = |k: &String| keys.contains(k) == (b == Pick);
             Value::Object(m.into_iter().filter(|(k, _)| keep(k)).collect())
         }
@@ -337,18 +429,32 @@ fn scalar(b: Builtin, mut a: Vec<Value>) -> EvalResult {
             other => Value::Str(crate::json::to_string(&other)),
         },
         ToNum => match &x {
-            Value::Str(s) => s.trim().parse::<f64>().map(Value::Float).map_err(|_| Flow::Err(format!("cannot convert \"{s}\" to a number")))?,
+            Value::Str(s) => s
+                .trim()
+                .parse::<f64>()
+                .map(Value::Float)
+                .map_err(|_| Flow::Err(format!("cannot convert \"{s}\" to a number")))?,
             Value::Int(i) => Value::Float(*i as f64),
             Value::Null => Value::Null,
             other => Value::Float(num(other, "to_f")?.unwrap_or(0.0)),
         },
         ToInt => match &x {
-            Value::Str(s) => s.trim().parse::<i64>().map(Value::Int).or_else(|_| s.trim().parse::<f64>().map(|f| Value::Int(f.trunc() as i64))).map_err(|_| Flow::Err(format!("cannot convert \"{s}\" to an integer")))?,
+            Value::Str(s) => s
+                .trim()
+                .parse::<i64>()
+                .map(Value::Int)
+                .or_else(|_| {
+                    s.trim()
+                        .parse::<f64>()
+                        .map(|f| Value::Int(f.trunc() as i64))
+                })
+                .map_err(|_| Flow::Err(format!("cannot convert \"{s}\" to an integer")))?,
             Value::Float(f) => Value::Int(f.trunc() as i64),
             other => other.clone(),
         },
         ToJson => Value::Str(crate::json::to_string(&x)),
-        FromJson => crate::json::parse_line(string(&x, "from_json")?.as_bytes()).map_err(|e| Flow::Err(format!("from_json: {e}")))?,
+        FromJson => crate::json::parse_line(string(&x, "from_json")?.as_bytes())
+            .map_err(|e| Flow::Err(format!("from_json: {e}")))?,
         Abs => match x {
             Value::Int(i) => Value::Int(i.saturating_abs()),
             other => num(&other, "abs")?.map_or(Value::Null, |f| Value::Float(f.abs())),
@@ -393,22 +499,34 @@ fn scalar(b: Builtin, mut a: Vec<Value>) -> EvalResult {
         },
         Split => match &x {
             Value::Null => Value::Null,
-            v => Value::Array(string(v, "split")?.split(string(&a[1], "split")?).map(|p| Value::Str(p.into())).collect()),
+            v => Value::Array(
+                string(v, "split")?
+                    .split(string(&a[1], "split")?)
+                    .map(|p| Value::Str(p.into()))
+                    .collect(),
+            ),
         },
         Join => {
             let sep = match a.get(1) {
                 Some(s) => string(s, "join")?.to_string(),
                 None => String::new(),
             };
-            let parts: Vec<String> = elements(x, "join")?.into_iter().map(|v| match v {
-                Value::Str(s) => s,
-                Value::Null => String::new(),
-                o => crate::json::to_string(&o),
-            }).collect();
+            let parts: Vec<String> = elements(x, "join")?
+                .into_iter()
+                .map(|v| match v {
+                    Value::Str(s) => s,
+                    Value::Null => String::new(),
+                    o => crate::json::to_string(&o),
+                })
+                .collect();
             Value::Str(parts.join(&sep))
         }
         StartsWith | EndsWith => match (&x, &a[1]) {
-            (Value::Str(s), Value::Str(p)) => Value::Bool(if b == StartsWith { s.starts_with(p.as_str()) } else { s.ends_with(p.as_str()) }),
+            (Value::Str(s), Value::Str(p)) => Value::Bool(if b == StartsWith {
+                s.starts_with(p.as_str())
+            } else {
+                s.ends_with(p.as_str())
+            }),
             (Value::Null, _) => Value::Bool(false),
             _ => return err(format!("{name} needs two strings")),
         },
@@ -423,7 +541,11 @@ fn scalar(b: Builtin, mut a: Vec<Value>) -> EvalResult {
             let s: Vec<char> = string(&x, "substr")?.chars().collect();
             let n = s.len() as i64;
             let start = num(&a[1], "substr")?.unwrap_or(0.0) as i64;
-            let start = if start < 0 { (n + start).max(0) } else { start.min(n) };
+            let start = if start < 0 {
+                (n + start).max(0)
+            } else {
+                start.min(n)
+            };
             let len = match a.get(2) {
                 Some(l) => num(l, "substr")?.unwrap_or(0.0).max(0.0) as i64,
                 None => n,
@@ -431,9 +553,16 @@ fn scalar(b: Builtin, mut a: Vec<Value>) -> EvalResult {
             let end = (start + len).min(n);
             Value::Str(s[start as usize..end.max(start) as usize].iter().collect())
         }
-        Replace => Value::Str(string(&x, "replace")?.replace(string(&a[1], "replace")?, string(&a[2], "replace")?)),
+        Replace => Value::Str(
+            string(&x, "replace")?.replace(string(&a[1], "replace")?, string(&a[2], "replace")?),
+        ),
         First | Last => match x {
-            Value::Array(v) => (if b == First { v.into_iter().next() } else { v.into_iter().next_back() }).unwrap_or(Value::Null),
+            Value::Array(v) => (if b == First {
+                v.into_iter().next()
+            } else {
+                v.into_iter().next_back()
+            })
+            .unwrap_or(Value::Null),
             Value::Null => Value::Null,
             o => return err(format!("{name} needs an array, got {}", o.type_name())),
         },
@@ -460,12 +589,31 @@ fn scalar(b: Builtin, mut a: Vec<Value>) -> EvalResult {
         }
         Uniq => {
             let mut seen = std::collections::HashSet::new();
-            Value::Array(elements(x, "uniq")?.into_iter().filter(|v| seen.insert(crate::json::to_string(v))).collect())
+            Value::Array(
+                elements(x, "uniq")?
+                    .into_iter()
+                    .filter(|v| seen.insert(crate::json::to_string(v)))
+                    .collect(),
+            )
         }
         Zip => {
-            let lists: Vec<Vec<Value>> = a.into_iter().map(|v| elements(v, "zip")).collect::<Result<_, _>>()?;
+            let lists: Vec<Vec<Value>> = a
+                .into_iter()
+                .map(|v| elements(v, "zip"))
+                .collect::<Result<_, _>>()?;
             let n = lists.first().map_or(0, Vec::len);
-            Value::Array((0..n).map(|i| Value::Array(lists.iter().map(|l| l.get(i).cloned().unwrap_or(Value::Null)).collect())).collect())
+            Value::Array(
+                (0..n)
+                    .map(|i| {
+                        Value::Array(
+                            lists
+                                .iter()
+                                .map(|l| l.get(i).cloned().unwrap_or(Value::Null))
+                                .collect(),
+                        )
+                    })
+                    .collect(),
+            )
         }
         Range => range(&a)?,
         ArrSum | ArrAvg => {
@@ -473,18 +621,35 @@ fn scalar(b: Builtin, mut a: Vec<Value>) -> EvalResult {
             let all_int = matches!(&x, Value::Array(xs) if xs.iter().all(|e| matches!(e, Value::Int(_) | Value::Null)));
             let s: f64 = crate::agg::neumaier_sum(&v);
             if b == ArrAvg {
-                if v.is_empty() { Value::Null } else { Value::Float(s / v.len() as f64) }
+                if v.is_empty() {
+                    Value::Null
+                } else {
+                    Value::Float(s / v.len() as f64)
+                }
             } else if all_int {
-                let xs = if let Value::Array(xs) = &x { xs.as_slice() } else { &[] };
-                let t: i128 = xs.iter().map(|e| if let Value::Int(i) = e { *i as i128 } else { 0 }).sum();
+                let xs = if let Value::Array(xs) = &x {
+                    xs.as_slice()
+                } else {
+                    &[]
+                };
+                let t: i128 = xs
+                    .iter()
+                    .map(|e| if let Value::Int(i) = e { *i as i128 } else { 0 })
+                    .sum();
                 i64::try_from(t).map_or(Value::Float(t as f64), Value::Int)
             } else {
                 Value::Float(s)
             }
         }
         ArrMin | ArrMax => {
-            let it = elements(x, &name)?.into_iter().filter(|v| !matches!(v, Value::Null));
-            let r = if b == ArrMin { it.min_by(|p, q| p.total_cmp(q)) } else { it.max_by(|p, q| p.total_cmp(q)) };
+            let it = elements(x, &name)?
+                .into_iter()
+                .filter(|v| !matches!(v, Value::Null));
+            let r = if b == ArrMin {
+                it.min_by(|p, q| p.total_cmp(q))
+            } else {
+                it.max_by(|p, q| p.total_cmp(q))
+            };
             r.unwrap_or(Value::Null)
         }
         ArrSort => {
@@ -495,12 +660,27 @@ fn scalar(b: Builtin, mut a: Vec<Value>) -> EvalResult {
         ArrMedian | ArrPct | ArrPctCont => {
             let mut v = numbers(&x, &name)?;
             let all_int = matches!(&x, Value::Array(xs) if xs.iter().all(|e| matches!(e, Value::Int(_) | Value::Null)));
-            let method = if b == ArrPct { PctMethod::Disc } else { PctMethod::Cont };
-            let p = if b == ArrMedian { Value::Float(0.5) } else { a.swap_remove(1) };
+            let method = if b == ArrPct {
+                PctMethod::Disc
+            } else {
+                PctMethod::Cont
+            };
+            let p = if b == ArrMedian {
+                Value::Float(0.5)
+            } else {
+                a.swap_remove(1)
+            };
             let (ps, scalar) = crate::plan::percentile_list(&p).map_err(Flow::Err)?;
             v.sort_by(f64::total_cmp);
-            let out: Vec<Value> = ps.iter().map(|&p| crate::agg::pct::exact(&v, p, method, all_int)).collect();
-            if scalar { out.into_iter().next().unwrap_or(Value::Null) } else { Value::Array(out) }
+            let out: Vec<Value> = ps
+                .iter()
+                .map(|&p| crate::agg::pct::exact(&v, p, method, all_int))
+                .collect();
+            if scalar {
+                out.into_iter().next().unwrap_or(Value::Null)
+            } else {
+                Value::Array(out)
+            }
         }
         ArrStdev => {
             let v = numbers(&x, "stdev")?;
@@ -508,7 +688,8 @@ fn scalar(b: Builtin, mut a: Vec<Value>) -> EvalResult {
             v.iter().for_each(|f| w.push(*f));
             w.finish(false)
         }
-        Map | Filter | Reject | MapValues | Any | All | SortBy | If | Coalesce | Sub | Gsub | Test | Captures => Value::Null,
+        Map | Filter | Reject | MapValues | Any | All | SortBy | If | Coalesce | Sub | Gsub
+        | Test | Captures => Value::Null,
     })
 }
 
@@ -517,7 +698,10 @@ fn scalar(b: Builtin, mut a: Vec<Value>) -> EvalResult {
 /// rounded to 12 significant digits, so `range(0.05, 0.95, 0.1)` yields
 /// exactly 0.05, 0.15, ..., 0.95.
 fn range(a: &[Value]) -> EvalResult {
-    let nums: Vec<f64> = a.iter().map(|v| num(v, "range").map(|o| o.unwrap_or(0.0))).collect::<Result<_, _>>()?;
+    let nums: Vec<f64> = a
+        .iter()
+        .map(|v| num(v, "range").map(|o| o.unwrap_or(0.0)))
+        .collect::<Result<_, _>>()?;
     let (from, to, step) = match nums.as_slice() {
         [to] => (0.0, *to, 1.0),
         [f, t] => (*f, *t, 1.0),
@@ -569,29 +753,69 @@ mod tests {
         assert_eq!(v.len(), 10);
         assert_eq!(v[1], Value::Float(0.15));
         assert_eq!(v[9], Value::Float(0.95));
-        assert_eq!(range(&[Value::Int(3)]).unwrap(), Value::Array(vec![0.into(), 1.into(), 2.into(), 3.into()]));
+        assert_eq!(
+            range(&[Value::Int(3)]).unwrap(),
+            Value::Array(vec![0.into(), 1.into(), 2.into(), 3.into()])
+        );
     }
 
     #[test]
     fn string_functions() {
-        assert_eq!(scalar(Builtin::Lower, vec!["AbC".into()]).unwrap(), Value::from("abc"));
-        assert_eq!(scalar(Builtin::Split, vec!["a,b".into(), ",".into()]).unwrap(), Value::Array(vec!["a".into(), "b".into()]));
-        assert_eq!(scalar(Builtin::Substr, vec!["hello".into(), Value::Int(1), Value::Int(3)]).unwrap(), Value::from("ell"));
+        assert_eq!(
+            scalar(Builtin::Lower, vec!["AbC".into()]).unwrap(),
+            Value::from("abc")
+        );
+        assert_eq!(
+            scalar(Builtin::Split, vec!["a,b".into(), ",".into()]).unwrap(),
+            Value::Array(vec!["a".into(), "b".into()])
+        );
+        assert_eq!(
+            scalar(
+                Builtin::Substr,
+                vec!["hello".into(), Value::Int(1), Value::Int(3)]
+            )
+            .unwrap(),
+            Value::from("ell")
+        );
         assert!(scalar(Builtin::Lower, vec![Value::Int(1)]).is_err());
     }
 
     #[test]
     fn array_aggregates_as_methods() {
-        let a = Value::Array(vec![Value::Int(3), Value::Int(1), Value::Null, Value::Int(2)]);
-        assert_eq!(scalar(Builtin::ArrSum, vec![a.clone()]).unwrap(), Value::Int(6));
-        assert_eq!(scalar(Builtin::ArrMin, vec![a.clone()]).unwrap(), Value::Int(1));
-        assert_eq!(scalar(Builtin::ArrAvg, vec![a.clone()]).unwrap(), Value::Float(2.0));
-        assert_eq!(scalar(Builtin::ArrMedian, vec![a]).unwrap(), Value::Float(2.0));
+        let a = Value::Array(vec![
+            Value::Int(3),
+            Value::Int(1),
+            Value::Null,
+            Value::Int(2),
+        ]);
+        assert_eq!(
+            scalar(Builtin::ArrSum, vec![a.clone()]).unwrap(),
+            Value::Int(6)
+        );
+        assert_eq!(
+            scalar(Builtin::ArrMin, vec![a.clone()]).unwrap(),
+            Value::Int(1)
+        );
+        assert_eq!(
+            scalar(Builtin::ArrAvg, vec![a.clone()]).unwrap(),
+            Value::Float(2.0)
+        );
+        assert_eq!(
+            scalar(Builtin::ArrMedian, vec![a]).unwrap(),
+            Value::Float(2.0)
+        );
     }
 
     #[test]
     fn zip_pairs() {
-        let z = scalar(Builtin::Zip, vec![Value::Array(vec![1.into(), 2.into()]), Value::Array(vec![3.into()])]).unwrap();
+        let z = scalar(
+            Builtin::Zip,
+            vec![
+                Value::Array(vec![1.into(), 2.into()]),
+                Value::Array(vec![3.into()]),
+            ],
+        )
+        .unwrap();
         assert_eq!(crate::json::to_string(&z), "[[1,3],[2,null]]");
     }
 }

@@ -62,18 +62,26 @@ pub fn expand(args: &[String]) -> Result<Vec<Source>, String> {
 fn glob_paths(pat: &str) -> Result<Vec<PathBuf>, String> {
     let path = Path::new(pat);
     let (dir, name) = match (path.parent(), path.file_name()) {
-        (Some(d), Some(n)) if !d.as_os_str().is_empty() => (d.to_path_buf(), n.to_string_lossy().into_owned()),
+        (Some(d), Some(n)) if !d.as_os_str().is_empty() => {
+            (d.to_path_buf(), n.to_string_lossy().into_owned())
+        }
         _ => (PathBuf::from("."), pat.to_string()),
     };
     if dir.to_string_lossy().contains(['*', '?', '[']) {
-        return Err(format!("{pat}: wildcards are supported in the file name only"));
+        return Err(format!(
+            "{pat}: wildcards are supported in the file name only"
+        ));
     }
     let rd = std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let mut out = Vec::new();
     for ent in rd.flatten() {
         let n = ent.file_name().to_string_lossy().into_owned();
         if wildcard(name.as_bytes(), n.as_bytes()) {
-            out.push(if dir == Path::new(".") && !pat.starts_with("./") { PathBuf::from(n) } else { dir.join(n) });
+            out.push(if dir == Path::new(".") && !pat.starts_with("./") {
+                PathBuf::from(n)
+            } else {
+                dir.join(n)
+            });
         }
     }
     Ok(out)
@@ -88,7 +96,11 @@ fn wildcard(p: &[u8], s: &[u8]) -> bool {
         (Some(b'['), Some(c)) => match p.iter().position(|&b| b == b']') {
             Some(end) if end > 1 => {
                 let set = &p[1..end];
-                let (neg, set) = if set[0] == b'!' || set[0] == b'^' { (true, &set[1..]) } else { (false, set) };
+                let (neg, set) = if set[0] == b'!' || set[0] == b'^' {
+                    (true, &set[1..])
+                } else {
+                    (false, set)
+                };
                 let mut hit = false;
                 let mut i = 0;
                 while i < set.len() {
@@ -143,7 +155,10 @@ impl Chunk {
 
     /// 1-based line number of the byte at `pos` within this chunk.
     pub fn line_of(&self, pos: usize) -> u64 {
-        let here = self.bytes().get(..pos).map_or(0, |b| memchr::memchr_iter(b'\n', b).count()) as u64;
+        let here = self
+            .bytes()
+            .get(..pos)
+            .map_or(0, |b| memchr::memchr_iter(b'\n', b).count()) as u64;
         match (&self.data, self.first_line) {
             (_, Some(l)) => l + here,
             (ChunkData::Mapped(m, a, _), None) => {
@@ -171,7 +186,13 @@ pub struct Chunks {
 impl Chunks {
     /// Chunks of about `chunk_bytes` over `sources` ([`CHUNK_BYTES`] is the default).
     pub fn new(sources: Vec<Source>, chunk_bytes: usize) -> Self {
-        Chunks { sources, next_source: 0, cur: None, offset: 0, chunk_bytes: chunk_bytes.max(1) }
+        Chunks {
+            sources,
+            next_source: 0,
+            cur: None,
+            offset: 0,
+            chunk_bytes: chunk_bytes.max(1),
+        }
     }
 
     /// The sources.
@@ -187,7 +208,9 @@ impl Chunks {
                 let f = File::open(p)?;
                 let ext = p.extension().and_then(|e| e.to_str()).unwrap_or("");
                 match ext {
-                    "gz" => stream(Box::new(flate2::read::MultiGzDecoder::new(io::BufReader::with_capacity(1 << 20, f)))),
+                    "gz" => stream(Box::new(flate2::read::MultiGzDecoder::new(
+                        io::BufReader::with_capacity(1 << 20, f),
+                    ))),
                     "zst" | "zstd" => stream(Box::new(zstd::Decoder::new(f)?)),
                     _ => {
                         let meta = f.metadata()?;
@@ -217,11 +240,14 @@ impl Chunks {
                 }
                 let i = self.next_source;
                 self.next_source += 1;
-                let o = Self::open(&self.sources[i]).map_err(|e| format!("{}: {e}", self.sources[i].name()))?;
+                let o = Self::open(&self.sources[i])
+                    .map_err(|e| format!("{}: {e}", self.sources[i].name()))?;
                 self.cur = Some((i, o));
                 self.offset = 0;
             }
-            let Some((src, open)) = self.cur.as_mut() else { continue };
+            let Some((src, open)) = self.cur.as_mut() else {
+                continue;
+            };
             let src = *src;
             match open {
                 Open::Mapped(m, pos) => {
@@ -234,7 +260,12 @@ impl Chunks {
                     let end = cut(&m[..], start, self.chunk_bytes);
                     *pos = end;
                     self.offset = end as u64;
-                    return Ok(Some(Chunk { data: ChunkData::Mapped(m.clone(), start, end), source: src, first_line: None, offset: start as u64 }));
+                    return Ok(Some(Chunk {
+                        data: ChunkData::Mapped(m.clone(), start, end),
+                        source: src,
+                        first_line: None,
+                        offset: start as u64,
+                    }));
                 }
                 Open::Stream(r, carry, eof, line) => {
                     let mut buf = std::mem::take(carry);
@@ -272,7 +303,12 @@ impl Chunks {
                     *line += memchr::memchr_iter(b'\n', &buf).count() as u64;
                     let offset = self.offset;
                     self.offset += buf.len() as u64;
-                    return Ok(Some(Chunk { data: ChunkData::Owned(buf), source: src, first_line: Some(first), offset }));
+                    return Ok(Some(Chunk {
+                        data: ChunkData::Owned(buf),
+                        source: src,
+                        first_line: Some(first),
+                        offset,
+                    }));
                 }
             }
         }
@@ -280,7 +316,12 @@ impl Chunks {
 }
 
 /// Reads until `buf` holds `want` bytes or the reader ends.
-fn fill(r: &mut Box<dyn Read + Send>, buf: &mut Vec<u8>, want: usize, eof: &mut bool) -> io::Result<()> {
+fn fill(
+    r: &mut Box<dyn Read + Send>,
+    buf: &mut Vec<u8>,
+    want: usize,
+    eof: &mut bool,
+) -> io::Result<()> {
     while buf.len() < want && !*eof {
         let old = buf.len();
         buf.resize(want, 0);

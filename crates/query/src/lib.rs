@@ -13,6 +13,8 @@
 //! assert_eq!(out, "{\"a\":3}\n");
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod agg;
 pub mod eval;
 pub mod exec;
@@ -40,7 +42,13 @@ pub fn run_str(query: &str, input: &str, format: Format) -> Result<String, Strin
     let path = dir.join("input.ndjson");
     std::fs::write(&path, input).map_err(|e| e.to_string())?;
     let mut out = Vec::new();
-    let opts = Options { threads: 1, format, skip_bad: false, emit_partial: false, chunk_bytes: input::CHUNK_BYTES };
+    let opts = Options {
+        threads: 1,
+        format,
+        skip_bad: false,
+        emit_partial: false,
+        chunk_bytes: input::CHUNK_BYTES,
+    };
     let r = run(&q, vec![input::Source::File(path)], &opts, &mut out);
     let _ = std::fs::remove_dir_all(&dir);
     match r {

@@ -112,11 +112,17 @@ mod tests {
 
     #[test]
     fn tsv_object_rows_spread_arrays() {
-        assert_eq!(fmt(r#"{"a":[1,2],"b":"x"}"#, Format::Tsv), "a\t1\t2\nb\tx\n");
+        assert_eq!(
+            fmt(r#"{"a":[1,2],"b":"x"}"#, Format::Tsv),
+            "a\t1\t2\nb\tx\n"
+        );
     }
 
     #[test]
     fn csv_quotes() {
-        assert_eq!(fmt(r#"[["a,b","c\"d"],[null,1.5]]"#, Format::Csv), "\"a,b\",\"c\"\"d\"\nnull,1.5\n");
+        assert_eq!(
+            fmt(r#"[["a,b","c\"d"],[null,1.5]]"#, Format::Csv),
+            "\"a,b\",\"c\"\"d\"\nnull,1.5\n"
+        );
     }
 }

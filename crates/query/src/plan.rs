@@ -54,7 +54,11 @@ pub fn percentile_list(v: &Value) -> Result<(Vec<f64>, bool), String> {
         Value::Array(a) => {
             let ps = a
                 .iter()
-                .map(|x| x.as_f64().ok_or_else(|| "percentile list must hold numbers".to_string()).and_then(check))
+                .map(|x| {
+                    x.as_f64()
+                        .ok_or_else(|| "percentile list must hold numbers".to_string())
+                        .and_then(check)
+                })
                 .collect::<Result<_, _>>()?;
             Ok((ps, false))
         }
@@ -77,7 +81,12 @@ pub struct Compiler<'a> {
 impl<'a> Compiler<'a> {
     /// A compiler; `next_var` is the first unused variable slot.
     pub fn new(defs: &'a [Def], next_var: VarId) -> Self {
-        Compiler { defs: defs.iter().map(|d| (d.name.as_str(), d)).collect(), next_var, depth: 0, pos_override: None }
+        Compiler {
+            defs: defs.iter().map(|d| (d.name.as_str(), d)).collect(),
+            next_var,
+            depth: 0,
+            pos_override: None,
+        }
     }
 
     /// Variable slots needed at run time.
@@ -94,7 +103,8 @@ impl<'a> Compiler<'a> {
         let e = self.expr(ast, &Expr::Row)?;
         let kind = if e.has_agg() {
             let plan = self.lift_plan(e, pos)?;
-            let spread = matches!(plan.template, Expr::AggRef(0)) && matches!(plan.aggs.first(), Some(AggKind::Sort(..)));
+            let spread = matches!(plan.template, Expr::AggRef(0))
+                && matches!(plan.aggs.first(), Some(AggKind::Sort(..)));
             StageKind::Agg { plan, spread }
         } else if let Expr::Flat(inner) = e {
             StageKind::Flat(*inner)
@@ -118,16 +128,27 @@ impl<'a> Compiler<'a> {
 
     fn constant(&self, e: &Expr, pos: usize, what: &str) -> Result<Value, QueryError> {
         if uses_row(e) || e.has_agg() {
-            return Err(self.e(pos, format!("{what} must be a constant (it cannot depend on '_')")));
+            return Err(self.e(
+                pos,
+                format!("{what} must be a constant (it cannot depend on '_')"),
+            ));
         }
         let mut env = Env::new(self.next_var);
         eval(e, &Value::Null, &mut env).map_err(|f| self.e(pos, format!("{what}: {f:?}")))
     }
 
-    fn lambda(&mut self, ast: &Ast, pos: usize, fname: &str) -> Result<(Vec<Param>, Ast), QueryError> {
+    fn lambda(
+        &mut self,
+        ast: &Ast,
+        pos: usize,
+        fname: &str,
+    ) -> Result<(Vec<Param>, Ast), QueryError> {
         match ast {
             Ast::Lambda(ps, body) => Ok((ps.clone(), (**body).clone())),
-            _ => Err(self.e(pos, format!("{fname} needs a block or lambda here, e.g. {fname}(...) {{ |x| ... }}"))),
+            _ => Err(self.e(
+                pos,
+                format!("{fname} needs a block or lambda here, e.g. {fname}(...) {{ |x| ... }}"),
+            )),
         }
     }
 
@@ -135,13 +156,22 @@ impl<'a> Compiler<'a> {
         args.iter().map(|a| self.expr(a, target)).collect()
     }
 
-    fn agg_arg(&mut self, args: &[Ast], target: &Expr, pos: usize, name: &str) -> Result<Expr, QueryError> {
+    fn agg_arg(
+        &mut self,
+        args: &[Ast],
+        target: &Expr,
+        pos: usize,
+        name: &str,
+    ) -> Result<Expr, QueryError> {
         let e = match args.first() {
             Some(a) => self.expr(a, target)?,
             None => Expr::Row,
         };
         if e.has_agg() {
-            return Err(self.e(pos, format!("an aggregation cannot be nested inside {name}(...)")));
+            return Err(self.e(
+                pos,
+                format!("an aggregation cannot be nested inside {name}(...)"),
+            ));
         }
         Ok(e)
     }
@@ -174,35 +204,76 @@ impl<'a> Compiler<'a> {
                     .collect::<Result<_, QueryError>>()?,
             ),
             Ast::Unary(op, a) => Expr::Unary(*op, Box::new(self.expr(a, target)?)),
-            Ast::Binary(op, a, b) => Expr::Binary(*op, Box::new(self.expr(a, target)?), Box::new(self.expr(b, target)?)),
-            Ast::And(a, b) => Expr::And(Box::new(self.expr(a, target)?), Box::new(self.expr(b, target)?)),
-            Ast::Or(a, b) => Expr::Or(Box::new(self.expr(a, target)?), Box::new(self.expr(b, target)?)),
+            Ast::Binary(op, a, b) => Expr::Binary(
+                *op,
+                Box::new(self.expr(a, target)?),
+                Box::new(self.expr(b, target)?),
+            ),
+            Ast::And(a, b) => Expr::And(
+                Box::new(self.expr(a, target)?),
+                Box::new(self.expr(b, target)?),
+            ),
+            Ast::Or(a, b) => Expr::Or(
+                Box::new(self.expr(a, target)?),
+                Box::new(self.expr(b, target)?),
+            ),
             Ast::Cond(c, a, b) => Expr::Cond(
                 Box::new(self.expr(c, target)?),
                 Box::new(self.expr(a, target)?),
                 Box::new(self.expr(b, target)?),
             ),
-            Ast::Let(id, i, b) => Expr::Let(*id, Box::new(self.expr(i, target)?), Box::new(self.expr(b, target)?)),
+            Ast::Let(id, i, b) => Expr::Let(
+                *id,
+                Box::new(self.expr(i, target)?),
+                Box::new(self.expr(b, target)?),
+            ),
             Ast::Regex(p, flags) => {
-                let pat = if flags.is_empty() { p.clone() } else { format!("(?{flags}){p}") };
-                let re = regex::Regex::new(&pat).map_err(|e| self.e(0, format!("invalid regex /{p}/: {e}")))?;
+                let pat = if flags.is_empty() {
+                    p.clone()
+                } else {
+                    format!("(?{flags}){p}")
+                };
+                let re = regex::Regex::new(&pat)
+                    .map_err(|e| self.e(0, format!("invalid regex /{p}/: {e}")))?;
                 Expr::Regex(Box::new(re))
             }
             Ast::Lambda(ps, body) => {
                 let t = lambda_target(ps);
                 Expr::Lambda(ps.clone(), Box::new(self.expr(body, &t)?))
             }
-            Ast::Call { name, args, method, pos } => self.call(name, args, *method, *pos, target)?,
+            Ast::Call {
+                name,
+                args,
+                method,
+                pos,
+            } => self.call(name, args, *method, *pos, target)?,
         })
     }
 
-    fn call(&mut self, name: &str, args: &[Ast], method: bool, pos: usize, target: &Expr) -> Result<Expr, QueryError> {
+    fn call(
+        &mut self,
+        name: &str,
+        args: &[Ast],
+        method: bool,
+        pos: usize,
+        target: &Expr,
+    ) -> Result<Expr, QueryError> {
         if let Some(def) = self.defs.get(name).copied() {
             if args.len() != def.arity {
-                return Err(self.e(pos, format!("helper {name} takes {} argument(s), got {}", def.arity, args.len())));
+                return Err(self.e(
+                    pos,
+                    format!(
+                        "helper {name} takes {} argument(s), got {}",
+                        def.arity,
+                        args.len()
+                    ),
+                ));
             }
             if self.depth >= MAX_INLINE_DEPTH {
-                return Err(self.e(pos, format!("helper {name} nests too deeply (recursive helpers are not supported)")));
+                return Err(self.e(
+                    pos,
+                    format!("helper {name} nests too deeply (recursive helpers are not supported)"),
+                ));
             }
             let body = self.instantiate(&def.body, args);
             self.depth += 1;
@@ -217,20 +288,32 @@ impl<'a> Compiler<'a> {
         let agg = |k: AggKind| Ok(Expr::Agg(Box::new(k)));
         if !method {
             match (name, n) {
-                ("select", 1) => return Ok(Expr::Select(Box::new(self.expr(&args[0], target)?), Box::new(target.clone()))),
+                ("select", 1) => {
+                    return Ok(Expr::Select(
+                        Box::new(self.expr(&args[0], target)?),
+                        Box::new(target.clone()),
+                    ))
+                }
                 ("flat", 0) => return Ok(Expr::Flat(Box::new(Expr::Row))),
                 ("flat", 1) => return Ok(Expr::Flat(Box::new(self.expr(&args[0], target)?))),
                 ("group_by", 1 | 2) => {
                     let key = self.agg_arg(args, target, pos, "group_by")?;
                     let body = match args.get(1) {
-                        None => AggPlan { template: Expr::AggRef(0), aggs: vec![AggKind::Group(Expr::Row)] },
+                        None => AggPlan {
+                            template: Expr::AggRef(0),
+                            aggs: vec![AggKind::Group(Expr::Row)],
+                        },
                         Some(l) => {
                             let (ps, body) = self.lambda(l, pos, "group_by")?;
-                            let body = match ps.as_slice() {
-                                [Param::Var(id)] => subst_var(&body, *id, &Ast::Row),
-                                [] => body,
-                                _ => return Err(self.e(pos, "group_by's block takes at most one parameter (the row)")),
-                            };
+                            let body =
+                                match ps.as_slice() {
+                                    [Param::Var(id)] => subst_var(&body, *id, &Ast::Row),
+                                    [] => body,
+                                    _ => return Err(self.e(
+                                        pos,
+                                        "group_by's block takes at most one parameter (the row)",
+                                    )),
+                                };
                             let e = self.expr(&body, &Expr::Row)?;
                             if !e.has_agg() {
                                 return Err(self.e(pos, "group_by's block must aggregate, e.g. group_by(_.k) { count() }"));
@@ -256,28 +339,55 @@ impl<'a> Compiler<'a> {
                     return agg(AggKind::Reduce { init, acc, body });
                 }
                 ("apply", 1 | 2) => {
-                    let (coll, lam) = if n == 1 { (Expr::Row, &args[0]) } else { (self.expr(&args[0], target)?, &args[1]) };
+                    let (coll, lam) = if n == 1 {
+                        (Expr::Row, &args[0])
+                    } else {
+                        (self.expr(&args[0], target)?, &args[1])
+                    };
                     let (ps, body) = self.lambda(lam, pos, "apply")?;
                     let body = self.expr(&body, &lambda_target(&ps))?;
                     if !body.has_agg() {
-                        return Err(self.e(pos, "apply's block must aggregate, e.g. apply { |x| sum(x) }"));
+                        return Err(self.e(
+                            pos,
+                            "apply's block must aggregate, e.g. apply { |x| sum(x) }",
+                        ));
                     }
                     let plan = self.lift_plan(body, pos)?;
                     return Ok(Expr::Apply(Box::new(coll), ps, Box::new(plan)));
                 }
                 ("map" | "map_values", 1 | 2) => {
-                    let (coll, lam) = if n == 1 { (Expr::Row, &args[0]) } else { (self.expr(&args[0], target)?, &args[1]) };
+                    let (coll, lam) = if n == 1 {
+                        (Expr::Row, &args[0])
+                    } else {
+                        (self.expr(&args[0], target)?, &args[1])
+                    };
                     let (ps, body) = self.lambda(lam, pos, name)?;
                     let body = self.expr(&body, &lambda_target(&ps))?;
                     if body.has_agg() {
                         if coll.has_agg() {
-                            return Err(self.e(pos, format!("an aggregation cannot be nested inside {name}(...)")));
+                            return Err(self.e(
+                                pos,
+                                format!("an aggregation cannot be nested inside {name}(...)"),
+                            ));
                         }
                         let plan = self.lift_plan(body, pos)?;
-                        let out = if name == "map" { EachOut::Array } else { EachOut::Object };
-                        return agg(AggKind::Each { coll, params: ps, body: Box::new(plan), out });
+                        let out = if name == "map" {
+                            EachOut::Array
+                        } else {
+                            EachOut::Object
+                        };
+                        return agg(AggKind::Each {
+                            coll,
+                            params: ps,
+                            body: Box::new(plan),
+                            out,
+                        });
                     }
-                    let b = if name == "map" { Builtin::Map } else { Builtin::MapValues };
+                    let b = if name == "map" {
+                        Builtin::Map
+                    } else {
+                        Builtin::MapValues
+                    };
                     return Ok(Expr::Call(b, vec![coll, Expr::Lambda(ps, Box::new(body))]));
                 }
                 _ => {}
@@ -302,18 +412,38 @@ impl<'a> Compiler<'a> {
             cargs.push(self.expr(a, target)?);
         }
         if cargs.len() < lo || cargs.len() > hi {
-            let want = if lo == hi { lo.to_string() } else { format!("{lo} to {hi}") };
-            let m = if method { " (counting the receiver)" } else { "" };
-            return Err(self.e(pos, format!("{name} takes {want} argument(s){m}, got {}", cargs.len())));
+            let want = if lo == hi {
+                lo.to_string()
+            } else {
+                format!("{lo} to {hi}")
+            };
+            let m = if method {
+                " (counting the receiver)"
+            } else {
+                ""
+            };
+            return Err(self.e(
+                pos,
+                format!("{name} takes {want} argument(s){m}, got {}", cargs.len()),
+            ));
         }
         Ok(Expr::Call(b, cargs))
     }
 
-    fn aggregation(&mut self, name: &str, args: &[Ast], pos: usize, target: &Expr) -> Result<Option<AggKind>, QueryError> {
+    fn aggregation(
+        &mut self,
+        name: &str,
+        args: &[Ast],
+        pos: usize,
+        target: &Expr,
+    ) -> Result<Option<AggKind>, QueryError> {
         let n = args.len();
         let arity = |lo: usize, hi: usize| -> Result<(), QueryError> {
             if n < lo || n > hi {
-                Err(QueryError::new(pos, format!("{name} takes {lo} to {hi} argument(s), got {n}")))
+                Err(QueryError::new(
+                    pos,
+                    format!("{name} takes {lo} to {hi} argument(s), got {n}"),
+                ))
             } else {
                 Ok(())
             }
@@ -321,14 +451,18 @@ impl<'a> Compiler<'a> {
         let k = match name {
             "count" => {
                 arity(0, 1)?;
-                AggKind::Count(if n == 0 { None } else { Some(self.agg_arg(args, target, pos, name)?) })
+                AggKind::Count(if n == 0 {
+                    None
+                } else {
+                    Some(self.agg_arg(args, target, pos, name)?)
+                })
             }
             "count_if" => {
                 arity(1, 1)?;
                 AggKind::CountIf(self.agg_arg(args, target, pos, name)?)
             }
-            "sum" | "min" | "max" | "average" | "avg" | "mean" | "stdev" | "stdev_pop" | "stdev_samp"
-            | "distinct" | "count_distinct" | "group" | "first" | "last" => {
+            "sum" | "min" | "max" | "average" | "avg" | "mean" | "stdev" | "stdev_pop"
+            | "stdev_samp" | "distinct" | "count_distinct" | "group" | "first" | "last" => {
                 arity(0, 1)?;
                 let e = self.agg_arg(args, target, pos, name)?;
                 match name {
@@ -346,7 +480,11 @@ impl<'a> Compiler<'a> {
                 }
             }
             "percentile" | "percentile_disc" | "percentile_cont" | "median" => {
-                let method = if name == "percentile_cont" || name == "median" { PctMethod::Cont } else { PctMethod::Disc };
+                let method = if name == "percentile_cont" || name == "median" {
+                    PctMethod::Cont
+                } else {
+                    PctMethod::Disc
+                };
                 let (ps, scalar) = if name == "median" {
                     arity(0, 1)?;
                     (vec![0.5], true)
@@ -356,14 +494,26 @@ impl<'a> Compiler<'a> {
                     let v = self.constant(&p, pos, "the percentile list")?;
                     percentile_list(&v).map_err(|m| self.e(pos, m))?
                 };
-                AggKind::Pct { arg: self.agg_arg(args, target, pos, name)?, ps, scalar, method }
+                AggKind::Pct {
+                    arg: self.agg_arg(args, target, pos, name)?,
+                    ps,
+                    scalar,
+                    method,
+                }
             }
             "sort" | "sort_desc" => {
                 arity(0, 1)?;
                 if let Some(Ast::Lambda(..)) = args.first() {
-                    return Err(self.e(pos, "sort takes a key, not a comparator: use sort(key) or sort_desc(key)"));
+                    return Err(self.e(
+                        pos,
+                        "sort takes a key, not a comparator: use sort(key) or sort_desc(key)",
+                    ));
                 }
-                let key = if n == 0 { None } else { Some(self.agg_arg(args, target, pos, name)?) };
+                let key = if n == 0 {
+                    None
+                } else {
+                    Some(self.agg_arg(args, target, pos, name)?)
+                };
                 AggKind::Sort(key, name == "sort_desc")
             }
             "top" => {
@@ -371,9 +521,17 @@ impl<'a> Compiler<'a> {
                 let ne = self.expr(&args[0], target)?;
                 let count = match self.constant(&ne, pos, "top's count")? {
                     Value::Int(i) if (1..=10_000_000).contains(&i) => i as usize,
-                    _ => return Err(self.e(pos, "top's count must be an integer from 1 to 10,000,000")),
+                    _ => {
+                        return Err(
+                            self.e(pos, "top's count must be an integer from 1 to 10,000,000")
+                        )
+                    }
                 };
-                let key = if n == 2 { Some(self.agg_arg(&args[1..], target, pos, name)?) } else { None };
+                let key = if n == 2 {
+                    Some(self.agg_arg(&args[1..], target, pos, name)?)
+                } else {
+                    None
+                };
                 AggKind::Top(count, key)
             }
             _ => return Ok(None),
@@ -395,7 +553,9 @@ impl<'a> Compiler<'a> {
     }
 
     fn rename(&mut self, a: &Ast, args: &[Ast], map: &mut HashMap<VarId, VarId>) -> Ast {
-        let r = |x: &Ast, s: &mut Self, map: &mut HashMap<VarId, VarId>| Box::new(s.rename(x, args, map));
+        let r = |x: &Ast, s: &mut Self, map: &mut HashMap<VarId, VarId>| {
+            Box::new(s.rename(x, args, map))
+        };
         match a {
             Ast::DefParam(i) => args.get(*i).cloned().unwrap_or(Ast::Lit(Value::Null)),
             Ast::Var(id) => Ast::Var(*map.get(id).unwrap_or(id)),
@@ -403,7 +563,11 @@ impl<'a> Compiler<'a> {
             Ast::Index(x, y) => Ast::Index(r(x, self, map), r(y, self, map)),
             Ast::Dot(x, n) => Ast::Dot(r(x, self, map), n.clone()),
             Ast::Array(xs) => Ast::Array(xs.iter().map(|x| self.rename(x, args, map)).collect()),
-            Ast::Object(kv) => Ast::Object(kv.iter().map(|(k, v)| (self.rename(k, args, map), self.rename(v, args, map))).collect()),
+            Ast::Object(kv) => Ast::Object(
+                kv.iter()
+                    .map(|(k, v)| (self.rename(k, args, map), self.rename(v, args, map)))
+                    .collect(),
+            ),
             Ast::Unary(op, x) => Ast::Unary(*op, r(x, self, map)),
             Ast::Binary(op, x, y) => Ast::Binary(*op, r(x, self, map), r(y, self, map)),
             Ast::And(x, y) => Ast::And(r(x, self, map), r(y, self, map)),
@@ -419,12 +583,19 @@ impl<'a> Compiler<'a> {
                     .iter()
                     .map(|p| match p {
                         Param::Var(id) => Param::Var(self.fresh(*id, map)),
-                        Param::Tuple(ids) => Param::Tuple(ids.iter().map(|id| self.fresh(*id, map)).collect()),
+                        Param::Tuple(ids) => {
+                            Param::Tuple(ids.iter().map(|id| self.fresh(*id, map)).collect())
+                        }
                     })
                     .collect();
                 Ast::Lambda(ps, r(b, self, map))
             }
-            Ast::Call { name, args: cargs, method, pos } => Ast::Call {
+            Ast::Call {
+                name,
+                args: cargs,
+                method,
+                pos,
+            } => Ast::Call {
                 name: name.clone(),
                 args: cargs.iter().map(|x| self.rename(x, args, map)).collect(),
                 method: *method,
@@ -435,7 +606,19 @@ impl<'a> Compiler<'a> {
 }
 
 fn is_agg_name(n: &str) -> bool {
-    matches!(n, "count_if" | "stdev_samp" | "stdev_pop" | "distinct" | "count_distinct" | "group" | "top" | "sort_desc" | "reduce" | "group_by")
+    matches!(
+        n,
+        "count_if"
+            | "stdev_samp"
+            | "stdev_pop"
+            | "distinct"
+            | "count_distinct"
+            | "group"
+            | "top"
+            | "sort_desc"
+            | "reduce"
+            | "group_by"
+    )
 }
 
 /// What `select` yields inside a block: the single parameter, else `_`.
@@ -455,7 +638,11 @@ fn subst_var(a: &Ast, id: VarId, with: &Ast) -> Ast {
         Ast::Index(x, y) => Ast::Index(s(x), s(y)),
         Ast::Dot(x, n) => Ast::Dot(s(x), n.clone()),
         Ast::Array(xs) => Ast::Array(xs.iter().map(|x| subst_var(x, id, with)).collect()),
-        Ast::Object(kv) => Ast::Object(kv.iter().map(|(k, v)| (subst_var(k, id, with), subst_var(v, id, with))).collect()),
+        Ast::Object(kv) => Ast::Object(
+            kv.iter()
+                .map(|(k, v)| (subst_var(k, id, with), subst_var(v, id, with)))
+                .collect(),
+        ),
         Ast::Unary(op, x) => Ast::Unary(*op, s(x)),
         Ast::Binary(op, x, y) => Ast::Binary(*op, s(x), s(y)),
         Ast::And(x, y) => Ast::And(s(x), s(y)),
@@ -463,7 +650,12 @@ fn subst_var(a: &Ast, id: VarId, with: &Ast) -> Ast {
         Ast::Cond(c, x, y) => Ast::Cond(s(c), s(x), s(y)),
         Ast::Let(v, i, b) => Ast::Let(*v, s(i), s(b)),
         Ast::Lambda(ps, b) => Ast::Lambda(ps.clone(), s(b)),
-        Ast::Call { name, args, method, pos } => Ast::Call {
+        Ast::Call {
+            name,
+            args,
+            method,
+            pos,
+        } => Ast::Call {
             name: name.clone(),
             args: args.iter().map(|x| subst_var(x, id, with)).collect(),
             method: *method,
@@ -484,7 +676,11 @@ fn lift(e: Expr, aggs: &mut Vec<AggKind>) -> Expr {
         Expr::FieldOr(x, n, f) => Expr::FieldOr(b(x, aggs), n, f),
         Expr::Index(x, y) => Expr::Index(b(x, aggs), b(y, aggs)),
         Expr::Array(xs) => Expr::Array(xs.into_iter().map(|x| lift(x, aggs)).collect()),
-        Expr::Object(kv) => Expr::Object(kv.into_iter().map(|(k, v)| (lift(k, aggs), lift(v, aggs))).collect()),
+        Expr::Object(kv) => Expr::Object(
+            kv.into_iter()
+                .map(|(k, v)| (lift(k, aggs), lift(v, aggs)))
+                .collect(),
+        ),
         Expr::Unary(op, x) => Expr::Unary(op, b(x, aggs)),
         Expr::Binary(op, x, y) => Expr::Binary(op, b(x, aggs), b(y, aggs)),
         Expr::And(x, y) => Expr::And(b(x, aggs), b(y, aggs)),

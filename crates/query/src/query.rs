@@ -63,19 +63,47 @@ impl Query {
         for (i, d) in all.iter().enumerate() {
             seen.insert(d.name.clone(), i);
         }
-        let all: Vec<_> = all.iter().enumerate().filter(|(i, d)| seen.get(&d.name) == Some(i)).map(|(_, d)| d.clone()).collect();
+        let all: Vec<_> = all
+            .iter()
+            .enumerate()
+            .filter(|(i, d)| seen.get(&d.name) == Some(i))
+            .map(|(_, d)| d.clone())
+            .collect();
         let mut cx = Compiler::new(&all, prog.n_vars);
         let mut stages = Vec::new();
         for (i, (ast, pos)) in prog.stages.iter().enumerate() {
             let end = prog.stages.get(i + 1).map_or(text.len(), |s| s.1);
-            let src = text.get(*pos..end).unwrap_or("").trim().trim_end_matches(">>").trim().to_string();
-            let st = cx.stage(ast, *pos, src).map_err(|e: QueryError| e.render(text, "query"))?;
+            let src = text
+                .get(*pos..end)
+                .unwrap_or("")
+                .trim()
+                .trim_end_matches(">>")
+                .trim()
+                .to_string();
+            let st = cx
+                .stage(ast, *pos, src)
+                .map_err(|e: QueryError| e.render(text, "query"))?;
             stages.push(st);
         }
-        let split = stages.iter().position(|s| matches!(s.kind, StageKind::Agg { .. })).unwrap_or(stages.len());
+        let split = stages
+            .iter()
+            .position(|s| matches!(s.kind, StageKind::Agg { .. }))
+            .unwrap_or(stages.len());
         let projection = projection(&stages);
-        let proj_keys = projection.iter().flatten().map(|k| k.as_bytes().to_vec().into_boxed_slice()).collect();
-        Ok(Query { text: text.to_string(), stages, n_vars: cx.n_vars(), projection, proj_keys, split, approx })
+        let proj_keys = projection
+            .iter()
+            .flatten()
+            .map(|k| k.as_bytes().to_vec().into_boxed_slice())
+            .collect();
+        Ok(Query {
+            text: text.to_string(),
+            stages,
+            n_vars: cx.n_vars(),
+            projection,
+            proj_keys,
+            split,
+            approx,
+        })
     }
 
     /// Whether the first aggregating stage can merge partial states.
@@ -88,7 +116,11 @@ impl Query {
 
     /// A hash of the compiled plan (identifies compatible partial states).
     pub fn plan_hash(&self) -> String {
-        let text = format!("{:?}|{}", self.stages.iter().map(|s| &s.kind).collect::<Vec<_>>(), self.approx);
+        let text = format!(
+            "{:?}|{}",
+            self.stages.iter().map(|s| &s.kind).collect::<Vec<_>>(),
+            self.approx
+        );
         let mut h: u64 = 0xcbf2_9ce4_8422_2325; // FNV-1a 64 offset basis
         for b in text.bytes() {
             h ^= b as u64;
@@ -106,7 +138,11 @@ impl Query {
     }
 
     /// Decodes one input line (the projection, when there is one).
-    pub fn read_line(&self, line: &[u8], scratch: &mut Vec<Option<Value>>) -> Result<Value, JsonError> {
+    pub fn read_line(
+        &self,
+        line: &[u8],
+        scratch: &mut Vec<Option<Value>>,
+    ) -> Result<Value, JsonError> {
         if self.projection.is_none() {
             return json::parse_line(line);
         }
@@ -188,11 +224,21 @@ impl<'q> Tail<'q> {
         if let (Some(f), Some(slot)) = (first, states.get_mut(from)) {
             *slot = Some(f);
         }
-        Tail { q, from, states, env: Env::new(q.n_vars) }
+        Tail {
+            q,
+            from,
+            states,
+            env: Env::new(q.n_vars),
+        }
     }
 
     /// Feeds `v` into stage `i`.
-    pub fn push(&mut self, i: usize, v: Value, out: &mut dyn FnMut(Value)) -> Result<(), StageError> {
+    pub fn push(
+        &mut self,
+        i: usize,
+        v: Value,
+        out: &mut dyn FnMut(Value),
+    ) -> Result<(), StageError> {
         let q = self.q;
         let Some(st) = q.stages.get(i) else {
             out(v);
@@ -204,7 +250,9 @@ impl<'q> Tail<'q> {
                 let Some(Some(state)) = self.states.get_mut(i) else {
                     return Err(e("internal: missing aggregation state".into()));
                 };
-                state.update_plan(plan, &v, &mut self.env).map_err(|f| e(flow_msg(f)))
+                state
+                    .update_plan(plan, &v, &mut self.env)
+                    .map_err(|f| e(flow_msg(f)))
             }
             StageKind::Map(x) => match eval(x, &v, &mut self.env) {
                 Ok(r) => self.push(i + 1, r, out),
@@ -228,9 +276,18 @@ impl<'q> Tail<'q> {
     /// Finishes every aggregating stage in order, pushing results on.
     pub fn finish(mut self, out: &mut dyn FnMut(Value)) -> Result<(), StageError> {
         for i in self.from..self.q.stages.len() {
-            let StageKind::Agg { plan, spread } = &self.q.stages[i].kind else { continue };
-            let Some(state) = self.states.get_mut(i).and_then(Option::take) else { continue };
-            let v = state.finish_plan(plan, &mut self.env).map_err(|f| StageError { stage: i, msg: flow_msg(f) })?;
+            let StageKind::Agg { plan, spread } = &self.q.stages[i].kind else {
+                continue;
+            };
+            let Some(state) = self.states.get_mut(i).and_then(Option::take) else {
+                continue;
+            };
+            let v = state
+                .finish_plan(plan, &mut self.env)
+                .map_err(|f| StageError {
+                    stage: i,
+                    msg: flow_msg(f),
+                })?;
             match (v, spread) {
                 (Value::Array(items), true) => {
                     for it in items {

@@ -18,7 +18,10 @@ fn bad_line_stops_with_file_line_exit_2_and_no_partial_result() {
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(stdout(&o), "");
     let e = stderr(&o);
-    assert!(e.contains(&format!("{}:3: invalid JSON at column 6", f.display())), "{e}");
+    assert!(
+        e.contains(&format!("{}:3: invalid JSON at column 6", f.display())),
+        "{e}"
+    );
 }
 
 #[test]
@@ -34,12 +37,18 @@ fn bad_line_with_projection_is_still_caught() {
 #[test]
 fn skip_bad_counts_skipped_lines_on_stderr() {
     let s = Scratch::new("skip");
-    let f = s.file("in.ndjson", b"{\"x\":1}\nnot json\n{\"x\":2}\n{\"x\"\n\n{\"x\":3}\n");
+    let f = s.file(
+        "in.ndjson",
+        b"{\"x\":1}\nnot json\n{\"x\":2}\n{\"x\"\n\n{\"x\":3}\n",
+    );
     let o = run_ndq(&["--skip-bad", "sum(_.x)", path_str(&f)], None);
     assert_eq!(o.status.code(), Some(0));
     assert_eq!(stdout(&o), "6\n");
     let e = stderr(&o);
-    assert!(e.contains("skipped 2 bad line(s); first: ") && e.contains(":2: invalid JSON"), "{e}");
+    assert!(
+        e.contains("skipped 2 bad line(s); first: ") && e.contains(":2: invalid JSON"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -58,7 +67,10 @@ fn query_error_shows_position_and_expectation() {
     let o = run_ndq(&["select(_.x > 1 >> _.y"], Some(b""));
     assert_eq!(o.status.code(), Some(1));
     let e = stderr(&o);
-    assert!(e.contains("query:1:16: expected ',' or ')' in the argument list, found '>>'"), "{e}");
+    assert!(
+        e.contains("query:1:16: expected ',' or ')' in the argument list, found '>>'"),
+        "{e}"
+    );
     assert!(e.contains("\n                 ^"), "{e}");
     let o = run_ndq(&["nosuch(_)"], Some(b""));
     assert!(stderr(&o).contains("unknown function 'nosuch'"));
@@ -74,8 +86,15 @@ fn gz_and_zst_inputs_match_plain() {
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
     gz.write_all(data.as_bytes()).unwrap();
     let gz = s.file("a.ndjson.gz", &gz.finish().unwrap());
-    let zst = s.file("a.ndjson.zst", &zstd::encode_all(data.as_bytes(), 1).unwrap());
-    for q in [SEED_QUERY, "sum(_.loss)", "select(_.ttlb > 1900) >> _.conn_id"] {
+    let zst = s.file(
+        "a.ndjson.zst",
+        &zstd::encode_all(data.as_bytes(), 1).unwrap(),
+    );
+    for q in [
+        SEED_QUERY,
+        "sum(_.loss)",
+        "select(_.ttlb > 1900) >> _.conn_id",
+    ] {
         let want = run_ndq(&["--chunk-bytes", "10000", q, path_str(&plain)], None);
         assert_eq!(want.status.code(), Some(0), "{}", stderr(&want));
         for f in [&gz, &zst] {
@@ -93,7 +112,11 @@ fn bad_line_in_gz_reports_its_line() {
     let f = s.file("b.ndjson.gz", &gz.finish().unwrap());
     let o = run_ndq(&["--chunk-bytes", "8", "count()", path_str(&f)], None);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("b.ndjson.gz:3: invalid JSON"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("b.ndjson.gz:3: invalid JSON"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]
@@ -124,7 +147,12 @@ fn p1_and_p2_are_byte_identical() {
 fn chunking_does_not_change_exact_results() {
     let s = Scratch::new("chunks");
     let f = s.file("a.ndjson", stats_log(2000, 5).as_bytes());
-    for q in [SEED_QUERY, "sum(_.ttlb)", "distinct(_.pop)", "select(_.ttlb < 50) >> _.conn_id"] {
+    for q in [
+        SEED_QUERY,
+        "sum(_.ttlb)",
+        "distinct(_.pop)",
+        "select(_.ttlb < 50) >> _.conn_id",
+    ] {
         let big = run_ndq(&["-P", "1", q, path_str(&f)], None);
         let small = run_ndq(&["-P", "2", "--chunk-bytes", "1", q, path_str(&f)], None);
         assert_eq!(big.stdout, small.stdout, "{q}");
@@ -162,14 +190,26 @@ fn helpers_file_and_query_defs() {
     let s = Scratch::new("helpers");
     let h = s.file("h.ndq", b"# talk helpers\ndef base_cond(r, lo, hi) = r.content_length >= lo && r.content_length < hi;\ndef group_name(r) = r.group;\n");
     let f = s.file("a.ndjson", stats_log(500, 2).as_bytes());
-    let a = run_ndq(&["-f", path_str(&h), "select(base_cond(_, 200000, 400000)) >> group_by(group_name(_)) { count() }", path_str(&f)], None);
+    let a = run_ndq(
+        &[
+            "-f",
+            path_str(&h),
+            "select(base_cond(_, 200000, 400000)) >> group_by(group_name(_)) { count() }",
+            path_str(&f),
+        ],
+        None,
+    );
     let b = run_ndq(&["select(_.content_length >= 200000 && _.content_length < 400000) >> group_by(_.group) { count() }", path_str(&f)], None);
     assert_eq!(a.status.code(), Some(0), "{}", stderr(&a));
     assert_eq!(a.stdout, b.stdout);
     let bad = s.file("bad.ndq", b"def f(x) = x +;\n");
     let o = run_ndq(&["-f", path_str(&bad), "f(1)"], Some(b""));
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("bad.ndq:1:15: expected an expression"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("bad.ndq:1:15: expected an expression"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]
@@ -191,10 +231,22 @@ fn globs_stdin_and_multiple_files_keep_order() {
 fn output_formats() {
     let input = b"{\"g\":\"a\",\"v\":1}\n{\"g\":\"b\",\"v\":2}\n{\"g\":\"a\",\"v\":3}\n";
     let q = "group_by(_.g) { [count(), sum(_.v)] }";
-    assert_eq!(stdout(&run_ndq(&[q], Some(input))), "{\"a\":[2,4],\"b\":[1,2]}\n");
-    assert_eq!(stdout(&run_ndq(&["--tsv", q], Some(input))), "a\t2\t4\nb\t1\t2\n");
-    assert_eq!(stdout(&run_ndq(&["--csv", q], Some(input))), "a,2,4\nb,1,2\n");
-    assert_eq!(stdout(&run_ndq(&["--pretty", "{\"n\": count()}"], Some(input))), "{\n  \"n\": 3\n}\n");
+    assert_eq!(
+        stdout(&run_ndq(&[q], Some(input))),
+        "{\"a\":[2,4],\"b\":[1,2]}\n"
+    );
+    assert_eq!(
+        stdout(&run_ndq(&["--tsv", q], Some(input))),
+        "a\t2\t4\nb\t1\t2\n"
+    );
+    assert_eq!(
+        stdout(&run_ndq(&["--csv", q], Some(input))),
+        "a,2,4\nb,1,2\n"
+    );
+    assert_eq!(
+        stdout(&run_ndq(&["--pretty", "{\"n\": count()}"], Some(input))),
+        "{\n  \"n\": 3\n}\n"
+    );
 }
 
 #[test]
@@ -203,7 +255,18 @@ fn approx_percentiles_are_within_one_percent() {
     let f = s.file("a.ndjson", stats_log(3000, 9).as_bytes());
     let q = "percentile(_.ttlb, [0.1, 0.5, 0.9, 0.99])";
     let exact: Vec<f64> = serde_like_floats(&stdout(&run_ndq(&[q, path_str(&f)], None)));
-    let approx: Vec<f64> = serde_like_floats(&stdout(&run_ndq(&["--approx", "-P", "2", "--chunk-bytes", "5000", q, path_str(&f)], None)));
+    let approx: Vec<f64> = serde_like_floats(&stdout(&run_ndq(
+        &[
+            "--approx",
+            "-P",
+            "2",
+            "--chunk-bytes",
+            "5000",
+            q,
+            path_str(&f),
+        ],
+        None,
+    )));
     assert_eq!(exact.len(), 4);
     for (e, a) in exact.iter().zip(&approx) {
         assert!((e - a).abs() <= 0.01 * e.abs(), "exact {e} approx {a}");
@@ -211,13 +274,20 @@ fn approx_percentiles_are_within_one_percent() {
 }
 
 fn serde_like_floats(s: &str) -> Vec<f64> {
-    s.trim().trim_matches(['[', ']']).split(',').filter_map(|x| x.trim().parse().ok()).collect()
+    s.trim()
+        .trim_matches(['[', ']'])
+        .split(',')
+        .filter_map(|x| x.trim().parse().ok())
+        .collect()
 }
 
 #[test]
 fn explain_describes_projection_and_split() {
     let o = run_ndq(&["-v", "-P", "2", SEED_QUERY], Some(b""));
     let e = stderr(&o);
-    assert!(e.contains("[\"content_length\", \"group\", \"ttlb\"]"), "{e}");
+    assert!(
+        e.contains("[\"content_length\", \"group\", \"ttlb\"]"),
+        "{e}"
+    );
     assert!(e.contains("partial states merged in input order"), "{e}");
 }

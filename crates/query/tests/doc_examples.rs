@@ -21,7 +21,12 @@ fn examples() -> Vec<Example> {
     let mut cur: Option<Example> = None;
     for (i, line) in text.lines().enumerate() {
         if line.trim() == "```ndq-test" {
-            cur = Some(Example { line: i + 1, query: String::new(), input: vec![], output: vec![] });
+            cur = Some(Example {
+                line: i + 1,
+                query: String::new(),
+                input: vec![],
+                output: vec![],
+            });
         } else if line.trim() == "```" {
             if let Some(e) = cur.take() {
                 out.push(e);
@@ -39,11 +44,22 @@ fn examples() -> Vec<Example> {
     out
 }
 
-fn run_example(e: &Example, threads: usize, chunk_bytes: usize, dir: &std::path::Path) -> Result<String, String> {
+fn run_example(
+    e: &Example,
+    threads: usize,
+    chunk_bytes: usize,
+    dir: &std::path::Path,
+) -> Result<String, String> {
     let q = Query::compile(&e.query, &[], false)?;
     let path = dir.join(format!("ex{}.ndjson", e.line));
     std::fs::write(&path, e.input.join("\n") + "\n").map_err(|e| e.to_string())?;
-    let opts = Options { threads, format: Format::Json, skip_bad: false, emit_partial: false, chunk_bytes };
+    let opts = Options {
+        threads,
+        format: Format::Json,
+        skip_bad: false,
+        emit_partial: false,
+        chunk_bytes,
+    };
     let mut out = Vec::new();
     run(&q, vec![Source::File(path)], &opts, &mut out).map_err(|e| format!("{e:?}"))?;
     Ok(String::from_utf8_lossy(&out).into_owned())
@@ -57,8 +73,16 @@ fn every_doc_example_runs_and_matches() {
     std::fs::create_dir_all(&dir).unwrap();
     let mut failures = Vec::new();
     for e in &exs {
-        assert!(!e.query.is_empty(), "docs/ndq.md:{}: example without ndq: line", e.line);
-        let want = e.output.iter().map(|l| format!("{l}\n")).collect::<String>();
+        assert!(
+            !e.query.is_empty(),
+            "docs/ndq.md:{}: example without ndq: line",
+            e.line
+        );
+        let want = e
+            .output
+            .iter()
+            .map(|l| format!("{l}\n"))
+            .collect::<String>();
         for (threads, chunk) in [(1, 1 << 20), (2, 1)] {
             match run_example(e, threads, chunk, &dir) {
                 Ok(got) if got == want => {}

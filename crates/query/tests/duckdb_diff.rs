@@ -36,8 +36,15 @@ def conv(x):
     raise TypeError(type(x))
 print(json.dumps(rows, default=conv))
 "#;
-    let o = Command::new("python3").args(["-c", script, sql]).output().expect("python3 runs");
-    assert!(o.status.success(), "duckdb failed: {}", String::from_utf8_lossy(&o.stderr));
+    let o = Command::new("python3")
+        .args(["-c", script, sql])
+        .output()
+        .expect("python3 runs");
+    assert!(
+        o.status.success(),
+        "duckdb failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     parse_line(o.stdout.trim_ascii()).expect("duckdb output is JSON")
 }
 
@@ -63,7 +70,11 @@ fn close(a: &Value, b: &Value, path: &str) {
                     (x - y).abs() <= 1e-9 * x.abs().max(y.abs()).max(1e-300),
                     "{path}: ndq {x} duckdb {y}"
                 ),
-                _ => assert_eq!(ramp_query::json::to_string(a), ramp_query::json::to_string(b), "{path}"),
+                _ => assert_eq!(
+                    ramp_query::json::to_string(a),
+                    ramp_query::json::to_string(b),
+                    "{path}"
+                ),
             }
         }
     }
@@ -122,11 +133,16 @@ fn small_percentile_cases_match_duckdb() {
     }
     let s = Scratch::new("duck3");
     for n in [1usize, 2, 3, 4, 7, 10, 11, 100] {
-        let data: String = (0..n).map(|i| format!("{{\"v\":{}}}\n", (i * 37 % 101) as f64 * 1.5)).collect();
+        let data: String = (0..n)
+            .map(|i| format!("{{\"v\":{}}}\n", (i * 37 % 101) as f64 * 1.5))
+            .collect();
         let f = s.file(&format!("n{n}.ndjson"), data.as_bytes());
         let fp = path_str(&f);
         let ps = "[0, 0.01, 0.1, 0.25, 0.3333, 0.5, 0.75, 0.9, 0.95, 0.99, 1]";
-        let got = ndq_value(&format!("[percentile(_.v, {ps}), percentile_cont(_.v, {ps}), median(_.v)]"), fp);
+        let got = ndq_value(
+            &format!("[percentile(_.v, {ps}), percentile_cont(_.v, {ps}), median(_.v)]"),
+            fp,
+        );
         let sql = format!(
             "SELECT quantile_disc(v, {ps}::DOUBLE[]), quantile_cont(v, {ps}::DOUBLE[]), median(v) FROM read_ndjson('{fp}')"
         );

@@ -55,7 +55,11 @@ struct Row {
 fn row() -> impl Strategy<Value = Row> {
     (
         -1000i64..1000,
-        prop::option::of(prop_oneof![(-1e6f64..1e6).prop_map(|f| (f * 8.0).round() / 8.0), Just(0.5), Just(-3.0)]),
+        prop::option::of(prop_oneof![
+            (-1e6f64..1e6).prop_map(|f| (f * 8.0).round() / 8.0),
+            Just(0.5),
+            Just(-3.0)
+        ]),
         0u8..4,
         prop::collection::vec(-50i64..50, 0..4),
     )
@@ -96,7 +100,8 @@ fn aggregate(q: &Query, rows: &[Value], cuts: &[usize], via_json: bool) -> Value
         if via_json {
             let v = partial::state_to_value(&st);
             let text = ramp_query::json::to_string(&v);
-            st = partial::state_from_value(&parse_line(text.as_bytes()).unwrap(), q.approx).unwrap();
+            st =
+                partial::state_from_value(&parse_line(text.as_bytes()).unwrap(), q.approx).unwrap();
         }
         match merged.as_mut() {
             None => merged = Some(st),
@@ -111,10 +116,19 @@ fn aggregate(q: &Query, rows: &[Value], cuts: &[usize], via_json: bool) -> Value
 /// changes the rounding of float sums and variances, never anything else).
 fn close(a: &Value, b: &Value) -> bool {
     match (a, b) {
-        (Value::Float(x), Value::Float(y)) => x == y || (x.is_nan() && y.is_nan()) || (x - y).abs() <= 1e-9 * x.abs().max(y.abs()).max(1.0),
-        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| close(p, q)),
+        (Value::Float(x), Value::Float(y)) => {
+            x == y
+                || (x.is_nan() && y.is_nan())
+                || (x - y).abs() <= 1e-9 * x.abs().max(y.abs()).max(1.0)
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| close(p, q))
+        }
         (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len() && x.iter().zip(y.iter()).all(|((k1, v1), (k2, v2))| k1 == k2 && close(v1, v2))
+            x.len() == y.len()
+                && x.iter()
+                    .zip(y.iter())
+                    .all(|((k1, v1), (k2, v2))| k1 == k2 && close(v1, v2))
         }
         _ => ramp_query::json::to_string(a) == ramp_query::json::to_string(b),
     }
@@ -196,7 +210,11 @@ proptest! {
 
 #[test]
 fn output_round_trips_through_the_parser() {
-    let v = parse_line(br#"{"a":[1,2.5,-0.0,1e300,"\u0001\"\\"],"b":{"c":null,"d":true}}"#).unwrap();
+    let v =
+        parse_line(br#"{"a":[1,2.5,-0.0,1e300,"\u0001\"\\"],"b":{"c":null,"d":true}}"#).unwrap();
     let text = ramp_query::json::to_string(&v);
-    assert_eq!(ramp_query::json::to_string(&parse_line(text.as_bytes()).unwrap()), text);
+    assert_eq!(
+        ramp_query::json::to_string(&parse_line(text.as_bytes()).unwrap()),
+        text
+    );
 }

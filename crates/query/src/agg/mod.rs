@@ -59,7 +59,12 @@ impl SumAcc {
                 self.add_f(*x)
             }
             Value::Null => return Ok(()),
-            other => return err(format!("{what} of a {} (expected a number)", other.type_name())),
+            other => {
+                return err(format!(
+                    "{what} of a {} (expected a number)",
+                    other.type_name()
+                ))
+            }
         }
         self.n += 1;
         Ok(())
@@ -228,7 +233,13 @@ impl State {
     }
 }
 
-fn update(slot: &mut Slot, kind: &AggKind, row: &Value, env: &mut Env, approx: bool) -> Result<(), Flow> {
+fn update(
+    slot: &mut Slot,
+    kind: &AggKind,
+    row: &Value,
+    env: &mut Env,
+    approx: bool,
+) -> Result<(), Flow> {
     match (slot, kind) {
         (Slot::Count(n), AggKind::Count(None)) => *n += 1,
         (Slot::Count(n), AggKind::Count(Some(e))) => {
@@ -245,7 +256,11 @@ fn update(slot: &mut Slot, kind: &AggKind, row: &Value, env: &mut Env, approx: b
         (Slot::Sum(s), AggKind::Avg(e)) => s.add(&eval(e, row, env)?, "average")?,
         (Slot::Ext(cur), AggKind::Min(e) | AggKind::Max(e)) => {
             let v = eval(e, row, env)?;
-            let want = if matches!(kind, AggKind::Min(_)) { std::cmp::Ordering::Less } else { std::cmp::Ordering::Greater };
+            let want = if matches!(kind, AggKind::Min(_)) {
+                std::cmp::Ordering::Less
+            } else {
+                std::cmp::Ordering::Greater
+            };
             if !matches!(v, Value::Null) && cur.as_ref().is_none_or(|c| v.total_cmp(c) == want) {
                 *cur = Some(v);
             }
@@ -301,7 +316,14 @@ fn update(slot: &mut Slot, kind: &AggKind, row: &Value, env: &mut Env, approx: b
                 prune_top(rows, *n);
             }
         }
-        (Slot::Reduce(acc), AggKind::Reduce { init, acc: id, body }) => {
+        (
+            Slot::Reduce(acc),
+            AggKind::Reduce {
+                init,
+                acc: id,
+                body,
+            },
+        ) => {
             let cur = match acc.take() {
                 Some(a) => a,
                 None => eval(init, &Value::Null, env)?,
@@ -320,14 +342,34 @@ fn update(slot: &mut Slot, kind: &AggKind, row: &Value, env: &mut Env, approx: b
             let st = g.entry(k).or_insert_with(|| State::with_mode(body, approx));
             st.update_plan(body, row, env)?;
         }
-        (Slot::Groups(g), AggKind::Each { coll, params, body, out }) => {
+        (
+            Slot::Groups(g),
+            AggKind::Each {
+                coll,
+                params,
+                body,
+                out,
+            },
+        ) => {
             let c = eval(coll, row, env)?;
             let items: Vec<(String, Value)> = match c {
-                Value::Array(a) => a.into_iter().enumerate().map(|(i, v)| (i.to_string(), v)).collect(),
+                Value::Array(a) => a
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, v)| (i.to_string(), v))
+                    .collect(),
                 Value::Object(m) if *out == EachOut::Object => m.into_iter().collect(),
-                Value::Object(m) => m.into_iter().map(|(k, v)| (k.clone(), Value::Array(vec![Value::Str(k), v]))).collect(),
+                Value::Object(m) => m
+                    .into_iter()
+                    .map(|(k, v)| (k.clone(), Value::Array(vec![Value::Str(k), v])))
+                    .collect(),
                 Value::Null => Vec::new(),
-                other => return err(format!("map needs an array or object, got {}", other.type_name())),
+                other => {
+                    return err(format!(
+                        "map needs an array or object, got {}",
+                        other.type_name()
+                    ))
+                }
             };
             for (k, v) in items {
                 let st = g.entry(k).or_insert_with(|| State::with_mode(body, approx));
@@ -392,7 +434,9 @@ fn merge(a: &mut Slot, b: Slot, kind: &AggKind) -> Result<(), String> {
                 }
             }
         }
-        (Slot::Reduce(_), _) => return Err("reduce cannot be merged (it runs in input order)".into()),
+        (Slot::Reduce(_), _) => {
+            return Err("reduce cannot be merged (it runs in input order)".into())
+        }
         _ => return Err("partial states do not match the query".into()),
     }
     Ok(())
@@ -411,7 +455,12 @@ fn finish(slot: Slot, kind: &AggKind, env: &mut Env) -> EvalResult {
         (Slot::Sum(s), _) => s.finish_sum(),
         (Slot::Ext(v), _) => v.unwrap_or(Value::Null),
         (Slot::Stdev(w), AggKind::Stdev(_, sample)) => w.finish(*sample),
-        (Slot::Pct(p), AggKind::Pct { ps, scalar, method, .. }) => {
+        (
+            Slot::Pct(p),
+            AggKind::Pct {
+                ps, scalar, method, ..
+            },
+        ) => {
             let vals = p.finish(ps, *method);
             if *scalar {
                 vals.into_iter().next().unwrap_or(Value::Null)
@@ -421,7 +470,9 @@ fn finish(slot: Slot, kind: &AggKind, env: &mut Env) -> EvalResult {
         }
         (Slot::Distinct(m), _) => Value::Array(m.into_values().collect()),
         (Slot::CountDistinct(s), _) => Value::Int(s.len() as i64),
-        (Slot::Rows(rows), AggKind::Group(_)) => Value::Array(rows.into_iter().map(|(_, v)| v).collect()),
+        (Slot::Rows(rows), AggKind::Group(_)) => {
+            Value::Array(rows.into_iter().map(|(_, v)| v).collect())
+        }
         (Slot::Rows(mut rows), AggKind::Sort(_, desc)) => {
             // Stable: equal keys keep input order.
             if *desc {

@@ -35,7 +35,11 @@ fn u(x: u64) -> Value {
 }
 
 fn buckets(b: &std::collections::BTreeMap<i32, u64>) -> Value {
-    Value::Array(b.iter().map(|(k, c)| Value::Array(vec![Value::Int(*k as i64), u(*c)])).collect())
+    Value::Array(
+        b.iter()
+            .map(|(k, c)| Value::Array(vec![Value::Int(*k as i64), u(*c)]))
+            .collect(),
+    )
 }
 
 /// Encodes a state.
@@ -56,11 +60,32 @@ fn slot_to_value(s: &Slot) -> Value {
                 ("n", u(a.n)),
             ],
         ),
-        Slot::Ext(v) => obj("ext", vec![("set", Value::Bool(v.is_some())), ("v", v.clone().unwrap_or_default())]),
-        Slot::Stdev(w) => obj("welford", vec![("n", u(w.n)), ("mean", f(w.mean)), ("m2", f(w.m2))]),
+        Slot::Ext(v) => obj(
+            "ext",
+            vec![
+                ("set", Value::Bool(v.is_some())),
+                ("v", v.clone().unwrap_or_default()),
+            ],
+        ),
+        Slot::Stdev(w) => obj(
+            "welford",
+            vec![("n", u(w.n)), ("mean", f(w.mean)), ("m2", f(w.m2))],
+        ),
         Slot::Pct(PctState::Exact(v, all_int)) => {
-            let vals = v.iter().map(|x| if *all_int { Value::Int(*x as i64) } else { f(*x) }).collect();
-            obj("pct", vec![("int", Value::Bool(*all_int)), ("v", Value::Array(vals))])
+            let vals = v
+                .iter()
+                .map(|x| {
+                    if *all_int {
+                        Value::Int(*x as i64)
+                    } else {
+                        f(*x)
+                    }
+                })
+                .collect();
+            obj(
+                "pct",
+                vec![("int", Value::Bool(*all_int)), ("v", Value::Array(vals))],
+            )
         }
         Slot::Pct(PctState::Sketch(d)) => obj(
             "ddsketch",
@@ -71,22 +96,44 @@ fn slot_to_value(s: &Slot) -> Value {
                 ("zero", u(d.zero)),
             ],
         ),
-        Slot::Distinct(m) => obj("distinct", vec![("v", Value::Array(m.values().cloned().collect()))]),
+        Slot::Distinct(m) => obj(
+            "distinct",
+            vec![("v", Value::Array(m.values().cloned().collect()))],
+        ),
         Slot::CountDistinct(s) => {
             let mut keys: Vec<&String> = s.iter().collect();
             keys.sort();
-            obj("count_distinct", vec![("v", Value::Array(keys.into_iter().map(|k| Value::Str(k.clone())).collect()))])
+            obj(
+                "count_distinct",
+                vec![(
+                    "v",
+                    Value::Array(keys.into_iter().map(|k| Value::Str(k.clone())).collect()),
+                )],
+            )
         }
         Slot::Rows(r) => obj(
             "rows",
-            vec![("v", Value::Array(r.iter().map(|(k, v)| Value::Array(vec![k.clone(), v.clone()])).collect()))],
+            vec![(
+                "v",
+                Value::Array(
+                    r.iter()
+                        .map(|(k, v)| Value::Array(vec![k.clone(), v.clone()]))
+                        .collect(),
+                ),
+            )],
         ),
         Slot::Reduce(_) => obj("reduce", vec![]),
         Slot::Groups(g) => obj(
             "groups",
             vec![(
                 "g",
-                Value::Array(g.iter().map(|(k, st)| Value::Array(vec![Value::Str(k.clone()), state_to_value(st)])).collect()),
+                Value::Array(
+                    g.iter()
+                        .map(|(k, st)| {
+                            Value::Array(vec![Value::Str(k.clone()), state_to_value(st)])
+                        })
+                        .collect(),
+                ),
             )],
         ),
     }
@@ -94,7 +141,9 @@ fn slot_to_value(s: &Slot) -> Value {
 
 fn get<'a>(v: &'a Value, k: &str) -> Result<&'a Value, String> {
     match v {
-        Value::Object(m) => m.get(k).ok_or_else(|| format!("partial state: missing field \"{k}\"")),
+        Value::Object(m) => m
+            .get(k)
+            .ok_or_else(|| format!("partial state: missing field \"{k}\"")),
         _ => Err("partial state: expected an object".into()),
     }
 }
@@ -102,14 +151,18 @@ fn get<'a>(v: &'a Value, k: &str) -> Result<&'a Value, String> {
 fn get_u(v: &Value, k: &str) -> Result<u64, String> {
     match get(v, k)? {
         Value::Int(i) if *i >= 0 => Ok(*i as u64),
-        _ => Err(format!("partial state: \"{k}\" must be a non-negative integer")),
+        _ => Err(format!(
+            "partial state: \"{k}\" must be a non-negative integer"
+        )),
     }
 }
 
 fn get_f(v: &Value, k: &str) -> Result<f64, String> {
     match get(v, k)? {
         Value::Null => Ok(f64::NAN),
-        x => x.as_f64().ok_or_else(|| format!("partial state: \"{k}\" must be a number")),
+        x => x
+            .as_f64()
+            .ok_or_else(|| format!("partial state: \"{k}\" must be a number")),
     }
 }
 
@@ -133,7 +186,8 @@ fn read_buckets(v: &Value, k: &str) -> Result<std::collections::BTreeMap<i32, u6
         match b {
             Value::Array(p) => match p.as_slice() {
                 [Value::Int(i), Value::Int(c)] if *c >= 0 => {
-                    let i = i32::try_from(*i).map_err(|_| "partial state: bucket index out of range")?;
+                    let i = i32::try_from(*i)
+                        .map_err(|_| "partial state: bucket index out of range")?;
                     *out.entry(i).or_default() += *c as u64;
                 }
                 _ => return Err("partial state: bad sketch bucket".into()),
@@ -149,7 +203,10 @@ pub fn state_from_value(v: &Value, approx: bool) -> Result<State, String> {
     let Value::Array(slots) = v else {
         return Err("partial state: \"state\" must be an array".into());
     };
-    let slots = slots.iter().map(|s| slot_from_value(s, approx)).collect::<Result<_, _>>()?;
+    let slots = slots
+        .iter()
+        .map(|s| slot_from_value(s, approx))
+        .collect::<Result<_, _>>()?;
     Ok(State { slots, approx })
 }
 
@@ -170,12 +227,23 @@ fn slot_from_value(v: &Value, approx: bool) -> Result<Slot, String> {
             any_float: get_bool(v, "float")?,
             n: get_u(v, "n")?,
         }),
-        "ext" => Slot::Ext(if get_bool(v, "set")? { Some(get(v, "v")?.clone()) } else { None }),
-        "welford" => Slot::Stdev(Welford { n: get_u(v, "n")?, mean: get_f(v, "mean")?, m2: get_f(v, "m2")? }),
+        "ext" => Slot::Ext(if get_bool(v, "set")? {
+            Some(get(v, "v")?.clone())
+        } else {
+            None
+        }),
+        "welford" => Slot::Stdev(Welford {
+            n: get_u(v, "n")?,
+            mean: get_f(v, "mean")?,
+            m2: get_f(v, "m2")?,
+        }),
         "pct" => {
             let vals = get_arr(v, "v")?
                 .iter()
-                .map(|x| x.as_f64().ok_or("partial state: percentile values must be numbers"))
+                .map(|x| {
+                    x.as_f64()
+                        .ok_or("partial state: percentile values must be numbers")
+                })
                 .collect::<Result<Vec<f64>, _>>()?;
             Slot::Pct(PctState::Exact(vals, get_bool(v, "int")?))
         }
@@ -192,11 +260,14 @@ fn slot_from_value(v: &Value, approx: bool) -> Result<Slot, String> {
         "distinct" => {
             let mut m = IndexMap::default();
             for x in get_arr(v, "v")? {
-                m.entry(crate::json::to_string(x)).or_insert_with(|| x.clone());
+                m.entry(crate::json::to_string(x))
+                    .or_insert_with(|| x.clone());
             }
             Slot::Distinct(m)
         }
-        "count_distinct" => Slot::CountDistinct(get_arr(v, "v")?.iter().map(Value::key_text).collect()),
+        "count_distinct" => {
+            Slot::CountDistinct(get_arr(v, "v")?.iter().map(Value::key_text).collect())
+        }
         "rows" => Slot::Rows(
             get_arr(v, "v")?
                 .iter()

@@ -50,7 +50,12 @@ impl PctState {
             Value::Int(i) => *i as f64,
             Value::Float(f) if f.is_nan() => return Ok(()),
             Value::Float(f) => *f,
-            other => return err(format!("percentile of a {} (expected a number)", other.type_name())),
+            other => {
+                return err(format!(
+                    "percentile of a {} (expected a number)",
+                    other.type_name()
+                ))
+            }
         };
         match self {
             PctState::Exact(vs, all_int) => {
@@ -227,7 +232,10 @@ mod tests {
         let v = ints(&[10, 20, 30]);
         assert_eq!(exact(&v, 0.5, PctMethod::Disc, true), Value::Int(20));
         let v = ints(&[10, 20, 30, 40]);
-        let got: Vec<Value> = [0.25, 0.5, 1.0].iter().map(|&p| exact(&v, p, PctMethod::Disc, true)).collect();
+        let got: Vec<Value> = [0.25, 0.5, 1.0]
+            .iter()
+            .map(|&p| exact(&v, p, PctMethod::Disc, true))
+            .collect();
         assert_eq!(got, vec![Value::Int(10), Value::Int(20), Value::Int(40)]);
         assert_eq!(exact(&v, 0.0, PctMethod::Disc, true), Value::Int(10));
     }
@@ -250,8 +258,12 @@ mod tests {
         }
         exact_v.sort_by(f64::total_cmp);
         for p in [0.01, 0.1, 0.5, 0.9, 0.99, 1.0] {
-            let Value::Float(q) = s.quantile(p, PctMethod::Disc) else { panic!() };
-            let Value::Float(e) = exact(&exact_v, p, PctMethod::Disc, false) else { panic!() };
+            let Value::Float(q) = s.quantile(p, PctMethod::Disc) else {
+                panic!()
+            };
+            let Value::Float(e) = exact(&exact_v, p, PctMethod::Disc, false) else {
+                panic!()
+            };
             assert!((q - e).abs() <= ALPHA * e.abs() + 1e-9, "p={p} q={q} e={e}");
         }
     }

@@ -70,7 +70,10 @@ fn main() -> ExitCode {
     let mut helpers = Vec::new();
     for h in &cli.helpers {
         match std::fs::read_to_string(h) {
-            Ok(text) => helpers.push(HelperFile { name: h.clone(), text }),
+            Ok(text) => helpers.push(HelperFile {
+                name: h.clone(),
+                text,
+            }),
             Err(e) => return fail(1, &format!("{h}: {e}")),
         }
     }
@@ -92,11 +95,19 @@ fn main() -> ExitCode {
             OutFmt::Csv => Format::Csv,
         }
     };
-    let threads = cli.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let threads = cli
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     if cli.explain {
         explain(&q, threads);
     }
-    let opts = Options { threads, format, skip_bad: cli.skip_bad, emit_partial: cli.emit_partial, chunk_bytes: cli.chunk_bytes };
+    let opts = Options {
+        threads,
+        format,
+        skip_bad: cli.skip_bad,
+        emit_partial: cli.emit_partial,
+        chunk_bytes: cli.chunk_bytes,
+    };
     let stdout = io::stdout();
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
     let r = if cli.merge {
@@ -159,9 +170,16 @@ fn explain(q: &Query, threads: usize) {
     let split = if q.split == q.stages.len() {
         "all stages run in parallel chunks; output in input order".to_string()
     } else if q.mergeable() {
-        format!("stages 1..={} run in parallel chunks; partial states merged in input order", q.split + 1)
+        format!(
+            "stages 1..={} run in parallel chunks; partial states merged in input order",
+            q.split + 1
+        )
     } else {
-        format!("stages 1..{} run in parallel; stage {} (not mergeable) runs in input order", q.split, q.split + 1)
+        format!(
+            "stages 1..{} run in parallel; stage {} (not mergeable) runs in input order",
+            q.split,
+            q.split + 1
+        )
     };
     eprintln!("  parallel: {split}");
 }

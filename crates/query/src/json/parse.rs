@@ -175,7 +175,10 @@ impl<'a> Cursor<'a> {
     }
 
     fn err(&self, msg: &'static str) -> JsonError {
-        JsonError { offset: self.i, msg }
+        JsonError {
+            offset: self.i,
+            msg,
+        }
     }
 
     #[inline]
@@ -550,12 +553,15 @@ mod tests {
     use super::*;
 
     fn keys(ks: &[&str]) -> Vec<Box<[u8]>> {
-        ks.iter().map(|k| k.as_bytes().to_vec().into_boxed_slice()).collect()
+        ks.iter()
+            .map(|k| k.as_bytes().to_vec().into_boxed_slice())
+            .collect()
     }
 
     #[test]
     fn parses_all_kinds() {
-        let v = parse_line(br#" {"a":[1,-2.5e3,"x\u00e9\ud83d\ude00",true,false,null],"b":{}} "#).unwrap();
+        let v = parse_line(br#" {"a":[1,-2.5e3,"x\u00e9\ud83d\ude00",true,false,null],"b":{}} "#)
+            .unwrap();
         assert_eq!(
             crate::json::to_string(&v),
             r#"{"a":[1,-2500.0,"xé😀",true,false,null],"b":{}}"#
@@ -564,8 +570,14 @@ mod tests {
 
     #[test]
     fn big_integers_become_floats() {
-        assert!(matches!(parse_line(b"9223372036854775807").unwrap(), Value::Int(i64::MAX)));
-        assert!(matches!(parse_line(b"9223372036854775808").unwrap(), Value::Float(_)));
+        assert!(matches!(
+            parse_line(b"9223372036854775807").unwrap(),
+            Value::Int(i64::MAX)
+        ));
+        assert!(matches!(
+            parse_line(b"9223372036854775808").unwrap(),
+            Value::Float(_)
+        ));
     }
 
     #[test]
@@ -583,7 +595,11 @@ mod tests {
             b"\"\\ud800\"",
             b"",
         ] {
-            assert!(parse_line(bad).is_err(), "{:?}", String::from_utf8_lossy(bad));
+            assert!(
+                parse_line(bad).is_err(),
+                "{:?}",
+                String::from_utf8_lossy(bad)
+            );
             let mut out = vec![None];
             assert!(scan_fields(bad, &keys(&["a"]), &mut out).is_err());
         }
@@ -604,7 +620,10 @@ mod tests {
     #[test]
     fn scan_reports_non_objects() {
         let mut out = vec![None];
-        assert_eq!(scan_fields(b"[1]", &keys(&["a"]), &mut out).unwrap(), Scan::NotObject);
+        assert_eq!(
+            scan_fields(b"[1]", &keys(&["a"]), &mut out).unwrap(),
+            Scan::NotObject
+        );
     }
 
     #[test]

@@ -153,7 +153,10 @@ mod tests {
 
     #[test]
     fn strings_are_escaped() {
-        assert_eq!(to_string(&Value::Str("a\"b\\\n\u{1}".into())), r#""a\"b\\\n\u0001""#);
+        assert_eq!(
+            to_string(&Value::Str("a\"b\\\n\u{1}".into())),
+            r#""a\"b\\\n\u0001""#
+        );
     }
 
     #[test]
@@ -162,6 +165,9 @@ mod tests {
         m.insert("a".into(), Value::Array(vec![Value::Int(1)]));
         let mut out = Vec::new();
         write_pretty(&Value::Object(m), &mut out);
-        assert_eq!(String::from_utf8(out).unwrap(), "{\n  \"a\": [\n    1\n  ]\n}");
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "{\n  \"a\": [\n    1\n  ]\n}"
+        );
     }
 }

@@ -14,7 +14,10 @@ pub struct QueryError {
 impl QueryError {
     /// An error at `pos`.
     pub fn new(pos: usize, msg: impl Into<String>) -> Self {
-        QueryError { pos, msg: msg.into() }
+        QueryError {
+            pos,
+            msg: msg.into(),
+        }
     }
 
     /// Multi-line rendering: `origin:line:col: msg`, the source line, and a
@@ -50,6 +53,9 @@ mod tests {
     #[test]
     fn caret_points_at_column() {
         let e = QueryError::new(4, "expected ')'");
-        assert_eq!(e.render("f(1 >> 2", "query"), "query:1:5: expected ')'\n  f(1 >> 2\n      ^");
+        assert_eq!(
+            e.render("f(1 >> 2", "query"),
+            "query:1:5: expected ')'\n  f(1 >> 2\n      ^"
+        );
     }
 }

@@ -119,11 +119,21 @@ pub fn lex(src: &str) -> Result<Vec<Token>, QueryError> {
                 .map_err(|_| QueryError::new(start, "invalid number literal"))?;
             // Integers that do not fit i64 exactly are taken as floats.
             let int = int && s.parse::<i64>().is_ok();
-            out.push(Token { tok: Tok::Num(v, int), pos: start });
+            out.push(Token {
+                tok: Tok::Num(v, int),
+                pos: start,
+            });
             continue;
         }
-        if c == b'_' && !b.get(i + 1).is_some_and(|n| n.is_ascii_alphanumeric() || *n == b'_') {
-            out.push(Token { tok: Tok::Underscore, pos: start });
+        if c == b'_'
+            && !b
+                .get(i + 1)
+                .is_some_and(|n| n.is_ascii_alphanumeric() || *n == b'_')
+        {
+            out.push(Token {
+                tok: Tok::Underscore,
+                pos: start,
+            });
             i += 1;
             continue;
         }
@@ -136,31 +146,49 @@ pub fn lex(src: &str) -> Result<Vec<Token>, QueryError> {
             if i < b.len() && b[i] == b'?' && b.get(i + 1) == Some(&b'(') {
                 i += 1;
             }
-            out.push(Token { tok: Tok::Ident(src[start..i].to_string()), pos: start });
+            out.push(Token {
+                tok: Tok::Ident(src[start..i].to_string()),
+                pos: start,
+            });
             continue;
         }
         if c == b'"' {
             let (s, end) = string(src, i)?;
-            out.push(Token { tok: Tok::Str(s), pos: start });
+            out.push(Token {
+                tok: Tok::Str(s),
+                pos: start,
+            });
             i = end;
             continue;
         }
         if c == b'/' && !prev_operand {
             let (re, flags, end) = regex(src, i)?;
-            out.push(Token { tok: Tok::Regex(re, flags), pos: start });
+            out.push(Token {
+                tok: Tok::Regex(re, flags),
+                pos: start,
+            });
             i = end;
             continue;
         }
         let rest = &src[i..];
         let Some(sym) = SYMS.iter().find(|s| rest.starts_with(**s)) else {
             let ch = rest.chars().next().unwrap_or('?');
-            return Err(QueryError::new(start, format!("unexpected character '{ch}'")));
+            return Err(QueryError::new(
+                start,
+                format!("unexpected character '{ch}'"),
+            ));
         };
         // `//` after an operand is floor division; elsewhere it is an empty regex.
-        out.push(Token { tok: Tok::Sym(sym), pos: start });
+        out.push(Token {
+            tok: Tok::Sym(sym),
+            pos: start,
+        });
         i += sym.len();
     }
-    out.push(Token { tok: Tok::Eof, pos: src.len() });
+    out.push(Token {
+        tok: Tok::Eof,
+        pos: src.len(),
+    });
     Ok(out)
 }
 
@@ -186,18 +214,26 @@ fn string(src: &str, start: usize) -> Result<(String, usize), QueryError> {
                         let ch = u32::from_str_radix(&hex, 16)
                             .ok()
                             .and_then(char::from_u32)
-                            .ok_or_else(|| QueryError::new(at, "invalid \\u escape (need 4 hex digits)"))?;
+                            .ok_or_else(|| {
+                                QueryError::new(at, "invalid \\u escape (need 4 hex digits)")
+                            })?;
                         out.push(ch);
                     }
                     other => {
-                        return Err(QueryError::new(at, format!("unknown escape '\\{other}' in a string")))
+                        return Err(QueryError::new(
+                            at,
+                            format!("unknown escape '\\{other}' in a string"),
+                        ))
                     }
                 }
             }
             c => out.push(c),
         }
     }
-    Err(QueryError::new(start, "unterminated string (missing closing '\"')"))
+    Err(QueryError::new(
+        start,
+        "unterminated string (missing closing '\"')",
+    ))
 }
 
 fn regex(src: &str, start: usize) -> Result<(String, String, usize), QueryError> {
@@ -213,7 +249,10 @@ fn regex(src: &str, start: usize) -> Result<(String, String, usize), QueryError>
                 }
                 let flags = src[i + 1..j].to_string();
                 if let Some(f) = flags.chars().find(|c| !"imsx".contains(*c)) {
-                    return Err(QueryError::new(i + 1, format!("unknown regex flag '{f}' (use i, m, s or x)")));
+                    return Err(QueryError::new(
+                        i + 1,
+                        format!("unknown regex flag '{f}' (use i, m, s or x)"),
+                    ));
                 }
                 return Ok((re, flags, j));
             }
@@ -228,7 +267,10 @@ fn regex(src: &str, start: usize) -> Result<(String, String, usize), QueryError>
             }
         }
     }
-    Err(QueryError::new(start, "unterminated regex (missing closing '/')"))
+    Err(QueryError::new(
+        start,
+        "unterminated regex (missing closing '/')",
+    ))
 }
 
 #[cfg(test)]
@@ -242,7 +284,10 @@ mod tests {
     #[test]
     fn slash_is_regex_or_division_by_context() {
         assert_eq!(toks("a / 2")[1], Tok::Sym("/"));
-        assert_eq!(toks("x =~ /^\\/api/i")[2], Tok::Regex("^/api".into(), "i".into()));
+        assert_eq!(
+            toks("x =~ /^\\/api/i")[2],
+            Tok::Regex("^/api".into(), "i".into())
+        );
     }
 
     #[test]

@@ -29,7 +29,11 @@ pub fn parse_program(src: &str, var_base: usize) -> R<Program> {
             _ => return Err(p.expected("'>>' or end of query")),
         }
     }
-    Ok(Program { defs, stages, n_vars: p.next_var })
+    Ok(Program {
+        defs,
+        stages,
+        n_vars: p.next_var,
+    })
 }
 
 /// Parses a helper file: only `def`s. Returns them and the next free slot.
@@ -82,7 +86,10 @@ impl Parser {
     }
 
     fn expected(&self, what: &str) -> QueryError {
-        QueryError::new(self.pos(), format!("expected {what}, found {}", self.peek().describe()))
+        QueryError::new(
+            self.pos(),
+            format!("expected {what}, found {}", self.peek().describe()),
+        )
     }
 
     fn eat(&mut self, sym: &'static str) -> bool {
@@ -126,15 +133,13 @@ impl Parser {
             self.bump();
             let name = self.ident("a helper name after 'def'")?;
             let mut params = Vec::new();
-            if self.eat("(") {
-                if !self.eat(")") {
-                    loop {
-                        params.push(self.ident("a parameter name")?);
-                        if self.eat(")") {
-                            break;
-                        }
-                        self.expect(",", "between parameters")?;
+            if self.eat("(") && !self.eat(")") {
+                loop {
+                    params.push(self.ident("a parameter name")?);
+                    if self.eat(")") {
+                        break;
                     }
+                    self.expect(",", "between parameters")?;
                 }
             }
             if !self.eat("=") {
@@ -147,7 +152,12 @@ impl Parser {
             if !self.eat(";") && self.peek() != &Tok::Eof {
                 return Err(self.expected("';' after a helper definition"));
             }
-            defs.push(Def { name, arity, body, pos });
+            defs.push(Def {
+                name,
+                arity,
+                body,
+                pos,
+            });
         }
         Ok(defs)
     }
@@ -239,10 +249,12 @@ impl Parser {
             }
             return Ok(Ast::Unary(UnOp::Neg, Box::new(e)));
         }
-        if self.eat("!") || self.peek() == &Tok::Ident("not".into()) && {
-            self.bump();
-            true
-        } {
+        if self.eat("!")
+            || self.peek() == &Tok::Ident("not".into()) && {
+                self.bump();
+                true
+            }
+        {
             let e = self.unary()?;
             return Ok(Ast::Unary(UnOp::Not, Box::new(e)));
         }
@@ -260,10 +272,17 @@ impl Parser {
                 self.bump();
                 let pos = self.pos();
                 let name = self.ident("a field or method name after '.'")?;
-                if self.peek() == &Tok::Sym("(") || self.peek() == &Tok::Sym("{") && self.block_follows() {
+                if self.peek() == &Tok::Sym("(")
+                    || self.peek() == &Tok::Sym("{") && self.block_follows()
+                {
                     let mut args = vec![e];
                     args.extend(self.call_args()?);
-                    e = Ast::Call { name, args, method: true, pos };
+                    e = Ast::Call {
+                        name,
+                        args,
+                        method: true,
+                        pos,
+                    };
                 } else {
                     e = Ast::Dot(Box::new(e), name);
                 }
@@ -282,9 +301,10 @@ impl Parser {
         match self.peek2() {
             Tok::Sym("|") | Tok::Sym("||") => true,
             Tok::Sym("}") => false,
-            Tok::Str(_) | Tok::Ident(_) => {
-                !matches!(self.toks.get(self.at + 2).map(|t| &t.tok), Some(Tok::Sym(":")) | Some(Tok::Sym("=>")))
-            }
+            Tok::Str(_) | Tok::Ident(_) => !matches!(
+                self.toks.get(self.at + 2).map(|t| &t.tok),
+                Some(Tok::Sym(":")) | Some(Tok::Sym("=>"))
+            ),
             _ => true,
         }
     }
@@ -360,7 +380,11 @@ impl Parser {
         match tok {
             Tok::Num(f, int) => {
                 self.bump();
-                Ok(Ast::Lit(if int { Value::Int(f as i64) } else { Value::Float(f) }))
+                Ok(Ast::Lit(if int {
+                    Value::Int(f as i64)
+                } else {
+                    Value::Float(f)
+                }))
             }
             Tok::Str(s) => {
                 self.bump();
@@ -460,7 +484,12 @@ impl Parser {
             }
         }
         let args = self.call_args()?;
-        Ok(Ast::Call { name, args, method: false, pos })
+        Ok(Ast::Call {
+            name,
+            args,
+            method: false,
+            pos,
+        })
     }
 }
 
@@ -488,7 +517,9 @@ mod tests {
     #[test]
     fn trailing_block_becomes_lambda_argument() {
         let p = parse_program(r#"group_by(_["g"]) { |row| sum(row["x"]) }"#, 0).unwrap();
-        let Ast::Call { args, .. } = &p.stages[0].0 else { panic!() };
+        let Ast::Call { args, .. } = &p.stages[0].0 else {
+            panic!()
+        };
         assert!(matches!(args[1], Ast::Lambda(ref ps, _) if ps.len() == 1));
     }
 
@@ -502,7 +533,10 @@ mod tests {
     fn error_missing_paren_says_what_was_expected() {
         let e = err("sum(_.x");
         assert_eq!(e.pos, 7);
-        assert_eq!(e.msg, "expected ',' or ')' in the argument list, found end of query");
+        assert_eq!(
+            e.msg,
+            "expected ',' or ')' in the argument list, found end of query"
+        );
     }
 
     #[test]
@@ -515,12 +549,20 @@ mod tests {
     fn error_bad_token_after_stage() {
         let e = err("_.x )");
         assert_eq!(e.pos, 4);
-        assert!(e.msg.starts_with("expected '>>' or end of query"), "{}", e.msg);
+        assert!(
+            e.msg.starts_with("expected '>>' or end of query"),
+            "{}",
+            e.msg
+        );
     }
 
     #[test]
     fn defs_then_stages() {
-        let p = parse_program("def big(r, n) = r.content_length >= n; select(big(_, 5))", 0).unwrap();
+        let p = parse_program(
+            "def big(r, n) = r.content_length >= n; select(big(_, 5))",
+            0,
+        )
+        .unwrap();
         assert_eq!(p.defs.len(), 1);
         assert_eq!(p.defs[0].arity, 2);
     }

@@ -64,8 +64,16 @@ pub fn stats_log(n: usize, seed: u64) -> String {
         let ttlb = 20 + r.below(2000);
         let rtt = 1 + r.below(300);
         let loss = (r.unit() * 1e4).round() / 1e6;
-        let lat = if r.below(20) == 0 { "null".to_string() } else { format!("{:.3}", r.unit() * 500.0) };
-        let extra = if r.below(10) == 0 { String::new() } else { format!(",\"num-ptos\":{}", r.below(3)) };
+        let lat = if r.below(20) == 0 {
+            "null".to_string()
+        } else {
+            format!("{:.3}", r.unit() * 500.0)
+        };
+        let extra = if r.below(10) == 0 {
+            String::new()
+        } else {
+            format!(",\"num-ptos\":{}", r.below(3))
+        };
         s.push_str(&format!(
             "{{\"conn_id\":{i},\"group\":\"{g}\",\"pop\":\"p{}\",\"content_length\":{cl},\"ttlb\":{ttlb},\"rtt.minimum\":{rtt},\"loss\":{loss},\"lat\":{lat}{extra},\"pad\":\"{}\",\"nested\":{{\"a\":[1,2,{{\"b\":null}}]}}}}\n",
             r.below(7),
@@ -81,7 +89,11 @@ pub fn ndq() -> Command {
 
 pub fn run_ndq(args: &[&str], stdin: Option<&[u8]>) -> Output {
     let mut c = ndq();
-    c.args(args).stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() });
+    c.args(args).stdin(if stdin.is_some() {
+        Stdio::piped()
+    } else {
+        Stdio::null()
+    });
     c.stdout(Stdio::piped()).stderr(Stdio::piped());
     let mut child = c.spawn().expect("ndq binary runs");
     if let Some(b) = stdin {
