@@ -40,9 +40,13 @@ mod spurious;
 mod stats;
 
 pub use ack_frame::{AckError, AckFrame, EcnCounts};
-pub use config::RecoveryConfig;
+pub use config::{
+    RecoveryConfig, DEFAULT_MAX_ACK_DELAY, DEFAULT_SPURIOUS_MEMORY_PACKETS, PACKET_THRESHOLD,
+    PERSISTENT_CONGESTION_THRESHOLD, TIME_THRESHOLD,
+};
 pub use detector::LossDetector;
 pub use outcome::{AckOutcome, TimeoutKind, TimeoutOutcome};
+pub use persistent::persistent_congestion_duration;
 pub use sent::SentPacket;
 pub use stats::RecoveryStats;
 
