@@ -7,10 +7,11 @@ use ramp_cc::Rate;
 use ramp_quic::relay::{Relay, RelayConfig};
 
 fn client_initial(len: usize, seq: u32) -> Vec<u8> {
-    // Long header, fixed bit, Initial type, version 1: admits the client.
+    // Long header, fixed bit, Initial type, version 1, an 8-byte DCID
+    // carrying the sequence number, no SCID: admits the client.
     let mut d = vec![0u8; len];
-    d[..5].copy_from_slice(&[0xc3, 0, 0, 0, 1]);
-    d[5..9].copy_from_slice(&seq.to_be_bytes());
+    d[..6].copy_from_slice(&[0xc3, 0, 0, 0, 1, 8]);
+    d[6..10].copy_from_slice(&seq.to_be_bytes());
     d
 }
 
@@ -59,7 +60,7 @@ fn measure() -> Result<String, String> {
         if n != 1200 {
             return Err(format!("datagram of {n} bytes"));
         }
-        let seq = u32::from_be_bytes([buf[5], buf[6], buf[7], buf[8]]) as usize;
+        let seq = u32::from_be_bytes([buf[6], buf[7], buf[8], buf[9]]) as usize;
         if let Some(a) = arrivals.get_mut(seq) {
             *a = Some(start.elapsed());
         }
@@ -158,16 +159,16 @@ fn relay_counts_and_drops_garbage() {
         x ^= x << 13;
         x ^= x >> 7;
         x ^= x << 17;
-        let len = (x % 1500) as usize;
+        let len = if i % 2 == 0 {
+            (x % 21) as usize // too short for a short header: malformed
+        } else {
+            21 + (x % 1400) as usize // a short header from nobody known
+        };
         let mut d: Vec<u8> = (0..len).map(|k| (x >> (k % 56)) as u8).collect();
         if let Some(b) = d.first_mut() {
-            if i % 2 == 0 {
-                *b &= !0x40; // fixed bit clear: malformed
-            } else {
-                *b = 0x40; // short header from an unknown address
-            }
+            *b &= 0x7f;
         }
-        if d.first().is_none_or(|b| b & 0x40 == 0) {
+        if len < 21 {
             malformed += 1;
         }
         let _ = g.send(&d);

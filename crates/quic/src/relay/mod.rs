@@ -21,10 +21,12 @@
 //! access link). A new client is admitted only by a datagram that looks like
 //! a QUIC client Initial (long header, Initial type, a non-zero version, at
 //! least 1200 bytes: RFC 9000 §14.1); anything else from an unknown address
-//! is counted as `unknown` and dropped. Datagrams that are not QUIC at all
-//! (empty, or with the fixed bit clear: RFC 9000 §17.2, §17.3, except
-//! Version Negotiation) are counted as `malformed` and dropped in either
-//! direction. Clients idle for [`RelayConfig::client_idle`] are forgotten.
+//! is counted as `unknown` and dropped. Datagrams that cannot be QUIC
+//! (empty; a short header under 21 bytes, RFC 9000 §10.3; a long header
+//! whose connection-ID lengths overrun the datagram or, for QUIC v1/v2,
+//! exceed 20 bytes) are counted as `malformed` and dropped in either
+//! direction. The fixed bit is not checked: quinn greases it (RFC 9287).
+//! Clients idle for [`RelayConfig::client_idle`] are forgotten.
 
 pub mod link;
 
@@ -260,7 +262,7 @@ pub struct Relay {
 /// What a datagram looks like (RFC 9000 §17).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DatagramKind {
-    /// Empty, too short, or fixed bit clear.
+    /// Cannot be a QUIC packet.
     Malformed,
     /// A long-header Initial of at least 1200 bytes: may open a client.
     ClientInitial,
@@ -268,30 +270,58 @@ pub enum DatagramKind {
     Quic,
 }
 
+/// RFC 9000 §10.3: short-header packets smaller than 21 bytes are never
+/// valid (with the AEADs of RFC 9001).
+const MIN_SHORT_HEADER_PACKET: usize = 21;
+/// RFC 9000 §17.2: QUIC v1 connection IDs are at most 20 bytes.
+const MAX_CID_V1: usize = 20;
+/// QUIC versions 1 (RFC 9000) and 2 (RFC 9369), whose header rules are known.
+const KNOWN_VERSIONS: [u32; 2] = [0x0000_0001, 0x6b33_43cf];
+
 /// Classifies a datagram by its first packet's header.
+///
+/// The fixed bit is not checked: peers that negotiate RFC 9287 (quinn does
+/// by default) grease it.
 pub fn classify(d: &[u8]) -> DatagramKind {
     let Some(&b0) = d.first() else {
         return DatagramKind::Malformed;
     };
-    if b0 & 0x80 != 0 {
-        // Long header: flags, version (4), DCID len, DCID, SCID len, SCID.
-        if d.len() < 7 {
-            return DatagramKind::Malformed;
-        }
-        let version = u32::from_be_bytes([d[1], d[2], d[3], d[4]]);
-        if version == 0 {
-            // Version Negotiation: the fixed bit is unused (RFC 9000 §17.2.1).
-            return DatagramKind::Quic;
-        }
-        if b0 & 0x40 == 0 {
-            return DatagramKind::Malformed;
-        }
-        if (b0 & 0x30) >> 4 == 0 && d.len() >= MIN_INITIAL_DATAGRAM {
-            return DatagramKind::ClientInitial;
-        }
-        DatagramKind::Quic
-    } else if b0 & 0x40 == 0 {
-        DatagramKind::Malformed
+    if b0 & 0x80 == 0 {
+        return if d.len() < MIN_SHORT_HEADER_PACKET {
+            DatagramKind::Malformed
+        } else {
+            DatagramKind::Quic
+        };
+    }
+    // Long header (RFC 8999 §5.1): flags, version (4), DCID length, DCID,
+    // SCID length, SCID.
+    if d.len() < 7 {
+        return DatagramKind::Malformed;
+    }
+    let version = u32::from_be_bytes([d[1], d[2], d[3], d[4]]);
+    let dcid_len = usize::from(d[5]);
+    let Some(&scid_len) = d.get(6 + dcid_len) else {
+        return DatagramKind::Malformed;
+    };
+    if d.len() < 7 + dcid_len + usize::from(scid_len) {
+        return DatagramKind::Malformed;
+    }
+    if KNOWN_VERSIONS.contains(&version)
+        && (dcid_len > MAX_CID_V1 || usize::from(scid_len) > MAX_CID_V1)
+    {
+        return DatagramKind::Malformed;
+    }
+    // Initial is type 0 in v1 (RFC 9000 §17.2.2) and type 1 in v2 (RFC
+    // 9369 §3.2); other versions may still open a connection (the server
+    // answers with Version Negotiation).
+    let packet_type = (b0 & 0x30) >> 4;
+    let initial = match version {
+        0 => false,
+        0x6b33_43cf => packet_type == 1,
+        _ => packet_type == 0,
+    };
+    if initial && d.len() >= MIN_INITIAL_DATAGRAM {
+        DatagramKind::ClientInitial
     } else {
         DatagramKind::Quic
     }
@@ -709,19 +739,26 @@ mod tests {
     #[test]
     fn rfc9000_17_classify_datagrams() {
         assert_eq!(classify(&[]), DatagramKind::Malformed);
-        assert_eq!(classify(&[0x00, 1, 2]), DatagramKind::Malformed);
-        assert_eq!(classify(&[0x40, 1, 2]), DatagramKind::Quic);
+        // RFC 9000 §10.3: short headers under 21 bytes are never valid.
+        assert_eq!(classify(&[0x40; 20]), DatagramKind::Malformed);
+        assert_eq!(classify(&[0x40; 21]), DatagramKind::Quic);
+        // RFC 9287: a greased (clear) fixed bit is still QUIC.
+        assert_eq!(classify(&[0x00; 40]), DatagramKind::Quic);
         assert_eq!(classify(&[0xc0, 0, 0, 0]), DatagramKind::Malformed);
         let mut initial = vec![0u8; 1200];
-        initial[..5].copy_from_slice(&[0xc3, 0, 0, 0, 1]);
+        initial[..7].copy_from_slice(&[0xc3, 0, 0, 0, 1, 0, 0]);
         assert_eq!(classify(&initial), DatagramKind::ClientInitial);
         assert_eq!(classify(&initial[..1199]), DatagramKind::Quic);
         // Handshake type (0x20) is not an Initial.
         initial[0] = 0xe3;
         assert_eq!(classify(&initial), DatagramKind::Quic);
-        // Version Negotiation: fixed bit may be clear.
+        // v1 connection IDs over 20 bytes.
+        initial[0] = 0xc3;
+        initial[5] = 21;
+        assert_eq!(classify(&initial), DatagramKind::Malformed);
+        // CID lengths that overrun the datagram.
+        assert_eq!(classify(&[0xc3, 0, 0, 0, 1, 8, 1, 2]), DatagramKind::Malformed);
+        // Version Negotiation.
         assert_eq!(classify(&[0x80, 0, 0, 0, 0, 0, 0]), DatagramKind::Quic);
-        // Long header with fixed bit clear and a real version.
-        assert_eq!(classify(&[0x80, 0, 0, 0, 1, 0, 0]), DatagramKind::Malformed);
     }
 }

@@ -1,0 +1,104 @@
+//! Real transfers through the relay, compared with ramp-sim on the same
+//! path: 20 Mbit/s, 40 ms RTT, 40 ms drop-tail queue, no random loss.
+
+mod common;
+
+use std::time::Duration;
+
+use common::*;
+use ramp_cc::Rate;
+use ramp_quic::relay::{Relay, RelayConfig};
+use ramp_quic::stats::PathLabels;
+use ramp_sim::{run_connection, Scenario, TraceSink};
+
+const CONTROLLERS: [&str; 5] = ["newreno", "cubic", "cubic+hystart", "rapidstart", "jumpstart"];
+const SIZE: u64 = 2_000_000;
+
+/// The simulator's version of the relay path, with quinn's settings: 1200-
+/// byte datagrams, IW 10, quinn's pacer model.
+fn scenario() -> Scenario {
+    let toml = r#"
+        seed = 1
+        [path]
+        rate = "20mbit"
+        rtt = "40ms"
+        queue = "40ms"
+        [endpoint]
+        mds = 1200
+        iw = 10
+        pacer = "quinn"
+    "#;
+    let mut sc = Scenario::from_toml(toml, "real-20m-40ms").expect("scenario");
+    sc.size_bytes = SIZE;
+    sc
+}
+
+fn sim_ttlb(cc: &str) -> (Duration, u64) {
+    let spec = ramp_cc::spec::parse(cc).expect("controller name");
+    let rec = run_connection(&scenario(), &spec, 1, &mut TraceSink::off()).expect("simulation");
+    (Duration::from_micros(rec.ttlb_us), rec.packets_lost)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn relay_2mb_download_with_each_controller_matches_sim_within_15_percent() {
+    let mut rows = Vec::new();
+    for cc in CONTROLLERS {
+        let labels = PathLabels {
+            rate_bps: Some(20_000_000),
+            rtt: Some(Duration::from_millis(40)),
+            queue: Some(Duration::from_millis(40)),
+            loss: Some(0.0),
+            seed: Some(1),
+            group: Some(cc.to_string()),
+        };
+        let server = start_server(cc, &format!("relay-{cc}.ndjson"), labels).await;
+        let relay = Relay::start(RelayConfig::symmetric(
+            "127.0.0.1:0".parse().unwrap(),
+            server.addr,
+            Rate::from_bits_per_sec(20_000_000),
+            Duration::from_millis(40),
+            Duration::from_millis(40),
+            0.0,
+            1,
+        ))
+        .expect("relay");
+        let res = fetch(relay.local_addr(), &format!("/bytes/{SIZE}"), 1, 1).await;
+        assert!(res[0].is_ok(), "{cc}: {:?} relay {:?}", res[0], relay.counters());
+        assert_eq!(res[0].bytes, SIZE);
+        wait_records(&server, 1).await;
+        let recs = server.records();
+        assert_eq!(recs.len(), 1, "{cc}: one record per request");
+        let rec = &recs[0];
+        assert!(rec.get("error").is_none(), "{cc}: {rec:?}");
+        assert_eq!(rec["content_length"], SIZE);
+        assert_eq!(rec["path.rate-bps"], 20_000_000);
+        let real = Duration::from_micros(rec["ttlb-us"].as_u64().expect("ttlb-us"));
+        let lost = rec["num-packets.lost"].as_u64().unwrap_or(0);
+        let counters = tokio::task::spawn_blocking(move || relay.stop())
+            .await
+            .expect("join")
+            .expect("relay stops");
+        server.stop().await;
+        let (sim, sim_lost) = sim_ttlb(cc);
+        rows.push((cc, real, sim, lost, sim_lost, counters.down.dropped_queue));
+    }
+    eprintln!("{:<14} {:>10} {:>10} {:>7} {:>9} {:>9} {:>11}", "cc", "real ms", "sim ms", "diff", "lost", "sim lost", "relay drops");
+    let mut bad = Vec::new();
+    for (cc, real, sim, lost, sim_lost, drops) in &rows {
+        let diff = real.as_secs_f64() / sim.as_secs_f64() - 1.0;
+        eprintln!(
+            "{:<14} {:>10.1} {:>10.1} {:>+6.1}% {:>9} {:>9} {:>11}",
+            cc,
+            real.as_secs_f64() * 1e3,
+            sim.as_secs_f64() * 1e3,
+            diff * 100.0,
+            lost,
+            sim_lost,
+            drops
+        );
+        if diff.abs() > 0.15 {
+            bad.push(*cc);
+        }
+    }
+    assert!(bad.is_empty(), "real TTLB more than 15% from the simulator for {bad:?}");
+}
