@@ -23,14 +23,14 @@ use quinn::VarInt;
 use tokio::sync::oneshot;
 
 /// How a request stream's send side ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SendEnd {
     /// Finished, and the peer acknowledged every byte, at this time.
     Acked(Instant),
     /// The peer stopped the stream (STOP_SENDING) with this code.
     Stopped(u64),
-    /// The connection was lost first.
-    Lost,
+    /// The connection ended first (quinn's reason).
+    Lost(String),
 }
 
 /// Per connection: stream id → the receiver of that stream's end.
@@ -60,7 +60,7 @@ impl AckTimes {
             let end = match stopped.await {
                 Ok(None) => SendEnd::Acked(Instant::now()),
                 Ok(Some(code)) => SendEnd::Stopped(code.into_inner()),
-                Err(_) => SendEnd::Lost,
+                Err(e) => SendEnd::Lost(e.to_string()),
             };
             // The request task may be gone (client vanished): fine.
             let _ = tx.send(end);

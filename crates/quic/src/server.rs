@@ -372,9 +372,10 @@ async fn wait_acked(
             Ok(())
         }
         Ok(SendEnd::Stopped(code)) => Err(format!("client stopped the stream (code {code})")),
-        Ok(SendEnd::Lost) | Err(_) => {
-            Err("connection lost before the response was acknowledged".into())
-        }
+        Ok(SendEnd::Lost(why)) => Err(format!(
+            "connection ended before the whole response was acknowledged: {why}"
+        )),
+        Err(_) => Err("connection ended before the whole response was acknowledged".into()),
     }
 }
 

@@ -1,0 +1,110 @@
+//! The server under abuse: garbage datagrams, a client that vanishes
+//! mid-transfer, 200 concurrent connections. No completed request may lose
+//! its stats record.
+
+mod common;
+
+use std::net::UdpSocket;
+use std::time::Duration;
+
+use common::*;
+use ramp_cc::Rate;
+use ramp_quic::relay::{Relay, RelayConfig};
+use ramp_quic::stats::PathLabels;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn server_survives_garbage_datagrams() {
+    let server = start_server("cubic", "garbage.ndjson", PathLabels::default()).await;
+    let g = UdpSocket::bind("127.0.0.1:0").unwrap();
+    g.connect(server.addr).unwrap();
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    for i in 0..2000usize {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let len = match i % 4 {
+            0 => (x % 32) as usize,
+            1 => 1200 + (x % 300) as usize,
+            _ => (x % 1500) as usize,
+        };
+        let mut d: Vec<u8> = (0..len).map(|k| (x.rotate_left(k as u32 % 64)) as u8).collect();
+        if i % 4 == 1 {
+            // Looks like a v1 Initial: the server must parse and reject it.
+            d[..7].copy_from_slice(&[0xc3, 0, 0, 0, 1, 8, 0]);
+        }
+        let _ = g.send(&d);
+    }
+    let res = fetch(server.addr, "/bytes/100000", 2, 1).await;
+    assert!(res.iter().all(|r| r.is_ok()), "{res:?}");
+    wait_records(&server, 2).await;
+    assert_eq!(server.records().len(), 2);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn client_vanishing_mid_transfer_leaves_an_error_record_and_the_server_serving() {
+    let server = start_server("newreno", "vanish.ndjson", PathLabels::default()).await;
+    // A slow path, so the transfer is still running when the client goes.
+    let relay = Relay::start(RelayConfig::symmetric(
+        "127.0.0.1:0".parse().unwrap(),
+        server.addr,
+        Rate::from_bits_per_sec(5_000_000),
+        Duration::from_millis(20),
+        Duration::from_millis(40),
+        0.0,
+        1,
+    ))
+    .expect("relay");
+    let relay_addr = relay.local_addr();
+    let client = tokio::spawn(async move { fetch(relay_addr, "/bytes/20000000", 1, 1).await });
+    // Let the download start, then cut the path: the client vanishes
+    // without a CONNECTION_CLOSE reaching the server.
+    for _ in 0..100 {
+        if relay.counters().down.delivered > 100 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(relay.counters().down.delivered > 100, "the transfer started");
+    tokio::task::spawn_blocking(move || relay.stop())
+        .await
+        .expect("join")
+        .expect("relay stops");
+    client.abort();
+    // The server gives up after its idle timeout (2 s in these tests).
+    wait_records(&server, 1).await;
+    let recs = server.records();
+    assert_eq!(recs.len(), 1, "{recs:?}");
+    assert!(recs[0].get("error").is_some(), "{:?}", recs[0]);
+    assert!(recs[0].get("ttlb").is_none(), "an aborted transfer has no ttlb");
+    assert_eq!(server.handle.counters().requests_failed, 1);
+    // And it still serves.
+    let res = fetch(server.addr, "/bytes/50000", 1, 1).await;
+    assert!(res[0].is_ok(), "{res:?}");
+    wait_records(&server, 2).await;
+    let recs = server.records();
+    assert_eq!(recs.len(), 2);
+    assert!(recs[1].get("error").is_none() && recs[1].get("ttlb").is_some());
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_hundred_concurrent_connections_lose_no_record() {
+    let server = start_server("cubic+hystart", "many.ndjson", PathLabels::default()).await;
+    let res = fetch(server.addr, "/bytes/20000", 200, 200).await;
+    assert_eq!(res.len(), 200);
+    let ok = res.iter().filter(|r| r.is_ok()).count();
+    let conns: std::collections::HashSet<_> = res.iter().map(|r| r.conn).collect();
+    assert_eq!(conns.len(), 200, "one request per connection");
+    wait_records(&server, ok as u64).await;
+    let c = server.handle.counters();
+    let recs = server.records();
+    // Every request the client saw complete has its record, and every
+    // record of a completed request has its ttlb.
+    assert_eq!(ok, 200, "first failure: {:?}", res.iter().find(|r| !r.is_ok()));
+    let complete = recs.iter().filter(|r| r.get("ttlb-us").is_some()).count();
+    assert!(complete >= ok, "{complete} complete records for {ok} completed requests");
+    assert_eq!(c.record_errors, 0);
+    assert_eq!(recs.len() as u64, c.records);
+    server.stop().await;
+}
