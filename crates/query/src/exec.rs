@@ -89,6 +89,7 @@ fn process(q: &Query, chunk: &Chunk, mode: Mode, opts: &Options) -> ChunkResult 
         },
         ..Default::default()
     };
+    chunk.prefault();
     let data = chunk.bytes();
     let mut env = Env::new(q.n_vars);
     let mut scratch = Vec::new();
@@ -98,17 +99,12 @@ fn process(q: &Query, chunk: &Chunk, mode: Mode, opts: &Options) -> ChunkResult 
         _ => None,
     };
     while start < data.len() {
-        let end = memchr::memchr(b'\n', &data[start..]).map_or(data.len(), |i| start + i);
-        let line = &data[start..end];
         let pos = start;
+        let (read, end) = q.read_at(data, start, &mut scratch);
         start = end + 1;
-        if line.first().is_none_or(|c| c.is_ascii_whitespace())
-            && line.iter().all(u8::is_ascii_whitespace)
-        {
-            continue;
-        }
-        let v = match q.read_line(line, &mut scratch) {
-            Ok(v) => v,
+        let v = match read {
+            Ok(Some(v)) => v,
+            Ok(None) => continue,
             Err(e) if opts.skip_bad => {
                 r.skipped += 1;
                 if r.first_skipped.is_none() {

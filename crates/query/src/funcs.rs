@@ -453,7 +453,7 @@ fn scalar(b: Builtin, mut a: Vec<Value>) -> EvalResult {
             other => other.clone(),
         },
         ToJson => Value::Str(crate::json::to_string(&x)),
-        FromJson => crate::json::parse_line(string(&x, "from_json")?.as_bytes())
+        FromJson => crate::json::parse::parse_document(string(&x, "from_json")?.as_bytes())
             .map_err(|e| Flow::Err(format!("from_json: {e}")))?,
         Abs => match x {
             Value::Int(i) => Value::Int(i.saturating_abs()),

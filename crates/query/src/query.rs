@@ -137,27 +137,39 @@ impl Query {
         }
     }
 
-    /// Decodes one input line (the projection, when there is one).
-    pub fn read_line(
+    /// Decodes the line that starts at `data[start]` (only the projection,
+    /// when there is one). Returns `Ok(None)` for a blank line, and the index
+    /// where the line ends (its newline or `data.len()`).
+    pub fn read_at(
         &self,
-        line: &[u8],
+        data: &[u8],
+        start: usize,
         scratch: &mut Vec<Option<Value>>,
-    ) -> Result<Value, JsonError> {
+    ) -> (Result<Option<Value>, JsonError>, usize) {
+        let line_end =
+            |from: usize| memchr::memchr(b'\n', &data[from..]).map_or(data.len(), |i| from + i);
         if self.projection.is_none() {
-            return json::parse_line(line);
+            let end = line_end(start);
+            let line = &data[start..end];
+            if line.iter().all(|c| matches!(c, b' ' | b'\t' | b'\r')) {
+                return (Ok(None), end);
+            }
+            return (json::parse_line(line).map(Some), end);
         }
         scratch.clear();
         scratch.resize(self.proj_keys.len(), None);
-        match json::scan_fields(line, &self.proj_keys, scratch)? {
-            Scan::NotObject => json::parse_line(line),
-            Scan::Object => {
+        match json::scan_line(data, start, &self.proj_keys, scratch) {
+            Err(e) => (Err(e), line_end(start)),
+            Ok((Scan::Blank, end)) => (Ok(None), end),
+            Ok((Scan::NotObject, end)) => (json::parse_line(&data[start..end]).map(Some), end),
+            Ok((Scan::Object, end)) => {
                 let mut m = Map::with_capacity_and_hasher(scratch.len(), Default::default());
                 for (k, v) in self.projection.iter().flatten().zip(scratch.drain(..)) {
                     if let Some(v) = v {
                         m.insert(k.clone(), v);
                     }
                 }
-                Ok(Value::Object(m))
+                (Ok(Some(Value::Object(m))), end)
             }
         }
     }

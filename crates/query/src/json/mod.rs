@@ -8,5 +8,5 @@
 pub mod parse;
 pub mod write;
 
-pub use parse::{parse_line, scan_fields, JsonError, Scan};
+pub use parse::{parse_line, scan_fields, scan_line, JsonError, Scan};
 pub use write::{to_string, write_compact, write_pretty};
