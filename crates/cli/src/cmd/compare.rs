@@ -1,10 +1,418 @@
 //! `ramp compare`: the main job.
+//!
+//! Runs several controllers on one simulated path (by default the draft's
+//! simulator figure, `seed-100m`), each alone on the path with the same seed,
+//! prints a comparison table, and writes a run directory: records, one trace
+//! per arm, the charts as PNG, and a self-contained `report.html`.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context};
+use indicatif::{ProgressBar, ProgressStyle};
+use ramp_cc::spec::{self, ControllerSpec};
+use ramp_sim::{flows_for, simulate, Record, Scenario, TraceSink};
+
+/// The arms `ramp compare` runs when none are named: paced slow start, jump
+/// start, HyStart++ and Rapid Start, each over NewReno and over CUBIC. The
+/// first is the baseline. The scenario supplies IW and jump window.
+pub const DEFAULT_ARMS: &[(&str, &str)] = &[
+    ("slowstart", "newreno"),
+    ("jumpstart", "jumpstart"),
+    ("hystart", "newreno+hystart"),
+    ("rapidstart", "rapidstart"),
+    ("cubic", "cubic"),
+    ("cubic+jumpstart", "cubic+jumpstart"),
+    ("cubic+hystart", "cubic+hystart"),
+    ("cubic+rapidstart", "cubic+rapidstart"),
+];
 
 /// Arguments of `ramp compare`.
 #[derive(clap::Args, Debug)]
-pub struct Args {}
+pub struct Args {
+    /// A preset name (`ramp sim --list-presets`) or a scenario TOML file.
+    #[arg(long, default_value = "seed-100m")]
+    scenario: String,
+    /// Arms as `label=spec` or `spec`, comma-separated (commas inside
+    /// parentheses belong to options); the first arm is the baseline.
+    /// Default: slow start, jump start, HyStart++ and Rapid Start over
+    /// NewReno and CUBIC.
+    #[arg(long, value_name = "ARMS")]
+    cc: Option<String>,
+    /// Object size, e.g. `3MB`; default: the scenario's.
+    #[arg(long)]
+    size: Option<String>,
+    /// Path seed; default: the scenario's.
+    #[arg(long)]
+    seed: Option<u64>,
+    /// The run directory to write.
+    #[arg(short, long, default_value = "out")]
+    out: PathBuf,
+    /// Only print the table; write no files.
+    #[arg(long)]
+    no_report: bool,
+}
+
+/// One arm: a label and the controller it runs.
+struct Arm {
+    label: String,
+    spec: ControllerSpec,
+}
 
 /// Runs the comparison.
-pub fn run(_args: Args) -> anyhow::Result<()> {
-    anyhow::bail!("ramp compare is not built yet")
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let mut scenario = Scenario::load(&args.scenario)?;
+    if let Some(size) = &args.size {
+        scenario.size_bytes =
+            ramp_sim::units::parse_size(size).map_err(|e| anyhow::anyhow!("--size {size}: {e}"))?;
+    }
+    let seed = args.seed.unwrap_or(scenario.seed);
+    let arms = match &args.cc {
+        Some(list) => parse_arms(list)?,
+        None => DEFAULT_ARMS
+            .iter()
+            .map(|(label, name)| {
+                Ok(Arm {
+                    label: label.to_string(),
+                    spec: spec::parse(name)?,
+                })
+            })
+            .collect::<Result<Vec<_>, spec::SpecError>>()?,
+    };
+
+    let traces_dir = args.out.join("traces");
+    if !args.no_report {
+        fs::create_dir_all(&traces_dir)
+            .with_context(|| format!("creating {}", traces_dir.display()))?;
+    }
+
+    let progress = ProgressBar::new(arms.len() as u64 + u64::from(!args.no_report));
+    progress.set_style(
+        ProgressStyle::with_template("{spinner} [{bar:30}] {pos}/{len} {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    let records = run_arms(
+        &scenario,
+        &arms,
+        seed,
+        &traces_dir,
+        !args.no_report,
+        &progress,
+    )?;
+
+    print_table(&scenario, seed, &arms, &records);
+
+    if !args.no_report {
+        progress.set_message("charts and report");
+        write_run_dir(&scenario, &arms, &records, &args.out)?;
+        progress.inc(1);
+    }
+    progress.finish_and_clear();
+    if !args.no_report {
+        println!(
+            "\nwrote {} (records.ndjson, traces/, delivery.png, timeseq-*.png, report.html)",
+            args.out.display()
+        );
+    }
+    Ok(())
+}
+
+/// Parses `label=spec,spec,...`; a bare spec is labelled by its canonical name.
+fn parse_arms(list: &str) -> anyhow::Result<Vec<Arm>> {
+    let mut arms = Vec::new();
+    for item in split_top_level(list) {
+        let item = item.trim();
+        if item.is_empty() {
+            continue;
+        }
+        let (label, name) = match item.split_once('=') {
+            Some((l, n)) if !l.contains('(') => (l.trim().to_string(), n.trim()),
+            _ => (String::new(), item),
+        };
+        let spec = spec::parse(name).with_context(|| format!("--cc: arm `{item}`"))?;
+        let label = if label.is_empty() {
+            spec.to_string()
+        } else {
+            label
+        };
+        if arms.iter().any(|a: &Arm| a.label == label) {
+            bail!("--cc: two arms are labelled `{label}`");
+        }
+        arms.push(Arm { label, spec });
+    }
+    if arms.is_empty() {
+        bail!("--cc: no arms given");
+    }
+    Ok(arms)
+}
+
+/// Splits on commas that are not inside parentheses.
+fn split_top_level(s: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let (mut depth, mut start) = (0i32, 0usize);
+    for (i, c) in s.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(&s[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&s[start..]);
+    parts
+}
+
+/// The trace file of arm `i`: numbered so that name order is arm order.
+fn trace_path(dir: &Path, i: usize, label: &str) -> PathBuf {
+    let safe: String = label
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '+' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    dir.join(format!("{i:02}-{safe}.ndjson"))
+}
+
+/// Simulates every arm on its own copy of the path, in parallel. Each arm's
+/// result depends only on (scenario, spec, seed), so the output is the same
+/// at any thread count.
+fn run_arms(
+    scenario: &Scenario,
+    arms: &[Arm],
+    seed: u64,
+    traces_dir: &Path,
+    traced: bool,
+    progress: &ProgressBar,
+) -> anyhow::Result<Vec<Record>> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut results: Vec<Option<anyhow::Result<Record>>> = (0..arms.len()).map(|_| None).collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let slots: Vec<std::sync::Mutex<&mut Option<anyhow::Result<Record>>>> =
+        results.iter_mut().map(std::sync::Mutex::new).collect();
+    std::thread::scope(|s| {
+        for _ in 0..threads.min(arms.len()) {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(arm) = arms.get(i) else { break };
+                let r = run_arm(scenario, arm, i, seed, traces_dir, traced);
+                if let Ok(mut slot) = slots[i].lock() {
+                    **slot = Some(r);
+                }
+                progress.inc(1);
+            });
+        }
+    });
+    drop(slots);
+    results
+        .into_iter()
+        .zip(arms)
+        .map(|(r, arm)| {
+            r.unwrap_or_else(|| bail!("arm {} did not run", arm.label))
+                .with_context(|| format!("arm {}", arm.label))
+        })
+        .collect()
+}
+
+fn run_arm(
+    scenario: &Scenario,
+    arm: &Arm,
+    index: usize,
+    seed: u64,
+    traces_dir: &Path,
+    traced: bool,
+) -> anyhow::Result<Record> {
+    let flows = flows_for(scenario, &arm.spec, &arm.label)?;
+    let path = trace_path(traces_dir, index, &arm.label);
+    let mut sink = if traced {
+        let f = fs::File::create(&path).with_context(|| format!("creating {}", path.display()))?;
+        TraceSink::off().with_ndjson(Box::new(std::io::BufWriter::new(f)))
+    } else {
+        TraceSink::off()
+    };
+    let out = simulate(scenario, flows, seed, &mut sink);
+    sink.finish()
+        .with_context(|| format!("writing {}", path.display()))?;
+    out.records
+        .into_iter()
+        .next()
+        .ok_or_else(|| anyhow::anyhow!("no record for the flow under test"))
+}
+
+fn print_table(scenario: &Scenario, seed: u64, arms: &[Arm], records: &[Record]) {
+    let p = &scenario.path;
+    println!(
+        "scenario {}: {:.0} Mbit/s, {:.0} ms RTT, {:.0} ms queue, IW {} pkts, jump {} pkts, {} bytes, seed {}",
+        scenario.name,
+        p.rate.bits_per_sec() as f64 / 1e6,
+        p.rtt().as_secs_f64() * 1e3,
+        p.queue_time().as_secs_f64() * 1e3,
+        scenario.endpoint.iw_packets,
+        scenario.endpoint.jump_packets,
+        scenario.size_bytes,
+        seed,
+    );
+    println!();
+    println!(
+        "{:<18} {:<24} {:>9} {:>8} {:>10} {:>7} {:>6} {:>6} {:>5} {:>10} {:>9}",
+        "arm",
+        "controller",
+        "TTLB ms",
+        "vs base",
+        "client ms",
+        "sent",
+        "lost",
+        "loss%",
+        "rec.",
+        "ss-exit KB",
+        "end KB"
+    );
+    let base = records.first().map(|r| r.ttlb_us as f64);
+    // TTLB is h2o's: request at the server to last byte acknowledged. The
+    // client column is connection start to last byte received: it includes
+    // the handshake but not the receiver's delay in acknowledging the last
+    // packet, which can add up to max_ack_delay to the server's figure.
+    for (arm, r) in arms.iter().zip(records) {
+        let ttlb = if r.completed {
+            format!("{:.1}", r.ttlb_us as f64 / 1e3)
+        } else {
+            "unfinished".to_string()
+        };
+        let delta = match base {
+            Some(b) if b > 0.0 && r.completed => {
+                format!("{:+.1}%", (r.ttlb_us as f64 / b - 1.0) * 100.0)
+            }
+            _ => "-".to_string(),
+        };
+        let loss_pct = if r.packets_sent > 0 {
+            format!(
+                "{:.2}",
+                r.packets_lost as f64 * 100.0 / r.packets_sent as f64
+            )
+        } else {
+            "-".to_string()
+        };
+        let ss_exit = r
+            .cwnd_exiting_slow_start
+            .map_or_else(|| "-".to_string(), |c| format!("{:.0}", c as f64 / 1e3));
+        println!(
+            "{:<18} {:<24} {:>9} {:>8} {:>10.1} {:>7} {:>6} {:>6} {:>5} {:>10} {:>9.0}",
+            arm.label,
+            r.cc_algorithm,
+            ttlb,
+            delta,
+            r.client_ttlb_us as f64 / 1e3,
+            r.packets_sent,
+            r.packets_lost,
+            loss_pct,
+            r.num_loss_episodes,
+            ss_exit,
+            r.cwnd as f64 / 1e3,
+        );
+    }
+    println!(
+        "\nTTLB: request at the server -> last byte acknowledged (h2o's definition; includes the \
+         receiver's ACK delay for the last packet). client: connection start -> last byte received."
+    );
+}
+
+/// Writes records, the scenario, the PNG charts and report.html. Every file
+/// is written to a temporary name and renamed, so an interrupted run never
+/// leaves a truncated file behind under the final name.
+fn write_run_dir(
+    scenario: &Scenario,
+    arms: &[Arm],
+    records: &[Record],
+    out: &Path,
+) -> anyhow::Result<()> {
+    let mut text = String::new();
+    for r in records {
+        text.push_str(&r.to_json());
+        text.push('\n');
+    }
+    write_atomic(&out.join("records.ndjson"), text.as_bytes())?;
+    write_atomic(
+        &out.join("scenario.toml"),
+        scenario_toml(scenario, arms).as_bytes(),
+    )?;
+
+    let run = ramp_plot::RunData::load(out)?;
+    let theme = ramp_plot::chart::style::Theme::Light;
+    let title = format!("{}: in-order bytes delivered", scenario.name);
+    let delivery =
+        ramp_plot::chart::delivery::DeliveryChart::new(run.traces.iter().collect()).title(title);
+    ramp_plot::chart::save(&delivery, &out.join("delivery.png"), theme)?;
+    for (i, (trace, arm)) in run.traces.iter().zip(arms).enumerate() {
+        let chart = ramp_plot::chart::timeseq::TimeSeqChart::new(trace)
+            .title(format!("{}: {} ({})", scenario.name, arm.label, arm.spec));
+        let name = trace_path(Path::new(""), i, &arm.label);
+        let stem = name.file_stem().and_then(|s| s.to_str()).unwrap_or("arm");
+        ramp_plot::chart::save(&chart, &out.join(format!("timeseq-{stem}.png")), theme)?;
+    }
+    ramp_plot::write_report(&run, &out.join("report.html"))?;
+    Ok(())
+}
+
+/// The scenario as run, in the scenario file's TOML vocabulary, for the
+/// report (and to re-run it).
+fn scenario_toml(s: &Scenario, arms: &[Arm]) -> String {
+    let p = &s.path;
+    let mut t = String::new();
+    t.push_str(&format!("# ramp compare: scenario `{}`\n", s.name));
+    t.push_str(&format!(
+        "size = {}\nseed = {}\n\n[path]\n",
+        s.size_bytes, s.seed
+    ));
+    t.push_str(&format!("rate = \"{}bit\"\n", p.rate.bits_per_sec()));
+    t.push_str(&format!("rtt = \"{}us\"\n", p.rtt().as_micros()));
+    t.push_str(&format!("queue = \"{}us\"\n", p.queue_time().as_micros()));
+    t.push_str(&format!(
+        "\n[endpoint]\nmds = {}\niw = {}\njump = {}\nack_policy = \"{:?}\"\n",
+        s.endpoint.mds, s.endpoint.iw_packets, s.endpoint.jump_packets, s.endpoint.ack_policy
+    ));
+    t.push_str("\n# arms (label = controller)\n");
+    for a in arms {
+        t.push_str(&format!("# {} = {}\n", a.label, a.spec));
+    }
+    t
+}
+
+fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    let tmp = path.with_extension("tmp");
+    let mut f = fs::File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
+    f.write_all(bytes)
+        .and_then(|()| f.sync_all())
+        .with_context(|| format!("writing {}", tmp.display()))?;
+    fs::rename(&tmp, path).with_context(|| format!("renaming to {}", path.display()))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arms_split_outside_parentheses_and_take_labels() {
+        let arms = parse_arms("base=newreno,rapidstart(beta=0.7,jump=on), cubic").unwrap();
+        let labels: Vec<_> = arms.iter().map(|a| a.label.as_str()).collect();
+        assert_eq!(labels[0], "base");
+        assert_eq!(arms.len(), 3);
+        assert!(parse_arms("x=newreno,x=cubic").is_err());
+        assert!(parse_arms("nosuchcc").is_err());
+    }
+
+    #[test]
+    fn default_arms_parse() {
+        for (_, name) in DEFAULT_ARMS {
+            spec::parse(name).unwrap();
+        }
+    }
 }
