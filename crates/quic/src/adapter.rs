@@ -81,9 +81,9 @@ impl RampFactory {
 impl ControllerFactory for RampFactory {
     fn build(self: Arc<Self>, now: Instant, current_mtu: u16) -> Box<dyn Controller> {
         Box::new(RampController::new(
-                (self.build)(current_mtu),
-                now,
-                self.probe.clone(),
+            (self.build)(current_mtu),
+            now,
+            self.probe.clone(),
         ))
     }
 }
@@ -199,10 +199,35 @@ impl RampController {
             .unwrap_or(0)
     }
 
+    /// One newly acknowledged packet sent at `sent` (buffered until the
+    /// frame ends).
+    fn ack(&mut self, sent: Instant, bytes: u64) {
+        self.counters.packets_acked += 1;
+        self.counters.bytes_acked += bytes;
+        let packet = AckedPacket {
+            packet_number: self.packet_number_of(sent),
+            time_sent: self.time(sent),
+            bytes,
+        };
+        self.pending.push(packet);
+        if self.pending_newest_sent.is_none_or(|s| sent > s) {
+            self.pending_newest_sent = Some(sent);
+        }
+    }
+
     /// Delivers the buffered acknowledgements (and the frame end) to the
     /// controller.
-    fn flush_acks(&mut self, now: Instant, in_flight: u64, app_limited: bool, largest: Option<u64>) {
-        let sample = self.pending_newest_sent.take().map(|sent| now.saturating_duration_since(sent));
+    fn flush_acks(
+        &mut self,
+        now: Instant,
+        in_flight: u64,
+        app_limited: bool,
+        largest: Option<u64>,
+    ) {
+        let sample = self
+            .pending_newest_sent
+            .take()
+            .map(|sent| now.saturating_duration_since(sent));
         if let Some(latest) = sample {
             self.rtt
                 .update(latest, Duration::ZERO, DEFAULT_MAX_ACK_DELAY, true);
@@ -255,17 +280,7 @@ impl Controller for RampController {
         _app_limited: bool,
         _rtt: &quinn_proto::RttEstimator,
     ) {
-        self.counters.packets_acked += 1;
-        self.counters.bytes_acked += bytes;
-        let packet = AckedPacket {
-            packet_number: self.packet_number_of(sent),
-            time_sent: self.time(sent),
-            bytes,
-        };
-        self.pending.push(packet);
-        if self.pending_newest_sent.is_none_or(|s| sent > s) {
-            self.pending_newest_sent = Some(sent);
-        }
+        self.ack(sent, bytes);
     }
 
     fn on_end_acks(
@@ -377,5 +392,280 @@ impl Controller for RampController {
 
     fn into_any(self: Box<Self>) -> Box<dyn Any> {
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ramp_cc::{CcState, Rate};
+
+    /// What the recording controller saw.
+    #[derive(Clone, Debug, PartialEq)]
+    enum Call {
+        Sent {
+            t: Time,
+            pn: u64,
+            bytes: u64,
+            in_flight: u64,
+        },
+        Acked {
+            t: Time,
+            pn: u64,
+            sent: Time,
+            bytes: u64,
+            latest: Duration,
+        },
+        FrameEnd {
+            t: Time,
+            summary: AckFrameSummary,
+        },
+        Congestion {
+            t: Time,
+            event: CongestionEvent,
+        },
+        Mtu(u64),
+    }
+
+    /// A test-only controller: a fixed window that records every call.
+    #[derive(Clone, Debug)]
+    struct Recorder {
+        calls: Arc<Mutex<Vec<Call>>>,
+        window: u64,
+    }
+
+    impl Recorder {
+        fn push(&self, c: Call) {
+            self.calls.lock().unwrap().push(c);
+        }
+    }
+
+    impl ramp_cc::Controller for Recorder {
+        fn on_packet_sent(&mut self, now: Time, pn: u64, bytes: u64, in_flight: u64) {
+            self.push(Call::Sent {
+                t: now,
+                pn,
+                bytes,
+                in_flight,
+            });
+        }
+        fn on_packet_acked(&mut self, now: Time, p: &AckedPacket, rtt: &RttEstimator, _al: bool) {
+            self.push(Call::Acked {
+                t: now,
+                pn: p.packet_number,
+                sent: p.time_sent,
+                bytes: p.bytes,
+                latest: rtt.latest(),
+            });
+            self.window += p.bytes;
+        }
+        fn on_ack_frame_end(&mut self, now: Time, summary: &AckFrameSummary, _rtt: &RttEstimator) {
+            self.push(Call::FrameEnd {
+                t: now,
+                summary: *summary,
+            });
+        }
+        fn on_congestion_event(&mut self, now: Time, event: &CongestionEvent, _rtt: &RttEstimator) {
+            self.push(Call::Congestion {
+                t: now,
+                event: *event,
+            });
+            self.window /= 2;
+        }
+        fn on_mtu_update(&mut self, mds: u64) {
+            self.push(Call::Mtu(mds));
+        }
+        fn window(&self) -> u64 {
+            self.window
+        }
+        fn ssthresh(&self) -> Option<u64> {
+            Some(7)
+        }
+        fn pacing_rate(&self, _rtt: &RttEstimator) -> Option<Rate> {
+            Some(Rate::from_bytes_per_sec(1000))
+        }
+        fn state(&self) -> CcState {
+            CcState::SlowStart
+        }
+        fn metrics(&self) -> Metrics {
+            Metrics {
+                cwnd_bytes: self.window,
+                ..Metrics::default()
+            }
+        }
+        fn initial_window(&self) -> u64 {
+            12_000
+        }
+        fn name(&self) -> String {
+            "recorder".into()
+        }
+        fn clone_box(&self) -> Box<dyn ramp_cc::Controller> {
+            Box::new(self.clone())
+        }
+    }
+
+    fn setup() -> (RampController, Arc<Mutex<Vec<Call>>>, Instant) {
+        let calls = Arc::new(Mutex::new(Vec::new()));
+        let base = Instant::now();
+        let c = RampController::new(
+            Box::new(Recorder {
+                calls: calls.clone(),
+                window: 12_000,
+            }),
+            base,
+            None,
+        );
+        (c, calls, base)
+    }
+
+    fn ms(v: u64) -> Duration {
+        Duration::from_millis(v)
+    }
+
+    #[test]
+    fn quinn_instants_map_to_nanoseconds_since_build() {
+        let (mut c, calls, base) = setup();
+        c.on_sent(base + Duration::from_nanos(1_234_567), 1200, 0);
+        assert_eq!(
+            calls.lock().unwrap()[0],
+            Call::Sent {
+                t: Time::from_nanos(1_234_567),
+                pn: 0,
+                bytes: 1200,
+                in_flight: 1200
+            }
+        );
+    }
+
+    #[test]
+    fn rfc9002_a7_acks_reach_the_controller_after_the_frame_rtt_sample() {
+        let (mut c, calls, base) = setup();
+        c.on_sent(base, 2400, 1); // packets 0 and 1, one batch
+        c.on_sent(base + ms(1), 1200, 2);
+        // quinn: on_ack per packet, then on_end_acks; nothing reaches the
+        // controller before the frame ends.
+        c.ack(base, 1200);
+        c.ack(base, 1200);
+        c.ack(base + ms(1), 1200);
+        assert_eq!(calls.lock().unwrap().len(), 2);
+        c.on_end_acks(base + ms(41), 0, false, Some(2));
+        let calls = calls.lock().unwrap().clone();
+        // The newest acked packet (sent at 1 ms) gives the 40 ms sample,
+        // seen by every packet of the frame.
+        let acked: Vec<_> = calls[2..5].to_vec();
+        assert_eq!(
+            acked,
+            vec![
+                Call::Acked {
+                    t: Time::from_millis(41),
+                    pn: 1,
+                    sent: Time::ZERO,
+                    bytes: 1200,
+                    latest: ms(40)
+                },
+                Call::Acked {
+                    t: Time::from_millis(41),
+                    pn: 1,
+                    sent: Time::ZERO,
+                    bytes: 1200,
+                    latest: ms(40)
+                },
+                Call::Acked {
+                    t: Time::from_millis(41),
+                    pn: 2,
+                    sent: Time::from_millis(1),
+                    bytes: 1200,
+                    latest: ms(40)
+                },
+            ]
+        );
+        assert_eq!(
+            calls[5],
+            Call::FrameEnd {
+                t: Time::from_millis(41),
+                summary: AckFrameSummary {
+                    bytes_in_flight: 0,
+                    largest_acked: Some(2),
+                    rtt_sample: Some(ms(40)),
+                    app_limited: false,
+                },
+            }
+        );
+        assert_eq!(c.rtt().min(), ms(40));
+        assert_eq!(c.counters().packets_acked, 3);
+        // The cached window follows the controller.
+        assert_eq!(Controller::window(&c), 12_000 + 3600);
+        assert_eq!(Controller::metrics(&c).ssthresh, Some(7));
+        assert_eq!(Controller::metrics(&c).pacing_rate, Some(8000));
+    }
+
+    #[test]
+    fn rfc9002_7_1_zero_lost_bytes_is_ecn_ce_and_loss_carries_bytes() {
+        let (mut c, calls, base) = setup();
+        c.on_sent(base, 3600, 2);
+        c.on_congestion_event(base + ms(50), base, false, 0);
+        c.on_congestion_event(base + ms(60), base, true, 1200);
+        let calls = calls.lock().unwrap().clone();
+        assert_eq!(
+            calls[1],
+            Call::Congestion {
+                t: Time::from_millis(50),
+                event: CongestionEvent {
+                    signal: CongestionSignal::Ecn,
+                    time_sent: Time::ZERO,
+                    persistent_congestion: false,
+                },
+            }
+        );
+        assert_eq!(
+            calls[2],
+            Call::Congestion {
+                t: Time::from_millis(60),
+                event: CongestionEvent {
+                    signal: CongestionSignal::Loss { lost_bytes: 1200 },
+                    time_sent: Time::ZERO,
+                    persistent_congestion: true,
+                },
+            }
+        );
+        assert_eq!(Controller::window(&c), 3000);
+    }
+
+    #[test]
+    fn bytes_in_flight_estimate_follows_sends_acks_and_losses() {
+        let (mut c, calls, base) = setup();
+        c.on_sent(base, 2400, 1);
+        c.on_sent(base + ms(1), 1200, 2);
+        c.ack(base, 1200);
+        c.on_end_acks(base + ms(40), 2400, false, Some(0));
+        c.on_congestion_event(base + ms(40), base, false, 1200);
+        c.on_sent(base + ms(41), 1200, 3);
+        c.on_mtu_update(1400);
+        let calls = calls.lock().unwrap().clone();
+        let in_flight: Vec<u64> = calls
+            .iter()
+            .filter_map(|c| match c {
+                Call::Sent { in_flight, .. } => Some(*in_flight),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(in_flight, vec![2400, 3600, 2400]);
+        assert_eq!(calls.last(), Some(&Call::Mtu(1400)));
+    }
+
+    #[test]
+    fn clone_box_is_a_detached_snapshot() {
+        let (mut c, _calls, base) = setup();
+        c.on_sent(base, 1200, 0);
+        c.ack(base, 1200);
+        c.on_end_acks(base + ms(10), 0, false, Some(0));
+        let copy = Controller::clone_box(&c);
+        let mut copy = copy
+            .into_any()
+            .downcast::<RampController>()
+            .expect("a RampController");
+        assert_eq!(copy.counters(), c.counters());
+        assert_eq!(copy.cc_metrics().cwnd_bytes, 13_200);
+        assert_eq!(Controller::initial_window(&*copy), 12_000);
     }
 }

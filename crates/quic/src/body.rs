@@ -152,7 +152,10 @@ mod tests {
         std::fs::write(root.join("sub/a.txt"), b"hello").unwrap();
         std::fs::write(dir.join("secret"), b"no").unwrap();
         let r = Some(root.as_path());
-        assert!(matches!(resolve("/sub/a.txt", r), Ok(Body::File { len: 5, .. })));
+        assert!(matches!(
+            resolve("/sub/a.txt", r),
+            Ok(Body::File { len: 5, .. })
+        ));
         assert_eq!(resolve("/../secret", r), Err(NotServed::BadPath));
         assert_eq!(resolve("/sub/../../secret", r), Err(NotServed::BadPath));
         assert_eq!(resolve("/./sub/a.txt", r), Err(NotServed::BadPath));

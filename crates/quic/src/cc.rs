@@ -17,7 +17,9 @@ pub struct CcChoice {
 
 impl std::fmt::Debug for CcChoice {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("CcChoice").field("name", &self.name).finish()
+        f.debug_struct("CcChoice")
+            .field("name", &self.name)
+            .finish()
     }
 }
 

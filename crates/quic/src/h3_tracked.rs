@@ -275,7 +275,10 @@ impl<B: Buf> quic::SendStream<B> for TrackedSend<B> {
         Ok(())
     }
 
-    fn poll_finish(&mut self, _cx: &mut task::Context<'_>) -> Poll<Result<(), StreamErrorIncoming>> {
+    fn poll_finish(
+        &mut self,
+        _cx: &mut task::Context<'_>,
+    ) -> Poll<Result<(), StreamErrorIncoming>> {
         Poll::Ready(
             self.stream
                 .finish()

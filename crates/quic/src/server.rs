@@ -101,7 +101,9 @@ impl Server {
     /// Binds the UDP socket and prepares TLS. Must be called inside a tokio
     /// runtime.
     pub fn bind(cfg: ServeConfig) -> Result<Server, Error> {
-        let tls = Arc::new(QuicServerConfig::try_from(tls::server_config(cfg.identity)?)?);
+        let tls = Arc::new(QuicServerConfig::try_from(tls::server_config(
+            cfg.identity,
+        )?)?);
         let stats = match &cfg.stats {
             Some(p) => Some(StatsWriter::create(p)?),
             None => None,
@@ -211,7 +213,10 @@ async fn handle_connection(shared: Arc<Shared>, incoming: quinn::Incoming) {
         let seq = request_seq;
         request_seq += 1;
         tokio::spawn(async move {
-            let ids = Ids { conn: conn_id, request: seq };
+            let ids = Ids {
+                conn: conn_id,
+                request: seq,
+            };
             handle_request(&shared, &conn, &probe, &acks, ids, resolver).await;
         });
     }
@@ -274,7 +279,10 @@ async fn handle_request(
         let rec = record(shared, conn, probe, ids, &out);
         match w.write(&rec) {
             Ok(()) => shared.counters.records.fetch_add(1, Ordering::Relaxed),
-            Err(_) => shared.counters.record_errors.fetch_add(1, Ordering::Relaxed),
+            Err(_) => shared
+                .counters
+                .record_errors
+                .fetch_add(1, Ordering::Relaxed),
         };
     }
 }
@@ -302,7 +310,10 @@ async fn respond(
                 .status(status)
                 .body(())
                 .map_err(|e| e.to_string())?;
-            stream.send_response(resp).await.map_err(|e| e.to_string())?;
+            stream
+                .send_response(resp)
+                .await
+                .map_err(|e| e.to_string())?;
             stream.finish().await.map_err(|e| e.to_string())?;
             return wait_acked(acks, stream, out).await;
         }
@@ -314,7 +325,10 @@ async fn respond(
         .header(http::header::CONTENT_TYPE, "application/octet-stream")
         .body(())
         .map_err(|e| e.to_string())?;
-    stream.send_response(resp).await.map_err(|e| e.to_string())?;
+    stream
+        .send_response(resp)
+        .await
+        .map_err(|e| e.to_string())?;
     if method == Method::GET {
         match &body {
             Body::Pattern { len } => {
@@ -354,11 +368,7 @@ async fn respond(
     wait_acked(acks, stream, out).await
 }
 
-async fn wait_acked(
-    acks: &AckTimes,
-    stream: &Stream,
-    out: &mut Outcome,
-) -> Result<(), String> {
+async fn wait_acked(acks: &AckTimes, stream: &Stream, out: &mut Outcome) -> Result<(), String> {
     let id = stream.id().into_inner();
     let rx = acks
         .take(id)

@@ -32,9 +32,9 @@ impl StatsWriter {
         let mut line = serde_json::to_vec(record).map_err(io::Error::other)?;
         line.push(b'\n');
         let mut f = self.file.lock().unwrap_or_else(|p| p.into_inner());
-        f.write_all(&line)
-            .and_then(|()| f.flush())
-            .map_err(|e| io::Error::new(e.kind(), format!("stats file {}: {e}", self.path.display())))
+        f.write_all(&line).and_then(|()| f.flush()).map_err(|e| {
+            io::Error::new(e.kind(), format!("stats file {}: {e}", self.path.display()))
+        })
     }
 }
 

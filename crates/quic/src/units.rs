@@ -56,10 +56,16 @@ pub fn parse_rate(input: &str) -> Result<Rate, UnitError> {
         "mbyte" => 8e6,
         "gbyte" => 8e9,
         "" => return Err(err(WHAT, input, "needs a unit, e.g. 20mbit")),
-        _ => return Err(err(WHAT, input, "unknown unit (bit, kbit, mbit, gbit, byte, kbyte, mbyte)")),
+        _ => {
+            return Err(err(
+                WHAT,
+                input,
+                "unknown unit (bit, kbit, mbit, gbit, byte, kbyte, mbyte)",
+            ))
+        }
     };
     let bits = v * bits_per_unit;
-    if bits < 8.0 || bits > 1e12 {
+    if !(8.0..=1e12).contains(&bits) {
         return Err(err(WHAT, input, "out of range (1 byte/s to 1 Tbit/s)"));
     }
     Ok(Rate::from_bits_per_sec(bits.round() as u64))

@@ -39,9 +39,16 @@ async fn not_found_and_bad_paths_get_statuses_and_records() {
     let r = fetch(server.addr, "/bytes/12x", 1, 1).await;
     assert_eq!(r[0].status, Some(400));
     let r = fetch(server.addr, "/bytes/0", 1, 1).await;
-    assert_eq!((r[0].status, r[0].bytes, r[0].verified), (Some(200), 0, Some(true)));
+    assert_eq!(
+        (r[0].status, r[0].bytes, r[0].verified),
+        (Some(200), 0, Some(true))
+    );
     wait_records(&server, 3).await;
-    let statuses: Vec<_> = server.records().iter().map(|r| r["http.status"].clone()).collect();
+    let statuses: Vec<_> = server
+        .records()
+        .iter()
+        .map(|r| r["http.status"].clone())
+        .collect();
     assert_eq!(statuses.len(), 3);
     server.stop().await;
 }

@@ -11,7 +11,13 @@ use ramp_quic::relay::{Relay, RelayConfig};
 use ramp_quic::stats::PathLabels;
 use ramp_sim::{run_connection, Scenario, TraceSink};
 
-const CONTROLLERS: [&str; 5] = ["newreno", "cubic", "cubic+hystart", "rapidstart", "jumpstart"];
+const CONTROLLERS: [&str; 5] = [
+    "newreno",
+    "cubic",
+    "cubic+hystart",
+    "rapidstart",
+    "jumpstart",
+];
 const SIZE: u64 = 2_000_000;
 
 /// The simulator's version of the relay path, with quinn's settings: 1200-
@@ -63,7 +69,12 @@ async fn relay_2mb_download_with_each_controller_matches_sim_within_15_percent()
         ))
         .expect("relay");
         let res = fetch(relay.local_addr(), &format!("/bytes/{SIZE}"), 1, 1).await;
-        assert!(res[0].is_ok(), "{cc}: {:?} relay {:?}", res[0], relay.counters());
+        assert!(
+            res[0].is_ok(),
+            "{cc}: {:?} relay {:?}",
+            res[0],
+            relay.counters()
+        );
         assert_eq!(res[0].bytes, SIZE);
         wait_records(&server, 1).await;
         let recs = server.records();
@@ -82,7 +93,10 @@ async fn relay_2mb_download_with_each_controller_matches_sim_within_15_percent()
         let (sim, sim_lost) = sim_ttlb(cc);
         rows.push((cc, real, sim, lost, sim_lost, counters.down.dropped_queue));
     }
-    eprintln!("{:<14} {:>10} {:>10} {:>7} {:>9} {:>9} {:>11}", "cc", "real ms", "sim ms", "diff", "lost", "sim lost", "relay drops");
+    eprintln!(
+        "{:<14} {:>10} {:>10} {:>7} {:>9} {:>9} {:>11}",
+        "cc", "real ms", "sim ms", "diff", "lost", "sim lost", "relay drops"
+    );
     let mut bad = Vec::new();
     for (cc, real, sim, lost, sim_lost, drops) in &rows {
         let diff = real.as_secs_f64() / sim.as_secs_f64() - 1.0;
@@ -100,5 +114,8 @@ async fn relay_2mb_download_with_each_controller_matches_sim_within_15_percent()
             bad.push(*cc);
         }
     }
-    assert!(bad.is_empty(), "real TTLB more than 15% from the simulator for {bad:?}");
+    assert!(
+        bad.is_empty(),
+        "real TTLB more than 15% from the simulator for {bad:?}"
+    );
 }

@@ -27,7 +27,9 @@ async fn server_survives_garbage_datagrams() {
             1 => 1200 + (x % 300) as usize,
             _ => (x % 1500) as usize,
         };
-        let mut d: Vec<u8> = (0..len).map(|k| (x.rotate_left(k as u32 % 64)) as u8).collect();
+        let mut d: Vec<u8> = (0..len)
+            .map(|k| (x.rotate_left(k as u32 % 64)) as u8)
+            .collect();
         if i % 4 == 1 {
             // Looks like a v1 Initial: the server must parse and reject it.
             d[..7].copy_from_slice(&[0xc3, 0, 0, 0, 1, 8, 0]);
@@ -65,7 +67,10 @@ async fn client_vanishing_mid_transfer_leaves_an_error_record_and_the_server_ser
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    assert!(relay.counters().down.delivered > 100, "the transfer started");
+    assert!(
+        relay.counters().down.delivered > 100,
+        "the transfer started"
+    );
     tokio::task::spawn_blocking(move || relay.stop())
         .await
         .expect("join")
@@ -76,7 +81,10 @@ async fn client_vanishing_mid_transfer_leaves_an_error_record_and_the_server_ser
     let recs = server.records();
     assert_eq!(recs.len(), 1, "{recs:?}");
     assert!(recs[0].get("error").is_some(), "{:?}", recs[0]);
-    assert!(recs[0].get("ttlb").is_none(), "an aborted transfer has no ttlb");
+    assert!(
+        recs[0].get("ttlb").is_none(),
+        "an aborted transfer has no ttlb"
+    );
     assert_eq!(server.handle.counters().requests_failed, 1);
     // And it still serves.
     let res = fetch(server.addr, "/bytes/50000", 1, 1).await;
@@ -101,9 +109,17 @@ async fn two_hundred_concurrent_connections_lose_no_record() {
     let recs = server.records();
     // Every request the client saw complete has its record, and every
     // record of a completed request has its ttlb.
-    assert_eq!(ok, 200, "first failure: {:?}", res.iter().find(|r| !r.is_ok()));
+    assert_eq!(
+        ok,
+        200,
+        "first failure: {:?}",
+        res.iter().find(|r| !r.is_ok())
+    );
     let complete = recs.iter().filter(|r| r.get("ttlb-us").is_some()).count();
-    assert!(complete >= ok, "{complete} complete records for {ok} completed requests");
+    assert!(
+        complete >= ok,
+        "{complete} complete records for {ok} completed requests"
+    );
     assert_eq!(c.record_errors, 0);
     assert_eq!(recs.len() as u64, c.records);
     server.stop().await;

@@ -51,7 +51,11 @@ async fn ngtcp2_gtlsclient_downloads_the_right_bytes() {
                 "--handshake-timeout=5s",
             ])
             .arg(format!("--download={}", dir2.display()))
-            .args(["127.0.0.1", &port, &format!("https://127.0.0.1:{port}/bytes/1000000")])
+            .args([
+                "127.0.0.1",
+                &port,
+                &format!("https://127.0.0.1:{port}/bytes/1000000"),
+            ])
             .output()
     })
     .await

@@ -34,17 +34,23 @@ fn measure() -> Result<String, String> {
     );
     let relay = Relay::start(cfg).map_err(|e| e.to_string())?;
     let client = UdpSocket::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
-    client.connect(relay.local_addr()).map_err(|e| e.to_string())?;
+    client
+        .connect(relay.local_addr())
+        .map_err(|e| e.to_string())?;
     let mut buf = [0u8; 2048];
     let tx = rate.transmit_time(1200);
 
     // Admit the client first (binding its upstream socket and starting its
     // thread takes a moment), then time an idle one-way trip.
     client.send(&client_initial(1200, u32::MAX)).unwrap();
-    server.recv(&mut buf).map_err(|e| format!("admission: {e}"))?;
+    server
+        .recv(&mut buf)
+        .map_err(|e| format!("admission: {e}"))?;
     let t = Instant::now();
     client.send(&client_initial(1200, u32::MAX)).unwrap();
-    server.recv(&mut buf).map_err(|e| format!("idle trip: {e}"))?;
+    server
+        .recv(&mut buf)
+        .map_err(|e| format!("idle trip: {e}"))?;
     let idle = t.elapsed();
     let idle_model = Duration::from_millis(5) + tx;
 

@@ -42,15 +42,18 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let trust = match (&args.ca, args.insecure) {
         (Some(ca), _) => Trust::CaFile(ca.clone()),
         (None, true) => Trust::Insecure,
-        (None, false) => anyhow::bail!(
-            "no trust anchor: pass --ca FILE, or --insecure for a self-signed server"
-        ),
+        (None, false) => {
+            anyhow::bail!("no trust anchor: pass --ca FILE, or --insecure for a self-signed server")
+        }
     };
     if args.n == 0 {
         anyhow::bail!("--n must be at least 1");
     }
     let cfg = GetConfig {
-        url: args.url.parse().with_context(|| format!("URL {:?}", args.url))?,
+        url: args
+            .url
+            .parse()
+            .with_context(|| format!("URL {:?}", args.url))?,
         n: args.n,
         concurrency: args.concurrency.max(1),
         trust,
@@ -74,7 +77,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             failed,
             bytes
         );
-        println!("{:<5} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}", "ms", "min", "mean", "p50", "p90", "p99", "max");
+        println!(
+            "{:<5} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}",
+            "ms", "min", "mean", "p50", "p90", "p99", "max"
+        );
         for (name, v) in [("ttfb", &ttfb), ("ttlb", &ttlb)] {
             if let Some(d) = Distribution::of(v) {
                 let f = |x: Duration| format!("{:.3}", x.as_secs_f64() * 1e3);

@@ -58,10 +58,22 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .map(parse_duration)
         .transpose()
         .context("--duration")?;
-    let mut cfg = RelayConfig::symmetric(args.listen, args.upstream, rate, rtt, queue, loss, args.seed);
+    let mut cfg = RelayConfig::symmetric(
+        args.listen,
+        args.upstream,
+        rate,
+        rtt,
+        queue,
+        loss,
+        args.seed,
+    );
     cfg.log = args.log;
     let relay = Relay::start(cfg).with_context(|| format!("relay on {}", args.listen))?;
-    println!("listening on {} upstream {}", relay.local_addr(), args.upstream);
+    println!(
+        "listening on {} upstream {}",
+        relay.local_addr(),
+        args.upstream
+    );
     block_until_interrupted(limit)?;
     let c = relay.stop()?;
     for (name, d) in [("up", c.up), ("down", c.down)] {
@@ -79,6 +91,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             d.late_over_1ms
         );
     }
-    eprintln!("ramp relay: {} clients, {} unknown datagrams", c.clients, c.unknown);
+    eprintln!(
+        "ramp relay: {} clients, {} unknown datagrams",
+        c.clients, c.unknown
+    );
     Ok(())
 }

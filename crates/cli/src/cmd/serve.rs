@@ -74,7 +74,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             .transpose()
             .context("--path-rate")?
             .map(|r| r.bits_per_sec()),
-        rtt: args.path_rtt.as_deref().map(parse_duration).transpose().context("--path-rtt")?,
+        rtt: args
+            .path_rtt
+            .as_deref()
+            .map(parse_duration)
+            .transpose()
+            .context("--path-rtt")?,
         queue: args
             .path_queue
             .as_deref()
@@ -116,7 +121,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         counters.connections, counters.requests_ok, counters.requests_failed, counters.records
     );
     if counters.record_errors > 0 {
-        anyhow::bail!("{} stats records could not be written", counters.record_errors);
+        anyhow::bail!(
+            "{} stats records could not be written",
+            counters.record_errors
+        );
     }
     Ok(())
 }

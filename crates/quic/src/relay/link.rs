@@ -192,8 +192,14 @@ mod tests {
         }
         assert_eq!((delivered, dropped), (80, 120));
         // Once the queue drains by one packet, one more is admitted.
-        assert!(matches!(l.arrive(Time::from_micros(500), 1250), Verdict::Deliver { .. }));
-        assert!(matches!(l.arrive(Time::from_micros(500), 1250), Verdict::QueueFull { .. }));
+        assert!(matches!(
+            l.arrive(Time::from_micros(500), 1250),
+            Verdict::Deliver { .. }
+        ));
+        assert!(matches!(
+            l.arrive(Time::from_micros(500), 1250),
+            Verdict::QueueFull { .. }
+        ));
     }
 
     #[test]

@@ -491,7 +491,10 @@ fn enqueue(s: &Shared, dir: &Direction, data: Vec<u8>, dest: Dest) {
     let mut st = dir.lock();
     let verdict = st.link.arrive(now, bytes);
     let (ev, queue_bytes) = match verdict {
-        Verdict::Deliver { deliver_at, queue_bytes } => {
+        Verdict::Deliver {
+            deliver_at,
+            queue_bytes,
+        } => {
             st.fifo.push_back(Packet {
                 deliver_at,
                 data,
@@ -542,7 +545,10 @@ fn log_other(s: &Shared, dir: &str, ev: &str, bytes: usize, from: SocketAddr) {
 }
 
 fn is_timeout(e: &io::Error) -> bool {
-    matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut)
+    matches!(
+        e.kind(),
+        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+    )
 }
 
 /// Receives from clients; admits new ones; feeds the up link.
@@ -593,7 +599,12 @@ fn client_rx_loop(s: &Arc<Shared>, client_threads: &Arc<Mutex<Vec<JoinHandle<()>
         client
             .last_seen_ns
             .store(s.now().as_nanos(), Ordering::Relaxed);
-        enqueue(s, &s.up, buf[..n].to_vec(), Dest::Upstream(client.socket.clone()));
+        enqueue(
+            s,
+            &s.up,
+            buf[..n].to_vec(),
+            Dest::Upstream(client.socket.clone()),
+        );
     }
 }
 
@@ -757,7 +768,10 @@ mod tests {
         initial[5] = 21;
         assert_eq!(classify(&initial), DatagramKind::Malformed);
         // CID lengths that overrun the datagram.
-        assert_eq!(classify(&[0xc3, 0, 0, 0, 1, 8, 1, 2]), DatagramKind::Malformed);
+        assert_eq!(
+            classify(&[0xc3, 0, 0, 0, 1, 8, 1, 2]),
+            DatagramKind::Malformed
+        );
         // Version Negotiation.
         assert_eq!(classify(&[0x80, 0, 0, 0, 0, 0, 0]), DatagramKind::Quic);
     }
