@@ -36,7 +36,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let refs: Vec<_> = traces.iter().collect();
     save(&DeliveryChart::new(refs.clone()), &out.join("delivery.png"), Theme::Light)?;
     save(&DeliveryChart::new(refs), &out.join("delivery-dark.png"), Theme::Dark)?;
-    let (records, _) = ramp_plot::fixtures::fleet(400, 0);
+    let (records, traces) = ramp_plot::fixtures::fleet(400, 1);
+    let run = out.join("run");
+    std::fs::create_dir_all(run.join("traces"))?;
+    std::fs::write(run.join("records.ndjson"), &records)?;
+    for (name, text) in traces {
+        std::fs::write(run.join("traces").join(name), text)?;
+    }
     std::fs::write(out.join("records.ndjson"), &records)?;
     let records = parse_records(&records, "fleet")?;
     let mut opts = AbOptions::new("baseline");

@@ -1,10 +1,189 @@
-//! `ramp plot`.
+//! `ramp plot`: draw one chart from a trace or records file.
+
+use anyhow::Context as _;
+use ramp_plot::chart::{save, AbChart, DeliveryChart, PairedChart, Theme, TimeSeqChart};
+use ramp_plot::{ab_curves, paired_deltas, read_records, read_trace, AbOptions, Facet};
+use std::path::PathBuf;
 
 /// Arguments of `ramp plot`.
 #[derive(clap::Args, Debug)]
-pub struct Args {}
+pub struct Args {
+    #[command(subcommand)]
+    chart: ChartCmd,
+}
+
+#[derive(clap::Subcommand, Debug)]
+enum ChartCmd {
+    /// Time-sequence chart of one connection, with RTT and queue panels.
+    Timeseq {
+        /// Trace file (NDJSON, docs/formats.md).
+        trace: PathBuf,
+        #[command(flatten)]
+        out: OutputArgs,
+    },
+    /// In-order bytes delivered over time, one line per trace.
+    Delivery {
+        /// Trace files, one line each (normally one per algorithm, same path).
+        #[arg(required = true, num_args = 1..)]
+        traces: Vec<PathBuf>,
+        /// Leave the bottleneck queue off the right axis.
+        #[arg(long)]
+        no_queue: bool,
+        #[command(flatten)]
+        out: OutputArgs,
+    },
+    /// Percentile (1..99) against % change of TTLB vs the baseline arm.
+    Ab {
+        /// Records file (NDJSON; ramp or h2o-style stats).
+        records: PathBuf,
+        #[command(flatten)]
+        ab: AbArgs,
+        /// Bootstrap resamples for the 95% band.
+        #[arg(long, default_value_t = 400)]
+        resamples: usize,
+        /// Seed of the bootstrap resampling.
+        #[arg(long, default_value_t = 0x5eed)]
+        seed: u64,
+        #[command(flatten)]
+        out: OutputArgs,
+    },
+    /// CDF of per-path % change of TTLB (arms that share paths).
+    Paired {
+        /// Records file (NDJSON).
+        records: PathBuf,
+        #[command(flatten)]
+        ab: AbArgs,
+        /// Record keys identifying a path, comma-separated.
+        #[arg(long, default_value = "seed", value_delimiter = ',')]
+        pair_key: Vec<String>,
+        #[command(flatten)]
+        out: OutputArgs,
+    },
+}
+
+#[derive(clap::Args, Debug)]
+struct AbArgs {
+    /// Name of the baseline arm.
+    #[arg(long, default_value = "baseline")]
+    baseline: String,
+    /// Facet: a record key (e.g. `pop`), `size` (decade object-size bins) or
+    /// `size:EDGE,EDGE,...` (bin edges in bytes).
+    #[arg(long)]
+    by: Option<String>,
+    /// Record key naming the arm.
+    #[arg(long, default_value = "group")]
+    arm_key: String,
+}
+
+impl AbArgs {
+    fn options(&self) -> anyhow::Result<AbOptions> {
+        let mut o = AbOptions::new(&self.baseline);
+        o.arm_key = self.arm_key.clone();
+        if let Some(by) = &self.by {
+            o.facet = Facet::parse(by)?;
+        }
+        Ok(o)
+    }
+}
+
+#[derive(clap::Args, Debug)]
+struct OutputArgs {
+    /// Output file: .png or .svg.
+    #[arg(short, long)]
+    output: PathBuf,
+    /// Page colours.
+    #[arg(long, value_enum, default_value_t = ThemeArg::Light)]
+    theme: ThemeArg,
+    /// Chart title (default: from the data).
+    #[arg(long)]
+    title: Option<String>,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+enum ThemeArg {
+    Light,
+    Dark,
+}
+
+impl From<ThemeArg> for Theme {
+    fn from(t: ThemeArg) -> Theme {
+        match t {
+            ThemeArg::Light => Theme::Light,
+            ThemeArg::Dark => Theme::Dark,
+        }
+    }
+}
 
 /// Runs `ramp plot`.
-pub fn run(_args: Args) -> anyhow::Result<()> {
-    anyhow::bail!("ramp plot is not built yet")
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let out = match &args.chart {
+        ChartCmd::Timeseq { out, .. }
+        | ChartCmd::Delivery { out, .. }
+        | ChartCmd::Ab { out, .. }
+        | ChartCmd::Paired { out, .. } => out,
+    };
+    // Fail on a bad output name before reading any input.
+    ramp_plot::chart::Format::of_path(&out.output)?;
+    let theme = Theme::from(out.theme);
+    match &args.chart {
+        ChartCmd::Timeseq { trace, out } => {
+            let t = read_trace(trace)?;
+            let mut c = TimeSeqChart::new(&t);
+            if let Some(title) = &out.title {
+                c = c.title(title);
+            }
+            save(&c, &out.output, theme)?;
+        }
+        ChartCmd::Delivery {
+            traces,
+            no_queue,
+            out,
+        } => {
+            let ts = traces
+                .iter()
+                .map(|p| read_trace(p))
+                .collect::<Result<Vec<_>, _>>()?;
+            let mut c = DeliveryChart::new(ts.iter().collect()).queue(!no_queue);
+            if let Some(title) = &out.title {
+                c = c.title(title);
+            }
+            save(&c, &out.output, theme)?;
+        }
+        ChartCmd::Ab {
+            records,
+            ab,
+            resamples,
+            seed,
+            out,
+        } => {
+            let rs = read_records(records)?;
+            let mut o = ab.options()?;
+            o.bootstrap.resamples = (*resamples).max(1);
+            o.bootstrap.seed = *seed;
+            let result = ab_curves(&rs, &o).with_context(|| format!("{}", records.display()))?;
+            let mut c = AbChart::new(&result);
+            if let Some(title) = &out.title {
+                c = c.title(title);
+            }
+            save(&c, &out.output, theme)?;
+        }
+        ChartCmd::Paired {
+            records,
+            ab,
+            pair_key,
+            out,
+        } => {
+            let rs = read_records(records)?;
+            let mut o = ab.options()?;
+            o.pair_keys = pair_key.clone();
+            let result =
+                paired_deltas(&rs, &o).with_context(|| format!("{}", records.display()))?;
+            let mut c = PairedChart::new(&result);
+            if let Some(title) = &out.title {
+                c = c.title(title);
+            }
+            save(&c, &out.output, theme)?;
+        }
+    }
+    Ok(())
 }

@@ -1,10 +1,39 @@
-//! `ramp report`.
+//! `ramp report`: the self-contained HTML report of a run directory.
+
+use ramp_plot::{write_report, RunData};
+use std::path::PathBuf;
 
 /// Arguments of `ramp report`.
 #[derive(clap::Args, Debug)]
-pub struct Args {}
+pub struct Args {
+    /// Run directory: records.ndjson, traces/*.ndjson, optional scenario.toml
+    /// (docs/charts.md).
+    run_dir: PathBuf,
+    /// Output HTML file (default: RUN_DIR/report.html).
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+    /// Arm the others are compared against (default: `baseline` if present,
+    /// else the first arm).
+    #[arg(long)]
+    baseline: Option<String>,
+    /// Report title (default: the scenario name).
+    #[arg(long)]
+    title: Option<String>,
+}
 
 /// Runs `ramp report`.
-pub fn run(_args: Args) -> anyhow::Result<()> {
-    anyhow::bail!("ramp report is not built yet")
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let mut run = RunData::load(&args.run_dir)?;
+    if let Some(b) = args.baseline {
+        run.baseline = Some(b);
+    }
+    if let Some(t) = args.title {
+        run.title = t;
+    }
+    let out = args
+        .output
+        .unwrap_or_else(|| args.run_dir.join("report.html"));
+    write_report(&run, &out)?;
+    eprintln!("wrote {}", out.display());
+    Ok(())
 }

@@ -8,13 +8,13 @@
 //! - [`AbChart`]: percentile versus % change of TTLB, with bootstrap bands.
 //! - [`PairedChart`]: CDF of per-path % change.
 
-mod ab;
+pub mod ab;
 mod axes;
-mod delivery;
-mod paired;
+pub mod delivery;
+pub mod paired;
 pub mod style;
 pub mod thin;
-mod timeseq;
+pub mod timeseq;
 
 
 pub use ab::AbChart;

@@ -145,9 +145,9 @@ fn table_html(rows: &[ArmSummary], baseline: Option<&str>) -> String {
         .iter()
         .find(|r| Some(r.arm.as_str()) == baseline)
         .and_then(|r| r.ttlb_ms[0]);
-    type Col = (&'static str, Box<dyn Fn(&ArmSummary) -> String>, bool);
+    type Col<'a> = (&'static str, Box<dyn Fn(&ArmSummary) -> String + 'a>, bool);
     let count = |v: f64| format_number(v);
-    let mut cols: Vec<Col> = vec![
+    let mut cols: Vec<Col<'_>> = vec![
         ("connections", Box::new(|r: &ArmSummary| r.n.to_string()), many),
         (
             if many { "TTLB p50" } else { "TTLB" },
@@ -159,6 +159,7 @@ fn table_html(rows: &[ArmSummary], baseline: Option<&str>) -> String {
         (
             if many { "Δ p50 vs baseline" } else { "Δ TTLB vs baseline" },
             Box::new(move |r: &ArmSummary| match (r.ttlb_ms[0], base_p50) {
+                _ if Some(r.arm.as_str()) == baseline => "–".into(),
                 (Some(a), Some(b)) if b > 0.0 => {
                     format!("{:+.1}%", 100.0 * (a / b - 1.0)).replacen('-', "−", 1)
                 }

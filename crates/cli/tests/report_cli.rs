@@ -1,0 +1,170 @@
+//! `ramp plot` and `ramp report` on good and bad input: outputs appear
+//! whole, errors name file and line, and nothing partial is left behind.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn ramp() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_ramp"))
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("ramp-report-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn files(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+fn toy_trace(dir: &Path) -> PathBuf {
+    let cfg = ramp_plot::fixtures::ToyRun {
+        group: "baseline".into(),
+        cc: "newreno".into(),
+        growth: ramp_plot::fixtures::Growth::SlowStart,
+        rate_bps: 20e6,
+        rtt_ms: 40.0,
+        queue_ms: 20.0,
+        loss: 0.0,
+        content_length: 300_000,
+        seed: 3,
+        pop: "ams".into(),
+    };
+    let (text, _) = ramp_plot::fixtures::run(&cfg);
+    let p = dir.join("t.ndjson");
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+#[test]
+fn plot_writes_png_and_svg() {
+    let dir = scratch("good");
+    let trace = toy_trace(&dir);
+    for out in ["seq.png", "seq.svg"] {
+        let o = ramp()
+            .args(["plot", "timeseq"])
+            .arg(&trace)
+            .arg("-o")
+            .arg(dir.join(out))
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let o = ramp()
+        .args(["plot", "delivery"])
+        .arg(&trace)
+        .arg(&trace)
+        .arg("-o")
+        .arg(dir.join("d.svg"))
+        .args(["--theme", "dark"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let (records, _) = ramp_plot::fixtures::fleet(8, 0);
+    std::fs::write(dir.join("r.ndjson"), records).unwrap();
+    for (kind, out) in [("ab", "ab.svg"), ("paired", "p.png")] {
+        let o = ramp()
+            .args(["plot", kind])
+            .arg(dir.join("r.ndjson"))
+            .args(["--baseline", "baseline", "--by", "pop", "-o"])
+            .arg(dir.join(out))
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "{kind}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+    assert_eq!(
+        files(&dir),
+        ["ab.svg", "d.svg", "p.png", "r.ndjson", "seq.png", "seq.svg", "t.ndjson"]
+    );
+    let png = std::fs::read(dir.join("seq.png")).unwrap();
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    let svg = std::fs::read_to_string(dir.join("ab.svg")).unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains("TTLB change"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_trace_names_file_and_line_and_leaves_no_output() {
+    let dir = scratch("badtrace");
+    let trace = toy_trace(&dir);
+    let mut text = std::fs::read_to_string(&trace).unwrap();
+    text.push_str("{\"ev\":\"sent\",\"t-us\":5,\"pn\":1}\n");
+    let lines = text.lines().count();
+    std::fs::write(&trace, text).unwrap();
+    let out = dir.join("seq.png");
+    let o = ramp()
+        .args(["plot", "timeseq"])
+        .arg(&trace)
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains(&format!("t.ndjson:{lines}: missing field `bytes`")),
+        "{err}"
+    );
+    assert_eq!(files(&dir), ["t.ndjson"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_records_fail_the_report_without_output() {
+    let dir = scratch("badrecords");
+    std::fs::write(
+        dir.join("records.ndjson"),
+        "{\"group\":\"a\",\"ttlb\":3}\nnot json\n",
+    )
+    .unwrap();
+    let o = ramp().arg("report").arg(&dir).output().unwrap();
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("records.ndjson:2: invalid JSON"), "{err}");
+    assert_eq!(files(&dir), ["records.ndjson"]);
+    // A directory without records.ndjson says what a run directory holds.
+    let empty = scratch("empty");
+    let o = ramp().arg("report").arg(&empty).output().unwrap();
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("missing records.ndjson"));
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&empty);
+}
+
+#[test]
+fn missing_baseline_and_bad_extension_are_errors() {
+    let dir = scratch("baseline");
+    let (records, _) = ramp_plot::fixtures::fleet(3, 0);
+    std::fs::write(dir.join("r.ndjson"), records).unwrap();
+    let o = ramp()
+        .args(["plot", "ab"])
+        .arg(dir.join("r.ndjson"))
+        .args(["--baseline", "nope", "-o"])
+        .arg(dir.join("ab.svg"))
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("arms found: baseline, rapid"));
+    let o = ramp()
+        .args(["plot", "ab"])
+        .arg(dir.join("r.ndjson"))
+        .args(["-o"])
+        .arg(dir.join("ab.jpg"))
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("must end in .png or .svg"));
+    assert_eq!(files(&dir), ["r.ndjson"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,244 @@
+//! End to end: `ramp report` on a synthetic run directory, then the page
+//! rendered in headless Chromium: no console errors, every chart present
+//! and non-empty, and a screenshot that is not blank.
+//!
+//! Skips (saying so) only when no Chromium binary exists; set
+//! RAMP_CHROMIUM to point at one explicitly.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn ramp() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_ramp"))
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("ramp-report-e2e-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// A run directory from the toy fixtures: 12 paths × 2 arms of records,
+/// traces for path 1.
+fn make_run_dir(dir: &Path) {
+    let (records, traces) = ramp_plot::fixtures::fleet(12, 1);
+    std::fs::write(dir.join("records.ndjson"), records).unwrap();
+    std::fs::create_dir_all(dir.join("traces")).unwrap();
+    for (name, text) in traces {
+        std::fs::write(dir.join("traces").join(name), text).unwrap();
+    }
+    std::fs::write(dir.join("scenario.toml"), "name = \"toy\"\n# <not html>\n").unwrap();
+}
+
+fn find_browser() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("RAMP_CHROMIUM") {
+        return Some(PathBuf::from(p));
+    }
+    let names = [
+        "chromium",
+        "chromium-headless-shell",
+        "chromium-browser",
+        "google-chrome",
+        "google-chrome-stable",
+    ];
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    for dir in std::env::split_paths(&path) {
+        for n in names {
+            let p = dir.join(n);
+            if p.is_file() {
+                return Some(p);
+            }
+        }
+    }
+    // Debian's chromium-headless-shell installs outside PATH.
+    let p = PathBuf::from("/usr/lib/chromium/chromium-headless-shell");
+    p.is_file().then_some(p)
+}
+
+/// Runs the browser with the flags every invocation needs, killing it
+/// after two minutes. Output goes through files: a dumped DOM is megabytes,
+/// more than a pipe holds while we wait.
+fn browser(bin: &Path, profile: &Path, extra: &[String], url: &str) -> Output {
+    std::fs::create_dir_all(profile).unwrap();
+    let out_path = profile.join("stdout.txt");
+    let err_path = profile.join("stderr.txt");
+    let mut cmd = Command::new(bin);
+    cmd.args([
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--enable-logging=stderr",
+        "--v=0",
+    ])
+    .arg(format!("--user-data-dir={}", profile.display()))
+    .args(extra)
+    .arg(url)
+    .stdout(Stdio::from(std::fs::File::create(&out_path).unwrap()))
+    .stderr(Stdio::from(std::fs::File::create(&err_path).unwrap()));
+    let mut child = cmd.spawn().expect("start browser");
+    let start = Instant::now();
+    loop {
+        if child.try_wait().expect("wait").is_some() {
+            break;
+        }
+        if start.elapsed() > Duration::from_secs(120) {
+            let _ = child.kill();
+            panic!("browser did not finish in 120 s");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let status = child.wait().expect("browser status");
+    Output {
+        status,
+        stdout: std::fs::read(&out_path).unwrap(),
+        stderr: std::fs::read(&err_path).unwrap(),
+    }
+}
+
+/// Console messages Chromium logged for the page (our page logs none, so
+/// any is a failure).
+fn console_lines(stderr: &str) -> Vec<&str> {
+    stderr.lines().filter(|l| l.contains(":CONSOLE")).collect()
+}
+
+#[test]
+fn report_renders_in_headless_chromium() {
+    let dir = scratch("chromium");
+    make_run_dir(&dir);
+    let report = dir.join("report.html");
+    let out = ramp()
+        .args(["report"])
+        .arg(&dir)
+        .arg("-o")
+        .arg(&report)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "ramp report failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let html = std::fs::read_to_string(&report).unwrap();
+    let expected = [
+        "chart-delivery",
+        "chart-timeseq-0",
+        "chart-timeseq-1",
+        "chart-ab",
+        "chart-ab-pop",
+        "chart-paired",
+    ];
+    for id in expected {
+        assert!(html.contains(&format!("id=\"{id}\"")), "report lacks {id}");
+    }
+    assert!(
+        html.contains("&lt;not html&gt;"),
+        "scenario.toml must be escaped"
+    );
+    assert!(
+        !html.contains("src=") && !html.contains("href=\"http"),
+        "report must be self-contained"
+    );
+
+    let Some(bin) = find_browser() else {
+        eprintln!(
+            "SKIPPED report_renders_in_headless_chromium: no Chromium binary found \
+             (install Debian's `chromium` or set RAMP_CHROMIUM)"
+        );
+        return;
+    };
+    let url = format!("file://{}", report.display());
+
+    // 1. The DOM after scripts ran.
+    let dom = browser(&bin, &dir.join("profile-dom"), &["--dump-dom".into()], &url);
+    let dom_text = String::from_utf8_lossy(&dom.stdout);
+    let stderr = String::from_utf8_lossy(&dom.stderr);
+    assert!(dom.status.success(), "browser failed: {stderr}");
+    assert!(
+        console_lines(&stderr).is_empty(),
+        "console messages: {:?}",
+        console_lines(&stderr)
+    );
+    assert!(
+        dom_text.contains("data-ready=\"1\""),
+        "the page script did not finish"
+    );
+    assert!(
+        dom_text.contains(&format!("data-charts=\"{}\"", expected.len())),
+        "chart count differs"
+    );
+    for id in expected {
+        let at = dom_text
+            .find(&format!("id=\"{id}\""))
+            .unwrap_or_else(|| panic!("{id} missing from the rendered DOM"));
+        let figure = &dom_text[at..];
+        let end = figure.find("</figure>").expect("figure closes");
+        let figure = &figure[..end];
+        assert!(figure.contains("<svg"), "{id} has no svg");
+        let shapes = [
+            "<path",
+            "<polyline",
+            "<circle",
+            "<rect",
+            "<polygon",
+            "<line",
+        ]
+        .iter()
+        .map(|t| figure.matches(t).count())
+        .sum::<usize>();
+        assert!(shapes > 20, "{id} looks empty ({shapes} shapes)");
+        assert!(figure.matches("<text").count() > 5, "{id} has no labels");
+    }
+
+    // 2. A screenshot that is not blank.
+    let shot = dir.join("shot.png");
+    let s = browser(
+        &bin,
+        &dir.join("profile-shot"),
+        &[
+            format!("--screenshot={}", shot.display()),
+            "--window-size=1280,2400".into(),
+            "--hide-scrollbars".into(),
+        ],
+        &url,
+    );
+    let stderr = String::from_utf8_lossy(&s.stderr);
+    assert!(s.status.success(), "screenshot failed: {stderr}");
+    assert!(
+        console_lines(&stderr).is_empty(),
+        "console messages: {:?}",
+        console_lines(&stderr)
+    );
+    let (distinct, busy) = png_stats(&shot);
+    assert!(distinct > 64, "screenshot has only {distinct} colours");
+    assert!(
+        busy > 0.02,
+        "screenshot is {:.1}% non-background",
+        busy * 100.0
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// (distinct colours, share of pixels differing from the most common one).
+fn png_stats(path: &Path) -> (usize, f64) {
+    let decoder = png::Decoder::new(std::fs::File::open(path).unwrap());
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    let channels = info.color_type.samples();
+    let px = &buf[..info.buffer_size()];
+    let mut counts = std::collections::HashMap::new();
+    for p in px.chunks(channels) {
+        *counts
+            .entry(p[..3.min(channels)].to_vec())
+            .or_insert(0usize) += 1;
+    }
+    let total = px.len() / channels;
+    let top = counts.values().copied().max().unwrap_or(0);
+    (counts.len(), 1.0 - top as f64 / total as f64)
+}
