@@ -1,0 +1,213 @@
+//! `ramp serve`, `ramp relay` and `ramp get` as processes on loopback.
+//! Every child is killed by its own handle; every wait is bounded.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const RAMP: &str = env!("CARGO_BIN_EXE_ramp");
+
+/// A child process killed on drop.
+struct Proc(Child);
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Starts `ramp ARGS` and returns it with the address from its first
+/// stdout line (`listening on ADDR ...`).
+fn start(args: &[&str]) -> (Proc, String) {
+    let mut child = Command::new(RAMP)
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("ramp starts");
+    let stdout = child.stdout.take().expect("stdout");
+    let proc = Proc(child);
+    let mut line = String::new();
+    BufReader::new(stdout)
+        .read_line(&mut line)
+        .expect("first line");
+    let addr = line
+        .strip_prefix("listening on ")
+        .and_then(|r| r.split_whitespace().next())
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+        .to_string();
+    (proc, addr)
+}
+
+fn temp(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("ramp-real-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&d).expect("temp dir");
+    d.join(name)
+}
+
+#[test]
+fn serve_relay_get_end_to_end_with_stats_record() {
+    let stats = temp("serve.ndjson");
+    let stats_s = stats.to_string_lossy().to_string();
+    let (_server, server_addr) = start(&[
+        "serve",
+        "--cc",
+        "cubic+hystart",
+        "--listen",
+        "127.0.0.1:0",
+        "--stats",
+        &stats_s,
+        "--path-rate",
+        "20mbit",
+        "--path-rtt",
+        "20ms",
+        "--duration",
+        "60s",
+    ]);
+    let (_relay, relay_addr) = start(&[
+        "relay",
+        "--listen",
+        "127.0.0.1:0",
+        "--upstream",
+        &server_addr,
+        "--rate",
+        "20mbit",
+        "--rtt",
+        "20ms",
+        "--queue",
+        "20ms",
+        "--duration",
+        "60s",
+    ]);
+    let out = Command::new(RAMP)
+        .args([
+            "get",
+            &format!("https://{relay_addr}/bytes/300000"),
+            "--n",
+            "3",
+            "--insecure",
+            "--json",
+            "--timeout",
+            "20s",
+        ])
+        .output()
+        .expect("ramp get runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect();
+    assert_eq!(lines.len(), 3);
+    for l in &lines {
+        assert_eq!(l["status"], 200);
+        assert_eq!(l["content_length"], 300_000);
+        assert_eq!(l["verified"], true);
+        // 300 kB at 20 Mbit/s take at least 120 ms.
+        assert!(l["ttlb-us"].as_u64().unwrap() >= 120_000, "{l}");
+    }
+    // Records are flushed as each request ends; give the last ack a moment.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let recs = loop {
+        let text = std::fs::read_to_string(&stats).unwrap_or_default();
+        let recs: Vec<serde_json::Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("record"))
+            .collect();
+        if recs.len() >= 3 || Instant::now() > deadline {
+            break recs;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(recs.len(), 3);
+    for r in &recs {
+        assert_eq!(r["cc.algorithm"], "cubic+hystart");
+        assert_eq!(r["path.rate-bps"], 20_000_000);
+        assert_eq!(r["path.rtt-ms"], 20);
+        assert!(r["ttlb"].as_u64().is_some(), "{r}");
+    }
+}
+
+#[test]
+fn get_summary_and_errors() {
+    let (_server, addr) = start(&["serve", "--listen", "127.0.0.1:0", "--duration", "60s"]);
+    let out = Command::new(RAMP)
+        .args([
+            "get",
+            &format!("https://{addr}/bytes/1000"),
+            "--n",
+            "4",
+            "--concurrency",
+            "2",
+            "--insecure",
+        ])
+        .output()
+        .expect("ramp get runs");
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("4 requests: 4 ok, 0 failed"), "{text}");
+    assert!(text.contains("ttlb"), "{text}");
+    // No trust anchor: a clear error, not a hang.
+    let out = Command::new(RAMP)
+        .args(["get", &format!("https://{addr}/bytes/1000")])
+        .output()
+        .expect("ramp get runs");
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--insecure"));
+    // A 404 fails the run.
+    let out = Command::new(RAMP)
+        .args(["get", &format!("https://{addr}/missing"), "--insecure"])
+        .output()
+        .expect("ramp get runs");
+    assert!(!out.status.success());
+}
+
+#[test]
+fn bad_arguments_are_errors_not_panics() {
+    for args in [
+        &["serve", "--cc", "no-such-controller"][..],
+        &[
+            "relay",
+            "--listen",
+            "127.0.0.1:0",
+            "--upstream",
+            "127.0.0.1:1",
+            "--rate",
+            "fast",
+            "--rtt",
+            "40ms",
+            "--queue",
+            "40ms",
+        ][..],
+        &[
+            "relay",
+            "--listen",
+            "127.0.0.1:0",
+            "--upstream",
+            "127.0.0.1:1",
+            "--rate",
+            "20mbit",
+            "--rtt",
+            "40",
+            "--queue",
+            "40ms",
+        ][..],
+        &["get", "http://127.0.0.1:1/x", "--insecure"][..],
+    ] {
+        let out = Command::new(RAMP).args(args).output().expect("runs");
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("error"),
+            "{args:?}"
+        );
+    }
+}

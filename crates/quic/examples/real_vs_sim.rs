@@ -1,0 +1,338 @@
+//! Real transfers through the relay against ramp-sim on the same paths:
+//! the table of docs/real-mode.md (run by bench/real/run.sh).
+//!
+//! For each scenario × controller: one real 2 MB download (ramp serve's
+//! stack in-process, the relay, ramp get's client) and two simulations of
+//! the same path, one with quinn's pacer model and one with ramp's exact
+//! leaky-bucket pacer. Besides TTLB and losses it measures the first data
+//! flight: the bytes the server sends in the first RTT after the request
+//! arrives, and over how long it spreads them (full-RTT pacing spreads a
+//! Rapid Start first flight over the whole RTT; quinn's pacer does not).
+//!
+//! Usage: cargo run --release -p ramp-quic --example real_vs_sim [-- --quick]
+
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use ramp_cc::{
+    AckFrameSummary, AckedPacket, CcState, CongestionEvent, Controller, Metrics, Rate,
+    RttEstimator, Time,
+};
+use ramp_quic::cc::CcChoice;
+use ramp_quic::client::{self, GetConfig};
+use ramp_quic::relay::{Relay, RelayConfig};
+use ramp_quic::server::{ServeConfig, Server};
+use ramp_quic::stats::PathLabels;
+use ramp_quic::tls::{Identity, Trust};
+use ramp_sim::{run_connection, Scenario, TraceSink};
+
+const SIZE: u64 = 2_000_000;
+
+/// Send times of a connection, recorded around the real controller.
+#[derive(Debug)]
+struct Recording {
+    inner: Box<dyn Controller>,
+    sends: Arc<Mutex<Vec<(Instant, u64)>>>,
+}
+
+impl Controller for Recording {
+    fn on_packet_sent(&mut self, now: Time, pn: u64, bytes: u64, in_flight: u64) {
+        if let Ok(mut s) = self.sends.lock() {
+            s.push((Instant::now(), bytes));
+        }
+        self.inner.on_packet_sent(now, pn, bytes, in_flight)
+    }
+    fn on_packet_acked(&mut self, now: Time, p: &AckedPacket, rtt: &RttEstimator, al: bool) {
+        self.inner.on_packet_acked(now, p, rtt, al)
+    }
+    fn on_ack_frame_end(&mut self, now: Time, s: &AckFrameSummary, rtt: &RttEstimator) {
+        self.inner.on_ack_frame_end(now, s, rtt)
+    }
+    fn on_congestion_event(&mut self, now: Time, e: &CongestionEvent, rtt: &RttEstimator) {
+        self.inner.on_congestion_event(now, e, rtt)
+    }
+    fn on_spurious_congestion(&mut self, now: Time) {
+        self.inner.on_spurious_congestion(now)
+    }
+    fn on_mtu_update(&mut self, mds: u64) {
+        self.inner.on_mtu_update(mds)
+    }
+    fn window(&self) -> u64 {
+        self.inner.window()
+    }
+    fn ssthresh(&self) -> Option<u64> {
+        self.inner.ssthresh()
+    }
+    fn pacing_rate(&self, rtt: &RttEstimator) -> Option<Rate> {
+        self.inner.pacing_rate(rtt)
+    }
+    fn state(&self) -> CcState {
+        self.inner.state()
+    }
+    fn metrics(&self) -> Metrics {
+        self.inner.metrics()
+    }
+    fn initial_window(&self) -> u64 {
+        self.inner.initial_window()
+    }
+    fn name(&self) -> String {
+        self.inner.name()
+    }
+    fn clone_box(&self) -> Box<dyn Controller> {
+        Box::new(Recording {
+            inner: self.inner.clone_box(),
+            sends: Arc::new(Mutex::new(Vec::new())),
+        })
+    }
+}
+
+#[derive(Clone, Copy)]
+struct Path {
+    name: &'static str,
+    rate_mbit: u64,
+    rtt_ms: u64,
+    queue_ms: u64,
+    loss: f64,
+}
+
+/// The first flight: bytes sent in [first data send, +1 RTT), and the
+/// time from the first to the last of those sends.
+fn first_flight(sends_us: &[(u64, u64)], from_us: u64, rtt_us: u64) -> (u64, u64) {
+    let mut it = sends_us.iter().filter(|(t, _)| *t >= from_us);
+    let Some(&(t0, b0)) = it.next() else {
+        return (0, 0);
+    };
+    let mut bytes = b0;
+    let mut last = t0;
+    for &(t, b) in it {
+        if t >= t0 + rtt_us {
+            break;
+        }
+        bytes += b;
+        last = t;
+    }
+    (bytes, last - t0)
+}
+
+struct Real {
+    ttlb: Duration,
+    lost: u64,
+    flight_bytes: u64,
+    flight_span_us: u64,
+}
+
+async fn real(path: Path, cc: &str) -> Result<Real, Box<dyn std::error::Error + Send + Sync>> {
+    let spec = ramp_cc::spec::parse(cc)?;
+    let base = CcChoice::parse(cc)?;
+    let sends = Arc::new(Mutex::new(Vec::new()));
+    let sends2 = sends.clone();
+    let build = base.build.clone();
+    let _ = spec;
+    let choice = CcChoice::custom(
+        base.name.clone(),
+        Arc::new(move |mtu| {
+            Box::new(Recording {
+                inner: build(mtu),
+                sends: sends2.clone(),
+            }) as Box<dyn Controller>
+        }),
+    );
+    let stats =
+        std::env::temp_dir().join(format!("ramp-real-vs-sim-{}.ndjson", std::process::id()));
+    let server = Server::bind(ServeConfig {
+        listen: "127.0.0.1:0".parse()?,
+        cc: choice,
+        identity: Identity::self_signed()?,
+        root: None,
+        stats: Some(stats.clone()),
+        labels: PathLabels::default(),
+        idle_timeout: Duration::from_secs(5),
+    })?;
+    let addr = server.local_addr()?;
+    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+    let task = tokio::spawn(server.run(async move {
+        let _ = stop_rx.await;
+    }));
+    let relay = Relay::start(RelayConfig::symmetric(
+        "127.0.0.1:0".parse()?,
+        addr,
+        Rate::from_bits_per_sec(path.rate_mbit * 1_000_000),
+        Duration::from_millis(path.rtt_ms),
+        Duration::from_millis(path.queue_ms),
+        path.loss,
+        1,
+    ))?;
+    let cfg = GetConfig {
+        url: format!("https://{}/bytes/{SIZE}", relay.local_addr()).parse()?,
+        n: 1,
+        concurrency: 1,
+        trust: Trust::Insecure,
+        timeout: Duration::from_secs(60),
+    };
+    let started = Instant::now();
+    let res = client::get(&cfg).await?;
+    let r = res.first().ok_or("no result")?;
+    if !r.is_ok() {
+        return Err(format!("{cc}: {r:?}").into());
+    }
+    let mut rec = None;
+    for _ in 0..100 {
+        let text = std::fs::read_to_string(&stats).unwrap_or_default();
+        if let Some(line) = text.lines().next() {
+            rec = Some(serde_json::from_str::<serde_json::Value>(line)?);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let _ = stop_tx.send(());
+    let _ = task.await;
+    drop(relay);
+    let rec = rec.ok_or("no stats record")?;
+    let ttlb = Duration::from_micros(rec["ttlb-us"].as_u64().ok_or("no ttlb")?);
+    let lost = rec["num-packets.lost"].as_u64().unwrap_or(0);
+    // The request reaches the server one one-way delay after the client's
+    // handshake; the client starts its request right after the handshake,
+    // so data flows from about 1.5 RTT after `started` on. Sends before
+    // that are the handshake.
+    let sends: Vec<(u64, u64)> = sends
+        .lock()
+        .map_err(|_| "poisoned")?
+        .iter()
+        .map(|(t, b)| (t.saturating_duration_since(started).as_micros() as u64, *b))
+        .collect();
+    let rtt_us = path.rtt_ms * 1000;
+    let (flight_bytes, flight_span_us) = first_flight(&sends, rtt_us * 3 / 2, rtt_us);
+    let _ = std::fs::remove_file(&stats);
+    Ok(Real {
+        ttlb,
+        lost,
+        flight_bytes,
+        flight_span_us,
+    })
+}
+
+/// A Write that appends to a shared buffer (for the simulator's trace).
+#[derive(Clone, Default)]
+struct Buf(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Buf {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0
+            .lock()
+            .map_err(|_| std::io::Error::other("poisoned"))?
+            .extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+struct Sim {
+    ttlb: Duration,
+    lost: u64,
+    flight_bytes: u64,
+    flight_span_us: u64,
+}
+
+fn sim(path: Path, cc: &str, pacer: &str) -> Result<Sim, Box<dyn std::error::Error + Send + Sync>> {
+    let toml = format!(
+        "seed = 1\n[path]\nrate = \"{}mbit\"\nrtt = \"{}ms\"\nqueue = \"{}ms\"\nloss = \"{}%\"\n[endpoint]\nmds = 1200\niw = 10\npacer = \"{pacer}\"\n",
+        path.rate_mbit,
+        path.rtt_ms,
+        path.queue_ms,
+        path.loss * 100.0
+    );
+    let mut sc = Scenario::from_toml(&toml, path.name).map_err(|e| e.message)?;
+    sc.size_bytes = SIZE;
+    let spec = ramp_cc::spec::parse(cc)?;
+    let buf = Buf::default();
+    let mut trace = TraceSink::off().with_ndjson(Box::new(buf.clone()));
+    let rec = run_connection(&sc, &spec, 1, &mut trace)?;
+    trace.finish()?;
+    let text = String::from_utf8(buf.0.lock().map_err(|_| "poisoned")?.clone())?;
+    // Data packets (those carrying stream bytes) of the server.
+    let mut sends = Vec::new();
+    for line in text.lines() {
+        let v: serde_json::Value = serde_json::from_str(line)?;
+        if v["ev"] == "sent" && v.get("offset").is_some() {
+            sends.push((
+                v["t-us"].as_u64().unwrap_or(0),
+                v["bytes"].as_u64().unwrap_or(0),
+            ));
+        }
+    }
+    let from = sends.first().map(|s| s.0).unwrap_or(0);
+    let (flight_bytes, flight_span_us) = first_flight(&sends, from, path.rtt_ms * 1000);
+    Ok(Sim {
+        ttlb: Duration::from_micros(rec.ttlb_us),
+        lost: rec.packets_lost,
+        flight_bytes,
+        flight_span_us,
+    })
+}
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    let quick = std::env::args().any(|a| a == "--quick");
+    let paths = [
+        Path {
+            name: "20m-40ms",
+            rate_mbit: 20,
+            rtt_ms: 40,
+            queue_ms: 40,
+            loss: 0.0,
+        },
+        Path {
+            name: "100m-40ms",
+            rate_mbit: 100,
+            rtt_ms: 40,
+            queue_ms: 40,
+            loss: 0.0,
+        },
+        Path {
+            name: "20m-40ms-0.5%",
+            rate_mbit: 20,
+            rtt_ms: 40,
+            queue_ms: 40,
+            loss: 0.005,
+        },
+    ];
+    let ccs = [
+        "newreno",
+        "cubic",
+        "cubic+hystart",
+        "rapidstart",
+        "jumpstart",
+    ];
+    println!("| path | cc | real TTLB ms | sim (quinn pacer) ms | diff | sim (exact pacer) ms | real lost | sim lost (quinn / exact) | 1st flight real: KB in ms | sim quinn | sim exact |");
+    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for path in paths.iter().take(if quick { 1 } else { 3 }) {
+        for cc in ccs {
+            let r = real(*path, cc).await?;
+            let q = sim(*path, cc, "quinn")?;
+            let e = sim(*path, cc, "leaky-bucket")?;
+            let ms = |d: Duration| d.as_secs_f64() * 1e3;
+            println!(
+                "| {} | {} | {:.0} | {:.0} | {:+.1}% | {:.0} | {} | {} / {} | {:.1} in {:.1} | {:.1} in {:.1} | {:.1} in {:.1} |",
+                path.name,
+                cc,
+                ms(r.ttlb),
+                ms(q.ttlb),
+                (ms(r.ttlb) / ms(q.ttlb) - 1.0) * 100.0,
+                ms(e.ttlb),
+                r.lost,
+                q.lost,
+                e.lost,
+                r.flight_bytes as f64 / 1e3,
+                r.flight_span_us as f64 / 1e3,
+                q.flight_bytes as f64 / 1e3,
+                q.flight_span_us as f64 / 1e3,
+                e.flight_bytes as f64 / 1e3,
+                e.flight_span_us as f64 / 1e3,
+            );
+        }
+    }
+    Ok(())
+}
