@@ -72,6 +72,12 @@ fn query_error_shows_position_and_expectation() {
         "{e}"
     );
     assert!(e.contains("\n                 ^"), "{e}");
+    let o = run_ndq(&["--no-such-option", "count()"], Some(b""));
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "usage errors exit 1 (2 means bad data)"
+    );
     let o = run_ndq(&["nosuch(_)"], Some(b""));
     assert!(stderr(&o).contains("unknown function 'nosuch'"));
     let o = run_ndq(&["_.x + count()"], Some(b""));

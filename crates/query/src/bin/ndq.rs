@@ -66,7 +66,14 @@ struct Cli {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    // clap would exit 2 on usage errors; 2 is reserved for bad data here.
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 1 } else { 0 });
+        }
+    };
     let mut helpers = Vec::new();
     for h in &cli.helpers {
         match std::fs::read_to_string(h) {
