@@ -22,6 +22,7 @@
 pub mod bench;
 pub mod client;
 pub mod engine;
+pub mod fleet;
 pub mod link;
 pub mod network;
 pub mod presets;

@@ -1,0 +1,250 @@
+//! Fleet A/B experiments: many connections, each on a path drawn from a
+//! population, each run once per arm (controller), as in the Rapid Start
+//! production experiment (shared/seeds/002) — in simulation.
+//!
+//! - [`Population`]: regions ([`population::Region`], simulation.md §3) or a
+//!   [`grid::Grid`] of fixed paths.
+//! - [`workload::Workload`]: object sizes and the bins they are reported in.
+//! - [`arms::Arm`]: a labelled controller; the first arm is the baseline.
+//! - [`FleetPlan`]: all of the above plus a connection count and a seed;
+//!   [`FleetPlan::connection`] draws connection `i`'s path from the run seed
+//!   and `i` alone, so every arm sees the same path, and the simulator's
+//!   per-element generators are seeded from that path's seed, so every arm
+//!   sees the same random-loss draws (a paired design).
+//! - [`run::run`]: all connections on all cores, results handed over in
+//!   connection order (byte-identical at any thread count) through a
+//!   bounded reorder window (memory flat in the number of connections).
+//! - [`summary`]: TTLB change per arm against the baseline and the
+//!   loss-ratio table, globally, per region and per size bin.
+//! - [`presets`]: the experiments of the seed documents.
+//! - [`population_file`]: custom populations in TOML.
+
+pub mod arms;
+pub mod dist;
+pub mod grid;
+pub mod population;
+pub mod population_file;
+pub mod presets;
+pub mod run;
+pub mod summary;
+pub mod workload;
+
+use core::time::Duration;
+
+use crate::rng::Rng;
+use crate::scenario::{QueueLimit, Scenario};
+use crate::{flows_for, simulate, SimError, TraceSink};
+
+pub use arms::{parse_arms, Arm};
+pub use grid::Grid;
+pub use population::{Access, PathSample, Region};
+pub use workload::{SizeDist, Workload};
+
+/// Where connections' paths come from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Population {
+    /// A weighted mixture of regions; the records' `pop` is the region.
+    Regions(Vec<Region>),
+    /// Every cell of a grid, K connections each; `pop` is the cell label
+    /// and the grid's sizes replace the workload's.
+    Grid(Grid),
+}
+
+impl Population {
+    /// The `pop` values in report order.
+    pub fn pops(&self) -> Vec<String> {
+        match self {
+            Population::Regions(rs) => rs.iter().map(|r| r.name.clone()).collect(),
+            Population::Grid(g) => (0..g.cells()).map(|c| g.cell(c).label).collect(),
+        }
+    }
+}
+
+/// A whole fleet experiment.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FleetPlan {
+    /// Name (preset or population file), the records' `scenario`.
+    pub name: String,
+    /// Paths.
+    pub population: Population,
+    /// Object sizes (ignored by grids, which carry their own).
+    pub workload: Workload,
+    /// Arms; the first is the baseline.
+    pub arms: Vec<Arm>,
+    /// Connections (each runs once per arm).
+    pub connections: u64,
+    /// Run seed.
+    pub seed: u64,
+    /// Endpoint settings and time limit every connection starts from.
+    pub base: Scenario,
+}
+
+/// One connection of a plan, ready to simulate.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Connection {
+    /// Index in the run, 0-based (`conn` in the records).
+    pub index: u64,
+    /// The path's seed: the simulator's `seed` for every arm.
+    pub path_seed: u64,
+    /// Region or grid cell.
+    pub pop: String,
+    /// Access type.
+    pub access: Access,
+    /// Whether a policer sits on the path.
+    pub policed: bool,
+    /// Size-bin label.
+    pub bin: String,
+    /// The scenario every arm of this connection runs.
+    pub scenario: Scenario,
+}
+
+/// Smallest queue a sampled path gets, in packets: a byte limit below two
+/// full packets would drop every burst regardless of the controller.
+pub const MIN_QUEUE_PACKETS: u64 = 2;
+
+/// Simulated time after which a fleet connection is cut off (recorded with
+/// `completed: false`).
+pub const FLEET_TIME_LIMIT: Duration = Duration::from_secs(300);
+
+/// The path seed of connection `index` of a run with seed `run_seed`.
+pub fn path_seed(run_seed: u64, index: u64) -> u64 {
+    Rng::from_u64(run_seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ index.wrapping_mul(0xC2B2_AE3D_27D4_EB4F) ^ index)
+        .next_u64()
+}
+
+/// Offset that separates the path-sampling generator from the simulator's
+/// element generators (which are derived from the same path seed).
+const SAMPLING_STREAM: u64 = 0x5A3D_1E7B_0F17_C0DE;
+
+impl FleetPlan {
+    /// Checks the plan can run.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.arms.is_empty() {
+            return Err("no arms".into());
+        }
+        match &self.population {
+            Population::Regions(rs) => {
+                if rs.is_empty() {
+                    return Err("population: no regions".into());
+                }
+                if rs.iter().all(|r| r.weight <= 0.0) {
+                    return Err("population: every region has weight 0".into());
+                }
+            }
+            Population::Grid(g) => g.validate()?,
+        }
+        Ok(())
+    }
+
+    /// Draws connection `index`. Depends only on the plan's population,
+    /// workload, base scenario, seed and `index` — never on the arms, the
+    /// thread, or other connections.
+    pub fn connection(&self, index: u64) -> Connection {
+        let path_seed = path_seed(self.seed, index);
+        let mut rng = Rng::from_u64(path_seed ^ SAMPLING_STREAM);
+        let (pop, path, size, bin) = match &self.population {
+            Population::Regions(rs) => {
+                let total: f64 = rs.iter().map(|r| r.weight.max(0.0)).sum();
+                let mut u = rng.next_f64() * total;
+                let mut region = &rs[rs.len() - 1];
+                for r in rs {
+                    let w = r.weight.max(0.0);
+                    if u < w {
+                        region = r;
+                        break;
+                    }
+                    u -= w;
+                }
+                let path = region.sample(&mut rng);
+                let size = self.workload.sample(&mut rng);
+                (region.name.clone(), path, size, self.workload.bin_of(size))
+            }
+            Population::Grid(g) => {
+                let cells = g.cells().max(1);
+                let cell = g.cell((index / g.seeds_per_cell.max(1)) % cells);
+                let bin = workload::format_size(cell.size_bytes);
+                (cell.label, cell.path, cell.size_bytes, bin)
+            }
+        };
+        let mut sc = self.base.clone();
+        sc.name = self.name.clone();
+        sc.seed = path_seed;
+        sc.size_bytes = size;
+        let p = &mut sc.path;
+        p.rate = path.rate;
+        p.forward_delay = path.rtt / 2;
+        p.reverse_delay = path.rtt - path.rtt / 2;
+        let min_queue = MIN_QUEUE_PACKETS * sc.endpoint.mds;
+        let bytes = crate::link::queue_bytes_for(path.rate, path.queue);
+        p.queue = if bytes >= min_queue {
+            QueueLimit::Time(path.queue)
+        } else {
+            QueueLimit::Bytes(min_queue)
+        };
+        p.loss = path.loss;
+        p.policer = path.policer;
+        p.ack_aggregation = path.ack_aggregation;
+        sc.endpoint.ack_policy = path.ack_policy;
+        Connection {
+            index,
+            path_seed,
+            pop,
+            access: path.access,
+            policed: path.policer.is_some(),
+            bin,
+            scenario: sc,
+        }
+    }
+
+    /// Simulates connection `index` once per arm and returns one NDJSON
+    /// line per arm (no newline), in arm order: ramp-sim's record plus
+    /// `pop`, `access`, `policed`, `size-bin` and `conn`.
+    pub fn run_connection(&self, index: u64) -> Result<Vec<String>, SimError> {
+        let c = self.connection(index);
+        let mut lines = Vec::with_capacity(self.arms.len());
+        for arm in &self.arms {
+            let flows = flows_for(&c.scenario, &arm.spec, &arm.label)?;
+            let out = simulate(&c.scenario, flows, c.path_seed, &mut TraceSink::off());
+            let rec = out
+                .records
+                .into_iter()
+                .next()
+                .ok_or_else(|| SimError("internal: no record for flow 0".into()))?;
+            lines.push(with_fleet_keys(&rec.to_json(), &c));
+        }
+        Ok(lines)
+    }
+
+    /// The run's parameters as text, one `key = value` per line: written
+    /// next to the records, and compared on `--resume` so that a run is
+    /// only ever continued with the plan that started it.
+    pub fn fingerprint(&self) -> String {
+        let mut s = String::new();
+        s.push_str(&format!("name = {:?}\n", self.name));
+        s.push_str(&format!("seed = {}\n", self.seed));
+        s.push_str(&format!("connections = {}\n", self.connections));
+        for a in &self.arms {
+            s.push_str(&format!("arm = {:?}\n", format!("{}={}", a.label, a.spec)));
+        }
+        // Debug output of the population, workload and base scenario is
+        // deterministic and covers every field that shapes a path.
+        s.push_str(&format!("population = {:?}\n", format!("{:?}", self.population)));
+        s.push_str(&format!("workload = {:?}\n", format!("{:?}", self.workload)));
+        s.push_str(&format!("endpoint = {:?}\n", format!("{:?}", self.base.endpoint)));
+        s.push_str(&format!("time_limit_us = {}\n", self.base.time_limit.as_micros()));
+        s
+    }
+}
+
+/// Appends the fleet keys to a record's JSON object.
+fn with_fleet_keys(json: &str, c: &Connection) -> String {
+    let body = json.strip_suffix('}').unwrap_or(json);
+    format!(
+        "{body},\"pop\":{},\"access\":\"{}\",\"policed\":{},\"size-bin\":{},\"conn\":{}}}",
+        crate::trace::json_str(&c.pop),
+        c.access.name(),
+        c.policed,
+        crate::trace::json_str(&c.bin),
+        c.index
+    )
+}

@@ -1,0 +1,376 @@
+//! Regional path populations (shared/notes/simulation.md §3): per-region
+//! bandwidth and base-RTT quantiles (M-Lab NDT, Oct 2025), an access-type
+//! mixture (wired, Wi-Fi, mobile, plus a policed share) that sets queue,
+//! random loss and ACK aggregation, and an ACK-policy mixture.
+//!
+//! One draw is one connection's path. Bandwidth and RTT are read off the
+//! region's quantile tables at probabilities from a Gaussian copula whose
+//! mean is shifted by the access type (mobile toward lower bandwidth and
+//! higher RTT, wired the other way), which gives the positive
+//! slow-and-far correlation §3.2 asks for while keeping each marginal's
+//! mean and variance on the normal scale.
+
+use core::time::Duration;
+
+use ramp_cc::Rate;
+
+use super::dist::{log_uniform, normal, normal_cdf, uniform, QuantileTable};
+use crate::link::LossModel;
+use crate::receiver::AckPolicy;
+use crate::rng::Rng;
+
+/// The access type of a sampled path (simulation.md §3.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Access {
+    /// FTTH / DOCSIS 3.1 with AQM, or legacy cable/DSL.
+    Wired,
+    /// A Wi-Fi hop on top of a wired access.
+    Wifi,
+    /// LTE / 5G.
+    Mobile,
+}
+
+impl Access {
+    /// The record value (`access` key).
+    pub fn name(self) -> &'static str {
+        match self {
+            Access::Wired => "wired",
+            Access::Wifi => "wifi",
+            Access::Mobile => "mobile",
+        }
+    }
+
+    /// Slowness score before standardisation: mobile slow, wired fast.
+    fn slowness(self) -> f64 {
+        match self {
+            Access::Wired => -1.0,
+            Access::Wifi => 0.0,
+            Access::Mobile => 1.0,
+        }
+    }
+}
+
+/// Shares of access types in a region (wired + Wi-Fi + mobile are
+/// normalised to 1) and of policed paths (independent of access type).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AccessMix {
+    /// Mobile share.
+    pub mobile: f64,
+    /// Wi-Fi share.
+    pub wifi: f64,
+    /// Wired share.
+    pub wired: f64,
+    /// Share of paths behind a token-bucket policer.
+    pub policed: f64,
+}
+
+/// Copula correlation between the access type's slowness score and the
+/// bandwidth/RTT draws ([assumption] of §3.2: 0.3–0.5).
+pub const ACCESS_CORRELATION: f64 = 0.4;
+
+/// Share of receivers with Chrome's ACK decimation (§3.3: 60 % [assumption]).
+pub const CHROME_ACK_SHARE: f64 = 0.6;
+
+/// Bandwidth is clamped to this range, Mbit/s: below 0.5 Mbit/s a 3.2 MB
+/// object takes close to a minute and the tail of NDT is test artefacts.
+pub const RATE_RANGE_MBPS: (f64, f64) = (0.5, 1000.0);
+
+/// Base RTT is clamped to this range, ms.
+pub const RTT_RANGE_MS: (f64, f64) = (1.0, 600.0);
+
+/// One region: a POP's client population.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Region {
+    /// Name, the records' `pop`.
+    pub name: String,
+    /// Relative weight when a population mixes regions.
+    pub weight: f64,
+    /// Single-flow bandwidth, Mbit/s.
+    pub rate_mbps: QuantileTable,
+    /// Base RTT, ms.
+    pub rtt_ms: QuantileTable,
+    /// Access-type mixture.
+    pub mix: AccessMix,
+    /// Share of Chrome-like receivers (the rest ACK per RFC 9000).
+    pub chrome_ack_share: f64,
+}
+
+/// One sampled path, before it becomes a [`crate::Scenario`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct PathSample {
+    /// Access type.
+    pub access: Access,
+    /// Bottleneck rate.
+    pub rate: Rate,
+    /// Base RTT (split evenly between the directions).
+    pub rtt: Duration,
+    /// Drop-tail queue in time at the bottleneck rate.
+    pub queue: Duration,
+    /// Random loss after the bottleneck.
+    pub loss: LossModel,
+    /// Token-bucket policer (rate, burst bytes).
+    pub policer: Option<(Rate, u64)>,
+    /// ACK batching on the reverse path (Wi-Fi block ACKs).
+    pub ack_aggregation: Option<Duration>,
+    /// The client's ACK policy.
+    pub ack_policy: AckPolicy,
+}
+
+fn ms(v: f64) -> Duration {
+    Duration::from_micros((v * 1000.0).round().max(1.0) as u64)
+}
+
+/// Quantile points of the §3.2 table: p10, p25, p50, p75, p90.
+const PS: [f64; 5] = [0.10, 0.25, 0.50, 0.75, 0.90];
+
+/// A region from the §3.2 / §3.3 tables.
+fn builtin(name: &str, bw: [f64; 5], rtt: [f64; 5], mix: [f64; 4]) -> Region {
+    let table = |v: [f64; 5]| {
+        let pts: Vec<(f64, f64)> = PS.iter().copied().zip(v).collect();
+        // The built-in numbers are ascending and positive.
+        QuantileTable::new(&pts).unwrap_or_else(|e| panic!("built-in region {name}: {e}"))
+    };
+    Region {
+        name: name.to_string(),
+        weight: 1.0,
+        rate_mbps: table(bw),
+        rtt_ms: table(rtt),
+        mix: AccessMix {
+            mobile: mix[0],
+            wifi: mix[1],
+            wired: mix[2],
+            policed: mix[3],
+        },
+        chrome_ack_share: CHROME_ACK_SHARE,
+    }
+}
+
+/// The seven regions of the Rapid Start production experiment (East and
+/// South-East Asia, Western and Eastern Europe, Africa, North and South
+/// America), from simulation.md §3.2 (NDT quantiles) and §3.3 (mixture).
+pub fn seed_regions() -> Vec<Region> {
+    vec![
+        builtin(
+            "east-asia",
+            [3.1, 13.9, 57.5, 170.0, 435.0],
+            [2.9, 6.2, 15.3, 53.0, 128.0],
+            [0.45, 0.35, 0.20, 0.02],
+        ),
+        builtin(
+            "se-asia",
+            [1.6, 7.1, 29.4, 93.0, 256.0],
+            [4.5, 12.6, 32.0, 71.0, 180.0],
+            [0.65, 0.25, 0.10, 0.04],
+        ),
+        builtin(
+            "west-europe",
+            [4.8, 19.7, 67.7, 217.0, 498.0],
+            [3.2, 7.6, 15.3, 28.0, 48.0],
+            [0.35, 0.45, 0.20, 0.01],
+        ),
+        builtin(
+            "east-europe",
+            [2.4, 11.2, 42.5, 127.0, 316.0],
+            [8.7, 16.6, 27.7, 47.0, 83.0],
+            [0.40, 0.40, 0.20, 0.02],
+        ),
+        builtin(
+            "africa",
+            [0.7, 2.6, 9.2, 26.0, 62.0],
+            [6.9, 20.3, 55.1, 126.0, 253.0],
+            [0.75, 0.20, 0.05, 0.05],
+        ),
+        builtin(
+            "north-america",
+            [3.6, 17.3, 67.8, 208.0, 439.0],
+            [3.8, 9.5, 22.9, 50.0, 86.0],
+            [0.35, 0.45, 0.20, 0.02],
+        ),
+        builtin(
+            "south-america",
+            [1.9, 9.1, 39.1, 128.0, 305.0],
+            [4.0, 8.9, 26.1, 89.0, 143.0],
+            [0.55, 0.35, 0.10, 0.03],
+        ),
+    ]
+}
+
+impl Region {
+    /// Draws one path. Uses only `rng`, in a fixed order of draws.
+    pub fn sample(&self, rng: &mut Rng) -> PathSample {
+        let m = &self.mix;
+        let total = (m.mobile + m.wifi + m.wired).max(f64::MIN_POSITIVE);
+        let u = rng.next_f64() * total;
+        let access = if u < m.mobile {
+            Access::Mobile
+        } else if u < m.mobile + m.wifi {
+            Access::Wifi
+        } else {
+            Access::Wired
+        };
+        // Standardise the slowness score over the region's mixture so the
+        // copula keeps each marginal's mean 0 and variance 1.
+        let shares = [
+            (Access::Mobile, m.mobile / total),
+            (Access::Wifi, m.wifi / total),
+            (Access::Wired, m.wired / total),
+        ];
+        let mean: f64 = shares.iter().map(|(a, s)| a.slowness() * s).sum();
+        let var: f64 = shares
+            .iter()
+            .map(|(a, s)| (a.slowness() - mean).powi(2) * s)
+            .sum();
+        let score = if var > 0.0 {
+            (access.slowness() - mean) / var.sqrt()
+        } else {
+            0.0
+        };
+        let rho = ACCESS_CORRELATION;
+        let rest = (1.0 - rho * rho).sqrt();
+        let z_rate = -rho * score + rest * normal(rng);
+        let z_rtt = rho * score + rest * normal(rng);
+        let rate_mbps = self
+            .rate_mbps
+            .at(normal_cdf(z_rate))
+            .clamp(RATE_RANGE_MBPS.0, RATE_RANGE_MBPS.1);
+        let rtt_ms = self
+            .rtt_ms
+            .at(normal_cdf(z_rtt))
+            .clamp(RTT_RANGE_MS.0, RTT_RANGE_MS.1);
+        let rate = Rate::from_bits_per_sec((rate_mbps * 1e6).round() as u64);
+
+        let (queue_ms, loss, ack_aggregation) = access_row(access, rng);
+        let policed = rng.next_f64() < m.policed;
+        // Policers sit well below the access rate (Flach et al.: policing
+        // is what limits the flow); bucket 16–64 KB (§3.3).
+        let policer_frac = uniform(rng, 0.2, 0.6);
+        let bucket = log_uniform(rng, 16_000.0, 64_000.0);
+        let policer = policed.then(|| {
+            (
+                Rate::from_bits_per_sec(((rate_mbps * policer_frac).max(0.25) * 1e6) as u64),
+                bucket.round() as u64,
+            )
+        });
+        let ack_policy = if rng.next_f64() < self.chrome_ack_share {
+            AckPolicy::Chrome
+        } else {
+            AckPolicy::Rfc9000
+        };
+        PathSample {
+            access,
+            rate,
+            rtt: ms(rtt_ms),
+            queue: ms(queue_ms),
+            loss,
+            policer,
+            ack_aggregation,
+            ack_policy,
+        }
+    }
+}
+
+/// Share of wired accesses with AQM-sized buffers (FTTH / DOCSIS 3.1); the
+/// rest are legacy cable/DSL with bloated buffers [assumption].
+pub const WIRED_AQM_SHARE: f64 = 0.7;
+
+/// Share of mobile paths in the long-queue tail (300–600 ms) [assumption].
+pub const MOBILE_TAIL_SHARE: f64 = 0.1;
+
+/// Queue (ms at link rate), random loss and ACK aggregation of an access
+/// type, per the §3.3 table. Always makes the same number of draws.
+fn access_row(access: Access, rng: &mut Rng) -> (f64, LossModel, Option<Duration>) {
+    let a = rng.next_f64();
+    let b = rng.next_f64();
+    let c = rng.next_f64();
+    let d = rng.next_f64();
+    let lerp_log = |u: f64, lo: f64, hi: f64| (lo.ln() + u * (hi.ln() - lo.ln())).exp();
+    let wired_queue = |a: f64, b: f64| {
+        if a < WIRED_AQM_SHARE {
+            lerp_log(b, 10.0, 30.0)
+        } else {
+            lerp_log(b, 50.0, 250.0)
+        }
+    };
+    match access {
+        Access::Wired => {
+            let p = if a < WIRED_AQM_SHARE {
+                c * 1e-4
+            } else {
+                lerp_log(c, 1e-4, 1e-3)
+            };
+            (wired_queue(a, b), bernoulli(p), None)
+        }
+        Access::Wifi => {
+            // The bottleneck is the access behind the Wi-Fi hop; the hop
+            // adds 0.1–1 % loss and block-ACK batching of 1–4 ms.
+            let agg = Duration::from_micros(lerp_log(d, 1000.0, 4000.0).round() as u64);
+            (wired_queue(a, b), bernoulli(lerp_log(c, 1e-3, 1e-2)), Some(agg))
+        }
+        Access::Mobile => {
+            let q = if a < MOBILE_TAIL_SHARE {
+                lerp_log(b, 300.0, 600.0)
+            } else {
+                lerp_log(b, 100.0, 300.0)
+            };
+            (q, bursty(c * 5e-3), None)
+        }
+    }
+}
+
+fn bernoulli(p: f64) -> LossModel {
+    if p > 0.0 {
+        LossModel::Bernoulli { p }
+    } else {
+        LossModel::None
+    }
+}
+
+/// Bursty loss with long-run mean `mean`: a Gilbert–Elliott chain whose bad
+/// state lasts 4 packets on average and loses half of them.
+pub fn bursty(mean: f64) -> LossModel {
+    const P_BAD_TO_GOOD: f64 = 0.25;
+    const LOSS_BAD: f64 = 0.5;
+    if mean <= 0.0 {
+        return LossModel::None;
+    }
+    let pi_bad = (mean / LOSS_BAD).min(0.5);
+    LossModel::GilbertElliott {
+        p_good_to_bad: pi_bad * P_BAD_TO_GOOD / (1.0 - pi_bad),
+        p_bad_to_good: P_BAD_TO_GOOD,
+        loss_good: 0.0,
+        loss_bad: LOSS_BAD,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bursty_loss_has_the_asked_mean() {
+        for m in [1e-4, 1e-3, 5e-3] {
+            assert!((bursty(m).mean_loss() - m).abs() < 1e-12);
+        }
+    }
+
+    #[test]
+    fn region_marginals_follow_the_ndt_medians() {
+        // The copula keeps the median of each marginal close to the table's.
+        for r in seed_regions() {
+            let mut rng = Rng::from_u64(42);
+            let mut rates: Vec<f64> = Vec::new();
+            let mut rtts: Vec<f64> = Vec::new();
+            for _ in 0..4000 {
+                let p = r.sample(&mut rng);
+                rates.push(p.rate.bits_per_sec() as f64 / 1e6);
+                rtts.push(p.rtt.as_secs_f64() * 1e3);
+            }
+            rates.sort_by(f64::total_cmp);
+            rtts.sort_by(f64::total_cmp);
+            let (mr, mt) = (rates[2000], rtts[2000]);
+            let (er, et) = (r.rate_mbps.at(0.5), r.rtt_ms.at(0.5));
+            assert!((mr / er).ln().abs() < 0.25, "{}: rate median {mr} vs {er}", r.name);
+            assert!((mt / et).ln().abs() < 0.25, "{}: rtt median {mt} vs {et}", r.name);
+        }
+    }
+}

@@ -1,0 +1,329 @@
+//! Custom populations in TOML. Errors name the file, the line and the key.
+//!
+//! ```toml
+//! name = "my-fleet"                 # the records' `scenario`
+//!
+//! [workload]                         # default: the seed's (200 KB – 3.2 MB)
+//! min_size = "200KB"                 # log-uniform between min and max,
+//! max_size = "3.2MB"                 # or: size = "1MB" (fixed)
+//! bins = ["200KB", "400KB", "800KB", "1.6MB", "3.2MB"]
+//!
+//! [[region]]
+//! name = "west-europe"               # a built-in region to start from, or
+//! weight = 2                         # any new name (then give the tables)
+//! rate_mbps = [4.8, 19.7, 67.7, 217, 498]   # p10 p25 p50 p75 p90
+//! rtt_ms = [3.2, 7.6, 15.3, 28, 48]          # p10 p25 p50 p75 p90
+//! mix = { mobile = 0.35, wifi = 0.45, wired = 0.20, policed = 0.01 }
+//! chrome_ack_share = 0.6
+//!
+//! # or, instead of regions, a grid:
+//! # [grid]
+//! # rates = ["10mbit", "100mbit"]
+//! # rtts = ["20ms", "80ms"]
+//! # queues = ["40ms"]
+//! # losses = ["0%", "1%", "4%"]
+//! # sizes = ["1MB"]
+//! # seeds = 10                      # connections per cell
+//! # ack_policy = "rfc9000"
+//! ```
+
+use core::time::Duration;
+
+use ramp_cc::Rate;
+use serde::Deserialize;
+
+use super::dist::QuantileTable;
+use super::grid::Grid;
+use super::population::{seed_regions, AccessMix, Region, CHROME_ACK_SHARE};
+use super::workload::{SizeDist, Workload};
+use super::Population;
+use crate::receiver::AckPolicy;
+use crate::units;
+
+/// A population file's contents.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PopulationFile {
+    /// Name (default: the file stem).
+    pub name: String,
+    /// Regions or grid.
+    pub population: Population,
+    /// Workload (grids ignore it).
+    pub workload: Workload,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Qty {
+    S(String),
+    I(i64),
+    F(f64),
+}
+
+impl Qty {
+    fn text(&self) -> String {
+        match self {
+            Qty::S(s) => s.clone(),
+            Qty::I(i) => i.to_string(),
+            Qty::F(f) => f.to_string(),
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    name: Option<String>,
+    workload: Option<toml::Spanned<FileWorkload>>,
+    #[serde(default)]
+    region: Vec<toml::Spanned<FileRegion>>,
+    grid: Option<toml::Spanned<FileGrid>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileWorkload {
+    size: Option<Qty>,
+    min_size: Option<Qty>,
+    max_size: Option<Qty>,
+    bins: Option<Vec<Qty>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileRegion {
+    name: String,
+    weight: Option<f64>,
+    rate_mbps: Option<Vec<f64>>,
+    rtt_ms: Option<Vec<f64>>,
+    mix: Option<FileMix>,
+    chrome_ack_share: Option<f64>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileMix {
+    mobile: f64,
+    wifi: f64,
+    wired: f64,
+    #[serde(default)]
+    policed: f64,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileGrid {
+    rates: Vec<Qty>,
+    rtts: Vec<Qty>,
+    queues: Vec<Qty>,
+    #[serde(default)]
+    losses: Vec<Qty>,
+    sizes: Vec<Qty>,
+    seeds: Option<u64>,
+    ack_policy: Option<String>,
+}
+
+fn line_of(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].matches('\n').count() + 1
+}
+
+const QUANTILE_PS: [f64; 5] = [0.10, 0.25, 0.50, 0.75, 0.90];
+
+fn parse_list<T>(key: &str, v: &[Qty], f: impl Fn(&str) -> Result<T, String>) -> Result<Vec<T>, String> {
+    v.iter()
+        .map(|q| f(&q.text()).map_err(|e| format!("{key}: {e}")))
+        .collect()
+}
+
+impl PopulationFile {
+    /// Reads a population file.
+    pub fn load(path: &str) -> Result<PopulationFile, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+        let stem = std::path::Path::new(path)
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| path.to_string());
+        PopulationFile::parse(&text, &stem).map_err(|e| format!("{path}: {e}"))
+    }
+
+    /// Parses a population file's text; `stem` is the default name. Errors
+    /// read `line N: key: what is wrong`.
+    pub fn parse(text: &str, stem: &str) -> Result<PopulationFile, String> {
+        let file: File = toml::from_str(text).map_err(|e| match e.span() {
+            Some(s) => format!("line {}: {}", line_of(text, s.start), e.message().trim()),
+            None => e.message().trim().to_string(),
+        })?;
+        let workload = match &file.workload {
+            None => Workload::seed(),
+            Some(w) => {
+                let at = line_of(text, w.span().start);
+                workload(w.get_ref()).map_err(|e| format!("line {at}: workload.{e}"))?
+            }
+        };
+        let population = match (&file.grid, file.region.is_empty()) {
+            (Some(_), false) => {
+                return Err("give either [[region]] tables or a [grid], not both".to_string())
+            }
+            (None, true) => return Err("no [[region]] tables and no [grid]: nothing to sample".to_string()),
+            (Some(g), true) => {
+                let at = line_of(text, g.span().start);
+                Population::Grid(grid(g.get_ref()).map_err(|e| format!("line {at}: grid.{e}"))?)
+            }
+            (None, false) => {
+                let mut out = Vec::new();
+                for r in &file.region {
+                    let at = line_of(text, r.span().start);
+                    let fr = r.get_ref();
+                    let reg = region(fr).map_err(|e| format!("line {at}: region `{}`: {e}", fr.name))?;
+                    if out.iter().any(|o: &Region| o.name == reg.name) {
+                        return Err(format!("line {at}: region `{}`: defined twice", reg.name));
+                    }
+                    out.push(reg);
+                }
+                if out.iter().all(|r| r.weight <= 0.0) {
+                    return Err("every region has weight 0".to_string());
+                }
+                Population::Regions(out)
+            }
+        };
+        Ok(PopulationFile {
+            name: file.name.unwrap_or_else(|| stem.to_string()),
+            population,
+            workload,
+        })
+    }
+}
+
+fn workload(w: &FileWorkload) -> Result<Workload, String> {
+    let size = |key: &str, q: &Qty| units::parse_size(&q.text()).map_err(|e| format!("{key}: {e}"));
+    let sizes = match (&w.size, &w.min_size, &w.max_size) {
+        (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
+            return Err("size: give either size or min_size/max_size".into())
+        }
+        (Some(s), None, None) => SizeDist::Fixed(size("size", s)?.max(1)),
+        (None, lo, hi) => {
+            let lo = match lo {
+                Some(q) => size("min_size", q)?,
+                None => super::workload::SEED_BIN_EDGES[0],
+            };
+            let hi = match hi {
+                Some(q) => size("max_size", q)?,
+                None => super::workload::SEED_BIN_EDGES[4],
+            };
+            if lo == 0 || hi <= lo {
+                return Err("max_size: must exceed min_size, which must be positive".into());
+            }
+            SizeDist::LogUniform { lo, hi }
+        }
+    };
+    let bin_edges = match &w.bins {
+        None => super::workload::SEED_BIN_EDGES.to_vec(),
+        Some(b) => {
+            let e = parse_list("bins", b, units::parse_size)?;
+            if e.windows(2).any(|w| w[0] >= w[1]) {
+                return Err("bins: edges must be strictly ascending".into());
+            }
+            e
+        }
+    };
+    Ok(Workload { sizes, bin_edges })
+}
+
+fn table(key: &str, v: &[f64]) -> Result<QuantileTable, String> {
+    if v.len() != QUANTILE_PS.len() {
+        return Err(format!("{key}: give 5 values (p10, p25, p50, p75, p90), got {}", v.len()));
+    }
+    let pts: Vec<(f64, f64)> = QUANTILE_PS.iter().copied().zip(v.iter().copied()).collect();
+    QuantileTable::new(&pts).map_err(|e| format!("{key}: {e}"))
+}
+
+fn region(r: &FileRegion) -> Result<Region, String> {
+    let builtin = seed_regions().into_iter().find(|b| b.name == r.name);
+    let mut reg = match (&builtin, &r.rate_mbps, &r.rtt_ms) {
+        (Some(b), _, _) => b.clone(),
+        (None, Some(_), Some(_)) => Region {
+            name: r.name.clone(),
+            weight: 1.0,
+            rate_mbps: table("rate_mbps", &[1.0, 2.0, 3.0, 4.0, 5.0])?,
+            rtt_ms: table("rtt_ms", &[1.0, 2.0, 3.0, 4.0, 5.0])?,
+            mix: AccessMix {
+                mobile: 0.4,
+                wifi: 0.4,
+                wired: 0.2,
+                policed: 0.02,
+            },
+            chrome_ack_share: CHROME_ACK_SHARE,
+        },
+        (None, _, _) => {
+            let names: Vec<String> = seed_regions().into_iter().map(|r| r.name).collect();
+            return Err(format!(
+                "rate_mbps and rtt_ms are required for a region that is not built in ({})",
+                names.join(", ")
+            ));
+        }
+    };
+    if r.name.chars().any(|c| c.is_control()) || r.name.is_empty() {
+        return Err("name: must be non-empty text".into());
+    }
+    if let Some(w) = r.weight {
+        if !(w >= 0.0 && w.is_finite()) {
+            return Err("weight: must be a non-negative number".into());
+        }
+        reg.weight = w;
+    }
+    if let Some(v) = &r.rate_mbps {
+        reg.rate_mbps = table("rate_mbps", v)?;
+    }
+    if let Some(v) = &r.rtt_ms {
+        reg.rtt_ms = table("rtt_ms", v)?;
+    }
+    if let Some(m) = &r.mix {
+        for (k, v) in [("mobile", m.mobile), ("wifi", m.wifi), ("wired", m.wired), ("policed", m.policed)] {
+            if !(0.0..=1.0).contains(&v) {
+                return Err(format!("mix.{k}: must lie in [0, 1]"));
+            }
+        }
+        if m.mobile + m.wifi + m.wired <= 0.0 {
+            return Err("mix: mobile + wifi + wired must be positive".into());
+        }
+        reg.mix = AccessMix {
+            mobile: m.mobile,
+            wifi: m.wifi,
+            wired: m.wired,
+            policed: m.policed,
+        };
+    }
+    if let Some(c) = r.chrome_ack_share {
+        if !(0.0..=1.0).contains(&c) {
+            return Err("chrome_ack_share: must lie in [0, 1]".into());
+        }
+        reg.chrome_ack_share = c;
+    }
+    Ok(reg)
+}
+
+fn grid(g: &FileGrid) -> Result<Grid, String> {
+    let rates: Vec<Rate> = parse_list("rates", &g.rates, units::parse_rate)?;
+    let rtts: Vec<Duration> = parse_list("rtts", &g.rtts, units::parse_duration)?;
+    let queues: Vec<Duration> = parse_list("queues", &g.queues, units::parse_duration)?;
+    let mut losses: Vec<f64> = parse_list("losses", &g.losses, units::parse_fraction)?;
+    if losses.is_empty() {
+        losses.push(0.0);
+    }
+    let sizes: Vec<u64> = parse_list("sizes", &g.sizes, units::parse_size)?;
+    let ack_policy = match &g.ack_policy {
+        Some(a) => AckPolicy::parse(a).map_err(|e| format!("ack_policy: {e}"))?,
+        None => AckPolicy::Rfc9000,
+    };
+    let grid = Grid {
+        rates,
+        rtts,
+        queues,
+        losses,
+        sizes,
+        seeds_per_cell: g.seeds.unwrap_or(10),
+        ack_policy,
+    };
+    grid.validate()
+        .map_err(|e| e.trim_start_matches("grid.").to_string())?;
+    Ok(grid)
+}

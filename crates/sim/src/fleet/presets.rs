@@ -1,0 +1,166 @@
+//! Built-in fleet experiments, one per experiment in the seed documents.
+//!
+//! | preset | source | arms (baseline first) | population |
+//! |---|---|---|---|
+//! | `rapid-start-2026` | seeds/002 (Fastly, 7 POPs) | baseline, jumpstart, rapid-no-jump, rapidstart | 7 regions, 200 KB – 3.2 MB |
+//! | `cubic-hystart-matrix` | seeds/000 (quiche lab matrix) | reno, cubic, cubic+hystart | grid: loss 0–8 % |
+//! | `iw10-vs-iw32` | seeds/004 (Google QUIC) | iw32, iw10 | 7 regions, 10 KB – 10 MB |
+//! | `reno-vs-cubic` | seeds/004 | cubic, reno | 7 regions, 10 KB – 10 MB |
+//! | `pacing-on-off` | seeds/004 | paced, unpaced | 7 regions, 10 KB – 10 MB |
+//! | `cubic-1conn-vs-2conn` | seeds/004 | 2conn, 1conn | 7 regions, 10 KB – 10 MB |
+//!
+//! The Google experiments' baseline is the QUIC default of the time (CUBIC
+//! with 2-connection emulation, IW 32, paced); each preset changes one
+//! thing, as the talk's experiments did.
+
+use core::time::Duration;
+
+use ramp_cc::spec::SEED_ARMS;
+use ramp_cc::Rate;
+
+use super::arms::{parse_arms, Arm};
+use super::grid::Grid;
+use super::population::seed_regions;
+use super::workload::{SizeDist, Workload};
+use super::{FleetPlan, Population, FLEET_TIME_LIMIT};
+use crate::receiver::AckPolicy;
+use crate::Scenario;
+
+/// A preset's name and one-line description.
+pub const PRESETS: &[(&str, &str)] = &[
+    ("rapid-start-2026", "Rapid Start production A/B (seeds/002): 4 arms, 7 regions, 200 KB-3.2 MB"),
+    ("cubic-hystart-matrix", "Reno vs CUBIC vs CUBIC+HyStart++ over loss 0-8% (seeds/000 lab matrix)"),
+    ("iw10-vs-iw32", "Google QUIC: IW 10 vs IW 32 (seeds/004)"),
+    ("reno-vs-cubic", "Google QUIC: Reno vs CUBIC (seeds/004)"),
+    ("pacing-on-off", "Google QUIC: pacing on vs off (seeds/004)"),
+    ("cubic-1conn-vs-2conn", "Google QUIC: CUBIC 1- vs 2-connection emulation (seeds/004)"),
+];
+
+/// Default connection count of a preset when none is given.
+pub const DEFAULT_CONNECTIONS: u64 = 10_000;
+
+/// The object sizes of the Google presets: log-uniform 10 KB – 10 MB in
+/// decade bins (web pages to video segments) [assumption: the talk gives
+/// no size mix].
+fn web_workload() -> Workload {
+    Workload {
+        sizes: SizeDist::LogUniform {
+            lo: 10_000,
+            hi: 10_000_000,
+        },
+        bin_edges: vec![10_000, 100_000, 1_000_000, 10_000_000],
+    }
+}
+
+/// The endpoint and time limit every fleet connection starts from: the
+/// seed-100m preset's endpoint (MDS 1252, IW 30, jump 60, leaky-bucket
+/// pacer) with a 300 s limit.
+pub fn base_scenario() -> Result<Scenario, String> {
+    let p = crate::presets::find("seed-100m").ok_or("internal: preset seed-100m missing")?;
+    let mut sc = Scenario::from_preset(&p);
+    sc.time_limit = FLEET_TIME_LIMIT;
+    Ok(sc)
+}
+
+fn arms(list: &[(&str, &str)]) -> Result<Vec<Arm>, String> {
+    let text: Vec<String> = list.iter().map(|(l, s)| format!("{l}={s}")).collect();
+    parse_arms(&text.join(","))
+}
+
+/// The cubic-hystart-matrix grid: 100 Mbit/s, 40 ms RTT, a 1-BDP queue, a
+/// 10 MB object, loss 0–8 % [assumption: the talk shows the loss axis and
+/// "an object of some size"; the rest is ours].
+pub fn hystart_grid(seeds_per_cell: u64) -> Grid {
+    Grid {
+        rates: vec![Rate::from_bits_per_sec(100_000_000)],
+        rtts: vec![Duration::from_millis(40)],
+        queues: vec![Duration::from_millis(40)],
+        losses: vec![0.0, 0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.07, 0.08],
+        sizes: vec![10_000_000],
+        seeds_per_cell: seeds_per_cell.max(1),
+        ack_policy: AckPolicy::Rfc9000,
+    }
+}
+
+/// The plan of preset `name` with `connections` connections (for grids:
+/// rounded up to whole cells) and run seed `seed`.
+pub fn plan(name: &str, connections: u64, seed: u64) -> Result<FleetPlan, String> {
+    let base = base_scenario()?;
+    let regions = || Population::Regions(seed_regions());
+    let (population, workload, arm_list, mut base) = match name {
+        "rapid-start-2026" => (regions(), Workload::seed(), arms(&SEED_ARMS)?, base),
+        "cubic-hystart-matrix" => {
+            let cells = hystart_grid(1).cells();
+            let k = connections.div_ceil(cells).max(1);
+            let mut b = base;
+            // quiche's default IW (RFC 9002 §7.2: 10 packets).
+            b.endpoint.iw_packets = 10;
+            b.endpoint.jump_packets = 20;
+            (
+                Population::Grid(hystart_grid(k)),
+                Workload::seed(),
+                arms(&[("reno", "newreno"), ("cubic", "cubic"), ("cubic+hystart", "cubic+hystart")])?,
+                b,
+            )
+        }
+        "iw10-vs-iw32" => (
+            regions(),
+            web_workload(),
+            arms(&[("iw32", "cubic(conns=2,iw=32)"), ("iw10", "cubic(conns=2,iw=10)")])?,
+            base,
+        ),
+        "reno-vs-cubic" => (
+            regions(),
+            web_workload(),
+            arms(&[("cubic", "cubic(conns=2,iw=32)"), ("reno", "newreno(iw=32)")])?,
+            base,
+        ),
+        "pacing-on-off" => (
+            regions(),
+            web_workload(),
+            arms(&[("paced", "cubic(conns=2,iw=32)"), ("unpaced", "cubic(conns=2,iw=32,pacing=off)")])?,
+            base,
+        ),
+        "cubic-1conn-vs-2conn" => (
+            regions(),
+            web_workload(),
+            arms(&[("2conn", "cubic(conns=2,iw=32)"), ("1conn", "cubic(conns=1,iw=32)")])?,
+            base,
+        ),
+        other => {
+            let names: Vec<&str> = PRESETS.iter().map(|p| p.0).collect();
+            return Err(format!("unknown fleet preset `{other}` (one of: {})", names.join(", ")));
+        }
+    };
+    base.name = name.to_string();
+    let connections = match &population {
+        Population::Grid(g) => g.connections(),
+        Population::Regions(_) => connections,
+    };
+    Ok(FleetPlan {
+        name: name.to_string(),
+        population,
+        workload,
+        arms: arm_list,
+        connections,
+        seed,
+        base,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_preset_builds_and_validates() {
+        for (name, _) in PRESETS {
+            let p = plan(name, 90, 1).unwrap();
+            p.validate().unwrap();
+            assert!(p.arms.len() >= 2, "{name}");
+        }
+        let m = plan("cubic-hystart-matrix", 20, 1).unwrap();
+        assert_eq!(m.connections, 27, "rounded up to whole cells (9 cells x 3)");
+        assert!(plan("nope", 1, 1).is_err());
+    }
+}

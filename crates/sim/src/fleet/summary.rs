@@ -1,0 +1,361 @@
+//! The summary of a fleet run, in the seed experiment's terms
+//! (shared/seeds/002): TTLB change of each arm against the baseline —
+//! the change of the mean and of each decile p10…p90 — globally, per
+//! region and per size bin; and the packet-loss-ratio table (average, P50,
+//! P90, P99 of the per-connection ratio lost / sent).
+//!
+//! TTLB statistics are paired: a connection counts only if it completed in
+//! every arm, so each arm's distribution is over the very same paths.
+//! Loss ratios count every connection that sent a packet.
+//!
+//! Exact percentiles need the values: the summary keeps one TTLB and one
+//! loss ratio per connection and arm (16 bytes each), which is what
+//! "memory flat" gives up here. Percentiles interpolate linearly between
+//! order statistics (Hyndman–Fan type 7, as ramp-plot and numpy).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+/// One record as the summary needs it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    /// Connection index (`conn`).
+    pub conn: u64,
+    /// Arm (`group`).
+    pub arm: String,
+    /// Region or grid cell (`pop`).
+    pub pop: String,
+    /// Size bin (`size-bin`).
+    pub bin: String,
+    /// Whether the transfer completed.
+    pub completed: bool,
+    /// TTLB, µs.
+    pub ttlb_us: u64,
+    /// Packets sent.
+    pub packets_sent: u64,
+    /// Packets declared lost.
+    pub packets_lost: u64,
+}
+
+/// The deciles the TTLB tables show.
+pub const DECILES: [f64; 9] = [10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0];
+
+/// The loss-ratio percentiles of the seed's table.
+pub const LOSS_PERCENTILES: [f64; 3] = [50.0, 90.0, 99.0];
+
+/// One arm's TTLB against the baseline within one slice.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TtlbChange {
+    /// Arm.
+    pub arm: String,
+    /// Mean TTLB, ms.
+    pub mean_ms: f64,
+    /// Change of the mean against the baseline, percent (0 for the baseline).
+    pub mean_change_pct: f64,
+    /// TTLB at each of [`DECILES`], ms.
+    pub deciles_ms: Vec<f64>,
+    /// Change of each decile against the baseline's, percent.
+    pub decile_change_pct: Vec<f64>,
+    /// Mean packets lost per connection.
+    pub mean_lost_packets: f64,
+}
+
+/// A slice of the run (global, one region, one size bin).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Slice {
+    /// `all`, a region, or a bin label.
+    pub label: String,
+    /// Connections completed in every arm (the paired sample).
+    pub connections: usize,
+    /// One entry per arm, baseline first.
+    pub arms: Vec<TtlbChange>,
+}
+
+/// One arm's loss-ratio statistics.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LossRow {
+    /// Arm.
+    pub arm: String,
+    /// Connections that sent at least one packet.
+    pub connections: usize,
+    /// Mean of the per-connection loss ratio, percent.
+    pub avg_pct: f64,
+    /// [`LOSS_PERCENTILES`] of the per-connection loss ratio, percent.
+    pub percentiles_pct: Vec<f64>,
+}
+
+/// The summary.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Summary {
+    /// Arms, baseline first.
+    pub arms: Vec<String>,
+    /// Connections seen (any arm).
+    pub connections: usize,
+    /// Connections left out of the TTLB tables (incomplete in some arm,
+    /// or missing an arm).
+    pub excluded: usize,
+    /// All connections.
+    pub global: Slice,
+    /// Per region (or grid cell).
+    pub by_pop: Vec<Slice>,
+    /// Per size bin.
+    pub by_bin: Vec<Slice>,
+    /// Loss ratio per arm, all connections.
+    pub loss: Vec<LossRow>,
+    /// Loss ratio per region, then per arm.
+    pub loss_by_pop: Vec<(String, Vec<LossRow>)>,
+}
+
+/// The p-th percentile (0–100) of sorted `v`, linear interpolation.
+pub fn percentile(sorted: &[f64], p: f64) -> f64 {
+    match sorted.len() {
+        0 => f64::NAN,
+        1 => sorted[0],
+        n => {
+            let h = (n - 1) as f64 * (p / 100.0).clamp(0.0, 1.0);
+            let lo = h.floor() as usize;
+            let hi = (lo + 1).min(n - 1);
+            sorted[lo] + (h - lo as f64) * (sorted[hi] - sorted[lo])
+        }
+    }
+}
+
+fn change(v: f64, base: f64) -> f64 {
+    if base > 0.0 {
+        100.0 * (v / base - 1.0)
+    } else {
+        f64::NAN
+    }
+}
+
+fn mean(v: &[f64]) -> f64 {
+    if v.is_empty() {
+        f64::NAN
+    } else {
+        v.iter().sum::<f64>() / v.len() as f64
+    }
+}
+
+/// Per connection: (pop, bin, per arm (ttlb ms if completed, lost, sent)).
+type PerConn = (String, String, Vec<Option<(Option<f64>, u64, u64)>>);
+
+fn slice(label: &str, arms: &[String], conns: &[&PerConn]) -> Slice {
+    let paired: Vec<&&PerConn> = conns
+        .iter()
+        .filter(|c| c.2.iter().all(|a| matches!(a, Some((Some(_), _, _)))))
+        .collect();
+    let mut out = Vec::new();
+    let mut base: Option<(f64, Vec<f64>)> = None;
+    for (k, arm) in arms.iter().enumerate() {
+        let mut ttlb: Vec<f64> = paired
+            .iter()
+            .filter_map(|c| c.2[k].and_then(|a| a.0))
+            .collect();
+        let lost: Vec<f64> = paired
+            .iter()
+            .filter_map(|c| c.2[k].map(|a| a.1 as f64))
+            .collect();
+        ttlb.sort_by(f64::total_cmp);
+        let m = mean(&ttlb);
+        let dec: Vec<f64> = DECILES.iter().map(|&p| percentile(&ttlb, p)).collect();
+        let (bm, bd) = base.get_or_insert_with(|| (m, dec.clone())).clone();
+        out.push(TtlbChange {
+            arm: arm.clone(),
+            mean_ms: m,
+            mean_change_pct: change(m, bm),
+            decile_change_pct: dec.iter().zip(&bd).map(|(v, b)| change(*v, *b)).collect(),
+            deciles_ms: dec,
+            mean_lost_packets: mean(&lost),
+        });
+    }
+    Slice {
+        label: label.to_string(),
+        connections: paired.len(),
+        arms: out,
+    }
+}
+
+fn loss_rows(arms: &[String], conns: &[&PerConn]) -> Vec<LossRow> {
+    arms.iter()
+        .enumerate()
+        .map(|(k, arm)| {
+            let mut r: Vec<f64> = conns
+                .iter()
+                .filter_map(|c| c.2[k])
+                .filter(|a| a.2 > 0)
+                .map(|a| 100.0 * a.1 as f64 / a.2 as f64)
+                .collect();
+            r.sort_by(f64::total_cmp);
+            LossRow {
+                arm: arm.clone(),
+                connections: r.len(),
+                avg_pct: mean(&r),
+                percentiles_pct: LOSS_PERCENTILES.iter().map(|&p| percentile(&r, p)).collect(),
+            }
+        })
+        .collect()
+}
+
+/// Orders `seen` labels: those in `order` first, in its order, then the
+/// rest sorted.
+fn ordered(order: &[String], seen: &BTreeMap<String, ()>) -> Vec<String> {
+    let mut out: Vec<String> = order.iter().filter(|o| seen.contains_key(*o)).cloned().collect();
+    out.extend(seen.keys().filter(|k| !order.contains(k)).cloned());
+    out
+}
+
+/// Summarises `rows` for `arms` (baseline first). `pops` and `bins` give
+/// the report order of regions and bins (others follow, sorted). Rows of
+/// arms not listed are ignored.
+pub fn summarize(rows: &[Row], arms: &[String], pops: &[String], bins: &[String]) -> Summary {
+    let mut per: BTreeMap<u64, PerConn> = BTreeMap::new();
+    for r in rows {
+        let Some(k) = arms.iter().position(|a| *a == r.arm) else {
+            continue;
+        };
+        let e = per
+            .entry(r.conn)
+            .or_insert_with(|| (r.pop.clone(), r.bin.clone(), vec![None; arms.len()]));
+        let ttlb = r.completed.then_some(r.ttlb_us as f64 / 1000.0);
+        e.2[k] = Some((ttlb, r.packets_lost, r.packets_sent));
+    }
+    let all: Vec<&PerConn> = per.values().collect();
+    let global = slice("all", arms, &all);
+    let mut pop_seen = BTreeMap::new();
+    let mut bin_seen = BTreeMap::new();
+    for c in &all {
+        pop_seen.insert(c.0.clone(), ());
+        bin_seen.insert(c.1.clone(), ());
+    }
+    let pops = ordered(pops, &pop_seen);
+    let bins = ordered(bins, &bin_seen);
+    let of_pop = |p: &str| -> Vec<&PerConn> { all.iter().copied().filter(|c| c.0 == p).collect() };
+    let of_bin = |b: &str| -> Vec<&PerConn> { all.iter().copied().filter(|c| c.1 == b).collect() };
+    Summary {
+        arms: arms.to_vec(),
+        connections: all.len(),
+        excluded: all.len() - global.connections,
+        by_pop: pops.iter().map(|p| slice(p, arms, &of_pop(p))).collect(),
+        by_bin: bins.iter().map(|b| slice(b, arms, &of_bin(b))).collect(),
+        loss: loss_rows(arms, &all),
+        loss_by_pop: pops.iter().map(|p| (p.clone(), loss_rows(arms, &of_pop(p)))).collect(),
+        global,
+    }
+}
+
+fn pct(v: f64) -> String {
+    if v.is_nan() {
+        "-".to_string()
+    } else {
+        format!("{v:+.1}%")
+    }
+}
+
+fn ratio(v: f64) -> String {
+    if v.is_nan() {
+        "-".to_string()
+    } else {
+        format!("{v:.2}%")
+    }
+}
+
+impl Summary {
+    /// The summary as Markdown: the headline table (mean TTLB change per
+    /// arm per slice), the decile tables, and the loss-ratio tables in the
+    /// seed's layout (arms as columns; avg, P50, P90, P99 as rows).
+    pub fn to_markdown(&self, title: &str) -> String {
+        let mut s = String::new();
+        let base = self.arms.first().cloned().unwrap_or_default();
+        let _ = writeln!(s, "# {title}\n");
+        let _ = writeln!(
+            s,
+            "{} connections x {} arms; {} in the TTLB tables (completed in every arm), {} excluded. \
+             Baseline: `{base}`.\n",
+            self.connections,
+            self.arms.len(),
+            self.global.connections,
+            self.excluded
+        );
+        let _ = writeln!(s, "## TTLB: change of the mean against `{base}`\n");
+        let mut head = String::from("| slice | n |");
+        let mut rule = String::from("|---|---:|");
+        for a in &self.arms {
+            let _ = write!(head, " {a} |");
+            rule.push_str("---:|");
+        }
+        let _ = writeln!(s, "{head}\n{rule}");
+        let row = |s: &mut String, sl: &Slice| {
+            let _ = write!(s, "| {} | {} |", sl.label, sl.connections);
+            for a in &sl.arms {
+                if a.arm == base {
+                    let _ = write!(s, " {:.0} ms |", a.mean_ms);
+                } else {
+                    let _ = write!(s, " {} |", pct(a.mean_change_pct));
+                }
+            }
+            s.push('\n');
+        };
+        row(&mut s, &self.global);
+        for sl in self.by_pop.iter().chain(&self.by_bin) {
+            row(&mut s, sl);
+        }
+        let _ = writeln!(s, "\n(baseline column: its mean TTLB; others: change of the mean.)\n");
+
+        let _ = writeln!(s, "## TTLB: change per decile against `{base}`\n");
+        for sl in std::iter::once(&self.global).chain(&self.by_pop).chain(&self.by_bin) {
+            let _ = writeln!(s, "### {} (n = {})\n", sl.label, sl.connections);
+            let mut h = String::from("| arm | mean |");
+            let mut r = String::from("|---|---:|");
+            for p in DECILES {
+                let _ = write!(h, " p{p:.0} |");
+                r.push_str("---:|");
+            }
+            let _ = writeln!(s, "{h} lost pkts |\n{r}---:|");
+            for a in &sl.arms {
+                if a.arm == base {
+                    let _ = write!(s, "| {} (ms) | {:.0} |", a.arm, a.mean_ms);
+                    for v in &a.deciles_ms {
+                        let _ = write!(s, " {v:.0} |");
+                    }
+                } else {
+                    let _ = write!(s, "| {} | {} |", a.arm, pct(a.mean_change_pct));
+                    for v in &a.decile_change_pct {
+                        let _ = write!(s, " {} |", pct(*v));
+                    }
+                }
+                let _ = writeln!(s, " {:.1} |", a.mean_lost_packets);
+            }
+            s.push('\n');
+        }
+
+        let _ = writeln!(s, "## Packet loss ratio (per connection, lost / sent)\n");
+        write_loss(&mut s, &self.loss);
+        for (pop, rows) in &self.loss_by_pop {
+            let _ = writeln!(s, "\n### {pop}\n");
+            write_loss(&mut s, rows);
+        }
+        s
+    }
+}
+
+fn write_loss(s: &mut String, rows: &[LossRow]) {
+    let mut h = String::from("| |");
+    let mut r = String::from("|---|");
+    for row in rows {
+        let _ = write!(h, " {} |", row.arm);
+        r.push_str("---:|");
+    }
+    let _ = writeln!(s, "{h}\n{r}");
+    let _ = write!(s, "| avg. |");
+    for row in rows {
+        let _ = write!(s, " {} |", ratio(row.avg_pct));
+    }
+    s.push('\n');
+    for (i, p) in LOSS_PERCENTILES.iter().enumerate() {
+        let _ = write!(s, "| P{p:.0} |");
+        for row in rows {
+            let _ = write!(s, " {} |", ratio(row.percentiles_pct[i]));
+        }
+        s.push('\n');
+    }
+}

@@ -1,0 +1,145 @@
+//! The workload: one object per connection, its size drawn from a
+//! distribution, and the size bins results are reported in.
+
+use crate::rng::Rng;
+
+/// Object sizes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SizeDist {
+    /// Every object has this many bytes.
+    Fixed(u64),
+    /// Log-uniform on `[lo, hi)` bytes.
+    LogUniform {
+        /// Smallest size, bytes.
+        lo: u64,
+        /// Largest size, bytes.
+        hi: u64,
+    },
+}
+
+/// The seed experiment's size-bin edges, bytes (shared/seeds/002: 200 KB –
+/// 400 KB / 400 – 800 KB / 800 KB – 1.6 MB / 1.6 – 3.2 MB).
+pub const SEED_BIN_EDGES: [u64; 5] = [200_000, 400_000, 800_000, 1_600_000, 3_200_000];
+
+/// A workload: sizes and the bins they are reported in.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Workload {
+    /// Size distribution.
+    pub sizes: SizeDist,
+    /// Ascending bin edges, bytes; a size falls in `[edge[i], edge[i+1])`,
+    /// below the first edge in bin "< first", at or above the last in
+    /// "≥ last".
+    pub bin_edges: Vec<u64>,
+}
+
+impl Workload {
+    /// The seed experiment's: log-uniform 200 KB – 3.2 MB, its four bins.
+    pub fn seed() -> Workload {
+        Workload {
+            sizes: SizeDist::LogUniform {
+                lo: SEED_BIN_EDGES[0],
+                hi: SEED_BIN_EDGES[4],
+            },
+            bin_edges: SEED_BIN_EDGES.to_vec(),
+        }
+    }
+
+    /// Draws one size (one draw from `rng` whatever the distribution, so
+    /// switching distributions never shifts later draws).
+    pub fn sample(&self, rng: &mut Rng) -> u64 {
+        let u = rng.next_f64();
+        match self.sizes {
+            SizeDist::Fixed(n) => n,
+            SizeDist::LogUniform { lo, hi } => {
+                let lo = lo.max(1);
+                let top = hi.saturating_sub(1).max(lo);
+                let (l, h) = (lo as f64, hi.max(lo) as f64);
+                ((l.ln() + u * (h.ln() - l.ln())).exp().floor() as u64).clamp(lo, top)
+            }
+        }
+    }
+
+    /// The bin label of a size, e.g. `200KB-400KB`.
+    pub fn bin_of(&self, size: u64) -> String {
+        bin_label(&self.bin_edges, size)
+    }
+
+    /// All bin labels in order (only those between the edges when the
+    /// distribution cannot fall outside them).
+    pub fn bin_labels(&self) -> Vec<String> {
+        let e = &self.bin_edges;
+        if e.is_empty() {
+            return vec!["all".to_string()];
+        }
+        let mut out = Vec::new();
+        // The smallest and largest size the distribution can draw.
+        let (lo, hi) = match self.sizes {
+            SizeDist::Fixed(n) => (n, n),
+            SizeDist::LogUniform { lo, hi } => (lo.max(1), hi.saturating_sub(1).max(lo.max(1))),
+        };
+        if lo < e[0] {
+            out.push(bin_label(e, lo));
+        }
+        for w in e.windows(2) {
+            if hi >= w[0] && lo < w[1] {
+                out.push(bin_label(e, w[0]));
+            }
+        }
+        if hi >= e[e.len() - 1] {
+            out.push(bin_label(e, hi));
+        }
+        out
+    }
+}
+
+/// A size in the seed's style: `200KB`, `1.6MB`.
+pub fn format_size(bytes: u64) -> String {
+    if bytes >= 1_000_000 {
+        let mb = bytes as f64 / 1e6;
+        if (mb - mb.round()).abs() < 1e-9 {
+            format!("{}MB", mb.round() as u64)
+        } else {
+            format!("{mb:.1}MB")
+        }
+    } else if bytes >= 1000 {
+        format!("{}KB", bytes / 1000)
+    } else {
+        format!("{bytes}B")
+    }
+}
+
+fn bin_label(edges: &[u64], size: u64) -> String {
+    if edges.is_empty() {
+        return "all".to_string();
+    }
+    let i = edges.iter().take_while(|&&e| size >= e).count();
+    if i == 0 {
+        format!("<{}", format_size(edges[0]))
+    } else if i == edges.len() {
+        format!(">={}", format_size(edges[i - 1]))
+    } else {
+        format!("{}-{}", format_size(edges[i - 1]), format_size(edges[i]))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seed_bins_are_the_papers() {
+        let w = Workload::seed();
+        assert_eq!(
+            w.bin_labels(),
+            ["200KB-400KB", "400KB-800KB", "800KB-1.6MB", "1.6MB-3.2MB"]
+        );
+        assert_eq!(w.bin_of(200_000), "200KB-400KB");
+        assert_eq!(w.bin_of(1_599_999), "800KB-1.6MB");
+        assert_eq!(w.bin_of(3_199_999), "1.6MB-3.2MB");
+        let mut rng = Rng::from_u64(3);
+        for _ in 0..1000 {
+            let s = w.sample(&mut rng);
+            assert!((200_000..=3_200_000).contains(&s));
+        }
+    }
+}
