@@ -265,6 +265,36 @@ fn find_string_special(b: &[u8], mut i: usize) -> Option<usize> {
     None
 }
 
+/// Length of the run of ASCII digits starting at `b[i]`. Eight bytes are
+/// classified at once (SWAR), so the end of a typical number costs no
+/// data-dependent branch.
+#[inline(always)]
+fn digit_run(b: &[u8], mut i: usize) -> usize {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    let start = i;
+    while i + 8 <= b.len() {
+        let mut a = [0u8; 8];
+        a.copy_from_slice(&b[i..i + 8]);
+        let w = u64::from_le_bytes(a);
+        // Non-zero byte where the high nibble is not 3 ...
+        let hi = (w & (LO * 0xf0)) ^ (LO * 0x30);
+        // ... or the low nibble is above 9 (adding 6 carries into bit 4;
+        // no carry crosses bytes since 0x0f + 6 < 0x100).
+        let lo = ((w & (LO * 0x0f)) + LO * 6) & (LO * 0xf0);
+        let bad = hi | lo;
+        // High bit set in each non-zero byte.
+        let nz = (((bad & (LO * 0x7f)) + LO * 0x7f) | bad) & (LO * 0x80);
+        if nz != 0 {
+            return i - start + (nz.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while i < b.len() && b[i].is_ascii_digit() {
+        i += 1;
+    }
+    i - start
+}
+
 impl<'a> Cursor<'a> {
     #[inline]
     fn peek(&self) -> Option<u8> {
@@ -606,11 +636,7 @@ impl<'a> Cursor<'a> {
         }
         match b.get(i) {
             Some(b'0') => i += 1,
-            Some(b'1'..=b'9') => {
-                while matches!(b.get(i), Some(b'0'..=b'9')) {
-                    i += 1;
-                }
-            }
+            Some(b'1'..=b'9') => i += digit_run(b, i),
             _ => {
                 self.i = i;
                 return Err(self.err("invalid number"));
@@ -762,6 +788,33 @@ mod tests {
             }
             let v = vec![0xe9u8; len];
             assert_eq!(find_string_special(&v, 0), None);
+        }
+    }
+
+    #[test]
+    fn digit_runs() {
+        for text in [
+            "1",
+            "12345678",
+            "123456789,",
+            "0123x",
+            "9/",
+            "1:",
+            "12345678901234567890}",
+        ] {
+            let want = text.bytes().take_while(u8::is_ascii_digit).count();
+            let mut padded = text.as_bytes().to_vec();
+            assert_eq!(digit_run(&padded, 0), want, "{text}");
+            padded.extend_from_slice(b"        ");
+            assert_eq!(digit_run(&padded, 0), want, "{text} padded");
+        }
+        for c in 0u8..=255 {
+            let v = [b'1', c, b'x', b'x', b'x', b'x', b'x', b'x', b'x'];
+            assert_eq!(
+                digit_run(&v, 0),
+                if c.is_ascii_digit() { 2 } else { 1 },
+                "byte {c}"
+            );
         }
     }
 
