@@ -2,9 +2,9 @@
 //! looking at: `cargo run -p ramp-plot --features fixtures --example gallery -- OUT_DIR`.
 
 use ramp_plot::chart::{save, AbChart, DeliveryChart, PairedChart, Theme, TimeSeqChart};
-use ramp_plot::{ab_curves, paired_deltas, parse_records, AbOptions, Facet};
 use ramp_plot::fixtures::{arms, run, ToyRun};
 use ramp_plot::parse_trace;
+use ramp_plot::{ab_curves, paired_deltas, parse_records, AbOptions, Facet};
 use std::path::PathBuf;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -29,13 +29,28 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         traces.push(parse_trace(&text, group)?);
     }
     for (t, theme) in [(&traces[0], Theme::Light), (&traces[1], Theme::Dark)] {
-        let name = format!("timeseq-{}-{theme:?}.png", t.meta.group.as_deref().unwrap_or("x"));
+        let name = format!(
+            "timeseq-{}-{theme:?}.png",
+            t.meta.group.as_deref().unwrap_or("x")
+        );
         save(&TimeSeqChart::new(t), &out.join(name), theme)?;
     }
-    save(&TimeSeqChart::new(&traces[0]), &out.join("timeseq.svg"), Theme::Light)?;
+    save(
+        &TimeSeqChart::new(&traces[0]),
+        &out.join("timeseq.svg"),
+        Theme::Light,
+    )?;
     let refs: Vec<_> = traces.iter().collect();
-    save(&DeliveryChart::new(refs.clone()), &out.join("delivery.png"), Theme::Light)?;
-    save(&DeliveryChart::new(refs), &out.join("delivery-dark.png"), Theme::Dark)?;
+    save(
+        &DeliveryChart::new(refs.clone()),
+        &out.join("delivery.png"),
+        Theme::Light,
+    )?;
+    save(
+        &DeliveryChart::new(refs),
+        &out.join("delivery-dark.png"),
+        Theme::Dark,
+    )?;
     let (records, traces) = ramp_plot::fixtures::fleet(400, 1);
     let run = out.join("run");
     std::fs::create_dir_all(run.join("traces"))?;
@@ -56,6 +71,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     save(&AbChart::new(&ab), &out.join("ab-size.svg"), Theme::Light)?;
     opts.facet = Facet::None;
     let paired = paired_deltas(&records, &opts)?;
-    save(&PairedChart::new(&paired), &out.join("paired.png"), Theme::Light)?;
+    save(
+        &PairedChart::new(&paired),
+        &out.join("paired.png"),
+        Theme::Light,
+    )?;
     Ok(())
 }

@@ -72,7 +72,11 @@ impl Facet {
                 } else if i == edges.len() {
                     format!("≥ {}", format_bytes(edges[i - 1]))
                 } else {
-                    format!("{} – {}", format_bytes(edges[i - 1]), format_bytes(edges[i]))
+                    format!(
+                        "{} – {}",
+                        format_bytes(edges[i - 1]),
+                        format_bytes(edges[i])
+                    )
                 };
                 Some((i as u64, label))
             }
@@ -144,7 +148,10 @@ pub struct AbCurve {
 impl AbCurve {
     /// Δ at the median.
     pub fn median_delta_pct(&self) -> Option<f64> {
-        self.points.iter().find(|p| p.percentile == 50.0).map(|p| p.delta_pct)
+        self.points
+            .iter()
+            .find(|p| p.percentile == 50.0)
+            .map(|p| p.delta_pct)
     }
 }
 
@@ -212,7 +219,7 @@ fn group(records: &[Record], opts: &AbOptions) -> (Groups, Vec<String>, usize) {
 }
 
 fn check_baseline(arms: &[String], opts: &AbOptions) -> Result<()> {
-    if arms.iter().any(|a| *a == opts.baseline) {
+    if arms.contains(&opts.baseline) {
         Ok(())
     } else {
         Err(Error::Data(format!(
@@ -435,15 +442,24 @@ mod tests {
         for i in 1..=200 {
             let t = 100.0 + f64::from(i);
             lines.push(format!("{{\"group\":\"base\",\"ttlb\":{t},\"seed\":{i}}}"));
-            lines.push(format!("{{\"group\":\"b\",\"ttlb\":{},\"seed\":{i}}}", t * 0.8));
+            lines.push(format!(
+                "{{\"group\":\"b\",\"ttlb\":{},\"seed\":{i}}}",
+                t * 0.8
+            ));
         }
         let r = ab_curves(&recs(&lines), &AbOptions::new("base")).unwrap();
         assert_eq!(r.panels.len(), 1);
         let c = &r.panels[0].curves[0];
-        assert_eq!((c.arm.as_str(), c.n, r.panels[0].baseline_n), ("b", 200, 200));
+        assert_eq!(
+            (c.arm.as_str(), c.n, r.panels[0].baseline_n),
+            ("b", 200, 200)
+        );
         for p in &c.points {
             assert!((p.delta_pct + 20.0).abs() < 1e-9, "{p:?}");
-            assert!(p.lo_pct <= -20.0 + 1e-9 && p.hi_pct >= -20.0 - 1e-9, "{p:?}");
+            assert!(
+                p.lo_pct <= -20.0 + 1e-9 && p.hi_pct >= -20.0 - 1e-9,
+                "{p:?}"
+            );
         }
         let paired = paired_deltas(&recs(&lines), &AbOptions::new("base")).unwrap();
         let d = &paired.panels[0].curves[0].deltas_pct;
@@ -489,7 +505,11 @@ mod tests {
         assert_ne!(a, c);
         // The estimate does not depend on the seed, only the band does.
         let est = |r: &AbResult| -> Vec<f64> {
-            r.panels[0].curves[0].points.iter().map(|p| p.delta_pct).collect()
+            r.panels[0].curves[0]
+                .points
+                .iter()
+                .map(|p| p.delta_pct)
+                .collect()
         };
         assert_eq!(est(&a), est(&c));
     }
@@ -514,14 +534,19 @@ mod tests {
         let r = ab_curves(&rs, &o).unwrap();
         let names: Vec<_> = r.panels.iter().map(|p| p.facet.as_str()).collect();
         assert_eq!(names, ["< 10 KB", "10 KB – 100 KB", "1 MB – 10 MB"]);
-        assert_eq!(Facet::parse("size:1,2").unwrap(), Facet::SizeBins(vec![1.0, 2.0]));
+        assert_eq!(
+            Facet::parse("size:1,2").unwrap(),
+            Facet::SizeBins(vec![1.0, 2.0])
+        );
         assert!(Facet::parse("size:2,1").is_err());
     }
 
     #[test]
     fn missing_baseline_is_an_error_listing_arms() {
         let rs = recs(&["{\"group\":\"a\",\"ttlb\":1}".to_string()]);
-        let e = ab_curves(&rs, &AbOptions::new("base")).unwrap_err().to_string();
+        let e = ab_curves(&rs, &AbOptions::new("base"))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("baseline") && e.contains("arms found: a"), "{e}");
     }
 
@@ -532,7 +557,9 @@ mod tests {
             "{\"group\":\"x\",\"ttlb\":1,\"seed\":1}".to_string(),
             "{\"group\":\"x\",\"ttlb\":2,\"seed\":1}".to_string(),
         ]);
-        let e = paired_deltas(&rs, &AbOptions::new("base")).unwrap_err().to_string();
+        let e = paired_deltas(&rs, &AbOptions::new("base"))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("occurs twice") && e.contains("line 3"), "{e}");
     }
 }

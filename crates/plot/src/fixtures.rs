@@ -188,23 +188,35 @@ pub fn run(cfg: &ToyRun) -> (String, String) {
                 }
                 queue.push_back(pn);
                 queue_bytes += bytes;
-                emit(now, format!(
+                emit(
+                    now,
+                    format!(
                     "{{\"ev\":\"queue\",\"t-us\":{now},\"bytes\":{queue_bytes},\"delay-us\":{}}}",
                     (queue_bytes as f64 / bytes_per_us) as u64
-                ));
+                ),
+                );
                 if !link_busy {
                     link_busy = true;
-                    push(&mut heap, now + (bytes as f64 / bytes_per_us) as u64, Ev::Depart);
+                    push(
+                        &mut heap,
+                        now + (bytes as f64 / bytes_per_us) as u64,
+                        Ev::Depart,
+                    );
                 }
             }
             Ev::Depart => {
-                let Some(pn) = queue.pop_front() else { continue };
+                let Some(pn) = queue.pop_front() else {
+                    continue;
+                };
                 let p = &pkts[pn as usize];
                 queue_bytes -= p.len + OVERHEAD;
-                emit(now, format!(
+                emit(
+                    now,
+                    format!(
                     "{{\"ev\":\"queue\",\"t-us\":{now},\"bytes\":{queue_bytes},\"delay-us\":{}}}",
                     (queue_bytes as f64 / bytes_per_us) as u64
-                ));
+                ),
+                );
                 // Receiver: in-order delivery one quarter RTT later.
                 received.push((p.offset, p.offset + p.len));
                 received.sort_unstable();
@@ -216,7 +228,10 @@ pub fn run(cfg: &ToyRun) -> (String, String) {
                 }
                 if delivered > before {
                     let at = now + quarter;
-                    emit(at, format!("{{\"ev\":\"delivered\",\"t-us\":{at},\"bytes\":{delivered}}}"));
+                    emit(
+                        at,
+                        format!("{{\"ev\":\"delivered\",\"t-us\":{at},\"bytes\":{delivered}}}"),
+                    );
                     if delivered == cfg.content_length {
                         done_us = at;
                     }
@@ -224,7 +239,11 @@ pub fn run(cfg: &ToyRun) -> (String, String) {
                 push(&mut heap, now + 3 * quarter, Ev::Ack(pn));
                 if let Some(&next) = queue.front() {
                     let b = pkts[next as usize].len + OVERHEAD;
-                    push(&mut heap, now + (b as f64 / bytes_per_us) as u64, Ev::Depart);
+                    push(
+                        &mut heap,
+                        now + (b as f64 / bytes_per_us) as u64,
+                        Ev::Depart,
+                    );
                 } else {
                     link_busy = false;
                 }
@@ -240,10 +259,17 @@ pub fn run(cfg: &ToyRun) -> (String, String) {
                 if was == 0 {
                     inflight -= bytes;
                 }
-                emit(now, format!("{{\"ev\":\"acked\",\"t-us\":{now},\"pn\":{pn},\"bytes\":{bytes}}}"));
+                emit(
+                    now,
+                    format!("{{\"ev\":\"acked\",\"t-us\":{now},\"pn\":{pn},\"bytes\":{bytes}}}"),
+                );
                 latest = now - p.sent_us;
                 min_rtt = min_rtt.min(latest);
-                srtt = if srtt == 0 { latest } else { (7 * srtt + latest) / 8 };
+                srtt = if srtt == 0 {
+                    latest
+                } else {
+                    (7 * srtt + latest) / 8
+                };
                 emit(now, format!(
                     "{{\"ev\":\"rtt\",\"t-us\":{now},\"latest-us\":{latest},\"min-us\":{min_rtt},\"smoothed-us\":{srtt}}}"
                 ));

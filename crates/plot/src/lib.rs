@@ -17,8 +17,8 @@ pub mod chart;
 pub mod error;
 #[cfg(any(test, feature = "fixtures"))]
 pub mod fixtures;
-pub mod quantile;
 pub mod output;
+pub mod quantile;
 pub mod record;
 pub mod report;
 pub mod trace;

@@ -23,9 +23,8 @@ pub(crate) fn temp_path(target: &Path) -> PathBuf {
 /// error the temporary file is removed and `target` is left untouched.
 pub(crate) fn with_temp_file(target: &Path, write: impl FnOnce(&Path) -> Result<()>) -> Result<()> {
     let tmp = temp_path(target);
-    let result = write(&tmp).and_then(|()| {
-        std::fs::rename(&tmp, target).map_err(|e| Error::io(target, &e))
-    });
+    let result =
+        write(&tmp).and_then(|()| std::fs::rename(&tmp, target).map_err(|e| Error::io(target, &e)));
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
@@ -34,7 +33,9 @@ pub(crate) fn with_temp_file(target: &Path, write: impl FnOnce(&Path) -> Result<
 
 /// Writes `bytes` to `target` atomically (temporary file, then rename).
 pub fn write_atomic(target: &Path, bytes: &[u8]) -> Result<()> {
-    with_temp_file(target, |tmp| std::fs::write(tmp, bytes).map_err(|e| Error::io(target, &e)))
+    with_temp_file(target, |tmp| {
+        std::fs::write(tmp, bytes).map_err(|e| Error::io(target, &e))
+    })
 }
 
 #[cfg(test)]

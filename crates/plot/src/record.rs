@@ -101,8 +101,8 @@ mod tests {
 
     #[test]
     fn parses_objects_and_skips_blank_lines() {
-        let recs = parse_records("{\"ttlb\":5,\"group\":\"a\"}\n\n{\"ttlb-us\":4500}\n", "r")
-            .unwrap();
+        let recs =
+            parse_records("{\"ttlb\":5,\"group\":\"a\"}\n\n{\"ttlb-us\":4500}\n", "r").unwrap();
         assert_eq!(recs.len(), 2);
         assert_eq!(recs[0].ttlb_ms(), Some(5.0));
         assert_eq!(recs[0].text("group").as_deref(), Some("a"));
@@ -113,9 +113,14 @@ mod tests {
     #[test]
     fn bad_line_names_source_and_line() {
         let err = parse_records("{\"a\":1}\n{oops\n", "x.ndjson").unwrap_err();
-        assert!(err.to_string().starts_with("x.ndjson:2: invalid JSON"), "{err}");
+        assert!(
+            err.to_string().starts_with("x.ndjson:2: invalid JSON"),
+            "{err}"
+        );
         let err = parse_records("[1,2]\n", "x.ndjson").unwrap_err();
-        assert!(err.to_string().starts_with("x.ndjson:1: expected a JSON object"));
+        assert!(err
+            .to_string()
+            .starts_with("x.ndjson:1: expected a JSON object"));
     }
 
     #[test]

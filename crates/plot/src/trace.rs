@@ -220,7 +220,9 @@ impl Line<'_> {
     fn u64(&self, key: &str) -> Result<u64> {
         match self.obj.get(key) {
             Some(v) => v.as_u64().ok_or_else(|| {
-                self.err(format!("field `{key}` must be a non-negative integer, got {v}"))
+                self.err(format!(
+                    "field `{key}` must be a non-negative integer, got {v}"
+                ))
             }),
             None => Err(self.err(format!("missing field `{key}`"))),
         }
@@ -231,7 +233,9 @@ impl Line<'_> {
         match self.obj.get(key) {
             None | Some(Value::Null) => Ok(None),
             Some(v) => v.as_u64().map(Some).ok_or_else(|| {
-                self.err(format!("field `{key}` must be a non-negative integer or null, got {v}"))
+                self.err(format!(
+                    "field `{key}` must be a non-negative integer or null, got {v}"
+                ))
             }),
         }
     }
@@ -303,7 +307,11 @@ pub fn parse_trace(text: &str, source: &str) -> Result<Trace> {
         let value: Value = serde_json::from_str(raw)
             .map_err(|e| Error::input(source, line, format!("invalid JSON: {e}")))?;
         let Value::Object(obj) = &value else {
-            return Err(Error::input(source, line, "expected a JSON object (one event per line)"));
+            return Err(Error::input(
+                source,
+                line,
+                "expected a JSON object (one event per line)",
+            ));
         };
         let l = Line { obj, source, line };
         let ev = l
@@ -328,7 +336,9 @@ pub fn parse_trace(text: &str, source: &str) -> Result<Trace> {
                 retx: match obj.get("retx") {
                     None | Some(Value::Null) => false,
                     Some(Value::Bool(b)) => *b,
-                    Some(v) => return Err(l.err(format!("field `retx` must be a boolean, got {v}"))),
+                    Some(v) => {
+                        return Err(l.err(format!("field `retx` must be a boolean, got {v}")))
+                    }
                 },
             }),
             "acked" => trace.acked.push(Acked {
@@ -424,8 +434,13 @@ mod tests {
 
     #[test]
     fn header_must_come_first() {
-        let err = parse_trace("{\"ev\":\"sent\"}\n", "a").unwrap_err().to_string();
-        assert!(err.contains("a:1: the first line must be the `meta` header"), "{err}");
+        let err = parse_trace("{\"ev\":\"sent\"}\n", "a")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("a:1: the first line must be the `meta` header"),
+            "{err}"
+        );
         let err = parse_trace("", "a").unwrap_err().to_string();
         assert!(err.contains("no `meta` header"), "{err}");
     }
@@ -434,6 +449,9 @@ mod tests {
     fn wrong_type_is_reported() {
         let text = "{\"ev\":\"meta\",\"cc\":\"x\"}\n{\"ev\":\"queue\",\"t-us\":-1,\"bytes\":1,\"delay-us\":1}\n";
         let err = parse_trace(text, "q").unwrap_err().to_string();
-        assert!(err.starts_with("q:2: field `t-us` must be a non-negative integer"), "{err}");
+        assert!(
+            err.starts_with("q:2: field `t-us` must be a non-negative integer"),
+            "{err}"
+        );
     }
 }

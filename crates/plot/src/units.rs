@@ -17,22 +17,40 @@ pub struct AxisUnit {
 pub fn byte_unit(max_bytes: f64) -> AxisUnit {
     let m = max_bytes.abs();
     if m >= 1e9 {
-        AxisUnit { divisor: 1e9, suffix: "GB" }
+        AxisUnit {
+            divisor: 1e9,
+            suffix: "GB",
+        }
     } else if m >= 1e6 {
-        AxisUnit { divisor: 1e6, suffix: "MB" }
+        AxisUnit {
+            divisor: 1e6,
+            suffix: "MB",
+        }
     } else if m >= 1e3 {
-        AxisUnit { divisor: 1e3, suffix: "KB" }
+        AxisUnit {
+            divisor: 1e3,
+            suffix: "KB",
+        }
     } else {
-        AxisUnit { divisor: 1.0, suffix: "bytes" }
+        AxisUnit {
+            divisor: 1.0,
+            suffix: "bytes",
+        }
     }
 }
 
 /// The time unit for an axis spanning up to `max_ms`: ms below 10 s, else s.
 pub fn time_unit(max_ms: f64) -> AxisUnit {
     if max_ms.abs() >= 10_000.0 {
-        AxisUnit { divisor: 1000.0, suffix: "s" }
+        AxisUnit {
+            divisor: 1000.0,
+            suffix: "s",
+        }
     } else {
-        AxisUnit { divisor: 1.0, suffix: "ms" }
+        AxisUnit {
+            divisor: 1.0,
+            suffix: "ms",
+        }
     }
 }
 
@@ -218,7 +236,10 @@ mod tests {
         assert_eq!(s.ticks, vec![0.0, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0]);
         let s = nice_scale(-23.0, 7.0, 6);
         assert_eq!(s.step, 5.0);
-        assert_eq!(s.ticks, vec![-25.0, -20.0, -15.0, -10.0, -5.0, 0.0, 5.0, 10.0]);
+        assert_eq!(
+            s.ticks,
+            vec![-25.0, -20.0, -15.0, -10.0, -5.0, 0.0, 5.0, 10.0]
+        );
         // 0.1 + 0.2 must not grow an extra tick.
         let s = nice_scale(0.0, 0.1 + 0.2, 3);
         assert_eq!(s.ticks, vec![0.0, 0.1, 0.2, 0.3]);

@@ -3,7 +3,9 @@
 //! the horizontal axis, a line at 0 with the faster side tinted, a
 //! bootstrap band per arm, one small multiple per facet.
 
-use super::axes::{cartesian, de, grid_dims, grid_size, legend, signed_pct, text, Frame, TITLE_BAND};
+use super::axes::{
+    cartesian, de, grid_dims, grid_size, legend, signed_pct, text, Frame, TITLE_BAND,
+};
 use super::style::Theme;
 use super::Chart;
 use crate::ab::{AbResult, Facet};
@@ -22,7 +24,10 @@ pub struct AbChart<'a> {
 impl<'a> AbChart<'a> {
     /// A chart of `result`.
     pub fn new(result: &'a AbResult) -> Self {
-        AbChart { result, title: None }
+        AbChart {
+            result,
+            title: None,
+        }
     }
 
     /// Replaces the title (say what the records are: scenario, period, filter).
@@ -68,7 +73,9 @@ impl Chart for AbChart<'_> {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>, theme: Theme) -> Result<()> {
         let r = self.result;
         if r.panels.is_empty() {
-            return Err(Error::Data("A/B chart: no facet has baseline records".to_string()));
+            return Err(Error::Data(
+                "A/B chart: no facet has baseline records".to_string(),
+            ));
         }
         let title = self.title.clone().unwrap_or_else(|| {
             let by = r.facet.describe();
@@ -152,7 +159,10 @@ impl Chart for AbChart<'_> {
                     .chain(c.points.iter().rev().map(|p| (p.hi_pct, p.percentile)))
                     .filter(|p| p.0.is_finite())
                     .collect();
-                de(chart.draw_series(std::iter::once(Polygon::new(band, colour.mix(theme.band_alpha()).filled()))))?;
+                de(chart.draw_series(std::iter::once(Polygon::new(
+                    band,
+                    colour.mix(theme.band_alpha()).filled(),
+                ))))?;
                 let line: Vec<(f64, f64)> = c
                     .points
                     .iter()

@@ -94,7 +94,7 @@ pub(crate) fn cartesian<'a, DB: DrawingBackend>(
         .x_label_area_size(frame.bottom)
         .y_label_area_size(frame.left);
     if secondary {
-        b.margin_right(12).right_y_label_area_size(frame.right);
+        b.margin_right(16).right_y_label_area_size(frame.right);
     } else {
         b.margin_right(12 + frame.right);
     }
@@ -190,7 +190,10 @@ pub(crate) const TITLE_BAND: u32 = 44;
 /// Size of a small-multiples chart of `n` panels.
 pub(crate) fn grid_size(n: usize) -> (u32, u32) {
     let (c, r) = grid_dims(n);
-    ((PANEL.0 * c as u32).max(760), PANEL.1 * r as u32 + TITLE_BAND)
+    (
+        (PANEL.0 * c as u32).max(760),
+        PANEL.1 * r as u32 + TITLE_BAND,
+    )
 }
 
 /// A signed percentage: `+3.2%`, `−14.7%` (with a true minus sign).
@@ -217,7 +220,10 @@ mod tests {
     #[test]
     fn step_line_holds_values() {
         let s = steps(&[(0.0, 1.0), (2.0, 3.0), (5.0, 0.0)]);
-        assert_eq!(s, vec![(0.0, 1.0), (2.0, 1.0), (2.0, 3.0), (5.0, 3.0), (5.0, 0.0)]);
+        assert_eq!(
+            s,
+            vec![(0.0, 1.0), (2.0, 1.0), (2.0, 3.0), (5.0, 3.0), (5.0, 0.0)]
+        );
         assert!(steps(&[]).is_empty());
     }
 }

@@ -19,16 +19,21 @@ use plotters::prelude::*;
 pub struct DeliveryChart<'a> {
     traces: Vec<&'a Trace>,
     title: Option<String>,
-    queue: bool,
+    queue: Option<bool>,
 }
 
+/// With more traces than this, queues are left off unless asked for: eight
+/// dashed queue lines bury the delivery curves.
+const AUTO_QUEUE_MAX_TRACES: usize = 3;
+
 impl<'a> DeliveryChart<'a> {
-    /// Curves for `traces`, with the queue shown when the traces have it.
+    /// Curves for `traces`. The queue is shown when the traces have it and
+    /// there are at most three of them (see [`DeliveryChart::queue`]).
     pub fn new(traces: Vec<&'a Trace>) -> Self {
         DeliveryChart {
             traces,
             title: None,
-            queue: true,
+            queue: None,
         }
     }
 
@@ -38,9 +43,9 @@ impl<'a> DeliveryChart<'a> {
         self
     }
 
-    /// Shows or hides the queue on the right axis.
+    /// Shows or hides the queue on the right axis (overriding the default).
     pub fn queue(mut self, show: bool) -> Self {
-        self.queue = show;
+        self.queue = Some(show);
         self
     }
 
@@ -94,14 +99,23 @@ impl Chart for DeliveryChart<'_> {
         let y_max = self
             .traces
             .iter()
-            .flat_map(|t| t.delivered.last().map(|d| d.bytes as f64).into_iter().chain(t.meta.content_length.map(|c| c as f64)))
+            .flat_map(|t| {
+                t.delivered
+                    .last()
+                    .map(|d| d.bytes as f64)
+                    .into_iter()
+                    .chain(t.meta.content_length.map(|c| c as f64))
+            })
             .fold(1.0, f64::max);
         let q_max = self
             .traces
             .iter()
             .flat_map(|t| t.queue.iter().map(|q| q.bytes as f64))
             .fold(0.0, f64::max);
-        let show_queue = self.queue && q_max > 0.0;
+        let wanted = self
+            .queue
+            .unwrap_or(self.traces.len() <= AUTO_QUEUE_MAX_TRACES);
+        let show_queue = wanted && q_max > 0.0;
         let x = nice_scale(0.0, end, 12);
         let xu = time_unit(x.hi);
         let y = nice_scale(0.0, y_max, 8);
@@ -144,20 +158,43 @@ impl Chart for DeliveryChart<'_> {
         let (w, _) = area.dim_in_pixel();
         for (i, tr) in self.traces.iter().enumerate() {
             let c = theme.series(i);
+            // Past the palette, lines repeat colours dashed.
+            let dashed = i >= super::style::SERIES.len();
             let mut pts: Vec<(f64, f64)> = vec![(0.0, 0.0)];
             pts.extend(tr.delivered.iter().map(|d| (ms(d.t_us), d.bytes as f64)));
+            // Not called TTLB: producers define TTLB from the server's
+            // request time; this is the receiver's last in-order byte.
             let label = match ttlb_ms(tr) {
-                Some(t) => format!("{} — TTLB {}", tr.meta.label(), format_ms(t)),
+                Some(t) => format!("{} — last byte {}", tr.meta.label(), format_ms(t)),
                 None => tr.meta.label(),
             };
-            de(chart.draw_series(LineSeries::new(
-                thin_steps(&steps(&pts), (x.lo, x.hi), w),
-                c.stroke_width(2),
-            )))?
-            .label(label)
-            .legend(move |(a, b)| PathElement::new([(a, b), (a + 20, b)], c.stroke_width(3)));
+            let line = thin_steps(&steps(&pts), (x.lo, x.hi), w);
+            let anno = if dashed {
+                de(chart.draw_series(DashedLineSeries::new(line, 8, 4, c.stroke_width(2))))?
+            } else {
+                de(chart.draw_series(LineSeries::new(line, c.stroke_width(2))))?
+            };
+            anno.label(label).legend(move |(a, b)| {
+                let style = c.stroke_width(3);
+                let e: DynElement<'static, _, _> = if dashed {
+                    plotters::element::DashedPathElement::new(
+                        vec![(a, b), (a + 20, b)],
+                        6,
+                        3,
+                        style,
+                    )
+                    .into_dyn()
+                } else {
+                    PathElement::new(vec![(a, b), (a + 20, b)], style).into_dyn()
+                };
+                e
+            });
             if show_queue && !tr.queue.is_empty() {
-                let q: Vec<(f64, f64)> = tr.queue.iter().map(|s| (ms(s.t_us), s.bytes as f64)).collect();
+                let q: Vec<(f64, f64)> = tr
+                    .queue
+                    .iter()
+                    .map(|s| (ms(s.t_us), s.bytes as f64))
+                    .collect();
                 de(chart.draw_secondary_series(DashedLineSeries::new(
                     thin_steps(&steps(&q), (x.lo, x.hi), w),
                     4,

@@ -16,7 +16,6 @@ pub mod style;
 pub mod thin;
 pub mod timeseq;
 
-
 pub use ab::AbChart;
 pub use delivery::DeliveryChart;
 pub use paired::PairedChart;

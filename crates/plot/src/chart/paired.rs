@@ -4,7 +4,9 @@
 //! unpaired percentile comparison cannot (shared/notes/charts.md §1.1).
 
 use super::ab::{arm_colour, panel_caption};
-use super::axes::{cartesian, de, grid_dims, grid_size, legend, signed_pct, steps, text, Frame, TITLE_BAND};
+use super::axes::{
+    cartesian, de, grid_dims, grid_size, legend, signed_pct, steps, text, Frame, TITLE_BAND,
+};
 use super::style::Theme;
 use super::Chart;
 use crate::ab::PairedResult;
@@ -24,7 +26,10 @@ pub struct PairedChart<'a> {
 impl<'a> PairedChart<'a> {
     /// A chart of `result`.
     pub fn new(result: &'a PairedResult) -> Self {
-        PairedChart { result, title: None }
+        PairedChart {
+            result,
+            title: None,
+        }
     }
 
     /// Replaces the title.
@@ -86,7 +91,11 @@ impl Chart for PairedChart<'_> {
             )),
             (w as i32 / 2, TITLE_BAND as i32 / 2),
         ))?;
-        let all = r.panels.iter().flat_map(|p| &p.curves).flat_map(|c| &c.deltas_pct);
+        let all = r
+            .panels
+            .iter()
+            .flat_map(|p| &p.curves)
+            .flat_map(|c| &c.deltas_pct);
         let (lo, hi) = all.fold((0.0f64, 0.0f64), |(a, b), &v| (a.min(v), b.max(v)));
         let x = nice_scale(lo, hi, 8);
         let y = Scale {
@@ -98,7 +107,12 @@ impl Chart for PairedChart<'_> {
         let (cols, rows) = grid_dims(r.panels.len());
         let cells = body.split_evenly((rows, cols));
         for (panel, area) in r.panels.iter().zip(cells.iter()) {
-            let pairs = panel.curves.iter().map(|c| c.deltas_pct.len()).max().unwrap_or(0);
+            let pairs = panel
+                .curves
+                .iter()
+                .map(|c| c.deltas_pct.len())
+                .max()
+                .unwrap_or(0);
             let caption = panel_caption(&r.facet, &panel.facet, &r.baseline, pairs)
                 .replace(" n = ", " pairs = ");
             let mut chart = cartesian(area, Some(&caption), &x, &y, FRAME, false, theme)?;
@@ -142,7 +156,9 @@ impl Chart for PairedChart<'_> {
                     colour.stroke_width(2),
                 )))?
                 .label(label)
-                .legend(move |(a, b)| PathElement::new([(a, b), (a + 20, b)], colour.stroke_width(3)));
+                .legend(move |(a, b)| {
+                    PathElement::new([(a, b), (a + 20, b)], colour.stroke_width(3))
+                });
             }
             legend(&mut chart, SeriesLabelPosition::LowerRight, theme)?;
         }
@@ -157,7 +173,16 @@ mod tests {
     #[test]
     fn ecdf_reaches_100_percent() {
         let p = ecdf_points(&[-10.0, 0.0, 5.0, 5.0]);
-        assert_eq!(p, vec![(-10.0, 0.0), (-10.0, 25.0), (0.0, 50.0), (5.0, 75.0), (5.0, 100.0)]);
+        assert_eq!(
+            p,
+            vec![
+                (-10.0, 0.0),
+                (-10.0, 25.0),
+                (0.0, 50.0),
+                (5.0, 75.0),
+                (5.0, 100.0)
+            ]
+        );
         assert!(ecdf_points(&[]).is_empty());
     }
 }

@@ -132,11 +132,8 @@ pub fn register_font() {
     REGISTER.call_once(|| {
         // The bytes are a valid TrueType file checked in with the crate, and
         // `fonts_parse` below tests that; a failure would only lose text.
-        let _ = plotters::style::register_font(
-            FONT,
-            plotters::style::FontStyle::Normal,
-            DEJAVU_SANS,
-        );
+        let _ =
+            plotters::style::register_font(FONT, plotters::style::FontStyle::Normal, DEJAVU_SANS);
     });
 }
 

@@ -24,7 +24,10 @@ pub fn thin_points(
         .iter()
         .copied()
         .filter(|&(px, py)| {
-            let cell = (((px - x.0) * sx).floor() as i64, ((py - y.0) * sy).floor() as i64);
+            let cell = (
+                ((px - x.0) * sx).floor() as i64,
+                ((py - y.0) * sy).floor() as i64,
+            );
             seen.insert(cell)
         })
         .collect()
@@ -67,7 +70,13 @@ mod tests {
     #[test]
     fn one_point_per_cell() {
         // 100 × 100 data units on 10 × 10 px: cells of 10 units.
-        let pts = [(0.0, 0.0), (5.0, 5.0), (9.9, 0.1), (10.0, 0.0), (55.0, 99.0)];
+        let pts = [
+            (0.0, 0.0),
+            (5.0, 5.0),
+            (9.9, 0.1),
+            (10.0, 0.0),
+            (55.0, 99.0),
+        ];
         let kept = thin_points(&pts, (0.0, 100.0), (0.0, 100.0), 10, 10, 1.0);
         assert_eq!(kept, vec![(0.0, 0.0), (10.0, 0.0), (55.0, 99.0)]);
     }

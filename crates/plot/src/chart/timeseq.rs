@@ -129,8 +129,11 @@ impl TimeSeqChart<'_> {
             })
             .collect();
         let cwnd: Vec<(f64, f64)> = tr.cc.iter().map(|c| (ms(c.t_us), c.cwnd as f64)).collect();
-        let inflight: Vec<(f64, f64)> =
-            tr.cc.iter().map(|c| (ms(c.t_us), c.inflight as f64)).collect();
+        let inflight: Vec<(f64, f64)> = tr
+            .cc
+            .iter()
+            .map(|c| (ms(c.t_us), c.inflight as f64))
+            .collect();
 
         let y_max = sent
             .iter()
@@ -157,9 +160,13 @@ impl TimeSeqChart<'_> {
         let thin_line = |pts: Vec<(f64, f64)>| thin_steps(&steps(&pts), (x.lo, x.hi), w);
 
         let sent_c = theme.sent();
-        de(chart.draw_series(thin(&sent).into_iter().map(|p| Circle::new(p, 1.5, sent_c.filled()))))?
-            .label(format!("sent ({})", sent.len()))
-            .legend(move |(a, b)| Circle::new((a + 10, b), 3, sent_c.filled()));
+        de(chart.draw_series(
+            thin(&sent)
+                .into_iter()
+                .map(|p| Circle::new(p, 1.5, sent_c.filled())),
+        ))?
+        .label(format!("sent ({})", sent.len()))
+        .legend(move |(a, b)| Circle::new((a + 10, b), 3, sent_c.filled()));
         de(chart.draw_series(
             thin(&acked)
                 .into_iter()
@@ -168,28 +175,38 @@ impl TimeSeqChart<'_> {
         .label(format!("acknowledged ({})", acked.len()))
         .legend(|(a, b)| Circle::new((a + 10, b), 3, style::ACKED.filled()));
         if !cwnd.is_empty() {
-            de(chart.draw_series(LineSeries::new(thin_line(cwnd), style::CWND.stroke_width(2))))?
-                .label("cwnd")
-                .legend(|(a, b)| PathElement::new([(a, b), (a + 20, b)], style::CWND.stroke_width(2)));
+            de(chart.draw_series(LineSeries::new(
+                thin_line(cwnd),
+                style::CWND.stroke_width(2),
+            )))?
+            .label("cwnd")
+            .legend(|(a, b)| PathElement::new([(a, b), (a + 20, b)], style::CWND.stroke_width(2)));
             de(chart.draw_series(LineSeries::new(
                 thin_line(inflight),
                 style::INFLIGHT.stroke_width(1),
             )))?
             .label("bytes in flight")
-            .legend(|(a, b)| PathElement::new([(a, b), (a + 20, b)], style::INFLIGHT.stroke_width(2)));
+            .legend(|(a, b)| {
+                PathElement::new([(a, b), (a + 20, b)], style::INFLIGHT.stroke_width(2))
+            });
         }
+        // Markers are bigger than dots: thin them on a coarser grid so a
+        // burst of losses stays a readable band, not a solid smear.
+        let thin3 = |pts: &[(f64, f64)]| thin_points(pts, (x.lo, x.hi), (y.lo, y.hi), w, h, 3.0);
         if !retx.is_empty() {
             de(chart.draw_series(
-                retx.iter()
-                    .map(|&p| TriangleMarker::new(p, 4, style::RETX.filled())),
+                thin3(&retx)
+                    .into_iter()
+                    .map(|p| TriangleMarker::new(p, 3, style::RETX.filled())),
             ))?
             .label(format!("retransmitted ({})", retx.len()))
             .legend(|(a, b)| TriangleMarker::new((a + 10, b), 4, style::RETX.filled()));
         }
         if !lost.is_empty() {
             de(chart.draw_series(
-                lost.iter()
-                    .map(|&p| Cross::new(p, 4, style::LOST.stroke_width(2))),
+                thin3(&lost)
+                    .into_iter()
+                    .map(|p| Cross::new(p, 3, style::LOST.stroke_width(1))),
             ))?
             .label(format!("lost ({})", lost.len()))
             .legend(|(a, b)| Cross::new((a + 10, b), 4, style::LOST.stroke_width(2)));
@@ -216,23 +233,36 @@ impl TimeSeqChart<'_> {
             .unwrap_or(0) as f64
             / 1000.0;
         let y = nice_scale(0.0, y_max.max(1.0), 5);
-        let ms_unit = AxisUnit { divisor: 1.0, suffix: "ms" };
+        let ms_unit = AxisUnit {
+            divisor: 1.0,
+            suffix: "ms",
+        };
         let mut chart = cartesian(area, None, x, &y, FRAME, false, theme)?;
         mesh(&mut chart, x_desc, xu, "RTT (ms)", ms_unit, theme, false)?;
         let (w, _) = area.dim_in_pixel();
         let line = |f: fn(&crate::trace::RttSample) -> u64| {
-            let pts: Vec<(f64, f64)> = rtt.iter().map(|r| (ms(r.t_us), f(r) as f64 / 1000.0)).collect();
+            let pts: Vec<(f64, f64)> = rtt
+                .iter()
+                .map(|r| (ms(r.t_us), f(r) as f64 / 1000.0))
+                .collect();
             thin_steps(&pts, (x.lo, x.hi), w)
         };
-        de(chart.draw_series(LineSeries::new(line(|r| r.latest_us), style::RTT_LATEST.stroke_width(1))))?
-            .label("latest")
-            .legend(|(a, b)| PathElement::new([(a, b), (a + 20, b)], style::RTT_LATEST.stroke_width(2)));
+        de(chart.draw_series(LineSeries::new(
+            line(|r| r.latest_us),
+            style::RTT_LATEST.stroke_width(1),
+        )))?
+        .label("latest")
+        .legend(|(a, b)| {
+            PathElement::new([(a, b), (a + 20, b)], style::RTT_LATEST.stroke_width(2))
+        });
         de(chart.draw_series(LineSeries::new(
             line(|r| r.smoothed_us),
             style::RTT_SMOOTHED.stroke_width(2),
         )))?
         .label("smoothed")
-        .legend(|(a, b)| PathElement::new([(a, b), (a + 20, b)], style::RTT_SMOOTHED.stroke_width(2)));
+        .legend(|(a, b)| {
+            PathElement::new([(a, b), (a + 20, b)], style::RTT_SMOOTHED.stroke_width(2))
+        });
         de(chart.draw_series(LineSeries::new(
             steps(&line(|r| r.min_us)),
             style::RTT_MIN.stroke_width(2),
@@ -252,11 +282,18 @@ impl TimeSeqChart<'_> {
     ) -> Result<()> {
         let q = &self.trace.queue;
         if q.is_empty() {
-            return note(area, "no bottleneck-queue samples (real runs have none)", theme);
+            return note(
+                area,
+                "no bottleneck-queue samples (real runs have none)",
+                theme,
+            );
         }
         let (w, _) = area.dim_in_pixel();
         let bytes: Vec<(f64, f64)> = q.iter().map(|s| (ms(s.t_us), s.bytes as f64)).collect();
-        let delay: Vec<(f64, f64)> = q.iter().map(|s| (ms(s.t_us), s.delay_us as f64 / 1000.0)).collect();
+        let delay: Vec<(f64, f64)> = q
+            .iter()
+            .map(|s| (ms(s.t_us), s.delay_us as f64 / 1000.0))
+            .collect();
         let b_max = bytes.iter().map(|p| p.1).fold(0.0, f64::max);
         let d_max = delay.iter().map(|p| p.1).fold(0.0, f64::max);
         let y = nice_scale(0.0, b_max.max(1.0), 5);
@@ -271,7 +308,11 @@ impl TimeSeqChart<'_> {
                 crate::units::Scale {
                     lo: 0.0,
                     hi: hi_ms,
-                    ticks: s.ticks.into_iter().filter(|t| *t <= hi_ms * (1.0 + 1e-9)).collect(),
+                    ticks: s
+                        .ticks
+                        .into_iter()
+                        .filter(|t| *t <= hi_ms * (1.0 + 1e-9))
+                        .collect(),
                     step: s.step,
                 }
             }

@@ -45,7 +45,10 @@ fn esc(s: &str) -> String {
 /// when none carries a seed).
 fn one_path(traces: &[Trace]) -> Vec<&Trace> {
     match traces.iter().filter_map(|t| t.meta.seed).min() {
-        Some(seed) => traces.iter().filter(|t| t.meta.seed == Some(seed)).collect(),
+        Some(seed) => traces
+            .iter()
+            .filter(|t| t.meta.seed == Some(seed))
+            .collect(),
         None => traces.iter().collect(),
     }
 }
@@ -56,7 +59,11 @@ fn charts(run: &RunData, theme: Theme) -> Result<(Vec<ReportChart>, Vec<String>)
     let mut notes = Vec::new();
     let path = one_path(&run.traces);
     if !path.is_empty() {
-        let seed = path[0].meta.seed.map(|s| format!(" (seed {s})")).unwrap_or_default();
+        let seed = path[0]
+            .meta
+            .seed
+            .map(|s| format!(" (seed {s})"))
+            .unwrap_or_default();
         out.push(ReportChart {
             id: "chart-delivery".into(),
             heading: format!("Delivery curves{seed}"),
@@ -76,7 +83,9 @@ fn charts(run: &RunData, theme: Theme) -> Result<(Vec<ReportChart>, Vec<String>)
             ));
         }
     } else {
-        notes.push("No traces in this run (traces/*.ndjson): no delivery or time-sequence charts.".into());
+        notes.push(
+            "No traces in this run (traces/*.ndjson): no delivery or time-sequence charts.".into(),
+        );
     }
 
     let arms = run.arms();
@@ -86,7 +95,12 @@ fn charts(run: &RunData, theme: Theme) -> Result<(Vec<ReportChart>, Vec<String>)
     let key = run.arm_key();
     let counts: Vec<usize> = arms
         .iter()
-        .map(|a| run.records.iter().filter(|r| r.text(key).as_deref() == Some(a)).count())
+        .map(|a| {
+            run.records
+                .iter()
+                .filter(|r| r.text(key).as_deref() == Some(a))
+                .count()
+        })
         .collect();
     if arms.len() < 2 {
         return Ok((out, notes));
@@ -148,16 +162,32 @@ fn table_html(rows: &[ArmSummary], baseline: Option<&str>) -> String {
     type Col<'a> = (&'static str, Box<dyn Fn(&ArmSummary) -> String + 'a>, bool);
     let count = |v: f64| format_number(v);
     let mut cols: Vec<Col<'_>> = vec![
-        ("connections", Box::new(|r: &ArmSummary| r.n.to_string()), many),
+        (
+            "connections",
+            Box::new(|r: &ArmSummary| r.n.to_string()),
+            many,
+        ),
         (
             if many { "TTLB p50" } else { "TTLB" },
             Box::new(|r: &ArmSummary| cell(r.ttlb_ms[0], format_ms)),
             true,
         ),
-        ("TTLB p90", Box::new(|r: &ArmSummary| cell(r.ttlb_ms[1], format_ms)), many),
-        ("TTLB p99", Box::new(|r: &ArmSummary| cell(r.ttlb_ms[2], format_ms)), many),
         (
-            if many { "Δ p50 vs baseline" } else { "Δ TTLB vs baseline" },
+            "TTLB p90",
+            Box::new(|r: &ArmSummary| cell(r.ttlb_ms[1], format_ms)),
+            many,
+        ),
+        (
+            "TTLB p99",
+            Box::new(|r: &ArmSummary| cell(r.ttlb_ms[2], format_ms)),
+            many,
+        ),
+        (
+            if many {
+                "Δ p50 vs baseline"
+            } else {
+                "Δ TTLB vs baseline"
+            },
             Box::new(move |r: &ArmSummary| match (r.ttlb_ms[0], base_p50) {
                 _ if Some(r.arm.as_str()) == baseline => "–".into(),
                 (Some(a), Some(b)) if b > 0.0 => {
@@ -167,22 +197,48 @@ fn table_html(rows: &[ArmSummary], baseline: Option<&str>) -> String {
             }),
             base_p50.is_some(),
         ),
-        ("packets sent", Box::new(move |r: &ArmSummary| cell(r.packets_sent, count)), true),
-        ("packets lost", Box::new(move |r: &ArmSummary| cell(r.packets_lost, count)), true),
         (
-            "loss",
-            Box::new(|r: &ArmSummary| cell(r.loss_ratio, |v| format!("{}%", format_number(v * 100.0)))),
+            "packets sent",
+            Box::new(move |r: &ArmSummary| cell(r.packets_sent, count)),
             true,
         ),
-        ("loss episodes", Box::new(move |r: &ArmSummary| cell(r.loss_episodes, count)), true),
-        ("PTOs", Box::new(move |r: &ArmSummary| cell(r.ptos, count)), true),
+        (
+            "packets lost",
+            Box::new(move |r: &ArmSummary| cell(r.packets_lost, count)),
+            true,
+        ),
+        (
+            "loss",
+            Box::new(|r: &ArmSummary| {
+                cell(r.loss_ratio, |v| format!("{}%", format_number(v * 100.0)))
+            }),
+            true,
+        ),
+        (
+            "loss episodes",
+            Box::new(move |r: &ArmSummary| cell(r.loss_episodes, count)),
+            true,
+        ),
+        (
+            "PTOs",
+            Box::new(move |r: &ArmSummary| cell(r.ptos, count)),
+            true,
+        ),
         (
             "cwnd at slow-start exit",
             Box::new(|r: &ArmSummary| cell(r.cwnd_exit_ss, format_bytes)),
             true,
         ),
-        ("final cwnd", Box::new(|r: &ArmSummary| cell(r.cwnd_end, format_bytes)), true),
-        ("final sRTT", Box::new(|r: &ArmSummary| cell(r.srtt_ms, format_ms)), true),
+        (
+            "final cwnd",
+            Box::new(|r: &ArmSummary| cell(r.cwnd_end, format_bytes)),
+            true,
+        ),
+        (
+            "final sRTT",
+            Box::new(|r: &ArmSummary| cell(r.srtt_ms, format_ms)),
+            true,
+        ),
     ];
     // Columns no arm has data for are left out.
     cols.retain(|(_, f, shown)| *shown && rows.iter().any(|r| f(r) != "–"));
@@ -192,7 +248,11 @@ fn table_html(rows: &[ArmSummary], baseline: Option<&str>) -> String {
     }
     s.push_str("</tr></thead>\n<tbody>\n");
     for r in rows {
-        let mark = if Some(r.arm.as_str()) == baseline { " class=\"baseline\"" } else { "" };
+        let mark = if Some(r.arm.as_str()) == baseline {
+            " class=\"baseline\""
+        } else {
+            ""
+        };
         let _ = write!(s, "<tr{mark}><th scope=\"row\">{}</th>", esc(&r.arm));
         for (_, f, _) in &cols {
             let _ = write!(s, "<td>{}</td>", esc(&f(r)));
@@ -241,8 +301,15 @@ fn paths_html(run: &RunData) -> String {
     match paths.len() {
         0 => String::new(),
         1..=5 => {
-            let items: Vec<String> = paths.iter().map(|p| format!("<li>{}</li>", esc(p))).collect();
-            format!("<p>Path{}:</p><ul>{}</ul>\n", if paths.len() > 1 { "s" } else { "" }, items.join(""))
+            let items: Vec<String> = paths
+                .iter()
+                .map(|p| format!("<li>{}</li>", esc(p)))
+                .collect();
+            format!(
+                "<p>Path{}:</p><ul>{}</ul>\n",
+                if paths.len() > 1 { "s" } else { "" },
+                items.join("")
+            )
         }
         n => format!("<p>{n} distinct paths.</p>\n"),
     }
@@ -292,9 +359,9 @@ pub fn render_report(run: &RunData) -> Result<String> {
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{} — ramp report</title>\n<style>{STYLE}</style>\n</head>\n<body>\n",
         esc(&run.title)
     );
-    let _ = write!(
+    let _ = writeln!(
         h,
-        "<header><h1>{}</h1><p class=\"muted\">ramp report: {} record{}, {} trace{}, arms: {}.</p></header>\n",
+        "<header><h1>{}</h1><p class=\"muted\">ramp report: {} record{}, {} trace{}, arms: {}.</p></header>",
         esc(&run.title),
         run.records.len(),
         if run.records.len() == 1 { "" } else { "s" },
@@ -302,7 +369,9 @@ pub fn render_report(run: &RunData) -> Result<String> {
         if run.traces.len() == 1 { "" } else { "s" },
         esc(&arms.join(", "))
     );
-    h.push_str("<nav><ul><li><a href=\"#scenario\">Scenario</a></li><li><a href=\"#arms\">Arms</a></li>");
+    h.push_str(
+        "<nav><ul><li><a href=\"#scenario\">Scenario</a></li><li><a href=\"#arms\">Arms</a></li>",
+    );
     for c in &charts {
         let _ = write!(h, "<li><a href=\"#{}\">{}</a></li>", c.id, esc(&c.heading));
     }
@@ -310,7 +379,7 @@ pub fn render_report(run: &RunData) -> Result<String> {
     h.push_str("<section id=\"scenario\"><h2>Scenario</h2>\n");
     h.push_str(&paths_html(run));
     if let Some(s) = &run.scenario {
-        let _ = write!(h, "<pre>{}</pre>\n", esc(s));
+        let _ = writeln!(h, "<pre>{}</pre>", esc(s));
     }
     h.push_str("</section>\n<section id=\"arms\"><h2>Arms</h2>\n");
     h.push_str(&table_html(&rows, baseline.as_deref()));
@@ -347,7 +416,10 @@ mod tests {
 
     #[test]
     fn escapes_html() {
-        assert_eq!(esc("<a href=\"x\">&'"), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;");
+        assert_eq!(
+            esc("<a href=\"x\">&'"),
+            "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"
+        );
     }
 
     #[test]

@@ -34,7 +34,10 @@ impl RunData {
     /// Reads a run directory.
     pub fn load(dir: &Path) -> Result<RunData> {
         if !dir.is_dir() {
-            return Err(Error::Data(format!("{}: not a run directory", dir.display())));
+            return Err(Error::Data(format!(
+                "{}: not a run directory",
+                dir.display()
+            )));
         }
         let records_path = dir.join("records.ndjson");
         if !records_path.is_file() {
@@ -59,7 +62,10 @@ impl RunData {
         }
         let scenario_path = dir.join("scenario.toml");
         let scenario = if scenario_path.is_file() {
-            Some(std::fs::read_to_string(&scenario_path).map_err(|e| Error::io(&scenario_path, &e))?)
+            Some(
+                std::fs::read_to_string(&scenario_path)
+                    .map_err(|e| Error::io(&scenario_path, &e))?,
+            )
         } else {
             None
         };

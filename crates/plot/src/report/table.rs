@@ -31,7 +31,10 @@ pub struct ArmSummary {
 }
 
 fn median(records: &[&Record], key: &str) -> Option<f64> {
-    quantile_sorted(&sorted_finite(records.iter().filter_map(|r| r.f64(key))), 0.5)
+    quantile_sorted(
+        &sorted_finite(records.iter().filter_map(|r| r.f64(key))),
+        0.5,
+    )
 }
 
 /// Summarises the records of each arm, arms in the given order.
