@@ -1,11 +1,14 @@
 //! `cargo run --release -p ramp-sim --example bench_sim [SECONDS]`: the same
 //! measurement as `ramp bench sim`, without the CLI.
 fn main() {
-    let secs: f64 = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(5.0);
+    let secs: f64 = std::env::args()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(5.0);
     let sc = ramp_sim::Scenario::load("seed-100m").expect("preset");
     let specs = ramp_cc::spec::parse_list("newreno,rapidstart").expect("specs");
-    let r = ramp_sim::bench::run(&sc, &specs, std::time::Duration::from_secs_f64(secs))
-        .expect("bench");
+    let r =
+        ramp_sim::bench::run(&sc, &specs, std::time::Duration::from_secs_f64(secs)).expect("bench");
     println!(
         "{} connections, {} packets, {} events in {:.2} s wall, {:.2} s CPU: {:.2} M packets/CPU-s ({:.2} M/s wall), {:.2} M events/s",
         r.connections,

@@ -147,8 +147,7 @@ impl Client {
             self.rtt_estimate = now - self.t_start;
         }
         let si = d.space.index();
-        let (new, action) =
-            self.acks[si].on_packet(now, d.pn, true, ce, d.ect, self.rtt_estimate);
+        let (new, action) = self.acks[si].on_packet(now, d.pn, true, ce, d.ect, self.rtt_estimate);
         if new {
             match d.payload {
                 Payload::Crypto(i) => {

@@ -63,7 +63,6 @@ enum TimerKind {
 #[derive(Clone, Copy, Debug)]
 struct Event {
     at: Time,
-    seq: u64,
     flow: u32,
     kind: Kind,
 }
@@ -152,7 +151,6 @@ impl Queue {
         match best {
             1 => self.heap.pop().map(|e| Event {
                 at: e.at,
-                seq: e.seq,
                 flow: e.flow,
                 kind: match e.kind {
                     TimerKind::Start => Kind::Start,
@@ -161,15 +159,13 @@ impl Queue {
                     TimerKind::AckTimer => Kind::AckTimer,
                 },
             }),
-            2 => self.fwd.pop_front().map(|(at, seq, flow, d, ce)| Event {
+            2 => self.fwd.pop_front().map(|(at, _, flow, d, ce)| Event {
                 at,
-                seq,
                 flow,
                 kind: Kind::Data { d, ce },
             }),
-            3 => self.rev.pop_front().map(|(at, seq, flow)| Event {
+            3 => self.rev.pop_front().map(|(at, _, flow)| Event {
                 at,
-                seq,
                 flow,
                 kind: Kind::Up,
             }),
@@ -333,7 +329,8 @@ pub fn simulate(
                     }
                     Some(UpPacket::Ack { space, frame }) => {
                         if space == Space::Initial {
-                            flow.server.on_client_initial(now, ACK_PACKET_BYTES, &mut dgs);
+                            flow.server
+                                .on_client_initial(now, ACK_PACKET_BYTES, &mut dgs);
                         } else {
                             flow.server.on_client_handshake(ACK_PACKET_BYTES);
                         }
@@ -366,7 +363,14 @@ pub fn simulate(
                     if traced {
                         for p in &flow.server.timeout_out.lost {
                             let (space, stream) = describe(&flow.server, p.payload);
-                            trace.lost(now, p.packet_number, p.size, space, stream, "time_threshold");
+                            trace.lost(
+                                now,
+                                p.packet_number,
+                                p.size,
+                                space,
+                                stream,
+                                "time_threshold",
+                            );
                         }
                     }
                 }
@@ -378,7 +382,11 @@ pub fn simulate(
                 packets += 1;
                 if traced {
                     let (space, stream) = describe(&flow.server, d.payload);
-                    let sp = if d.space == Space::Application { "1RTT" } else { space };
+                    let sp = if d.space == Space::Application {
+                        "1RTT"
+                    } else {
+                        space
+                    };
                     trace.sent(now, d.pn, u64::from(d.size), sp, stream, d.retx);
                 }
                 let fate = net.forward(now, d.size, d.ect);
@@ -489,7 +497,14 @@ fn trace_ack_outcome(trace: &mut TraceSink, now: Time, server: &Server) {
     }
     for p in &o.lost {
         let (space, stream) = describe(server, p.payload);
-        trace.lost(now, p.packet_number, p.size, space, stream, "reordering_threshold");
+        trace.lost(
+            now,
+            p.packet_number,
+            p.size,
+            space,
+            stream,
+            "reordering_threshold",
+        );
     }
     if o.rtt_sample.is_some() {
         let r = server.ld.rtt();

@@ -312,14 +312,20 @@ mod tests {
         assert_eq!(b.backlog_bytes(), 3000);
         // After one serialisation time (800 µs at 10 Mbit/s), one slot frees.
         let later = t + Duration::from_micros(800);
-        assert!(matches!(b.offer(later, 1000, false), Admission::Queued { .. }));
+        assert!(matches!(
+            b.offer(later, 1000, false),
+            Admission::Queued { .. }
+        ));
         assert_eq!(b.offer(later, 1000, false), Admission::Dropped);
     }
 
     #[test]
     fn queue_ms_converts_at_link_rate() {
         // 30 ms at 100 Mbit/s = 375,000 bytes.
-        assert_eq!(queue_bytes_for(mbit(100), Duration::from_millis(30)), 375_000);
+        assert_eq!(
+            queue_bytes_for(mbit(100), Duration::from_millis(30)),
+            375_000
+        );
     }
 
     #[test]

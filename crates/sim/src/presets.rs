@@ -87,9 +87,30 @@ pub fn all() -> Vec<Preset> {
         p("bdp40", QUICLY, 16.0, 100.0, 100.0, 0.0),
         // Pantheon's six (rates of the Poisson traces used as constant).
         p("pantheon-nepal-india", PANTHEON, 0.57, 56.0, 295.0, 0.0477),
-        p("pantheon-mexico-california", PANTHEON, 2.64, 176.0, 590.0, 0.0),
-        p("pantheon-brazil-colombia", PANTHEON, 3.04, 260.0, 1680.0, 0.0),
-        p("pantheon-california-mexico", PANTHEON, 114.68, 90.0, 47.0, 0.0),
+        p(
+            "pantheon-mexico-california",
+            PANTHEON,
+            2.64,
+            176.0,
+            590.0,
+            0.0,
+        ),
+        p(
+            "pantheon-brazil-colombia",
+            PANTHEON,
+            3.04,
+            260.0,
+            1680.0,
+            0.0,
+        ),
+        p(
+            "pantheon-california-mexico",
+            PANTHEON,
+            114.68,
+            90.0,
+            47.0,
+            0.0,
+        ),
         p("pantheon-korea-china", PANTHEON, 77.72, 102.0, 15.0, 0.0006),
         p("pantheon-satellite", PANTHEON, 42.0, 800.0, 430.0, 0.0074),
         // WebPageTest classics (downlink rate).
@@ -104,9 +125,30 @@ pub fn all() -> Vec<Preset> {
     for (region, bw, rtt) in REGIONS {
         // Only Africa's poor profile carries random loss (simulation.md 3.4).
         let poor_loss = if *region == "africa" { 0.005 } else { 0.0 };
-        v.push(p(&format!("{region}-poor"), REGION, bw[0], rtt[2], 200.0, poor_loss));
-        v.push(p(&format!("{region}-median"), REGION, bw[1], rtt[1], 100.0, 0.0));
-        v.push(p(&format!("{region}-good"), REGION, bw[2], rtt[0], 30.0, 0.0));
+        v.push(p(
+            &format!("{region}-poor"),
+            REGION,
+            bw[0],
+            rtt[2],
+            200.0,
+            poor_loss,
+        ));
+        v.push(p(
+            &format!("{region}-median"),
+            REGION,
+            bw[1],
+            rtt[1],
+            100.0,
+            0.0,
+        ));
+        v.push(p(
+            &format!("{region}-good"),
+            REGION,
+            bw[2],
+            rtt[0],
+            30.0,
+            0.0,
+        ));
     }
     v
 }

@@ -61,7 +61,11 @@ impl QlogWriter {
 
     fn event(&mut self, us: u64, name: &str) {
         self.buf.push(RS);
-        let _ = write!(self.buf, "{{\"time\":{},\"name\":\"{name}\",\"data\":", ms(us));
+        let _ = write!(
+            self.buf,
+            "{{\"time\":{},\"name\":\"{name}\",\"data\":",
+            ms(us)
+        );
     }
 
     /// The file header.
@@ -116,8 +120,12 @@ impl QlogWriter {
                     s.offset, s.len
                 );
             }
-            None if space == "1RTT" => self.buf.push_str(",\"frames\":[{\"frame_type\":\"ping\"}]}}"),
-            None => self.buf.push_str(",\"frames\":[{\"frame_type\":\"crypto\"}]}}"),
+            None if space == "1RTT" => self
+                .buf
+                .push_str(",\"frames\":[{\"frame_type\":\"ping\"}]}}"),
+            None => self
+                .buf
+                .push_str(",\"frames\":[{\"frame_type\":\"crypto\"}]}}"),
         }
         self.flush_record();
     }

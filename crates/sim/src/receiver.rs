@@ -287,7 +287,10 @@ mod tests {
             a.on_packet(t(0), 0, true, false, false, RTT).1,
             AckAction::By(t(25_000))
         );
-        assert_eq!(a.on_packet(t(10), 1, true, false, false, RTT).1, AckAction::Now);
+        assert_eq!(
+            a.on_packet(t(10), 1, true, false, false, RTT).1,
+            AckAction::Now
+        );
         let mut f = AckFrame::default();
         assert!(a.write_ack(t(10), &mut f));
         assert_eq!(f.ranges, vec![0..=1]);
@@ -301,11 +304,17 @@ mod tests {
         let mut f = AckFrame::default();
         a.write_ack(t(0), &mut f);
         // 2 is missing 1: a gap.
-        assert_eq!(a.on_packet(t(5), 2, true, false, false, RTT).1, AckAction::Now);
+        assert_eq!(
+            a.on_packet(t(5), 2, true, false, false, RTT).1,
+            AckAction::Now
+        );
         a.write_ack(t(5), &mut f);
         assert_eq!(f.ranges, vec![2..=2, 0..=0]);
         // 1 fills the gap.
-        assert_eq!(a.on_packet(t(6), 1, true, false, false, RTT).1, AckAction::Now);
+        assert_eq!(
+            a.on_packet(t(6), 1, true, false, false, RTT).1,
+            AckAction::Now
+        );
         a.write_ack(t(6), &mut f);
         assert_eq!(f.ranges, vec![0..=2]);
         // Duplicate: ignored.

@@ -113,7 +113,11 @@ mod tests {
         let v: Vec<u64> = (0..3).map(|_| r.next_u64()).collect();
         assert_eq!(
             v,
-            [0x99EC_5F36_CB75_F2B4, 0xBF6E_1F78_4956_452A, 0x1A5F_849D_4933_E6E0]
+            [
+                0x99EC_5F36_CB75_F2B4,
+                0xBF6E_1F78_4956_452A,
+                0x1A5F_849D_4933_E6E0
+            ]
         );
     }
 

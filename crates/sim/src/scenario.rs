@@ -232,9 +232,10 @@ impl Scenario {
             Some(p) => Scenario::from_preset(
                 &presets::find(p).ok_or_else(|| err(format!("preset: unknown preset `{p}`")))?,
             ),
-            None => Scenario::from_preset(&presets::find("seed-100m").ok_or_else(|| {
-                err("internal: seed-100m preset missing".to_string())
-            })?),
+            None => Scenario::from_preset(
+                &presets::find("seed-100m")
+                    .ok_or_else(|| err("internal: seed-100m preset missing".to_string()))?,
+            ),
         };
         sc.name = file.name.clone().unwrap_or_else(|| name.to_string());
         if let Some(s) = file.seed {
@@ -341,7 +342,9 @@ quantity!(f64, units::parse_fraction);
 impl<'de> Deserialize<'de> for Q<AckPolicy> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let s = String::deserialize(d)?;
-        AckPolicy::parse(&s).map(Q).map_err(serde::de::Error::custom)
+        AckPolicy::parse(&s)
+            .map(Q)
+            .map_err(serde::de::Error::custom)
     }
 }
 
@@ -587,7 +590,10 @@ mod tests {
         assert!(e.message.contains("line 3"), "{e}");
         assert!(e.message.contains("fast"), "{e}");
         let e = Scenario::from_toml("[path]\nrtt = \"1ms\"\nqeue = \"3ms\"\n", "bad").unwrap_err();
-        assert!(e.message.contains("line 3") && e.message.contains("qeue"), "{e}");
+        assert!(
+            e.message.contains("line 3") && e.message.contains("qeue"),
+            "{e}"
+        );
         let e = Scenario::from_toml("preset = \"nope\"\n", "bad").unwrap_err();
         assert!(e.message.contains("preset"), "{e}");
     }

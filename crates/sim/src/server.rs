@@ -5,12 +5,11 @@
 
 use std::collections::VecDeque;
 
+use ramp_cc::pacer::{AnyPacer, PacerKind, Pacing, PacingInput};
 use ramp_cc::recovery::{
     AckFrame, AckOutcome, LossDetector, RecoveryConfig, Space, TimeoutKind, TimeoutOutcome,
 };
-use ramp_cc::pacer::{AnyPacer, PacerKind, Pacing, PacingInput};
 use ramp_cc::{Controller, Time};
-
 
 /// RFC 9000 §8.1: before validating the client's address, a server sends at
 /// most three times the bytes it has received.
@@ -191,7 +190,12 @@ impl Server {
     }
 
     /// The client's Initial arrived.
-    pub fn on_client_initial(&mut self, now: Time, bytes: u64, out: &mut Vec<Datagram>) -> Option<Time> {
+    pub fn on_client_initial(
+        &mut self,
+        now: Time,
+        bytes: u64,
+        out: &mut Vec<Datagram>,
+    ) -> Option<Time> {
         self.amp_received += bytes;
         if self.phase == Phase::Idle {
             self.phase = Phase::Handshake;
@@ -233,9 +237,14 @@ impl Server {
     ) -> Option<Time> {
         let app_limited = self.app_limited;
         let mut ack_out = std::mem::take(&mut self.ack_out);
-        let r = self
-            .ld
-            .on_ack_received(now, space, frame, app_limited, self.cc.as_mut(), &mut ack_out);
+        let r = self.ld.on_ack_received(
+            now,
+            space,
+            frame,
+            app_limited,
+            self.cc.as_mut(),
+            &mut ack_out,
+        );
         if r.is_ok() {
             for p in &ack_out.acked {
                 self.mark_acked(p.payload);
@@ -298,7 +307,11 @@ impl Server {
         match p {
             Payload::Crypto(i) => {
                 if self.phase == Phase::Handshake
-                    && !self.crypto_acked.get(usize::from(i)).copied().unwrap_or(true)
+                    && !self
+                        .crypto_acked
+                        .get(usize::from(i))
+                        .copied()
+                        .unwrap_or(true)
                 {
                     self.crypto_retx.push_back(i);
                 }
@@ -439,16 +452,8 @@ impl Server {
             let pn = self.next_pn[space.index()];
             self.next_pn[space.index()] += 1;
             self.amp_sent += size;
-            self.ld.on_packet_sent(
-                now,
-                space,
-                pn,
-                size,
-                true,
-                true,
-                payload,
-                self.cc.as_mut(),
-            );
+            self.ld
+                .on_packet_sent(now, space, pn, size, true, true, payload, self.cc.as_mut());
             self.cwnd_max = self.cwnd_max.max(self.cc.window());
             out.push(Datagram {
                 space,

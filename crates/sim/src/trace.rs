@@ -191,7 +191,10 @@ impl TraceSink {
         use std::fmt::Write as _;
         let us = self.rel_us(t);
         if self.ndjson.is_some() {
-            let _ = write!(self.line, "{{\"ev\":\"sent\",\"t-us\":{us},\"pn\":{pn},\"bytes\":{bytes}");
+            let _ = write!(
+                self.line,
+                "{{\"ev\":\"sent\",\"t-us\":{us},\"pn\":{pn},\"bytes\":{bytes}"
+            );
             if space != "1RTT" {
                 let _ = write!(self.line, ",\"space\":\"{space}\"");
             }
@@ -240,7 +243,10 @@ impl TraceSink {
         use std::fmt::Write as _;
         let us = self.rel_us(t);
         if self.ndjson.is_some() {
-            let _ = write!(self.line, "{{\"ev\":\"lost\",\"t-us\":{us},\"pn\":{pn},\"bytes\":{bytes}");
+            let _ = write!(
+                self.line,
+                "{{\"ev\":\"lost\",\"t-us\":{us},\"pn\":{pn},\"bytes\":{bytes}"
+            );
             if let Some(s) = stream {
                 let _ = write!(self.line, ",\"offset\":{},\"len\":{}", s.offset, s.len);
             }

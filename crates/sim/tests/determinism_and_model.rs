@@ -14,7 +14,10 @@ fn same_seed_gives_byte_identical_records_traces_and_qlog() {
         let a = run_traced(&sc, cc, 7);
         let b = run_traced(&sc, cc, 7);
         assert_eq!(a.record.to_json(), b.record.to_json());
-        assert!(!a.trace.is_empty() && a.trace == b.trace, "{cc}: traces differ");
+        assert!(
+            !a.trace.is_empty() && a.trace == b.trace,
+            "{cc}: traces differ"
+        );
         assert!(!a.qlog.is_empty() && a.qlog == b.qlog, "{cc}: qlogs differ");
         // Tracing changes nothing in the record.
         assert_eq!(run(&sc, cc, 7).to_json(), a.record.to_json());
@@ -41,7 +44,11 @@ fn handshake_takes_one_rtt_and_response_starts_after_it() {
     let r = run(&sc, "newreno(iw=30)", 1);
     // Client Initial -> server flight (3 packets, serialised) -> client:
     // 30 ms plus serialisation of 3 packets at 100 Mbit/s.
-    assert!((30_000..30_500).contains(&r.handshake_us), "{}", r.handshake_us);
+    assert!(
+        (30_000..30_500).contains(&r.handshake_us),
+        "{}",
+        r.handshake_us
+    );
     // TTFB at the client: request (15 ms) + first packet (15 ms + 0.1 ms).
     assert!((30_000..30_300).contains(&r.ttfb_us), "{}", r.ttfb_us);
 }
@@ -55,7 +62,12 @@ fn rfc9000_8_1_anti_amplification_limits_a_large_server_flight() {
     big.endpoint.server_flight_bytes = 6000;
     let a = run(&small, "newreno(iw=30)", 1);
     let b = run(&big, "newreno(iw=30)", 1);
-    assert!(b.handshake_us >= a.handshake_us + 29_000, "{} vs {}", b.handshake_us, a.handshake_us);
+    assert!(
+        b.handshake_us >= a.handshake_us + 29_000,
+        "{} vs {}",
+        b.handshake_us,
+        a.handshake_us
+    );
     assert!(b.handshake_us < a.handshake_us + 32_000);
 }
 
@@ -90,7 +102,11 @@ fn gilbert_elliott_and_policer_paths_complete() {
     let p = run(&pol, "newreno(iw=30)", 1);
     assert!(p.completed && p.drops_policer > 0 && p.drops_queue == 0);
     // A policed path cannot deliver faster than its token rate.
-    assert!(p.ttlb_us > 1_000_000 * 8 / 10 * 1000 / 1000, "{}", p.ttlb_us);
+    assert!(
+        p.ttlb_us > 1_000_000 * 8 / 10 * 1000 / 1000,
+        "{}",
+        p.ttlb_us
+    );
 }
 
 #[test]
@@ -102,7 +118,10 @@ fn ecn_ce_marks_give_ecn_loss_episodes_without_drops() {
     let r = run(&sc, "newreno(iw=30)", 1);
     assert!(r.completed);
     assert!(r.num_ecn_loss_episodes >= 1, "{}", r.to_json());
-    assert_eq!(r.drops_queue, 0, "CE at 1 ms should keep the 30 ms queue from overflowing");
+    assert_eq!(
+        r.drops_queue, 0,
+        "CE at 1 ms should keep the 30 ms queue from overflowing"
+    );
 }
 
 #[test]
@@ -118,7 +137,12 @@ fn chrome_ack_decimation_sends_fewer_acks() {
             .matches("transport:packet_received")
             .count()
     };
-    assert!(acks(&chrome) * 3 < acks(&rfc), "{} vs {}", acks(&chrome), acks(&rfc));
+    assert!(
+        acks(&chrome) * 3 < acks(&rfc),
+        "{} vs {}",
+        acks(&chrome),
+        acks(&rfc)
+    );
 }
 
 #[test]
@@ -161,7 +185,10 @@ fn qlog_is_json_seq_with_qvis_names() {
     ] {
         assert!(records.iter().any(|r| r["name"] == name), "{name} missing");
     }
-    let sent = records.iter().find(|r| r["name"] == "transport:packet_sent").unwrap();
+    let sent = records
+        .iter()
+        .find(|r| r["name"] == "transport:packet_sent")
+        .unwrap();
     assert!(sent["data"]["raw"]["length"].as_u64().unwrap() > 0);
     let ack = records
         .iter()
@@ -169,9 +196,14 @@ fn qlog_is_json_seq_with_qvis_names() {
         .unwrap();
     assert!(ack["data"]["frames"][0]["acked_ranges"][0][1].is_u64());
     // The NDJSON trace's header follows docs/formats.md.
-    let header: serde_json::Value =
-        serde_json::from_str(std::str::from_utf8(&t.trace).unwrap().lines().next().unwrap())
-            .unwrap();
+    let header: serde_json::Value = serde_json::from_str(
+        std::str::from_utf8(&t.trace)
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
     assert_eq!(header["ev"], "meta");
     assert_eq!(header["path"]["rate-bps"], 55_000_000);
     assert_eq!(header["mds"], 1252);

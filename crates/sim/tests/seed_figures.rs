@@ -33,14 +33,21 @@ fn vdsl_iw30_slow_start_sends_30_60_120_240_and_fills_the_link_in_round_4() {
         .map(|e| e["bytes"].as_u64().unwrap())
         .max()
         .unwrap();
-    assert!(max_q_before < bdp / 2, "queue before round 4: {max_q_before}");
+    assert!(
+        max_q_before < bdp / 2,
+        "queue before round 4: {max_q_before}"
+    );
 }
 
 #[test]
 fn vdsl_rapid_start_grows_3x_per_round_from_a_2iw_first_flight() {
     let sc = scenario("vdsl");
     let t = run_traced(&sc, "rapidstart(iw=30)", 1);
-    let counts: Vec<usize> = rounds(&t.events()).iter().take(3).map(|x| x.len()).collect();
+    let counts: Vec<usize> = rounds(&t.events())
+        .iter()
+        .take(3)
+        .map(|x| x.len())
+        .collect();
     assert_eq!(counts, [60, 180, 540]);
 }
 
@@ -78,7 +85,10 @@ fn acked_bytes_between(events: &[serde_json::Value], from: u64, to: u64) -> u64 
 fn seed_100m_rapid_start_one_recovery_landing_at_beta_times_bytes_acked() {
     let mut sc = scenario("seed-100m");
     sc.size_bytes = 10_000_000;
-    for (cc, beta) in [("rapidstart(iw=30)", 0.5), ("rapidstart(iw=30,beta=0.7)", 0.7)] {
+    for (cc, beta) in [
+        ("rapidstart(iw=30)", 0.5),
+        ("rapidstart(iw=30,beta=0.7)", 0.7),
+    ] {
         let t = run_traced(&sc, cc, 1);
         assert!(t.record.completed);
         assert_eq!(t.record.num_loss_episodes, 1, "{cc}");
@@ -110,8 +120,7 @@ fn seed_100m_rapid_start_3mb_lands_high_by_the_app_limited_shortfall() {
     let t = run_traced(&sc, "rapidstart(iw=30)", 1);
     assert_eq!(t.record.num_loss_episodes, 1);
     let evs = t.events();
-    let (start, end, cwnd_exit, cwnd0, inflight0) =
-        period(&evs, "rapid_start_recovery").unwrap();
+    let (start, end, cwnd_exit, cwnd0, inflight0) = period(&evs, "rapid_start_recovery").unwrap();
     let acked = acked_bytes_between(&evs, start, end) as f64;
     let shortfall = (cwnd0 - inflight0) as f64;
     assert!(shortfall > 40_000.0, "shortfall {shortfall}");
@@ -121,7 +130,11 @@ fn seed_100m_rapid_start_3mb_lands_high_by_the_app_limited_shortfall() {
         "exit {cwnd_exit} vs predicted {predicted:.0}"
     );
     let off_full_bdp = (cwnd_exit as f64 - 375_000.0).abs() / 375_000.0;
-    assert!(off_full_bdp < 0.06, "{:.1}% from beta x full BDP", off_full_bdp * 100.0);
+    assert!(
+        off_full_bdp < 0.06,
+        "{:.1}% from beta x full BDP",
+        off_full_bdp * 100.0
+    );
 }
 
 /// Paced slow start (NewReno, β = 0.5) on seed-100m has ONE recovery
@@ -145,7 +158,11 @@ fn seed_100m_paced_slow_start_recovery_episodes() {
         .map(t_us)
         .unwrap();
     // "Almost immediately": within two round trips of leaving the first.
-    assert!(second - first_end < 60_000, "second recovery {} µs later", second - first_end);
+    assert!(
+        second - first_end < 60_000,
+        "second recovery {} µs later",
+        second - first_end
+    );
 }
 
 #[test]

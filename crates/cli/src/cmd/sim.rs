@@ -111,7 +111,13 @@ pub fn scenario_from(args: &Args) -> anyhow::Result<Scenario> {
 fn file_name(i: usize, cc: &str) -> String {
     let clean: String = cc
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '.' || c == '-' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     format!("{i}-{clean}")
 }
@@ -236,6 +242,9 @@ mod tests {
 
     #[test]
     fn trace_file_names_are_safe() {
-        assert_eq!(file_name(1, "rapidstart(beta=0.7)"), "1-rapidstart_beta_0.7_");
+        assert_eq!(
+            file_name(1, "rapidstart(beta=0.7)"),
+            "1-rapidstart_beta_0.7_"
+        );
     }
 }

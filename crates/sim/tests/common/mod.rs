@@ -72,7 +72,7 @@ pub fn run(sc: &Scenario, cc: &str, seed: u64) -> Record {
     run_connection(sc, &spec, seed, &mut TraceSink::off()).unwrap()
 }
 
-pub fn ev<'a>(e: &'a Value) -> &'a str {
+pub fn ev(e: &Value) -> &str {
     e["ev"].as_str().unwrap_or("")
 }
 

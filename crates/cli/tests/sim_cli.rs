@@ -1,0 +1,184 @@
+//! `ramp sim` and `ramp bench sim` end to end.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn ramp() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_ramp"))
+}
+
+fn tmpdir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("ramp-sim-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn run_ok(args: &[&str]) -> String {
+    let out = ramp().args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "ramp {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn sim_prints_a_table_per_controller() {
+    let out = run_ok(&[
+        "sim",
+        "--scenario",
+        "seed-100m",
+        "--cc",
+        "newreno,rapidstart",
+        "--size",
+        "1MB",
+    ]);
+    assert!(out.contains("TTLB ms"), "{out}");
+    assert!(
+        out.contains("newreno(iw=30)") && out.contains("rapidstart(iw=30)"),
+        "{out}"
+    );
+    assert!(out.contains("1000000 bytes"), "{out}");
+}
+
+#[test]
+fn sim_writes_records_traces_and_qlog_deterministically() {
+    let mut outputs = Vec::new();
+    for run in 0..2 {
+        let d = tmpdir(&format!("det{run}"));
+        let rec = d.join("records.ndjson");
+        run_ok(&[
+            "sim",
+            "--scenario",
+            "vdsl",
+            "--cc",
+            "newreno,rapidstart",
+            "--size",
+            "500KB",
+            "--loss",
+            "1%",
+            "--seed",
+            "5",
+            "--records",
+            rec.to_str().unwrap(),
+            "--trace",
+            d.join("trace").to_str().unwrap(),
+            "--qlog",
+            d.join("qlog").to_str().unwrap(),
+        ]);
+        let records = std::fs::read(&rec).unwrap();
+        let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+        for sub in ["trace", "qlog"] {
+            let mut names: Vec<_> = std::fs::read_dir(d.join(sub))
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .collect();
+            names.sort();
+            for p in names {
+                files.push((
+                    p.file_name().unwrap().to_string_lossy().into_owned(),
+                    std::fs::read(&p).unwrap(),
+                ));
+            }
+        }
+        outputs.push((records, files));
+    }
+    let (records, files) = &outputs[0];
+    assert_eq!(outputs[0], outputs[1], "two runs differ");
+    let lines: Vec<serde_json::Value> = std::str::from_utf8(records)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[0]["seed"], 5);
+    assert!(lines[1]["ttlb-us"].as_u64().unwrap() > 0);
+    assert_eq!(
+        files.len(),
+        4,
+        "{:?}",
+        files.iter().map(|f| &f.0).collect::<Vec<_>>()
+    );
+    assert!(files.iter().any(|(n, _)| n.ends_with(".sqlog")));
+}
+
+#[test]
+fn sim_records_do_not_depend_on_threads() {
+    let d = tmpdir("threads");
+    let mut got = Vec::new();
+    for t in ["1", "2"] {
+        let rec = d.join(format!("r{t}.ndjson"));
+        run_ok(&[
+            "sim",
+            "--scenario",
+            "dsl",
+            "--cc",
+            "newreno,cubic,rapidstart,jumpstart",
+            "--size",
+            "300KB",
+            "--loss",
+            "0.5%",
+            "--threads",
+            t,
+            "--records",
+            rec.to_str().unwrap(),
+        ]);
+        got.push(std::fs::read(rec).unwrap());
+    }
+    assert_eq!(got[0], got[1]);
+}
+
+#[test]
+fn path_flags_stand_alone() {
+    let out = run_ok(&[
+        "sim", "--rate", "20mbit", "--rtt", "40ms", "--queue", "40ms", "--cc", "newreno", "--size",
+        "200KB",
+    ]);
+    assert!(
+        out.contains("scenario custom: 20 Mbit/s, RTT 40 ms, queue 40 ms"),
+        "{out}"
+    );
+}
+
+#[test]
+fn bad_scenario_file_names_key_and_line() {
+    let d = tmpdir("bad");
+    let f = d.join("bad.toml");
+    std::fs::write(&f, "preset = \"vdsl\"\n[path]\nrate = \"warp9\"\n").unwrap();
+    let out = ramp()
+        .args(["sim", "--scenario", f.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("line 3") && err.contains("warp9"), "{err}");
+    let out = ramp().args(["sim", "--cc", "bogus"]).output().unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--cc"));
+}
+
+#[test]
+fn list_presets_shows_all_families() {
+    let out = run_ok(&["sim", "--list-presets"]);
+    for p in [
+        "seed-100m",
+        "vdsl",
+        "dsl",
+        "docomo-mall",
+        "pantheon-satellite",
+        "wpt-3g",
+        "africa-poor",
+        "west-europe-median",
+        "north-america-good",
+    ] {
+        assert!(out.lines().any(|l| l.starts_with(p)), "{p} missing");
+    }
+}
+
+#[test]
+fn bench_sim_reports_packets_per_second() {
+    let out = run_ok(&["bench", "sim", "--seconds", "0.2"]);
+    assert!(out.contains("M packets/s per core"), "{out}");
+}
