@@ -101,6 +101,7 @@ fn process(q: &Query, chunk: &Chunk, mode: Mode, opts: &Options) -> ChunkResult 
     while start < data.len() {
         let pos = start;
         let (read, end) = q.read_at(data, start, &mut scratch);
+        let end = end.min(data.len());
         start = end + 1;
         let v = match read {
             Ok(Some(v)) => v,
@@ -118,6 +119,18 @@ fn process(q: &Query, chunk: &Chunk, mode: Mode, opts: &Options) -> ChunkResult 
             }
         };
         let res = match mode {
+            Mode::Stream if q.raw => {
+                let mut pass = false;
+                let r2 = q.run_map_stages(0, q.split, v, &mut env, &mut |_, _| {
+                    pass = true;
+                    Ok(())
+                });
+                if pass {
+                    r.bytes.extend_from_slice(data[pos..end].trim_ascii());
+                    r.bytes.push(b'\n');
+                }
+                r2
+            }
             Mode::Stream => q.run_map_stages(0, q.split, v, &mut env, &mut |v, _| {
                 format_value(&v, opts.format, &mut r.bytes);
                 Ok(())
@@ -180,6 +193,15 @@ pub fn run(
             "--emit-partial: this query's aggregation (reduce) cannot be merged".into()
         }));
     }
+    // Filter-only queries print matching lines verbatim (JSON output only).
+    let raw;
+    let q = match (mode, opts.format, q.raw_rows()) {
+        (Mode::Stream, Format::Json, Some(r)) => {
+            raw = r;
+            &raw
+        }
+        _ => q,
+    };
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(opts.threads.max(1))
         .build()

@@ -780,3 +780,18 @@ pub fn projection(stages: &[Stage]) -> Option<Vec<String>> {
     // Every stage passes the line through: it is printed whole.
     None
 }
+
+/// For a pipeline of filters only (`select(...) >> select(...)`), the keys
+/// the filters read: such a query prints its input lines unchanged, so it
+/// can print the original bytes instead of re-encoding a fully parsed row.
+pub fn filter_projection(stages: &[Stage]) -> Option<Vec<String>> {
+    let mut keys = BTreeSet::new();
+    for st in stages {
+        match &st.kind {
+            StageKind::Map(Expr::Select(c, t))
+                if matches!(**t, Expr::Row) && row_fields(c, &mut keys) => {}
+            _ => return None,
+        }
+    }
+    Some(keys.into_iter().collect())
+}

@@ -6,7 +6,7 @@ use crate::eval::{eval, Env, Flow};
 use crate::json::{self, JsonError, Scan};
 use crate::lang::parse::{parse_defs, parse_program};
 use crate::lang::QueryError;
-use crate::plan::{projection, Compiler, Stage, StageKind};
+use crate::plan::{filter_projection, projection, Compiler, Stage, StageKind};
 use crate::value::{Map, Value};
 
 /// A helper file given with `-f`: its name (for errors) and text.
@@ -39,6 +39,10 @@ pub struct Query {
     /// Top-level keys to extract per line; `None` = parse lines fully.
     pub projection: Option<Vec<String>>,
     proj_keys: Vec<Box<[u8]>>,
+    /// Keys read by a filter-only query (see [`Query::raw_rows`]).
+    filter_keys: Option<Vec<String>>,
+    /// Print surviving input lines verbatim instead of re-encoding them.
+    pub raw: bool,
     /// Index of the first aggregating stage (`stages.len()` if none).
     pub split: usize,
     /// Percentiles use sketches.
@@ -90,6 +94,7 @@ impl Query {
             .position(|s| matches!(s.kind, StageKind::Agg { .. }))
             .unwrap_or(stages.len());
         let projection = projection(&stages);
+        let filter_keys = filter_projection(&stages);
         let proj_keys = projection
             .iter()
             .flatten()
@@ -101,9 +106,27 @@ impl Query {
             n_vars: cx.n_vars(),
             projection,
             proj_keys,
+            filter_keys,
+            raw: false,
             split,
             approx,
         })
+    }
+
+    /// For a filter-only query (`select(...)` stages), a variant that decodes
+    /// only the keys the filters read and prints the surviving lines as they
+    /// are (validated, surrounding whitespace trimmed) instead of parsing and
+    /// re-encoding every field. `None` for other queries.
+    pub fn raw_rows(&self) -> Option<Query> {
+        let keys = self.filter_keys.clone()?;
+        let mut q = self.clone();
+        q.proj_keys = keys
+            .iter()
+            .map(|k| k.as_bytes().to_vec().into_boxed_slice())
+            .collect();
+        q.projection = Some(keys);
+        q.raw = true;
+        Some(q)
     }
 
     /// Whether the first aggregating stage can merge partial states.

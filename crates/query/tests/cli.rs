@@ -297,3 +297,46 @@ fn explain_describes_projection_and_split() {
     );
     assert!(e.contains("partial states merged in input order"), "{e}");
 }
+
+#[test]
+fn filter_only_queries_print_input_lines_verbatim() {
+    let input = b"  {\"a\": 1.50, \"b\":[1]} \r\n{\"a\":0}\n{\"a\":2,\"b\":\"\\u00e9\"}\n";
+    let o = run_ndq(&["select(_.a > 1)"], Some(input));
+    assert_eq!(
+        stdout(&o),
+        "{\"a\": 1.50, \"b\":[1]}\n{\"a\":2,\"b\":\"\\u00e9\"}\n"
+    );
+    // Any other output format, or a transform, re-encodes.
+    let o = run_ndq(&["select(_.a > 1) >> _"], Some(input));
+    assert_eq!(
+        stdout(&o),
+        "{\"a\":1.5,\"b\":[1]}\n{\"a\":2,\"b\":\"\u{e9}\"}\n"
+    );
+    // Bad lines are still rejected in the verbatim path.
+    let o = run_ndq(&["select(_.a > 1)"], Some(b"{\"a\":2,\"b\":[}\n"));
+    assert_eq!(o.status.code(), Some(2));
+    // The same rows as the re-encoding path, at any -P.
+    let s = Scratch::new("raw");
+    let f = s.file("a.ndjson", stats_log(2000, 8).as_bytes());
+    let a = run_ndq(
+        &[
+            "-P",
+            "2",
+            "--chunk-bytes",
+            "5000",
+            "select(_.ttlb > 1000 && _.group != \"baseline\")",
+            path_str(&f),
+        ],
+        None,
+    );
+    let b = run_ndq(
+        &[
+            "select(_.ttlb > 1000 && _.group != \"baseline\") >> _",
+            path_str(&f),
+        ],
+        None,
+    );
+    assert!(!a.stdout.is_empty());
+    let reencoded = run_ndq(&["_"], Some(&a.stdout));
+    assert_eq!(reencoded.stdout, b.stdout);
+}
