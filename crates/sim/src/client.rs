@@ -18,6 +18,8 @@ pub const CLIENT_INITIAL_MIN_BYTES: u64 = 1200;
 pub const CLIENT_FINISHED_REQUEST_BYTES: u64 = 200;
 /// An ACK-only packet (short header, ACK frame with a few ranges, tag).
 pub const ACK_PACKET_BYTES: u64 = 50;
+/// Floor of the client's handshake PTO (RFC 9002 `kGranularity`).
+pub const MIN_PTO: Duration = Duration::from_millis(1);
 
 /// A packet from the client to the server.
 #[derive(Clone, Debug)]
@@ -31,6 +33,16 @@ pub enum UpPacket {
     FinishedRequest {
         /// Datagram bytes.
         bytes: u64,
+    },
+    /// A handshake probe after the client's PTO (RFC 9002 §6.2.2.1): it
+    /// gives the server new anti-amplification credit, and, as a Handshake
+    /// packet, validates the client's address.
+    Probe {
+        /// Datagram bytes.
+        bytes: u64,
+        /// A Handshake packet (the client has Handshake keys), else an
+        /// Initial padded to the datagram size.
+        handshake: bool,
     },
     /// An ACK-only packet.
     Ack {
@@ -48,9 +60,11 @@ pub struct ClientOut {
     pub send: Vec<UpPacket>,
     /// New in-order delivered bytes total, if it changed.
     pub delivered: Option<u64>,
-    /// Arm the application ACK timer at this time.
-    pub ack_timer: Option<Time>,
 }
+
+/// RFC 9002 §6.2.2 `kInitialRtt`-based first PTO of the client: 3 x 333 ms
+/// (smoothed RTT + 4 x rttvar with rttvar = RTT/2) before any RTT sample.
+const CLIENT_FIRST_PTO: Duration = Duration::from_millis(999);
 
 /// The client of one flow.
 pub struct Client {
@@ -74,6 +88,8 @@ pub struct Client {
     total_bytes: u64,
     frames: Vec<AckFrame>,
     initial_bytes: u64,
+    hs_pto_at: Option<Time>,
+    hs_pto_count: u32,
 }
 
 impl Client {
@@ -116,12 +132,15 @@ impl Client {
             total_bytes,
             frames: Vec::new(),
             initial_bytes: mds.max(CLIENT_INITIAL_MIN_BYTES),
+            hs_pto_at: None,
+            hs_pto_count: 0,
         }
     }
 
     /// Starts the connection: the Initial.
     pub fn start(&mut self, now: Time) -> UpPacket {
         self.t_start = now;
+        self.hs_pto_at = Some(now + CLIENT_FIRST_PTO);
         UpPacket::Initial {
             bytes: self.initial_bytes,
         }
@@ -146,6 +165,13 @@ impl Client {
         if self.rtt_estimate.is_zero() {
             self.rtt_estimate = now - self.t_start;
         }
+        if d.space == Space::Handshake && !self.crypto_got.first().copied().unwrap_or(true) {
+            // No Handshake keys before the server's Initial (ServerHello):
+            // the packet cannot be decrypted and is dropped (RFC 9001
+            // §4.1.4 allows buffering; dropping is the conservative choice,
+            // and the server's loss recovery resends it).
+            return;
+        }
         let si = d.space.index();
         let (new, action) = self.acks[si].on_packet(now, d.pn, true, ce, d.ect, self.rtt_estimate);
         if new {
@@ -155,6 +181,9 @@ impl Client {
                         if !*g {
                             *g = true;
                             self.crypto_count += 1;
+                            // Progress: the handshake PTO restarts.
+                            self.hs_pto_count = 0;
+                            self.hs_pto_at = Some(now + self.pto());
                         }
                     }
                 }
@@ -164,12 +193,14 @@ impl Client {
         }
         match action {
             AckAction::Now => self.ack(now, d.space, out),
-            AckAction::By(t) if d.space == Space::Application => out.ack_timer = Some(t),
+            // Application ACK timers are read back through `next_timer`.
+            AckAction::By(_) if d.space == Space::Application => {}
             AckAction::By(_) => self.ack(now, d.space, out),
             AckAction::None => {}
         }
         if self.t_handshake.is_none() && self.crypto_count == self.crypto_total {
             self.t_handshake = Some(now);
+            self.hs_pto_at = None;
             out.send.push(UpPacket::FinishedRequest {
                 bytes: CLIENT_FINISHED_REQUEST_BYTES,
             });
@@ -205,11 +236,46 @@ impl Client {
         (u64::from(self.next_in_order) * self.chunk_bytes).min(self.total_bytes)
     }
 
-    /// The application ACK timer fired (if `now` is still its deadline).
-    pub fn on_ack_timer(&mut self, now: Time, out: &mut ClientOut) {
+    /// The client's PTO during the handshake: 3 x the RTT of the first
+    /// server packet (RFC 9002 §6.2.1 after one sample), doubled per
+    /// expiry; 999 ms before any sample.
+    fn pto(&self) -> Duration {
+        let base = if self.rtt_estimate.is_zero() {
+            CLIENT_FIRST_PTO
+        } else {
+            (self.rtt_estimate * 3).max(crate::client::MIN_PTO)
+        };
+        base * 2u32.saturating_pow(self.hs_pto_count.min(16))
+    }
+
+    /// The client's next timer: the delayed ACK or the handshake PTO.
+    pub fn next_timer(&self) -> Option<Time> {
+        match (self.ack_deadline(), self.hs_pto_at) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// A client timer fired: send the delayed ACK and/or the handshake
+    /// probe that are due.
+    pub fn on_timer(&mut self, now: Time, out: &mut ClientOut) {
         let si = Space::Application.index();
         if self.acks[si].deadline().is_some_and(|d| d <= now) {
             self.ack(now, Space::Application, out);
+        }
+        if self.hs_pto_at.is_some_and(|t| t <= now) {
+            // Handshake keys once the server's Initial arrived.
+            let handshake = self.crypto_got.first().copied().unwrap_or(false);
+            out.send.push(UpPacket::Probe {
+                bytes: if handshake {
+                    ACK_PACKET_BYTES
+                } else {
+                    self.initial_bytes
+                },
+                handshake,
+            });
+            self.hs_pto_count += 1;
+            self.hs_pto_at = Some(now + self.pto());
         }
     }
 

@@ -283,6 +283,7 @@ pub fn simulate(
             Kind::Start => {
                 let p = flow.client.start(now);
                 send_up(&mut net, &mut q, flow, ev.flow, now, p);
+                arm_client_timer(&mut q, flow, ev.flow);
             }
             Kind::Data { d, ce } => {
                 flow.client.on_datagram(now, &d, ce, &mut cout);
@@ -292,30 +293,21 @@ pub fn simulate(
                     }
                 }
                 cout.delivered = None;
-                if let Some(t) = cout.ack_timer.take() {
-                    // As for server timers: queue an event only if it is
-                    // earlier than the one already queued.
-                    if flow.ack_timer_at.is_none_or(|queued| t < queued) {
-                        flow.ack_timer_at = Some(t);
-                        q.push(t, ev.flow, TimerKind::AckTimer);
-                    }
-                }
                 for p in cout.send.drain(..) {
                     send_up(&mut net, &mut q, flow, ev.flow, now, p);
                 }
+                arm_client_timer(&mut q, flow, ev.flow);
             }
             Kind::AckTimer => {
                 if flow.ack_timer_at == Some(now) {
                     flow.ack_timer_at = None;
-                    flow.client.on_ack_timer(now, &mut cout);
+                    flow.client.on_timer(now, &mut cout);
                     for p in cout.send.drain(..) {
                         send_up(&mut net, &mut q, flow, ev.flow, now, p);
                     }
-                    // The deadline moved later since this event was queued.
-                    if let Some(t) = flow.client.ack_deadline() {
-                        flow.ack_timer_at = Some(t);
-                        q.push(t, ev.flow, TimerKind::AckTimer);
-                    }
+                    // The deadline may have moved later since this event
+                    // was queued.
+                    arm_client_timer(&mut q, flow, ev.flow);
                 }
             }
             Kind::Up => {
@@ -326,6 +318,14 @@ pub fn simulate(
                     }
                     Some(UpPacket::FinishedRequest { bytes }) => {
                         wake = flow.server.on_request(now, bytes, &mut dgs);
+                    }
+                    Some(UpPacket::Probe { bytes, handshake }) => {
+                        if handshake {
+                            flow.server.on_client_handshake(bytes);
+                            wake = flow.server.try_send(now, &mut dgs);
+                        } else {
+                            wake = flow.server.on_client_initial(now, bytes, &mut dgs);
+                        }
                     }
                     Some(UpPacket::Ack { space, frame }) => {
                         if space == Space::Initial {
@@ -457,9 +457,23 @@ pub fn simulate(
     }
 }
 
+/// Queues the client's timer (delayed ACK or handshake PTO) if it is
+/// earlier than the one already queued; a queued event that finds its
+/// deadline moved later re-arms through here.
+fn arm_client_timer(q: &mut Queue, flow: &mut Flow, fi: u32) {
+    if let Some(t) = flow.client.next_timer() {
+        if flow.ack_timer_at.is_none_or(|queued| t < queued) {
+            flow.ack_timer_at = Some(t);
+            q.push(t, fi, TimerKind::AckTimer);
+        }
+    }
+}
+
 fn send_up(net: &mut Network, q: &mut Queue, flow: &mut Flow, fi: u32, now: Time, p: UpPacket) {
     let bytes = match &p {
-        UpPacket::Initial { bytes } | UpPacket::FinishedRequest { bytes } => *bytes,
+        UpPacket::Initial { bytes }
+        | UpPacket::FinishedRequest { bytes }
+        | UpPacket::Probe { bytes, .. } => *bytes,
         UpPacket::Ack { .. } => ACK_PACKET_BYTES,
     };
     let at = net.reverse(now, bytes as u32);

@@ -402,12 +402,14 @@ impl Server {
                 return None;
             }
             let handshake = space != Space::Application;
+            if !probe && !handshake && self.ld.bytes_in_flight() + size > self.cc.window() {
+                self.app_limited = false;
+                return None;
+            }
+            // The pacing rate costs divisions: computed once per packet,
+            // only once the window allows it.
             let input = self.pacing_input();
             if !probe && !handshake {
-                if self.ld.bytes_in_flight() + size > input.window {
-                    self.app_limited = false;
-                    return None;
-                }
                 let at = self.pacer.next_send_time(now, &input, size);
                 if at > now {
                     self.app_limited = false;
