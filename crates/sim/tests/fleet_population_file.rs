@@ -1,0 +1,81 @@
+//! Custom population files: good ones load, bad ones say where and why.
+
+use ramp_sim::fleet::population_file::PopulationFile;
+use ramp_sim::fleet::Population;
+
+#[test]
+fn regions_and_workload_load() {
+    let f = PopulationFile::parse(
+        "name = \"mine\"\n[workload]\nmin_size = \"100KB\"\nmax_size = \"1MB\"\nbins = [\"100KB\", \"1MB\"]\n\
+         [[region]]\nname = \"west-europe\"\nweight = 2\n\
+         [[region]]\nname = \"mars\"\nrate_mbps = [1, 2, 4, 8, 16]\nrtt_ms = [400, 500, 600, 700, 800]\n\
+         mix = { mobile = 1, wifi = 0, wired = 0 }\n",
+        "stem",
+    )
+    .unwrap();
+    assert_eq!(f.name, "mine");
+    let Population::Regions(rs) = &f.population else { panic!("regions expected") };
+    assert_eq!(rs.len(), 2);
+    assert_eq!(rs[0].weight, 2.0);
+    assert!((rs[1].rate_mbps.at(0.5) - 4.0).abs() < 1e-9);
+    assert_eq!(f.workload.bin_edges, [100_000, 1_000_000]);
+}
+
+#[test]
+fn grid_loads() {
+    let f = PopulationFile::parse(
+        "[grid]\nrates = [\"10mbit\", \"100mbit\"]\nrtts = [\"40ms\"]\nqueues = [\"40ms\"]\n\
+         losses = [\"0%\", \"2%\"]\nsizes = [\"1MB\"]\nseeds = 3\n",
+        "g",
+    )
+    .unwrap();
+    let Population::Grid(g) = &f.population else { panic!("grid expected") };
+    assert_eq!(g.cells(), 4);
+    assert_eq!(g.connections(), 12);
+    assert_eq!(g.cell(1).label, "rate=10mbit,loss=2%");
+}
+
+fn err(text: &str) -> String {
+    PopulationFile::parse(text, "bad").unwrap_err()
+}
+
+#[test]
+fn malformed_files_name_line_and_key() {
+    // Unknown key.
+    let e = err("[[region]]\nname = \"africa\"\nwieght = 1\n");
+    assert!(e.contains("line 3") && e.contains("wieght"), "{e}");
+    // Wrong type.
+    let e = err("[[region]]\nname = \"africa\"\nweight = \"heavy\"\n");
+    assert!(e.contains("line 3") && e.contains("weight") || e.contains("line 3"), "{e}");
+    // Quantiles of the wrong length, in the second region.
+    let e = err("[[region]]\nname = \"africa\"\n\n[[region]]\nname = \"x\"\nrate_mbps = [1, 2]\nrtt_ms = [1, 2, 3, 4, 5]\n");
+    assert!(e.contains("line 4") && e.contains("region `x`") && e.contains("rate_mbps"), "{e}");
+    // Descending quantiles.
+    let e = err("[[region]]\nname = \"x\"\nrate_mbps = [5, 4, 3, 2, 1]\nrtt_ms = [1, 2, 3, 4, 5]\n");
+    assert!(e.contains("rate_mbps") && e.contains("non-decreasing"), "{e}");
+    // New region without tables.
+    let e = err("[[region]]\nname = \"atlantis\"\n");
+    assert!(e.contains("atlantis") && e.contains("rate_mbps"), "{e}");
+    // Mix out of range.
+    let e = err("[[region]]\nname = \"africa\"\nmix = { mobile = 2, wifi = 0, wired = 0 }\n");
+    assert!(e.contains("mix.mobile"), "{e}");
+    // Bad unit in a grid.
+    let e = err("\n[grid]\nrates = [\"fast\"]\nrtts = [\"1ms\"]\nqueues = [\"1ms\"]\nsizes = [\"1MB\"]\n");
+    assert!(e.contains("line 2") && e.contains("grid.rates") && e.contains("fast"), "{e}");
+    // Empty axis.
+    let e = err("[grid]\nrates = []\nrtts = [\"1ms\"]\nqueues = [\"1ms\"]\nsizes = [\"1MB\"]\n");
+    assert!(e.contains("rates"), "{e}");
+    // Both or neither.
+    assert!(err("").contains("nothing to sample"));
+    let e = err("[[region]]\nname = \"africa\"\n[grid]\nrates = [\"1mbit\"]\nrtts = [\"1ms\"]\nqueues = [\"1ms\"]\nsizes = [\"1MB\"]\n");
+    assert!(e.contains("not both"), "{e}");
+    // Not TOML at all.
+    let e = err("[[region]\nname = 1\n");
+    assert!(e.contains("line 1"), "{e}");
+    // Duplicate region.
+    let e = err("[[region]]\nname = \"africa\"\n[[region]]\nname = \"africa\"\n");
+    assert!(e.contains("line 3") && e.contains("twice"), "{e}");
+    // Workload.
+    let e = err("[workload]\nmin_size = \"2MB\"\nmax_size = \"1MB\"\n[[region]]\nname = \"africa\"\n");
+    assert!(e.contains("line 1") && e.contains("workload.max_size"), "{e}");
+}

@@ -1,0 +1,88 @@
+//! Summary maths against hand-computed values.
+
+use ramp_sim::fleet::summary::{percentile, summarize, Row};
+
+fn row(conn: u64, arm: &str, pop: &str, bin: &str, ttlb_ms: u64, sent: u64, lost: u64) -> Row {
+    Row {
+        conn,
+        arm: arm.into(),
+        pop: pop.into(),
+        bin: bin.into(),
+        completed: true,
+        ttlb_us: ttlb_ms * 1000,
+        packets_sent: sent,
+        packets_lost: lost,
+    }
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() < 1e-9
+}
+
+#[test]
+fn percentile_is_linear_between_order_statistics() {
+    let v = [10.0, 20.0, 30.0, 40.0, 50.0];
+    assert!(close(percentile(&v, 50.0), 30.0));
+    assert!(close(percentile(&v, 10.0), 14.0)); // h = 0.4
+    assert!(close(percentile(&v, 90.0), 46.0)); // h = 3.6
+    assert!(close(percentile(&v, 99.0), 49.6));
+    assert!(close(percentile(&[7.0], 90.0), 7.0));
+    assert!(percentile(&[], 50.0).is_nan());
+}
+
+#[test]
+fn ttlb_and_loss_tables_match_hand_computation() {
+    let rows = vec![
+        // conn, arm, pop, bin, ttlb ms, sent, lost
+        row(0, "base", "eu", "small", 100, 100, 0),
+        row(0, "new", "eu", "small", 80, 100, 2),
+        row(1, "base", "eu", "big", 200, 200, 4),
+        row(1, "new", "eu", "big", 150, 200, 6),
+        row(2, "base", "af", "small", 300, 50, 1),
+        row(2, "new", "af", "small", 330, 50, 5),
+        row(3, "base", "af", "big", 400, 400, 0),
+        Row { completed: false, ..row(3, "new", "af", "big", 999, 400, 40) },
+    ];
+    let arms = vec!["base".to_string(), "new".to_string()];
+    let s = summarize(&rows, &arms, &["eu".into(), "af".into()], &["small".into(), "big".into()]);
+    assert_eq!(s.connections, 4);
+    assert_eq!(s.excluded, 1, "conn 3 did not complete in `new`");
+    // Global, paired over conns 0..2: base 100,200,300 (mean 200);
+    // new 80,150,330 (mean 186.667): change -6.667 %.
+    let g = &s.global;
+    assert_eq!(g.connections, 3);
+    assert!(close(g.arms[0].mean_ms, 200.0));
+    assert!(close(g.arms[1].mean_ms, 560.0 / 3.0));
+    assert!(close(g.arms[1].mean_change_pct, 100.0 * (560.0 / 600.0 - 1.0)));
+    assert!(close(g.arms[0].mean_change_pct, 0.0));
+    // p50: 200 vs 150 -> -25 %; p10: base 100+0.2*100=120, new 80+0.2*70=94.
+    assert!(close(g.arms[1].decile_change_pct[4], -25.0));
+    assert!(close(g.arms[0].deciles_ms[0], 120.0));
+    assert!(close(g.arms[1].deciles_ms[0], 94.0));
+    // Mean packets lost over the paired connections: new (2+6+5)/3.
+    assert!(close(g.arms[1].mean_lost_packets, 13.0 / 3.0));
+    // Per pop, in the given order.
+    assert_eq!(s.by_pop[0].label, "eu");
+    assert!(close(s.by_pop[0].arms[1].mean_change_pct, 100.0 * (230.0 / 300.0 - 1.0)));
+    assert_eq!(s.by_pop[1].label, "af");
+    assert_eq!(s.by_pop[1].connections, 1);
+    assert!(close(s.by_pop[1].arms[1].mean_change_pct, 10.0));
+    // Per bin.
+    assert_eq!(s.by_bin[0].label, "small");
+    assert!(close(s.by_bin[0].arms[1].mean_change_pct, 100.0 * (410.0 / 400.0 - 1.0)));
+    assert_eq!(s.by_bin[1].connections, 1);
+    // Loss ratios count every connection: base 0, 2, 2, 0 % -> avg 1 %,
+    // P50 1 %, P90 2 %, P99 2 %; new 2, 3, 10, 10 % -> avg 6.25 %,
+    // P50 6.5 %, P90 10 %, P99 10 %.
+    assert!(close(s.loss[0].avg_pct, 1.0));
+    assert!(close(s.loss[0].percentiles_pct[0], 1.0));
+    assert!(close(s.loss[0].percentiles_pct[1], 2.0));
+    assert!(close(s.loss[1].avg_pct, 6.25));
+    assert!(close(s.loss[1].percentiles_pct[0], 6.5));
+    assert!(close(s.loss[1].percentiles_pct[2], 10.0));
+    assert_eq!(s.loss_by_pop[1].0, "af");
+    assert!(close(s.loss_by_pop[1].1[1].avg_pct, 10.0));
+    let md = s.to_markdown("t");
+    assert!(md.contains("| avg. | 1.00% | 6.25% |"), "{md}");
+    assert!(md.contains("| all | 3 | 200 ms | -6.7% |"), "{md}");
+}
