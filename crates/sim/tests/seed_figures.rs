@@ -165,6 +165,30 @@ fn seed_100m_paced_slow_start_recovery_episodes() {
     );
 }
 
+/// On the talk's VDSL path, paced slow start with β = 0.5 does enter a
+/// second recovery soon after the first (the talk's chart), while Rapid
+/// Start recovers once: halving lands a hair above the full BDP there.
+#[test]
+fn vdsl_paced_slow_start_enters_a_second_recovery_rapid_start_one() {
+    let sc = scenario("vdsl");
+    let ss = run_traced(&sc, "newreno(iw=30)", 1);
+    assert_eq!(ss.record.num_loss_episodes, 2);
+    let evs = ss.events();
+    let (_, first_end, _, _, _) = period(&evs, "recovery").unwrap();
+    let second = evs
+        .iter()
+        .filter(|e| ev(e) == "cc" && t_us(e) > first_end)
+        .find(|e| e["state"] == "recovery")
+        .map(t_us)
+        .unwrap();
+    assert!(
+        second - first_end < 4 * 39_000,
+        "second recovery {} µs later",
+        second - first_end
+    );
+    assert_eq!(run(&sc, "rapidstart(iw=30)", 1).num_loss_episodes, 1);
+}
+
 #[test]
 fn seed_100m_rapid_start_ttlb_beats_paced_slow_start_for_3mb() {
     let sc = scenario("seed-100m");
