@@ -208,3 +208,23 @@ fn qlog_is_json_seq_with_qvis_names() {
     assert_eq!(header["path"]["rate-bps"], 55_000_000);
     assert_eq!(header["mds"], 1252);
 }
+
+#[test]
+fn example_scenario_files_load_and_run() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios");
+    let mut n = 0;
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        let sc = Scenario::load(p.to_str().unwrap()).unwrap_or_else(|e| panic!("{e}"));
+        let spec = ramp_cc::spec::parse("rapidstart").unwrap();
+        let out = ramp_sim::simulate(
+            &sc,
+            ramp_sim::flows_for(&sc, &spec, "").unwrap(),
+            sc.seed,
+            &mut ramp_sim::TraceSink::off(),
+        );
+        assert!(out.records.iter().all(|r| r.completed), "{}", p.display());
+        n += 1;
+    }
+    assert!(n >= 5);
+}
