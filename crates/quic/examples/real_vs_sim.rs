@@ -115,7 +115,32 @@ fn first_flight(sends_us: &[(u64, u64)], from_us: u64, rtt_us: u64) -> (u64, u64
     (bytes, last - t0)
 }
 
+/// Bytes sent in each of the first `n` RTT-long bins from the first data
+/// send on: the per-round growth of startup.
+fn rounds(sends_us: &[(u64, u64)], from_us: u64, rtt_us: u64, n: usize) -> Vec<u64> {
+    let mut out = vec![0u64; n];
+    let mut it = sends_us.iter().filter(|(t, _)| *t >= from_us).peekable();
+    let Some(&&(t0, _)) = it.peek() else {
+        return out;
+    };
+    for &(t, b) in it {
+        let k = ((t - t0) / rtt_us.max(1)) as usize;
+        if let Some(slot) = out.get_mut(k) {
+            *slot += b;
+        }
+    }
+    out
+}
+
+fn fmt_rounds(r: &[u64]) -> String {
+    r.iter()
+        .map(|b| format!("{:.0}", *b as f64 / 1e3))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 struct Real {
+    rounds: Vec<u64>,
     ttlb: Duration,
     lost: u64,
     flight_bytes: u64,
@@ -205,6 +230,7 @@ async fn real(path: Path, cc: &str) -> Result<Real, Box<dyn std::error::Error + 
     let (flight_bytes, flight_span_us) = first_flight(&sends, rtt_us * 3 / 2, rtt_us);
     let _ = std::fs::remove_file(&stats);
     Ok(Real {
+        rounds: rounds(&sends, rtt_us * 3 / 2, rtt_us, 6),
         ttlb,
         lost,
         flight_bytes,
@@ -230,6 +256,7 @@ impl Write for Buf {
 }
 
 struct Sim {
+    rounds: Vec<u64>,
     ttlb: Duration,
     lost: u64,
     flight_bytes: u64,
@@ -266,6 +293,7 @@ fn sim(path: Path, cc: &str, pacer: &str) -> Result<Sim, Box<dyn std::error::Err
     let from = sends.first().map(|s| s.0).unwrap_or(0);
     let (flight_bytes, flight_span_us) = first_flight(&sends, from, path.rtt_ms * 1000);
     Ok(Sim {
+        rounds: rounds(&sends, from, path.rtt_ms * 1000, 6),
         ttlb: Duration::from_micros(rec.ttlb_us),
         lost: rec.packets_lost,
         flight_bytes,
@@ -306,6 +334,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         "rapidstart",
         "jumpstart",
     ];
+    let mut growth = Vec::new();
     println!("| path | cc | real TTLB ms | sim (quinn pacer) ms | diff | sim (exact pacer) ms | real lost | sim lost (quinn / exact) | 1st flight real: KB in ms | sim quinn | sim exact |");
     println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for path in paths.iter().take(if quick { 1 } else { 3 }) {
@@ -314,6 +343,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
             let q = sim(*path, cc, "quinn")?;
             let e = sim(*path, cc, "leaky-bucket")?;
             let ms = |d: Duration| d.as_secs_f64() * 1e3;
+            growth.push(format!(
+                "| {} | {} | {} | {} | {} |",
+                path.name,
+                cc,
+                fmt_rounds(&r.rounds),
+                fmt_rounds(&q.rounds),
+                fmt_rounds(&e.rounds)
+            ));
             println!(
                 "| {} | {} | {:.0} | {:.0} | {:+.1}% | {:.0} | {} | {} / {} | {:.1} in {:.1} | {:.1} in {:.1} | {:.1} in {:.1} |",
                 path.name,
@@ -333,6 +370,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
                 e.flight_span_us as f64 / 1e3,
             );
         }
+    }
+    println!();
+    println!("Bytes sent per RTT from the first data send on (KB, rounds 1-6):");
+    println!();
+    println!("| path | cc | real | sim (quinn pacer) | sim (exact pacer) |");
+    println!("|---|---|---|---|---|");
+    for g in growth {
+        println!("{g}");
     }
     Ok(())
 }

@@ -1,0 +1,149 @@
+//! The HTTP/3 side of `ramp load`: one quinn endpoint (one UDP socket)
+//! per client, h3 on top.
+
+use std::net::SocketAddr;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bytes::{Buf, Bytes};
+use http::Uri;
+use quinn::{IdleTimeout, TransportConfig, VarInt};
+
+use super::{check_length, header_bytes, Exchange, Progress};
+use crate::tls::Trust;
+use crate::transport::IDLE_TIMEOUT;
+
+/// Receive windows, per stream and per connection: 2^30 − 1 bytes, as
+/// h2load's defaults (`-w 30 -W 30`), so flow control never limits a
+/// loopback run.
+const RECEIVE_WINDOW_BYTES: u32 = (1 << 30) - 1;
+
+/// The client configuration: quinn's defaults (PMTU discovery on, so the
+/// server may send packets larger than 1200 bytes if it probes) with
+/// h2load-sized receive windows.
+pub(super) fn client_config(trust: &Trust) -> Result<quinn::ClientConfig, super::Error> {
+    let tls = crate::tls::client_config(trust)?;
+    let quic = quinn::crypto::rustls::QuicClientConfig::try_from(tls)?;
+    let mut cfg = quinn::ClientConfig::new(Arc::new(quic));
+    let mut t = TransportConfig::default();
+    t.stream_receive_window(VarInt::from_u32(RECEIVE_WINDOW_BYTES))
+        .receive_window(VarInt::from_u32(RECEIVE_WINDOW_BYTES))
+        .max_idle_timeout(IdleTimeout::try_from(IDLE_TIMEOUT).ok());
+    cfg.transport_config(Arc::new(t));
+    Ok(cfg)
+}
+
+/// An HTTP/3 connection of one client.
+pub(super) struct H3Conn {
+    endpoint: quinn::Endpoint,
+    conn: quinn::Connection,
+    send: h3::client::SendRequest<h3_quinn::OpenStreams, Bytes>,
+    driver: tokio::task::JoinHandle<()>,
+    /// Client start to the end of the QUIC handshake.
+    pub handshake_done: Duration,
+}
+
+impl H3Conn {
+    /// Opens a socket, handshakes and sets up h3.
+    pub async fn connect(
+        cfg: quinn::ClientConfig,
+        addr: SocketAddr,
+        server_name: &str,
+        t0: Instant,
+    ) -> Result<H3Conn, String> {
+        let bind: SocketAddr = match (addr.is_ipv4(), addr.ip().is_loopback()) {
+            (true, true) => SocketAddr::from(([127, 0, 0, 1], 0)),
+            (true, false) => SocketAddr::from(([0, 0, 0, 0], 0)),
+            (false, true) => SocketAddr::from(([0, 0, 0, 0, 0, 0, 0, 1], 0)),
+            (false, false) => SocketAddr::from(([0u16; 8], 0)),
+        };
+        let mut endpoint =
+            quinn::Endpoint::client(bind).map_err(|e| format!("bind udp {bind}: {e}"))?;
+        endpoint.set_default_client_config(cfg);
+        let conn = endpoint
+            .connect(addr, server_name)
+            .map_err(|e| format!("connect {addr}: {e}"))?
+            .await
+            .map_err(|e| format!("QUIC handshake with {addr}: {e}"))?;
+        let handshake_done = t0.elapsed();
+        let (mut driver, send) = h3::client::new(h3_quinn::Connection::new(conn.clone()))
+            .await
+            .map_err(|e| format!("HTTP/3 setup with {addr}: {e}"))?;
+        let driver = tokio::spawn(async move {
+            let _ = std::future::poll_fn(|cx| driver.poll_close(cx)).await;
+        });
+        Ok(H3Conn {
+            endpoint,
+            conn,
+            send,
+            driver,
+            handshake_done,
+        })
+    }
+
+    /// A request slot on this connection.
+    pub fn sender(&self) -> H3Sender {
+        H3Sender {
+            send: self.send.clone(),
+        }
+    }
+
+    /// UDP payload bytes received (QUIC packets, all encryption levels).
+    pub fn rx_bytes(&self) -> u64 {
+        self.conn.stats().udp_rx.bytes
+    }
+
+    /// Closes the connection (H3_NO_ERROR, RFC 9114 §8.1) and lets the
+    /// endpoint send the CONNECTION_CLOSE in the background.
+    pub async fn close(self) {
+        drop(self.send);
+        self.conn.close(VarInt::from_u32(0x100), b"done");
+        self.driver.abort();
+        let endpoint = self.endpoint;
+        tokio::spawn(async move {
+            let _ = tokio::time::timeout(Duration::from_secs(1), endpoint.wait_idle()).await;
+        });
+    }
+}
+
+/// Sends requests on one HTTP/3 connection.
+pub(super) struct H3Sender {
+    send: h3::client::SendRequest<h3_quinn::OpenStreams, Bytes>,
+}
+
+impl H3Sender {
+    /// GET `url`, read the whole body.
+    pub async fn fetch(
+        &mut self,
+        url: &Uri,
+        t0: Instant,
+        progress: &Progress,
+    ) -> Result<Exchange, String> {
+        let req = http::Request::get(url.clone())
+            .body(())
+            .map_err(|e| e.to_string())?;
+        let mut s = self
+            .send
+            .send_request(req)
+            .await
+            .map_err(|e| e.to_string())?;
+        s.finish().await.map_err(|e| e.to_string())?;
+        let resp = s.recv_response().await.map_err(|e| e.to_string())?;
+        let ttfb = t0.elapsed();
+        let mut data_bytes = 0u64;
+        while let Some(mut chunk) = s.recv_data().await.map_err(|e| e.to_string())? {
+            let n = chunk.remaining();
+            chunk.advance(n);
+            data_bytes += n as u64;
+            progress.data_bytes.fetch_add(n as u64, Ordering::Relaxed);
+        }
+        check_length(resp.headers(), data_bytes)?;
+        Ok(Exchange {
+            status: resp.status().as_u16(),
+            header_bytes: header_bytes(resp.headers()),
+            data_bytes,
+            ttfb,
+        })
+    }
+}
