@@ -84,5 +84,13 @@ fn ttlb_and_loss_tables_match_hand_computation() {
     assert!(close(s.loss_by_pop[1].1[1].avg_pct, 10.0));
     let md = s.to_markdown("t");
     assert!(md.contains("| avg. | 1.00% | 6.25% |"), "{md}");
-    assert!(md.contains("| all | 3 | 200 ms | -6.7% |"), "{md}");
+    // Percentile-delta average over p5..p95 (h = 2p/100 over 3 values):
+    // base 110,130,150,170,190,210,230,250,270,290; new 87,101,115,129,
+    // 143,168,204,240,276,312.
+    let b = [110.0, 130.0, 150.0, 170.0, 190.0, 210.0, 230.0, 250.0, 270.0, 290.0];
+    let n = [87.0, 101.0, 115.0, 129.0, 143.0, 168.0, 204.0, 240.0, 276.0, 312.0];
+    let want: f64 = b.iter().zip(&n).map(|(b, n)| 100.0 * (n / b - 1.0)).sum::<f64>() / 10.0;
+    assert!(close(g.arms[1].pctl_change_avg_pct, want), "{} vs {want}", g.arms[1].pctl_change_avg_pct);
+    assert!(md.contains("| all | 3 | 200 ms | "), "{md}");
+    assert!(md.contains(" -6.7% |"), "{md}");
 }
