@@ -426,7 +426,18 @@ pub fn simulate(
                     q.push(t, ev.flow, TimerKind::Wake);
                 }
             }
-            if let Some(t) = flow.server.timer() {
+            // Sending only moves the loss-detection timer later (the PTO
+            // counts from the newest ack-eliciting send; loss times depend
+            // on ACKs), so after a pure send wake-up the queued timer event
+            // still fires early enough, and re-reading the timer (a scan of
+            // all spaces) is needed only when none is queued.
+            let only_sent = matches!(ev.kind, Kind::Wake);
+            let timer = if only_sent && flow.timer_event.is_some() {
+                None
+            } else {
+                flow.server.timer()
+            };
+            if let Some(t) = timer {
                 let t = t.max(now);
                 if flow.timer_event.is_none_or(|e| t < e) {
                     flow.timer_event = Some(t);
