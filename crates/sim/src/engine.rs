@@ -522,14 +522,24 @@ fn trace_ack_outcome(trace: &mut TraceSink, now: Time, server: &Server) {
     }
     for p in &o.lost {
         let (space, stream) = describe(server, p.payload);
-        trace.lost(
-            now,
-            p.packet_number,
-            p.size,
-            space,
-            stream,
-            "reordering_threshold",
-        );
+        // RFC 9002 §6.1: lost by the packet threshold if kPacketThreshold
+        // newer packets were acknowledged, else by the time threshold.
+        let sp = match space {
+            "initial" => Space::Initial,
+            "handshake" => Space::Handshake,
+            _ => Space::Application,
+        };
+        let threshold = server.ld.config().packet_threshold.max(1);
+        let by_count = server
+            .ld
+            .largest_acked(sp)
+            .is_some_and(|l| l >= p.packet_number.saturating_add(threshold));
+        let trigger = if by_count {
+            "reordering_threshold"
+        } else {
+            "time_threshold"
+        };
+        trace.lost(now, p.packet_number, p.size, space, stream, trigger);
     }
     if o.rtt_sample.is_some() {
         let r = server.ld.rtt();
