@@ -193,29 +193,109 @@ fn fnv1a(parts: &[&str]) -> u64 {
     h
 }
 
-type Groups = BTreeMap<(u64, String), BTreeMap<String, Vec<(f64, usize)>>>;
+/// The fields of one record the A/B analysis uses.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AbSample {
+    /// Arm name.
+    pub arm: String,
+    /// TTLB in ms ([`Record::ttlb_ms`]).
+    pub ttlb_ms: f64,
+    /// Facet as (sort key, label).
+    pub facet: (u64, String),
+    /// Path identity for pairing (the pair keys' values joined by `/`).
+    pub pair: Option<String>,
+    /// Line in the source file (0 if none).
+    pub line: usize,
+}
 
-/// Groups TTLBs (ms) by facet and arm; values keep their record index.
-fn group(records: &[Record], opts: &AbOptions) -> (Groups, Vec<String>, usize) {
-    let mut groups: Groups = BTreeMap::new();
-    let mut arms = std::collections::BTreeSet::new();
-    let mut skipped = 0;
-    for (i, r) in records.iter().enumerate() {
-        let (Some(arm), Some(ttlb), Some(facet)) =
+/// The A/B samples of a record set, keeping only what the charts need, so
+/// that production logs of millions of lines fit in memory.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AbSamples {
+    /// Usable samples, in input order.
+    pub samples: Vec<AbSample>,
+    /// Records without the arm key, a TTLB or the facet key.
+    pub skipped: usize,
+}
+
+impl AbSamples {
+    fn push(&mut self, r: &Record, opts: &AbOptions) {
+        let (Some(arm), Some(ttlb_ms), Some(facet)) =
             (r.text(&opts.arm_key), r.ttlb_ms(), opts.facet.of(r))
         else {
-            skipped += 1;
-            continue;
+            self.skipped += 1;
+            return;
         };
-        arms.insert(arm.clone());
-        groups
-            .entry(facet)
-            .or_default()
-            .entry(arm)
-            .or_default()
-            .push((ttlb, i));
+        let pair: Option<Vec<String>> = opts.pair_keys.iter().map(|k| r.text(k)).collect();
+        self.samples.push(AbSample {
+            arm,
+            ttlb_ms,
+            facet,
+            pair: pair.map(|p| p.join("/")),
+            line: r.line(),
+        });
     }
-    (groups, arms.into_iter().collect(), skipped)
+
+    /// Extracts samples from records in memory.
+    pub fn from_records(records: &[Record], opts: &AbOptions) -> AbSamples {
+        let mut out = AbSamples::default();
+        for r in records {
+            out.push(r, opts);
+        }
+        out
+    }
+
+    /// Streams an NDJSON records file, keeping only the samples. Errors
+    /// name the file and line.
+    pub fn read(path: &std::path::Path, opts: &AbOptions) -> Result<AbSamples> {
+        use std::io::BufRead as _;
+        let source = path.display().to_string();
+        let file = std::fs::File::open(path).map_err(|e| Error::io(path, &e))?;
+        let mut reader = std::io::BufReader::with_capacity(1 << 20, file);
+        let mut out = AbSamples::default();
+        let mut buf = String::new();
+        let mut line_no = 0;
+        loop {
+            buf.clear();
+            let n = reader
+                .read_line(&mut buf)
+                .map_err(|e| Error::io(path, &e))?;
+            if n == 0 {
+                break;
+            }
+            line_no += 1;
+            if buf.trim().is_empty() {
+                continue;
+            }
+            let mut one = crate::record::parse_records(&buf, &source).map_err(|e| match e {
+                Error::Input { message, .. } => Error::input(&source, line_no, message),
+                other => other,
+            })?;
+            if let Some(mut r) = one.pop() {
+                r.set_line(line_no);
+                out.push(&r, opts);
+            }
+        }
+        Ok(out)
+    }
+}
+
+type Groups = BTreeMap<(u64, String), BTreeMap<String, Vec<(f64, usize)>>>;
+
+/// Groups TTLBs (ms) by facet and arm; values keep their sample index.
+fn group(samples: &AbSamples) -> (Groups, Vec<String>) {
+    let mut groups: Groups = BTreeMap::new();
+    let mut arms = std::collections::BTreeSet::new();
+    for (i, s) in samples.samples.iter().enumerate() {
+        arms.insert(s.arm.clone());
+        groups
+            .entry(s.facet.clone())
+            .or_default()
+            .entry(s.arm.clone())
+            .or_default()
+            .push((s.ttlb_ms, i));
+    }
+    (groups, arms.into_iter().collect())
 }
 
 fn check_baseline(arms: &[String], opts: &AbOptions) -> Result<()> {
@@ -238,7 +318,13 @@ fn check_baseline(arms: &[String], opts: &AbOptions) -> Result<()> {
 /// Computes the percentile-versus-Δ curves, one panel per facet.
 /// Facets without baseline records are left out.
 pub fn ab_curves(records: &[Record], opts: &AbOptions) -> Result<AbResult> {
-    let (groups, arms, skipped) = group(records, opts);
+    ab_curves_of(&AbSamples::from_records(records, opts), opts)
+}
+
+/// [`ab_curves`] on extracted samples (e.g. from [`AbSamples::read`]).
+pub fn ab_curves_of(samples: &AbSamples, opts: &AbOptions) -> Result<AbResult> {
+    let (groups, arms) = group(samples);
+    let skipped = samples.skipped;
     check_baseline(&arms, opts)?;
     let probs: Vec<f64> = (1..=99).map(|p| f64::from(p) / 100.0).collect();
     let bs = opts.bootstrap;
@@ -353,13 +439,15 @@ pub struct PairedResult {
 /// occurs twice within one arm and facet is an error, since the pairing
 /// would be ambiguous.
 pub fn paired_deltas(records: &[Record], opts: &AbOptions) -> Result<PairedResult> {
-    let (groups, arms, mut skipped) = group(records, opts);
+    paired_deltas_of(&AbSamples::from_records(records, opts), opts)
+}
+
+/// [`paired_deltas`] on extracted samples (e.g. from [`AbSamples::read`]).
+pub fn paired_deltas_of(samples: &AbSamples, opts: &AbOptions) -> Result<PairedResult> {
+    let (groups, arms) = group(samples);
+    let mut skipped = samples.skipped;
     check_baseline(&arms, opts)?;
-    let key_of = |i: usize| -> Option<String> {
-        let parts: Option<Vec<String>> =
-            opts.pair_keys.iter().map(|k| records[i].text(k)).collect();
-        parts.map(|p| p.join("/"))
-    };
+    let key_of = |i: usize| samples.samples[i].pair.clone();
     let mut panels = Vec::new();
     let mut any_pair = false;
     for ((_, facet), by_arm) in &groups {
@@ -376,7 +464,7 @@ pub fn paired_deltas(records: &[Record], opts: &AbOptions) -> Result<PairedResul
                         "paired view: {} \"{k}\" occurs twice in arm \"{arm}\" (record on line {}); \
                          pair by more keys (e.g. --pair-key seed,content_length)",
                         opts.pair_keys.join(","),
-                        records[i].line()
+                        samples.samples[i].line
                     )));
                 }
             }
@@ -561,5 +649,28 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("occurs twice") && e.contains("line 3"), "{e}");
+    }
+
+    #[test]
+    fn streaming_read_matches_in_memory_and_names_bad_lines() {
+        let dir = std::env::temp_dir().join(format!("ramp-plot-ab-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("r.ndjson");
+        let text = "{\"group\":\"base\",\"ttlb\":10,\"seed\":1}\n\n{\"group\":\"x\",\"ttlb-us\":9000,\"seed\":1}\n{\"ttlb\":1}\n";
+        std::fs::write(&p, text).unwrap();
+        let o = AbOptions::new("base");
+        let streamed = AbSamples::read(&p, &o).unwrap();
+        let in_memory = AbSamples::from_records(&parse_records(text, "r").unwrap(), &o);
+        assert_eq!(streamed, in_memory);
+        assert_eq!(streamed.skipped, 1);
+        assert_eq!(streamed.samples[1].line, 3);
+        assert_eq!(streamed.samples[1].ttlb_ms, 9.0);
+        std::fs::write(&p, "{\"group\":\"base\",\"ttlb\":10}\n{\"group\":").unwrap();
+        let e = AbSamples::read(&p, &o).unwrap_err().to_string();
+        assert!(
+            e.starts_with(&format!("{}:2: invalid JSON", p.display())),
+            "{e}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

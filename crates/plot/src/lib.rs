@@ -24,7 +24,10 @@ pub mod report;
 pub mod trace;
 pub mod units;
 
-pub use ab::{ab_curves, paired_deltas, AbOptions, AbResult, Facet, PairedResult};
+pub use ab::{
+    ab_curves, ab_curves_of, paired_deltas, paired_deltas_of, AbOptions, AbResult, AbSamples,
+    Facet, PairedResult,
+};
 pub use error::{Error, Result};
 pub use record::{parse_records, read_records, Record};
 pub use report::{render_report, write_report, RunData};

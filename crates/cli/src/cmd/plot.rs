@@ -2,7 +2,7 @@
 
 use anyhow::Context as _;
 use ramp_plot::chart::{save, AbChart, DeliveryChart, PairedChart, Theme, TimeSeqChart};
-use ramp_plot::{ab_curves, paired_deltas, read_records, read_trace, AbOptions, Facet};
+use ramp_plot::{ab_curves_of, paired_deltas_of, read_trace, AbOptions, AbSamples, Facet};
 use std::path::PathBuf;
 
 /// Arguments of `ramp plot`.
@@ -156,11 +156,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             seed,
             out,
         } => {
-            let rs = read_records(records)?;
             let mut o = ab.options()?;
             o.bootstrap.resamples = (*resamples).max(1);
             o.bootstrap.seed = *seed;
-            let result = ab_curves(&rs, &o).with_context(|| format!("{}", records.display()))?;
+            // Streamed: only arm, TTLB, facet and path of each line are kept.
+            let samples = AbSamples::read(records, &o)?;
+            let result =
+                ab_curves_of(&samples, &o).with_context(|| format!("{}", records.display()))?;
             let mut c = AbChart::new(&result);
             if let Some(title) = &out.title {
                 c = c.title(title);
@@ -173,11 +175,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             pair_key,
             out,
         } => {
-            let rs = read_records(records)?;
             let mut o = ab.options()?;
             o.pair_keys = pair_key.clone();
+            let samples = AbSamples::read(records, &o)?;
             let result =
-                paired_deltas(&rs, &o).with_context(|| format!("{}", records.display()))?;
+                paired_deltas_of(&samples, &o).with_context(|| format!("{}", records.display()))?;
             let mut c = PairedChart::new(&result);
             if let Some(title) = &out.title {
                 c = c.title(title);
