@@ -400,9 +400,32 @@ impl<'a> Cursor<'a> {
     #[inline(always)]
     fn skip_fast(&mut self) -> R<()> {
         match self.peek() {
-            Some(c) if c.is_ascii_digit() || c == b'-' => self.number_span().map(|_| ()),
+            Some(c) if c.is_ascii_digit() || c == b'-' => self.skip_number(),
             Some(b'"') => self.skip_string(),
             _ => self.skip(1),
+        }
+    }
+
+    /// Validates and steps over a number: the integer fast path inline,
+    /// fractions and exponents through [`Cursor::number_span`].
+    #[inline(always)]
+    fn skip_number(&mut self) -> R<()> {
+        let b = self.b;
+        let start = self.i;
+        let mut i = start + usize::from(b.get(start) == Some(&b'-'));
+        let d = digit_run(b, i);
+        // "-" alone, or a leading zero followed by digits: let the full
+        // validator report it.
+        if d == 0 || (d > 1 && b.get(i) == Some(&b'0')) {
+            return self.number_span().map(|_| ());
+        }
+        i += d;
+        match b.get(i) {
+            Some(b'.' | b'e' | b'E') => self.number_span().map(|_| ()),
+            _ => {
+                self.i = i;
+                Ok(())
+            }
         }
     }
 
