@@ -6,6 +6,9 @@ use std::time::{Duration, Instant};
 use ramp_cc::Rate;
 use ramp_quic::relay::{Relay, RelayConfig};
 
+/// The tests of this file run one at a time: the timing test needs the CPU.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 fn client_initial(len: usize, seq: u32) -> Vec<u8> {
     // Long header, fixed bit, Initial type, version 1, an 8-byte DCID
     // carrying the sequence number, no SCID: admits the client.
@@ -121,11 +124,12 @@ fn measure() -> Result<String, String> {
 
 /// The relay keeps its model within 1 ms at 100 Mbit/s. Timing needs the
 /// CPU: on a machine loaded by other work an attempt can miss, so up to
-/// three are made and one must pass.
+/// five are made and one must pass.
 #[test]
 fn relay_timing_accuracy_at_100mbit() {
+    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
     let mut reports = Vec::new();
-    for attempt in 1..=3 {
+    for attempt in 1..=5 {
         match measure() {
             Ok(r) => {
                 eprintln!("attempt {attempt}: {r}");
@@ -143,6 +147,7 @@ fn relay_timing_accuracy_at_100mbit() {
 /// Garbage never crashes the relay; it is counted and dropped.
 #[test]
 fn relay_counts_and_drops_garbage() {
+    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
     let server = UdpSocket::bind("127.0.0.1:0").unwrap();
     server
         .set_read_timeout(Some(Duration::from_millis(300)))

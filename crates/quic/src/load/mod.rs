@@ -28,12 +28,13 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use http::{HeaderMap, Uri};
+use http::HeaderMap;
 use serde_json::{Map, Value};
 use tokio::time::timeout_at;
 
 use crate::tls::Trust;
 
+pub use http::Uri;
 pub use summary::{SdStat, Summary};
 
 /// An error that stops a whole run (before any request).
