@@ -51,33 +51,38 @@ def sh(cmd, **kw):
 
 
 def best(fn):
-    times, out = [], None
-    for _ in range(RUNS):
-        t, out = fn()
-        times.append(t)
-    return min(times), out
+    """Best wall time of RUNS runs, with that run's CPU time (user + sys)."""
+    runs = [fn() for _ in range(RUNS)]
+    t, cpu, out = min(runs, key=lambda r: r[0])
+    return t, cpu, out
 
 
 def timed(cmd):
+    r0 = os.times()
     t0 = time.perf_counter()
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=True)
-    return time.perf_counter() - t0, p.stdout.decode()
+    t = time.perf_counter() - t0
+    r1 = os.times()
+    cpu = (r1.children_user - r0.children_user) + (r1.children_system - r0.children_system)
+    return t, cpu, p.stdout.decode()
 
 
 DUCK_RUNNER = r"""
 import duckdb, json, sys, time
 con = duckdb.connect()
 con.execute(f"SET threads={int(sys.argv[2])}")
+con.execute("SET enable_progress_bar=false")
 t0 = time.perf_counter()
+c0 = time.process_time()
 rows = con.execute(sys.argv[1]).fetchall()
-print(json.dumps({"t": time.perf_counter() - t0, "rows": rows}))
+print(json.dumps({"t": time.perf_counter() - t0, "cpu": time.process_time() - c0, "rows": rows}))
 """
 
 
 def duck(sql, threads):
     p = subprocess.run([sys.executable, "-c", DUCK_RUNNER, sql, str(threads)], stdout=subprocess.PIPE, check=True)
     r = json.loads(p.stdout)
-    return r["t"], r["rows"]
+    return r["t"], r["cpu"], r["rows"]
 
 
 def main():
@@ -110,19 +115,20 @@ def main():
     outputs = {}
     for qi, (nq, dq, jq, jrq) in enumerate([(NDQ_Q1, DUCK_Q1, JQ_Q1, NDQ_Q1), (NDQ_Q2, DUCK_Q2, JQ_Q2, JRF_Q2)], 1):
         for t in THREADS:
-            s, out = best(lambda: timed([ndq, "-P", str(t), nq, f]))
-            results[("ndq", qi, t)] = (s, "")
+            s, cpu, out = best(lambda: timed([ndq, "-P", str(t), nq, f]))
+            results[("ndq", qi, t)] = (s, cpu, "")
             outputs[("ndq", qi, t)] = out
             if have_duck:
-                s, rows = best(lambda: duck(dq.format(f=f, ps=PS), t))
-                results[("DuckDB", qi, t)] = (s, "in-process")
+                s, cpu, rows = best(lambda: duck(dq.format(f=f, ps=PS), t))
+                results[("DuckDB", qi, t)] = (s, cpu, "in-process")
                 outputs[("DuckDB", qi, t)] = rows
             if jrf:
-                s, _ = best(lambda: timed(jrf + (["-P", str(t)] if t > 1 else []) + [jrq, f]))
-                results[("jrf", qi, t)] = (s, "")
+                s, cpu, _ = best(lambda: timed(jrf + (["-P", str(t)] if t > 1 else []) + [jrq, f]))
+                results[("jrf", qi, t)] = (s, cpu, "")
         if have_jq:
-            s, _ = best(lambda: timed(["jq", "-n", jq, slice_f])) if RUNS > 1 else timed(["jq", "-n", jq, slice_f])
-            results[("jq", qi, 1)] = (s * size / slice_size, f"{s:.2f} s on {slice_size / 1e6:.0f} MB, scaled")
+            s, cpu, _ = timed(["jq", "-n", jq, slice_f])  # one run: jq is slow and its spread is small
+            k = size / slice_size
+            results[("jq", qi, 1)] = (s * k, cpu * k, f"{s:.2f} s on {slice_size / 1e6:.0f} MB, scaled")
 
     # Results must agree.
     agree = "n/a (DuckDB not installed)"
@@ -135,11 +141,12 @@ def main():
         same_p = all(outputs[("ndq", q, t)] == outputs[("ndq", q, THREADS[0])] for q in (1, 2) for t in THREADS)
         agree += "; ndq output identical at every -P" if same_p else "; ndq output DIFFERS across -P"
 
-    print(f"file: {f} ({size / 1e9:.3f} GB, {LINES} lines); best of {RUNS}; warm cache")
+    print(f"file: {f} ({size / 1e9:.3f} GB, {LINES} lines); best of {RUNS} (wall); warm cache")
+    print(f"machine: {os.cpu_count()} CPUs, {os.uname().machine}, load average at end {os.getloadavg()[0]:.2f}")
     print(f"results agree (ndq vs DuckDB): {agree}")
     print()
-    print("| query | tool | threads | time (s) | GB/s | GB/s per thread | ndq speed-up | note |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| query | tool | threads | wall (s) | GB/s | GB/s per thread | CPU (s) | GB per CPU-s | time vs ndq | note |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for qi in (1, 2):
         for t in THREADS:
             base = results[("ndq", qi, t)][0]
@@ -147,10 +154,11 @@ def main():
                 key = (tool, qi, t if tool != "jq" else 1)
                 if key not in results or (tool == "jq" and t != THREADS[0]):
                     continue
-                s, note = results[key]
+                s, cpu, note = results[key]
                 tt = t if tool != "jq" else 1
-                ratio = "" if tool == "ndq" else f"{s / base:.1f}x"
-                print(f"| Q{qi} | {tool} | {tt} | {s:.2f} | {size / s / 1e9:.2f} | {size / s / 1e9 / tt:.2f} | {ratio} | {note} |")
+                ratio = "1.0x" if tool == "ndq" else f"{s / base:.1f}x"
+                print(f"| Q{qi} | {tool} | {tt} | {s:.2f} | {size / s / 1e9:.2f} | {size / s / 1e9 / tt:.2f} "
+                      f"| {cpu:.2f} | {size / max(cpu, 1e-9) / 1e9:.2f} | {ratio} | {note} |")
 
 
 if __name__ == "__main__":
