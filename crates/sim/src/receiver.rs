@@ -361,6 +361,31 @@ mod tests {
     }
 
     #[test]
+    fn ranges_match_a_set_model_under_random_arrivals() {
+        // Random reordering, duplicates and gaps: the frame must list the
+        // newest received packet numbers exactly, descending and disjoint.
+        let mut rng = crate::rng::Rng::from_u64(99);
+        for _ in 0..200 {
+            let mut a = AckState::new(AckPolicy::Rfc9000, Duration::from_millis(25), false);
+            let mut model = std::collections::BTreeSet::new();
+            for i in 0..300u64 {
+                let pn = (i + rng.next_u64() % 8).saturating_sub(4);
+                let (new, _) = a.on_packet(t(i), pn, true, false, false, RTT);
+                assert_eq!(new, model.insert(pn));
+            }
+            let mut f = AckFrame::default();
+            assert!(a.write_ack(t(400), &mut f));
+            assert!(f.validate().is_ok());
+            let listed: Vec<u64> = f.ranges.iter().flat_map(|r| r.clone().rev()).collect();
+            let expect: Vec<u64> = model.iter().rev().copied().take(listed.len()).collect();
+            assert_eq!(listed, expect);
+            if f.ranges.len() < MAX_ACK_RANGES {
+                assert_eq!(listed.len(), model.len());
+            }
+        }
+    }
+
+    #[test]
     fn parse_policies() {
         assert_eq!(AckPolicy::parse("rfc9000"), Ok(AckPolicy::Rfc9000));
         assert_eq!(AckPolicy::parse("Chrome"), Ok(AckPolicy::Chrome));
