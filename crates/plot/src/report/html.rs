@@ -323,10 +323,11 @@ body { margin:0 auto; max-width:1280px; padding:1.5rem; font:15px/1.45 system-ui
 h1 { font-size:1.6rem; margin:0 0 .3rem; } h2 { font-size:1.2rem; margin:2rem 0 .6rem; border-bottom:1px solid var(--line); padding-bottom:.2rem; }
 a { color:var(--accent); } .muted, .note { color:var(--muted); font-size:.9rem; }
 nav ul { columns: 2; padding-left:1.2rem; }
+summary { cursor:pointer; color:var(--muted); }
 pre { background:rgba(127,127,127,.1); padding:.8rem; overflow:auto; border-radius:6px; }
 table.arms { border-collapse:collapse; width:100%; font-variant-numeric:tabular-nums; display:block; overflow-x:auto; }
-table.arms th, table.arms td { padding:.35rem .6rem; border-bottom:1px solid var(--line); text-align:right; white-space:nowrap; }
-table.arms thead th { text-align:right; font-weight:600; } table.arms th[scope=row], table.arms thead th:first-child { text-align:left; }
+table.arms th, table.arms td { padding:.35rem .5rem; border-bottom:1px solid var(--line); text-align:right; white-space:nowrap; }
+table.arms thead th { text-align:right; font-weight:600; white-space:normal; vertical-align:bottom; min-width:4.5em; } table.arms th[scope=row], table.arms thead th:first-child { text-align:left; }
 table.arms tr.baseline th[scope=row]::after { content:" (baseline)"; color:var(--muted); font-weight:normal; }
 figure.chart { margin:0 0 1.5rem; background:#fff; border:1px solid var(--line); border-radius:8px; padding:.5rem; cursor:zoom-in; overflow:auto; }
 figure.chart svg { display:block; width:100%; height:auto; }
@@ -379,7 +380,11 @@ pub fn render_report(run: &RunData) -> Result<String> {
     h.push_str("<section id=\"scenario\"><h2>Scenario</h2>\n");
     h.push_str(&paths_html(run));
     if let Some(s) = &run.scenario {
-        let _ = writeln!(h, "<pre>{}</pre>", esc(s));
+        let _ = writeln!(
+            h,
+            "<details><summary>Scenario as run (scenario.toml)</summary><pre>{}</pre></details>",
+            esc(s)
+        );
     }
     h.push_str("</section>\n<section id=\"arms\"><h2>Arms</h2>\n");
     h.push_str(&table_html(&rows, baseline.as_deref()));
