@@ -22,6 +22,8 @@ enum Command {
     Compare(cmd::compare::Args),
     /// Simulate controllers on one path (deterministic).
     Sim(cmd::sim::Args),
+    /// Fleet-scale A/B experiment in simulation (e.g. the Rapid Start production experiment).
+    Fleet(cmd::fleet::Args),
     /// Benchmarks: simulator speed and more.
     Bench(cmd::bench::Args),
     /// Draw one chart from a trace or records file.
@@ -32,6 +34,8 @@ enum Command {
     Serve(cmd::serve::Args),
     /// HTTP/3 client: download and measure TTFB/TTLB.
     Get(cmd::get::Args),
+    /// h2load-style load generator for HTTP/3 (and HTTP/2 over TLS).
+    Load(cmd::load::Args),
     /// UDP relay emulating a bottleneck link (rate, delay, queue, loss).
     Relay(cmd::relay::Args),
 }
@@ -41,11 +45,13 @@ fn main() -> std::process::ExitCode {
     let result = match cli.command {
         Command::Compare(args) => cmd::compare::run(args),
         Command::Sim(args) => cmd::sim::run(args),
+        Command::Fleet(args) => cmd::fleet::run(args),
         Command::Bench(args) => cmd::bench::run(args),
         Command::Plot(args) => cmd::plot::run(args),
         Command::Report(args) => cmd::report::run(args),
         Command::Serve(args) => cmd::serve::run(args),
         Command::Get(args) => cmd::get::run(args),
+        Command::Load(args) => cmd::load::run(args),
         Command::Relay(args) => cmd::relay::run(args),
     };
     match result {

@@ -2,7 +2,9 @@
 
 pub mod bench;
 pub mod compare;
+pub mod fleet;
 pub mod get;
+pub mod load;
 pub mod plot;
 pub mod relay;
 pub mod report;
