@@ -9,11 +9,11 @@
 //!
 //! Strictness (both paths): brackets, commas, colons, string termination,
 //! escapes (including `\u` hex), number grammar (RFC 8259 §6), the literals
-//! `true`/`false`/`null`, no control characters inside strings, nothing
-//! after the value but whitespace. UTF-8 is validated in every string that
-//! is materialised; skipped strings are checked for structure only (their
-//! bytes are never interpreted). Nesting deeper than [`MAX_DEPTH`] is an
-//! error rather than a stack overflow. Duplicate keys: the last one wins.
+//! `true`/`false`/`null`, no control characters inside strings, valid UTF-8
+//! in every string (skipped or decoded: acceptance never depends on the
+//! query), nothing after the value but whitespace. Nesting deeper than
+//! [`MAX_DEPTH`] is an error rather than a stack overflow. Duplicate keys:
+//! the last one wins.
 
 use std::fmt;
 
@@ -193,8 +193,9 @@ struct Cursor<'a> {
     nl: bool,
 }
 
-/// Index of the first byte at or after `i` that is `"`, `\` or a control
-/// character: the string scanner's hot loop. SSE2 (baseline on x86-64)
+/// Index of the first byte at or after `i` that is `"`, `\`, a control
+/// character or non-ASCII (a UTF-8 sequence to validate): the string
+/// scanner's hot loop. SSE2 (baseline on x86-64)
 /// looks at 16 bytes per step; the tail goes 8 bytes at a time (SWAR).
 #[inline]
 fn find_string_special(b: &[u8], mut i: usize) -> Option<usize> {
@@ -211,7 +212,9 @@ fn find_string_special(b: &[u8], mut i: usize) -> Option<usize> {
                 // Unsigned v <= 0x1f  <=>  max(v, 0x1f) == 0x1f.
                 let lim = _mm_set1_epi8(0x1f);
                 let ctl = _mm_cmpeq_epi8(_mm_max_epu8(v, lim), lim);
-                _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, bslash), ctl)) as u32
+                // movemask(v) itself flags bytes >= 0x80 (UTF-8 to validate).
+                (_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, bslash), ctl))
+                    | _mm_movemask_epi8(v)) as u32
             }
         }
         // 32 bytes per step with one branch: most keys end within the
@@ -249,7 +252,8 @@ fn find_string_special(b: &[u8], mut i: usize) -> Option<usize> {
         // the only one we use.
         let m = (q.wrapping_sub(LO) & !q & HI)
             | (s.wrapping_sub(LO) & !s & HI)
-            | (w.wrapping_sub(LO * 0x20) & !w & HI);
+            | (w.wrapping_sub(LO * 0x20) & !w & HI)
+            | (w & HI);
         if m != 0 {
             return Some(i + (m.trailing_zeros() / 8) as usize);
         }
@@ -257,7 +261,7 @@ fn find_string_special(b: &[u8], mut i: usize) -> Option<usize> {
     }
     while i < b.len() {
         let c = b[i];
-        if c == b'"' || c == b'\\' || c < 0x20 {
+        if c == b'"' || c == b'\\' || !(0x20..0x80).contains(&c) {
             return Some(i);
         }
         i += 1;
@@ -523,10 +527,31 @@ impl<'a> Cursor<'a> {
                             return Ok(());
                         }
                         b'\\' => self.escape(&mut None)?,
+                        c if c >= 0x80 => self.i = self.utf8(j)?,
                         _ => return Err(self.err("control character in a string")),
                     }
                 }
             }
+        }
+    }
+
+    /// Validates the multi-byte UTF-8 sequence at `j`, returning the index
+    /// after it (RFC 3629: no overlongs, surrogates or code points above
+    /// U+10FFFF).
+    #[inline]
+    fn utf8(&self, j: usize) -> R<usize> {
+        let n = match self.b[j] {
+            0xc2..=0xdf => 2,
+            0xe0..=0xef => 3,
+            0xf0..=0xf4 => 4,
+            _ => 0,
+        };
+        match self.b.get(j..j + n) {
+            Some(seq) if n > 0 && std::str::from_utf8(seq).is_ok() => Ok(j + n),
+            _ => Err(JsonError {
+                offset: j,
+                msg: "invalid UTF-8 in a string",
+            }),
         }
     }
 
@@ -578,6 +603,7 @@ impl<'a> Cursor<'a> {
                     buf = out;
                     seg = self.i;
                 }
+                c if c >= 0x80 => self.i = self.utf8(j)?,
                 _ => return Err(self.err("control character in a string")),
             }
         }
@@ -809,8 +835,40 @@ mod tests {
                     assert_eq!(find_string_special(&v, 0), Some(pos), "len {len} pos {pos}");
                 }
             }
-            let v = vec![0xe9u8; len];
+            let v = vec![b'a'; len];
             assert_eq!(find_string_special(&v, 0), None);
+            if len > 0 {
+                let mut v = vec![b'a'; len];
+                v[len - 1] = 0xe9;
+                assert_eq!(
+                    find_string_special(&v, 0),
+                    Some(len - 1),
+                    "non-ASCII at {}",
+                    len - 1
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn utf8_is_validated_in_skipped_strings_too() {
+        let w = keys(&["a"]);
+        for ok in ["{\"a\":1,\"b\":\"é😀中\"}", "{\"é\":\"x\",\"a\":1}"] {
+            let mut out = vec![None];
+            assert!(scan_fields(ok.as_bytes(), &w, &mut out).is_ok(), "{ok}");
+            assert!(parse_line(ok.as_bytes()).is_ok());
+        }
+        for bad in [
+            &b"{\"a\":1,\"b\":\"\x8a\"}"[..],
+            b"{\"a\":1,\"b\":\"\xc0\xaf\"}",
+            b"{\"a\":1,\"b\":\"\xed\xa0\x80\"}",
+            b"{\"a\":1,\"b\":\"\xf4\x90\x80\x80\"}",
+            b"{\"\xe9\":1}",
+            b"\"\x8a\"",
+        ] {
+            let mut out = vec![None];
+            assert!(scan_fields(bad, &w, &mut out).is_err(), "{bad:?}");
+            assert!(parse_line(bad).is_err(), "{bad:?}");
         }
     }
 
