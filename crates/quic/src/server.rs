@@ -222,8 +222,43 @@ async fn handle_connection(shared: Arc<Shared>, incoming: quinn::Incoming) {
     }
 }
 
+/// Connection counters at a request's start: its record counts from here.
+#[derive(Clone, Copy, Default)]
+struct Baseline {
+    sent_packets: u64,
+    lost_packets: u64,
+    sent_bytes: u64,
+    lost_bytes: u64,
+    congestion_events: u64,
+    acked_packets: u64,
+    acked_bytes: u64,
+    loss_episodes: u64,
+    ecn_loss_episodes: u64,
+}
+
+impl Baseline {
+    fn now(conn: &quinn::Connection, probe: &ConnProbe) -> Baseline {
+        let qs = conn.stats();
+        let snap = probe.snapshot();
+        Baseline {
+            sent_packets: qs.path.sent_packets,
+            lost_packets: qs.path.lost_packets,
+            sent_bytes: qs.udp_tx.bytes,
+            lost_bytes: qs.path.lost_bytes,
+            congestion_events: qs.path.congestion_events,
+            acked_packets: snap.counters.packets_acked,
+            acked_bytes: snap.counters.bytes_acked,
+            loss_episodes: snap.metrics.num_loss_episodes,
+            ecn_loss_episodes: snap.metrics.num_ecn_loss_episodes,
+        }
+    }
+}
+
 /// The outcome of one request, for its record.
 struct Outcome {
+    /// Counters at the start (zero for a connection's first request, whose
+    /// record includes the handshake, as the simulator's does).
+    base: Baseline,
     status: StatusCode,
     path: String,
     content_length: u64,
@@ -257,7 +292,13 @@ async fn handle_request(
     };
     let started = Instant::now();
     let path = req.uri().path().to_string();
+    let base = if ids.request == 0 {
+        Baseline::default()
+    } else {
+        Baseline::now(conn, probe)
+    };
     let mut out = Outcome {
+        base,
         status: StatusCode::OK,
         path,
         content_length: 0,
@@ -398,6 +439,7 @@ fn record(
 ) -> Map<String, Value> {
     let snap = probe.snapshot();
     let qs = conn.stats();
+    let b = out.base;
     let mut r = Map::new();
     if let Some(t) = out.acked_at {
         let ttlb = t.saturating_duration_since(out.started);
@@ -409,21 +451,37 @@ fn record(
     r.insert("request.path".into(), out.path.clone().into());
     r.insert("conn.id".into(), ids.conn.into());
     r.insert("conn.request".into(), ids.request.into());
-    r.insert("num-packets.sent".into(), qs.path.sent_packets.into());
-    r.insert("num-packets.lost".into(), qs.path.lost_packets.into());
-    r.insert(
-        "num-packets.ack-received".into(),
-        snap.counters.packets_acked.into(),
+    let mut count = |key: &str, now: u64, base: u64| {
+        r.insert(key.into(), now.saturating_sub(base).into());
+    };
+    count("num-packets.sent", qs.path.sent_packets, b.sent_packets);
+    count("num-packets.lost", qs.path.lost_packets, b.lost_packets);
+    count(
+        "num-packets.ack-received",
+        snap.counters.packets_acked,
+        b.acked_packets,
     );
-    r.insert("num-bytes.sent".into(), qs.udp_tx.bytes.into());
-    r.insert("num-bytes.lost".into(), qs.path.lost_bytes.into());
-    r.insert(
-        "num-bytes.ack-received".into(),
-        snap.counters.bytes_acked.into(),
+    count("num-bytes.sent", qs.udp_tx.bytes, b.sent_bytes);
+    count("num-bytes.lost", qs.path.lost_bytes, b.lost_bytes);
+    count(
+        "num-bytes.ack-received",
+        snap.counters.bytes_acked,
+        b.acked_bytes,
     );
-    r.insert(
-        "num-congestion-events".into(),
-        qs.path.congestion_events.into(),
+    count(
+        "num-congestion-events",
+        qs.path.congestion_events,
+        b.congestion_events,
+    );
+    count(
+        "cc.num-loss-episodes",
+        snap.metrics.num_loss_episodes,
+        b.loss_episodes,
+    );
+    count(
+        "cc.num-ecn-loss-episodes",
+        snap.metrics.num_ecn_loss_episodes,
+        b.ecn_loss_episodes,
     );
     if let Some(rtt) = &snap.rtt {
         r.insert("rtt.minimum".into(), ms(rtt.min()));
@@ -442,11 +500,6 @@ fn record(
     if let Some(c) = m.cwnd_exiting_slow_start_bytes {
         r.insert("cc.cwnd-exiting-slow-start".into(), c.into());
     }
-    r.insert("cc.num-loss-episodes".into(), m.num_loss_episodes.into());
-    r.insert(
-        "cc.num-ecn-loss-episodes".into(),
-        m.num_ecn_loss_episodes.into(),
-    );
     shared.labels.add_to(&mut r);
     if let Some(e) = &out.error {
         r.insert("error".into(), e.clone().into());

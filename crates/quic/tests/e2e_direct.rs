@@ -25,6 +25,10 @@ async fn bytes_download_is_verified_and_recorded() {
         assert_eq!(rec["cc.algorithm"], "cubic");
         assert!(rec["ttlb-us"].as_u64().is_some(), "{rec:?}");
         assert!(rec["num-packets.sent"].as_u64().unwrap() > 800);
+        // Counters are per request (three requests share the connection):
+        // each acknowledged 1 MB plus overhead, not a running total.
+        let acked = rec["num-bytes.ack-received"].as_u64().unwrap();
+        assert!((1_000_000..1_300_000).contains(&acked), "{rec:?}");
         assert!(rec["cc.cwnd"].as_u64().unwrap() > 0);
         assert!(rec.get("error").is_none(), "{rec:?}");
     }
