@@ -218,4 +218,51 @@ mod tests {
         // 5% of 20,000 = 1,000; 4 sigma ≈ 123.
         assert!((877..=1123).contains(&lost), "lost {lost}");
     }
+
+    mod props {
+        use super::*;
+        use proptest::prelude::*;
+
+        proptest! {
+            /// Whatever arrives, deliveries leave in order, each at least
+            /// one serialisation time after the previous, never before
+            /// arrival + serialisation + delay, and an admitted packet never
+            /// finds more than the queue's capacity ahead of it.
+            #[test]
+            fn link_invariants(
+                rate_kbit in 100u64..1_000_000,
+                delay_us in 0u64..200_000,
+                queue_us in 1_000u64..200_000,
+                arrivals in proptest::collection::vec((0u64..5_000, 1u64..1500), 1..300),
+            ) {
+                let params = LinkParams {
+                    rate: Rate::from_bits_per_sec(rate_kbit * 1000),
+                    delay: Duration::from_micros(delay_us),
+                    queue: Duration::from_micros(queue_us),
+                    loss: 0.0,
+                };
+                let mut l = Link::new(params, 3);
+                let mut now = Time::ZERO;
+                let mut last: Option<Time> = None;
+                for (gap_us, bytes) in arrivals {
+                    now += Duration::from_micros(gap_us);
+                    match l.arrive(now, bytes) {
+                        Verdict::Deliver { deliver_at, queue_bytes } => {
+                            prop_assert!(queue_bytes == 0 || queue_bytes + bytes <= l.capacity_bytes());
+                            let tx = params.rate.transmit_time(bytes);
+                            prop_assert!(deliver_at >= now + tx + params.delay);
+                            if let Some(prev) = last {
+                                prop_assert!(deliver_at >= prev + tx);
+                            }
+                            last = Some(deliver_at);
+                        }
+                        Verdict::QueueFull { queue_bytes } => {
+                            prop_assert!(queue_bytes > 0 && queue_bytes + bytes > l.capacity_bytes());
+                        }
+                        Verdict::Lost => prop_assert!(false, "no random loss configured"),
+                    }
+                }
+            }
+        }
+    }
 }
