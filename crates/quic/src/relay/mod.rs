@@ -775,4 +775,16 @@ mod tests {
         // Version Negotiation.
         assert_eq!(classify(&[0x80, 0, 0, 0, 0, 0, 0]), DatagramKind::Quic);
     }
+
+    proptest::proptest! {
+        /// Any bytes at all: a verdict, never a panic; an admitting
+        /// Initial is always a long header of at least 1200 bytes.
+        #[test]
+        fn classify_never_panics(d in proptest::collection::vec(proptest::num::u8::ANY, 0..1600)) {
+            let k = classify(&d);
+            if k == DatagramKind::ClientInitial {
+                proptest::prop_assert!(d.len() >= MIN_INITIAL_DATAGRAM && d[0] & 0x80 != 0);
+            }
+        }
+    }
 }
