@@ -668,4 +668,72 @@ mod tests {
         assert_eq!(copy.cc_metrics().cwnd_bytes, 13_200);
         assert_eq!(Controller::initial_window(&*copy), 12_000);
     }
+
+    mod props {
+        use super::*;
+        use proptest::prelude::*;
+
+        #[derive(Clone, Debug)]
+        enum Op {
+            Send(u64),
+            Ack,
+            EndAcks,
+            Loss(u64),
+            Ce,
+            Wait(u64),
+        }
+
+        fn op() -> impl Strategy<Value = Op> {
+            prop_oneof![
+                (1u64..15_000).prop_map(Op::Send),
+                Just(Op::Ack),
+                Just(Op::EndAcks),
+                (1u64..5_000).prop_map(Op::Loss),
+                Just(Op::Ce),
+                (0u64..100_000).prop_map(Op::Wait),
+            ]
+        }
+
+        proptest! {
+            /// Any order of quinn callbacks, with every controller name of
+            /// issue 7: no panic, and the window never drops below RFC 9002
+            /// §7.2's minimum of two datagrams.
+            #[test]
+            fn rfc9002_7_2_window_stays_above_minimum_under_any_callback_order(
+                cc in 0usize..5,
+                ops in proptest::collection::vec(op(), 1..200),
+            ) {
+                let name = ["newreno", "cubic", "cubic+hystart", "rapidstart", "jumpstart"][cc];
+                let choice = crate::cc::CcChoice::parse(name).unwrap();
+                let base = Instant::now();
+                let mut c = RampController::new((choice.build)(1200), base, None);
+                let mut now = base;
+                let mut sent: Vec<Instant> = Vec::new();
+                let mut pn = 0u64;
+                for o in ops {
+                    match o {
+                        Op::Send(b) => {
+                            pn += b.div_ceil(1200);
+                            c.on_sent(now, b, pn);
+                            sent.push(now);
+                        }
+                        Op::Ack => {
+                            if !sent.is_empty() {
+                                let t = sent.remove(0);
+                                c.ack(t, 1200);
+                            }
+                        }
+                        Op::EndAcks => c.on_end_acks(now, 1200 * sent.len() as u64, false, Some(pn)),
+                        Op::Loss(b) => {
+                            let t = sent.first().copied().unwrap_or(base);
+                            c.on_congestion_event(now, t, false, b);
+                        }
+                        Op::Ce => c.on_congestion_event(now, now, false, 0),
+                        Op::Wait(us) => now += Duration::from_micros(us),
+                    }
+                    prop_assert!(Controller::window(&c) >= 2400, "{name}: window {}", Controller::window(&c));
+                }
+            }
+        }
+    }
 }
