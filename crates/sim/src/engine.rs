@@ -389,6 +389,11 @@ pub fn simulate(
                     };
                     trace.sent(now, d.pn, u64::from(d.size), sp, stream, d.retx);
                 }
+                if traced {
+                    net.drain_queue(now, |t, bytes, delay| {
+                        trace.queue(t, bytes, delay.as_micros() as u64);
+                    });
+                }
                 let fate = net.forward(now, d.size, d.ect);
                 if traced {
                     let (bytes, delay) = net.queue_state(now);
@@ -456,6 +461,12 @@ pub fn simulate(
         }
     }
 
+    if tracing {
+        // The queue's tail: departures after the last packet was offered.
+        net.drain_queue(Time::MAX, |t, bytes, delay| {
+            trace.queue(t, bytes, delay.as_micros() as u64);
+        });
+    }
     let records = fl
         .iter()
         .enumerate()

@@ -69,12 +69,27 @@ impl Bottleneck {
     }
 
     fn drain(&mut self, now: Time) {
+        self.drain_reporting(now, |_, _, _| {});
+    }
+
+    /// Removes the packets that have left by `now`, calling
+    /// `on_departure(time, backlog_after, delay_then)` for each in departure
+    /// order. Departures are not simulation events (the queue is a virtual
+    /// FIFO of departure times), so the dequeue half of a queue trace is
+    /// produced lazily here; draining early changes no state that the next
+    /// [`Bottleneck::offer`] would not change the same way.
+    pub fn drain_reporting(
+        &mut self,
+        now: Time,
+        mut on_departure: impl FnMut(Time, u64, Duration),
+    ) {
         while let Some(&(dep, size)) = self.fifo.front() {
             if dep > now {
                 break;
             }
             self.backlog_bytes -= u64::from(size);
             self.fifo.pop_front();
+            on_departure(dep, self.backlog_bytes, self.busy_until - dep);
         }
     }
 
@@ -273,6 +288,28 @@ impl Policer {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn drain_reports_each_departure_at_link_rate() {
+        // 1200-byte packets at 9.6 Mbit/s take exactly 1 ms each.
+        let mut b = Bottleneck::new(Rate::from_bits_per_sec(9_600_000), 1_000_000, None);
+        for _ in 0..3 {
+            b.offer(Time::ZERO, 1200, false);
+        }
+        let mut seen = Vec::new();
+        b.drain_reporting(Time::from_millis(10), |t, bytes, delay| {
+            seen.push((t, bytes, delay))
+        });
+        assert_eq!(
+            seen,
+            vec![
+                (Time::from_millis(1), 2400, Duration::from_millis(2)),
+                (Time::from_millis(2), 1200, Duration::from_millis(1)),
+                (Time::from_millis(3), 0, Duration::ZERO),
+            ]
+        );
+        assert_eq!(b.backlog_bytes(), 0);
+    }
+
     use super::*;
     use crate::rng::Stream;
 

@@ -83,6 +83,12 @@ impl Network {
         }
     }
 
+    /// Reports every bottleneck departure up to `now` (time, backlog after,
+    /// queueing delay then), for the dequeue side of queue traces.
+    pub fn drain_queue(&mut self, now: Time, on_departure: impl FnMut(Time, u64, Duration)) {
+        self.bottleneck.drain_reporting(now, on_departure);
+    }
+
     /// Bottleneck backlog (bytes) and the delay a packet arriving at `now`
     /// would see, for traces.
     pub fn queue_state(&self, now: Time) -> (u64, Duration) {
