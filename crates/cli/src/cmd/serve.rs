@@ -57,6 +57,13 @@ pub struct Args {
     /// Record label `group` (the A/B arm).
     #[arg(long)]
     group: Option<String>,
+    /// Also serve the same paths over HTTP/2 + TLS on TCP (same
+    /// certificate), on --listen's address or --h2-listen.
+    #[arg(long)]
+    h2: bool,
+    /// TCP address of the HTTP/2 listener (default: --listen's).
+    #[arg(long, requires = "h2")]
+    h2_listen: Option<SocketAddr>,
 }
 
 /// Runs `ramp serve`.
@@ -102,6 +109,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .transpose()
         .context("--duration")?;
     let name = cc.name.clone();
+    if args.h2 {
+        super::load::start_h2_server(
+            args.h2_listen.unwrap_or(args.listen),
+            &identity,
+            args.root.clone(),
+            limit,
+        )?;
+    }
     let cfg = ServeConfig {
         listen: args.listen,
         cc,
