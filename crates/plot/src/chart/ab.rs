@@ -4,7 +4,7 @@
 //! bootstrap band per arm, one small multiple per facet.
 
 use super::axes::{
-    cartesian, de, grid_dims, grid_size, legend, signed_pct, text, Frame, TITLE_BAND,
+    cartesian, de, grid_dims, grid_size, key_height, panel_key, signed_pct, text, Frame, TITLE_BAND,
 };
 use super::style::Theme;
 use super::Chart;
@@ -65,9 +65,21 @@ const FRAME: Frame = Frame {
     caption: Some(15.0),
 };
 
+impl AbChart<'_> {
+    /// Rows of each panel's key: the most arms any panel has.
+    fn key_rows(&self) -> usize {
+        self.result
+            .panels
+            .iter()
+            .map(|p| p.curves.len())
+            .max()
+            .unwrap_or(0)
+    }
+}
+
 impl Chart for AbChart<'_> {
     fn size(&self) -> (u32, u32) {
-        grid_size(self.result.panels.len())
+        grid_size(self.result.panels.len(), self.key_rows())
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>, theme: Theme) -> Result<()> {
@@ -117,7 +129,12 @@ impl Chart for AbChart<'_> {
         };
         let (cols, rows) = grid_dims(r.panels.len());
         let cells = body.split_evenly((rows, cols));
-        for (panel, area) in r.panels.iter().zip(cells.iter()) {
+        let key_h = key_height(self.key_rows());
+        for (panel, cell) in r.panels.iter().zip(cells.iter()) {
+            let (_, cell_h) = cell.dim_in_pixel();
+            let (area, key_area) = cell.split_vertically(cell_h.saturating_sub(key_h));
+            let area = &area;
+            let mut key: Vec<(RGBColor, String)> = Vec::new();
             let caption = panel_caption(&r.facet, &panel.facet, &r.baseline, panel.baseline_n);
             let mut chart = cartesian(area, Some(&caption), &x, &y, FRAME, false, theme)?;
             if x.lo < 0.0 {
@@ -173,13 +190,10 @@ impl Chart for AbChart<'_> {
                     Some(m) => format!("{} (n = {}, p50 {})", c.arm, c.n, signed_pct(m)),
                     None => format!("{} (n = {})", c.arm, c.n),
                 };
-                de(chart.draw_series(LineSeries::new(line, colour.stroke_width(2))))?
-                    .label(label)
-                    .legend(move |(a, b)| {
-                        PathElement::new([(a, b), (a + 20, b)], colour.stroke_width(3))
-                    });
+                de(chart.draw_series(LineSeries::new(line, colour.stroke_width(2))))?;
+                key.push((colour, label));
             }
-            legend(&mut chart, SeriesLabelPosition::LowerRight, theme)?;
+            panel_key(&key_area, &key, theme)?;
         }
         Ok(())
     }

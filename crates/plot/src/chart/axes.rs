@@ -187,13 +187,50 @@ pub(crate) const PANEL: (u32, u32) = (540, 430);
 /// Pixel height of a chart's title band.
 pub(crate) const TITLE_BAND: u32 = 44;
 
-/// Size of a small-multiples chart of `n` panels.
-pub(crate) fn grid_size(n: usize) -> (u32, u32) {
+/// Height of one row of a panel key.
+pub(crate) const KEY_ROW: u32 = 17;
+
+/// Height of a panel key of `rows` entries.
+pub(crate) fn key_height(rows: usize) -> u32 {
+    if rows == 0 {
+        0
+    } else {
+        KEY_ROW * rows as u32 + 8
+    }
+}
+
+/// Size of a small-multiples chart of `n` panels, each with a key of
+/// `key_rows` entries under it.
+pub(crate) fn grid_size(n: usize, key_rows: usize) -> (u32, u32) {
     let (c, r) = grid_dims(n);
     (
         (PANEL.0 * c as u32).max(760),
-        PANEL.1 * r as u32 + TITLE_BAND,
+        (PANEL.1 + key_height(key_rows)) * r as u32 + TITLE_BAND,
     )
+}
+
+/// Draws a key under a panel: one row per entry, a line swatch in the
+/// entry's colour and its text. Keys sit outside the plot so they never
+/// hide data (a legend inside an A/B panel covers the low percentiles).
+pub(crate) fn panel_key<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    entries: &[(RGBColor, String)],
+    theme: Theme,
+) -> Result<()> {
+    let left = 14 + 62; // aligned with the plot's left edge
+    for (i, (colour, label)) in entries.iter().enumerate() {
+        let y = 4 + KEY_ROW as i32 * i as i32 + KEY_ROW as i32 / 2;
+        de(area.draw(&PathElement::new(
+            vec![(left, y), (left + 22, y)],
+            colour.stroke_width(3),
+        )))?;
+        let style = text(13.0, theme.foreground()).pos(plotters::style::text_anchor::Pos::new(
+            plotters::style::text_anchor::HPos::Left,
+            plotters::style::text_anchor::VPos::Center,
+        ));
+        de(area.draw_text(label, &style, (left + 30, y)))?;
+    }
+    Ok(())
 }
 
 /// A signed percentage: `+3.2%`, `−14.7%` (with a true minus sign).

@@ -5,7 +5,8 @@
 
 use super::ab::{arm_colour, panel_caption};
 use super::axes::{
-    cartesian, de, grid_dims, grid_size, legend, signed_pct, steps, text, Frame, TITLE_BAND,
+    cartesian, de, grid_dims, grid_size, key_height, panel_key, signed_pct, steps, text, Frame,
+    TITLE_BAND,
 };
 use super::style::Theme;
 use super::Chart;
@@ -59,9 +60,21 @@ pub(crate) fn ecdf_points(sorted: &[f64]) -> Vec<(f64, f64)> {
     pts
 }
 
+impl PairedChart<'_> {
+    /// Rows of each panel's key: the most arms any panel has.
+    fn key_rows(&self) -> usize {
+        self.result
+            .panels
+            .iter()
+            .map(|p| p.curves.len())
+            .max()
+            .unwrap_or(0)
+    }
+}
+
 impl Chart for PairedChart<'_> {
     fn size(&self) -> (u32, u32) {
-        grid_size(self.result.panels.len())
+        grid_size(self.result.panels.len(), self.key_rows())
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>, theme: Theme) -> Result<()> {
@@ -106,7 +119,12 @@ impl Chart for PairedChart<'_> {
         };
         let (cols, rows) = grid_dims(r.panels.len());
         let cells = body.split_evenly((rows, cols));
-        for (panel, area) in r.panels.iter().zip(cells.iter()) {
+        let key_h = key_height(self.key_rows());
+        for (panel, cell) in r.panels.iter().zip(cells.iter()) {
+            let (_, cell_h) = cell.dim_in_pixel();
+            let (area, key_area) = cell.split_vertically(cell_h.saturating_sub(key_h));
+            let area = &area;
+            let mut key: Vec<(RGBColor, String)> = Vec::new();
             let pairs = panel
                 .curves
                 .iter()
@@ -154,13 +172,10 @@ impl Chart for PairedChart<'_> {
                 de(chart.draw_series(LineSeries::new(
                     steps(&ecdf_points(&c.deltas_pct)),
                     colour.stroke_width(2),
-                )))?
-                .label(label)
-                .legend(move |(a, b)| {
-                    PathElement::new([(a, b), (a + 20, b)], colour.stroke_width(3))
-                });
+                )))?;
+                key.push((colour, label));
             }
-            legend(&mut chart, SeriesLabelPosition::LowerRight, theme)?;
+            panel_key(&key_area, &key, theme)?;
         }
         Ok(())
     }
