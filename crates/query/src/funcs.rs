@@ -4,7 +4,13 @@
 //! aggregations over rows; the same names called as methods
 //! (`_.items.sum()`) are these per-value array functions.
 
-use crate::eval::{elements, err, eval, with_params, Env, EvalResult, Flow};
+mod higher_order;
+mod range;
+
+use higher_order::higher_order;
+use range::range;
+
+use crate::eval::{elements, err, eval, Env, EvalResult, Flow};
 use crate::expr::{Expr, PctMethod};
 use crate::value::{Map as ObjMap, Value};
 
@@ -168,7 +174,7 @@ pub fn lookup(name: &str, method: bool) -> Option<(Builtin, usize, usize)> {
     Some(b)
 }
 
-fn num(v: &Value, f: &str) -> Result<Option<f64>, Flow> {
+pub(crate) fn num(v: &Value, f: &str) -> Result<Option<f64>, Flow> {
     match v {
         Value::Null => Ok(None),
         other => match other.as_f64() {
@@ -282,76 +288,6 @@ pub fn call(b: Builtin, args: &[Expr], row: &Value, env: &mut Env) -> EvalResult
         v.push(eval(a, row, env)?);
     }
     scalar(b, v)
-}
-
-fn higher_order(b: Builtin, args: &[Expr], row: &Value, env: &mut Env) -> EvalResult {
-    use Builtin::*;
-    let coll = eval(&args[0], row, env)?;
-    let Expr::Lambda(params, body) = &args[1] else {
-        return err(format!("{b:?} needs a block or lambda, e.g. |x| x + 1").to_lowercase());
-    };
-    if b == MapValues {
-        let Value::Object(m) = coll else {
-            if matches!(coll, Value::Null) {
-                return Ok(Value::Null);
-            }
-            return err(format!(
-                "map_values needs an object, got {}",
-                coll.type_name()
-            ));
-        };
-        let mut out = ObjMap::default();
-        for (k, v) in m {
-            match with_params(env, params, v, |env| eval(body, row, env)) {
-                Ok(x) => {
-                    out.insert(k, x);
-                }
-                Err(Flow::Drop) => {}
-                Err(e) => return Err(e),
-            }
-        }
-        return Ok(Value::Object(out));
-    }
-    let was_object = matches!(coll, Value::Object(_));
-    let items = elements(coll, &format!("{b:?}").to_lowercase())?;
-    let mut out = Vec::new();
-    let mut keyed = Vec::new();
-    for item in items {
-        let r = with_params(env, params, item.clone(), |env| eval(body, row, env));
-        let r = match r {
-            Err(Flow::Drop) => continue,
-            other => other?,
-        };
-        match b {
-            Map => out.push(r),
-            Filter | Reject if r.truthy() == (b == Filter) => out.push(item),
-            Any if r.truthy() => return Ok(Value::Bool(true)),
-            All if !r.truthy() => return Ok(Value::Bool(false)),
-            SortBy => keyed.push((r, item)),
-            _ => {}
-        }
-    }
-    match b {
-        Any => Ok(Value::Bool(false)),
-        All => Ok(Value::Bool(true)),
-        SortBy => {
-            keyed.sort_by(|a, b| a.0.total_cmp(&b.0));
-            Ok(Value::Array(keyed.into_iter().map(|(_, v)| v).collect()))
-        }
-        Filter | Reject if was_object => {
-            let mut m = ObjMap::default();
-            for p in out {
-                if let Value::Array(mut kv) = p {
-                    let v = kv.pop().unwrap_or(Value::Null);
-                    if let Some(Value::Str(k)) = kv.pop() {
-                        m.insert(k, v);
-                    }
-                }
-            }
-            Ok(Value::Object(m))
-        }
-        _ => Ok(Value::Array(out)),
-    }
 }
 
 fn scalar(b: Builtin, mut a: Vec<Value>) -> EvalResult {
@@ -691,55 +627,6 @@ fn scalar(b: Builtin, mut a: Vec<Value>) -> EvalResult {
         Map | Filter | Reject | MapValues | Any | All | SortBy | If | Coalesce | Sub | Gsub
         | Test | Captures => Value::Null,
     })
-}
-
-/// `range(to)`, `range(from, to)`, `range(from, to, step)`: inclusive of
-/// `to` like Ruby's `step`. Float steps are computed as `from + i·step`
-/// rounded to 12 significant digits, so `range(0.05, 0.95, 0.1)` yields
-/// exactly 0.05, 0.15, ..., 0.95.
-fn range(a: &[Value]) -> EvalResult {
-    let nums: Vec<f64> = a
-        .iter()
-        .map(|v| num(v, "range").map(|o| o.unwrap_or(0.0)))
-        .collect::<Result<_, _>>()?;
-    let (from, to, step) = match nums.as_slice() {
-        [to] => (0.0, *to, 1.0),
-        [f, t] => (*f, *t, 1.0),
-        [f, t, s] => (*f, *t, *s),
-        _ => return err("range takes 1 to 3 arguments"),
-    };
-    if step == 0.0 || !step.is_finite() {
-        return err("range step must be a non-zero number");
-    }
-    let n = ((to - from) / step + 1e-9).floor();
-    if n < 0.0 {
-        return Ok(Value::Array(Vec::new()));
-    }
-    if n > 10_000_000.0 {
-        return err("range would produce more than 10 million values");
-    }
-    let all_int = a.iter().all(|v| matches!(v, Value::Int(_)));
-    Ok(Value::Array(
-        (0..=n as i64)
-            .map(|i| {
-                let x = from + i as f64 * step;
-                if all_int {
-                    Value::Int(x as i64)
-                } else {
-                    Value::Float(round_sig(x, 12))
-                }
-            })
-            .collect(),
-    ))
-}
-
-fn round_sig(x: f64, digits: i32) -> f64 {
-    if x == 0.0 || !x.is_finite() {
-        return x;
-    }
-    let mag = x.abs().log10().floor() as i32;
-    let p = 10f64.powi(digits - 1 - mag);
-    (x * p).round() / p
 }
 
 #[cfg(test)]

@@ -25,7 +25,9 @@ pub mod json;
 pub mod lang;
 pub mod output;
 pub mod plan;
+pub mod projection;
 pub mod query;
+mod rewrite;
 pub mod value;
 
 pub use exec::{merge, run, Options, RunError, Summary};

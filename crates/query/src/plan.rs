@@ -3,13 +3,14 @@
 //! aggregations into [`AggPlan`]s and computes the field projection that
 //! lets the scanner skip everything else on a line.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 
 use crate::eval::{eval, Env};
 use crate::expr::{AggKind, AggPlan, EachOut, Expr, PctMethod};
 use crate::funcs::{self, Builtin};
 use crate::lang::ast::{Ast, Def, Param, VarId};
 use crate::lang::QueryError;
+use crate::rewrite::{lift, subst_var};
 use crate::value::Value;
 
 /// How deep helper calls may nest (helpers are inlined; recursion is not supported).
@@ -629,72 +630,6 @@ fn lambda_target(ps: &[Param]) -> Expr {
     }
 }
 
-/// Replaces variable `id` with `with` (block parameters that name the row).
-fn subst_var(a: &Ast, id: VarId, with: &Ast) -> Ast {
-    let s = |x: &Ast| Box::new(subst_var(x, id, with));
-    match a {
-        Ast::Var(v) if *v == id => with.clone(),
-        Ast::Var(_) | Ast::Lit(_) | Ast::Row | Ast::Regex(..) | Ast::DefParam(_) => a.clone(),
-        Ast::Index(x, y) => Ast::Index(s(x), s(y)),
-        Ast::Dot(x, n) => Ast::Dot(s(x), n.clone()),
-        Ast::Array(xs) => Ast::Array(xs.iter().map(|x| subst_var(x, id, with)).collect()),
-        Ast::Object(kv) => Ast::Object(
-            kv.iter()
-                .map(|(k, v)| (subst_var(k, id, with), subst_var(v, id, with)))
-                .collect(),
-        ),
-        Ast::Unary(op, x) => Ast::Unary(*op, s(x)),
-        Ast::Binary(op, x, y) => Ast::Binary(*op, s(x), s(y)),
-        Ast::And(x, y) => Ast::And(s(x), s(y)),
-        Ast::Or(x, y) => Ast::Or(s(x), s(y)),
-        Ast::Cond(c, x, y) => Ast::Cond(s(c), s(x), s(y)),
-        Ast::Let(v, i, b) => Ast::Let(*v, s(i), s(b)),
-        Ast::Lambda(ps, b) => Ast::Lambda(ps.clone(), s(b)),
-        Ast::Call {
-            name,
-            args,
-            method,
-            pos,
-        } => Ast::Call {
-            name: name.clone(),
-            args: args.iter().map(|x| subst_var(x, id, with)).collect(),
-            method: *method,
-            pos: *pos,
-        },
-    }
-}
-
-/// Replaces aggregation calls by slot references, collecting them in order.
-fn lift(e: Expr, aggs: &mut Vec<AggKind>) -> Expr {
-    let b = |x: Box<Expr>, aggs: &mut Vec<AggKind>| Box::new(lift(*x, aggs));
-    match e {
-        Expr::Agg(k) => {
-            aggs.push(*k);
-            Expr::AggRef(aggs.len() - 1)
-        }
-        Expr::Field(x, n) => Expr::Field(b(x, aggs), n),
-        Expr::FieldOr(x, n, f) => Expr::FieldOr(b(x, aggs), n, f),
-        Expr::Index(x, y) => Expr::Index(b(x, aggs), b(y, aggs)),
-        Expr::Array(xs) => Expr::Array(xs.into_iter().map(|x| lift(x, aggs)).collect()),
-        Expr::Object(kv) => Expr::Object(
-            kv.into_iter()
-                .map(|(k, v)| (lift(k, aggs), lift(v, aggs)))
-                .collect(),
-        ),
-        Expr::Unary(op, x) => Expr::Unary(op, b(x, aggs)),
-        Expr::Binary(op, x, y) => Expr::Binary(op, b(x, aggs), b(y, aggs)),
-        Expr::And(x, y) => Expr::And(b(x, aggs), b(y, aggs)),
-        Expr::Or(x, y) => Expr::Or(b(x, aggs), b(y, aggs)),
-        Expr::Cond(c, x, y) => Expr::Cond(b(c, aggs), b(x, aggs), b(y, aggs)),
-        Expr::Let(v, i, x) => Expr::Let(v, b(i, aggs), b(x, aggs)),
-        Expr::Call(f, xs) => Expr::Call(f, xs.into_iter().map(|x| lift(x, aggs)).collect()),
-        Expr::Lambda(ps, x) => Expr::Lambda(ps, b(x, aggs)),
-        Expr::Select(c, t) => Expr::Select(b(c, aggs), b(t, aggs)),
-        Expr::Flat(x) => Expr::Flat(b(x, aggs)),
-        other => other,
-    }
-}
-
 /// Whether `e` reads `_` anywhere (including inside lambdas).
 pub fn uses_row(e: &Expr) -> bool {
     if matches!(e, Expr::Row) {
@@ -703,95 +638,4 @@ pub fn uses_row(e: &Expr) -> bool {
     let mut found = false;
     e.for_each_child(&mut |c| found |= uses_row(c));
     found
-}
-
-/// Collects `_["k"]` keys of `e` into `keys`; false if `_` is used whole.
-fn row_fields(e: &Expr, keys: &mut BTreeSet<String>) -> bool {
-    match e {
-        Expr::Row => false,
-        Expr::Field(b, name) | Expr::FieldOr(b, name, _) if matches!(**b, Expr::Row) => {
-            keys.insert(name.clone());
-            true
-        }
-        Expr::Apply(c, _, plan) => row_fields(c, keys) && plan_fields(plan, keys),
-        Expr::Agg(k) => agg_fields(k, keys),
-        _ => {
-            let mut ok = true;
-            e.for_each_child(&mut |c| ok &= row_fields(c, keys));
-            ok
-        }
-    }
-}
-
-fn plan_fields(p: &AggPlan, keys: &mut BTreeSet<String>) -> bool {
-    p.aggs.iter().all(|k| agg_fields(k, keys)) && row_fields(&p.template, keys)
-}
-
-fn agg_fields(k: &AggKind, keys: &mut BTreeSet<String>) -> bool {
-    match k {
-        AggKind::Count(None) => true,
-        AggKind::Count(Some(e))
-        | AggKind::CountIf(e)
-        | AggKind::Sum(e)
-        | AggKind::Min(e)
-        | AggKind::Max(e)
-        | AggKind::Avg(e)
-        | AggKind::Stdev(e, _)
-        | AggKind::Distinct(e)
-        | AggKind::CountDistinct(e)
-        | AggKind::Group(e)
-        | AggKind::First(e, _)
-        | AggKind::Pct { arg: e, .. } => row_fields(e, keys),
-        // Sort and top keep the whole value.
-        AggKind::Sort(..) | AggKind::Top(..) => false,
-        AggKind::Reduce { init, body, .. } => row_fields(init, keys) && row_fields(body, keys),
-        AggKind::GroupBy(key, body) => row_fields(key, keys) && plan_fields(body, keys),
-        AggKind::Each { coll, body, .. } => row_fields(coll, keys) && plan_fields(body, keys),
-    }
-}
-
-/// The top-level keys the first stages read from each input line, or
-/// `None` when some stage needs the whole value (then lines are fully parsed).
-/// Stages that only filter (`select`) pass the line on, so the keys of the
-/// following stages count too.
-pub fn projection(stages: &[Stage]) -> Option<Vec<String>> {
-    let mut keys = BTreeSet::new();
-    for st in stages {
-        match &st.kind {
-            StageKind::Map(Expr::Select(c, t)) if matches!(**t, Expr::Row) => {
-                if !row_fields(c, &mut keys) {
-                    return None;
-                }
-                continue;
-            }
-            StageKind::Map(e) | StageKind::Flat(e) => {
-                if !row_fields(e, &mut keys) {
-                    return None;
-                }
-            }
-            StageKind::Agg { plan, .. } => {
-                if !plan_fields(plan, &mut keys) {
-                    return None;
-                }
-            }
-        }
-        return Some(keys.into_iter().collect());
-    }
-    // Every stage passes the line through: it is printed whole.
-    None
-}
-
-/// For a pipeline of filters only (`select(...) >> select(...)`), the keys
-/// the filters read: such a query prints its input lines unchanged, so it
-/// can print the original bytes instead of re-encoding a fully parsed row.
-pub fn filter_projection(stages: &[Stage]) -> Option<Vec<String>> {
-    let mut keys = BTreeSet::new();
-    for st in stages {
-        match &st.kind {
-            StageKind::Map(Expr::Select(c, t))
-                if matches!(**t, Expr::Row) && row_fields(c, &mut keys) => {}
-            _ => return None,
-        }
-    }
-    Some(keys.into_iter().collect())
 }

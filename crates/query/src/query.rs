@@ -6,7 +6,8 @@ use crate::eval::{eval, Env, Flow};
 use crate::json::{self, JsonError, Scan};
 use crate::lang::parse::{parse_defs, parse_program};
 use crate::lang::QueryError;
-use crate::plan::{filter_projection, projection, Compiler, Stage, StageKind};
+use crate::plan::{Compiler, Stage, StageKind};
+use crate::projection::{filter_projection, projection};
 use crate::value::{Map, Value};
 
 /// A helper file given with `-f`: its name (for errors) and text.

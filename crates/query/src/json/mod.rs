@@ -6,6 +6,7 @@
 //! * [`write`]: compact and pretty serialisation.
 
 pub mod parse;
+mod simd;
 pub mod write;
 
 pub use parse::{parse_line, scan_fields, scan_line, JsonError, Scan};

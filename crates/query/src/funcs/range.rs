@@ -1,0 +1,54 @@
+//! `range`: Ruby `step`-style numeric sequences.
+
+use super::num;
+use crate::eval::{err, EvalResult};
+use crate::value::Value;
+
+/// `range(to)`, `range(from, to)`, `range(from, to, step)`: inclusive of
+/// `to` like Ruby's `step`. Float steps are computed as `from + i·step`
+/// rounded to 12 significant digits, so `range(0.05, 0.95, 0.1)` yields
+/// exactly 0.05, 0.15, ..., 0.95.
+pub(crate) fn range(a: &[Value]) -> EvalResult {
+    let nums: Vec<f64> = a
+        .iter()
+        .map(|v| num(v, "range").map(|o| o.unwrap_or(0.0)))
+        .collect::<Result<_, _>>()?;
+    let (from, to, step) = match nums.as_slice() {
+        [to] => (0.0, *to, 1.0),
+        [f, t] => (*f, *t, 1.0),
+        [f, t, s] => (*f, *t, *s),
+        _ => return err("range takes 1 to 3 arguments"),
+    };
+    if step == 0.0 || !step.is_finite() {
+        return err("range step must be a non-zero number");
+    }
+    let n = ((to - from) / step + 1e-9).floor();
+    if n < 0.0 {
+        return Ok(Value::Array(Vec::new()));
+    }
+    if n > 10_000_000.0 {
+        return err("range would produce more than 10 million values");
+    }
+    let all_int = a.iter().all(|v| matches!(v, Value::Int(_)));
+    Ok(Value::Array(
+        (0..=n as i64)
+            .map(|i| {
+                let x = from + i as f64 * step;
+                if all_int {
+                    Value::Int(x as i64)
+                } else {
+                    Value::Float(round_sig(x, 12))
+                }
+            })
+            .collect(),
+    ))
+}
+
+fn round_sig(x: f64, digits: i32) -> f64 {
+    if x == 0.0 || !x.is_finite() {
+        return x;
+    }
+    let mag = x.abs().log10().floor() as i32;
+    let p = 10f64.powi(digits - 1 - mag);
+    (x * p).round() / p
+}
