@@ -165,6 +165,20 @@ fn missing_baseline_and_bad_extension_are_errors() {
         .unwrap();
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("must end in .png or .svg"));
+    // An unwritable output path is an I/O error naming it, for PNG too.
+    let o = ramp()
+        .args(["plot", "paired"])
+        .arg(dir.join("r.ndjson"))
+        .args(["-o"])
+        .arg(dir.join("no-such-dir/p.png"))
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("no-such-dir/p.png: No such file or directory"),
+        "{err}"
+    );
     assert_eq!(files(&dir), ["r.ndjson"]);
     let _ = std::fs::remove_dir_all(&dir);
 }

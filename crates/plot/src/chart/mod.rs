@@ -93,6 +93,9 @@ pub fn save(chart: &impl Chart, path: &Path, theme: Theme) -> Result<()> {
         Format::Png => {
             style::register_font();
             with_temp_file(path, |tmp| {
+                // Creating the file first turns an unwritable path into a
+                // plain I/O error instead of an encoder error after drawing.
+                std::fs::File::create(tmp).map_err(|e| Error::io(path, &e))?;
                 let root = BitMapBackend::new(tmp, chart.size()).into_drawing_area();
                 root.fill(&theme.background()).map_err(draw_err)?;
                 chart.draw(&root, theme)?;
