@@ -11,6 +11,8 @@
 //! - Charts: see [`chart`].
 //! - Report: [`write_report`].
 
+#![warn(missing_docs)]
+
 pub mod ab;
 pub mod bootstrap;
 pub mod chart;
