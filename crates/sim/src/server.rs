@@ -68,6 +68,8 @@ pub struct Server {
     /// The controller (ramp-cc).
     pub cc: Box<dyn Controller>,
     pacer: AnyPacer,
+    /// Which pacer, so the quinn model can be restarted with the response.
+    pacer_kind: PacerKind,
     mds: u64,
     ect: bool,
     /// Current phase.
@@ -138,11 +140,13 @@ impl Server {
             smoothed_rtt: ld.rtt().smoothed(),
             max_datagram_size: mds,
         };
+        let pacer_kind = pacer;
         let pacer = pacer.build(Time::ZERO, &input);
         Server {
             ld,
             cc,
             pacer,
+            pacer_kind,
             mds,
             ect,
             phase: Phase::Idle,
@@ -223,6 +227,18 @@ impl Server {
             self.crypto_retx.clear();
             self.phase = Phase::Serving;
             self.t_request = Some(now);
+            if self.pacer_kind == PacerKind::Quinn {
+                // A real quinn server sends HANDSHAKE_DONE, session tickets
+                // and the HTTP/3 control and QPACK streams through the same
+                // pacer right after the handshake, which refreshes its lazy
+                // refill clock. Started at connection start instead, the
+                // model would credit the whole handshake at the first refill
+                // and release two full bursts at once, which real quinn was
+                // measured not to do (docs/real-mode.md: two 10-packet bursts
+                // 0.4 RTT apart).
+                let input = self.pacing_input();
+                self.pacer = self.pacer_kind.build(now, &input);
+            }
         }
         self.try_send(now, out)
     }
