@@ -243,6 +243,7 @@ pub fn simulate(
                     mds: ep.mds,
                     content_length: f.size_bytes,
                     flow: 0,
+                    group: &f.group,
                 },
             );
         }

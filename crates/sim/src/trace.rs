@@ -35,6 +35,8 @@ pub struct TraceMeta<'a> {
     pub content_length: u64,
     /// Flow index on the bottleneck (0 = the flow under test).
     pub flow: usize,
+    /// The A/B arm's label (the record's `group`), empty if none.
+    pub group: &'a str,
 }
 
 /// Stream data carried by a packet.
@@ -159,8 +161,9 @@ impl TraceSink {
         if self.ndjson.is_some() {
             let _ = write!(
                 self.line,
-                "{{\"ev\":\"meta\",\"cc\":{},\"scenario\":{},\"seed\":{},\"flow\":{},\"path\":{{\"rate-bps\":{},\"rtt-ms\":{},\"queue-ms\":{},\"loss\":{}}},\"mds\":{},\"content_length\":{}}}",
+                "{{\"ev\":\"meta\",\"cc\":{},\"group\":{},\"scenario\":{},\"seed\":{},\"flow\":{},\"path\":{{\"rate-bps\":{},\"rtt-ms\":{},\"queue-ms\":{},\"loss\":{}}},\"mds\":{},\"content_length\":{}}}",
                 json_str(m.cc),
+                json_str(m.group),
                 json_str(m.scenario),
                 m.seed,
                 m.flow,
