@@ -8,6 +8,7 @@ fn row(conn: u64, arm: &str, pop: &str, bin: &str, ttlb_ms: u64, sent: u64, lost
         arm: arm.into(),
         pop: pop.into(),
         bin: bin.into(),
+        size_bytes: 0,
         completed: true,
         ttlb_us: ttlb_ms * 1000,
         packets_sent: sent,
@@ -41,10 +42,18 @@ fn ttlb_and_loss_tables_match_hand_computation() {
         row(2, "base", "af", "small", 300, 50, 1),
         row(2, "new", "af", "small", 330, 50, 5),
         row(3, "base", "af", "big", 400, 400, 0),
-        Row { completed: false, ..row(3, "new", "af", "big", 999, 400, 40) },
+        Row {
+            completed: false,
+            ..row(3, "new", "af", "big", 999, 400, 40)
+        },
     ];
     let arms = vec!["base".to_string(), "new".to_string()];
-    let s = summarize(&rows, &arms, &["eu".into(), "af".into()], &["small".into(), "big".into()]);
+    let s = summarize(
+        &rows,
+        &arms,
+        &["eu".into(), "af".into()],
+        &["small".into(), "big".into()],
+    );
     assert_eq!(s.connections, 4);
     assert_eq!(s.excluded, 1, "conn 3 did not complete in `new`");
     // Global, paired over conns 0..2: base 100,200,300 (mean 200);
@@ -53,7 +62,10 @@ fn ttlb_and_loss_tables_match_hand_computation() {
     assert_eq!(g.connections, 3);
     assert!(close(g.arms[0].mean_ms, 200.0));
     assert!(close(g.arms[1].mean_ms, 560.0 / 3.0));
-    assert!(close(g.arms[1].mean_change_pct, 100.0 * (560.0 / 600.0 - 1.0)));
+    assert!(close(
+        g.arms[1].mean_change_pct,
+        100.0 * (560.0 / 600.0 - 1.0)
+    ));
     assert!(close(g.arms[0].mean_change_pct, 0.0));
     // p50: 200 vs 150 -> -25 %; p10: base 100+0.2*100=120, new 80+0.2*70=94.
     assert!(close(g.arms[1].decile_change_pct[4], -25.0));
@@ -63,13 +75,19 @@ fn ttlb_and_loss_tables_match_hand_computation() {
     assert!(close(g.arms[1].mean_lost_packets, 13.0 / 3.0));
     // Per pop, in the given order.
     assert_eq!(s.by_pop[0].label, "eu");
-    assert!(close(s.by_pop[0].arms[1].mean_change_pct, 100.0 * (230.0 / 300.0 - 1.0)));
+    assert!(close(
+        s.by_pop[0].arms[1].mean_change_pct,
+        100.0 * (230.0 / 300.0 - 1.0)
+    ));
     assert_eq!(s.by_pop[1].label, "af");
     assert_eq!(s.by_pop[1].connections, 1);
     assert!(close(s.by_pop[1].arms[1].mean_change_pct, 10.0));
     // Per bin.
     assert_eq!(s.by_bin[0].label, "small");
-    assert!(close(s.by_bin[0].arms[1].mean_change_pct, 100.0 * (410.0 / 400.0 - 1.0)));
+    assert!(close(
+        s.by_bin[0].arms[1].mean_change_pct,
+        100.0 * (410.0 / 400.0 - 1.0)
+    ));
     assert_eq!(s.by_bin[1].connections, 1);
     // Loss ratios count every connection: base 0, 2, 2, 0 % -> avg 1 %,
     // P50 1 %, P90 2 %, P99 2 %; new 2, 3, 10, 10 % -> avg 6.25 %,
@@ -87,10 +105,23 @@ fn ttlb_and_loss_tables_match_hand_computation() {
     // Percentile-delta average over p5..p95 (h = 2p/100 over 3 values):
     // base 110,130,150,170,190,210,230,250,270,290; new 87,101,115,129,
     // 143,168,204,240,276,312.
-    let b = [110.0, 130.0, 150.0, 170.0, 190.0, 210.0, 230.0, 250.0, 270.0, 290.0];
-    let n = [87.0, 101.0, 115.0, 129.0, 143.0, 168.0, 204.0, 240.0, 276.0, 312.0];
-    let want: f64 = b.iter().zip(&n).map(|(b, n)| 100.0 * (n / b - 1.0)).sum::<f64>() / 10.0;
-    assert!(close(g.arms[1].pctl_change_avg_pct, want), "{} vs {want}", g.arms[1].pctl_change_avg_pct);
+    let b = [
+        110.0, 130.0, 150.0, 170.0, 190.0, 210.0, 230.0, 250.0, 270.0, 290.0,
+    ];
+    let n = [
+        87.0, 101.0, 115.0, 129.0, 143.0, 168.0, 204.0, 240.0, 276.0, 312.0,
+    ];
+    let want: f64 = b
+        .iter()
+        .zip(&n)
+        .map(|(b, n)| 100.0 * (n / b - 1.0))
+        .sum::<f64>()
+        / 10.0;
+    assert!(
+        close(g.arms[1].pctl_change_avg_pct, want),
+        "{} vs {want}",
+        g.arms[1].pctl_change_avg_pct
+    );
     assert!(md.contains("| all | 3 | 200 ms | "), "{md}");
     assert!(md.contains(" -6.7% |"), "{md}");
 }

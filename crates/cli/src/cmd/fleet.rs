@@ -314,6 +314,7 @@ pub fn read_rows(records: &Path) -> anyhow::Result<Vec<Row>> {
             arm,
             pop: text("pop").unwrap_or_default(),
             bin: text("size-bin").unwrap_or_default(),
+            size_bytes: num("content_length").unwrap_or(0),
             completed: v.get("completed").and_then(|x| x.as_bool()).unwrap_or(false),
             ttlb_us: num("ttlb-us").unwrap_or(0),
             packets_sent: num("num-packets.sent").unwrap_or(0),
@@ -441,6 +442,7 @@ fn write_charts(plan: &FleetPlan, rows: &[Row], out: &Path) -> anyhow::Result<()
             m.insert("size-bin".into(), r.bin.clone().into());
             m.insert("conn".into(), r.conn.into());
             m.insert("ttlb-us".into(), r.ttlb_us.into());
+            m.insert("content_length".into(), r.size_bytes.into());
             ramp_plot::Record::new(m)
         })
         .collect();
@@ -448,10 +450,18 @@ fn write_charts(plan: &FleetPlan, rows: &[Row], out: &Path) -> anyhow::Result<()
     let theme = Theme::Light;
     let mut opts = AbOptions::new(&baseline);
     opts.pair_keys = vec!["conn".to_string()];
+    // Size panels in size order: bins by the workload's edges (grids: one
+    // panel per grid size).
+    let size_facet = match &plan.population {
+        Population::Grid(_) => Facet::Key("size-bin".into()),
+        Population::Regions(_) => {
+            Facet::SizeBins(plan.workload.bin_edges.iter().map(|&e| e as f64).collect())
+        }
+    };
     let facets = [
         ("all", Facet::None, "all connections"),
         ("pop", Facet::Key("pop".into()), "per region"),
-        ("size", Facet::Key("size-bin".into()), "per object size"),
+        ("size", size_facet, "per object size"),
     ];
     for (stem, facet, what) in facets {
         opts.facet = facet;

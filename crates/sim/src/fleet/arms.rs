@@ -33,8 +33,13 @@ pub fn parse_arms(list: &str) -> Result<Vec<Arm>, String> {
         } else {
             label
         };
-        if label.chars().any(|c| c.is_control() || c == '"' || c == '\\') {
-            return Err(format!("arm `{item}`: label must not hold quotes, backslashes or control characters"));
+        if label
+            .chars()
+            .any(|c| c.is_control() || c == '"' || c == '\\')
+        {
+            return Err(format!(
+                "arm `{item}`: label must not hold quotes, backslashes or control characters"
+            ));
         }
         if arms.iter().any(|a| a.label == label) {
             return Err(format!("two arms are labelled `{label}`"));
@@ -72,11 +77,15 @@ mod tests {
 
     #[test]
     fn commas_inside_parentheses_belong_to_options() {
-        let a = parse_arms("baseline=newreno(iw=30),rapid=rapidstart(iw=30,jump=off), cubic").unwrap();
+        let a =
+            parse_arms("baseline=newreno(iw=30),rapid=rapidstart(iw=30,jump=off), cubic").unwrap();
         assert_eq!(a.len(), 3);
         assert_eq!(a[0].label, "baseline");
         assert_eq!(a[1].label, "rapid");
-        assert_eq!(a[1].spec, spec::parse("rapidstart(iw=30,jump=off)").unwrap());
+        assert_eq!(
+            a[1].spec,
+            spec::parse("rapidstart(iw=30,jump=off)").unwrap()
+        );
         assert_eq!(a[2].label, "cubic");
         assert!(parse_arms("x=newreno,x=cubic").is_err());
         assert!(parse_arms("x=nosuchcc").unwrap_err().contains("nosuchcc"));

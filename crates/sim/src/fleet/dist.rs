@@ -55,7 +55,10 @@ impl QuantileTable {
         let (first, second) = (pts[0], pts[1]);
         if first.0 > TAIL_P.0 {
             let s = slope(first, second);
-            pts.insert(0, (TAIL_P.0, first.1 - s * (probit(first.0) - probit(TAIL_P.0))));
+            pts.insert(
+                0,
+                (TAIL_P.0, first.1 - s * (probit(first.0) - probit(TAIL_P.0))),
+            );
         }
         let n = pts.len();
         let (before, last) = (pts[n - 2], pts[n - 1]);

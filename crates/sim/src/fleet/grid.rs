@@ -101,7 +101,10 @@ impl Grid {
             ("size", self.sizes.len()),
         ]
         .iter()
-        .fold(("loss", 0), |best, &(n, k)| if k > best.1 { (n, k) } else { best })
+        .fold(
+            ("loss", 0),
+            |best, &(n, k)| if k > best.1 { (n, k) } else { best },
+        )
         .0
     }
 

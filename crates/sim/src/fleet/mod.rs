@@ -108,8 +108,12 @@ pub const FLEET_TIME_LIMIT: Duration = Duration::from_secs(300);
 
 /// The path seed of connection `index` of a run with seed `run_seed`.
 pub fn path_seed(run_seed: u64, index: u64) -> u64 {
-    Rng::from_u64(run_seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ index.wrapping_mul(0xC2B2_AE3D_27D4_EB4F) ^ index)
-        .next_u64()
+    Rng::from_u64(
+        run_seed.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            ^ index.wrapping_mul(0xC2B2_AE3D_27D4_EB4F)
+            ^ index,
+    )
+    .next_u64()
 }
 
 /// Offset that separates the path-sampling generator from the simulator's
@@ -228,10 +232,22 @@ impl FleetPlan {
         }
         // Debug output of the population, workload and base scenario is
         // deterministic and covers every field that shapes a path.
-        s.push_str(&format!("population = {:?}\n", format!("{:?}", self.population)));
-        s.push_str(&format!("workload = {:?}\n", format!("{:?}", self.workload)));
-        s.push_str(&format!("endpoint = {:?}\n", format!("{:?}", self.base.endpoint)));
-        s.push_str(&format!("time_limit_us = {}\n", self.base.time_limit.as_micros()));
+        s.push_str(&format!(
+            "population = {:?}\n",
+            format!("{:?}", self.population)
+        ));
+        s.push_str(&format!(
+            "workload = {:?}\n",
+            format!("{:?}", self.workload)
+        ));
+        s.push_str(&format!(
+            "endpoint = {:?}\n",
+            format!("{:?}", self.base.endpoint)
+        ));
+        s.push_str(&format!(
+            "time_limit_us = {}\n",
+            self.base.time_limit.as_micros()
+        ));
         s
     }
 }

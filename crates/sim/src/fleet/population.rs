@@ -304,7 +304,11 @@ fn access_row(access: Access, rng: &mut Rng) -> (f64, LossModel, Option<Duration
             // The bottleneck is the access behind the Wi-Fi hop; the hop
             // adds 0.1–1 % loss and block-ACK batching of 1–4 ms.
             let agg = Duration::from_micros(lerp_log(d, 1000.0, 4000.0).round() as u64);
-            (wired_queue(a, b), bernoulli(lerp_log(c, 1e-3, 1e-2)), Some(agg))
+            (
+                wired_queue(a, b),
+                bernoulli(lerp_log(c, 1e-3, 1e-2)),
+                Some(agg),
+            )
         }
         Access::Mobile => {
             let q = if a < MOBILE_TAIL_SHARE {
@@ -369,8 +373,16 @@ mod tests {
             rtts.sort_by(f64::total_cmp);
             let (mr, mt) = (rates[2000], rtts[2000]);
             let (er, et) = (r.rate_mbps.at(0.5), r.rtt_ms.at(0.5));
-            assert!((mr / er).ln().abs() < 0.25, "{}: rate median {mr} vs {er}", r.name);
-            assert!((mt / et).ln().abs() < 0.25, "{}: rtt median {mt} vs {et}", r.name);
+            assert!(
+                (mr / er).ln().abs() < 0.25,
+                "{}: rate median {mr} vs {er}",
+                r.name
+            );
+            assert!(
+                (mt / et).ln().abs() < 0.25,
+                "{}: rtt median {mt} vs {et}",
+                r.name
+            );
         }
     }
 }

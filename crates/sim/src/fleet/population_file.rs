@@ -128,7 +128,11 @@ fn line_of(text: &str, offset: usize) -> usize {
 
 const QUANTILE_PS: [f64; 5] = [0.10, 0.25, 0.50, 0.75, 0.90];
 
-fn parse_list<T>(key: &str, v: &[Qty], f: impl Fn(&str) -> Result<T, String>) -> Result<Vec<T>, String> {
+fn parse_list<T>(
+    key: &str,
+    v: &[Qty],
+    f: impl Fn(&str) -> Result<T, String>,
+) -> Result<Vec<T>, String> {
     v.iter()
         .map(|q| f(&q.text()).map_err(|e| format!("{key}: {e}")))
         .collect()
@@ -163,7 +167,9 @@ impl PopulationFile {
             (Some(_), false) => {
                 return Err("give either [[region]] tables or a [grid], not both".to_string())
             }
-            (None, true) => return Err("no [[region]] tables and no [grid]: nothing to sample".to_string()),
+            (None, true) => {
+                return Err("no [[region]] tables and no [grid]: nothing to sample".to_string())
+            }
             (Some(g), true) => {
                 let at = line_of(text, g.span().start);
                 Population::Grid(grid(g.get_ref()).map_err(|e| format!("line {at}: grid.{e}"))?)
@@ -173,7 +179,8 @@ impl PopulationFile {
                 for r in &file.region {
                     let at = line_of(text, r.span().start);
                     let fr = r.get_ref();
-                    let reg = region(fr).map_err(|e| format!("line {at}: region `{}`: {e}", fr.name))?;
+                    let reg =
+                        region(fr).map_err(|e| format!("line {at}: region `{}`: {e}", fr.name))?;
                     if out.iter().any(|o: &Region| o.name == reg.name) {
                         return Err(format!("line {at}: region `{}`: defined twice", reg.name));
                     }
@@ -230,7 +237,10 @@ fn workload(w: &FileWorkload) -> Result<Workload, String> {
 
 fn table(key: &str, v: &[f64]) -> Result<QuantileTable, String> {
     if v.len() != QUANTILE_PS.len() {
-        return Err(format!("{key}: give 5 values (p10, p25, p50, p75, p90), got {}", v.len()));
+        return Err(format!(
+            "{key}: give 5 values (p10, p25, p50, p75, p90), got {}",
+            v.len()
+        ));
     }
     let pts: Vec<(f64, f64)> = QUANTILE_PS.iter().copied().zip(v.iter().copied()).collect();
     QuantileTable::new(&pts).map_err(|e| format!("{key}: {e}"))
@@ -277,7 +287,12 @@ fn region(r: &FileRegion) -> Result<Region, String> {
         reg.rtt_ms = table("rtt_ms", v)?;
     }
     if let Some(m) = &r.mix {
-        for (k, v) in [("mobile", m.mobile), ("wifi", m.wifi), ("wired", m.wired), ("policed", m.policed)] {
+        for (k, v) in [
+            ("mobile", m.mobile),
+            ("wifi", m.wifi),
+            ("wired", m.wired),
+            ("policed", m.policed),
+        ] {
             if !(0.0..=1.0).contains(&v) {
                 return Err(format!("mix.{k}: must lie in [0, 1]"));
             }

@@ -28,12 +28,21 @@ use crate::Scenario;
 
 /// A preset's name and one-line description.
 pub const PRESETS: &[(&str, &str)] = &[
-    ("rapid-start-2026", "Rapid Start production A/B (seeds/002): 4 arms, 7 regions, 200 KB-3.2 MB"),
-    ("cubic-hystart-matrix", "Reno vs CUBIC vs CUBIC+HyStart++ over loss 0-8% (seeds/000 lab matrix)"),
+    (
+        "rapid-start-2026",
+        "Rapid Start production A/B (seeds/002): 4 arms, 7 regions, 200 KB-3.2 MB",
+    ),
+    (
+        "cubic-hystart-matrix",
+        "Reno vs CUBIC vs CUBIC+HyStart++ over loss 0-8% (seeds/000 lab matrix)",
+    ),
     ("iw10-vs-iw32", "Google QUIC: IW 10 vs IW 32 (seeds/004)"),
     ("reno-vs-cubic", "Google QUIC: Reno vs CUBIC (seeds/004)"),
     ("pacing-on-off", "Google QUIC: pacing on vs off (seeds/004)"),
-    ("cubic-1conn-vs-2conn", "Google QUIC: CUBIC 1- vs 2-connection emulation (seeds/004)"),
+    (
+        "cubic-1conn-vs-2conn",
+        "Google QUIC: CUBIC 1- vs 2-connection emulation (seeds/004)",
+    ),
 ];
 
 /// Default connection count of a preset when none is given.
@@ -99,37 +108,56 @@ pub fn plan(name: &str, connections: u64, seed: u64) -> Result<FleetPlan, String
             (
                 Population::Grid(hystart_grid(k)),
                 Workload::seed(),
-                arms(&[("reno", "newreno"), ("cubic", "cubic"), ("cubic+hystart", "cubic+hystart")])?,
+                arms(&[
+                    ("reno", "newreno"),
+                    ("cubic", "cubic"),
+                    ("cubic+hystart", "cubic+hystart"),
+                ])?,
                 b,
             )
         }
         "iw10-vs-iw32" => (
             regions(),
             web_workload(),
-            arms(&[("iw32", "cubic(conns=2,iw=32)"), ("iw10", "cubic(conns=2,iw=10)")])?,
+            arms(&[
+                ("iw32", "cubic(conns=2,iw=32)"),
+                ("iw10", "cubic(conns=2,iw=10)"),
+            ])?,
             base,
         ),
         "reno-vs-cubic" => (
             regions(),
             web_workload(),
-            arms(&[("cubic", "cubic(conns=2,iw=32)"), ("reno", "newreno(iw=32)")])?,
+            arms(&[
+                ("cubic", "cubic(conns=2,iw=32)"),
+                ("reno", "newreno(iw=32)"),
+            ])?,
             base,
         ),
         "pacing-on-off" => (
             regions(),
             web_workload(),
-            arms(&[("paced", "cubic(conns=2,iw=32)"), ("unpaced", "cubic(conns=2,iw=32,pacing=off)")])?,
+            arms(&[
+                ("paced", "cubic(conns=2,iw=32)"),
+                ("unpaced", "cubic(conns=2,iw=32,pacing=off)"),
+            ])?,
             base,
         ),
         "cubic-1conn-vs-2conn" => (
             regions(),
             web_workload(),
-            arms(&[("2conn", "cubic(conns=2,iw=32)"), ("1conn", "cubic(conns=1,iw=32)")])?,
+            arms(&[
+                ("2conn", "cubic(conns=2,iw=32)"),
+                ("1conn", "cubic(conns=1,iw=32)"),
+            ])?,
             base,
         ),
         other => {
             let names: Vec<&str> = PRESETS.iter().map(|p| p.0).collect();
-            return Err(format!("unknown fleet preset `{other}` (one of: {})", names.join(", ")));
+            return Err(format!(
+                "unknown fleet preset `{other}` (one of: {})",
+                names.join(", ")
+            ));
         }
     };
     base.name = name.to_string();

@@ -95,7 +95,8 @@ where
         return Ok(());
     }
     let chunks = (total - opts.start).div_ceil(chunk);
-    let threads = effective_threads(opts.threads).min(usize::try_from(chunks).unwrap_or(usize::MAX));
+    let threads =
+        effective_threads(opts.threads).min(usize::try_from(chunks).unwrap_or(usize::MAX));
     let gate = Mutex::new(Gate {
         next_claim: 0,
         next_write: 0,

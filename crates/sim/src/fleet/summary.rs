@@ -27,6 +27,8 @@ pub struct Row {
     pub pop: String,
     /// Size bin (`size-bin`).
     pub bin: String,
+    /// Object size, bytes (`content_length`).
+    pub size_bytes: u64,
     /// Whether the transfer completed.
     pub completed: bool,
     /// TTLB, µs.
@@ -43,7 +45,8 @@ pub const DECILES: [f64; 9] = [10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 9
 /// The percentiles whose TTLB changes are averaged into
 /// [`TtlbChange::pctl_change_avg_pct`]: p5, p15, …, p95, the steps of the
 /// seed's percentile-delta query (seeds/003: `0.05.step(0.95, 0.1)`).
-pub const DELTA_PERCENTILES: [f64; 10] = [5.0, 15.0, 25.0, 35.0, 45.0, 55.0, 65.0, 75.0, 85.0, 95.0];
+pub const DELTA_PERCENTILES: [f64; 10] =
+    [5.0, 15.0, 25.0, 35.0, 45.0, 55.0, 65.0, 75.0, 85.0, 95.0];
 
 /// The loss-ratio percentiles of the seed's table.
 pub const LOSS_PERCENTILES: [f64; 3] = [50.0, 90.0, 99.0];
@@ -167,7 +170,10 @@ fn slice(label: &str, arms: &[String], conns: &[&PerConn]) -> Slice {
         ttlb.sort_by(f64::total_cmp);
         let m = mean(&ttlb);
         let dec: Vec<f64> = DECILES.iter().map(|&p| percentile(&ttlb, p)).collect();
-        let steps: Vec<f64> = DELTA_PERCENTILES.iter().map(|&p| percentile(&ttlb, p)).collect();
+        let steps: Vec<f64> = DELTA_PERCENTILES
+            .iter()
+            .map(|&p| percentile(&ttlb, p))
+            .collect();
         let (bm, bd, bs) = base
             .get_or_insert_with(|| (m, dec.clone(), steps.clone()))
             .clone();
@@ -204,7 +210,10 @@ fn loss_rows(arms: &[String], conns: &[&PerConn]) -> Vec<LossRow> {
                 arm: arm.clone(),
                 connections: r.len(),
                 avg_pct: mean(&r),
-                percentiles_pct: LOSS_PERCENTILES.iter().map(|&p| percentile(&r, p)).collect(),
+                percentiles_pct: LOSS_PERCENTILES
+                    .iter()
+                    .map(|&p| percentile(&r, p))
+                    .collect(),
             }
         })
         .collect()
@@ -213,7 +222,11 @@ fn loss_rows(arms: &[String], conns: &[&PerConn]) -> Vec<LossRow> {
 /// Orders `seen` labels: those in `order` first, in its order, then the
 /// rest sorted.
 fn ordered(order: &[String], seen: &BTreeMap<String, ()>) -> Vec<String> {
-    let mut out: Vec<String> = order.iter().filter(|o| seen.contains_key(*o)).cloned().collect();
+    let mut out: Vec<String> = order
+        .iter()
+        .filter(|o| seen.contains_key(*o))
+        .cloned()
+        .collect();
     out.extend(seen.keys().filter(|k| !order.contains(k)).cloned());
     out
 }
@@ -252,7 +265,10 @@ pub fn summarize(rows: &[Row], arms: &[String], pops: &[String], bins: &[String]
         by_pop: pops.iter().map(|p| slice(p, arms, &of_pop(p))).collect(),
         by_bin: bins.iter().map(|b| slice(b, arms, &of_bin(b))).collect(),
         loss: loss_rows(arms, &all),
-        loss_by_pop: pops.iter().map(|p| (p.clone(), loss_rows(arms, &of_pop(p)))).collect(),
+        loss_by_pop: pops
+            .iter()
+            .map(|p| (p.clone(), loss_rows(arms, &of_pop(p))))
+            .collect(),
         global,
     }
 }
@@ -314,7 +330,12 @@ impl Summary {
                 if a.arm == base {
                     let _ = write!(s, " {:.0} ms |", a.mean_ms);
                 } else {
-                    let _ = write!(s, " {} | {} |", pct(a.pctl_change_avg_pct), pct(a.mean_change_pct));
+                    let _ = write!(
+                        s,
+                        " {} | {} |",
+                        pct(a.pctl_change_avg_pct),
+                        pct(a.mean_change_pct)
+                    );
                 }
             }
             s.push('\n');
@@ -326,7 +347,10 @@ impl Summary {
         s.push('\n');
 
         let _ = writeln!(s, "## TTLB: change per decile against `{base}`\n");
-        for sl in std::iter::once(&self.global).chain(&self.by_pop).chain(&self.by_bin) {
+        for sl in std::iter::once(&self.global)
+            .chain(&self.by_pop)
+            .chain(&self.by_bin)
+        {
             let _ = writeln!(s, "### {} (n = {})\n", sl.label, sl.connections);
             let mut h = String::from("| arm | mean |");
             let mut r = String::from("|---|---:|");
