@@ -17,14 +17,29 @@ fn tmp(name: &str) -> PathBuf {
 
 fn fleet(out: &Path, extra: &[&str]) -> std::process::Output {
     let mut c = ramp();
-    c.args(["fleet", "--preset", "rapid-start-2026", "-n", "24", "--seed", "5", "-q", "--no-charts", "-o"])
-        .arg(out)
-        .args(extra);
+    c.args([
+        "fleet",
+        "--preset",
+        "rapid-start-2026",
+        "-n",
+        "24",
+        "--seed",
+        "5",
+        "-q",
+        "--no-charts",
+        "-o",
+    ])
+    .arg(out)
+    .args(extra);
     c.output().expect("run ramp")
 }
 
 fn ok(o: &std::process::Output) {
-    assert!(o.status.success(), "stderr: {}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        o.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
 }
 
 #[test]
@@ -41,7 +56,13 @@ fn same_records_at_one_and_two_threads() {
     assert!(sa.contains("| avg. |"));
     let first = String::from_utf8_lossy(&ra);
     let line = first.lines().next().unwrap();
-    for key in ["\"group\":\"baseline\"", "\"pop\":", "\"size-bin\":", "\"conn\":0", "\"ttlb-us\":"] {
+    for key in [
+        "\"group\":\"baseline\"",
+        "\"pop\":",
+        "\"size-bin\":",
+        "\"conn\":0",
+        "\"ttlb-us\":",
+    ] {
         assert!(line.contains(key), "{key} missing in {line}");
     }
 }
@@ -53,7 +74,12 @@ fn resume_after_a_kill_loses_and_duplicates_nothing() {
     let want = std::fs::read(full.join("records.ndjson")).unwrap();
     // Cut mid-line (a kill during a write), and at a line boundary inside
     // a connection (some arms written, others not).
-    let newline_at: Vec<usize> = want.iter().enumerate().filter(|(_, &c)| c == b'\n').map(|(i, _)| i).collect();
+    let newline_at: Vec<usize> = want
+        .iter()
+        .enumerate()
+        .filter(|(_, &c)| c == b'\n')
+        .map(|(i, _)| i)
+        .collect();
     for cut in [want.len() * 3 / 5, newline_at[4 * 7 + 1] + 1, 17] {
         let d = tmp(&format!("cut{cut}"));
         // The run directory as the interrupted run left it.
@@ -82,7 +108,18 @@ fn resume_checks_the_parameters_and_fresh_runs_refuse_to_overwrite() {
     assert!(String::from_utf8_lossy(&again.stderr).contains("--resume"));
     let other_seed = {
         let mut c = ramp();
-        c.args(["fleet", "-n", "24", "--seed", "6", "-q", "--no-charts", "--resume", "-o"]).arg(&d);
+        c.args([
+            "fleet",
+            "-n",
+            "24",
+            "--seed",
+            "6",
+            "-q",
+            "--no-charts",
+            "--resume",
+            "-o",
+        ])
+        .arg(&d);
         c.output().unwrap()
     };
     assert!(!other_seed.status.success());
@@ -94,7 +131,11 @@ fn malformed_population_file_names_the_line() {
     let d = tmp("pop");
     std::fs::create_dir_all(&d).unwrap();
     let f = d.join("pop.toml");
-    std::fs::write(&f, "[[region]]\nname = \"africa\"\n\n[[region]]\nname = \"x\"\nrate_mbps = [1, 2]\n").unwrap();
+    std::fs::write(
+        &f,
+        "[[region]]\nname = \"africa\"\n\n[[region]]\nname = \"x\"\nrate_mbps = [1, 2]\n",
+    )
+    .unwrap();
     let o = ramp()
         .args(["fleet", "-q", "--no-charts", "-n", "4", "--population"])
         .arg(&f)
@@ -104,7 +145,10 @@ fn malformed_population_file_names_the_line() {
         .unwrap();
     assert!(!o.status.success());
     let e = String::from_utf8_lossy(&o.stderr);
-    assert!(e.contains("pop.toml") && e.contains("line 4") && e.contains("region `x`"), "{e}");
+    assert!(
+        e.contains("pop.toml") && e.contains("line 4") && e.contains("region `x`"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -116,7 +160,15 @@ fn charts_and_report_work_on_the_output() {
         .output()
         .unwrap();
     ok(&o);
-    for f in ["ab-all.png", "ab-all.svg", "ab-pop.png", "ab-size.png", "paired-all.png", "report.html", "summary.json"] {
+    for f in [
+        "ab-all.png",
+        "ab-all.svg",
+        "ab-pop.png",
+        "ab-size.png",
+        "paired-all.png",
+        "report.html",
+        "summary.json",
+    ] {
         assert!(d.join(f).is_file(), "{f} missing");
     }
     let r = ramp().arg("report").arg(&d).output().unwrap();

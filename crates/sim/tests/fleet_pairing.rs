@@ -6,7 +6,10 @@ use ramp_sim::fleet::{parse_arms, presets, FleetPlan};
 
 fn field<'a>(line: &'a str, key: &str) -> &'a str {
     let k = format!("\"{key}\":");
-    let at = line.find(&k).unwrap_or_else(|| panic!("no {key} in {line}")) + k.len();
+    let at = line
+        .find(&k)
+        .unwrap_or_else(|| panic!("no {key} in {line}"))
+        + k.len();
     let rest = &line[at..];
     let end = rest.find([',', '}']).unwrap_or(rest.len());
     &rest[..end]
@@ -20,7 +23,12 @@ fn plan(arms: &str, n: u64) -> FleetPlan {
 
 #[test]
 fn every_arm_sees_the_same_path() {
-    let p = plan(&ramp_cc::spec::SEED_ARMS.map(|(l, s)| format!("{l}={s}")).join(","), 40);
+    let p = plan(
+        &ramp_cc::spec::SEED_ARMS
+            .map(|(l, s)| format!("{l}={s}"))
+            .join(","),
+        40,
+    );
     const PATH_KEYS: [&str; 10] = [
         "seed",
         "content_length",
@@ -53,13 +61,19 @@ fn identical_arms_get_identical_losses() {
     let mut lossy = 0;
     for i in 0..60 {
         let lines = p.run_connection(i).unwrap();
-        let strip = |l: &str| l.replace("\"group\":\"a\"", "").replace("\"group\":\"b\"", "");
+        let strip = |l: &str| {
+            l.replace("\"group\":\"a\"", "")
+                .replace("\"group\":\"b\"", "")
+        };
         assert_eq!(strip(&lines[0]), strip(&lines[1]), "connection {i}");
         if field(&lines[0], "path.drops-random") != "0" {
             lossy += 1;
         }
     }
-    assert!(lossy > 0, "the fixture should include paths with random losses");
+    assert!(
+        lossy > 0,
+        "the fixture should include paths with random losses"
+    );
 }
 
 #[test]

@@ -14,7 +14,9 @@ fn regions_and_workload_load() {
     )
     .unwrap();
     assert_eq!(f.name, "mine");
-    let Population::Regions(rs) = &f.population else { panic!("regions expected") };
+    let Population::Regions(rs) = &f.population else {
+        panic!("regions expected")
+    };
     assert_eq!(rs.len(), 2);
     assert_eq!(rs[0].weight, 2.0);
     assert!((rs[1].rate_mbps.at(0.5) - 4.0).abs() < 1e-9);
@@ -29,7 +31,9 @@ fn grid_loads() {
         "g",
     )
     .unwrap();
-    let Population::Grid(g) = &f.population else { panic!("grid expected") };
+    let Population::Grid(g) = &f.population else {
+        panic!("grid expected")
+    };
     assert_eq!(g.cells(), 4);
     assert_eq!(g.connections(), 12);
     assert_eq!(g.cell(1).label, "rate=10mbit,loss=2%");
@@ -46,13 +50,23 @@ fn malformed_files_name_line_and_key() {
     assert!(e.contains("line 3") && e.contains("wieght"), "{e}");
     // Wrong type.
     let e = err("[[region]]\nname = \"africa\"\nweight = \"heavy\"\n");
-    assert!(e.contains("line 3") && e.contains("weight") || e.contains("line 3"), "{e}");
+    assert!(
+        e.contains("line 3") && e.contains("weight") || e.contains("line 3"),
+        "{e}"
+    );
     // Quantiles of the wrong length, in the second region.
     let e = err("[[region]]\nname = \"africa\"\n\n[[region]]\nname = \"x\"\nrate_mbps = [1, 2]\nrtt_ms = [1, 2, 3, 4, 5]\n");
-    assert!(e.contains("line 4") && e.contains("region `x`") && e.contains("rate_mbps"), "{e}");
+    assert!(
+        e.contains("line 4") && e.contains("region `x`") && e.contains("rate_mbps"),
+        "{e}"
+    );
     // Descending quantiles.
-    let e = err("[[region]]\nname = \"x\"\nrate_mbps = [5, 4, 3, 2, 1]\nrtt_ms = [1, 2, 3, 4, 5]\n");
-    assert!(e.contains("rate_mbps") && e.contains("non-decreasing"), "{e}");
+    let e =
+        err("[[region]]\nname = \"x\"\nrate_mbps = [5, 4, 3, 2, 1]\nrtt_ms = [1, 2, 3, 4, 5]\n");
+    assert!(
+        e.contains("rate_mbps") && e.contains("non-decreasing"),
+        "{e}"
+    );
     // New region without tables.
     let e = err("[[region]]\nname = \"atlantis\"\n");
     assert!(e.contains("atlantis") && e.contains("rate_mbps"), "{e}");
@@ -60,8 +74,13 @@ fn malformed_files_name_line_and_key() {
     let e = err("[[region]]\nname = \"africa\"\nmix = { mobile = 2, wifi = 0, wired = 0 }\n");
     assert!(e.contains("mix.mobile"), "{e}");
     // Bad unit in a grid.
-    let e = err("\n[grid]\nrates = [\"fast\"]\nrtts = [\"1ms\"]\nqueues = [\"1ms\"]\nsizes = [\"1MB\"]\n");
-    assert!(e.contains("line 2") && e.contains("grid.rates") && e.contains("fast"), "{e}");
+    let e = err(
+        "\n[grid]\nrates = [\"fast\"]\nrtts = [\"1ms\"]\nqueues = [\"1ms\"]\nsizes = [\"1MB\"]\n",
+    );
+    assert!(
+        e.contains("line 2") && e.contains("grid.rates") && e.contains("fast"),
+        "{e}"
+    );
     // Empty axis.
     let e = err("[grid]\nrates = []\nrtts = [\"1ms\"]\nqueues = [\"1ms\"]\nsizes = [\"1MB\"]\n");
     assert!(e.contains("rates"), "{e}");
@@ -76,6 +95,10 @@ fn malformed_files_name_line_and_key() {
     let e = err("[[region]]\nname = \"africa\"\n[[region]]\nname = \"africa\"\n");
     assert!(e.contains("line 3") && e.contains("twice"), "{e}");
     // Workload.
-    let e = err("[workload]\nmin_size = \"2MB\"\nmax_size = \"1MB\"\n[[region]]\nname = \"africa\"\n");
-    assert!(e.contains("line 1") && e.contains("workload.max_size"), "{e}");
+    let e =
+        err("[workload]\nmin_size = \"2MB\"\nmax_size = \"1MB\"\n[[region]]\nname = \"africa\"\n");
+    assert!(
+        e.contains("line 1") && e.contains("workload.max_size"),
+        "{e}"
+    );
 }

@@ -25,7 +25,11 @@ use ramp_sim::fleet::{self, presets, run, FleetPlan, Population};
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// Built-in experiment (see --list-presets).
-    #[arg(long, default_value = "rapid-start-2026", conflicts_with = "population")]
+    #[arg(
+        long,
+        default_value = "rapid-start-2026",
+        conflicts_with = "population"
+    )]
     preset: String,
     /// A population file (TOML: [[region]] tables or a [grid]); see
     /// docs/experiments.md. Arms then come from --arms (default: the
@@ -81,7 +85,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 
     let start = if args.resume {
         let old = fs::read_to_string(&params_path).with_context(|| {
-            format!("--resume: reading {} (was this directory made by `ramp fleet`?)", params_path.display())
+            format!(
+                "--resume: reading {} (was this directory made by `ramp fleet`?)",
+                params_path.display()
+            )
         })?;
         if old != params {
             bail!(
@@ -105,7 +112,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         write_atomic(&params_path, params.as_bytes())?;
         0
     };
-    write_atomic(&args.out.join("scenario.toml"), scenario_text(&plan).as_bytes())?;
+    write_atomic(
+        &args.out.join("scenario.toml"),
+        scenario_text(&plan).as_bytes(),
+    )?;
 
     let threads = run::effective_threads(args.threads);
     if start < plan.connections {
@@ -113,7 +123,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
 
     let rows = read_rows(&records)?;
-    let summary = summarize(&rows, &arm_labels(&plan), &plan.population.pops(), &bin_order(&plan));
+    let summary = summarize(
+        &rows,
+        &arm_labels(&plan),
+        &plan.population.pops(),
+        &bin_order(&plan),
+    );
     let title = format!(
         "ramp fleet: {} ({} connections, seed {})",
         plan.name, plan.connections, plan.seed
@@ -131,7 +146,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     println!(
         "\nwrote {} (records.ndjson, summary.md, summary.json{})",
         args.out.display(),
-        if args.no_charts { "" } else { ", ab-*.png, ab-all.svg, paired-all.png, report.html" }
+        if args.no_charts {
+            ""
+        } else {
+            ", ab-*.png, ab-all.svg, paired-all.png, report.html"
+        }
     );
     Ok(())
 }
@@ -154,7 +173,8 @@ fn build_plan(args: &Args) -> anyhow::Result<FleetPlan> {
                 name: f.name,
                 population: f.population,
                 workload: f.workload,
-                arms: fleet::parse_arms(&seed_arms.join(",")).map_err(|e| anyhow::anyhow!("{e}"))?,
+                arms: fleet::parse_arms(&seed_arms.join(","))
+                    .map_err(|e| anyhow::anyhow!("{e}"))?,
                 connections,
                 seed: args.seed,
                 base,
@@ -179,7 +199,11 @@ fn arm_labels(plan: &FleetPlan) -> Vec<String> {
 
 fn bin_order(plan: &FleetPlan) -> Vec<String> {
     match &plan.population {
-        Population::Grid(g) => g.sizes.iter().map(|&s| fleet::workload::format_size(s)).collect(),
+        Population::Grid(g) => g
+            .sizes
+            .iter()
+            .map(|&s| fleet::workload::format_size(s))
+            .collect(),
         Population::Regions(_) => plan.workload.bin_labels(),
     }
 }
@@ -219,9 +243,14 @@ pub fn prepare_resume(records: &Path, arms: u64) -> anyhow::Result<u64> {
     }
     let done = lines / arms;
     if done > 0 {
-        let v: serde_json::Value = serde_json::from_str(last_conn_line.trim()).with_context(|| {
-            format!("--resume: {}: line {} is not a record", records.display(), done * arms)
-        })?;
+        let v: serde_json::Value =
+            serde_json::from_str(last_conn_line.trim()).with_context(|| {
+                format!(
+                    "--resume: {}: line {} is not a record",
+                    records.display(),
+                    done * arms
+                )
+            })?;
         if v.get("conn").and_then(|c| c.as_u64()) != Some(done - 1) {
             bail!(
                 "--resume: {}: line {} should be connection {} but is not; the file was not written \
@@ -270,7 +299,11 @@ fn simulate_all(
         plan.connections,
         plan.arms.len(),
         threads,
-        if start > 0 { format!(", resuming at connection {start}") } else { String::new() }
+        if start > 0 {
+            format!(", resuming at connection {start}")
+        } else {
+            String::new()
+        }
     );
     let opts = run::RunOptions {
         start,
@@ -315,7 +348,10 @@ pub fn read_rows(records: &Path) -> anyhow::Result<Vec<Row>> {
             pop: text("pop").unwrap_or_default(),
             bin: text("size-bin").unwrap_or_default(),
             size_bytes: num("content_length").unwrap_or(0),
-            completed: v.get("completed").and_then(|x| x.as_bool()).unwrap_or(false),
+            completed: v
+                .get("completed")
+                .and_then(|x| x.as_bool())
+                .unwrap_or(false),
             ttlb_us: num("ttlb-us").unwrap_or(0),
             packets_sent: num("num-packets.sent").unwrap_or(0),
             packets_lost: num("num-packets.lost").unwrap_or(0),
@@ -347,7 +383,10 @@ fn print_headline(s: &Summary, plan: &FleetPlan) {
         for a in sl.arms.iter().skip(1) {
             print!(
                 " {:>22}",
-                format!("{:+.1}% / {:+.1}%", a.pctl_change_avg_pct, a.mean_change_pct)
+                format!(
+                    "{:+.1}% / {:+.1}%",
+                    a.pctl_change_avg_pct, a.mean_change_pct
+                )
             );
         }
         println!();
@@ -363,7 +402,10 @@ fn print_headline(s: &Summary, plan: &FleetPlan) {
         print!(" {:>13.2}%", r.avg_pct);
     }
     println!();
-    for (i, p) in ramp_sim::fleet::summary::LOSS_PERCENTILES.iter().enumerate() {
+    for (i, p) in ramp_sim::fleet::summary::LOSS_PERCENTILES
+        .iter()
+        .enumerate()
+    {
         print!("{:<6}", format!("P{p:.0}"));
         for r in &s.loss {
             print!(" {:>13.2}%", r.percentiles_pct[i]);
@@ -446,7 +488,11 @@ fn write_charts(plan: &FleetPlan, rows: &[Row], out: &Path) -> anyhow::Result<()
             ramp_plot::Record::new(m)
         })
         .collect();
-    let baseline = plan.arms.first().map(|a| a.label.clone()).unwrap_or_default();
+    let baseline = plan
+        .arms
+        .first()
+        .map(|a| a.label.clone())
+        .unwrap_or_default();
     let theme = Theme::Light;
     let mut opts = AbOptions::new(&baseline);
     opts.pair_keys = vec!["conn".to_string()];
@@ -533,4 +579,3 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     fs::rename(&tmp, path).with_context(|| format!("renaming to {}", path.display()))?;
     Ok(())
 }
-

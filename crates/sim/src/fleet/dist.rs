@@ -74,7 +74,7 @@ impl QuantileTable {
     pub fn at(&self, u: f64) -> f64 {
         let pts = &self.points;
         let (lo, hi) = (pts[0], pts[pts.len() - 1]);
-        if !(u > lo.0) {
+        if u.is_nan() || u <= lo.0 {
             return lo.1.exp();
         }
         if u >= hi.0 {
