@@ -37,6 +37,14 @@ fn grid_loads() {
     assert_eq!(g.cells(), 4);
     assert_eq!(g.connections(), 12);
     assert_eq!(g.cell(1).label, "rate=10mbit,loss=2%");
+    let f = PopulationFile::parse(
+        "[grid]\nrates = [\"10mbit\"]\nrtts = [\"40ms\"]\nqueues = [\"40ms\"]\n\
+         losses = [\"0%\", \"7%\"]\nsizes = [\"1MB\"]\n",
+        "g",
+    )
+    .unwrap();
+    let Population::Grid(g) = &f.population else { panic!("grid expected") };
+    assert_eq!(g.cell(1).label, "loss=7%");
 }
 
 fn err(text: &str) -> String {

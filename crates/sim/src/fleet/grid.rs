@@ -141,7 +141,8 @@ impl Grid {
             parts.push(format!("queue={}ms", queue.as_secs_f64() * 1e3));
         }
         if self.losses.len() > 1 {
-            parts.push(format!("loss={}%", loss * 100.0));
+            // Round to 1e-4 percent so 0.07 prints as 7, not 7.000000000000001.
+            parts.push(format!("loss={}%", (loss * 1e6).round() / 1e4));
         }
         if self.sizes.len() > 1 {
             parts.push(format!("size={}", format_size(size)));
