@@ -97,7 +97,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if cfg.requests == 0 || cfg.clients == 0 || cfg.max_streams == 0 {
         anyhow::bail!("-n, -c and -m must each be at least 1");
     }
-    println!(
+    let _ = writeln!(
+        std::io::stdout().lock(),
         "starting benchmark ({})...\nspawning {} clients, {} requests, max {} concurrent streams per client",
         cfg.protocol.name(),
         cfg.clients.min(cfg.requests),
@@ -118,8 +119,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
     }
     let summary = Summary::of(&report);
-    println!();
-    print!("{summary}");
+    // A closed stdout (`| head`) is not an error of the run.
+    let _ = write!(std::io::stdout().lock(), "\n{summary}");
     if let Some(path) = &args.json {
         let f = std::fs::File::create(path).with_context(|| format!("{}", path.display()))?;
         let mut w = std::io::BufWriter::new(f);
@@ -148,7 +149,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 fn spawn_bar(
     progress: Arc<Progress>,
     total: u64,
-) -> (Arc<std::sync::atomic::AtomicBool>, std::thread::JoinHandle<()>) {
+) -> (
+    Arc<std::sync::atomic::AtomicBool>,
+    std::thread::JoinHandle<()>,
+) {
     let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let stop2 = stop.clone();
     let handle = std::thread::spawn(move || {

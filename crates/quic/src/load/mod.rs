@@ -21,6 +21,8 @@
 
 mod h2_client;
 mod h3_client;
+#[cfg(test)]
+mod robustness_tests;
 pub mod summary;
 
 use std::net::SocketAddr;

@@ -333,6 +333,7 @@ impl fmt::Display for Summary {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::load::{ClientRecord, RequestRecord};
 
     #[test]
     fn sd_stat_by_hand() {
@@ -356,6 +357,93 @@ mod tests {
         // A sample exactly at mean ± sd counts as within (inclusive).
         let two = SdStat::of(&[1.0, 3.0]);
         assert_eq!((two.mean, two.sd, two.within_sd_pct), (2.0, 1.0, 100.0));
+    }
+
+    fn req(
+        index: usize,
+        status: Option<u16>,
+        time_s: Option<f64>,
+        outcome: Outcome,
+    ) -> RequestRecord {
+        RequestRecord {
+            index,
+            client: index % 2,
+            started: true,
+            start: Duration::ZERO,
+            status,
+            header_bytes: 10,
+            data_bytes: if status.is_some() { 100 } else { 0 },
+            ttfb: time_s.map(|_| Duration::from_millis(1)),
+            time: time_s.map(Duration::from_secs_f64),
+            outcome,
+        }
+    }
+
+    #[test]
+    fn summary_counts_and_times_by_hand() {
+        let requests = vec![
+            req(0, Some(200), Some(1.0), Outcome::Complete),
+            req(1, Some(302), Some(3.0), Outcome::Complete),
+            req(2, Some(404), Some(2.0), Outcome::Complete),
+            req(3, None, None, Outcome::Errored("reset".into())),
+            req(4, None, None, Outcome::TimedOut),
+        ];
+        let client = |index, succeeded, lifetime_s: f64| ClientRecord {
+            index,
+            connect: Some(Duration::from_millis(2 + index as u64 * 2)),
+            first_byte: Some(Duration::from_millis(5)),
+            lifetime: Duration::from_secs_f64(lifetime_s),
+            end: Duration::from_secs_f64(lifetime_s),
+            succeeded,
+            transport_rx_bytes: 500,
+            error: None,
+        };
+        let report = LoadReport {
+            planned: 6,
+            elapsed: Duration::from_secs(4),
+            requests,
+            clients: vec![client(0, 1, 2.0), client(1, 1, 4.0)],
+        };
+        let s = Summary::of(&report);
+        assert_eq!((s.total, s.started, s.done), (6, 5, 5));
+        assert_eq!((s.succeeded, s.failed, s.errored, s.timeout), (2, 3, 2, 1));
+        assert_eq!(s.status_classes, [0, 1, 1, 1, 0]);
+        assert_eq!(
+            (
+                s.traffic_total_bytes,
+                s.traffic_header_bytes,
+                s.traffic_data_bytes
+            ),
+            (1000, 50, 300)
+        );
+        // Request times 1, 3, 2 s: mean 2, population sd √(2/3).
+        assert_eq!(s.request_time.count, 3);
+        assert!((s.request_time.mean - 2.0).abs() < 1e-12);
+        assert!((s.request_time.sd - (2.0f64 / 3.0).sqrt()).abs() < 1e-12);
+        // Connect 2 and 4 ms: mean 3 ms, sd 1 ms, both on the edge → 100 %.
+        assert!((s.connect_time.mean - 0.003).abs() < 1e-12);
+        assert!((s.connect_time.sd - 0.001).abs() < 1e-12);
+        // Per client: 1 / 2 s and 1 / 4 s.
+        assert!((s.client_rps.min - 0.25).abs() < 1e-12);
+        assert!((s.client_rps.max - 0.5).abs() < 1e-12);
+        // Whole run: 2 successes in 4 s, 1000 bytes in 4 s.
+        assert!((s.req_per_sec() - 0.5).abs() < 1e-12);
+        assert!((s.bytes_per_sec() - 250.0).abs() < 1e-12);
+        let text = s.to_string();
+        assert!(
+            text.starts_with("finished in 4.00s, 0.50 req/s, 250B/s\n"),
+            "{text}"
+        );
+        assert!(text.contains(
+            "requests: 6 total, 5 started, 5 done, 2 succeeded, 3 failed, 2 errored, 1 timeout\n"
+        ));
+        assert!(text.contains("status codes: 1 2xx, 1 3xx, 1 4xx, 0 5xx\n"));
+        assert!(
+            text.contains(
+                "time for request:      1.00s       3.00s       2.00s    816.50ms    33.33%\n"
+            ),
+            "{text}"
+        );
     }
 
     #[test]
