@@ -43,7 +43,9 @@ fn grid_loads() {
         "g",
     )
     .unwrap();
-    let Population::Grid(g) = &f.population else { panic!("grid expected") };
+    let Population::Grid(g) = &f.population else {
+        panic!("grid expected")
+    };
     assert_eq!(g.cell(1).label, "loss=7%");
 }
 
