@@ -373,13 +373,20 @@ fn print_headline(s: &Summary, plan: &FleetPlan) {
         "\nTTLB change against {base}: average of the per-percentile change over p5..p95 \
          (the seed's method) / change of the mean:"
     );
-    print!("{:<16} {:>7}", "slice", "n");
+    let width = std::iter::once(&s.global)
+        .chain(&s.by_pop)
+        .chain(&s.by_bin)
+        .map(|sl| sl.label.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(16);
+    print!("{:<width$} {:>7}", "slice", "n");
     for a in s.arms.iter().skip(1) {
         print!(" {:>22}", a);
     }
     println!();
     for sl in std::iter::once(&s.global).chain(&s.by_pop).chain(&s.by_bin) {
-        print!("{:<16} {:>7}", sl.label, sl.connections);
+        print!("{:<width$} {:>7}", sl.label, sl.connections);
         for a in sl.arms.iter().skip(1) {
             print!(
                 " {:>22}",
