@@ -34,6 +34,28 @@ pub(super) fn client_config(trust: &Trust) -> Result<quinn::ClientConfig, super:
     Ok(cfg)
 }
 
+/// UDP receive buffer asked for on each client socket. The kernel caps it
+/// at `net.core.rmem_max` (4 MiB on the benchmark VM). With the default
+/// (`rmem_default`, about 208 KiB) a client socket overflowed under a
+/// 32 MB download burst: 0.5 % of the server's packets were lost, each
+/// connection saw ~8 congestion events, and the 32 MB workload ran at
+/// 206 MB/s instead of 342 MB/s (docs/benchmarks.md, "load").
+const SOCKET_RECV_BUFFER_BYTES: usize = 8 << 20;
+
+/// A client endpoint on its own UDP socket with a large receive buffer.
+fn endpoint(bind: SocketAddr) -> Result<quinn::Endpoint, String> {
+    use socket2::{Domain, Socket, Type};
+    let sock = Socket::new(Domain::for_address(bind), Type::DGRAM, None)
+        .map_err(|e| format!("udp socket: {e}"))?;
+    // Best effort: a smaller buffer only costs speed.
+    let _ = sock.set_recv_buffer_size(SOCKET_RECV_BUFFER_BYTES);
+    sock.bind(&bind.into())
+        .map_err(|e| format!("bind udp {bind}: {e}"))?;
+    let runtime = quinn::default_runtime().ok_or("no async runtime for quinn")?;
+    quinn::Endpoint::new(quinn::EndpointConfig::default(), None, sock.into(), runtime)
+        .map_err(|e| format!("udp endpoint on {bind}: {e}"))
+}
+
 /// An HTTP/3 connection of one client.
 pub(super) struct H3Conn {
     endpoint: quinn::Endpoint,
@@ -58,8 +80,7 @@ impl H3Conn {
             (false, true) => SocketAddr::from(([0, 0, 0, 0, 0, 0, 0, 1], 0)),
             (false, false) => SocketAddr::from(([0u16; 8], 0)),
         };
-        let mut endpoint =
-            quinn::Endpoint::client(bind).map_err(|e| format!("bind udp {bind}: {e}"))?;
+        let mut endpoint = endpoint(bind)?;
         endpoint.set_default_client_config(cfg);
         let conn = endpoint
             .connect(addr, server_name)
