@@ -4,6 +4,7 @@
 //! its own module under `cmd/` and only parses arguments, calls a library,
 //! and prints.
 
+mod atomic_file;
 mod cmd;
 
 use clap::{Parser, Subcommand};

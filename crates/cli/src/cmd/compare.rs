@@ -6,13 +6,15 @@
 //! per arm, the charts as PNG, and a self-contained `report.html`.
 
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressStyle};
-use ramp_cc::spec::{self, ControllerSpec};
+use ramp_cc::spec;
+use ramp_sim::fleet::arms::{parse_arms, Arm};
 use ramp_sim::{flows_for, simulate, Record, Scenario, TraceSink};
+
+use crate::atomic_file::write_atomic;
 
 /// The arms `ramp compare` runs when none are named: paced slow start, jump
 /// start, HyStart++ and Rapid Start, each over NewReno and over CUBIC. The
@@ -54,12 +56,6 @@ pub struct Args {
     no_report: bool,
 }
 
-/// One arm: a label and the controller it runs.
-struct Arm {
-    label: String,
-    spec: ControllerSpec,
-}
-
 /// Runs the comparison.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let mut scenario = Scenario::load(&args.scenario)?;
@@ -69,7 +65,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     let seed = args.seed.unwrap_or(scenario.seed);
     let arms = match &args.cc {
-        Some(list) => parse_arms(list)?,
+        Some(list) => parse_arms(list).map_err(|e| anyhow::anyhow!("--cc: {e}"))?,
         None => DEFAULT_ARMS
             .iter()
             .map(|(label, name)| {
@@ -117,54 +113,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         );
     }
     Ok(())
-}
-
-/// Parses `label=spec,spec,...`; a bare spec is labelled by its canonical name.
-fn parse_arms(list: &str) -> anyhow::Result<Vec<Arm>> {
-    let mut arms = Vec::new();
-    for item in split_top_level(list) {
-        let item = item.trim();
-        if item.is_empty() {
-            continue;
-        }
-        let (label, name) = match item.split_once('=') {
-            Some((l, n)) if !l.contains('(') => (l.trim().to_string(), n.trim()),
-            _ => (String::new(), item),
-        };
-        let spec = spec::parse(name).with_context(|| format!("--cc: arm `{item}`"))?;
-        let label = if label.is_empty() {
-            spec.to_string()
-        } else {
-            label
-        };
-        if arms.iter().any(|a: &Arm| a.label == label) {
-            bail!("--cc: two arms are labelled `{label}`");
-        }
-        arms.push(Arm { label, spec });
-    }
-    if arms.is_empty() {
-        bail!("--cc: no arms given");
-    }
-    Ok(arms)
-}
-
-/// Splits on commas that are not inside parentheses.
-fn split_top_level(s: &str) -> Vec<&str> {
-    let mut parts = Vec::new();
-    let (mut depth, mut start) = (0i32, 0usize);
-    for (i, c) in s.char_indices() {
-        match c {
-            '(' => depth += 1,
-            ')' => depth -= 1,
-            ',' if depth == 0 => {
-                parts.push(&s[start..i]);
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    parts.push(&s[start..]);
-    parts
 }
 
 /// The trace file of arm `i`: numbered so that name order is arm order.
@@ -261,8 +209,20 @@ fn print_table(scenario: &Scenario, seed: u64, arms: &[Arm], records: &[Record])
         seed,
     );
     println!();
+    let lw = arms
+        .iter()
+        .map(|a| a.label.len())
+        .max()
+        .unwrap_or(0)
+        .max(10);
+    let cw = records
+        .iter()
+        .map(|r| r.cc_algorithm.len())
+        .max()
+        .unwrap_or(0)
+        .max(10);
     println!(
-        "{:<18} {:<24} {:>9} {:>8} {:>10} {:>7} {:>6} {:>6} {:>5} {:>10} {:>9}",
+        "{:<lw$} {:<cw$} {:>9} {:>8} {:>10} {:>7} {:>6} {:>6} {:>5} {:>10} {:>9}",
         "arm",
         "controller",
         "TTLB ms",
@@ -304,7 +264,7 @@ fn print_table(scenario: &Scenario, seed: u64, arms: &[Arm], records: &[Record])
             .cwnd_exiting_slow_start
             .map_or_else(|| "-".to_string(), |c| format!("{:.0}", c as f64 / 1e3));
         println!(
-            "{:<18} {:<24} {:>9} {:>8} {:>10.1} {:>7} {:>6} {:>6} {:>5} {:>10} {:>9.0}",
+            "{:<lw$} {:<cw$} {:>9} {:>8} {:>10.1} {:>7} {:>6} {:>6} {:>5} {:>10} {:>9.0}",
             arm.label,
             r.cc_algorithm,
             ttlb,
@@ -385,29 +345,9 @@ fn scenario_toml(s: &Scenario, arms: &[Arm]) -> String {
     t
 }
 
-fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let tmp = path.with_extension("tmp");
-    let mut f = fs::File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
-    f.write_all(bytes)
-        .and_then(|()| f.sync_all())
-        .with_context(|| format!("writing {}", tmp.display()))?;
-    fs::rename(&tmp, path).with_context(|| format!("renaming to {}", path.display()))?;
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn arms_split_outside_parentheses_and_take_labels() {
-        let arms = parse_arms("base=newreno,rapidstart(beta=0.7,jump=on), cubic").unwrap();
-        let labels: Vec<_> = arms.iter().map(|a| a.label.as_str()).collect();
-        assert_eq!(labels[0], "base");
-        assert_eq!(arms.len(), 3);
-        assert!(parse_arms("x=newreno,x=cubic").is_err());
-        assert!(parse_arms("nosuchcc").is_err());
-    }
 
     #[test]
     fn default_arms_parse() {

@@ -21,6 +21,8 @@ use ramp_sim::fleet::population_file::PopulationFile;
 use ramp_sim::fleet::summary::{summarize, Row, Summary};
 use ramp_sim::fleet::{self, presets, run, FleetPlan, Population};
 
+use crate::atomic_file::write_atomic;
+
 /// Arguments of `ramp fleet`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -575,14 +577,4 @@ fn scenario_text(plan: &FleetPlan) -> String {
         Population::Grid(g) => t.push_str(&format!("# grid: {g:?}\n")),
     }
     t
-}
-
-fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let tmp = path.with_extension("tmp");
-    let mut f = fs::File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
-    f.write_all(bytes)
-        .and_then(|()| f.sync_all())
-        .with_context(|| format!("writing {}", tmp.display()))?;
-    fs::rename(&tmp, path).with_context(|| format!("renaming to {}", path.display()))?;
-    Ok(())
 }
