@@ -8,6 +8,8 @@
 #                        `cargo build --release -p ramp`)
 #   CC=cubic            controller of the HTTP/3 server
 #   REPEAT=1            runs per cell (the table shows the median)
+#   DATAGRAM=           HTTP/3 UDP payload bytes (ramp serve --datagram-bytes;
+#                       default: the server's 1200)
 # Prints each h2load-style summary, then the comparison table; keeps the
 # summaries (JSON) and the server log in OUT_DIR.
 set -euo pipefail
@@ -15,10 +17,14 @@ set -euo pipefail
 RAMP=${RAMP:-target/release/ramp}
 CC=${CC:-cubic}
 REPEAT=${REPEAT:-1}
+DATAGRAM=${DATAGRAM:-}
 OUT=${1:-$(mktemp -d /tmp/ramp-load.XXXXXX)}
 mkdir -p "$OUT"
 
-"$RAMP" serve --listen 127.0.0.1:0 --h2 --cc "$CC" --duration 900s >"$OUT/serve.log" 2>&1 &
+SERVE_ARGS=(serve --listen 127.0.0.1:0 --h2 --cc "$CC" --duration 900s)
+[[ -n $DATAGRAM ]] && SERVE_ARGS+=(--datagram-bytes "$DATAGRAM")
+echo "ramp ${SERVE_ARGS[*]}"
+"$RAMP" "${SERVE_ARGS[@]}" >"$OUT/serve.log" 2>&1 &
 SERVER=$!
 trap 'kill -INT $SERVER 2>/dev/null || true; wait $SERVER 2>/dev/null || true' EXIT
 
