@@ -55,6 +55,16 @@ pub struct ServeConfig {
     pub idle_timeout: Duration,
 }
 
+/// Bytes one connection may have unacknowledged or queued in quinn
+/// (`TransportConfig::send_window`). The shared transport setting (1 GiB)
+/// let responses run ahead of the network whenever a client grants large
+/// flow-control windows: under `ramp load`'s h2load-sized windows the
+/// server copied whole 32 MB responses into quinn (1.65 GB peak RSS for 10
+/// connections × 10 streams) and the fresh memory cost page faults. 16 MiB
+/// stays above the BDP of any emulated path (200 Mbit/s × 640 ms), so a
+/// controller's window is not capped by it there.
+pub const SEND_WINDOW_BYTES: u64 = 16 << 20;
+
 /// Server-wide counters.
 #[derive(Debug, Default)]
 struct Counters {
@@ -184,10 +194,9 @@ async fn handle_connection(shared: Arc<Shared>, incoming: quinn::Incoming) {
     let probe = Arc::new(ConnProbe::new());
     let factory = RampFactory::with_probe(shared.cc.build.clone(), probe.clone());
     let mut cfg = quinn::ServerConfig::with_crypto(shared.tls.clone());
-    cfg.transport_config(Arc::new(transport_config(
-        Some(Arc::new(factory)),
-        shared.idle_timeout,
-    )));
+    let mut transport = transport_config(Some(Arc::new(factory)), shared.idle_timeout);
+    transport.send_window(SEND_WINDOW_BYTES);
+    cfg.transport_config(Arc::new(transport));
     let Ok(connecting) = incoming.accept_with(Arc::new(cfg)) else {
         return;
     };
