@@ -55,6 +55,20 @@ pub struct ServeConfig {
     pub idle_timeout: Duration,
 }
 
+/// Settings of [`Server::bind_with`] beyond [`ServeConfig`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ServeOptions {
+    /// UDP payload size of every packet, fixed (PMTU discovery stays off);
+    /// `None`: [`crate::transport::DATAGRAM_BYTES`] (1200). Larger packets
+    /// cut the per-packet costs (packet building, AEAD calls, ACKs,
+    /// syscalls) on paths known to carry them, such as loopback.
+    pub datagram_bytes: Option<u16>,
+}
+
+/// Smallest and largest `datagram_bytes`: RFC 9000 §14 (every path carries
+/// 1200) and §18.2 (`max_udp_payload_size` ≤ 65527).
+pub const DATAGRAM_BYTES_RANGE: std::ops::RangeInclusive<u16> = 1200..=65527;
+
 /// Bytes one connection may have unacknowledged or queued in quinn
 /// (`TransportConfig::send_window`). The shared transport setting (1 GiB)
 /// let responses run ahead of the network whenever a client grants large
@@ -97,6 +111,7 @@ struct Shared {
     stats: Option<StatsWriter>,
     labels: PathLabels,
     idle_timeout: Duration,
+    datagram_bytes: Option<u16>,
     counters: Counters,
     conn_seq: AtomicU64,
 }
@@ -111,6 +126,21 @@ impl Server {
     /// Binds the UDP socket and prepares TLS. Must be called inside a tokio
     /// runtime.
     pub fn bind(cfg: ServeConfig) -> Result<Server, Error> {
+        Server::bind_with(cfg, ServeOptions::default())
+    }
+
+    /// [`Server::bind`] with [`ServeOptions`].
+    pub fn bind_with(cfg: ServeConfig, opts: ServeOptions) -> Result<Server, Error> {
+        if let Some(n) = opts.datagram_bytes {
+            if !DATAGRAM_BYTES_RANGE.contains(&n) {
+                return Err(format!(
+                    "datagram size {n} is outside {}..={} bytes (RFC 9000 §14, §18.2)",
+                    DATAGRAM_BYTES_RANGE.start(),
+                    DATAGRAM_BYTES_RANGE.end()
+                )
+                .into());
+            }
+        }
         let tls = Arc::new(QuicServerConfig::try_from(tls::server_config(
             cfg.identity,
         )?)?);
@@ -133,6 +163,7 @@ impl Server {
                 stats,
                 labels: cfg.labels,
                 idle_timeout: cfg.idle_timeout,
+                datagram_bytes: opts.datagram_bytes,
                 counters: Counters::default(),
                 conn_seq: AtomicU64::new(0),
             }),
@@ -196,6 +227,9 @@ async fn handle_connection(shared: Arc<Shared>, incoming: quinn::Incoming) {
     let mut cfg = quinn::ServerConfig::with_crypto(shared.tls.clone());
     let mut transport = transport_config(Some(Arc::new(factory)), shared.idle_timeout);
     transport.send_window(SEND_WINDOW_BYTES);
+    if let Some(n) = shared.datagram_bytes {
+        transport.initial_mtu(n).min_mtu(n);
+    }
     cfg.transport_config(Arc::new(transport));
     let Ok(connecting) = incoming.accept_with(Arc::new(cfg)) else {
         return;
@@ -523,9 +557,19 @@ pub fn serve_blocking(
     limit: Option<Duration>,
     on_ready: impl FnOnce(SocketAddr),
 ) -> Result<ServerCounters, Error> {
+    serve_blocking_with(cfg, ServeOptions::default(), limit, on_ready)
+}
+
+/// [`serve_blocking`] with [`ServeOptions`].
+pub fn serve_blocking_with(
+    cfg: ServeConfig,
+    opts: ServeOptions,
+    limit: Option<Duration>,
+    on_ready: impl FnOnce(SocketAddr),
+) -> Result<ServerCounters, Error> {
     let rt = crate::runtime::runtime()?;
     rt.block_on(async move {
-        let server = Server::bind(cfg)?;
+        let server = Server::bind_with(cfg, opts)?;
         on_ready(server.local_addr()?);
         let handle = server.handle();
         server.run(crate::runtime::interrupted_or(limit)).await;

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use ramp_quic::cc::CcChoice;
-use ramp_quic::server::{serve_blocking, ServeConfig};
+use ramp_quic::server::{serve_blocking_with, ServeConfig, ServeOptions};
 use ramp_quic::stats::PathLabels;
 use ramp_quic::tls::Identity;
 use ramp_quic::units::{parse_duration, parse_fraction, parse_rate};
@@ -64,6 +64,11 @@ pub struct Args {
     /// TCP address of the HTTP/2 listener (default: --listen's).
     #[arg(long, requires = "h2")]
     h2_listen: Option<SocketAddr>,
+    /// UDP payload size of every HTTP/3 packet, 1200..=65527 (default
+    /// 1200, the size the simulator models; larger only on paths known to
+    /// carry it, e.g. 1452 on loopback benchmarks).
+    #[arg(long)]
+    datagram_bytes: Option<u16>,
 }
 
 /// Runs `ramp serve`.
@@ -126,7 +131,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         labels,
         idle_timeout: ramp_quic::transport::IDLE_TIMEOUT,
     };
-    let counters = serve_blocking(cfg, limit, |addr| {
+    let opts = ServeOptions {
+        datagram_bytes: args.datagram_bytes,
+    };
+    let counters = serve_blocking_with(cfg, opts, limit, |addr| {
         // Scripts read the port from this line when listening on port 0.
         println!("listening on {addr} cc {name}");
     })

@@ -1,0 +1,302 @@
+//! `ramp load` against `ramp serve --h2` on loopback: counts, statuses and
+//! bytes add up for both protocols, and the server's memory stays bounded
+//! while clients with h2load-sized (1 GiB) windows pull large bodies.
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Map, Value};
+
+const RAMP: &str = env!("CARGO_BIN_EXE_ramp");
+
+/// A `ramp serve --h2` process on ephemeral ports, killed on drop.
+struct Serve {
+    child: Child,
+    h3_port: u16,
+    h2_port: u16,
+}
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Serve {
+    fn start() -> Serve {
+        Serve::start_with(&[])
+    }
+
+    fn start_with(extra: &[&str]) -> Serve {
+        let mut child = Command::new(RAMP)
+            .args([
+                "serve",
+                "--listen",
+                "127.0.0.1:0",
+                "--h2",
+                "--duration",
+                "60s",
+            ])
+            .args(extra)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("ramp serve starts");
+        let out = child.stdout.take().expect("stdout piped");
+        let (mut h3_port, mut h2_port) = (None, None);
+        for line in BufReader::new(out).lines() {
+            let line = line.expect("serve prints lines");
+            let port = |l: &str| l.rsplit(':').next().and_then(|p| p.parse::<u16>().ok());
+            if let Some(rest) = line.strip_prefix("listening h2 on ") {
+                h2_port = port(rest);
+            } else if let Some(rest) = line.strip_prefix("listening on ") {
+                h3_port = rest.split(' ').next().and_then(port);
+            }
+            if h3_port.is_some() && h2_port.is_some() {
+                break;
+            }
+        }
+        Serve {
+            child,
+            h3_port: h3_port.expect("h3 port printed"),
+            h2_port: h2_port.expect("h2 port printed"),
+        }
+    }
+
+    fn port(&self, proto: &str) -> u16 {
+        if proto == "h2" {
+            self.h2_port
+        } else {
+            self.h3_port
+        }
+    }
+
+    /// Peak resident memory of the server process, kB.
+    fn peak_rss_kb(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .expect("/proc status readable");
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmHWM:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .expect("VmHWM line")
+    }
+}
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ramp-load-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir.join(name)
+}
+
+/// Runs `ramp load` and returns its summary JSON.
+fn load(serve: &Serve, proto: &str, path: &str, extra: &[&str], tag: &str) -> Map<String, Value> {
+    let summary = temp(&format!("{tag}-{proto}.json"));
+    let url = format!("https://localhost:{}{path}", serve.port(proto));
+    let out = Command::new(RAMP)
+        .args(["load", &url, "--insecure", "--quiet", &format!("--{proto}")])
+        .arg("--summary-json")
+        .arg(&summary)
+        .args(extra)
+        .output()
+        .expect("ramp load runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "ramp load failed: {stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("finished in"), "h2load layout: {stdout}");
+    assert!(
+        stdout.contains("time for request:"),
+        "h2load layout: {stdout}"
+    );
+    let text = std::fs::read_to_string(&summary).expect("summary written");
+    serde_json::from_str(&text).expect("summary is a JSON object")
+}
+
+fn n(m: &Map<String, Value>, k: &str) -> u64 {
+    m.get(k)
+        .and_then(Value::as_u64)
+        .unwrap_or_else(|| panic!("{k} missing in {m:?}"))
+}
+
+#[test]
+fn load_counts_statuses_and_bytes_add_up_for_h3_and_h2() {
+    let serve = Serve::start();
+    for proto in ["h3", "h2"] {
+        let ndjson = temp(&format!("requests-{proto}.ndjson"));
+        let ndjson_arg = ndjson.to_string_lossy().to_string();
+        let s = load(
+            &serve,
+            proto,
+            "/bytes/20000",
+            &["-n", "40", "-c", "3", "-m", "4", "--json", &ndjson_arg],
+            "ok",
+        );
+        for k in [
+            "requests.total",
+            "requests.started",
+            "requests.done",
+            "requests.succeeded",
+            "status.2xx",
+        ] {
+            assert_eq!(n(&s, k), 40, "{proto} {k}");
+        }
+        for k in [
+            "requests.failed",
+            "requests.errored",
+            "requests.timeout",
+            "status.4xx",
+        ] {
+            assert_eq!(n(&s, k), 0, "{proto} {k}");
+        }
+        assert_eq!(n(&s, "traffic.data"), 40 * 20_000, "{proto}");
+        // Transport bytes carry the data plus framing (and for QUIC the
+        // packet headers, AEAD tags and handshake).
+        assert!(n(&s, "traffic.total") > 40 * 20_000, "{proto}");
+        let lines: Vec<Map<String, Value>> = std::fs::read_to_string(&ndjson)
+            .expect("ndjson written")
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("ndjson line"))
+            .collect();
+        assert_eq!(lines.len(), 40);
+        for (i, r) in lines.iter().enumerate() {
+            assert_eq!(n(r, "index"), i as u64, "records in request order");
+            assert_eq!(n(r, "status"), 200);
+            assert_eq!(n(r, "data-bytes"), 20_000);
+            assert!(n(r, "client") < 3);
+        }
+        // 40 over 3 clients: 14, 13, 13 (h2load's split).
+        let per_client = |c: u64| lines.iter().filter(|r| n(r, "client") == c).count();
+        assert_eq!((per_client(0), per_client(1), per_client(2)), (14, 13, 13));
+    }
+}
+
+#[test]
+fn root_files_are_served_alike_over_h3_and_h2() {
+    let root = temp("root");
+    std::fs::create_dir_all(root.join("sub")).expect("root dir");
+    let body: Vec<u8> = (0..70_000u32).map(|i| (i * 7 % 256) as u8).collect();
+    std::fs::write(root.join("sub/object.bin"), &body).expect("file");
+    let root_arg = root.to_string_lossy().to_string();
+    let serve = Serve::start_with(&["--root", &root_arg]);
+    for proto in ["h3", "h2"] {
+        let s = load(
+            &serve,
+            proto,
+            "/sub/object.bin",
+            &["-n", "5", "-c", "2", "-m", "2"],
+            "root",
+        );
+        assert_eq!(n(&s, "requests.succeeded"), 5, "{proto}");
+        assert_eq!(n(&s, "traffic.data"), 5 * 70_000, "{proto}");
+        let escape = load(
+            &serve,
+            proto,
+            "/sub/../../etc/passwd",
+            &["-n", "2"],
+            "escape",
+        );
+        assert_eq!(n(&escape, "status.4xx"), 2, "{proto}");
+    }
+}
+
+#[test]
+fn load_counts_4xx_as_failed_not_errored() {
+    let serve = Serve::start();
+    for proto in ["h3", "h2"] {
+        for (path, tag) in [("/bytes/xyz", "bad"), ("/no/such/file", "missing")] {
+            let s = load(&serve, proto, path, &["-n", "6", "-c", "2", "-m", "2"], tag);
+            assert_eq!(n(&s, "status.4xx"), 6, "{proto} {path}");
+            assert_eq!(n(&s, "requests.failed"), 6, "{proto} {path}");
+            assert_eq!(n(&s, "requests.errored"), 0, "{proto} {path}");
+            assert_eq!(n(&s, "requests.succeeded"), 0, "{proto} {path}");
+        }
+    }
+}
+
+#[test]
+fn load_against_no_server_counts_every_request_errored() {
+    // A port nobody listens on (TCP and UDP): bind, note, close.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("ephemeral port");
+    let summary = temp("refused.json");
+    let t0 = Instant::now();
+    let out = Command::new(RAMP)
+        .args([
+            "load",
+            &format!("https://localhost:{port}/bytes/1"),
+            "--insecure",
+            "--quiet",
+            "--h2",
+            "-n",
+            "5",
+            "-c",
+            "2",
+        ])
+        .arg("--summary-json")
+        .arg(&summary)
+        .output()
+        .expect("ramp load runs");
+    assert!(out.status.success());
+    assert!(t0.elapsed() < Duration::from_secs(10));
+    let s: Map<String, Value> =
+        serde_json::from_str(&std::fs::read_to_string(&summary).expect("summary")).expect("json");
+    assert_eq!(n(&s, "requests.started"), 0);
+    assert_eq!(n(&s, "requests.done"), 5);
+    assert_eq!(n(&s, "requests.errored"), 5);
+}
+
+/// Server memory with clients that advertise 1 GiB windows (h2load's
+/// defaults): each response is streamed in 64 KiB chunks as the transport
+/// takes them, so the server never holds whole 32 MiB bodies. 20 bodies of
+/// 32 MiB in flight would be 640 MiB if buffered.
+#[test]
+fn server_memory_stays_bounded_under_large_windows() {
+    for proto in ["h2", "h3"] {
+        let serve = Serve::start();
+        let s = load(
+            &serve,
+            proto,
+            "/bytes/33554432",
+            &["-n", "20", "-c", "2", "-m", "10"],
+            "mem",
+        );
+        assert_eq!(n(&s, "requests.succeeded"), 20, "{proto}");
+        let peak_mb = serve.peak_rss_kb() / 1024;
+        assert!(
+            peak_mb < 160,
+            "{proto}: server peak RSS {peak_mb} MiB for 20 x 32 MiB responses"
+        );
+    }
+}
+
+#[test]
+fn rfc9000_14_and_18_2_datagram_size_limits_and_a_larger_size_works() {
+    for bad in ["1199", "65528"] {
+        let out = Command::new(RAMP)
+            .args(["serve", "--listen", "127.0.0.1:0", "--duration", "2s"])
+            .args(["--datagram-bytes", bad])
+            .output()
+            .expect("ramp serve runs");
+        assert!(!out.status.success(), "--datagram-bytes {bad} accepted");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("RFC 9000"), "{err}");
+    }
+    let serve = Serve::start_with(&["--datagram-bytes", "1452"]);
+    let s = load(
+        &serve,
+        "h3",
+        "/bytes/300000",
+        &["-n", "4", "-c", "2", "-m", "2"],
+        "dgram",
+    );
+    assert_eq!(n(&s, "requests.succeeded"), 4);
+    assert_eq!(n(&s, "traffic.data"), 4 * 300_000);
+}
