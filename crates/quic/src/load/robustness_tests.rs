@@ -322,7 +322,21 @@ async fn duration_cap_ends_a_run_with_timeouts() {
             .unwrap();
         assert!(t0.elapsed() < Duration::from_secs(5));
         let sum = Summary::of(&report);
-        assert_eq!(sum.timeout, 4, "{protocol:?}");
+        // The cap ends every request still in flight as a timeout and
+        // starts no more. How many had started by then depends on how fast
+        // the connections came up (CI runs this on a loaded machine), so the
+        // test checks the accounting, not a count of 4.
+        assert!(sum.timeout >= 1, "{protocol:?}: no request timed out");
+        assert_eq!(sum.succeeded, 0, "{protocol:?}: a huge body finished");
+        // h2load's accounting: a timed-out request is done and failed.
+        assert_eq!(
+            sum.done, sum.started,
+            "{protocol:?}: a started request did not end"
+        );
+        assert_eq!(
+            sum.timeout, sum.failed,
+            "{protocol:?}: a failure other than the cap"
+        );
         assert_eq!(sum.done, sum.succeeded + sum.failed);
     }
 }
