@@ -99,10 +99,11 @@ fn pattern_len(uri: &Uri) -> Option<u64> {
     uri.path().strip_prefix("/bytes/")?.parse().ok()
 }
 
-/// Resolves the URL's authority to a socket address.
-async fn resolve(url: &Uri) -> Result<(SocketAddr, String), Error> {
+/// Resolves the URL's authority to a socket address and the TLS server
+/// name (shared by `ramp get` and `ramp load`, HTTP/3 and HTTP/2 alike).
+pub(crate) async fn resolve(url: &Uri) -> Result<(SocketAddr, String), Error> {
     if url.scheme_str() != Some("https") {
-        return Err(format!("{url}: only https:// URLs are supported (HTTP/3)").into());
+        return Err(format!("{url}: only https:// URLs are supported").into());
     }
     let host = url.host().ok_or_else(|| format!("{url}: no host"))?;
     let port = url.port_u16().unwrap_or(443);

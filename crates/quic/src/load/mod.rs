@@ -34,6 +34,7 @@ use http::HeaderMap;
 use serde_json::{Map, Value};
 use tokio::time::timeout_at;
 
+use crate::client::resolve;
 use crate::tls::Trust;
 
 pub use http::Uri;
@@ -290,22 +291,6 @@ struct Ctx {
     /// The `--duration` cap, or far in the future.
     deadline: tokio::time::Instant,
     progress: Arc<Progress>,
-}
-
-/// Resolves the URL's authority.
-async fn resolve(url: &Uri) -> Result<(SocketAddr, String), Error> {
-    if url.scheme_str() != Some("https") {
-        return Err(format!("{url}: only https:// URLs are supported").into());
-    }
-    let host = url.host().ok_or_else(|| format!("{url}: no host"))?;
-    let port = url.port_u16().unwrap_or(443);
-    let bare = host.trim_start_matches('[').trim_end_matches(']');
-    let addr = tokio::net::lookup_host((bare, port))
-        .await
-        .map_err(|e| format!("{url}: cannot resolve {host}: {e}"))?
-        .next()
-        .ok_or_else(|| format!("{url}: {host} has no address"))?;
-    Ok((addr, bare.to_string()))
 }
 
 /// Client `i`'s share of `n` requests among `c` clients, and the index of
