@@ -4,7 +4,8 @@
 //! bootstrap band per arm, one small multiple per facet.
 
 use super::axes::{
-    cartesian, de, grid_dims, grid_size, key_height, panel_key, signed_pct, text, Frame, TITLE_BAND,
+    cartesian, de, grid_dims, grid_size, key_height, panel_key, signed_pct, text, Coord, Frame,
+    TITLE_BAND,
 };
 use super::style::Theme;
 use super::Chart;
@@ -35,6 +36,42 @@ impl<'a> AbChart<'a> {
         self.title = Some(title.into());
         self
     }
+}
+
+/// The frame the A/B and paired charts share: the faster (negative) side
+/// tinted, the mesh with `x_desc`/`y_desc`, and the zero line, on a y axis
+/// of 0..100 (percentiles or percent of paths).
+pub(crate) fn draw_change_frame<DB: DrawingBackend>(
+    chart: &mut ChartContext<'_, DB, Coord>,
+    x: &Scale,
+    x_desc: &str,
+    y_desc: &str,
+    theme: Theme,
+) -> Result<()> {
+    if x.lo < 0.0 {
+        de(chart.draw_series(std::iter::once(Rectangle::new(
+            [(x.lo, 0.0), (0.0_f64.min(x.hi), 100.0)],
+            theme.better_tint().filled(),
+        ))))?;
+    }
+    let fx = |v: &f64| format_number(*v);
+    de(chart
+        .configure_mesh()
+        .x_label_formatter(&fx)
+        .y_label_formatter(&fx)
+        .x_desc(x_desc)
+        .y_desc(y_desc)
+        .axis_style(theme.foreground())
+        .bold_line_style(theme.grid())
+        .light_line_style(TRANSPARENT)
+        .label_style(text(13.0, theme.foreground()))
+        .axis_desc_style(text(14.0, theme.foreground()))
+        .draw())?;
+    de(chart.draw_series(std::iter::once(PathElement::new(
+        [(0.0, 0.0), (0.0, 100.0)],
+        theme.foreground().stroke_width(1),
+    ))))?;
+    Ok(())
 }
 
 /// The colour index of each arm: its place among the non-baseline arms,
@@ -137,29 +174,8 @@ impl Chart for AbChart<'_> {
             let mut key: Vec<(RGBColor, String)> = Vec::new();
             let caption = panel_caption(&r.facet, &panel.facet, &r.baseline, panel.baseline_n);
             let mut chart = cartesian(area, Some(&caption), &x, &y, FRAME, false, theme)?;
-            if x.lo < 0.0 {
-                de(chart.draw_series(std::iter::once(Rectangle::new(
-                    [(x.lo, 0.0), (0.0_f64.min(x.hi), 100.0)],
-                    theme.better_tint().filled(),
-                ))))?;
-            }
-            let fx = |v: &f64| format_number(*v);
-            de(chart
-                .configure_mesh()
-                .x_label_formatter(&fx)
-                .y_label_formatter(&fx)
-                .x_desc(format!("TTLB change vs {} (%)", r.baseline))
-                .y_desc("percentile")
-                .axis_style(theme.foreground())
-                .bold_line_style(theme.grid())
-                .light_line_style(TRANSPARENT)
-                .label_style(text(13.0, theme.foreground()))
-                .axis_desc_style(text(14.0, theme.foreground()))
-                .draw())?;
-            de(chart.draw_series(std::iter::once(PathElement::new(
-                [(0.0, 0.0), (0.0, 100.0)],
-                theme.foreground().stroke_width(1),
-            ))))?;
+            let x_desc = format!("TTLB change vs {} (%)", r.baseline);
+            draw_change_frame(&mut chart, &x, &x_desc, "percentile", theme)?;
             if x.lo < 0.0 {
                 de(chart.draw_series(std::iter::once(Text::new(
                     "← faster",

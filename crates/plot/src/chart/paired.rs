@@ -3,7 +3,7 @@
 //! Pairing removes the path-to-path spread, so it shows effects the
 //! unpaired percentile comparison cannot (shared/notes/charts.md §1.1).
 
-use super::ab::{arm_colour, panel_caption};
+use super::ab::{arm_colour, draw_change_frame, panel_caption};
 use super::axes::{
     cartesian, de, grid_dims, grid_size, key_height, panel_key, signed_pct, steps, text, Frame,
     TITLE_BAND,
@@ -134,29 +134,8 @@ impl Chart for PairedChart<'_> {
             let caption = panel_caption(&r.facet, &panel.facet, &r.baseline, pairs)
                 .replace(" n = ", " pairs = ");
             let mut chart = cartesian(area, Some(&caption), &x, &y, FRAME, false, theme)?;
-            if x.lo < 0.0 {
-                de(chart.draw_series(std::iter::once(Rectangle::new(
-                    [(x.lo, 0.0), (0.0_f64.min(x.hi), 100.0)],
-                    theme.better_tint().filled(),
-                ))))?;
-            }
-            let fx = |v: &f64| format_number(*v);
-            de(chart
-                .configure_mesh()
-                .x_label_formatter(&fx)
-                .y_label_formatter(&fx)
-                .x_desc(format!("per-path TTLB change vs {} (%)", r.baseline))
-                .y_desc("paths (%)")
-                .axis_style(theme.foreground())
-                .bold_line_style(theme.grid())
-                .light_line_style(TRANSPARENT)
-                .label_style(text(13.0, theme.foreground()))
-                .axis_desc_style(text(14.0, theme.foreground()))
-                .draw())?;
-            de(chart.draw_series(std::iter::once(PathElement::new(
-                [(0.0, 0.0), (0.0, 100.0)],
-                theme.foreground().stroke_width(1),
-            ))))?;
+            let x_desc = format!("per-path TTLB change vs {} (%)", r.baseline);
+            draw_change_frame(&mut chart, &x, &x_desc, "paths (%)", theme)?;
             for c in &panel.curves {
                 if c.deltas_pct.is_empty() {
                     continue;
