@@ -149,6 +149,9 @@ impl CcState {
     /// - `RapidRecovery` → congestion avoidance at its end, or → `Recovery`
     ///   on a congestion event for a packet sent after it started;
     /// - `Recovery` → congestion avoidance; congestion avoidance → `Recovery`.
+    ///
+    /// Persistent congestion is the one reset that may skip these edges; see
+    /// [`CcState::can_follow_persistent_congestion`].
     pub fn can_transition_to(self, next: CcState) -> bool {
         use CcState::*;
         if self == next || next == SlowStart || self == SlowStart {
@@ -174,6 +177,17 @@ impl CcState {
             CongestionAvoidance => next == Recovery,
             SlowStart => true,
         }
+    }
+}
+
+impl CcState {
+    /// Whether `next` may follow a congestion event that declared persistent
+    /// congestion, from any state: RFC 9002 §7.6.2 collapses the window to
+    /// the minimum, which is slow start while cwnd < ssthresh and congestion
+    /// avoidance when ssthresh is already at the minimum (Appendix B.5),
+    /// e.g. after a β far below ½.
+    pub fn can_follow_persistent_congestion(next: CcState) -> bool {
+        matches!(next, CcState::SlowStart | CcState::CongestionAvoidance)
     }
 }
 

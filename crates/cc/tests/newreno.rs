@@ -121,6 +121,28 @@ fn rfc9002_7_6_2_persistent_congestion_collapses_to_minimum_window() {
     assert_eq!(d.window(), 3 * MDS);
 }
 
+/// Found by the property test: with β = 0.01 the reduction's ssthresh is
+/// clamped to the minimum window, so after the collapse cwnd = ssthresh and
+/// Appendix B.5 puts the sender in congestion avoidance, not slow start. The
+/// state must say so at once, not one ACK frame later.
+#[test]
+fn rfc9002_7_6_2_persistent_congestion_at_minimum_ssthresh_is_congestion_avoidance() {
+    for order in [Order::Rfc, Order::Quinn] {
+        let mut d = Driver::new("newreno(beta=0.01)+jumpstart").with_order(order);
+        let pns = d.send(4);
+        d.ack(&pns[..1]);
+        d.frame(&[], &pns[1..], false, true, false);
+        assert_eq!(d.window(), 2 * MDS, "{order:?}");
+        assert_eq!(d.cc.ssthresh(), Some(2 * MDS), "{order:?}");
+        assert_eq!(d.cc.state(), CcState::CongestionAvoidance, "{order:?}");
+        // Congestion avoidance: a window of acks adds one datagram, not two.
+        let p = d.send(2);
+        d.advance(ms(100));
+        d.ack(&p);
+        assert_eq!(d.window(), 3 * MDS, "{order:?}");
+    }
+}
+
 #[test]
 fn rfc9002_7_8_app_limited_acks_do_not_grow_the_window() {
     let mut d = Driver::new("newreno");

@@ -70,7 +70,9 @@ fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
-fn apply(d: &mut Driver, op: &Op, mds: &mut u64) {
+/// Applies one operation; returns whether it declared persistent congestion
+/// (a loss event with the flag set, which needs something outstanding).
+fn apply(d: &mut Driver, op: &Op, mds: &mut u64) -> bool {
     let out = d.outstanding();
     match *op {
         Op::Send(n) => {
@@ -95,6 +97,7 @@ fn apply(d: &mut Driver, op: &Op, mds: &mut u64) {
         Op::Persistent => {
             let lost: Vec<u64> = out.iter().take(3).copied().collect();
             d.frame(&[], &lost, false, true, false);
+            return !lost.is_empty();
         }
         Op::Spurious => d.cc.on_spurious_congestion(d.now),
         Op::Advance(us) => d.advance(Duration::from_micros(us)),
@@ -104,6 +107,13 @@ fn apply(d: &mut Driver, op: &Op, mds: &mut u64) {
             d.cc.on_mtu_update(*mds);
         }
     }
+    false
+}
+
+/// The state-machine check: an ordinary edge, or the reset that persistent
+/// congestion allows from anywhere (RFC 9002 §7.6.2).
+fn legal(from: CcState, to: CcState, persistent: bool) -> bool {
+    from.can_transition_to(to) || (persistent && CcState::can_follow_persistent_congestion(to))
 }
 
 proptest! {
@@ -120,7 +130,7 @@ proptest! {
         let mut mds = 1200u64;
         let mut state = d.cc.state();
         for op in &ops {
-            apply(&mut d, op, &mut mds);
+            let persistent = apply(&mut d, op, &mut mds);
             let w = d.cc.window();
             prop_assert!(w >= 2 * mds, "{}: window {w} < minimum after {op:?}", SPECS[which]);
             prop_assert!(w < 1 << 50, "{}: window {w} ran away after {op:?}", SPECS[which]);
@@ -132,7 +142,7 @@ proptest! {
             }
             let next = d.cc.state();
             prop_assert!(
-                state.can_transition_to(next),
+                legal(state, next, persistent),
                 "{}: illegal transition {state:?} -> {next:?} on {op:?}", SPECS[which]
             );
             state = next;
@@ -159,14 +169,14 @@ proptest! {
         let mut mds = 1200u64;
         let mut state = d.cc.state();
         for op in &ops {
-            apply(&mut d, op, &mut mds);
+            let persistent = apply(&mut d, op, &mut mds);
             let w = d.cc.window();
             prop_assert!(w >= 2 * mds && w < 1 << 50, "{spec}: window {w} after {op:?}");
             if let Some(r) = d.cc.pacing_rate(&d.rtt) {
                 prop_assert!(r.bytes_per_sec() > 0, "{spec}: zero pacing rate");
             }
             let next = d.cc.state();
-            prop_assert!(state.can_transition_to(next), "{spec}: {state:?} -> {next:?} on {op:?}");
+            prop_assert!(legal(state, next, persistent), "{spec}: {state:?} -> {next:?} on {op:?}");
             state = next;
         }
     }

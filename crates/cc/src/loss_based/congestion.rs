@@ -108,7 +108,9 @@ impl LossBased {
         self.phase = Phase::CongestionAvoidance;
     }
 
-    /// RFC 9002 §7.6.2: collapse to the minimum window, back to slow start.
+    /// RFC 9002 §7.6.2: collapse to the minimum window, back to slow start
+    /// — or straight to congestion avoidance when ssthresh is already at the
+    /// minimum window (Appendix B.5: slow start only while cwnd < ssthresh).
     pub(super) fn persistent_congestion(&mut self) {
         self.metrics.num_persistent_congestion += 1;
         let min = self.min_window();
@@ -120,7 +122,11 @@ impl LossBased {
         }
         self.cwnd = min;
         self.recovery_start = None;
-        self.phase = Phase::SlowStart;
+        self.phase = if self.cwnd < self.ssthresh {
+            Phase::SlowStart
+        } else {
+            Phase::CongestionAvoidance
+        };
         self.hystart = None;
         self.first_flight = FirstFlight::Done;
         self.prr = None;
