@@ -1,0 +1,113 @@
+//! Numbers: the RFC 8259 §6 grammar, with an inline fast path for the
+//! plain integers that dominate NDJSON logs.
+
+use super::cursor::Cursor;
+use super::R;
+use crate::json::simd::digit_run;
+use crate::value::Value;
+
+impl Cursor<'_> {
+    /// Validates and steps over a number: the integer fast path inline,
+    /// fractions and exponents through [`Cursor::number_span`].
+    #[inline(always)]
+    pub(super) fn skip_number(&mut self) -> R<()> {
+        let b = self.b;
+        let start = self.i;
+        let mut i = start + usize::from(b.get(start) == Some(&b'-'));
+        let d = digit_run(b, i);
+        // "-" alone, or a leading zero followed by digits: let the full
+        // validator report it.
+        if d == 0 || (d > 1 && b.get(i) == Some(&b'0')) {
+            return self.number_span().map(|_| ());
+        }
+        i += d;
+        match b.get(i) {
+            Some(b'.' | b'e' | b'E') => self.number_span().map(|_| ()),
+            _ => {
+                self.i = i;
+                Ok(())
+            }
+        }
+    }
+
+    /// Validates the number at the cursor (RFC 8259 §6 grammar), returning
+    /// (start, whether it is an integer).
+    #[inline]
+    pub(super) fn number_span(&mut self) -> R<(usize, bool)> {
+        let start = self.i;
+        let b = self.b;
+        let mut i = self.i;
+        if b.get(i) == Some(&b'-') {
+            i += 1;
+        }
+        match b.get(i) {
+            Some(b'0') => i += 1,
+            Some(b'1'..=b'9') => i += digit_run(b, i),
+            _ => {
+                self.i = i;
+                return Err(self.err("invalid number"));
+            }
+        }
+        let mut int = true;
+        if b.get(i) == Some(&b'.') {
+            int = false;
+            i += 1;
+            if !matches!(b.get(i), Some(b'0'..=b'9')) {
+                self.i = i;
+                return Err(self.err("invalid number: digit expected after '.'"));
+            }
+            while matches!(b.get(i), Some(b'0'..=b'9')) {
+                i += 1;
+            }
+        }
+        if matches!(b.get(i), Some(b'e' | b'E')) {
+            int = false;
+            i += 1;
+            if matches!(b.get(i), Some(b'+' | b'-')) {
+                i += 1;
+            }
+            if !matches!(b.get(i), Some(b'0'..=b'9')) {
+                self.i = i;
+                return Err(self.err("invalid number: digit expected in exponent"));
+            }
+            while matches!(b.get(i), Some(b'0'..=b'9')) {
+                i += 1;
+            }
+        }
+        self.i = i;
+        Ok((start, int))
+    }
+
+    pub(super) fn number(&mut self) -> R<Value> {
+        let (start, int) = self.number_span()?;
+        let text = &self.b[start..self.i];
+        // The grammar check above guarantees ASCII.
+        let s = std::str::from_utf8(text).map_err(|_| self.err("invalid number"))?;
+        if int {
+            if let Ok(i) = s.parse::<i64>() {
+                return Ok(Value::Int(i));
+            }
+        }
+        s.parse::<f64>()
+            .map(Value::Float)
+            .map_err(|_| self.err("invalid number"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::json::parse::parse_line;
+    use crate::value::Value;
+
+    #[test]
+    fn big_integers_become_floats() {
+        assert!(matches!(
+            parse_line(b"9223372036854775807").unwrap(),
+            Value::Int(i64::MAX)
+        ));
+        assert!(matches!(
+            parse_line(b"9223372036854775808").unwrap(),
+            Value::Float(_)
+        ));
+    }
+}
