@@ -52,3 +52,22 @@ fn round_sig(x: f64, digits: i32) -> f64 {
     let p = 10f64.powi(digits - 1 - mag);
     (x * p).round() / p
 }
+
+#[cfg(test)]
+mod tests {
+    use super::range;
+    use crate::value::Value;
+
+    #[test]
+    fn range_is_inclusive_and_clean() {
+        let r = range(&[Value::Float(0.05), Value::Float(0.95), Value::Float(0.1)]).unwrap();
+        let Value::Array(v) = r else { panic!() };
+        assert_eq!(v.len(), 10);
+        assert_eq!(v[1], Value::Float(0.15));
+        assert_eq!(v[9], Value::Float(0.95));
+        assert_eq!(
+            range(&[Value::Int(3)]).unwrap(),
+            Value::Array(vec![0.into(), 1.into(), 2.into(), 3.into()])
+        );
+    }
+}

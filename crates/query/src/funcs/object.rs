@@ -1,0 +1,82 @@
+//! Object and shape built-ins: `length`, `type`, `keys`, `values`,
+//! `entries`, `has`, `from_entries`, `omit`, `pick`, `dig`.
+
+use super::Builtin;
+use crate::eval::{elements, err, EvalResult};
+use crate::value::{Map as ObjMap, Value};
+
+/// Applies `b`, one of this module's built-ins, to its evaluated
+/// arguments `a`; `x` is the first (null when absent) and `name` is `b`
+/// in lower case, for messages.
+pub(super) fn apply(b: Builtin, x: Value, a: &[Value], name: &str) -> EvalResult {
+    use Builtin::*;
+    Ok(match b {
+        Length => match &x {
+            Value::Str(s) => Value::Int(s.chars().count() as i64),
+            Value::Array(v) => Value::Int(v.len() as i64),
+            Value::Object(m) => Value::Int(m.len() as i64),
+            Value::Null => Value::Int(0),
+            other => return err(format!("length of a {}", other.type_name())),
+        },
+        Type => Value::Str(x.type_name().into()),
+        Keys | Values | Entries => match x {
+            Value::Object(m) => Value::Array(match b {
+                Keys => m.into_keys().map(Value::Str).collect(),
+                Values => m.into_values().collect(),
+                _ => m
+                    .into_iter()
+                    .map(|(k, v)| Value::Array(vec![Value::Str(k), v]))
+                    .collect(),
+            }),
+            Value::Null => Value::Null,
+            other => return err(format!("{name} needs an object, got {}", other.type_name())),
+        },
+        Has => match (&x, &a[1]) {
+            (Value::Object(m), Value::Str(k)) => Value::Bool(m.contains_key(k.as_str())),
+            (Value::Null, _) => Value::Bool(false),
+            (o, _) => {
+                return err(format!(
+                    "has needs an object and a string key, got {}",
+                    o.type_name()
+                ))
+            }
+        },
+        FromEntries => {
+            let mut m = ObjMap::default();
+            for e in elements(x, "from_entries")? {
+                match e {
+                    Value::Array(mut kv) if kv.len() == 2 => {
+                        let v = kv.pop().unwrap_or(Value::Null);
+                        let k = kv.pop().unwrap_or(Value::Null);
+                        m.insert(k.key_text(), v);
+                    }
+                    _ => return err("from_entries needs [key, value] pairs"),
+                }
+            }
+            Value::Object(m)
+        }
+        Omit | Pick => {
+            let Value::Object(m) = x else {
+                return Ok(Value::Null);
+            };
+            let keys: Vec<String> = a[1..]
+                .iter()
+                .flat_map(|k| match k {
+                    Value::Array(ks) => ks.iter().map(Value::key_text).collect(),
+                    k => vec![k.key_text()],
+                })
+                .collect();
+            let keep = |k: &String| keys.contains(k) == (b == Pick);
+            Value::Object(m.into_iter().filter(|(k, _)| keep(k)).collect())
+        }
+        Dig => {
+            let mut cur = x;
+            for k in &a[1..] {
+                cur = crate::eval::index(&cur, k)?;
+            }
+            cur
+        }
+        // `scalar` routes only this module's built-ins here.
+        _ => Value::Null,
+    })
+}
