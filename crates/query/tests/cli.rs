@@ -15,13 +15,12 @@ fn bad_line_stops_with_file_line_exit_2_and_no_partial_result() {
     let s = Scratch::new("bad");
     let f = s.file("in.ndjson", b"{\"x\":1}\n{\"x\":2}\n{\"x\":\n{\"x\":4}\n");
     let o = run_ndq(&["sum(_.x)", path_str(&f)], None);
-    assert_eq!(o.status.code(), Some(2));
-    assert_eq!(stdout(&o), "");
-    let e = stderr(&o);
-    assert!(
-        e.contains(&format!("{}:3: invalid JSON at column 6", f.display())),
-        "{e}"
+    assert_fails_with(
+        &o,
+        2,
+        &format!("{}:3: invalid JSON at column 6", f.display()),
     );
+    assert_eq!(stdout(&o), "");
 }
 
 #[test]
@@ -30,8 +29,7 @@ fn bad_line_with_projection_is_still_caught() {
     let s = Scratch::new("badproj");
     let f = s.file("in.ndjson", b"{\"x\":1,\"y\":[1,2}\n");
     let o = run_ndq(&["min(_.x)", path_str(&f)], None);
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(stderr(&o).contains(":1: invalid JSON"));
+    assert_fails_with(&o, 2, ":1: invalid JSON");
 }
 
 #[test]
@@ -56,9 +54,7 @@ fn runtime_type_error_names_stage_and_line() {
     let s = Scratch::new("rt");
     let f = s.file("in.ndjson", b"{\"x\":1}\n{\"x\":\"a\"}\n");
     let o = run_ndq(&["select(true) >> sum(_.x)", path_str(&f)], None);
-    assert_eq!(o.status.code(), Some(2));
-    let e = stderr(&o);
-    assert!(e.contains(":2: stage 2 `sum(_.x)`: sum of a string"), "{e}");
+    assert_fails_with(&o, 2, ":2: stage 2 `sum(_.x)`: sum of a string");
     assert_eq!(stdout(&o), "");
 }
 
@@ -117,12 +113,7 @@ fn bad_line_in_gz_reports_its_line() {
     gz.write_all(b"{\"x\":1}\n{\"x\":2}\n[1,\n").unwrap();
     let f = s.file("b.ndjson.gz", &gz.finish().unwrap());
     let o = run_ndq(&["--chunk-bytes", "8", "count()", path_str(&f)], None);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(
-        stderr(&o).contains("b.ndjson.gz:3: invalid JSON"),
-        "{}",
-        stderr(&o)
-    );
+    assert_fails_with(&o, 2, "b.ndjson.gz:3: invalid JSON");
 }
 
 #[test]
@@ -210,12 +201,7 @@ fn helpers_file_and_query_defs() {
     assert_eq!(a.stdout, b.stdout);
     let bad = s.file("bad.ndq", b"def f(x) = x +;\n");
     let o = run_ndq(&["-f", path_str(&bad), "f(1)"], Some(b""));
-    assert_eq!(o.status.code(), Some(1));
-    assert!(
-        stderr(&o).contains("bad.ndq:1:15: expected an expression"),
-        "{}",
-        stderr(&o)
-    );
+    assert_fails_with(&o, 1, "bad.ndq:1:15: expected an expression");
 }
 
 #[test]

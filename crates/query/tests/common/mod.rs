@@ -111,6 +111,14 @@ pub fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// Asserts that `o` exited with `code` and that its stderr contains
+/// `needle`; a failure shows the whole stderr.
+pub fn assert_fails_with(o: &Output, code: i32, needle: &str) {
+    let e = stderr(o);
+    assert_eq!(o.status.code(), Some(code), "{e}");
+    assert!(e.contains(needle), "expected {needle:?} in:\n{e}");
+}
+
 pub fn path_str(p: &Path) -> &str {
     p.to_str().unwrap()
 }

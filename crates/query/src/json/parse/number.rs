@@ -52,13 +52,7 @@ impl Cursor<'_> {
         if b.get(i) == Some(&b'.') {
             int = false;
             i += 1;
-            if !matches!(b.get(i), Some(b'0'..=b'9')) {
-                self.i = i;
-                return Err(self.err("invalid number: digit expected after '.'"));
-            }
-            while matches!(b.get(i), Some(b'0'..=b'9')) {
-                i += 1;
-            }
+            i = self.digits(i, "invalid number: digit expected after '.'")?;
         }
         if matches!(b.get(i), Some(b'e' | b'E')) {
             int = false;
@@ -66,16 +60,21 @@ impl Cursor<'_> {
             if matches!(b.get(i), Some(b'+' | b'-')) {
                 i += 1;
             }
-            if !matches!(b.get(i), Some(b'0'..=b'9')) {
-                self.i = i;
-                return Err(self.err("invalid number: digit expected in exponent"));
-            }
-            while matches!(b.get(i), Some(b'0'..=b'9')) {
-                i += 1;
-            }
+            i = self.digits(i, "invalid number: digit expected in exponent")?;
         }
         self.i = i;
         Ok((start, int))
+    }
+
+    /// The end of the run of one or more digits at `i` (a fraction or an
+    /// exponent); without a digit there, the error `msg` at `i`.
+    #[inline]
+    fn digits(&mut self, i: usize, msg: &'static str) -> R<usize> {
+        if !matches!(self.b.get(i), Some(b'0'..=b'9')) {
+            self.i = i;
+            return Err(self.err(msg));
+        }
+        Ok(i + digit_run(self.b, i))
     }
 
     pub(super) fn number(&mut self) -> R<Value> {
