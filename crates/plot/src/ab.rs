@@ -248,34 +248,11 @@ impl AbSamples {
     /// Streams an NDJSON records file, keeping only the samples. Errors
     /// name the file and line.
     pub fn read(path: &std::path::Path, opts: &AbOptions) -> Result<AbSamples> {
-        use std::io::BufRead as _;
-        let source = path.display().to_string();
-        let file = std::fs::File::open(path).map_err(|e| Error::io(path, &e))?;
-        let mut reader = std::io::BufReader::with_capacity(1 << 20, file);
         let mut out = AbSamples::default();
-        let mut buf = String::new();
-        let mut line_no = 0;
-        loop {
-            buf.clear();
-            let n = reader
-                .read_line(&mut buf)
-                .map_err(|e| Error::io(path, &e))?;
-            if n == 0 {
-                break;
-            }
-            line_no += 1;
-            if buf.trim().is_empty() {
-                continue;
-            }
-            let mut one = crate::record::parse_records(&buf, &source).map_err(|e| match e {
-                Error::Input { message, .. } => Error::input(&source, line_no, message),
-                other => other,
-            })?;
-            if let Some(mut r) = one.pop() {
-                r.set_line(line_no);
-                out.push(&r, opts);
-            }
-        }
+        crate::record::for_each_record(path, |r| {
+            out.push(&r, opts);
+            Ok(())
+        })?;
         Ok(out)
     }
 }

@@ -8,6 +8,8 @@
 //! - Analysis: [`ab_curves`] and [`paired_deltas`] (A/B percentile-versus-Δ
 //!   with bootstrap bands; per-path deltas), with percentiles as defined in
 //!   [`quantile`].
+//! - Grids: [`grid_curves`] (TTLB and packets lost against one axis of a
+//!   path grid, per arm).
 //! - Charts: see [`chart`].
 //! - Report: [`write_report`].
 
@@ -19,6 +21,7 @@ pub mod chart;
 pub mod error;
 #[cfg(any(test, feature = "fixtures"))]
 pub mod fixtures;
+pub mod grid;
 pub mod output;
 pub mod quantile;
 pub mod record;
@@ -31,6 +34,7 @@ pub use ab::{
     Facet, PairedResult,
 };
 pub use error::{Error, Result};
+pub use grid::{grid_curves, GridAxis, GridResult, GridSamples};
 pub use record::{parse_records, read_records, Record};
 pub use report::{render_report, write_report, RunData};
 pub use trace::{parse_trace, read_trace, Trace, TraceMeta};

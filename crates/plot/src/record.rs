@@ -94,6 +94,44 @@ pub fn parse_records(text: &str, source: &str) -> Result<Vec<Record>> {
     Ok(out)
 }
 
+/// Streams an NDJSON records file, handing each record (with its line
+/// number set) to `f`, so that callers keep only what they need of each
+/// line. Errors name the file and line.
+pub fn for_each_record(path: &Path, mut f: impl FnMut(Record) -> Result<()>) -> Result<()> {
+    use std::io::BufRead as _;
+    let source = path.display().to_string();
+    let file = std::fs::File::open(path).map_err(|e| Error::io(path, &e))?;
+    let mut reader = std::io::BufReader::with_capacity(1 << 20, file);
+    let mut buf = String::new();
+    let mut line_no = 0;
+    loop {
+        buf.clear();
+        let n = reader
+            .read_line(&mut buf)
+            .map_err(|e| Error::io(path, &e))?;
+        if n == 0 {
+            return Ok(());
+        }
+        line_no += 1;
+        if buf.trim().is_empty() {
+            continue;
+        }
+        let value: Value = serde_json::from_str(&buf)
+            .map_err(|e| Error::input(&source, line_no, format!("invalid JSON: {e}")))?;
+        let Value::Object(fields) = value else {
+            return Err(Error::input(
+                &source,
+                line_no,
+                "expected a JSON object (one record per line)",
+            ));
+        };
+        f(Record {
+            fields,
+            line: line_no,
+        })?;
+    }
+}
+
 /// Reads an NDJSON records file.
 pub fn read_records(path: &Path) -> Result<Vec<Record>> {
     let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, &e))?;

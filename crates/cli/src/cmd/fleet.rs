@@ -6,6 +6,9 @@
 //! connection and arm to `OUT/records.ndjson` in connection order. Then it
 //! prints and writes the summary (`summary.md`, `summary.json`) and the
 //! A/B charts (`ab-*.png`, `ab-all.svg`, `paired-all.png`) and report.html.
+//! A grid population adds TTLB and packets lost against each varying grid
+//! axis: a table per arm printed and in summary.md, and `grid-AXIS.png`,
+//! `grid-AXIS.svg`.
 //!
 //! An interrupted run continues with `--resume`: the records file is cut
 //! back to its last whole connection and the run goes on from there; the
@@ -135,23 +138,46 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         "ramp fleet: {} ({} connections, seed {})",
         plan.name, plan.connections, plan.seed
     );
-    let md = summary.to_markdown(&title);
+    let records = plot_records(&plan, &rows);
+    let grids = grid_results(&plan, &records)?;
+    let mut md = summary.to_markdown(&title);
+    for g in &grids {
+        md.push_str(&format!(
+            "\n## TTLB (median) and packets lost (mean per connection) against {}\n\n",
+            g.axis.describe()
+        ));
+        if !g.pooled.is_empty() {
+            md.push_str(&format!("Pooled over {}.\n\n", g.describe_pooled()));
+        }
+        md.push_str(&ramp_plot::grid::grid_table_markdown(g));
+    }
     write_atomic(&args.out.join("summary.md"), md.as_bytes())?;
     write_atomic(
         &args.out.join("summary.json"),
         serde_json::to_string_pretty(&summary_json(&summary, &plan))?.as_bytes(),
     )?;
     print_headline(&summary, &plan);
+    for g in &grids {
+        print_grid_table(g);
+    }
     if !args.no_charts {
-        write_charts(&plan, &rows, &args.out)?;
+        write_charts(&plan, records, &grids, &args.out)?;
     }
     println!(
-        "\nwrote {} (records.ndjson, summary.md, summary.json{})",
+        "\nwrote {} (records.ndjson, summary.md, summary.json{}{})",
         args.out.display(),
         if args.no_charts {
             ""
         } else {
             ", ab-*.png, ab-all.svg, paired-all.png, report.html"
+        },
+        if args.no_charts || grids.is_empty() {
+            String::new()
+        } else {
+            grids
+                .iter()
+                .map(|g| format!(", grid-{}.png/.svg", g.axis.name()))
+                .collect()
         }
     );
     Ok(())
@@ -477,26 +503,100 @@ fn summary_json(s: &Summary, plan: &FleetPlan) -> serde_json::Value {
     })
 }
 
-/// The A/B charts (ramp-plot) per region and size bin, and report.html.
-/// Only the keys the charts read are kept per record, so a 100 k-connection
-/// run charts in a few hundred MB.
-fn write_charts(plan: &FleetPlan, rows: &[Row], out: &Path) -> anyhow::Result<()> {
-    use ramp_plot::chart::{ab::AbChart, paired::PairedChart, save, style::Theme};
-    use ramp_plot::{ab_curves, paired_deltas, AbOptions, Facet};
-    let records: Vec<ramp_plot::Record> = rows
-        .iter()
-        .filter(|r| r.completed)
+/// The records as ramp-plot sees them: only the keys the charts and the
+/// report read, so a 100 k-connection run charts in a few hundred MB.
+/// Incomplete connections keep no TTLB (the A/B charts leave them out)
+/// but count in packets lost. Grid runs get their cell's `grid.*` keys
+/// back from the plan (connection i is in cell i / seeds_per_cell).
+fn plot_records(plan: &FleetPlan, rows: &[Row]) -> Vec<ramp_plot::Record> {
+    rows.iter()
         .map(|r| {
             let mut m = serde_json::Map::new();
             m.insert("group".into(), r.arm.clone().into());
             m.insert("pop".into(), r.pop.clone().into());
             m.insert("size-bin".into(), r.bin.clone().into());
             m.insert("conn".into(), r.conn.into());
-            m.insert("ttlb-us".into(), r.ttlb_us.into());
+            m.insert("completed".into(), r.completed.into());
+            if r.completed {
+                m.insert("ttlb-us".into(), r.ttlb_us.into());
+            }
             m.insert("content_length".into(), r.size_bytes.into());
+            m.insert("num-packets.sent".into(), r.packets_sent.into());
+            m.insert("num-packets.lost".into(), r.packets_lost.into());
+            if let Population::Grid(g) = &plan.population {
+                let c = g.cell_of_connection(r.conn).coords;
+                m.insert("grid.cell".into(), c.cell.into());
+                m.insert("grid.rate-bps".into(), c.rate_bps.into());
+                m.insert("grid.rtt-ms".into(), (c.rtt_us as f64 / 1000.0).into());
+                m.insert("grid.queue-ms".into(), (c.queue_us as f64 / 1000.0).into());
+                m.insert("grid.loss".into(), c.loss.into());
+                m.insert("grid.size-bytes".into(), c.size_bytes.into());
+            }
             ramp_plot::Record::new(m)
         })
-        .collect();
+        .collect()
+}
+
+/// For a grid population: TTLB and packets lost against each axis that
+/// varies (the other axes pooled), arms in the plan's order.
+fn grid_results(
+    plan: &FleetPlan,
+    records: &[ramp_plot::Record],
+) -> anyhow::Result<Vec<ramp_plot::GridResult>> {
+    if !matches!(plan.population, Population::Grid(_)) {
+        return Ok(Vec::new());
+    }
+    let samples = ramp_plot::GridSamples::from_records(records, "group");
+    let arms = arm_labels(plan);
+    samples
+        .varying_axes()
+        .into_iter()
+        .map(|axis| Ok(ramp_plot::grid_curves(&samples, axis, &arms)?))
+        .collect()
+}
+
+/// The grid table per arm: TTLB median and mean packets lost per axis value.
+fn print_grid_table(g: &ramp_plot::GridResult) {
+    println!(
+        "\nTTLB median / mean packets lost per connection, against {}{}:",
+        g.axis.describe(),
+        if g.pooled.is_empty() {
+            String::new()
+        } else {
+            format!(" (pooled over {})", g.describe_pooled())
+        }
+    );
+    print!("{:>12}", g.axis.name());
+    for s in &g.series {
+        print!(" {:>22}", s.arm);
+    }
+    println!();
+    for &x in &g.values {
+        print!("{:>12}", g.axis.format(x));
+        for s in &g.series {
+            let cell = match s.points.iter().find(|p| p.x == x) {
+                Some(p) if p.ttlb_median_ms.is_finite() => {
+                    format!("{:.0} ms / {:.1}", p.ttlb_median_ms, p.lost_mean)
+                }
+                Some(p) => format!("- / {:.1}", p.lost_mean),
+                None => "-".to_string(),
+            };
+            print!(" {cell:>22}");
+        }
+        println!();
+    }
+}
+
+/// The A/B charts (ramp-plot) per region and size bin, the grid charts,
+/// and report.html.
+fn write_charts(
+    plan: &FleetPlan,
+    records: Vec<ramp_plot::Record>,
+    grids: &[ramp_plot::GridResult],
+    out: &Path,
+) -> anyhow::Result<()> {
+    use ramp_plot::chart::{ab::AbChart, paired::PairedChart, save, style::Theme, GridChart};
+    use ramp_plot::{ab_curves, paired_deltas, AbOptions, Facet};
     let baseline = plan
         .arms
         .first()
@@ -534,6 +634,26 @@ fn write_charts(plan: &FleetPlan, rows: &[Row], out: &Path) -> anyhow::Result<()
                 plan.name
             ));
             save(&chart, &out.join("paired-all.png"), theme)?;
+        }
+    }
+    let seeds = match &plan.population {
+        Population::Grid(g) => g.seeds_per_cell,
+        Population::Regions(_) => 0,
+    };
+    for g in grids {
+        let fixed = g.describe_fixed();
+        let chart = GridChart::new(g)
+            .title(format!("{}: {}", plan.name, GridChart::default_title(g)))
+            .subtitle(format!(
+                "{fixed}{}{seeds} seeds per cell, same paths and losses in every arm",
+                if fixed.is_empty() { "" } else { "; " }
+            ));
+        for ext in ["png", "svg"] {
+            save(
+                &chart,
+                &out.join(format!("grid-{}.{ext}", g.axis.name())),
+                theme,
+            )?;
         }
     }
     let run = ramp_plot::RunData {

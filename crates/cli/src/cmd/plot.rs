@@ -1,8 +1,11 @@
 //! `ramp plot`: draw one chart from a trace or records file.
 
 use anyhow::Context as _;
-use ramp_plot::chart::{save, AbChart, DeliveryChart, PairedChart, Theme, TimeSeqChart};
-use ramp_plot::{ab_curves_of, paired_deltas_of, read_trace, AbOptions, AbSamples, Facet};
+use ramp_plot::chart::{save, AbChart, DeliveryChart, GridChart, PairedChart, Theme, TimeSeqChart};
+use ramp_plot::{
+    ab_curves_of, grid_curves, paired_deltas_of, read_trace, AbOptions, AbSamples, Facet, GridAxis,
+    GridSamples,
+};
 use std::path::PathBuf;
 
 /// Arguments of `ramp plot`.
@@ -56,6 +59,22 @@ enum ChartCmd {
         /// Record keys identifying a path, comma-separated.
         #[arg(long, default_value = "seed", value_delimiter = ',')]
         pair_key: Vec<String>,
+        #[command(flatten)]
+        out: OutputArgs,
+    },
+    /// TTLB (median, p10-p90 band) and packets lost against a grid axis,
+    /// one line per arm (records of `ramp fleet` with a grid population,
+    /// or any records with path.* keys).
+    Grid {
+        /// Records file (NDJSON).
+        records: PathBuf,
+        /// The x axis: loss, rate, rtt, queue or size (default: the first
+        /// that varies, in that order). Other axes are pooled.
+        #[arg(long)]
+        axis: Option<String>,
+        /// Record key naming the arm.
+        #[arg(long, default_value = "group")]
+        arm_key: String,
         #[command(flatten)]
         out: OutputArgs,
     },
@@ -120,7 +139,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         ChartCmd::Timeseq { out, .. }
         | ChartCmd::Delivery { out, .. }
         | ChartCmd::Ab { out, .. }
-        | ChartCmd::Paired { out, .. } => out,
+        | ChartCmd::Paired { out, .. }
+        | ChartCmd::Grid { out, .. } => out,
     };
     // Fail on a bad output name before reading any input.
     ramp_plot::chart::Format::of_path(&out.output)?;
@@ -181,6 +201,33 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             let result =
                 paired_deltas_of(&samples, &o).with_context(|| format!("{}", records.display()))?;
             let mut c = PairedChart::new(&result);
+            if let Some(title) = &out.title {
+                c = c.title(title);
+            }
+            save(&c, &out.output, theme)?;
+        }
+        ChartCmd::Grid {
+            records,
+            axis,
+            arm_key,
+            out,
+        } => {
+            let axis = axis.as_deref().map(GridAxis::parse).transpose()?;
+            let samples = GridSamples::read(records, arm_key)?;
+            let axis = match axis {
+                Some(a) => a,
+                None => *samples.varying_axes().first().ok_or_else(|| {
+                    anyhow::anyhow!(
+                        "{}: no grid axis varies (no grid.* or path.* key takes 2..{} values); \
+                         name one with --axis",
+                        records.display(),
+                        ramp_plot::grid::MAX_AXIS_VALUES
+                    )
+                })?,
+            };
+            let result = grid_curves(&samples, axis, &[])
+                .with_context(|| format!("{}", records.display()))?;
+            let mut c = GridChart::new(&result);
             if let Some(title) = &out.title {
                 c = c.title(title);
             }

@@ -7,10 +7,12 @@
 //!   trace, queue on a second axis.
 //! - [`AbChart`]: percentile versus % change of TTLB, with bootstrap bands.
 //! - [`PairedChart`]: CDF of per-path % change.
+//! - [`GridChart`]: TTLB and packets lost against a grid axis, per arm.
 
 pub mod ab;
 mod axes;
 pub mod delivery;
+pub mod grid;
 pub mod paired;
 pub mod style;
 pub mod thin;
@@ -18,6 +20,7 @@ pub mod timeseq;
 
 pub use ab::AbChart;
 pub use delivery::DeliveryChart;
+pub use grid::GridChart;
 pub use paired::PairedChart;
 
 pub use style::Theme;

@@ -3,8 +3,9 @@
 use super::run::RunData;
 use super::table::{summarise, ArmSummary};
 use crate::ab::{ab_curves, paired_deltas, AbOptions, Facet};
-use crate::chart::{to_svg, AbChart, DeliveryChart, PairedChart, Theme, TimeSeqChart};
+use crate::chart::{to_svg, AbChart, DeliveryChart, GridChart, PairedChart, Theme, TimeSeqChart};
 use crate::error::Result;
+use crate::grid::{grid_curves, GridSamples};
 use crate::trace::Trace;
 use crate::units::{format_bytes, format_ms, format_number, format_rate};
 use std::collections::BTreeSet;
@@ -89,6 +90,21 @@ fn charts(run: &RunData, theme: Theme) -> Result<(Vec<ReportChart>, Vec<String>)
     }
 
     let arms = run.arms();
+    // Grid runs (records with `grid.cell`): TTLB and packets lost against
+    // each axis that varies.
+    let grid = GridSamples::from_records(&run.records, run.arm_key());
+    if grid.from_grid {
+        for axis in grid.varying_axes() {
+            match grid_curves(&grid, axis, &arms) {
+                Ok(r) => out.push(ReportChart {
+                    id: format!("chart-grid-{}", axis.name()),
+                    heading: format!("TTLB and packets lost against {}", axis.describe()),
+                    svg: to_svg(&GridChart::new(&r), theme)?,
+                }),
+                Err(e) => notes.push(format!("Grid chart ({}) skipped: {e}", axis.name())),
+            }
+        }
+    }
     let Some(baseline) = run.baseline_arm() else {
         return Ok((out, notes));
     };

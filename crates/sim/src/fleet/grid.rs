@@ -40,6 +40,44 @@ pub struct Cell {
     pub size_bytes: u64,
     /// Label naming the axes that vary, e.g. `loss=2%`.
     pub label: String,
+    /// The cell's nominal axis values (the records' `grid.*` keys).
+    pub coords: Coords,
+}
+
+/// A cell's place in the grid: its index and its value on every axis, as
+/// the grid gives them (not as the path was built: a queue shorter than
+/// [`super::MIN_QUEUE_PACKETS`] packets is lengthened on the path, and
+/// `path.queue-ms` says so, but the cell is still the grid's queue).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Coords {
+    /// Cell number, `0..Grid::cells()` (`grid.cell`).
+    pub cell: u64,
+    /// Bottleneck rate, bit/s (`grid.rate-bps`).
+    pub rate_bps: u64,
+    /// Base RTT, µs (`grid.rtt-ms` = this / 1000).
+    pub rtt_us: u64,
+    /// Queue, µs at the link rate (`grid.queue-ms` = this / 1000).
+    pub queue_us: u64,
+    /// Bernoulli loss probability (`grid.loss`).
+    pub loss: f64,
+    /// Object size, bytes (`grid.size-bytes`).
+    pub size_bytes: u64,
+}
+
+impl Coords {
+    /// The record keys, each as `,"key":value` (appended to a record).
+    pub fn json_keys(&self) -> String {
+        // µs / 1000 prints exactly (40 ms as 40, 2.5 ms as 2.5).
+        format!(
+            ",\"grid.cell\":{},\"grid.rate-bps\":{},\"grid.rtt-ms\":{},\"grid.queue-ms\":{},\"grid.loss\":{},\"grid.size-bytes\":{}",
+            self.cell,
+            self.rate_bps,
+            self.rtt_us as f64 / 1000.0,
+            self.queue_us as f64 / 1000.0,
+            self.loss,
+            self.size_bytes
+        )
+    }
 }
 
 impl Grid {
@@ -108,6 +146,12 @@ impl Grid {
         .0
     }
 
+    /// The cell of connection `index`: cells in order, `seeds_per_cell`
+    /// connections each, wrapping after the last cell.
+    pub fn cell_of_connection(&self, index: u64) -> Cell {
+        self.cell((index / self.seeds_per_cell.max(1)) % self.cells().max(1))
+    }
+
     /// Cell number `c` (`c < cells()`).
     pub fn cell(&self, c: u64) -> Cell {
         let mut rest = c;
@@ -169,6 +213,40 @@ impl Grid {
             },
             size_bytes: size,
             label,
+            coords: Coords {
+                cell: c,
+                rate_bps: rate.bits_per_sec(),
+                rtt_us: rtt.as_micros() as u64,
+                queue_us: queue.as_micros() as u64,
+                loss,
+                size_bytes: size,
+            },
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn connections_map_to_cells_and_coords_print_exactly() {
+        let g = Grid {
+            rates: vec![Rate::from_bits_per_sec(20_000_000)],
+            rtts: vec![Duration::from_micros(2_500)],
+            queues: vec![Duration::from_millis(40)],
+            losses: vec![0.0, 0.07],
+            sizes: vec![1_000],
+            seeds_per_cell: 3,
+            ack_policy: AckPolicy::Rfc9000,
+        };
+        assert_eq!(g.cell_of_connection(2).coords.cell, 0);
+        assert_eq!(g.cell_of_connection(3).coords.cell, 1);
+        assert_eq!(g.cell_of_connection(6).coords.cell, 0, "wraps");
+        assert_eq!(
+            g.cell_of_connection(4).coords.json_keys(),
+            ",\"grid.cell\":1,\"grid.rate-bps\":20000000,\"grid.rtt-ms\":2.5,\
+             \"grid.queue-ms\":40,\"grid.loss\":0.07,\"grid.size-bytes\":1000"
+        );
     }
 }

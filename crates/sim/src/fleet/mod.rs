@@ -94,6 +94,8 @@ pub struct Connection {
     pub policed: bool,
     /// Size-bin label.
     pub bin: String,
+    /// The grid cell's axis values (grid populations only).
+    pub grid: Option<grid::Coords>,
     /// The scenario every arm of this connection runs.
     pub scenario: Scenario,
 }
@@ -146,7 +148,7 @@ impl FleetPlan {
     pub fn connection(&self, index: u64) -> Connection {
         let path_seed = path_seed(self.seed, index);
         let mut rng = Rng::from_u64(path_seed ^ SAMPLING_STREAM);
-        let (pop, path, size, bin) = match &self.population {
+        let (pop, path, size, bin, coords) = match &self.population {
             Population::Regions(rs) => {
                 let total: f64 = rs.iter().map(|r| r.weight.max(0.0)).sum();
                 let mut u = rng.next_f64() * total;
@@ -161,13 +163,14 @@ impl FleetPlan {
                 }
                 let path = region.sample(&mut rng);
                 let size = self.workload.sample(&mut rng);
-                (region.name.clone(), path, size, self.workload.bin_of(size))
+                let bin = self.workload.bin_of(size);
+                (region.name.clone(), path, size, bin, None)
             }
             Population::Grid(g) => {
-                let cells = g.cells().max(1);
-                let cell = g.cell((index / g.seeds_per_cell.max(1)) % cells);
+                let cell = g.cell_of_connection(index);
                 let bin = workload::format_size(cell.size_bytes);
-                (cell.label, cell.path, cell.size_bytes, bin)
+                let coords = Some(cell.coords);
+                (cell.label, cell.path, cell.size_bytes, bin, coords)
             }
         };
         let mut sc = self.base.clone();
@@ -196,6 +199,7 @@ impl FleetPlan {
             access: path.access,
             policed: path.policer.is_some(),
             bin,
+            grid: coords,
             scenario: sc,
         }
     }
@@ -252,15 +256,17 @@ impl FleetPlan {
     }
 }
 
-/// Appends the fleet keys to a record's JSON object.
+/// Appends the fleet keys (and, for grid cells, the `grid.*` keys) to a
+/// record's JSON object.
 fn with_fleet_keys(json: &str, c: &Connection) -> String {
     let body = json.strip_suffix('}').unwrap_or(json);
     format!(
-        "{body},\"pop\":{},\"access\":\"{}\",\"policed\":{},\"size-bin\":{},\"conn\":{}}}",
+        "{body},\"pop\":{},\"access\":\"{}\",\"policed\":{},\"size-bin\":{},\"conn\":{}{}}}",
         crate::trace::json_str(&c.pop),
         c.access.name(),
         c.policed,
         crate::trace::json_str(&c.bin),
-        c.index
+        c.index,
+        c.grid.map(|g| g.json_keys()).unwrap_or_default()
     )
 }
