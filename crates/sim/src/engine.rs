@@ -1,8 +1,15 @@
 //! The discrete-event engine: a binary heap of events on an integer-ns
 //! clock, ties broken by insertion order, driving the flows over the path.
+//!
+//! The event queue is in `queue`, what the flow under test writes to its
+//! trace in `trace_events`, and the record built from a finished flow in
+//! `flow_record`.
 
-use std::cmp::Ordering;
-use std::collections::{BinaryHeap, VecDeque};
+mod flow_record;
+mod queue;
+mod trace_events;
+
+use std::collections::VecDeque;
 
 use core::time::Duration;
 
@@ -13,8 +20,11 @@ use crate::client::{Client, ClientOut, UpPacket, ACK_PACKET_BYTES};
 use crate::network::{Fate, Network};
 use crate::record::Record;
 use crate::scenario::Scenario;
-use crate::server::{Datagram, Payload, Phase, Server};
-use crate::trace::{CcSnapshot, RttSnapshot, StreamRange, TraceMeta, TraceSink};
+use crate::server::{Datagram, Phase, Server};
+use crate::trace::{TraceMeta, TraceSink};
+use flow_record::make_record;
+use queue::{Kind, Queue, TimerKind};
+use trace_events::{cc_snapshot, describe, space_name, trace_ack_outcome};
 
 /// One flow to simulate.
 pub struct FlowSetup {
@@ -39,141 +49,7 @@ pub struct SimOutput {
     pub events: u64,
 }
 
-/// What happens; `Data` and `Up` come from the path FIFOs, the others
-/// from the timer heap.
-#[derive(Clone, Copy, Debug)]
-enum Kind {
-    Start,
-    Data { d: Datagram, ce: bool },
-    Up,
-    Wake,
-    Timer,
-    AckTimer,
-}
-
-/// A timer-heap entry (small, so heap moves are cheap).
-#[derive(Clone, Copy, Debug)]
-enum TimerKind {
-    Start,
-    Wake,
-    Timer,
-    AckTimer,
-}
-
-#[derive(Clone, Copy, Debug)]
-struct Event {
-    at: Time,
-    flow: u32,
-    kind: Kind,
-}
-
-#[derive(Clone, Copy, Debug)]
-struct HeapEvent {
-    at: Time,
-    seq: u64,
-    flow: u32,
-    kind: TimerKind,
-}
-
-impl PartialEq for HeapEvent {
-    fn eq(&self, o: &Self) -> bool {
-        self.at == o.at && self.seq == o.seq
-    }
-}
-impl Eq for HeapEvent {}
-impl PartialOrd for HeapEvent {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl Ord for HeapEvent {
-    /// Reversed, so the max-heap pops the earliest (then first-inserted) event.
-    fn cmp(&self, o: &Self) -> Ordering {
-        o.at.cmp(&self.at).then(o.seq.cmp(&self.seq))
-    }
-}
-
-/// The event queue. Packets on the forward path arrive in the order they
-/// left the FIFO bottleneck (constant propagation delay), and client packets
-/// arrive in send order (the reverse path is FIFO too), so both live in
-/// plain FIFOs; only timers and wake-ups need the heap. Every item takes a
-/// sequence number from one counter, and the earliest (time, sequence) of
-/// the three heads is processed next: the same total order as one heap.
-struct Queue {
-    heap: BinaryHeap<HeapEvent>,
-    fwd: VecDeque<(Time, u64, u32, Datagram, bool)>,
-    rev: VecDeque<(Time, u64, u32)>,
-    seq: u64,
-}
-
-impl Queue {
-    #[inline]
-    fn push(&mut self, at: Time, flow: u32, kind: TimerKind) {
-        self.seq += 1;
-        self.heap.push(HeapEvent {
-            at,
-            seq: self.seq,
-            flow,
-            kind,
-        });
-    }
-
-    #[inline]
-    fn push_fwd(&mut self, at: Time, flow: u32, d: Datagram, ce: bool) {
-        self.seq += 1;
-        // Arrivals are non-decreasing (FIFO link, constant delay).
-        let at = self.fwd.back().map_or(at, |b| at.max(b.0));
-        self.fwd.push_back((at, self.seq, flow, d, ce));
-    }
-
-    #[inline]
-    fn push_rev(&mut self, at: Time, flow: u32) {
-        self.seq += 1;
-        let at = self.rev.back().map_or(at, |b| at.max(b.0));
-        self.rev.push_back((at, self.seq, flow));
-    }
-
-    #[inline]
-    fn pop(&mut self) -> Option<Event> {
-        let h = self.heap.peek().map(|e| (e.at, e.seq));
-        let f = self.fwd.front().map(|e| (e.0, e.1));
-        let r = self.rev.front().map(|e| (e.0, e.1));
-        let mut best = 0u8;
-        let mut key = None;
-        for (i, k) in [(1u8, h), (2, f), (3, r)] {
-            if let Some(k) = k {
-                if key.is_none_or(|b| k < b) {
-                    key = Some(k);
-                    best = i;
-                }
-            }
-        }
-        match best {
-            1 => self.heap.pop().map(|e| Event {
-                at: e.at,
-                flow: e.flow,
-                kind: match e.kind {
-                    TimerKind::Start => Kind::Start,
-                    TimerKind::Wake => Kind::Wake,
-                    TimerKind::Timer => Kind::Timer,
-                    TimerKind::AckTimer => Kind::AckTimer,
-                },
-            }),
-            2 => self.fwd.pop_front().map(|(at, _, flow, d, ce)| Event {
-                at,
-                flow,
-                kind: Kind::Data { d, ce },
-            }),
-            3 => self.rev.pop_front().map(|(at, _, flow)| Event {
-                at,
-                flow,
-                kind: Kind::Up,
-            }),
-            _ => None,
-        }
-    }
-}
-
+/// One flow's endpoints and the engine's bookkeeping for it.
 struct Flow {
     server: Server,
     client: Client,
@@ -196,12 +72,7 @@ pub fn simulate(
 ) -> SimOutput {
     let ep = &scenario.endpoint;
     let mut net = Network::new(&scenario.path, seed);
-    let mut q = Queue {
-        heap: BinaryHeap::with_capacity(64),
-        fwd: VecDeque::with_capacity(1024),
-        rev: VecDeque::with_capacity(256),
-        seq: 0,
-    };
+    let mut q = Queue::new();
     let recovery = RecoveryConfig {
         max_ack_delay: ep.max_ack_delay,
         ..RecoveryConfig::default()
@@ -502,142 +373,4 @@ fn send_up(net: &mut Network, q: &mut Queue, flow: &mut Flow, fi: u32, now: Time
     let at = net.reverse(now, bytes as u32);
     flow.up.push_back(p);
     q.push_rev(at, fi);
-}
-
-fn space_name(s: Space) -> &'static str {
-    match s {
-        Space::Initial => "initial",
-        Space::Handshake => "handshake",
-        Space::Application => "1RTT",
-    }
-}
-
-fn describe(server: &Server, p: Payload) -> (&'static str, Option<StreamRange>) {
-    match p {
-        Payload::Crypto(0) => ("initial", None),
-        Payload::Crypto(_) => ("handshake", None),
-        Payload::Stream(c) => (
-            "1RTT",
-            Some(StreamRange {
-                offset: u64::from(c) * server.chunk_bytes,
-                len: server.chunk_len(c),
-            }),
-        ),
-        Payload::Ping => ("1RTT", None),
-    }
-}
-
-fn trace_ack_outcome(trace: &mut TraceSink, now: Time, server: &Server) {
-    let o = &server.ack_out;
-    for p in &o.acked {
-        trace.acked(now, p.packet_number, p.size);
-    }
-    for p in &o.lost {
-        let (space, stream) = describe(server, p.payload);
-        // RFC 9002 §6.1: lost by the packet threshold if kPacketThreshold
-        // newer packets were acknowledged, else by the time threshold.
-        let sp = match space {
-            "initial" => Space::Initial,
-            "handshake" => Space::Handshake,
-            _ => Space::Application,
-        };
-        let threshold = server.ld.config().packet_threshold.max(1);
-        let by_count = server
-            .ld
-            .largest_acked(sp)
-            .is_some_and(|l| l >= p.packet_number.saturating_add(threshold));
-        let trigger = if by_count {
-            "reordering_threshold"
-        } else {
-            "time_threshold"
-        };
-        trace.lost(now, p.packet_number, p.size, space, stream, trigger);
-    }
-    if o.rtt_sample.is_some() {
-        let r = server.ld.rtt();
-        trace.rtt(
-            now,
-            RttSnapshot {
-                latest_us: r.latest().as_micros() as u64,
-                min_us: r.min().as_micros() as u64,
-                smoothed_us: r.smoothed().as_micros() as u64,
-                var_us: r.var().as_micros() as u64,
-            },
-        );
-    }
-}
-
-fn cc_snapshot(s: &Server) -> CcSnapshot {
-    CcSnapshot {
-        cwnd: s.cc.window(),
-        inflight: s.ld.bytes_in_flight(),
-        ssthresh: s.cc.ssthresh(),
-        pacing_bps: s.cc.pacing_rate(s.ld.rtt()).map(|r| r.bits_per_sec()),
-        state: s.cc.state().as_str(),
-    }
-}
-
-fn us(d: Duration) -> u64 {
-    u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
-}
-
-fn make_record(sc: &Scenario, seed: u64, i: usize, f: &Flow) -> Record {
-    let s = &f.server;
-    let c = &f.client;
-    let st = s.ld.stats();
-    let m = s.cc.metrics();
-    let r = s.ld.rtt();
-    let name = s.cc.name();
-    Record {
-        scenario: sc.name.clone(),
-        group: if f.group.is_empty() {
-            name.clone()
-        } else {
-            f.group.clone()
-        },
-        cc_algorithm: name,
-        seed,
-        flow: i,
-        completed: s.phase == Phase::Done,
-        content_length: f.size_bytes,
-        ttlb_us: match (s.t_request, s.t_done) {
-            (Some(a), Some(b)) => us(b - a),
-            _ => 0,
-        },
-        client_ttlb_us: c.t_last_byte.map(|t| us(t - c.t_start)).unwrap_or(0),
-        ttfb_us: match (c.t_handshake, c.t_first_byte) {
-            (Some(a), Some(b)) => us(b - a),
-            _ => 0,
-        },
-        handshake_us: c.t_handshake.map(|t| us(t - c.t_start)).unwrap_or(0),
-        packets_sent: st.packets_sent,
-        packets_lost: st.packets_lost,
-        packets_acked: st.packets_acked,
-        packets_lost_spurious: st.spurious_losses,
-        bytes_sent: st.bytes_sent,
-        bytes_lost: st.bytes_lost,
-        bytes_acked: st.bytes_acked,
-        stream_bytes_resent: s.resent_bytes,
-        ptos: st.ptos,
-        drops_queue: f.drops[0],
-        drops_random: f.drops[1],
-        drops_policer: f.drops[2],
-        rtt_min_us: us(r.min()),
-        rtt_smoothed_us: us(r.smoothed()),
-        rtt_variance_us: us(r.var()),
-        rtt_latest_us: us(r.latest()),
-        cwnd: s.cc.window(),
-        ssthresh: s.cc.ssthresh(),
-        cwnd_initial: s.cc.initial_window(),
-        cwnd_exiting_slow_start: m.cwnd_exiting_slow_start_bytes,
-        cwnd_maximum: s.cwnd_max,
-        num_loss_episodes: m.num_loss_episodes,
-        num_ecn_loss_episodes: m.num_ecn_loss_episodes,
-        num_spurious_undos: m.num_spurious_undos,
-        path_rate_bps: sc.path.rate.bits_per_sec(),
-        path_rtt_ms: sc.path.rtt().as_secs_f64() * 1e3,
-        path_queue_ms: sc.path.queue_time().as_secs_f64() * 1e3,
-        path_loss: sc.path.loss.mean_loss(),
-        ack_policy: sc.endpoint.ack_policy.to_string(),
-    }
 }

@@ -1,0 +1,82 @@
+//! What the engine writes to the trace of the flow under test: packet
+//! descriptions, ACK outcomes (acked, lost with its RFC 9002 trigger, RTT
+//! samples) and controller snapshots.
+
+use ramp_cc::recovery::Space;
+use ramp_cc::Time;
+
+use crate::server::{Payload, Server};
+use crate::trace::{CcSnapshot, RttSnapshot, StreamRange, TraceSink};
+
+pub(super) fn space_name(s: Space) -> &'static str {
+    match s {
+        Space::Initial => "initial",
+        Space::Handshake => "handshake",
+        Space::Application => "1RTT",
+    }
+}
+
+pub(super) fn describe(server: &Server, p: Payload) -> (&'static str, Option<StreamRange>) {
+    match p {
+        Payload::Crypto(0) => ("initial", None),
+        Payload::Crypto(_) => ("handshake", None),
+        Payload::Stream(c) => (
+            "1RTT",
+            Some(StreamRange {
+                offset: u64::from(c) * server.chunk_bytes,
+                len: server.chunk_len(c),
+            }),
+        ),
+        Payload::Ping => ("1RTT", None),
+    }
+}
+
+pub(super) fn trace_ack_outcome(trace: &mut TraceSink, now: Time, server: &Server) {
+    let o = &server.ack_out;
+    for p in &o.acked {
+        trace.acked(now, p.packet_number, p.size);
+    }
+    for p in &o.lost {
+        let (space, stream) = describe(server, p.payload);
+        // RFC 9002 §6.1: lost by the packet threshold if kPacketThreshold
+        // newer packets were acknowledged, else by the time threshold.
+        let sp = match space {
+            "initial" => Space::Initial,
+            "handshake" => Space::Handshake,
+            _ => Space::Application,
+        };
+        let threshold = server.ld.config().packet_threshold.max(1);
+        let by_count = server
+            .ld
+            .largest_acked(sp)
+            .is_some_and(|l| l >= p.packet_number.saturating_add(threshold));
+        let trigger = if by_count {
+            "reordering_threshold"
+        } else {
+            "time_threshold"
+        };
+        trace.lost(now, p.packet_number, p.size, space, stream, trigger);
+    }
+    if o.rtt_sample.is_some() {
+        let r = server.ld.rtt();
+        trace.rtt(
+            now,
+            RttSnapshot {
+                latest_us: r.latest().as_micros() as u64,
+                min_us: r.min().as_micros() as u64,
+                smoothed_us: r.smoothed().as_micros() as u64,
+                var_us: r.var().as_micros() as u64,
+            },
+        );
+    }
+}
+
+pub(super) fn cc_snapshot(s: &Server) -> CcSnapshot {
+    CcSnapshot {
+        cwnd: s.cc.window(),
+        inflight: s.ld.bytes_in_flight(),
+        ssthresh: s.cc.ssthresh(),
+        pacing_bps: s.cc.pacing_rate(s.ld.rtt()).map(|r| r.bits_per_sec()),
+        state: s.cc.state().as_str(),
+    }
+}
