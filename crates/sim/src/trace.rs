@@ -5,6 +5,7 @@
 //! formats a string. Output is written by hand (numbers and fixed keys only)
 //! so that it is byte-identical across runs and dependency versions.
 
+use std::fmt::{self, Write as _};
 use std::io::{self, Write};
 
 use ramp_cc::recovery::AckFrame;
@@ -153,10 +154,19 @@ impl TraceSink {
         self.line.clear();
     }
 
+    /// Writes one NDJSON event line, `{"ev":"<ev>","t-us":<t>` then
+    /// `fields` (each starting with a comma) then `}`, when NDJSON is on.
+    fn event(&mut self, t: Time, ev: &str, fields: fmt::Arguments<'_>) {
+        if self.ndjson.is_some() {
+            let us = self.rel_us(t);
+            let _ = write!(self.line, "{{\"ev\":\"{ev}\",\"t-us\":{us}{fields}}}");
+            self.emit();
+        }
+    }
+
     /// The header line. `origin` is the connection's start: event times are
     /// relative to it.
     pub fn meta(&mut self, origin: Time, m: &TraceMeta<'_>) {
-        use std::fmt::Write as _;
         self.origin = origin;
         if self.ndjson.is_some() {
             let _ = write!(
@@ -191,22 +201,16 @@ impl TraceSink {
         stream: Option<StreamRange>,
         retx: bool,
     ) {
-        use std::fmt::Write as _;
+        self.event(
+            t,
+            "sent",
+            format_args!(
+                ",\"pn\":{pn},\"bytes\":{bytes}{}{},\"retx\":{retx}",
+                SpaceField(space),
+                StreamFields(stream)
+            ),
+        );
         let us = self.rel_us(t);
-        if self.ndjson.is_some() {
-            let _ = write!(
-                self.line,
-                "{{\"ev\":\"sent\",\"t-us\":{us},\"pn\":{pn},\"bytes\":{bytes}"
-            );
-            if space != "1RTT" {
-                let _ = write!(self.line, ",\"space\":\"{space}\"");
-            }
-            if let Some(s) = stream {
-                let _ = write!(self.line, ",\"offset\":{},\"len\":{}", s.offset, s.len);
-            }
-            let _ = write!(self.line, ",\"retx\":{retx}}}");
-            self.emit();
-        }
         if let Some(q) = &mut self.qlog {
             q.packet_sent(us, pn, bytes, space, stream);
         }
@@ -214,15 +218,7 @@ impl TraceSink {
 
     /// A packet was acknowledged.
     pub fn acked(&mut self, t: Time, pn: u64, bytes: u64) {
-        use std::fmt::Write as _;
-        if self.ndjson.is_some() {
-            let us = self.rel_us(t);
-            let _ = write!(
-                self.line,
-                "{{\"ev\":\"acked\",\"t-us\":{us},\"pn\":{pn},\"bytes\":{bytes}}}"
-            );
-            self.emit();
-        }
+        self.event(t, "acked", format_args!(",\"pn\":{pn},\"bytes\":{bytes}"));
     }
 
     /// An ACK frame arrived at the sender (qlog `packet_received`).
@@ -243,19 +239,15 @@ impl TraceSink {
         stream: Option<StreamRange>,
         trigger: &'static str,
     ) {
-        use std::fmt::Write as _;
+        self.event(
+            t,
+            "lost",
+            format_args!(
+                ",\"pn\":{pn},\"bytes\":{bytes}{},\"trigger\":\"{trigger}\"",
+                StreamFields(stream)
+            ),
+        );
         let us = self.rel_us(t);
-        if self.ndjson.is_some() {
-            let _ = write!(
-                self.line,
-                "{{\"ev\":\"lost\",\"t-us\":{us},\"pn\":{pn},\"bytes\":{bytes}"
-            );
-            if let Some(s) = stream {
-                let _ = write!(self.line, ",\"offset\":{},\"len\":{}", s.offset, s.len);
-            }
-            let _ = write!(self.line, ",\"trigger\":\"{trigger}\"}}");
-            self.emit();
-        }
         if let Some(q) = &mut self.qlog {
             q.packet_lost(us, pn, space, trigger);
         }
@@ -263,25 +255,24 @@ impl TraceSink {
 
     /// Controller state; written only when it differs from the last one.
     pub fn cc(&mut self, t: Time, s: CcSnapshot) {
-        use std::fmt::Write as _;
         let prev = self.last_cc;
         if prev == Some(s) {
             return;
         }
         self.last_cc = Some(s);
-        let us = self.rel_us(t);
-        if self.ndjson.is_some() {
-            let _ = write!(
-                self.line,
-                "{{\"ev\":\"cc\",\"t-us\":{us},\"cwnd\":{},\"inflight\":{},\"ssthresh\":{},\"pacing-bps\":{},\"state\":\"{}\"}}",
+        self.event(
+            t,
+            "cc",
+            format_args!(
+                ",\"cwnd\":{},\"inflight\":{},\"ssthresh\":{},\"pacing-bps\":{},\"state\":\"{}\"",
                 s.cwnd,
                 s.inflight,
                 opt(s.ssthresh),
                 opt(s.pacing_bps),
                 s.state
-            );
-            self.emit();
-        }
+            ),
+        );
+        let us = self.rel_us(t);
         if let Some(q) = &mut self.qlog {
             q.metrics(us, &s, prev.as_ref());
             if prev.is_none_or(|p| p.state != s.state) {
@@ -292,16 +283,15 @@ impl TraceSink {
 
     /// An RTT sample.
     pub fn rtt(&mut self, t: Time, r: RttSnapshot) {
-        use std::fmt::Write as _;
-        let us = self.rel_us(t);
-        if self.ndjson.is_some() {
-            let _ = write!(
-                self.line,
-                "{{\"ev\":\"rtt\",\"t-us\":{us},\"latest-us\":{},\"min-us\":{},\"smoothed-us\":{},\"var-us\":{}}}",
+        self.event(
+            t,
+            "rtt",
+            format_args!(
+                ",\"latest-us\":{},\"min-us\":{},\"smoothed-us\":{},\"var-us\":{}",
                 r.latest_us, r.min_us, r.smoothed_us, r.var_us
-            );
-            self.emit();
-        }
+            ),
+        );
+        let us = self.rel_us(t);
         if let Some(q) = &mut self.qlog {
             q.rtt(us, &r);
         }
@@ -309,40 +299,49 @@ impl TraceSink {
 
     /// Bottleneck queue depth.
     pub fn queue(&mut self, t: Time, bytes: u64, delay_us: u64) {
-        use std::fmt::Write as _;
-        if self.ndjson.is_some() {
-            let us = self.rel_us(t);
-            let _ = write!(
-                self.line,
-                "{{\"ev\":\"queue\",\"t-us\":{us},\"bytes\":{bytes},\"delay-us\":{delay_us}}}"
-            );
-            self.emit();
-        }
+        self.event(
+            t,
+            "queue",
+            format_args!(",\"bytes\":{bytes},\"delay-us\":{delay_us}"),
+        );
     }
 
     /// A packet was dropped on the path (`where_`: `queue`, `policer`, `random`).
     pub fn drop(&mut self, t: Time, pn: u64, bytes: u64, where_: &'static str) {
-        use std::fmt::Write as _;
-        if self.ndjson.is_some() {
-            let us = self.rel_us(t);
-            let _ = write!(
-                self.line,
-                "{{\"ev\":\"drop\",\"t-us\":{us},\"pn\":{pn},\"bytes\":{bytes},\"at\":\"{where_}\"}}"
-            );
-            self.emit();
-        }
+        self.event(
+            t,
+            "drop",
+            format_args!(",\"pn\":{pn},\"bytes\":{bytes},\"at\":\"{where_}\""),
+        );
     }
 
     /// In-order bytes available at the receiver, cumulative.
     pub fn delivered(&mut self, t: Time, bytes: u64) {
-        use std::fmt::Write as _;
-        if self.ndjson.is_some() {
-            let us = self.rel_us(t);
-            let _ = write!(
-                self.line,
-                "{{\"ev\":\"delivered\",\"t-us\":{us},\"bytes\":{bytes}}}"
-            );
-            self.emit();
+        self.event(t, "delivered", format_args!(",\"bytes\":{bytes}"));
+    }
+}
+
+/// `,"space":"<space>"` for a packet outside the application space (the
+/// default, left out to keep traces short), else nothing.
+struct SpaceField(&'static str);
+
+impl fmt::Display for SpaceField {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            "1RTT" => Ok(()),
+            space => write!(f, ",\"space\":\"{space}\""),
+        }
+    }
+}
+
+/// `,"offset":…,"len":…` for a packet carrying stream data, else nothing.
+struct StreamFields(Option<StreamRange>);
+
+impl fmt::Display for StreamFields {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(s) => write!(f, ",\"offset\":{},\"len\":{}", s.offset, s.len),
+            None => Ok(()),
         }
     }
 }
