@@ -238,15 +238,9 @@ impl Scenario {
             ),
         };
         sc.name = file.name.clone().unwrap_or_else(|| name.to_string());
-        if let Some(s) = file.seed {
-            sc.seed = s;
-        }
-        if let Some(Q(s)) = file.size {
-            sc.size_bytes = s;
-        }
-        if let Some(Q(t)) = file.time_limit {
-            sc.time_limit = t;
-        }
+        set(&mut sc.seed, file.seed);
+        set(&mut sc.size_bytes, file.size.map(|Q(s)| s));
+        set(&mut sc.time_limit, file.time_limit.map(|Q(t)| t));
         if let Some(p) = file.path {
             p.apply(&mut sc.path).map_err(err)?;
         }
@@ -424,11 +418,16 @@ struct FileFlow {
     size: Option<Q<u64>>,
 }
 
+/// Overrides a preset's value with the file's, when the file gives one.
+fn set<T>(dst: &mut T, file_value: Option<T>) {
+    if let Some(v) = file_value {
+        *dst = v;
+    }
+}
+
 impl FilePath {
     fn apply(self, p: &mut PathConfig) -> Result<(), String> {
-        if let Some(Q(r)) = self.rate {
-            p.rate = r;
-        }
+        set(&mut p.rate, self.rate.map(|Q(r)| r));
         if let Some(Q(rtt)) = self.rtt {
             if self.forward_delay.is_some() || self.reverse_delay.is_some() {
                 return Err("path.rtt: give either rtt or forward_delay/reverse_delay".into());
@@ -436,12 +435,8 @@ impl FilePath {
             p.forward_delay = rtt / 2;
             p.reverse_delay = rtt - rtt / 2;
         }
-        if let Some(Q(d)) = self.forward_delay {
-            p.forward_delay = d;
-        }
-        if let Some(Q(d)) = self.reverse_delay {
-            p.reverse_delay = d;
-        }
+        set(&mut p.forward_delay, self.forward_delay.map(|Q(d)| d));
+        set(&mut p.reverse_delay, self.reverse_delay.map(|Q(d)| d));
         match (self.queue, self.queue_bytes) {
             (Some(_), Some(_)) => {
                 return Err("path.queue: give either queue (time) or queue_bytes".into())
@@ -484,12 +479,8 @@ impl FilePath {
         if let Some(pol) = self.policer {
             p.policer = Some((pol.rate.0, pol.burst.0));
         }
-        if let Some(Q(d)) = self.ecn_threshold {
-            p.ecn_threshold = Some(d);
-        }
-        if let Some(Q(r)) = self.reverse_rate {
-            p.reverse_rate = Some(r);
-        }
+        set(&mut p.ecn_threshold, self.ecn_threshold.map(|Q(d)| Some(d)));
+        set(&mut p.reverse_rate, self.reverse_rate.map(|Q(r)| Some(r)));
         if let Some(Q(d)) = self.ack_aggregation {
             if d.is_zero() {
                 return Err("path.ack_aggregation: must be positive".into());
@@ -502,42 +493,28 @@ impl FilePath {
 
 impl FileEndpoint {
     fn apply(self, e: &mut EndpointConfig) -> Result<(), String> {
-        if let Some(m) = self.mds {
-            e.mds = m;
-        }
+        set(&mut e.mds, self.mds);
         if let Some(iw) = self.iw {
             e.iw_packets = iw;
             e.jump_packets = 2 * iw;
         }
-        if let Some(j) = self.jump_window {
-            e.jump_packets = j;
-        }
-        if let Some(Q(a)) = self.ack_policy {
-            e.ack_policy = a;
-        }
-        if let Some(Q(d)) = self.max_ack_delay {
-            e.max_ack_delay = d;
-        }
+        set(&mut e.jump_packets, self.jump_window);
+        set(&mut e.ack_policy, self.ack_policy.map(|Q(a)| a));
+        set(&mut e.max_ack_delay, self.max_ack_delay.map(|Q(d)| d));
         if let Some(Q(b)) = self.server_flight {
             if b == 0 {
                 return Err("endpoint.server_flight: must be at least 1 byte".into());
             }
             e.server_flight_bytes = b;
         }
-        if let Some(ecn) = self.ecn {
-            e.ecn = ecn;
-        }
+        set(&mut e.ecn, self.ecn);
         let mut cfg = match e.pacer {
             PacerKind::LeakyBucket(c) => c,
             _ => PacerConfig::default(),
         };
         cfg.max_datagram_size = e.mds;
-        if let Some(b) = self.pacer_initial_burst {
-            cfg.initial_burst_packets = b;
-        }
-        if let Some(q) = self.pacer_quantum {
-            cfg.burst_quantum_packets = q;
-        }
+        set(&mut cfg.initial_burst_packets, self.pacer_initial_burst);
+        set(&mut cfg.burst_quantum_packets, self.pacer_quantum);
         e.pacer = match self.pacer.as_deref() {
             None => match e.pacer {
                 PacerKind::LeakyBucket(_) => PacerKind::LeakyBucket(cfg),
