@@ -2,27 +2,12 @@
 //! Rapid Start's first flight (docs/real-mode.md): two 10-packet bursts about
 //! 0.4 RTT apart, not one 20-packet burst.
 
+mod common;
+
 use std::collections::BTreeMap;
-use std::io::Write;
-use std::sync::{Arc, Mutex};
 
-use ramp_sim::{run_connection, Scenario, TraceSink};
-
-#[derive(Clone, Default)]
-struct SharedBuf(Arc<Mutex<Vec<u8>>>);
-
-impl Write for SharedBuf {
-    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-        self.0
-            .lock()
-            .map_err(|_| std::io::Error::other("poisoned"))?
-            .extend_from_slice(b);
-        Ok(b.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
+use common::run_traced;
+use ramp_sim::Scenario;
 
 /// Send times (µs) of the application-space packets, in order.
 fn app_send_times(pacer: &str) -> Vec<u64> {
@@ -31,12 +16,8 @@ fn app_send_times(pacer: &str) -> Vec<u64> {
          [endpoint]\niw = 10\nmds = 1200\npacer = \"{pacer}\"\n"
     );
     let sc = Scenario::from_toml(&toml, "quinn-pacer").expect("scenario");
-    let spec = ramp_cc::spec::parse("rapidstart").expect("spec");
-    let buf = SharedBuf::default();
-    let mut sink = TraceSink::off().with_ndjson(Box::new(buf.clone()));
-    run_connection(&sc, &spec, 1, &mut sink).expect("run");
-    sink.finish().expect("trace");
-    let text = String::from_utf8(buf.0.lock().expect("lock").clone()).expect("utf8");
+    let traced = run_traced(&sc, "rapidstart", 1);
+    let text = String::from_utf8(traced.trace).expect("utf8");
     text.lines()
         .filter(|l| l.contains("\"ev\":\"sent\"") && l.contains("\"offset\""))
         .filter_map(|l| {

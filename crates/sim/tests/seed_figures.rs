@@ -69,6 +69,17 @@ fn period(events: &[serde_json::Value], state: &str) -> Option<(u64, u64, u64, u
     None
 }
 
+/// When the first recovery period ends and when the next one starts (µs).
+fn second_recovery(events: &[serde_json::Value]) -> Option<(u64, u64)> {
+    let (_, first_end, _, _, _) = period(events, "recovery")?;
+    let second = events
+        .iter()
+        .filter(|e| ev(e) == "cc" && t_us(e) > first_end)
+        .find(|e| e["state"] == "recovery")
+        .map(t_us)?;
+    Some((first_end, second))
+}
+
 fn acked_bytes_between(events: &[serde_json::Value], from: u64, to: u64) -> u64 {
     events
         .iter()
@@ -150,13 +161,7 @@ fn seed_100m_paced_slow_start_recovery_episodes() {
     let quicly_beta = run_traced(&sc, "newreno(iw=30,beta=0.7)", 1);
     assert_eq!(quicly_beta.record.num_loss_episodes, 2);
     let evs = quicly_beta.events();
-    let (_, first_end, _, _, _) = period(&evs, "recovery").unwrap();
-    let second = evs
-        .iter()
-        .filter(|e| ev(e) == "cc" && t_us(e) > first_end)
-        .find(|e| e["state"] == "recovery")
-        .map(t_us)
-        .unwrap();
+    let (first_end, second) = second_recovery(&evs).unwrap();
     // "Almost immediately": within two round trips of leaving the first.
     assert!(
         second - first_end < 60_000,
@@ -174,13 +179,7 @@ fn vdsl_paced_slow_start_enters_a_second_recovery_rapid_start_one() {
     let ss = run_traced(&sc, "newreno(iw=30)", 1);
     assert_eq!(ss.record.num_loss_episodes, 2);
     let evs = ss.events();
-    let (_, first_end, _, _, _) = period(&evs, "recovery").unwrap();
-    let second = evs
-        .iter()
-        .filter(|e| ev(e) == "cc" && t_us(e) > first_end)
-        .find(|e| e["state"] == "recovery")
-        .map(t_us)
-        .unwrap();
+    let (first_end, second) = second_recovery(&evs).unwrap();
     assert!(
         second - first_end < 4 * 39_000,
         "second recovery {} µs later",
