@@ -4,8 +4,8 @@
 //! bootstrap band per arm, one small multiple per facet.
 
 use super::axes::{
-    cartesian, de, grid_dims, grid_size, key_height, panel_key, signed_pct, text, Coord, Frame,
-    TITLE_BAND,
+    cartesian, de, grid_dims, grid_size, key_height, panel_key, signed_pct, styled, text, Coord,
+    Frame, TITLE_BAND,
 };
 use super::style::Theme;
 use super::Chart;
@@ -55,18 +55,13 @@ pub(crate) fn draw_change_frame<DB: DrawingBackend>(
         ))))?;
     }
     let fx = |v: &f64| format_number(*v);
-    de(chart
-        .configure_mesh()
+    let mut m = chart.configure_mesh();
+    styled(&mut m, theme)
         .x_label_formatter(&fx)
         .y_label_formatter(&fx)
         .x_desc(x_desc)
-        .y_desc(y_desc)
-        .axis_style(theme.foreground())
-        .bold_line_style(theme.grid())
-        .light_line_style(TRANSPARENT)
-        .label_style(text(13.0, theme.foreground()))
-        .axis_desc_style(text(14.0, theme.foreground()))
-        .draw())?;
+        .y_desc(y_desc);
+    de(m.draw())?;
     de(chart.draw_series(std::iter::once(PathElement::new(
         [(0.0, 0.0), (0.0, 100.0)],
         theme.foreground().stroke_width(1),
@@ -95,28 +90,56 @@ pub(crate) fn panel_caption(facet: &Facet, label: &str, baseline: &str, n: usize
     format!("{what} — {baseline}: n = {n}")
 }
 
-const FRAME: Frame = Frame {
+/// Margins of the A/B and paired panels.
+pub(crate) const FRAME: Frame = Frame {
     left: 62,
     right: 0,
     bottom: 44,
     caption: Some(15.0),
 };
 
-impl AbChart<'_> {
-    /// Rows of each panel's key: the most arms any panel has.
-    fn key_rows(&self) -> usize {
-        self.result
-            .panels
-            .iter()
-            .map(|p| p.curves.len())
-            .max()
-            .unwrap_or(0)
+/// Rows of each panel's key: the most curves any panel has.
+pub(crate) fn key_rows<P>(panels: &[P], curves: impl Fn(&P) -> usize) -> usize {
+    panels.iter().map(curves).max().unwrap_or(0)
+}
+
+/// The vertical axis of the A/B and paired charts: 0…100 in steps of 10
+/// (percentiles, or percent of paths).
+pub(crate) fn percent_axis() -> Scale {
+    Scale {
+        lo: 0.0,
+        hi: 100.0,
+        ticks: (0..=10).map(|i| f64::from(i) * 10.0).collect(),
+        step: 10.0,
     }
+}
+
+/// Draws `title` centred in the title band of `root` and returns the
+/// area below it.
+pub(crate) fn titled<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    title: &str,
+    theme: Theme,
+) -> Result<DrawingArea<DB, Shift>> {
+    let (w, _) = root.dim_in_pixel();
+    let (head, body) = root.split_vertically(TITLE_BAND);
+    de(head.draw_text(
+        title,
+        &text(18.0, theme.foreground()).pos(plotters::style::text_anchor::Pos::new(
+            plotters::style::text_anchor::HPos::Center,
+            plotters::style::text_anchor::VPos::Center,
+        )),
+        (w as i32 / 2, TITLE_BAND as i32 / 2),
+    ))?;
+    Ok(body)
 }
 
 impl Chart for AbChart<'_> {
     fn size(&self) -> (u32, u32) {
-        grid_size(self.result.panels.len(), self.key_rows())
+        grid_size(
+            self.result.panels.len(),
+            key_rows(&self.result.panels, |p| p.curves.len()),
+        )
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>, theme: Theme) -> Result<()> {
@@ -135,16 +158,7 @@ impl Chart for AbChart<'_> {
             t.push_str(" (band: bootstrap 95% CI)");
             t
         });
-        let (w, _) = root.dim_in_pixel();
-        let (head, body) = root.split_vertically(TITLE_BAND);
-        de(head.draw_text(
-            &title,
-            &text(18.0, theme.foreground()).pos(plotters::style::text_anchor::Pos::new(
-                plotters::style::text_anchor::HPos::Center,
-                plotters::style::text_anchor::VPos::Center,
-            )),
-            (w as i32 / 2, TITLE_BAND as i32 / 2),
-        ))?;
+        let body = titled(root, &title, theme)?;
         // One x range for every panel, so panels compare at a glance.
         let (mut lo, mut hi) = (0.0f64, 0.0f64);
         for c in r.panels.iter().flat_map(|p| &p.curves) {
@@ -158,15 +172,10 @@ impl Chart for AbChart<'_> {
             }
         }
         let x = nice_scale(lo, hi, 8);
-        let y = Scale {
-            lo: 0.0,
-            hi: 100.0,
-            ticks: (0..=10).map(|i| f64::from(i) * 10.0).collect(),
-            step: 10.0,
-        };
+        let y = percent_axis();
         let (cols, rows) = grid_dims(r.panels.len());
         let cells = body.split_evenly((rows, cols));
-        let key_h = key_height(self.key_rows());
+        let key_h = key_height(key_rows(&r.panels, |p| p.curves.len()));
         for (panel, cell) in r.panels.iter().zip(cells.iter()) {
             let (_, cell_h) = cell.dim_in_pixel();
             let (area, key_area) = cell.split_vertically(cell_h.saturating_sub(key_h));

@@ -4,6 +4,7 @@
 use super::style::{Theme, FONT};
 use crate::error::{Error, Result};
 use crate::units::{format_number, AxisUnit, Scale};
+use plotters::chart::{MeshStyle, SecondaryMeshStyle};
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint};
 use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
@@ -104,6 +105,30 @@ pub(crate) fn cartesian<'a, DB: DrawingBackend>(
     de(b.build_cartesian_2d(ranged(x), ranged(y)))
 }
 
+/// The charts' mesh style: axes and labels in the theme's foreground and
+/// the bundled font, grid lines at the ticks only. Callers add formatters
+/// and axis descriptions, then draw.
+pub(crate) fn styled<'m, 'a, 'b, DB: DrawingBackend>(
+    m: &'m mut MeshStyle<'a, 'b, TickedAxis, TickedAxis, DB>,
+    theme: Theme,
+) -> &'m mut MeshStyle<'a, 'b, TickedAxis, TickedAxis, DB> {
+    m.axis_style(theme.foreground())
+        .bold_line_style(theme.grid())
+        .light_line_style(TRANSPARENT)
+        .label_style(text(13.0, theme.foreground()))
+        .axis_desc_style(text(14.0, theme.foreground()))
+}
+
+/// [`styled`] for a secondary (right) axis.
+pub(crate) fn styled_secondary<'m, 'a, 'b, DB: DrawingBackend>(
+    m: &'m mut SecondaryMeshStyle<'a, 'b, TickedAxis, TickedAxis, DB>,
+    theme: Theme,
+) -> &'m mut SecondaryMeshStyle<'a, 'b, TickedAxis, TickedAxis, DB> {
+    m.axis_style(theme.foreground())
+        .label_style(text(13.0, theme.foreground()))
+        .axis_desc_style(text(14.0, theme.foreground()))
+}
+
 /// Draws the mesh with unit-aware labels.
 pub(crate) fn mesh<DB: DrawingBackend>(
     chart: &mut ChartContext<'_, DB, Coord>,
@@ -117,14 +142,10 @@ pub(crate) fn mesh<DB: DrawingBackend>(
     let fx = move |v: &f64| format_number(v / x_unit.divisor);
     let fy = move |v: &f64| format_number(v / y_unit.divisor);
     let mut m = chart.configure_mesh();
-    m.x_label_formatter(&fx)
+    styled(&mut m, theme)
+        .x_label_formatter(&fx)
         .y_label_formatter(&fy)
-        .y_desc(y_desc)
-        .axis_style(theme.foreground())
-        .bold_line_style(theme.grid())
-        .light_line_style(TRANSPARENT)
-        .label_style(text(13.0, theme.foreground()))
-        .axis_desc_style(text(14.0, theme.foreground()));
+        .y_desc(y_desc);
     if show_x_labels {
         m.x_desc(x_desc);
     } else {

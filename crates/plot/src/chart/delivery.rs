@@ -4,7 +4,7 @@
 //! time a curve reaches the object size is its TTLB; plateaus are
 //! head-of-line stalls while losses are repaired.
 
-use super::axes::{cartesian, de, legend, steps, text, Frame};
+use super::axes::{cartesian, de, legend, mesh, steps, styled_secondary, text, Frame};
 use super::style::Theme;
 use super::thin::thin_steps;
 use super::Chart;
@@ -130,30 +130,22 @@ impl Chart for DeliveryChart<'_> {
         };
         let mut chart = cartesian(&area, None, &x, &y, frame, show_queue, theme)?
             .set_secondary_coord(super::axes::ranged(&x), super::axes::ranged(&y2));
-        let fx = move |v: &f64| format_number(v / xu.divisor);
-        let fy = move |v: &f64| format_number(v / yu.divisor);
-        de(chart
-            .configure_mesh()
-            .x_label_formatter(&fx)
-            .y_label_formatter(&fy)
-            .x_desc(format!("time since connection start ({})", xu.suffix))
-            .y_desc(format!("bytes delivered in order ({})", yu.suffix))
-            .axis_style(theme.foreground())
-            .bold_line_style(theme.grid())
-            .light_line_style(TRANSPARENT)
-            .label_style(text(13.0, theme.foreground()))
-            .axis_desc_style(text(14.0, theme.foreground()))
-            .draw())?;
+        mesh(
+            &mut chart,
+            &format!("time since connection start ({})", xu.suffix),
+            xu,
+            &format!("bytes delivered in order ({})", yu.suffix),
+            yu,
+            theme,
+            true,
+        )?;
         if show_queue {
             let f2 = move |v: &f64| format_number(v / y2u.divisor);
-            de(chart
-                .configure_secondary_axes()
+            let mut m = chart.configure_secondary_axes();
+            styled_secondary(&mut m, theme)
                 .y_desc(format!("bottleneck queue ({}), dashed", y2u.suffix))
-                .y_label_formatter(&f2)
-                .axis_style(theme.foreground())
-                .label_style(text(13.0, theme.foreground()))
-                .axis_desc_style(text(14.0, theme.foreground()))
-                .draw())?;
+                .y_label_formatter(&f2);
+            de(m.draw())?;
         }
         let (w, _) = area.dim_in_pixel();
         for (i, tr) in self.traces.iter().enumerate() {

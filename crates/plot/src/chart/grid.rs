@@ -14,14 +14,12 @@
 //! thin: the first arm widest, each later one narrower on top, and an arm
 //! hidden under another still shows as a coloured edge.
 
-use super::axes::{de, key_height, panel_key, text, TITLE_BAND};
+use super::axes::{de, key_height, panel_key, ranged, styled, text, Coord, TITLE_BAND};
 use super::style::Theme;
 use super::Chart;
 use crate::error::{Error, Result};
 use crate::grid::{GridAxis, GridResult};
 use crate::units::{format_bytes, format_number, nice_scale, time_unit, Scale};
-use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint};
-use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -84,34 +82,6 @@ fn log_x(values: &[f64]) -> bool {
     }
 }
 
-/// An f64 axis with explicit ticks (linear or, in log10 space, log).
-#[derive(Clone)]
-struct XAxis {
-    inner: RangedCoordf64,
-    ticks: Vec<f64>,
-}
-
-impl Ranged for XAxis {
-    type FormatOption = DefaultFormatting;
-    type ValueType = f64;
-
-    fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
-        self.inner.map(value, limit)
-    }
-
-    fn key_points<Hint: KeyPointHint>(&self, hint: Hint) -> Vec<f64> {
-        if hint.weight().allow_light_points() {
-            Vec::new()
-        } else {
-            self.ticks.clone()
-        }
-    }
-
-    fn range(&self) -> std::ops::Range<f64> {
-        self.inner.range()
-    }
-}
-
 /// The x scale in plot coordinates (display units, or their log10) and
 /// the function from display units to plot coordinates.
 struct XScale {
@@ -168,10 +138,12 @@ impl XScale {
         }
     }
 
-    fn axis(&self) -> XAxis {
-        XAxis {
-            inner: (self.lo..self.hi).into(),
+    fn scale(&self) -> Scale {
+        Scale {
+            lo: self.lo,
+            hi: self.hi,
             ticks: self.ticks.clone(),
+            step: 0.0,
         }
     }
 
@@ -181,13 +153,6 @@ impl XScale {
             GridAxis::Size => format_bytes(v),
             _ => format_number(v),
         }
-    }
-}
-
-fn y_axis(s: &Scale) -> XAxis {
-    XAxis {
-        inner: (s.lo..s.hi).into(),
-        ticks: s.ticks.clone(),
     }
 }
 
@@ -272,18 +237,13 @@ impl Chart for GridChart<'_> {
             .caption(&caption, text(14.0, theme.foreground()))
             .x_label_area_size(28)
             .y_label_area_size(LEFT)
-            .build_cartesian_2d(x.axis(), y_axis(&ttlb_scale)))?;
-        de(chart
-            .configure_mesh()
+            .build_cartesian_2d(ranged(&x.scale()), ranged(&ttlb_scale)))?;
+        let mut m = chart.configure_mesh();
+        styled(&mut m, theme)
             .x_label_formatter(&fx)
             .y_label_formatter(&fy)
-            .y_desc(format!("TTLB ({})", unit.suffix))
-            .axis_style(theme.foreground())
-            .bold_line_style(theme.grid())
-            .light_line_style(TRANSPARENT)
-            .label_style(text(13.0, theme.foreground()))
-            .axis_desc_style(text(14.0, theme.foreground()))
-            .draw())?;
+            .y_desc(format!("TTLB ({})", unit.suffix));
+        de(m.draw())?;
         // Bands first, all of them, so no band covers another arm's line.
         let mut medians = Vec::new();
         for (i, s) in r.series.iter().enumerate() {
@@ -332,19 +292,14 @@ impl Chart for GridChart<'_> {
             )
             .x_label_area_size(44)
             .y_label_area_size(LEFT)
-            .build_cartesian_2d(x.axis(), y_axis(&lost_scale)))?;
-        de(chart
-            .configure_mesh()
+            .build_cartesian_2d(ranged(&x.scale()), ranged(&lost_scale)))?;
+        let mut m = chart.configure_mesh();
+        styled(&mut m, theme)
             .x_label_formatter(&fx)
             .y_label_formatter(&fy)
             .x_desc(r.axis.describe())
-            .y_desc("packets lost")
-            .axis_style(theme.foreground())
-            .bold_line_style(theme.grid())
-            .light_line_style(TRANSPARENT)
-            .label_style(text(13.0, theme.foreground()))
-            .axis_desc_style(text(14.0, theme.foreground()))
-            .draw())?;
+            .y_desc("packets lost");
+        de(m.draw())?;
         for (i, s) in r.series.iter().enumerate() {
             let c = colour(i);
             let line: Vec<(f64, f64)> = s
@@ -377,7 +332,7 @@ impl Chart for GridChart<'_> {
 
 /// A line with a dot at each point, `width` pixels wide.
 fn draw_line<DB: DrawingBackend>(
-    chart: &mut ChartContext<'_, DB, Cartesian2d<XAxis, XAxis>>,
+    chart: &mut ChartContext<'_, DB, Coord>,
     line: Vec<(f64, f64)>,
     colour: RGBColor,
     width: u32,

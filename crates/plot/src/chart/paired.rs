@@ -3,17 +3,16 @@
 //! Pairing removes the path-to-path spread, so it shows effects the
 //! unpaired percentile comparison cannot (shared/notes/charts.md §1.1).
 
-use super::ab::{arm_colour, draw_change_frame, panel_caption};
-use super::axes::{
-    cartesian, de, grid_dims, grid_size, key_height, panel_key, signed_pct, steps, text, Frame,
-    TITLE_BAND,
+use super::ab::{
+    arm_colour, draw_change_frame, key_rows, panel_caption, percent_axis, titled, FRAME,
 };
+use super::axes::{cartesian, de, grid_dims, grid_size, key_height, panel_key, signed_pct, steps};
 use super::style::Theme;
 use super::Chart;
 use crate::ab::PairedResult;
 use crate::error::{Error, Result};
 use crate::quantile::quantile_sorted;
-use crate::units::{format_number, nice_scale, Scale};
+use crate::units::{format_number, nice_scale};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -40,13 +39,6 @@ impl<'a> PairedChart<'a> {
     }
 }
 
-const FRAME: Frame = Frame {
-    left: 62,
-    right: 0,
-    bottom: 44,
-    caption: Some(15.0),
-};
-
 /// The empirical CDF of sorted values as (value, % of values ≤ it) steps.
 pub(crate) fn ecdf_points(sorted: &[f64]) -> Vec<(f64, f64)> {
     let n = sorted.len() as f64;
@@ -60,21 +52,12 @@ pub(crate) fn ecdf_points(sorted: &[f64]) -> Vec<(f64, f64)> {
     pts
 }
 
-impl PairedChart<'_> {
-    /// Rows of each panel's key: the most arms any panel has.
-    fn key_rows(&self) -> usize {
-        self.result
-            .panels
-            .iter()
-            .map(|p| p.curves.len())
-            .max()
-            .unwrap_or(0)
-    }
-}
-
 impl Chart for PairedChart<'_> {
     fn size(&self) -> (u32, u32) {
-        grid_size(self.result.panels.len(), self.key_rows())
+        grid_size(
+            self.result.panels.len(),
+            key_rows(&self.result.panels, |p| p.curves.len()),
+        )
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>, theme: Theme) -> Result<()> {
@@ -94,16 +77,7 @@ impl Chart for PairedChart<'_> {
             }
             t
         });
-        let (w, _) = root.dim_in_pixel();
-        let (head, body) = root.split_vertically(TITLE_BAND);
-        de(head.draw_text(
-            &title,
-            &text(18.0, theme.foreground()).pos(plotters::style::text_anchor::Pos::new(
-                plotters::style::text_anchor::HPos::Center,
-                plotters::style::text_anchor::VPos::Center,
-            )),
-            (w as i32 / 2, TITLE_BAND as i32 / 2),
-        ))?;
+        let body = titled(root, &title, theme)?;
         let all = r
             .panels
             .iter()
@@ -111,15 +85,10 @@ impl Chart for PairedChart<'_> {
             .flat_map(|c| &c.deltas_pct);
         let (lo, hi) = all.fold((0.0f64, 0.0f64), |(a, b), &v| (a.min(v), b.max(v)));
         let x = nice_scale(lo, hi, 8);
-        let y = Scale {
-            lo: 0.0,
-            hi: 100.0,
-            ticks: (0..=10).map(|i| f64::from(i) * 10.0).collect(),
-            step: 10.0,
-        };
+        let y = percent_axis();
         let (cols, rows) = grid_dims(r.panels.len());
         let cells = body.split_evenly((rows, cols));
-        let key_h = key_height(self.key_rows());
+        let key_h = key_height(key_rows(&r.panels, |p| p.curves.len()));
         for (panel, cell) in r.panels.iter().zip(cells.iter()) {
             let (_, cell_h) = cell.dim_in_pixel();
             let (area, key_area) = cell.split_vertically(cell_h.saturating_sub(key_h));

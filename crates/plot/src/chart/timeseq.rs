@@ -5,7 +5,7 @@
 //! smoothed, latest) and the bottleneck queue (bytes, and ms when the
 //! link rate is known).
 
-use super::axes::{cartesian, de, legend, mesh, note, steps, text, Frame};
+use super::axes::{cartesian, de, legend, mesh, note, steps, styled_secondary, text, Frame};
 use super::style::{self, Theme};
 use super::thin::{thin_points, thin_steps};
 use super::Chart;
@@ -77,24 +77,37 @@ impl Chart for TimeSeqChart<'_> {
         let (mid, bottom) = rest.split_vertically(rh / 2);
 
         let end_ms = ms(tr.end_us()).max(1.0);
-        let x = nice_scale(0.0, end_ms, 12);
-        let xu = time_unit(x.hi);
-        let x_desc = format!("time since connection start ({})", xu.suffix);
-        self.draw_sequence(&top, &x, xu, &x_desc, theme)?;
-        self.draw_rtt(&mid, &x, xu, &x_desc, theme)?;
-        self.draw_queue(&bottom, &x, xu, &x_desc, theme)
+        let scale = nice_scale(0.0, end_ms, 12);
+        let unit = time_unit(scale.hi);
+        let t = TimeAxis {
+            desc: format!("time since connection start ({})", unit.suffix),
+            scale,
+            unit,
+        };
+        self.draw_sequence(&top, &t, theme)?;
+        self.draw_rtt(&mid, &t, theme)?;
+        self.draw_queue(&bottom, &t, theme)
     }
+}
+
+/// The time axis the three panels share.
+struct TimeAxis {
+    /// Range and ticks, ms.
+    scale: crate::units::Scale,
+    /// The unit the labels show.
+    unit: AxisUnit,
+    /// The axis description.
+    desc: String,
 }
 
 impl TimeSeqChart<'_> {
     fn draw_sequence<DB: DrawingBackend>(
         &self,
         area: &DrawingArea<DB, Shift>,
-        x: &crate::units::Scale,
-        xu: AxisUnit,
-        x_desc: &str,
+        t: &TimeAxis,
         theme: Theme,
     ) -> Result<()> {
+        let (x, xu, x_desc) = (&t.scale, t.unit, t.desc.as_str());
         let tr = self.trace;
         let end_of: HashMap<u64, f64> = tr
             .sent
@@ -217,11 +230,10 @@ impl TimeSeqChart<'_> {
     fn draw_rtt<DB: DrawingBackend>(
         &self,
         area: &DrawingArea<DB, Shift>,
-        x: &crate::units::Scale,
-        xu: AxisUnit,
-        x_desc: &str,
+        t: &TimeAxis,
         theme: Theme,
     ) -> Result<()> {
+        let (x, xu, x_desc) = (&t.scale, t.unit, t.desc.as_str());
         let rtt = &self.trace.rtt;
         if rtt.is_empty() {
             return note(area, "no RTT samples in this trace", theme);
@@ -275,11 +287,10 @@ impl TimeSeqChart<'_> {
     fn draw_queue<DB: DrawingBackend>(
         &self,
         area: &DrawingArea<DB, Shift>,
-        x: &crate::units::Scale,
-        xu: AxisUnit,
-        x_desc: &str,
+        t: &TimeAxis,
         theme: Theme,
     ) -> Result<()> {
+        let (x, xu, x_desc) = (&t.scale, t.unit, t.desc.as_str());
         let q = &self.trace.queue;
         if q.is_empty() {
             return note(
@@ -320,16 +331,14 @@ impl TimeSeqChart<'_> {
         };
         let mut chart = cartesian(area, None, x, &y, FRAME, true, theme)?
             .set_secondary_coord(super::axes::ranged(x), super::axes::ranged(&y2));
-        mesh_primary(&mut chart, x_desc, xu, yu, theme)?;
+        let y_desc = format!("queue ({})", yu.suffix);
+        mesh(&mut chart, x_desc, xu, &y_desc, yu, theme, true)?;
         let f2 = |v: &f64| format_number(*v);
-        de(chart
-            .configure_secondary_axes()
+        let mut m = chart.configure_secondary_axes();
+        styled_secondary(&mut m, theme)
             .y_desc("queueing delay (ms)")
-            .y_label_formatter(&f2)
-            .axis_style(theme.foreground())
-            .label_style(text(13.0, theme.foreground()))
-            .axis_desc_style(text(14.0, theme.foreground()))
-            .draw())?;
+            .y_label_formatter(&f2);
+        de(m.draw())?;
         let steps_b = thin_steps(&steps(&bytes), (x.lo, x.hi), w);
         let fill = style::QUEUE.mix(0.25);
         de(chart.draw_series(AreaSeries::new(steps_b.clone(), 0.0, fill)))?;
@@ -349,32 +358,4 @@ impl TimeSeqChart<'_> {
         }
         legend(&mut chart, SeriesLabelPosition::UpperLeft, theme)
     }
-}
-
-fn mesh_primary<DB: DrawingBackend>(
-    chart: &mut plotters::chart::DualCoordChartContext<
-        '_,
-        DB,
-        super::axes::Coord,
-        super::axes::Coord,
-    >,
-    x_desc: &str,
-    xu: AxisUnit,
-    yu: AxisUnit,
-    theme: Theme,
-) -> Result<()> {
-    let fx = move |v: &f64| format_number(v / xu.divisor);
-    let fy = move |v: &f64| format_number(v / yu.divisor);
-    de(chart
-        .configure_mesh()
-        .x_label_formatter(&fx)
-        .y_label_formatter(&fy)
-        .x_desc(x_desc)
-        .y_desc(format!("queue ({})", yu.suffix))
-        .axis_style(theme.foreground())
-        .bold_line_style(theme.grid())
-        .light_line_style(TRANSPARENT)
-        .label_style(text(13.0, theme.foreground()))
-        .axis_desc_style(text(14.0, theme.foreground()))
-        .draw())
 }

@@ -145,54 +145,65 @@ fn builtin(name: &str, bw: [f64; 5], rtt: [f64; 5], mix: [f64; 4]) -> Region {
     }
 }
 
+/// The seven regions of the Rapid Start production experiment: name,
+/// bandwidth quantiles (Mbit/s), RTT quantiles (ms) and access mixture
+/// (mobile, wifi, wired, policed), from simulation.md §3.2 (NDT
+/// quantiles) and §3.3 (mixture).
+type RegionRow = (&'static str, [f64; 5], [f64; 5], [f64; 4]);
+
+const SEED_REGIONS: [RegionRow; 7] = [
+    (
+        "east-asia",
+        [3.1, 13.9, 57.5, 170.0, 435.0],
+        [2.9, 6.2, 15.3, 53.0, 128.0],
+        [0.45, 0.35, 0.20, 0.02],
+    ),
+    (
+        "se-asia",
+        [1.6, 7.1, 29.4, 93.0, 256.0],
+        [4.5, 12.6, 32.0, 71.0, 180.0],
+        [0.65, 0.25, 0.10, 0.04],
+    ),
+    (
+        "west-europe",
+        [4.8, 19.7, 67.7, 217.0, 498.0],
+        [3.2, 7.6, 15.3, 28.0, 48.0],
+        [0.35, 0.45, 0.20, 0.01],
+    ),
+    (
+        "east-europe",
+        [2.4, 11.2, 42.5, 127.0, 316.0],
+        [8.7, 16.6, 27.7, 47.0, 83.0],
+        [0.40, 0.40, 0.20, 0.02],
+    ),
+    (
+        "africa",
+        [0.7, 2.6, 9.2, 26.0, 62.0],
+        [6.9, 20.3, 55.1, 126.0, 253.0],
+        [0.75, 0.20, 0.05, 0.05],
+    ),
+    (
+        "north-america",
+        [3.6, 17.3, 67.8, 208.0, 439.0],
+        [3.8, 9.5, 22.9, 50.0, 86.0],
+        [0.35, 0.45, 0.20, 0.02],
+    ),
+    (
+        "south-america",
+        [1.9, 9.1, 39.1, 128.0, 305.0],
+        [4.0, 8.9, 26.1, 89.0, 143.0],
+        [0.55, 0.35, 0.10, 0.03],
+    ),
+];
+
 /// The seven regions of the Rapid Start production experiment (East and
 /// South-East Asia, Western and Eastern Europe, Africa, North and South
 /// America), from simulation.md §3.2 (NDT quantiles) and §3.3 (mixture).
 pub fn seed_regions() -> Vec<Region> {
-    vec![
-        builtin(
-            "east-asia",
-            [3.1, 13.9, 57.5, 170.0, 435.0],
-            [2.9, 6.2, 15.3, 53.0, 128.0],
-            [0.45, 0.35, 0.20, 0.02],
-        ),
-        builtin(
-            "se-asia",
-            [1.6, 7.1, 29.4, 93.0, 256.0],
-            [4.5, 12.6, 32.0, 71.0, 180.0],
-            [0.65, 0.25, 0.10, 0.04],
-        ),
-        builtin(
-            "west-europe",
-            [4.8, 19.7, 67.7, 217.0, 498.0],
-            [3.2, 7.6, 15.3, 28.0, 48.0],
-            [0.35, 0.45, 0.20, 0.01],
-        ),
-        builtin(
-            "east-europe",
-            [2.4, 11.2, 42.5, 127.0, 316.0],
-            [8.7, 16.6, 27.7, 47.0, 83.0],
-            [0.40, 0.40, 0.20, 0.02],
-        ),
-        builtin(
-            "africa",
-            [0.7, 2.6, 9.2, 26.0, 62.0],
-            [6.9, 20.3, 55.1, 126.0, 253.0],
-            [0.75, 0.20, 0.05, 0.05],
-        ),
-        builtin(
-            "north-america",
-            [3.6, 17.3, 67.8, 208.0, 439.0],
-            [3.8, 9.5, 22.9, 50.0, 86.0],
-            [0.35, 0.45, 0.20, 0.02],
-        ),
-        builtin(
-            "south-america",
-            [1.9, 9.1, 39.1, 128.0, 305.0],
-            [4.0, 8.9, 26.1, 89.0, 143.0],
-            [0.55, 0.35, 0.10, 0.03],
-        ),
-    ]
+    SEED_REGIONS
+        .iter()
+        .map(|&(name, rate, rtt, mix)| builtin(name, rate, rtt, mix))
+        .collect()
 }
 
 impl Region {
