@@ -36,5 +36,5 @@ pub use ab::{
 pub use error::{Error, Result};
 pub use grid::{grid_curves, GridAxis, GridResult, GridSamples};
 pub use record::{parse_records, read_records, Record};
-pub use report::{render_report, write_report, RunData};
+pub use report::{render_report, write_report, RunData, RunRecords};
 pub use trace::{parse_trace, read_trace, Trace, TraceMeta};

@@ -90,7 +90,7 @@ fn log_axis_for_sizes_and_pooled_axes_are_named() {
 fn report_of_a_grid_run_has_the_grid_chart() {
     let run = ramp_plot::RunData {
         title: "grid".into(),
-        records: records(),
+        records: ramp_plot::RunRecords::from_records(&records()),
         ..ramp_plot::RunData::default()
     };
     let html = ramp_plot::render_report(&run).unwrap();

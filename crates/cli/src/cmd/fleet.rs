@@ -659,7 +659,7 @@ fn write_charts(
     let run = ramp_plot::RunData {
         title: format!("ramp fleet: {}", plan.name),
         scenario: fs::read_to_string(out.join("scenario.toml")).ok(),
-        records,
+        records: ramp_plot::RunRecords::from_records(&records),
         traces: Vec::new(),
         baseline: Some(baseline),
     };

@@ -2,10 +2,10 @@
 
 use super::run::RunData;
 use super::table::{summarise, ArmSummary};
-use crate::ab::{ab_curves, paired_deltas, AbOptions, Facet};
+use crate::ab::{ab_curves_of, paired_deltas_of, AbOptions, Facet};
 use crate::chart::{to_svg, AbChart, DeliveryChart, GridChart, PairedChart, Theme, TimeSeqChart};
 use crate::error::Result;
-use crate::grid::{grid_curves, GridSamples};
+use crate::grid::grid_curves;
 use crate::trace::Trace;
 use crate::units::{format_bytes, format_ms, format_number, format_rate};
 use std::collections::BTreeSet;
@@ -92,7 +92,7 @@ fn charts(run: &RunData, theme: Theme) -> Result<(Vec<ReportChart>, Vec<String>)
     let arms = run.arms();
     // Grid runs (records with `grid.cell`): TTLB and packets lost against
     // each axis that varies.
-    let grid = GridSamples::from_records(&run.records, run.arm_key());
+    let grid = run.records.grid_samples();
     if grid.from_grid {
         for axis in grid.varying_axes() {
             match grid_curves(&grid, axis, &arms) {
@@ -109,15 +109,7 @@ fn charts(run: &RunData, theme: Theme) -> Result<(Vec<ReportChart>, Vec<String>)
         return Ok((out, notes));
     };
     let key = run.arm_key();
-    let counts: Vec<usize> = arms
-        .iter()
-        .map(|a| {
-            run.records
-                .iter()
-                .filter(|r| r.text(key).as_deref() == Some(a))
-                .count()
-        })
-        .collect();
+    let counts: Vec<usize> = arms.iter().map(|a| run.records.count(a)).collect();
     if arms.len() < 2 {
         return Ok((out, notes));
     }
@@ -134,7 +126,8 @@ fn charts(run: &RunData, theme: Theme) -> Result<(Vec<ReportChart>, Vec<String>)
     }
     let mut opts = AbOptions::new(&baseline);
     opts.arm_key = key.to_string();
-    match ab_curves(&run.records, &opts) {
+    let samples = run.records.ab_samples(false);
+    match ab_curves_of(&samples, &opts) {
         Ok(ab) => out.push(ReportChart {
             id: "chart-ab".into(),
             heading: format!("TTLB change against {baseline}, by percentile"),
@@ -142,11 +135,10 @@ fn charts(run: &RunData, theme: Theme) -> Result<(Vec<ReportChart>, Vec<String>)
         }),
         Err(e) => notes.push(format!("A/B chart skipped: {e}")),
     }
-    let pops: BTreeSet<String> = run.records.iter().filter_map(|r| r.text("pop")).collect();
-    if pops.len() > 1 {
+    if run.records.pops().len() > 1 {
         let mut by = opts.clone();
         by.facet = Facet::Key("pop".into());
-        if let Ok(ab) = ab_curves(&run.records, &by) {
+        if let Ok(ab) = ab_curves_of(&run.records.ab_samples(true), &by) {
             out.push(ReportChart {
                 id: "chart-ab-pop".into(),
                 heading: format!("TTLB change against {baseline}, by pop"),
@@ -154,7 +146,7 @@ fn charts(run: &RunData, theme: Theme) -> Result<(Vec<ReportChart>, Vec<String>)
             });
         }
     }
-    match paired_deltas(&run.records, &opts) {
+    match paired_deltas_of(&samples, &opts) {
         Ok(p) => out.push(ReportChart {
             id: "chart-paired".into(),
             heading: format!("Per-path TTLB change against {baseline} (paired)"),
@@ -293,18 +285,18 @@ fn paths_html(run: &RunData) -> String {
         }
     }
     if paths.is_empty() {
-        for r in &run.records {
+        for [rate, rtt, queue, loss] in run.records.paths() {
             let mut parts = Vec::new();
-            if let Some(v) = r.f64("path.rate-bps") {
+            if let Some(v) = rate {
                 parts.push(format_rate(v));
             }
-            if let Some(v) = r.f64("path.rtt-ms") {
+            if let Some(v) = rtt {
                 parts.push(format!("RTT {} ms", format_number(v)));
             }
-            if let Some(v) = r.f64("path.queue-ms") {
+            if let Some(v) = queue {
                 parts.push(format!("queue {} ms", format_number(v)));
             }
-            if let Some(v) = r.f64("path.loss") {
+            if let Some(v) = loss {
                 if v > 0.0 {
                     parts.push(format!("loss {}%", format_number(v * 100.0)));
                 }
@@ -369,7 +361,7 @@ pub fn render_report(run: &RunData) -> Result<String> {
     let (charts, notes) = charts(run, theme)?;
     let arms = run.arms();
     let baseline = run.baseline_arm();
-    let rows = summarise(&run.records, run.arm_key(), &arms);
+    let rows = summarise(&run.records, &arms);
     let mut h = String::new();
     let _ = write!(
         h,
@@ -434,6 +426,7 @@ pub fn render_report(run: &RunData) -> Result<String> {
 mod tests {
     use super::*;
     use crate::record::parse_records;
+    use crate::report::RunRecords;
 
     #[test]
     fn escapes_html() {
@@ -447,11 +440,13 @@ mod tests {
     fn report_of_records_only_has_table_and_notes() {
         let run = RunData {
             title: "t<1>".into(),
-            records: parse_records(
-                "{\"group\":\"baseline\",\"ttlb\":100,\"num-packets.sent\":10}\n{\"group\":\"x\",\"ttlb\":90,\"num-packets.sent\":12}\n",
-                "r",
-            )
-            .unwrap(),
+            records: RunRecords::from_records(
+                &parse_records(
+                    "{\"group\":\"baseline\",\"ttlb\":100,\"num-packets.sent\":10}\n{\"group\":\"x\",\"ttlb\":90,\"num-packets.sent\":12}\n",
+                    "r",
+                )
+                .unwrap(),
+            ),
             ..RunData::default()
         };
         let html = render_report(&run).unwrap();

@@ -3,10 +3,12 @@
 //! the network; a few lines of inline JavaScript for click-to-zoom).
 
 mod html;
+mod records;
 mod run;
 mod table;
 
 pub use html::{render_report, ReportChart};
+pub use records::RunRecords;
 pub use run::RunData;
 pub use table::{summarise, ArmSummary};
 

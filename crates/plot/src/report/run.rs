@@ -9,8 +9,8 @@
 //!   scenario.toml      the scenario as run (optional; shown verbatim)
 //! ```
 
+use super::records::RunRecords;
 use crate::error::{Error, Result};
-use crate::record::{read_records, Record};
 use crate::trace::{read_trace, Trace};
 use std::path::Path;
 
@@ -21,8 +21,8 @@ pub struct RunData {
     pub title: String,
     /// The scenario as run (TOML or free text), shown verbatim.
     pub scenario: Option<String>,
-    /// Stats records, one per connection.
-    pub records: Vec<Record>,
+    /// Stats records, one per connection, as the report needs them.
+    pub records: RunRecords,
     /// Per-connection traces.
     pub traces: Vec<Trace>,
     /// The arm the others are compared against. `None`: the arm named
@@ -46,7 +46,7 @@ impl RunData {
                 dir.display()
             )));
         }
-        let records = read_records(&records_path)?;
+        let records = RunRecords::read(&records_path)?;
         let mut traces = Vec::new();
         let traces_dir = dir.join("traces");
         if traces_dir.is_dir() {
@@ -90,25 +90,12 @@ impl RunData {
     /// The record key naming the arm: `group` when every record has one,
     /// else `cc.algorithm`.
     pub fn arm_key(&self) -> &'static str {
-        if self.records.iter().all(|r| r.text("group").is_some()) {
-            "group"
-        } else {
-            "cc.algorithm"
-        }
+        self.records.arm_key()
     }
 
     /// Arm names in order of first appearance in the records.
     pub fn arms(&self) -> Vec<String> {
-        let key = self.arm_key();
-        let mut arms: Vec<String> = Vec::new();
-        for r in &self.records {
-            if let Some(a) = r.text(key) {
-                if !arms.contains(&a) {
-                    arms.push(a);
-                }
-            }
-        }
-        arms
+        self.records.arms()
     }
 
     /// The baseline arm (see [`RunData::baseline`]).

@@ -1,7 +1,7 @@
 //! The per-arm summary table of the report.
 
+use super::records::RunRecords;
 use crate::quantile::{quantile_sorted, sorted_finite};
-use crate::record::Record;
 
 /// One arm's summary: medians (and TTLB percentiles) over its records.
 #[derive(Debug, Clone, PartialEq)]
@@ -30,46 +30,84 @@ pub struct ArmSummary {
     pub srtt_ms: Option<f64>,
 }
 
-fn median(records: &[&Record], key: &str) -> Option<f64> {
-    quantile_sorted(
-        &sorted_finite(records.iter().filter_map(|r| r.f64(key))),
-        0.5,
-    )
+/// The statistics of the arm table other than TTLB, by record key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Stat {
+    /// `num-packets.sent`.
+    Sent,
+    /// `num-packets.lost`.
+    Lost,
+    /// `cc.num-loss-episodes`.
+    LossEpisodes,
+    /// `num-ptos`.
+    Ptos,
+    /// `cc.cwnd-exiting-slow-start`.
+    CwndExitSs,
+    /// `cc.cwnd`.
+    Cwnd,
+    /// `rtt.smoothed`.
+    Srtt,
+}
+
+impl Stat {
+    /// Number of statistics.
+    pub(crate) const COUNT: usize = 7;
+    /// All, in column order.
+    pub(crate) const ALL: [Stat; Stat::COUNT] = [
+        Stat::Sent,
+        Stat::Lost,
+        Stat::LossEpisodes,
+        Stat::Ptos,
+        Stat::CwndExitSs,
+        Stat::Cwnd,
+        Stat::Srtt,
+    ];
+
+    /// The record key.
+    pub(crate) fn key(self) -> &'static str {
+        match self {
+            Stat::Sent => "num-packets.sent",
+            Stat::Lost => "num-packets.lost",
+            Stat::LossEpisodes => "cc.num-loss-episodes",
+            Stat::Ptos => "num-ptos",
+            Stat::CwndExitSs => "cc.cwnd-exiting-slow-start",
+            Stat::Cwnd => "cc.cwnd",
+            Stat::Srtt => "rtt.smoothed",
+        }
+    }
 }
 
 /// Summarises the records of each arm, arms in the given order.
-pub fn summarise(records: &[Record], arm_key: &str, arms: &[String]) -> Vec<ArmSummary> {
+pub fn summarise(records: &RunRecords, arms: &[String]) -> Vec<ArmSummary> {
     arms.iter()
         .map(|arm| {
-            let rs: Vec<&Record> = records
-                .iter()
-                .filter(|r| r.text(arm_key).as_deref() == Some(arm.as_str()))
-                .collect();
-            let ttlb = sorted_finite(rs.iter().filter_map(|r| r.ttlb_ms()));
-            let sum = |k: &str| -> Option<f64> {
-                let v: Vec<f64> = rs.iter().filter_map(|r| r.f64(k)).collect();
+            let (n, ttlb, stats) = records.arm_values(arm);
+            let ttlb = sorted_finite(ttlb);
+            let median = |s: Stat| quantile_sorted(&sorted_finite(stats[s as usize].clone()), 0.5);
+            let sum = |s: Stat| -> Option<f64> {
+                let v = &stats[s as usize];
                 (!v.is_empty()).then(|| v.iter().sum())
             };
-            let loss_ratio = match (sum("num-packets.lost"), sum("num-packets.sent")) {
+            let loss_ratio = match (sum(Stat::Lost), sum(Stat::Sent)) {
                 (Some(l), Some(s)) if s > 0.0 => Some(l / s),
                 _ => None,
             };
             ArmSummary {
                 arm: arm.clone(),
-                n: rs.len(),
+                n,
                 ttlb_ms: [
                     quantile_sorted(&ttlb, 0.5),
                     quantile_sorted(&ttlb, 0.9),
                     quantile_sorted(&ttlb, 0.99),
                 ],
-                packets_sent: median(&rs, "num-packets.sent"),
-                packets_lost: median(&rs, "num-packets.lost"),
+                packets_sent: median(Stat::Sent),
+                packets_lost: median(Stat::Lost),
                 loss_ratio,
-                loss_episodes: median(&rs, "cc.num-loss-episodes"),
-                ptos: median(&rs, "num-ptos"),
-                cwnd_exit_ss: median(&rs, "cc.cwnd-exiting-slow-start"),
-                cwnd_end: median(&rs, "cc.cwnd"),
-                srtt_ms: median(&rs, "rtt.smoothed"),
+                loss_episodes: median(Stat::LossEpisodes),
+                ptos: median(Stat::Ptos),
+                cwnd_exit_ss: median(Stat::CwndExitSs),
+                cwnd_end: median(Stat::Cwnd),
+                srtt_ms: median(Stat::Srtt),
             }
         })
         .collect()
@@ -89,7 +127,10 @@ mod tests {
             "t",
         )
         .unwrap();
-        let s = summarise(&rs, "group", &["a".into(), "b".into(), "c".into()]);
+        let s = summarise(
+            &RunRecords::from_records(&rs),
+            &["a".into(), "b".into(), "c".into()],
+        );
         assert_eq!(s[0].n, 2);
         assert_eq!(s[0].ttlb_ms[0], Some(20.0));
         assert_eq!(s[0].ttlb_ms[1], Some(28.0));
