@@ -159,7 +159,14 @@ impl TraceSink {
     fn event(&mut self, t: Time, ev: &str, fields: fmt::Arguments<'_>) {
         if self.ndjson.is_some() {
             let us = self.rel_us(t);
-            let _ = write!(self.line, "{{\"ev\":\"{ev}\",\"t-us\":{us}{fields}}}");
+            // The constant parts as plain pushes: through write! they cost a
+            // traced run ~6% more instructions (cachegrind, seed-100m 3 MB).
+            self.line.push_str("{\"ev\":\"");
+            self.line.push_str(ev);
+            self.line.push_str("\",\"t-us\":");
+            let _ = write!(self.line, "{us}");
+            let _ = self.line.write_fmt(fields);
+            self.line.push('}');
             self.emit();
         }
     }
