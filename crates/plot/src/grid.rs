@@ -23,6 +23,7 @@ use crate::error::{Error, Result};
 use crate::quantile::{quantile_sorted, sorted_finite};
 use crate::record::Record;
 use crate::units::{format_bytes, format_number, format_rate};
+use std::borrow::Borrow;
 use std::collections::BTreeMap;
 
 /// An axis of a path grid.
@@ -171,11 +172,15 @@ impl GridSamples {
         });
     }
 
-    /// Extracts samples from records in memory; the arm is `arm_key`.
-    pub fn from_records(records: &[Record], arm_key: &str) -> GridSamples {
+    /// Extracts samples from records (a slice, or records made one at a
+    /// time and dropped after); the arm is `arm_key`.
+    pub fn from_records(
+        records: impl IntoIterator<Item = impl Borrow<Record>>,
+        arm_key: &str,
+    ) -> GridSamples {
         let mut out = GridSamples::default();
         for r in records {
-            out.push(r, arm_key);
+            out.push(r.borrow(), arm_key);
         }
         out
     }

@@ -100,7 +100,7 @@ fn report_is_deterministic_and_complete() {
     let run = RunData {
         title: "fixture".into(),
         scenario: Some("name = \"toy\"".into()),
-        records: ramp_plot::RunRecords::from_records(&parse_records(&records, "r").unwrap()),
+        records: ramp_plot::RunRecords::from_records(parse_records(&records, "r").unwrap()),
         traces: tr.iter().map(|(n, t)| parse_trace(t, n).unwrap()).collect(),
         baseline: None,
     };

@@ -29,7 +29,7 @@ fn hex(c: plotters::style::RGBColor) -> String {
 
 #[test]
 fn grid_chart_has_one_line_per_arm_in_each_panel() {
-    let samples = GridSamples::from_records(&records(), "group");
+    let samples = GridSamples::from_records(records(), "group");
     assert_eq!(samples.varying_axes(), vec![GridAxis::Loss]);
     let r = grid_curves(&samples, GridAxis::Loss, &[]).unwrap();
     let svg = to_svg(&GridChart::new(&r), Theme::Light).unwrap();
@@ -90,7 +90,7 @@ fn log_axis_for_sizes_and_pooled_axes_are_named() {
 fn report_of_a_grid_run_has_the_grid_chart() {
     let run = ramp_plot::RunData {
         title: "grid".into(),
-        records: ramp_plot::RunRecords::from_records(&records()),
+        records: ramp_plot::RunRecords::from_records(records()),
         ..ramp_plot::RunData::default()
     };
     let html = ramp_plot::render_report(&run).unwrap();

@@ -138,8 +138,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         "ramp fleet: {} ({} connections, seed {})",
         plan.name, plan.connections, plan.seed
     );
-    let records = plot_records(&plan, &rows);
-    let grids = grid_results(&plan, &records)?;
+    let grids = grid_results(&plan, &rows)?;
     let mut md = summary.to_markdown(&title);
     for g in &grids {
         md.push_str(&format!(
@@ -161,7 +160,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         print_grid_table(g);
     }
     if !args.no_charts {
-        write_charts(&plan, records, &grids, &args.out)?;
+        write_charts(&plan, &rows, &grids, &args.out)?;
     }
     println!(
         "\nwrote {} (records.ndjson, summary.md, summary.json{}{})",
@@ -503,50 +502,49 @@ fn summary_json(s: &Summary, plan: &FleetPlan) -> serde_json::Value {
     })
 }
 
-/// The records as ramp-plot sees them: only the keys the charts and the
-/// report read, so a 100 k-connection run charts in a few hundred MB.
-/// Incomplete connections keep no TTLB (the A/B charts leave them out)
-/// but count in packets lost. Grid runs get their cell's `grid.*` keys
-/// back from the plan (connection i is in cell i / seeds_per_cell).
-fn plot_records(plan: &FleetPlan, rows: &[Row]) -> Vec<ramp_plot::Record> {
-    rows.iter()
-        .map(|r| {
-            let mut m = serde_json::Map::new();
-            m.insert("group".into(), r.arm.clone().into());
-            m.insert("pop".into(), r.pop.clone().into());
-            m.insert("size-bin".into(), r.bin.clone().into());
-            m.insert("conn".into(), r.conn.into());
-            m.insert("completed".into(), r.completed.into());
-            if r.completed {
-                m.insert("ttlb-us".into(), r.ttlb_us.into());
-            }
-            m.insert("content_length".into(), r.size_bytes.into());
-            m.insert("num-packets.sent".into(), r.packets_sent.into());
-            m.insert("num-packets.lost".into(), r.packets_lost.into());
-            if let Population::Grid(g) = &plan.population {
-                let c = g.cell_of_connection(r.conn).coords;
-                m.insert("grid.cell".into(), c.cell.into());
-                m.insert("grid.rate-bps".into(), c.rate_bps.into());
-                m.insert("grid.rtt-ms".into(), (c.rtt_us as f64 / 1000.0).into());
-                m.insert("grid.queue-ms".into(), (c.queue_us as f64 / 1000.0).into());
-                m.insert("grid.loss".into(), c.loss.into());
-                m.insert("grid.size-bytes".into(), c.size_bytes.into());
-            }
-            ramp_plot::Record::new(m)
-        })
-        .collect()
+/// The records as ramp-plot sees them, made one at a time (each analysis
+/// keeps only its own few fields per record, never the JSON maps): only
+/// the keys the charts and the report read. Incomplete connections keep
+/// no TTLB (the A/B charts leave them out) but count in packets lost.
+/// Grid runs get their cell's `grid.*` keys back from the plan
+/// (connection i is in cell i / seeds_per_cell).
+fn plot_records<'a>(
+    plan: &'a FleetPlan,
+    rows: &'a [Row],
+) -> impl Iterator<Item = ramp_plot::Record> + 'a {
+    rows.iter().map(|r| {
+        let mut m = serde_json::Map::new();
+        m.insert("group".into(), r.arm.clone().into());
+        m.insert("pop".into(), r.pop.clone().into());
+        m.insert("size-bin".into(), r.bin.clone().into());
+        m.insert("conn".into(), r.conn.into());
+        m.insert("completed".into(), r.completed.into());
+        if r.completed {
+            m.insert("ttlb-us".into(), r.ttlb_us.into());
+        }
+        m.insert("content_length".into(), r.size_bytes.into());
+        m.insert("num-packets.sent".into(), r.packets_sent.into());
+        m.insert("num-packets.lost".into(), r.packets_lost.into());
+        if let Population::Grid(g) = &plan.population {
+            let c = g.cell_of_connection(r.conn).coords;
+            m.insert("grid.cell".into(), c.cell.into());
+            m.insert("grid.rate-bps".into(), c.rate_bps.into());
+            m.insert("grid.rtt-ms".into(), (c.rtt_us as f64 / 1000.0).into());
+            m.insert("grid.queue-ms".into(), (c.queue_us as f64 / 1000.0).into());
+            m.insert("grid.loss".into(), c.loss.into());
+            m.insert("grid.size-bytes".into(), c.size_bytes.into());
+        }
+        ramp_plot::Record::new(m)
+    })
 }
 
 /// For a grid population: TTLB and packets lost against each axis that
 /// varies (the other axes pooled), arms in the plan's order.
-fn grid_results(
-    plan: &FleetPlan,
-    records: &[ramp_plot::Record],
-) -> anyhow::Result<Vec<ramp_plot::GridResult>> {
+fn grid_results(plan: &FleetPlan, rows: &[Row]) -> anyhow::Result<Vec<ramp_plot::GridResult>> {
     if !matches!(plan.population, Population::Grid(_)) {
         return Ok(Vec::new());
     }
-    let samples = ramp_plot::GridSamples::from_records(records, "group");
+    let samples = ramp_plot::GridSamples::from_records(plot_records(plan, rows), "group");
     let arms = arm_labels(plan);
     samples
         .varying_axes()
@@ -591,12 +589,12 @@ fn print_grid_table(g: &ramp_plot::GridResult) {
 /// and report.html.
 fn write_charts(
     plan: &FleetPlan,
-    records: Vec<ramp_plot::Record>,
+    rows: &[Row],
     grids: &[ramp_plot::GridResult],
     out: &Path,
 ) -> anyhow::Result<()> {
     use ramp_plot::chart::{ab::AbChart, paired::PairedChart, save, style::Theme, GridChart};
-    use ramp_plot::{ab_curves, paired_deltas, AbOptions, Facet};
+    use ramp_plot::{ab_curves_of, paired_deltas_of, AbOptions, AbSamples, Facet};
     let baseline = plan
         .arms
         .first()
@@ -620,7 +618,8 @@ fn write_charts(
     ];
     for (stem, facet, what) in facets {
         opts.facet = facet;
-        let ab = ab_curves(&records, &opts)?;
+        let samples = AbSamples::from_records(plot_records(plan, rows), &opts);
+        let ab = ab_curves_of(&samples, &opts)?;
         let chart = AbChart::new(&ab).title(format!(
             "{}: TTLB change vs {baseline}, {what} ({} connections)",
             plan.name, plan.connections
@@ -628,7 +627,7 @@ fn write_charts(
         save(&chart, &out.join(format!("ab-{stem}.png")), theme)?;
         if stem == "all" {
             save(&chart, &out.join("ab-all.svg"), theme)?;
-            let paired = paired_deltas(&records, &opts)?;
+            let paired = paired_deltas_of(&samples, &opts)?;
             let chart = PairedChart::new(&paired).title(format!(
                 "{}: per-connection TTLB change vs {baseline} (same path, same losses)",
                 plan.name
@@ -659,7 +658,7 @@ fn write_charts(
     let run = ramp_plot::RunData {
         title: format!("ramp fleet: {}", plan.name),
         scenario: fs::read_to_string(out.join("scenario.toml")).ok(),
-        records: ramp_plot::RunRecords::from_records(&records),
+        records: ramp_plot::RunRecords::from_records(plot_records(plan, rows)),
         traces: Vec::new(),
         baseline: Some(baseline),
     };

@@ -6,6 +6,7 @@ use super::facet::Facet;
 use crate::bootstrap::Bootstrap;
 use crate::error::{Error, Result};
 use crate::record::Record;
+use std::borrow::Borrow;
 use std::collections::BTreeMap;
 
 /// Options of the A/B analysis.
@@ -79,11 +80,15 @@ impl AbSamples {
         });
     }
 
-    /// Extracts samples from records in memory.
-    pub fn from_records(records: &[Record], opts: &AbOptions) -> AbSamples {
+    /// Extracts samples from records (a slice, or records made one at a
+    /// time and dropped after).
+    pub fn from_records(
+        records: impl IntoIterator<Item = impl Borrow<Record>>,
+        opts: &AbOptions,
+    ) -> AbSamples {
         let mut out = AbSamples::default();
         for r in records {
-            out.push(r, opts);
+            out.push(r.borrow(), opts);
         }
         out
     }
@@ -149,7 +154,7 @@ mod tests {
         std::fs::write(&p, text).unwrap();
         let o = AbOptions::new("base");
         let streamed = AbSamples::read(&p, &o).unwrap();
-        let in_memory = AbSamples::from_records(&parse_records(text, "r").unwrap(), &o);
+        let in_memory = AbSamples::from_records(parse_records(text, "r").unwrap(), &o);
         assert_eq!(streamed, in_memory);
         assert_eq!(streamed.skipped, 1);
         assert_eq!(streamed.samples[1].line, 3);

@@ -441,7 +441,7 @@ mod tests {
         let run = RunData {
             title: "t<1>".into(),
             records: RunRecords::from_records(
-                &parse_records(
+                parse_records(
                     "{\"group\":\"baseline\",\"ttlb\":100,\"num-packets.sent\":10}\n{\"group\":\"x\",\"ttlb\":90,\"num-packets.sent\":12}\n",
                     "r",
                 )

@@ -13,6 +13,7 @@ use crate::ab::{AbSample, AbSamples};
 use crate::error::Result;
 use crate::grid::{GridAxis, GridSample, GridSamples};
 use crate::record::Record;
+use std::borrow::Borrow;
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -157,11 +158,12 @@ impl RunRecords {
         });
     }
 
-    /// The compact form of records in memory.
-    pub fn from_records(records: &[Record]) -> Self {
+    /// The compact form of records (a slice, or records made one at a
+    /// time and dropped after).
+    pub fn from_records(records: impl IntoIterator<Item = impl Borrow<Record>>) -> Self {
         let mut out = RunRecords::new();
         for r in records {
-            out.push(r);
+            out.push(r.borrow());
         }
         out
     }
