@@ -118,15 +118,27 @@ impl GridAxis {
         }
     }
 
-    /// A record-unit value as text with its unit: `2%`, `100 Mbit/s`,
-    /// `40 ms RTT`, `40 ms queue`, `10 MB`.
+    /// A record-unit value as text with its unit, for a table whose
+    /// column names the axis: `2%`, `100 Mbit/s`, `40 ms`, `10 MB`.
     pub fn format(self, v: f64) -> String {
         match self {
             GridAxis::Loss => format!("{}%", format_number(v * 100.0)),
             GridAxis::Rate => format_rate(v),
-            GridAxis::Rtt => format!("{} ms RTT", format_number(v)),
-            GridAxis::Queue => format!("{} ms queue", format_number(v)),
+            GridAxis::Rtt | GridAxis::Queue => format!("{} ms", format_number(v)),
             GridAxis::Size => format_bytes(v),
+        }
+    }
+
+    /// A value as a phrase that names the axis: `2% loss`, `100 Mbit/s`,
+    /// `40 ms RTT`, `40 ms queue`, `10 MB object`.
+    pub fn format_labelled(self, v: f64) -> String {
+        let plain = self.format(v);
+        match self {
+            GridAxis::Loss => format!("{plain} loss"),
+            GridAxis::Rate => plain,
+            GridAxis::Rtt => format!("{plain} RTT"),
+            GridAxis::Queue => format!("{plain} queue"),
+            GridAxis::Size => format!("{plain} object"),
         }
     }
 }
@@ -274,11 +286,20 @@ pub struct GridResult {
 }
 
 impl GridResult {
-    /// The fixed axes as text, e.g. `100 Mbit/s, 40 ms RTT, 10 MB`.
+    /// The fixed axes as text, path first: e.g. `100 Mbit/s, 40 ms RTT,
+    /// 1% loss, 10 MB object`.
     pub fn describe_fixed(&self) -> String {
-        self.fixed
+        const ORDER: [GridAxis; 5] = [
+            GridAxis::Rate,
+            GridAxis::Rtt,
+            GridAxis::Queue,
+            GridAxis::Loss,
+            GridAxis::Size,
+        ];
+        ORDER
             .iter()
-            .map(|&(a, v)| a.format(v))
+            .filter_map(|a| self.fixed.iter().find(|f| f.0 == *a))
+            .map(|&(a, v)| a.format_labelled(v))
             .collect::<Vec<_>>()
             .join(", ")
     }

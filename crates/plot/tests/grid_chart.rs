@@ -36,7 +36,7 @@ fn grid_chart_has_one_line_per_arm_in_each_panel() {
     assert!(svg.len() > 5_000, "suspiciously small SVG");
     for label in [
         "TTLB and packets lost against random loss",
-        "100 Mbit/s, 40 ms RTT, 40 ms queue, 10 MB",
+        "100 Mbit/s, 40 ms RTT, 40 ms queue, 10 MB object",
         "TTLB: median per arm, band p10–p90 (n ≤ 5 per point)",
         "packets lost per connection (mean)",
         "random loss (%)",
@@ -81,6 +81,9 @@ fn log_axis_for_sizes_and_pooled_axes_are_named() {
     let r = grid_curves(&s, GridAxis::Size, &[]).unwrap();
     let svg = to_svg(&GridChart::new(&r).title("sizes"), Theme::Dark).unwrap();
     assert!(svg.contains("pooled over loss (2 values)"), "pooled note");
+    // TTLB from 1 ms to 100 ms: two decades, so a log TTLB axis too.
+    assert!(svg.contains("TTLB (log scale)"));
+    assert!(svg.contains("\n10 ms\n"), "log TTLB tick");
     for tick in ["10 KB", "100 KB", "1 MB"] {
         assert!(svg.contains(&format!("\n{tick}\n")), "missing tick {tick}");
     }

@@ -7,7 +7,9 @@
 //! Top panel: the TTLB median per arm and value (line and dots), its
 //! p10–p90 band shaded. Bottom panel: mean packets lost per connection.
 //! The x axis is logarithmic when every value is positive and they span
-//! at least a decade (rates, sizes), else linear (loss from 0 %).
+//! at least a decade (rates, sizes), else linear (loss from 0 %); with a
+//! log x axis, the TTLB axis is logarithmic too when TTLB spans two
+//! decades (object sizes).
 //!
 //! Arms often coincide (CUBIC with and without HyStart++ once random loss
 //! ends slow start before any delay rise), so lines are drawn thick under
@@ -19,7 +21,7 @@ use super::style::Theme;
 use super::Chart;
 use crate::error::{Error, Result};
 use crate::grid::{GridAxis, GridResult};
-use crate::units::{format_bytes, format_number, nice_scale, time_unit, Scale};
+use crate::units::{format_bytes, format_ms, format_number, nice_scale, time_unit, Scale};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -99,23 +101,7 @@ impl XScale {
             shown.last().copied().unwrap_or(1.0),
         );
         if log_x(&shown) {
-            // Ticks at 1, 2, 5 × 10^k inside the padded range.
-            let (l, h) = (lo.log10() - 0.08, hi.log10() + 0.08);
-            let mut ticks = Vec::new();
-            for k in (l.floor() as i32)..=(h.ceil() as i32) {
-                for m in [1.0, 2.0, 5.0] {
-                    let t = (m * 10f64.powi(k)).log10();
-                    if t >= l && t <= h {
-                        ticks.push(t);
-                    }
-                }
-            }
-            XScale {
-                log: true,
-                lo: l,
-                hi: h,
-                ticks,
-            }
+            XScale::log(lo, hi)
         } else {
             // From 0 (lower is better reads off a common origin), padded
             // so that the end points' dots are not cut by the frame.
@@ -127,6 +113,32 @@ impl XScale {
                 hi: s.hi + pad,
                 ticks: s.ticks,
             }
+        }
+    }
+
+    /// A log axis over `[lo, hi]` (positive), padded by 8 % of a decade
+    /// each side, ticks at 1, 2, 5 × 10^k (only 10^k past three decades).
+    fn log(lo: f64, hi: f64) -> XScale {
+        let (l, h) = (lo.log10() - 0.08, hi.log10() + 0.08);
+        let mantissas: &[f64] = if h - l > 3.0 {
+            &[1.0]
+        } else {
+            &[1.0, 2.0, 5.0]
+        };
+        let mut ticks = Vec::new();
+        for k in (l.floor() as i32)..=(h.ceil() as i32) {
+            for m in mantissas {
+                let t = (m * 10f64.powi(k)).log10();
+                if t >= l && t <= h {
+                    ticks.push(t);
+                }
+            }
+        }
+        XScale {
+            log: true,
+            lo: l,
+            hi: h,
+            ticks,
         }
     }
 
@@ -210,8 +222,32 @@ impl Chart for GridChart<'_> {
             .flat_map(|p| [p.ttlb_p90_ms, p.ttlb_median_ms])
             .filter(|v| v.is_finite())
             .fold(0.0f64, f64::max);
+        let ttlb_min = pts()
+            .flat_map(|p| [p.ttlb_p10_ms, p.ttlb_median_ms])
+            .filter(|v| v.is_finite())
+            .fold(f64::INFINITY, f64::min);
+        // On a log x axis (sizes, rates), TTLB spanning two decades reads
+        // on a log axis too; against loss it stays linear, as the talk's
+        // chart, where the gap between arms is the point.
         let unit = time_unit(ttlb_max);
-        let ttlb_scale = nice_scale(0.0, ttlb_max / unit.divisor, 6);
+        let y = if x.log && ttlb_min > 0.0 && ttlb_max / ttlb_min >= 100.0 {
+            XScale::log(ttlb_min, ttlb_max)
+        } else {
+            let s = nice_scale(0.0, ttlb_max / unit.divisor, 6);
+            XScale {
+                log: false,
+                lo: s.lo,
+                hi: s.hi,
+                ticks: s.ticks,
+            }
+        };
+        let y_at = |ms: f64| {
+            if y.log {
+                ms.log10()
+            } else {
+                ms / unit.divisor
+            }
+        };
         let lost_max = pts()
             .map(|p| p.lost_mean)
             .filter(|v| v.is_finite())
@@ -226,6 +262,13 @@ impl Chart for GridChart<'_> {
         }
         let fx = |v: &f64| x.label(r.axis, *v);
         let fy = |v: &f64| format_number(*v);
+        let fy_ttlb = |v: &f64| {
+            if y.log {
+                format_ms(10f64.powf(*v))
+            } else {
+                format_number(*v)
+            }
+        };
         let colour = |i: usize| theme.series(i);
         let n_arms = r.series.len();
 
@@ -237,12 +280,16 @@ impl Chart for GridChart<'_> {
             .caption(&caption, text(14.0, theme.foreground()))
             .x_label_area_size(28)
             .y_label_area_size(LEFT)
-            .build_cartesian_2d(ranged(&x.scale()), ranged(&ttlb_scale)))?;
+            .build_cartesian_2d(ranged(&x.scale()), ranged(&y.scale())))?;
         let mut m = chart.configure_mesh();
         styled(&mut m, theme)
             .x_label_formatter(&fx)
-            .y_label_formatter(&fy)
-            .y_desc(format!("TTLB ({})", unit.suffix));
+            .y_label_formatter(&fy_ttlb)
+            .y_desc(if y.log {
+                "TTLB (log scale)".to_string()
+            } else {
+                format!("TTLB ({})", unit.suffix)
+            });
         de(m.draw())?;
         // Bands first, all of them, so no band covers another arm's line.
         let mut medians = Vec::new();
@@ -253,9 +300,7 @@ impl Chart for GridChart<'_> {
                 .iter()
                 .filter(|p| p.ttlb_median_ms.is_finite())
                 .collect();
-            let at = |p: &crate::grid::GridPoint, v: f64| {
-                (x.at(r.axis.to_display(p.x)), v / unit.divisor)
-            };
+            let at = |p: &crate::grid::GridPoint, v: f64| (x.at(r.axis.to_display(p.x)), y_at(v));
             if ok.len() > 1 {
                 let band: Vec<(f64, f64)> = ok
                     .iter()
