@@ -176,11 +176,7 @@ pub fn ab_curves_of(samples: &AbSamples, opts: &AbOptions) -> Result<AbResult> {
 mod tests {
     use super::*;
     use crate::ab::paired_deltas;
-    use crate::record::parse_records;
-
-    fn recs(lines: &[String]) -> Vec<Record> {
-        parse_records(&lines.join("\n"), "t").unwrap()
-    }
+    use crate::ab::test_records as recs;
 
     #[test]
     fn constant_ratio_gives_constant_delta_and_tight_band() {

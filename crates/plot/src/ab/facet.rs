@@ -84,12 +84,8 @@ impl Facet {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ab::test_records as recs;
     use crate::ab::{ab_curves, AbOptions};
-    use crate::record::parse_records;
-
-    fn recs(lines: &[String]) -> Vec<Record> {
-        parse_records(&lines.join("\n"), "t").unwrap()
-    }
 
     #[test]
     fn facets_by_key_and_size_bin() {

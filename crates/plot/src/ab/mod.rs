@@ -15,3 +15,9 @@ pub use curves::{ab_curves, ab_curves_of, AbCurve, AbPanel, AbPoint, AbResult};
 pub use facet::Facet;
 pub use paired::{paired_deltas, paired_deltas_of, PairedCurve, PairedPanel, PairedResult};
 pub use samples::{AbOptions, AbSample, AbSamples};
+
+/// Records from NDJSON lines (tests).
+#[cfg(test)]
+pub(crate) fn test_records(lines: &[String]) -> Vec<crate::record::Record> {
+    crate::record::parse_records(&lines.join("\n"), "t").unwrap()
+}

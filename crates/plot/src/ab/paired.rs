@@ -124,11 +124,7 @@ pub fn paired_deltas_of(samples: &AbSamples, opts: &AbOptions) -> Result<PairedR
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::parse_records;
-
-    fn recs(lines: &[String]) -> Vec<Record> {
-        parse_records(&lines.join("\n"), "t").unwrap()
-    }
+    use crate::ab::test_records as recs;
 
     #[test]
     fn duplicate_pair_key_is_an_error() {
