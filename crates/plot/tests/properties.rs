@@ -67,4 +67,33 @@ proptest! {
             prop_assert!(it.any(|p| p == k), "kept points must be a subsequence");
         }
     }
+
+    /// Grid aggregation: every record lands in exactly one point of its
+    /// arm, p10 <= median <= p90 within the completed TTLBs, and the mean
+    /// packets lost lies between the smallest and largest lost count.
+    #[test]
+    fn grid_points_partition_records_and_order_quantiles(
+        recs in prop::collection::vec((0usize..3, 0usize..4, 1u64..10_000_000, 0u64..500, any::<bool>()), 1..120)
+    ) {
+        let losses = [0.0, 0.01, 0.02, 0.05];
+        let lines: Vec<String> = recs.iter().map(|&(arm, li, ttlb, lost, done)| format!(
+            "{{\"group\":\"a{arm}\",\"grid.cell\":{li},\"grid.loss\":{},\"ttlb-us\":{ttlb},\"num-packets.lost\":{lost},\"completed\":{done}}}",
+            losses[li]
+        )).collect();
+        let rs = ramp_plot::parse_records(&lines.join("\n"), "p").unwrap();
+        let s = ramp_plot::GridSamples::from_records(&rs, "group");
+        let r = ramp_plot::grid_curves(&s, ramp_plot::GridAxis::Loss, &[]).unwrap();
+        let total: usize = r.series.iter().flat_map(|se| &se.points).map(|p| p.connections).sum();
+        prop_assert_eq!(total, recs.len());
+        let (lo, hi) = recs.iter().fold((u64::MAX, 0), |(a, b), r| (a.min(r.3), b.max(r.3)));
+        for p in r.series.iter().flat_map(|se| &se.points) {
+            prop_assert!(p.completed <= p.connections);
+            if p.completed > 0 {
+                prop_assert!(p.ttlb_p10_ms <= p.ttlb_median_ms && p.ttlb_median_ms <= p.ttlb_p90_ms);
+            } else {
+                prop_assert!(p.ttlb_median_ms.is_nan());
+            }
+            prop_assert!(p.lost_mean >= lo as f64 - 1e-9 && p.lost_mean <= hi as f64 + 1e-9);
+        }
+    }
 }
