@@ -43,6 +43,12 @@ enum Command {
 
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
+    if !matches!(
+        cli.command,
+        Command::Serve(_) | Command::Relay(_) | Command::Load(_)
+    ) {
+        die_quietly_on_broken_pipe();
+    }
     let result = match cli.command {
         Command::Compare(args) => cmd::compare::run(args),
         Command::Sim(args) => cmd::sim::run(args),
@@ -61,5 +67,19 @@ fn main() -> std::process::ExitCode {
             eprintln!("ramp: error: {e:#}");
             std::process::ExitCode::from(2)
         }
+    }
+}
+
+/// `ramp sim --list-presets | head` must end quietly when `head` closes the
+/// pipe, as other Unix filters do, not panic inside `println!`. Rust ignores
+/// SIGPIPE by default; the report and print commands take the default action
+/// back. Network commands (serve, relay, load) keep ignoring it, so a peer
+/// that resets a TCP connection can never kill a server.
+fn die_quietly_on_broken_pipe() {
+    #[cfg(unix)]
+    // SAFETY: called once at start-up, before any thread exists; SIG_DFL is
+    // a valid disposition for SIGPIPE.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }

@@ -182,3 +182,22 @@ fn bench_sim_reports_packets_per_second() {
     let out = run_ok(&["bench", "sim", "--seconds", "0.2"]);
     assert!(out.contains("M packets/s per core"), "{out}");
 }
+
+/// `ramp sim --list-presets | head -1`: when the reader goes away the
+/// command ends like any Unix filter (SIGPIPE), never with a panic message.
+#[cfg(unix)]
+#[test]
+fn a_closed_stdout_pipe_ends_quietly() {
+    use std::process::Stdio;
+    let mut child = ramp()
+        .args(["sim", "--list-presets"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Close the read end before the child writes its first line.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
