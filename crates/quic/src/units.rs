@@ -92,6 +92,11 @@ pub fn parse_duration(input: &str) -> Result<Duration, UnitError> {
     Ok(Duration::from_nanos(ns.round() as u64))
 }
 
+/// [`parse_duration`] of an optional flag's value: `None` stays `None`.
+pub fn parse_optional_duration(input: Option<&str>) -> Result<Option<Duration>, UnitError> {
+    input.map(parse_duration).transpose()
+}
+
 /// A probability: `0.5%` or `0.005`.
 pub fn parse_fraction(input: &str) -> Result<f64, UnitError> {
     const WHAT: &str = "fraction";
@@ -111,6 +116,16 @@ pub fn parse_fraction(input: &str) -> Result<f64, UnitError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn optional_durations() {
+        assert_eq!(parse_optional_duration(None), Ok(None));
+        assert_eq!(
+            parse_optional_duration(Some("40ms")),
+            Ok(Some(Duration::from_millis(40)))
+        );
+        assert!(parse_optional_duration(Some("40")).is_err());
+    }
 
     #[test]
     fn rates() {

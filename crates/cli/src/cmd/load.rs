@@ -9,7 +9,7 @@ use std::time::Duration;
 use anyhow::Context;
 use ramp_quic::load::{self, LoadConfig, Progress, Protocol, Summary};
 use ramp_quic::tls::Trust;
-use ramp_quic::units::parse_duration;
+use ramp_quic::units::{parse_duration, parse_optional_duration};
 
 /// Arguments of `ramp load`.
 ///
@@ -87,12 +87,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         trust,
         request_timeout: parse_duration(&args.timeout).context("--timeout")?,
         connect_timeout: parse_duration(&args.connect_timeout).context("--connect-timeout")?,
-        duration_cap: args
-            .duration
-            .as_deref()
-            .map(parse_duration)
-            .transpose()
-            .context("--duration")?,
+        duration_cap: parse_optional_duration(args.duration.as_deref()).context("--duration")?,
     };
     if cfg.requests == 0 || cfg.clients == 0 || cfg.max_streams == 0 {
         anyhow::bail!("-n, -c and -m must each be at least 1");

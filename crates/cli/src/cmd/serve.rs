@@ -8,7 +8,7 @@ use ramp_quic::cc::CcChoice;
 use ramp_quic::server::{serve_blocking_with, ServeConfig, ServeOptions};
 use ramp_quic::stats::PathLabels;
 use ramp_quic::tls::Identity;
-use ramp_quic::units::{parse_duration, parse_fraction, parse_rate};
+use ramp_quic::units::{parse_fraction, parse_optional_duration, parse_rate};
 
 /// Arguments of `ramp serve`.
 ///
@@ -86,18 +86,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             .transpose()
             .context("--path-rate")?
             .map(|r| r.bits_per_sec()),
-        rtt: args
-            .path_rtt
-            .as_deref()
-            .map(parse_duration)
-            .transpose()
-            .context("--path-rtt")?,
-        queue: args
-            .path_queue
-            .as_deref()
-            .map(parse_duration)
-            .transpose()
-            .context("--path-queue")?,
+        rtt: parse_optional_duration(args.path_rtt.as_deref()).context("--path-rtt")?,
+        queue: parse_optional_duration(args.path_queue.as_deref()).context("--path-queue")?,
         loss: args
             .path_loss
             .as_deref()
@@ -107,12 +97,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         seed: args.seed,
         group: args.group.clone(),
     };
-    let limit = args
-        .duration
-        .as_deref()
-        .map(parse_duration)
-        .transpose()
-        .context("--duration")?;
+    let limit = parse_optional_duration(args.duration.as_deref()).context("--duration")?;
     let name = cc.name.clone();
     if args.h2 {
         super::load::start_h2_server(

@@ -12,7 +12,7 @@ use rustls::pki_types::ServerName;
 use tokio::net::TcpStream;
 use tokio_rustls::TlsConnector;
 
-use super::{check_length, header_bytes, Exchange, Progress};
+use super::{get_request, Exchange, Progress};
 use crate::h2::counting::CountingIo;
 use crate::h2::tls::ALPN_H2;
 
@@ -104,9 +104,7 @@ impl H2Sender {
         t0: Instant,
         progress: &Progress,
     ) -> Result<Exchange, String> {
-        let req = http::Request::get(url.clone())
-            .body(())
-            .map_err(|e| e.to_string())?;
+        let req = get_request(url)?;
         // `ready` waits while the server's SETTINGS_MAX_CONCURRENT_STREAMS
         // is reached.
         let mut send = self.send.clone().ready().await.map_err(|e| e.to_string())?;
@@ -124,12 +122,6 @@ impl H2Sender {
             data_bytes += n as u64;
             progress.data_bytes.fetch_add(n as u64, Ordering::Relaxed);
         }
-        check_length(&parts.headers, data_bytes)?;
-        Ok(Exchange {
-            status: parts.status.as_u16(),
-            header_bytes: header_bytes(&parts.headers),
-            data_bytes,
-            ttfb,
-        })
+        Exchange::complete(parts.status, &parts.headers, data_bytes, ttfb)
     }
 }

@@ -204,6 +204,32 @@ pub(crate) struct Exchange {
     pub ttfb: Duration,
 }
 
+impl Exchange {
+    /// A complete response: its body length checked against
+    /// Content-Length.
+    pub(crate) fn complete(
+        status: http::StatusCode,
+        headers: &HeaderMap,
+        data_bytes: u64,
+        ttfb: Duration,
+    ) -> Result<Exchange, String> {
+        check_length(headers, data_bytes)?;
+        Ok(Exchange {
+            status: status.as_u16(),
+            header_bytes: header_bytes(headers),
+            data_bytes,
+            ttfb,
+        })
+    }
+}
+
+/// The GET request both protocol clients send for `url`.
+pub(crate) fn get_request(url: &http::Uri) -> Result<http::Request<()>, String> {
+    http::Request::get(url.clone())
+        .body(())
+        .map_err(|e| e.to_string())
+}
+
 /// Decoded header bytes of a response: `:status` (7 + 3) and each
 /// field's name + value.
 pub(crate) fn header_bytes(headers: &HeaderMap) -> u64 {

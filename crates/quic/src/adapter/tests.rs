@@ -1,0 +1,331 @@
+//! Tests of the quinn ↔ ramp-cc shim: a recording controller checks what
+//! each quinn callback turns into.
+
+use super::*;
+use ramp_cc::{CcState, Rate};
+
+/// What the recording controller saw.
+#[derive(Clone, Debug, PartialEq)]
+enum Call {
+    Sent {
+        t: Time,
+        pn: u64,
+        bytes: u64,
+        in_flight: u64,
+    },
+    Acked {
+        t: Time,
+        pn: u64,
+        sent: Time,
+        bytes: u64,
+        latest: Duration,
+    },
+    FrameEnd {
+        t: Time,
+        summary: AckFrameSummary,
+    },
+    Congestion {
+        t: Time,
+        event: CongestionEvent,
+    },
+    Mtu(u64),
+}
+
+/// A test-only controller: a fixed window that records every call.
+#[derive(Clone, Debug)]
+struct Recorder {
+    calls: Arc<Mutex<Vec<Call>>>,
+    window: u64,
+}
+
+impl Recorder {
+    fn push(&self, c: Call) {
+        self.calls.lock().unwrap().push(c);
+    }
+}
+
+impl ramp_cc::Controller for Recorder {
+    fn on_packet_sent(&mut self, now: Time, pn: u64, bytes: u64, in_flight: u64) {
+        self.push(Call::Sent {
+            t: now,
+            pn,
+            bytes,
+            in_flight,
+        });
+    }
+    fn on_packet_acked(&mut self, now: Time, p: &AckedPacket, rtt: &RttEstimator, _al: bool) {
+        self.push(Call::Acked {
+            t: now,
+            pn: p.packet_number,
+            sent: p.time_sent,
+            bytes: p.bytes,
+            latest: rtt.latest(),
+        });
+        self.window += p.bytes;
+    }
+    fn on_ack_frame_end(&mut self, now: Time, summary: &AckFrameSummary, _rtt: &RttEstimator) {
+        self.push(Call::FrameEnd {
+            t: now,
+            summary: *summary,
+        });
+    }
+    fn on_congestion_event(&mut self, now: Time, event: &CongestionEvent, _rtt: &RttEstimator) {
+        self.push(Call::Congestion {
+            t: now,
+            event: *event,
+        });
+        self.window /= 2;
+    }
+    fn on_mtu_update(&mut self, mds: u64) {
+        self.push(Call::Mtu(mds));
+    }
+    fn window(&self) -> u64 {
+        self.window
+    }
+    fn ssthresh(&self) -> Option<u64> {
+        Some(7)
+    }
+    fn pacing_rate(&self, _rtt: &RttEstimator) -> Option<Rate> {
+        Some(Rate::from_bytes_per_sec(1000))
+    }
+    fn state(&self) -> CcState {
+        CcState::SlowStart
+    }
+    fn metrics(&self) -> Metrics {
+        Metrics {
+            cwnd_bytes: self.window,
+            ..Metrics::default()
+        }
+    }
+    fn initial_window(&self) -> u64 {
+        12_000
+    }
+    fn name(&self) -> String {
+        "recorder".into()
+    }
+    fn clone_box(&self) -> Box<dyn ramp_cc::Controller> {
+        Box::new(self.clone())
+    }
+}
+
+fn setup() -> (RampController, Arc<Mutex<Vec<Call>>>, Instant) {
+    let calls = Arc::new(Mutex::new(Vec::new()));
+    let base = Instant::now();
+    let c = RampController::new(
+        Box::new(Recorder {
+            calls: calls.clone(),
+            window: 12_000,
+        }),
+        base,
+        None,
+    );
+    (c, calls, base)
+}
+
+fn ms(v: u64) -> Duration {
+    Duration::from_millis(v)
+}
+
+#[test]
+fn quinn_instants_map_to_nanoseconds_since_build() {
+    let (mut c, calls, base) = setup();
+    c.on_sent(base + Duration::from_nanos(1_234_567), 1200, 0);
+    assert_eq!(
+        calls.lock().unwrap()[0],
+        Call::Sent {
+            t: Time::from_nanos(1_234_567),
+            pn: 0,
+            bytes: 1200,
+            in_flight: 1200
+        }
+    );
+}
+
+#[test]
+fn rfc9002_a7_acks_reach_the_controller_after_the_frame_rtt_sample() {
+    let (mut c, calls, base) = setup();
+    c.on_sent(base, 2400, 1); // packets 0 and 1, one batch
+    c.on_sent(base + ms(1), 1200, 2);
+    // quinn: on_ack per packet, then on_end_acks; nothing reaches the
+    // controller before the frame ends.
+    c.ack(base, 1200);
+    c.ack(base, 1200);
+    c.ack(base + ms(1), 1200);
+    assert_eq!(calls.lock().unwrap().len(), 2);
+    c.on_end_acks(base + ms(41), 0, false, Some(2));
+    let calls = calls.lock().unwrap().clone();
+    // The newest acked packet (sent at 1 ms) gives the 40 ms sample,
+    // seen by every packet of the frame.
+    let acked: Vec<_> = calls[2..5].to_vec();
+    let acked_at_41 = |pn, sent| Call::Acked {
+        t: Time::from_millis(41),
+        pn,
+        sent,
+        bytes: 1200,
+        latest: ms(40),
+    };
+    assert_eq!(
+        acked,
+        vec![
+            acked_at_41(1, Time::ZERO),
+            acked_at_41(1, Time::ZERO),
+            acked_at_41(2, Time::from_millis(1)),
+        ]
+    );
+    assert_eq!(
+        calls[5],
+        Call::FrameEnd {
+            t: Time::from_millis(41),
+            summary: AckFrameSummary {
+                bytes_in_flight: 0,
+                largest_acked: Some(2),
+                rtt_sample: Some(ms(40)),
+                app_limited: false,
+            },
+        }
+    );
+    assert_eq!(c.rtt().min(), ms(40));
+    assert_eq!(c.counters().packets_acked, 3);
+    // The cached window follows the controller.
+    assert_eq!(Controller::window(&c), 12_000 + 3600);
+    assert_eq!(Controller::metrics(&c).ssthresh, Some(7));
+    assert_eq!(Controller::metrics(&c).pacing_rate, Some(8000));
+}
+
+#[test]
+fn rfc9002_7_1_zero_lost_bytes_is_ecn_ce_and_loss_carries_bytes() {
+    let (mut c, calls, base) = setup();
+    c.on_sent(base, 3600, 2);
+    c.on_congestion_event(base + ms(50), base, false, 0);
+    c.on_congestion_event(base + ms(60), base, true, 1200);
+    let calls = calls.lock().unwrap().clone();
+    assert_eq!(
+        calls[1],
+        Call::Congestion {
+            t: Time::from_millis(50),
+            event: CongestionEvent {
+                signal: CongestionSignal::Ecn,
+                time_sent: Time::ZERO,
+                persistent_congestion: false,
+            },
+        }
+    );
+    assert_eq!(
+        calls[2],
+        Call::Congestion {
+            t: Time::from_millis(60),
+            event: CongestionEvent {
+                signal: CongestionSignal::Loss { lost_bytes: 1200 },
+                time_sent: Time::ZERO,
+                persistent_congestion: true,
+            },
+        }
+    );
+    assert_eq!(Controller::window(&c), 3000);
+}
+
+#[test]
+fn bytes_in_flight_estimate_follows_sends_acks_and_losses() {
+    let (mut c, calls, base) = setup();
+    c.on_sent(base, 2400, 1);
+    c.on_sent(base + ms(1), 1200, 2);
+    c.ack(base, 1200);
+    c.on_end_acks(base + ms(40), 2400, false, Some(0));
+    c.on_congestion_event(base + ms(40), base, false, 1200);
+    c.on_sent(base + ms(41), 1200, 3);
+    c.on_mtu_update(1400);
+    let calls = calls.lock().unwrap().clone();
+    let in_flight: Vec<u64> = calls
+        .iter()
+        .filter_map(|c| match c {
+            Call::Sent { in_flight, .. } => Some(*in_flight),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(in_flight, vec![2400, 3600, 2400]);
+    assert_eq!(calls.last(), Some(&Call::Mtu(1400)));
+}
+
+#[test]
+fn clone_box_is_a_detached_snapshot() {
+    let (mut c, _calls, base) = setup();
+    c.on_sent(base, 1200, 0);
+    c.ack(base, 1200);
+    c.on_end_acks(base + ms(10), 0, false, Some(0));
+    let copy = Controller::clone_box(&c);
+    let mut copy = copy
+        .into_any()
+        .downcast::<RampController>()
+        .expect("a RampController");
+    assert_eq!(copy.counters(), c.counters());
+    assert_eq!(copy.cc_metrics().cwnd_bytes, 13_200);
+    assert_eq!(Controller::initial_window(&*copy), 12_000);
+}
+
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[derive(Clone, Debug)]
+    enum Op {
+        Send(u64),
+        Ack,
+        EndAcks,
+        Loss(u64),
+        Ce,
+        Wait(u64),
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            (1u64..15_000).prop_map(Op::Send),
+            Just(Op::Ack),
+            Just(Op::EndAcks),
+            (1u64..5_000).prop_map(Op::Loss),
+            Just(Op::Ce),
+            (0u64..100_000).prop_map(Op::Wait),
+        ]
+    }
+
+    proptest! {
+        /// Any order of quinn callbacks, with every controller name of
+        /// issue 7: no panic, and the window never drops below RFC 9002
+        /// §7.2's minimum of two datagrams.
+        #[test]
+        fn rfc9002_7_2_window_stays_above_minimum_under_any_callback_order(
+            cc in 0usize..5,
+            ops in proptest::collection::vec(op(), 1..200),
+        ) {
+            let name = ["newreno", "cubic", "cubic+hystart", "rapidstart", "jumpstart"][cc];
+            let choice = crate::cc::CcChoice::parse(name).unwrap();
+            let base = Instant::now();
+            let mut c = RampController::new((choice.build)(1200), base, None);
+            let mut now = base;
+            let mut sent: Vec<Instant> = Vec::new();
+            let mut pn = 0u64;
+            for o in ops {
+                match o {
+                    Op::Send(b) => {
+                        pn += b.div_ceil(1200);
+                        c.on_sent(now, b, pn);
+                        sent.push(now);
+                    }
+                    Op::Ack => {
+                        if !sent.is_empty() {
+                            let t = sent.remove(0);
+                            c.ack(t, 1200);
+                        }
+                    }
+                    Op::EndAcks => c.on_end_acks(now, 1200 * sent.len() as u64, false, Some(pn)),
+                    Op::Loss(b) => {
+                        let t = sent.first().copied().unwrap_or(base);
+                        c.on_congestion_event(now, t, false, b);
+                    }
+                    Op::Ce => c.on_congestion_event(now, now, false, 0),
+                    Op::Wait(us) => now += Duration::from_micros(us),
+                }
+                prop_assert!(Controller::window(&c) >= 2400, "{name}: window {}", Controller::window(&c));
+            }
+        }
+    }
+}

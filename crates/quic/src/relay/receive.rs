@@ -1,0 +1,202 @@
+//! The relay's receiving threads: one on the listening socket (clients →
+//! server: admits new clients, feeds the up link) and one per client on its
+//! upstream socket (server → client: feeds the down link), plus the
+//! bookkeeping they share (admission, idle sweep, the event log).
+
+use std::io;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use super::{
+    bind_socket, classify, unspecified_port_like, Client, DatagramKind, Dest, Direction, Packet,
+    Shared, Verdict, MAX_DATAGRAM,
+};
+
+fn enqueue(s: &Shared, dir: &Direction, data: Vec<u8>, dest: Dest) {
+    let now = s.now();
+    let bytes = data.len() as u64;
+    let mut st = dir.lock();
+    let verdict = st.link.arrive(now, bytes);
+    let (ev, queue_bytes) = match verdict {
+        Verdict::Deliver {
+            deliver_at,
+            queue_bytes,
+        } => {
+            st.fifo.push_back(Packet {
+                deliver_at,
+                data,
+                dest,
+            });
+            drop(st);
+            dir.ready.notify_one();
+            dir.counters
+                .max_queue_bytes
+                .fetch_max(queue_bytes + bytes, Ordering::Relaxed);
+            ("enqueue", queue_bytes)
+        }
+        Verdict::QueueFull { queue_bytes } => {
+            drop(st);
+            dir.counters.dropped_queue.fetch_add(1, Ordering::Relaxed);
+            ("drop-queue", queue_bytes)
+        }
+        Verdict::Lost => {
+            let q = st.link.queue_bytes(now);
+            drop(st);
+            dir.counters.dropped_loss.fetch_add(1, Ordering::Relaxed);
+            ("drop-loss", q)
+        }
+    };
+    if s.log_enabled {
+        s.log(format!(
+            "{{\"t-us\":{},\"dir\":\"{}\",\"ev\":\"{}\",\"bytes\":{},\"queue-bytes\":{}}}",
+            now.as_micros(),
+            dir.name,
+            ev,
+            bytes,
+            queue_bytes
+        ));
+    }
+}
+
+fn log_other(s: &Shared, dir: &str, ev: &str, bytes: usize, from: SocketAddr) {
+    if s.log_enabled {
+        s.log(format!(
+            "{{\"t-us\":{},\"dir\":\"{}\",\"ev\":\"{}\",\"bytes\":{},\"from\":\"{}\"}}",
+            s.now().as_micros(),
+            dir,
+            ev,
+            bytes,
+            from
+        ));
+    }
+}
+
+fn is_timeout(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+    )
+}
+
+/// Receives from clients; admits new ones; feeds the up link.
+pub(super) fn client_rx_loop(s: &Arc<Shared>, client_threads: &Arc<Mutex<Vec<JoinHandle<()>>>>) {
+    let mut buf = vec![0u8; MAX_DATAGRAM];
+    let mut last_sweep = Instant::now();
+    while !s.stop.load(Ordering::Relaxed) {
+        if last_sweep.elapsed() > Duration::from_secs(1) {
+            last_sweep = Instant::now();
+            sweep_idle_clients(s);
+        }
+        let (n, from) = match s.listen.recv_from(&mut buf) {
+            Ok(v) => v,
+            Err(e) if is_timeout(&e) => continue,
+            // ICMP errors and the like surface here on some systems: skip.
+            Err(_) => continue,
+        };
+        let c = &s.up.counters;
+        c.received.fetch_add(1, Ordering::Relaxed);
+        let kind = classify(&buf[..n]);
+        if kind == DatagramKind::Malformed {
+            c.malformed.fetch_add(1, Ordering::Relaxed);
+            log_other(s, "up", "malformed", n, from);
+            continue;
+        }
+        let known = s
+            .clients
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&from)
+            .cloned();
+        let client = match known {
+            Some(c) => c,
+            None if kind == DatagramKind::ClientInitial => match admit(s, from, client_threads) {
+                Some(c) => c,
+                None => {
+                    s.unknown.fetch_add(1, Ordering::Relaxed);
+                    log_other(s, "up", "unknown", n, from);
+                    continue;
+                }
+            },
+            None => {
+                s.unknown.fetch_add(1, Ordering::Relaxed);
+                log_other(s, "up", "unknown", n, from);
+                continue;
+            }
+        };
+        client
+            .last_seen_ns
+            .store(s.now().as_nanos(), Ordering::Relaxed);
+        enqueue(
+            s,
+            &s.up,
+            buf[..n].to_vec(),
+            Dest::Upstream(client.socket.clone()),
+        );
+    }
+}
+
+fn sweep_idle_clients(s: &Shared) {
+    let now = s.now().as_nanos();
+    let idle = ramp_cc::time::duration_nanos(s.client_idle);
+    let mut map = s.clients.lock().unwrap_or_else(|p| p.into_inner());
+    map.retain(|_, c| {
+        let keep = now.saturating_sub(c.last_seen_ns.load(Ordering::Relaxed)) < idle;
+        if !keep {
+            c.gone.store(true, Ordering::Relaxed);
+        }
+        keep
+    });
+}
+
+fn admit(
+    s: &Arc<Shared>,
+    from: SocketAddr,
+    client_threads: &Arc<Mutex<Vec<JoinHandle<()>>>>,
+) -> Option<Arc<Client>> {
+    let mut map = s.clients.lock().unwrap_or_else(|p| p.into_inner());
+    if map.len() >= s.max_clients {
+        return None;
+    }
+    let socket = bind_socket(unspecified_port_like(s.upstream)).ok()?;
+    socket.connect(s.upstream).ok()?;
+    let client = Arc::new(Client {
+        socket: Arc::new(socket),
+        last_seen_ns: AtomicU64::new(s.now().as_nanos()),
+        gone: AtomicBool::new(false),
+    });
+    let s2 = s.clone();
+    let c2 = client.clone();
+    let h = std::thread::Builder::new()
+        .name("relay-rx-client".into())
+        .spawn(move || server_rx_loop(&s2, &c2, from))
+        .ok()?;
+    map.insert(from, client.clone());
+    s.admitted.fetch_add(1, Ordering::Relaxed);
+    let mut threads = client_threads.lock().unwrap_or_else(|p| p.into_inner());
+    threads.retain(|t| !t.is_finished());
+    threads.push(h);
+    Some(client)
+}
+
+/// Receives the server's datagrams for one client; feeds the down link.
+fn server_rx_loop(s: &Shared, client: &Client, to: SocketAddr) {
+    let mut buf = vec![0u8; MAX_DATAGRAM];
+    while !s.stop.load(Ordering::Relaxed) && !client.gone.load(Ordering::Relaxed) {
+        let n = match client.socket.recv(&mut buf) {
+            Ok(n) => n,
+            Err(e) if is_timeout(&e) => continue,
+            Err(_) => continue,
+        };
+        let c = &s.down.counters;
+        c.received.fetch_add(1, Ordering::Relaxed);
+        if classify(&buf[..n]) == DatagramKind::Malformed {
+            c.malformed.fetch_add(1, Ordering::Relaxed);
+            log_other(s, "down", "malformed", n, s.upstream);
+            continue;
+        }
+        enqueue(s, &s.down, buf[..n].to_vec(), Dest::Client(to));
+    }
+}

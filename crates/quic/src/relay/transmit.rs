@@ -1,0 +1,79 @@
+//! The relay's sending threads, one per direction: each sends the head
+//! packet of its link's queue at the packet's modelled delivery time.
+
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use super::{Dest, Direction, Shared, POLL};
+
+/// Sends each packet of one direction at its modelled delivery time.
+pub(super) fn tx_loop(s: &Shared, dir: &Direction) {
+    /// Beyond this, wait on the condition variable (coarse, ~1 ms jitter).
+    const COARSE: Duration = Duration::from_micros(1_500);
+    /// Below this, spin instead of sleeping (sleep overshoots by ~50-100 µs).
+    const SPIN: Duration = Duration::from_micros(250);
+    let mut st = dir.lock();
+    loop {
+        if s.stop.load(Ordering::Relaxed) {
+            return;
+        }
+        let Some(due) = st.fifo.front().map(|p| p.deliver_at) else {
+            st = dir
+                .ready
+                .wait_timeout(st, POLL)
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
+            continue;
+        };
+        let now = s.now();
+        if due <= now {
+            let Some(p) = st.fifo.pop_front() else {
+                continue;
+            };
+            drop(st);
+            let late = now - due;
+            let sent = match &p.dest {
+                Dest::Upstream(sock) => sock.send(&p.data),
+                Dest::Client(addr) => s.listen.send_to(&p.data, addr),
+            };
+            let c = &dir.counters;
+            match sent {
+                Ok(_) => {
+                    c.delivered.fetch_add(1, Ordering::Relaxed);
+                    c.delivered_bytes
+                        .fetch_add(p.data.len() as u64, Ordering::Relaxed);
+                    let late_ns = ramp_cc::time::duration_nanos(late);
+                    c.lateness_sum_ns.fetch_add(late_ns, Ordering::Relaxed);
+                    c.lateness_max_ns.fetch_max(late_ns, Ordering::Relaxed);
+                    if late > Duration::from_millis(1) {
+                        c.late_over_1ms.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+                Err(_) => {
+                    c.send_errors.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+            st = dir.lock();
+            continue;
+        }
+        let wait = due - now;
+        if wait > COARSE {
+            st = dir
+                .ready
+                .wait_timeout(st, (wait - Duration::from_millis(1)).min(POLL))
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
+            continue;
+        }
+        drop(st);
+        if wait > SPIN {
+            std::thread::sleep(wait - SPIN);
+        }
+        // Busy-wait the last stretch: yielding would give the CPU away for
+        // a whole time slice on a loaded machine.
+        while s.now() < due {
+            std::hint::spin_loop();
+        }
+        st = dir.lock();
+    }
+}
