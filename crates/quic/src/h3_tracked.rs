@@ -9,6 +9,16 @@
 //! everything else (unidirectional control and QPACK streams) to
 //! h3-quinn. The server looks the completion time up by stream id in
 //! [`AckTimes`]: that is its `ttlb` end point, "last byte acknowledged".
+//!
+//! Zero-copy sends: h3 hands a request stream each DATA frame as a
+//! [`WriteBuf`] (frame header, then the payload), which exposes its payload
+//! only as `&[u8]`; writing that with `poll_write` makes quinn copy it into
+//! a fresh allocation before it copies it again into packets. A payload that
+//! lies inside the connection's *shared buffer* (the `/bytes/N` pattern,
+//! [`crate::body::pattern_buffer`]) is instead handed to quinn as a
+//! reference-counted slice of that buffer (`SendStream::write_chunks`), so
+//! the only copy left is the one into the packet. Other payloads (files)
+//! are copied as before.
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -88,16 +98,26 @@ pub struct TrackedConnection {
     inner: h3_quinn::Connection,
     accepting: AcceptBiFuture,
     acks: AckTimes,
+    shared: Bytes,
+    /// The connection's own stream opener: its `OpenStreams` calls go here.
+    opener: Opener,
 }
 
 impl TrackedConnection {
-    /// Wraps an established quinn connection.
-    pub fn new(conn: quinn::Connection, acks: AckTimes) -> TrackedConnection {
+    /// Wraps an established quinn connection. Response payloads that are
+    /// slices of `shared` go to quinn without a copy (module docs).
+    pub fn new(conn: quinn::Connection, acks: AckTimes, shared: Bytes) -> TrackedConnection {
+        let inner = h3_quinn::Connection::new(conn.clone());
+        let opener = Opener {
+            inner: <h3_quinn::Connection as quic::Connection<Bytes>>::opener(&inner),
+        };
         TrackedConnection {
-            inner: h3_quinn::Connection::new(conn.clone()),
+            inner,
+            opener,
             accepting: accept_bi(&conn),
             conn,
             acks,
+            shared,
         }
     }
 }
@@ -142,6 +162,7 @@ impl<B: Buf> quic::Connection<B> for TrackedConnection {
             send: TrackedSend {
                 stream: send,
                 writing: None,
+                shared: self.shared.clone(),
             },
             recv: TrackedRecv { stream: recv },
         }))
@@ -160,20 +181,20 @@ impl<B: Buf> quic::OpenStreams<B> for TrackedConnection {
 
     fn poll_open_bidi(
         &mut self,
-        _cx: &mut task::Context<'_>,
+        cx: &mut task::Context<'_>,
     ) -> Poll<Result<Self::BidiStream, StreamErrorIncoming>> {
-        Poll::Ready(Err(server_opens_no_bidi()))
+        quic::OpenStreams::<B>::poll_open_bidi(&mut self.opener, cx)
     }
 
     fn poll_open_send(
         &mut self,
         cx: &mut task::Context<'_>,
     ) -> Poll<Result<Self::SendStream, StreamErrorIncoming>> {
-        <h3_quinn::Connection as quic::OpenStreams<B>>::poll_open_send(&mut self.inner, cx)
+        quic::OpenStreams::<B>::poll_open_send(&mut self.opener, cx)
     }
 
     fn close(&mut self, code: h3::error::Code, reason: &[u8]) {
-        <h3_quinn::Connection as quic::OpenStreams<B>>::close(&mut self.inner, code, reason)
+        quic::OpenStreams::<B>::close(&mut self.opener, code, reason)
     }
 }
 
@@ -219,6 +240,32 @@ pub struct TrackedBidi<B: Buf> {
 pub struct TrackedSend<B: Buf> {
     stream: quinn::SendStream,
     writing: Option<WriteBuf<B>>,
+    /// Payload bytes inside this buffer are sent without a copy.
+    shared: Bytes,
+}
+
+/// `chunk` as a slice of `shared` if it lies entirely inside it.
+fn shared_slice(shared: &Bytes, chunk: &[u8]) -> Option<Bytes> {
+    let base = shared.as_ptr() as usize;
+    let start = chunk.as_ptr() as usize;
+    let inside = !chunk.is_empty() && start >= base && start + chunk.len() <= base + shared.len();
+    inside.then(|| shared.slice_ref(chunk))
+}
+
+/// Offers `chunk` to quinn by reference; the bytes it took.
+fn poll_write_shared(
+    stream: &mut quinn::SendStream,
+    cx: &mut task::Context<'_>,
+    chunk: Bytes,
+) -> Poll<Result<usize, StreamErrorIncoming>> {
+    let mut bufs = [chunk];
+    // `write_chunks` is cancellation safe (nothing is written unless it
+    // resolves) and, when blocked, leaves the waker with the connection,
+    // so a fresh future per poll is correct.
+    let write = std::pin::pin!(stream.write_chunks(&mut bufs));
+    write
+        .poll(cx)
+        .map(|r| r.map(|w| w.bytes).map_err(write_error))
 }
 
 /// The receive half of a request stream.
@@ -254,8 +301,12 @@ impl<B: Buf> quic::SendStream<B> for TrackedSend<B> {
     fn poll_ready(&mut self, cx: &mut task::Context<'_>) -> Poll<Result<(), StreamErrorIncoming>> {
         if let Some(data) = &mut self.writing {
             while data.has_remaining() {
-                let n = std::task::ready!(Pin::new(&mut self.stream).poll_write(cx, data.chunk()))
-                    .map_err(write_error)?;
+                let chunk = data.chunk();
+                let n = match shared_slice(&self.shared, chunk) {
+                    Some(b) => std::task::ready!(poll_write_shared(&mut self.stream, cx, b))?,
+                    None => std::task::ready!(Pin::new(&mut self.stream).poll_write(cx, chunk))
+                        .map_err(write_error)?,
+                };
                 data.advance(n);
             }
         }
@@ -365,5 +416,28 @@ impl<B: Buf> quic::BidiStream<B> for TrackedBidi<B> {
     type RecvStream = TrackedRecv;
     fn split(self) -> (Self::SendStream, Self::RecvStream) {
         (self.send, self.recv)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_chunks_inside_the_shared_buffer_are_shared() {
+        let shared = Bytes::from((0..100u8).collect::<Vec<u8>>());
+        let inside = shared_slice(&shared, &shared[10..60]).unwrap();
+        assert_eq!(&inside[..], &shared[10..60]);
+        assert_eq!(inside.as_ptr(), shared[10..].as_ptr(), "not a copy");
+        assert!(shared_slice(&shared, &shared[..]).is_some());
+        assert!(shared_slice(&shared, &shared[5..5]).is_none());
+        let other = vec![7u8; 50];
+        assert!(shared_slice(&shared, &other).is_none());
+        // Overlapping the end: a longer buffer starting inside `shared`
+        // cannot be built safely, so check a prefix of `shared` against a
+        // shorter view of it instead.
+        let short = shared.slice(..50);
+        assert!(shared_slice(&short, &shared[40..60]).is_none());
+        assert!(shared_slice(&short, &shared[40..50]).is_some());
     }
 }

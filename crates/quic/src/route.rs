@@ -1,8 +1,8 @@
 //! What a request maps to, for every server protocol: the method and path
 //! rules (405 / 400 / 404) and the body streamed in bounded chunks.
 //!
-//! The HTTP/2 server ([`crate::h2`]) uses this module; the HTTP/3 server
-//! ([`crate::server`]) applies the same rules through [`crate::body`].
+//! Both servers use this module: HTTP/2 ([`crate::h2`]) and HTTP/3
+//! ([`crate::server`]), so they answer every request alike.
 
 use std::path::Path;
 

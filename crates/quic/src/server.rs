@@ -18,17 +18,17 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use bytes::{Bytes, BytesMut};
+use bytes::Bytes;
 use http::{Method, Response, StatusCode};
 use quinn::crypto::rustls::QuicServerConfig;
 use serde_json::{Map, Value};
-use tokio::io::AsyncReadExt;
 
 use crate::adapter::RampFactory;
-use crate::body::{self, Body, NotServed, CHUNK_BYTES};
+use crate::body;
 use crate::cc::CcChoice;
 use crate::h3_tracked::{AckTimes, SendEnd, TrackedBidi, TrackedConnection};
-use crate::probe::ConnProbe;
+use crate::probe::{ConnProbe, ProbeSnapshot};
+use crate::route::{self, Chunks};
 use crate::stats::{ms, us, PathLabels, StatsWriter};
 use crate::tls::{self, Identity};
 use crate::transport::transport_config;
@@ -239,9 +239,12 @@ async fn handle_connection(shared: Arc<Shared>, incoming: quinn::Incoming) {
     };
     let conn_id = shared.conn_seq.fetch_add(1, Ordering::Relaxed);
     let acks = AckTimes::default();
-    let Ok(mut h3c) =
-        h3::server::Connection::<_, Bytes>::new(TrackedConnection::new(conn.clone(), acks.clone()))
-            .await
+    let Ok(mut h3c) = h3::server::Connection::<_, Bytes>::new(TrackedConnection::new(
+        conn.clone(),
+        acks.clone(),
+        body::pattern_buffer().clone(),
+    ))
+    .await
     else {
         return;
     };
@@ -265,35 +268,42 @@ async fn handle_connection(shared: Arc<Shared>, incoming: quinn::Incoming) {
     }
 }
 
-/// Connection counters at a request's start: its record counts from here.
+/// The connection counters a request's record reports, as differences
+/// (at its end minus at its start), in record order.
+const COUNTED: [&str; 9] = [
+    "num-packets.sent",
+    "num-packets.lost",
+    "num-packets.ack-received",
+    "num-bytes.sent",
+    "num-bytes.lost",
+    "num-bytes.ack-received",
+    "num-congestion-events",
+    "cc.num-loss-episodes",
+    "cc.num-ecn-loss-episodes",
+];
+
+/// The [`COUNTED`] counters at one moment: a request's record counts from
+/// its start.
 #[derive(Clone, Copy, Default)]
-struct Baseline {
-    sent_packets: u64,
-    lost_packets: u64,
-    sent_bytes: u64,
-    lost_bytes: u64,
-    congestion_events: u64,
-    acked_packets: u64,
-    acked_bytes: u64,
-    loss_episodes: u64,
-    ecn_loss_episodes: u64,
-}
+struct Baseline([u64; COUNTED.len()]);
 
 impl Baseline {
     fn now(conn: &quinn::Connection, probe: &ConnProbe) -> Baseline {
-        let qs = conn.stats();
-        let snap = probe.snapshot();
-        Baseline {
-            sent_packets: qs.path.sent_packets,
-            lost_packets: qs.path.lost_packets,
-            sent_bytes: qs.udp_tx.bytes,
-            lost_bytes: qs.path.lost_bytes,
-            congestion_events: qs.path.congestion_events,
-            acked_packets: snap.counters.packets_acked,
-            acked_bytes: snap.counters.bytes_acked,
-            loss_episodes: snap.metrics.num_loss_episodes,
-            ecn_loss_episodes: snap.metrics.num_ecn_loss_episodes,
-        }
+        Baseline::of(&conn.stats(), &probe.snapshot())
+    }
+
+    fn of(qs: &quinn::ConnectionStats, snap: &ProbeSnapshot) -> Baseline {
+        Baseline([
+            qs.path.sent_packets,
+            qs.path.lost_packets,
+            snap.counters.packets_acked,
+            qs.udp_tx.bytes,
+            qs.path.lost_bytes,
+            snap.counters.bytes_acked,
+            qs.path.congestion_events,
+            snap.metrics.num_loss_episodes,
+            snap.metrics.num_ecn_loss_episodes,
+        ])
     }
 }
 
@@ -378,14 +388,7 @@ async fn respond(
     stream: &mut Stream,
     out: &mut Outcome,
 ) -> Result<(), String> {
-    let body = if method != Method::GET && method != Method::HEAD {
-        Err(StatusCode::METHOD_NOT_ALLOWED)
-    } else {
-        body::resolve(&out.path, shared.root.as_deref()).map_err(|e| match e {
-            NotServed::NotFound => StatusCode::NOT_FOUND,
-            NotServed::BadPath => StatusCode::BAD_REQUEST,
-        })
-    };
+    let body = route::route(method, &out.path, shared.root.as_deref());
     let body = match body {
         Ok(b) => b,
         Err(status) => {
@@ -414,38 +417,9 @@ async fn respond(
         .await
         .map_err(|e| e.to_string())?;
     if method == Method::GET {
-        match &body {
-            Body::Pattern { len } => {
-                let mut off = 0u64;
-                while off < *len {
-                    let n = (*len - off).min(CHUNK_BYTES as u64) as usize;
-                    stream
-                        .send_data(body::pattern_chunk(off, n))
-                        .await
-                        .map_err(|e| e.to_string())?;
-                    off += n as u64;
-                }
-            }
-            Body::File { path, len } => {
-                let mut f = tokio::fs::File::open(path)
-                    .await
-                    .map_err(|e| format!("{}: {e}", path.display()))?;
-                let mut left = *len;
-                while left > 0 {
-                    let mut buf = BytesMut::with_capacity(CHUNK_BYTES);
-                    let n = f
-                        .read_buf(&mut buf)
-                        .await
-                        .map_err(|e| format!("{}: {e}", path.display()))?;
-                    if n == 0 {
-                        return Err(format!("{}: file shrank while being sent", path.display()));
-                    }
-                    let chunk = buf.freeze();
-                    let chunk = chunk.slice(..chunk.len().min(left as usize));
-                    left -= chunk.len() as u64;
-                    stream.send_data(chunk).await.map_err(|e| e.to_string())?;
-                }
-            }
+        let mut chunks = Chunks::open(&body).await?;
+        while let Some(chunk) = chunks.next().await? {
+            stream.send_data(chunk).await.map_err(|e| e.to_string())?;
         }
     }
     stream.finish().await.map_err(|e| e.to_string())?;
@@ -494,38 +468,10 @@ fn record(
     r.insert("request.path".into(), out.path.clone().into());
     r.insert("conn.id".into(), ids.conn.into());
     r.insert("conn.request".into(), ids.request.into());
-    let mut count = |key: &str, now: u64, base: u64| {
-        r.insert(key.into(), now.saturating_sub(base).into());
-    };
-    count("num-packets.sent", qs.path.sent_packets, b.sent_packets);
-    count("num-packets.lost", qs.path.lost_packets, b.lost_packets);
-    count(
-        "num-packets.ack-received",
-        snap.counters.packets_acked,
-        b.acked_packets,
-    );
-    count("num-bytes.sent", qs.udp_tx.bytes, b.sent_bytes);
-    count("num-bytes.lost", qs.path.lost_bytes, b.lost_bytes);
-    count(
-        "num-bytes.ack-received",
-        snap.counters.bytes_acked,
-        b.acked_bytes,
-    );
-    count(
-        "num-congestion-events",
-        qs.path.congestion_events,
-        b.congestion_events,
-    );
-    count(
-        "cc.num-loss-episodes",
-        snap.metrics.num_loss_episodes,
-        b.loss_episodes,
-    );
-    count(
-        "cc.num-ecn-loss-episodes",
-        snap.metrics.num_ecn_loss_episodes,
-        b.ecn_loss_episodes,
-    );
+    let end = Baseline::of(&qs, &snap);
+    for ((key, now), base) in COUNTED.iter().zip(end.0).zip(b.0) {
+        r.insert((*key).into(), now.saturating_sub(base).into());
+    }
     if let Some(rtt) = &snap.rtt {
         r.insert("rtt.minimum".into(), ms(rtt.min()));
         r.insert("rtt.smoothed".into(), ms(rtt.smoothed()));
