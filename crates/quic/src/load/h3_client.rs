@@ -10,7 +10,7 @@ use bytes::{Buf, Bytes};
 use http::Uri;
 use quinn::{IdleTimeout, TransportConfig, VarInt};
 
-use super::{check_length, header_bytes, Exchange, Progress};
+use super::{get_request, Exchange, Progress};
 use crate::tls::Trust;
 use crate::transport::IDLE_TIMEOUT;
 
@@ -42,6 +42,15 @@ pub(super) fn client_config(trust: &Trust) -> Result<quinn::ClientConfig, super:
 /// 206 MB/s instead of 342 MB/s (docs/benchmarks.md, "load").
 const SOCKET_RECV_BUFFER_BYTES: usize = 8 << 20;
 
+/// The `max_udp_payload_size` transport parameter the client announces:
+/// RFC 9000 §18.2's default, 65527, i.e. no limit of the client's own.
+/// quinn announces 1472 (an Ethernet MTU) unless told otherwise, and a
+/// server may never send a larger packet (§18.2), so `ramp serve
+/// --datagram-bytes 8952` toward quinn's default client silently sent
+/// 1472-byte packets. The server picks the packet size; the client only
+/// needs receive buffers that fit it.
+const MAX_UDP_PAYLOAD_BYTES: u16 = 65527;
+
 /// A client endpoint on its own UDP socket with a large receive buffer.
 fn endpoint(bind: SocketAddr) -> Result<quinn::Endpoint, String> {
     use socket2::{Domain, Socket, Type};
@@ -52,7 +61,11 @@ fn endpoint(bind: SocketAddr) -> Result<quinn::Endpoint, String> {
     sock.bind(&bind.into())
         .map_err(|e| format!("bind udp {bind}: {e}"))?;
     let runtime = quinn::default_runtime().ok_or("no async runtime for quinn")?;
-    quinn::Endpoint::new(quinn::EndpointConfig::default(), None, sock.into(), runtime)
+    let mut ep_cfg = quinn::EndpointConfig::default();
+    ep_cfg
+        .max_udp_payload_size(MAX_UDP_PAYLOAD_BYTES)
+        .map_err(|e| format!("max_udp_payload_size: {e}"))?;
+    quinn::Endpoint::new(ep_cfg, None, sock.into(), runtime)
         .map_err(|e| format!("udp endpoint on {bind}: {e}"))
 }
 
@@ -141,9 +154,7 @@ impl H3Sender {
         t0: Instant,
         progress: &Progress,
     ) -> Result<Exchange, String> {
-        let req = http::Request::get(url.clone())
-            .body(())
-            .map_err(|e| e.to_string())?;
+        let req = get_request(url)?;
         let mut s = self
             .send
             .send_request(req)
@@ -159,12 +170,6 @@ impl H3Sender {
             data_bytes += n as u64;
             progress.data_bytes.fetch_add(n as u64, Ordering::Relaxed);
         }
-        check_length(resp.headers(), data_bytes)?;
-        Ok(Exchange {
-            status: resp.status().as_u16(),
-            header_bytes: header_bytes(resp.headers()),
-            data_bytes,
-            ttfb,
-        })
+        Exchange::complete(resp.status(), resp.headers(), data_bytes, ttfb)
     }
 }
