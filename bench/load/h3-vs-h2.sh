@@ -9,7 +9,8 @@
 #   CC=cubic            controller of the HTTP/3 server
 #   REPEAT=1            runs per cell (the table shows the median)
 #   DATAGRAM=           HTTP/3 UDP payload bytes (ramp serve --datagram-bytes;
-#                       default: the server's 1200)
+#                       default: the server's 1200; 6550 is the largest that
+#                       works on Linux with quinn 0.11's 10-packet GSO sends)
 # Prints each h2load-style summary, then the comparison table; keeps the
 # summaries (JSON) and the server log in OUT_DIR.
 set -euo pipefail

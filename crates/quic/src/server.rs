@@ -61,7 +61,10 @@ pub struct ServeOptions {
     /// UDP payload size of every packet, fixed (PMTU discovery stays off);
     /// `None`: [`crate::transport::DATAGRAM_BYTES`] (1200). Larger packets
     /// cut the per-packet costs (packet building, AEAD calls, ACKs,
-    /// syscalls) on paths known to carry them, such as loopback.
+    /// syscalls) on paths known to carry them, such as loopback. Capped
+    /// by the client's `max_udp_payload_size` (RFC 9000 §18.2); on Linux,
+    /// sizes over 6550 lose packets because quinn 0.11 puts up to 10
+    /// packets in one GSO send, which must fit 64 KiB.
     pub datagram_bytes: Option<u16>,
 }
 

@@ -173,3 +173,64 @@ impl H3Sender {
         Exchange::complete(resp.status(), resp.headers(), data_bytes, ttfb)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::CcChoice;
+    use crate::server::{ServeConfig, ServeOptions, Server};
+    use crate::stats::PathLabels;
+    use crate::tls::Identity;
+
+    /// RFC 9000 §18.2: a server never sends a datagram larger than the
+    /// client's `max_udp_payload_size`. `ramp load` announces 65527, so a
+    /// server fixed at 4000-byte packets sends 4000-byte packets (with
+    /// quinn's default, 1472, it would silently send 1472).
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn rfc9000_18_2_client_lets_the_server_send_its_packet_size() {
+        let server = Server::bind_with(
+            ServeConfig {
+                listen: "127.0.0.1:0".parse().unwrap(),
+                cc: CcChoice::parse("cubic").unwrap(),
+                identity: Identity::self_signed().unwrap(),
+                root: None,
+                stats: None,
+                labels: PathLabels::default(),
+                idle_timeout: Duration::from_secs(5),
+            },
+            ServeOptions {
+                datagram_bytes: Some(4000),
+            },
+        )
+        .unwrap();
+        let addr = server.local_addr().unwrap();
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        tokio::spawn(server.run(async move {
+            let _ = stopped.await;
+        }));
+        let cfg = client_config(&Trust::Insecure).unwrap();
+        let conn = H3Conn::connect(cfg, addr, "localhost", Instant::now())
+            .await
+            .unwrap();
+        let url: Uri = format!("https://localhost:{}/bytes/400000", addr.port())
+            .parse()
+            .unwrap();
+        let ex = conn
+            .sender()
+            .fetch(&url, Instant::now(), &Progress::default())
+            .await
+            .unwrap();
+        assert_eq!(ex.data_bytes, 400_000);
+        let rx = conn.conn.stats().udp_rx;
+        // ~100 full 4000-byte packets plus a few small handshake and
+        // control packets; 1472-byte packets would average under 1472.
+        let mean = rx.bytes / rx.datagrams.max(1);
+        assert!(
+            mean > 3000,
+            "mean datagram {mean} bytes over {} datagrams",
+            rx.datagrams
+        );
+        conn.close().await;
+        drop(stop);
+    }
+}

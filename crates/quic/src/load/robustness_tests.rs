@@ -100,7 +100,6 @@ async fn load(protocol: Protocol, addr: SocketAddr, path: &str, n: usize) -> Sum
     Summary::of(&report)
 }
 
-/// Resident memory of this test process, kB.
 /// After the stalled client's requests have had time to fill whatever the
 /// server buffers: the process grew by under 64 MiB since `before_kb`, and
 /// the server still serves 10 other requests.
@@ -116,6 +115,7 @@ async fn settle_then_check_bounded_and_serving(
     assert_eq!(sum.succeeded, 10);
 }
 
+/// Resident memory of this test process, kB.
 fn rss_kb() -> u64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
