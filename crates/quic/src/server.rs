@@ -391,36 +391,27 @@ async fn respond(
     stream: &mut Stream,
     out: &mut Outcome,
 ) -> Result<(), String> {
-    let body = route::route(method, &out.path, shared.root.as_deref());
-    let body = match body {
-        Ok(b) => b,
+    let body = match route::route(method, &out.path, shared.root.as_deref()) {
+        Ok(body) => Some(body),
         Err(status) => {
             out.status = status;
-            let resp = Response::builder()
-                .status(status)
-                .body(())
-                .map_err(|e| e.to_string())?;
-            stream
-                .send_response(resp)
-                .await
-                .map_err(|e| e.to_string())?;
-            stream.finish().await.map_err(|e| e.to_string())?;
-            return wait_acked(acks, stream, out).await;
+            None
         }
     };
-    out.content_length = body.len();
-    let resp = Response::builder()
-        .status(StatusCode::OK)
-        .header(http::header::CONTENT_LENGTH, body.len())
-        .header(http::header::CONTENT_TYPE, "application/octet-stream")
-        .body(())
-        .map_err(|e| e.to_string())?;
+    let mut resp = Response::builder().status(out.status);
+    if let Some(body) = &body {
+        out.content_length = body.len();
+        resp = resp
+            .header(http::header::CONTENT_LENGTH, body.len())
+            .header(http::header::CONTENT_TYPE, "application/octet-stream");
+    }
+    let resp = resp.body(()).map_err(|e| e.to_string())?;
     stream
         .send_response(resp)
         .await
         .map_err(|e| e.to_string())?;
-    if method == Method::GET {
-        let mut chunks = Chunks::open(&body).await?;
+    if let (Some(body), true) = (&body, method == Method::GET) {
+        let mut chunks = Chunks::open(body).await?;
         while let Some(chunk) = chunks.next().await? {
             stream.send_data(chunk).await.map_err(|e| e.to_string())?;
         }

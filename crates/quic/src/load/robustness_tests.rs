@@ -216,15 +216,33 @@ async fn h2_client_that_stops_reading_does_not_grow_server_memory() {
     drop(send);
 }
 
-async fn h3_connect(addr: SocketAddr) -> (quinn::Endpoint, quinn::Connection) {
+/// A bare HTTP/3 client session (quinn's default windows, 1.25 MB per
+/// stream): the endpoint, the request sender and the task driving the
+/// connection (abort it when done).
+struct H3Session {
+    _ep: quinn::Endpoint,
+    send: h3::client::SendRequest<h3_quinn::OpenStreams, Bytes>,
+    drive: tokio::task::JoinHandle<()>,
+}
+
+async fn h3_session(addr: SocketAddr) -> H3Session {
     let tls = crate::tls::client_config(&Trust::Insecure).unwrap();
     let quic = quinn::crypto::rustls::QuicClientConfig::try_from(tls).unwrap();
-    // quinn's default windows (1.25 MB per stream).
     let cfg = quinn::ClientConfig::new(Arc::new(quic));
     let mut ep = quinn::Endpoint::client("127.0.0.1:0".parse().unwrap()).unwrap();
     ep.set_default_client_config(cfg);
     let conn = ep.connect(addr, "localhost").unwrap().await.unwrap();
-    (ep, conn)
+    let (mut driver, send) = h3::client::new(h3_quinn::Connection::new(conn))
+        .await
+        .unwrap();
+    let drive = tokio::spawn(async move {
+        let _ = std::future::poll_fn(|cx| driver.poll_close(cx)).await;
+    });
+    H3Session {
+        _ep: ep,
+        send,
+        drive,
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -232,13 +250,11 @@ async fn h3_client_that_opens_streams_and_never_reads_does_not_grow_server_memor
     let _serial = ONE_AT_A_TIME.lock().await;
     let s = start().await;
     let before = rss_kb();
-    let (_ep, conn) = h3_connect(s.h3).await;
-    let (mut driver, mut send) = h3::client::new(h3_quinn::Connection::new(conn))
-        .await
-        .unwrap();
-    let drive = tokio::spawn(async move {
-        let _ = std::future::poll_fn(|cx| driver.poll_close(cx)).await;
-    });
+    let H3Session {
+        _ep,
+        mut send,
+        drive,
+    } = h3_session(s.h3).await;
     let mut streams = Vec::new();
     for _ in 0..8 {
         let req = Request::get(url(s.h3, HUGE_PATH)).body(()).unwrap();
@@ -272,13 +288,11 @@ async fn rfc9110_15_5_6_post_gets_405_over_h2_and_h3() {
         .unwrap();
     assert_eq!(resp.status(), StatusCode::METHOD_NOT_ALLOWED);
     // HTTP/3.
-    let (_ep, conn) = h3_connect(s.h3).await;
-    let (mut driver, mut send) = h3::client::new(h3_quinn::Connection::new(conn))
-        .await
-        .unwrap();
-    let drive = tokio::spawn(async move {
-        let _ = std::future::poll_fn(|cx| driver.poll_close(cx)).await;
-    });
+    let H3Session {
+        _ep,
+        mut send,
+        drive,
+    } = h3_session(s.h3).await;
     let req = Request::builder()
         .method(Method::POST)
         .uri(url(s.h3, "/bytes/10"))
