@@ -1,0 +1,145 @@
+//! The fleet run's pictures: A/B and paired charts, grid-axis charts and
+//! report.html, drawn by ramp-plot from the summary rows.
+
+use std::fs;
+use std::path::Path;
+
+use ramp_sim::fleet::summary::Row;
+use ramp_sim::fleet::{FleetPlan, Population};
+
+use super::arm_labels;
+
+/// The records as ramp-plot sees them, made one at a time (each analysis
+/// keeps only its own few fields per record, never the JSON maps): only
+/// the keys the charts and the report read. Incomplete connections keep
+/// no TTLB (the A/B charts leave them out) but count in packets lost.
+/// Grid runs get their cell's `grid.*` keys back from the plan
+/// (connection i is in cell i / seeds_per_cell).
+pub(super) fn plot_records<'a>(
+    plan: &'a FleetPlan,
+    rows: &'a [Row],
+) -> impl Iterator<Item = ramp_plot::Record> + 'a {
+    rows.iter().map(|r| {
+        let mut m = serde_json::Map::new();
+        m.insert("group".into(), r.arm.clone().into());
+        m.insert("pop".into(), r.pop.clone().into());
+        m.insert("size-bin".into(), r.bin.clone().into());
+        m.insert("conn".into(), r.conn.into());
+        m.insert("completed".into(), r.completed.into());
+        if r.completed {
+            m.insert("ttlb-us".into(), r.ttlb_us.into());
+        }
+        m.insert("content_length".into(), r.size_bytes.into());
+        m.insert("num-packets.sent".into(), r.packets_sent.into());
+        m.insert("num-packets.lost".into(), r.packets_lost.into());
+        if let Population::Grid(g) = &plan.population {
+            let c = g.cell_of_connection(r.conn).coords;
+            m.insert("grid.cell".into(), c.cell.into());
+            m.insert("grid.rate-bps".into(), c.rate_bps.into());
+            m.insert("grid.rtt-ms".into(), (c.rtt_us as f64 / 1000.0).into());
+            m.insert("grid.queue-ms".into(), (c.queue_us as f64 / 1000.0).into());
+            m.insert("grid.loss".into(), c.loss.into());
+            m.insert("grid.size-bytes".into(), c.size_bytes.into());
+        }
+        ramp_plot::Record::new(m)
+    })
+}
+
+/// For a grid population: TTLB and packets lost against each axis that
+/// varies (the other axes pooled), arms in the plan's order.
+pub(super) fn grid_results(
+    plan: &FleetPlan,
+    rows: &[Row],
+) -> anyhow::Result<Vec<ramp_plot::GridResult>> {
+    if !matches!(plan.population, Population::Grid(_)) {
+        return Ok(Vec::new());
+    }
+    let samples = ramp_plot::GridSamples::from_records(plot_records(plan, rows), "group");
+    let arms = arm_labels(plan);
+    samples
+        .varying_axes()
+        .into_iter()
+        .map(|axis| Ok(ramp_plot::grid_curves(&samples, axis, &arms)?))
+        .collect()
+}
+
+/// The A/B charts (ramp-plot) per region and size bin, the grid charts,
+/// and report.html.
+pub(super) fn write_charts(
+    plan: &FleetPlan,
+    rows: &[Row],
+    grids: &[ramp_plot::GridResult],
+    out: &Path,
+) -> anyhow::Result<()> {
+    use ramp_plot::chart::{ab::AbChart, paired::PairedChart, save, style::Theme, GridChart};
+    use ramp_plot::{ab_curves_of, paired_deltas_of, AbOptions, AbSamples, Facet};
+    let baseline = plan
+        .arms
+        .first()
+        .map(|a| a.label.clone())
+        .unwrap_or_default();
+    let theme = Theme::Light;
+    let mut opts = AbOptions::new(&baseline);
+    opts.pair_keys = vec!["conn".to_string()];
+    // Size panels in size order: bins by the workload's edges (grids: one
+    // panel per grid size).
+    let size_facet = match &plan.population {
+        Population::Grid(_) => Facet::Key("size-bin".into()),
+        Population::Regions(_) => {
+            Facet::SizeBins(plan.workload.bin_edges.iter().map(|&e| e as f64).collect())
+        }
+    };
+    let facets = [
+        ("all", Facet::None, "all connections"),
+        ("pop", Facet::Key("pop".into()), "per region"),
+        ("size", size_facet, "per object size"),
+    ];
+    for (stem, facet, what) in facets {
+        opts.facet = facet;
+        let samples = AbSamples::from_records(plot_records(plan, rows), &opts);
+        let ab = ab_curves_of(&samples, &opts)?;
+        let chart = AbChart::new(&ab).title(format!(
+            "{}: TTLB change vs {baseline}, {what} ({} connections)",
+            plan.name, plan.connections
+        ));
+        save(&chart, &out.join(format!("ab-{stem}.png")), theme)?;
+        if stem == "all" {
+            save(&chart, &out.join("ab-all.svg"), theme)?;
+            let paired = paired_deltas_of(&samples, &opts)?;
+            let chart = PairedChart::new(&paired).title(format!(
+                "{}: per-connection TTLB change vs {baseline} (same path, same losses)",
+                plan.name
+            ));
+            save(&chart, &out.join("paired-all.png"), theme)?;
+        }
+    }
+    let seeds = match &plan.population {
+        Population::Grid(g) => g.seeds_per_cell,
+        Population::Regions(_) => 0,
+    };
+    for g in grids {
+        let fixed = g.describe_fixed();
+        let chart = GridChart::new(g)
+            .title(format!("{}: {}", plan.name, GridChart::default_title(g)))
+            .subtitle(format!(
+                "{fixed}{}{seeds} seeds per cell, same paths and losses in every arm",
+                if fixed.is_empty() { "" } else { "; " }
+            ));
+        for ext in ["png", "svg"] {
+            save(
+                &chart,
+                &out.join(format!("grid-{}.{ext}", g.axis.name())),
+                theme,
+            )?;
+        }
+    }
+    let run = ramp_plot::RunData {
+        title: format!("ramp fleet: {}", plan.name),
+        scenario: fs::read_to_string(out.join("scenario.toml")).ok(),
+        records: ramp_plot::RunRecords::from_records(plot_records(plan, rows)),
+        traces: Vec::new(),
+        baseline: Some(baseline),
+    };
+    ramp_plot::write_report(&run, &out.join("report.html"))?;
+    Ok(())
+}

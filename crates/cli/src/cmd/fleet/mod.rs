@@ -1,0 +1,333 @@
+//! `ramp fleet`: fleet-scale A/B experiments in simulation.
+//!
+//! Draws N connections from a path population (the seven regions of the
+//! Rapid Start production experiment by default, or a TOML population),
+//! runs each once per arm on all cores, and streams one stats record per
+//! connection and arm to `OUT/records.ndjson` in connection order. Then it
+//! prints and writes the summary (`summary.md`, `summary.json`) and the
+//! A/B charts (`ab-*.png`, `ab-all.svg`, `paired-all.png`) and report.html.
+//! A grid population adds TTLB and packets lost against each varying grid
+//! axis: a table per arm printed and in summary.md, and `grid-AXIS.png`,
+//! `grid-AXIS.svg`.
+//!
+//! An interrupted run continues with `--resume`: the records file is cut
+//! back to its last whole connection and the run goes on from there; the
+//! run's parameters (`fleet.params`) must match.
+
+use std::fs;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context};
+use indicatif::{ProgressBar, ProgressStyle};
+use ramp_sim::fleet::population_file::PopulationFile;
+use ramp_sim::fleet::summary::summarize;
+use ramp_sim::fleet::{self, presets, run, FleetPlan, Population};
+
+use crate::atomic_file::write_atomic;
+
+mod charts;
+mod records;
+mod summary;
+
+use charts::{grid_results, write_charts};
+use records::{prepare_resume, read_rows};
+use summary::{print_grid_table, print_headline, summary_json};
+
+/// Arguments of `ramp fleet`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Built-in experiment (see --list-presets).
+    #[arg(
+        long,
+        default_value = "rapid-start-2026",
+        conflicts_with = "population"
+    )]
+    preset: String,
+    /// A population file (TOML: [[region]] tables or a [grid]); see
+    /// docs/experiments.md. Arms then come from --arms (default: the
+    /// Rapid Start preset's four).
+    #[arg(long, value_name = "FILE")]
+    population: Option<String>,
+    /// Arms as `label=spec,...` (commas inside parentheses belong to
+    /// options); the first is the baseline. Default: the preset's.
+    #[arg(long, value_name = "ARMS")]
+    arms: Option<String>,
+    /// Connections (each runs once per arm). Grids round up to whole cells.
+    #[arg(short = 'n', long, default_value_t = presets::DEFAULT_CONNECTIONS)]
+    connections: u64,
+    /// Run seed: connection i's path depends only on (seed, i).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Run directory.
+    #[arg(short, long, default_value = "fleet-out")]
+    out: PathBuf,
+    /// Worker threads (0: all cores). The output does not depend on it.
+    #[arg(short = 'j', long, default_value_t = 0)]
+    threads: usize,
+    /// Continue an interrupted run in OUT (same parameters).
+    #[arg(long)]
+    resume: bool,
+    /// Write no charts or report.html (records and summary only).
+    #[arg(long)]
+    no_charts: bool,
+    /// Hide the progress bar.
+    #[arg(short, long)]
+    quiet: bool,
+    /// List the built-in experiments and exit.
+    #[arg(long)]
+    list_presets: bool,
+}
+
+const RECORDS: &str = "records.ndjson";
+const PARAMS: &str = "fleet.params";
+/// Runs `ramp fleet`.
+pub fn run(args: Args) -> anyhow::Result<()> {
+    if args.list_presets {
+        for (name, what) in presets::PRESETS {
+            println!("{name:<22} {what}");
+        }
+        return Ok(());
+    }
+    let plan = build_plan(&args)?;
+    fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
+    let records = args.out.join(RECORDS);
+    let params_path = args.out.join(PARAMS);
+    let params = plan.fingerprint();
+
+    let start = if args.resume {
+        let old = fs::read_to_string(&params_path).with_context(|| {
+            format!(
+                "--resume: reading {} (was this directory made by `ramp fleet`?)",
+                params_path.display()
+            )
+        })?;
+        if old != params {
+            bail!(
+                "--resume: {} differs from this run's parameters; give the same preset, population, \
+                 arms, connections and seed (or a new --out)",
+                params_path.display()
+            );
+        }
+        if records.exists() {
+            prepare_resume(&records, plan.arms.len() as u64)?
+        } else {
+            0
+        }
+    } else {
+        if records.exists() {
+            bail!(
+                "{} exists: use --resume to continue that run, or choose another --out",
+                records.display()
+            );
+        }
+        write_atomic(&params_path, params.as_bytes())?;
+        0
+    };
+    write_atomic(
+        &args.out.join("scenario.toml"),
+        scenario_text(&plan).as_bytes(),
+    )?;
+
+    let threads = run::effective_threads(args.threads);
+    if start < plan.connections {
+        simulate_all(&plan, &records, start, threads, args.quiet)?;
+    }
+
+    let rows = read_rows(&records)?;
+    let summary = summarize(
+        &rows,
+        &arm_labels(&plan),
+        &plan.population.pops(),
+        &bin_order(&plan),
+    );
+    let title = format!(
+        "ramp fleet: {} ({} connections, seed {})",
+        plan.name, plan.connections, plan.seed
+    );
+    let grids = grid_results(&plan, &rows)?;
+    let mut md = summary.to_markdown(&title);
+    for g in &grids {
+        md.push_str(&format!(
+            "\n## TTLB (median) and packets lost (mean per connection) against {}\n\n",
+            g.axis.describe()
+        ));
+        if !g.pooled.is_empty() {
+            md.push_str(&format!("Pooled over {}.\n\n", g.describe_pooled()));
+        }
+        md.push_str(&ramp_plot::grid::grid_table_markdown(g));
+    }
+    write_atomic(&args.out.join("summary.md"), md.as_bytes())?;
+    write_atomic(
+        &args.out.join("summary.json"),
+        serde_json::to_string_pretty(&summary_json(&summary, &plan))?.as_bytes(),
+    )?;
+    print_headline(&summary, &plan);
+    for g in &grids {
+        print_grid_table(g);
+    }
+    if !args.no_charts {
+        write_charts(&plan, &rows, &grids, &args.out)?;
+    }
+    println!(
+        "\nwrote {} (records.ndjson, summary.md, summary.json{}{})",
+        args.out.display(),
+        if args.no_charts {
+            ""
+        } else {
+            ", ab-*.png, ab-all.svg, paired-all.png, report.html"
+        },
+        if args.no_charts || grids.is_empty() {
+            String::new()
+        } else {
+            grids
+                .iter()
+                .map(|g| format!(", grid-{}.png/.svg", g.axis.name()))
+                .collect()
+        }
+    );
+    Ok(())
+}
+
+pub(super) fn build_plan(args: &Args) -> anyhow::Result<FleetPlan> {
+    let mut plan = match &args.population {
+        Some(path) => {
+            let f = PopulationFile::load(path).map_err(|e| anyhow::anyhow!("{e}"))?;
+            let mut base = presets::base_scenario().map_err(|e| anyhow::anyhow!("{e}"))?;
+            base.name = f.name.clone();
+            let connections = match &f.population {
+                Population::Grid(g) => g.connections(),
+                Population::Regions(_) => args.connections,
+            };
+            let seed_arms: Vec<String> = ramp_cc::spec::SEED_ARMS
+                .iter()
+                .map(|(l, s)| format!("{l}={s}"))
+                .collect();
+            FleetPlan {
+                name: f.name,
+                population: f.population,
+                workload: f.workload,
+                arms: fleet::parse_arms(&seed_arms.join(","))
+                    .map_err(|e| anyhow::anyhow!("{e}"))?,
+                connections,
+                seed: args.seed,
+                base,
+            }
+        }
+        None => presets::plan(&args.preset, args.connections, args.seed)
+            .map_err(|e| anyhow::anyhow!("--preset: {e}"))?,
+    };
+    if let Some(list) = &args.arms {
+        plan.arms = fleet::parse_arms(list).map_err(|e| anyhow::anyhow!("--arms: {e}"))?;
+    }
+    plan.validate().map_err(|e| anyhow::anyhow!("{e}"))?;
+    if plan.connections == 0 {
+        bail!("--connections: must be at least 1");
+    }
+    Ok(plan)
+}
+
+pub(super) fn arm_labels(plan: &FleetPlan) -> Vec<String> {
+    plan.arms.iter().map(|a| a.label.clone()).collect()
+}
+
+pub(super) fn bin_order(plan: &FleetPlan) -> Vec<String> {
+    match &plan.population {
+        Population::Grid(g) => g
+            .sizes
+            .iter()
+            .map(|&s| fleet::workload::format_size(s))
+            .collect(),
+        Population::Regions(_) => plan.workload.bin_labels(),
+    }
+}
+
+pub(super) fn simulate_all(
+    plan: &FleetPlan,
+    records: &Path,
+    start: u64,
+    threads: usize,
+    quiet: bool,
+) -> anyhow::Result<()> {
+    let file = fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(records)
+        .with_context(|| format!("opening {}", records.display()))?;
+    let mut w = BufWriter::with_capacity(1 << 20, file);
+    let progress = if quiet {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(plan.connections)
+    };
+    progress.set_style(
+        ProgressStyle::with_template(
+            "{spinner} [{elapsed_precise}] [{bar:30}] {pos}/{len} connections ({per_sec}, ETA {eta})",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .progress_chars("=> "),
+    );
+    progress.set_position(start);
+    eprintln!(
+        "ramp fleet: {} — {} connections x {} arms on {} threads{}",
+        plan.name,
+        plan.connections,
+        plan.arms.len(),
+        threads,
+        if start > 0 {
+            format!(", resuming at connection {start}")
+        } else {
+            String::new()
+        }
+    );
+    let opts = run::RunOptions {
+        start,
+        threads,
+        ..run::RunOptions::default()
+    };
+    let result = run::run(plan, opts, |_, lines| -> std::io::Result<()> {
+        for l in lines {
+            w.write_all(l.as_bytes())?;
+            w.write_all(b"\n")?;
+        }
+        progress.inc(1);
+        Ok(())
+    });
+    progress.finish_and_clear();
+    let flushed = w.flush();
+    result.map_err(|e| anyhow::anyhow!("{e}"))?;
+    flushed.with_context(|| format!("writing {}", records.display()))?;
+    Ok(())
+}
+
+/// The run as text for the report (and to re-run it).
+pub(super) fn scenario_text(plan: &FleetPlan) -> String {
+    let mut t = format!(
+        "# ramp fleet --preset/--population {}\n# connections = {}\n# seed = {}\n# arms (first is the baseline):\n",
+        plan.name, plan.connections, plan.seed
+    );
+    for a in &plan.arms {
+        t.push_str(&format!("#   {} = {}\n", a.label, a.spec));
+    }
+    match &plan.population {
+        Population::Regions(rs) => {
+            t.push_str("# regions (equal weights unless stated):\n");
+            for r in rs {
+                t.push_str(&format!(
+                    "#   {} weight {} rate p50 {:.1} Mbit/s, rtt p50 {:.1} ms, mix mobile {:.0}% wifi {:.0}% wired {:.0}% policed {:.0}%\n",
+                    r.name,
+                    r.weight,
+                    r.rate_mbps.at(0.5),
+                    r.rtt_ms.at(0.5),
+                    r.mix.mobile * 100.0,
+                    r.mix.wifi * 100.0,
+                    r.mix.wired * 100.0,
+                    r.mix.policed * 100.0
+                ));
+            }
+            t.push_str(&format!("# workload: {:?}\n", plan.workload));
+        }
+        Population::Grid(g) => t.push_str(&format!("# grid: {g:?}\n")),
+    }
+    t
+}
