@@ -108,6 +108,17 @@ impl LossBased {
         self.phase = Phase::CongestionAvoidance;
     }
 
+    /// The phase a reset window belongs to (after persistent congestion or
+    /// an undo): RFC 9002 Appendix B.5, slow start only while
+    /// cwnd < ssthresh, congestion avoidance otherwise.
+    pub(super) fn phase_for_window(&self) -> Phase {
+        if self.cwnd < self.ssthresh {
+            Phase::SlowStart
+        } else {
+            Phase::CongestionAvoidance
+        }
+    }
+
     /// RFC 9002 §7.6.2: collapse to the minimum window, back to slow start
     /// — or straight to congestion avoidance when ssthresh is already at the
     /// minimum window (Appendix B.5: slow start only while cwnd < ssthresh).
@@ -122,11 +133,7 @@ impl LossBased {
         }
         self.cwnd = min;
         self.recovery_start = None;
-        self.phase = if self.cwnd < self.ssthresh {
-            Phase::SlowStart
-        } else {
-            Phase::CongestionAvoidance
-        };
+        self.phase = self.phase_for_window();
         self.hystart = None;
         self.first_flight = FirstFlight::Done;
         self.prr = None;

@@ -466,11 +466,7 @@ impl Controller for LossBased {
         self.ssthresh = saved.ssthresh;
         self.ca = saved.ca;
         self.prr = None;
-        self.phase = if self.cwnd < self.ssthresh {
-            Phase::SlowStart
-        } else {
-            Phase::CongestionAvoidance
-        };
+        self.phase = self.phase_for_window();
         self.metrics.num_spurious_undos += 1;
     }
 
