@@ -148,6 +148,15 @@ impl World {
         Ok(())
     }
 
+    /// Moves the clock `dt_us` on, firing every timer that falls due on
+    /// the way, as an event loop would.
+    fn advance(&mut self, dt_us: u32) -> Result<(), TestCaseError> {
+        let until = self.now + Duration::from_micros(u64::from(dt_us));
+        self.fire_timers(until)?;
+        self.now = until;
+        Ok(())
+    }
+
     fn fire_timers(&mut self, until: Time) -> Result<(), TestCaseError> {
         for _ in 0..64 {
             let Some(t) = self.h.det.timer() else { break };
@@ -192,9 +201,7 @@ impl World {
                 size,
                 skip,
             } => {
-                let until = self.now + Duration::from_micros(u64::from(*dt_us));
-                self.fire_timers(until)?;
-                self.now = until;
+                self.advance(*dt_us)?;
                 let space = space_of(*space);
                 let si = space.index();
                 if *skip {
@@ -234,9 +241,7 @@ impl World {
                 ce,
                 overshoot,
             } => {
-                let until = self.now + Duration::from_micros(u64::from(*dt_us));
-                self.fire_timers(until)?;
-                self.now = until;
+                self.advance(*dt_us)?;
                 let space = space_of(*space);
                 let si = space.index();
                 let Some(largest_sent) = self.h.det.largest_sent(space) else {
@@ -351,9 +356,7 @@ impl World {
                 }
             }
             Op::Wait { dt_us } => {
-                let until = self.now + Duration::from_micros(u64::from(*dt_us));
-                self.fire_timers(until)?;
-                self.now = until;
+                self.advance(*dt_us)?;
             }
         }
         self.check_common()
