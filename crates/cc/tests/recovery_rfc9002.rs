@@ -533,7 +533,7 @@ fn detector_is_send_and_clone() {
 }
 
 #[test]
-fn rfc9002_a_8_no_timer_at_the_anti_amplification_limit() {
+fn rfc9002_a_8_no_pto_at_the_anti_amplification_limit() {
     let mut h = Harness::new(RecoveryConfig::default());
     h.send_in(ms(0), Space::Initial, 0);
     let armed = h.det.timer();
@@ -545,4 +545,32 @@ fn rfc9002_a_8_no_timer_at_the_anti_amplification_limit() {
     assert_eq!(h.det.pto_count(), 0);
     h.det.set_amplification_blocked(false);
     assert_eq!(h.det.timer(), armed);
+}
+
+#[test]
+fn rfc9002_a_8_loss_timer_still_fires_at_the_anti_amplification_limit() {
+    // SetLossDetectionTimer arms the loss time before it checks the
+    // anti-amplification limit: only the PTO is suppressed.
+    let mut h = Harness::new(RecoveryConfig::default());
+    for pn in 0..3 {
+        h.send_in(ms(0), Space::Initial, pn);
+    }
+    let frame = AckFrame {
+        ranges: vec![2..=2],
+        ack_delay: Duration::ZERO,
+        ecn: None,
+    };
+    h.ack_frame(ms(10), Space::Initial, &frame).unwrap();
+    let loss_time = h.det.loss_time(Space::Initial);
+    assert_eq!(loss_time, Some(us(11_250)));
+    h.det.set_amplification_blocked(true);
+    assert_eq!(h.det.timer(), loss_time);
+    h.timeout(us(11_250));
+    assert_eq!(
+        h.to.kind,
+        TimeoutKind::LossTimer {
+            space: Space::Initial
+        }
+    );
+    assert_eq!(h.timeout_lost_pns(), vec![0, 1]);
 }

@@ -368,9 +368,6 @@ impl<P> LossDetector<P> {
     /// called (§6.2.4).
     pub fn on_timeout(&mut self, now: Time, cc: &mut dyn Controller, out: &mut TimeoutOutcome<P>) {
         out.clear();
-        if self.amplification_blocked {
-            return;
-        }
         if let Some((t, space)) = self.earliest_loss_time() {
             if now < t {
                 return;
@@ -379,6 +376,11 @@ impl<P> LossDetector<P> {
             let pass = self.detect_lost(space, now, &mut out.lost);
             self.on_loss_pass(now, space, &out.lost, pass, cc);
             out.persistent_congestion = pass.persistent;
+            return;
+        }
+        // Appendix A.8: the anti-amplification limit suppresses the PTO
+        // only; a loss time (above) still fires.
+        if self.amplification_blocked {
             return;
         }
         let Some((t, space)) = self.pto_time_and_space() else {

@@ -24,17 +24,18 @@ impl<P> LossDetector<P> {
     /// Data PTO before the handshake is confirmed. With nothing
     /// ack-eliciting in flight there is no PTO: the client anti-deadlock PTO
     /// (§6.2.2.1) is not modelled, since ramp's detector is a server's.
-    /// While [`LossDetector::set_amplification_blocked`] is on, there is no
-    /// timer at all.
+    /// While [`LossDetector::set_amplification_blocked`] is on, only the PTO
+    /// is suppressed: Appendix A.8 `SetLossDetectionTimer` arms the loss
+    /// time first and checks the anti-amplification limit after it.
     ///
     /// The result may lie before `now` when the caller was late; fire it at
     /// once.
     pub fn timer(&self) -> Option<Time> {
-        if self.amplification_blocked {
-            return None;
-        }
         if let Some((t, _)) = self.earliest_loss_time() {
             return Some(t);
+        }
+        if self.amplification_blocked {
+            return None;
         }
         self.pto_time_and_space().map(|(t, _)| t)
     }
