@@ -26,9 +26,11 @@ use crate::time::{Rate, Time};
 /// A newly acknowledged, in-flight, ack-eliciting packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AckedPacket {
-    /// Packet number (per packet-number space; controllers only compare the
-    /// numbers of the application space for round tracking).
-    pub packet_number: u64,
+    /// Application-space packet number; `None` for an Initial or Handshake
+    /// packet. Packet numbers are ordered only within a space (RFC 9000
+    /// §12.3), so only application numbers may mark or end rounds and the
+    /// first flight.
+    pub packet_number: Option<u64>,
     /// When the packet was sent.
     pub time_sent: Time,
     /// Bytes the packet counted in bytes-in-flight (its UDP payload size).
@@ -40,7 +42,9 @@ pub struct AckedPacket {
 pub struct AckFrameSummary {
     /// Bytes in flight after the frame's acknowledgements and losses.
     pub bytes_in_flight: u64,
-    /// Largest packet number this frame newly acknowledged, if any.
+    /// Largest application-space packet number this frame newly
+    /// acknowledged; `None` for an Initial or Handshake frame (RFC 9000
+    /// §12.3: numbers of different spaces do not compare).
     pub largest_acked: Option<u64>,
     /// The RTT sample this frame produced (RFC 9002 §5.1), if any: raw
     /// `now - time_sent(largest_acked)`, not adjusted for ack delay.
@@ -228,8 +232,15 @@ pub struct Metrics {
 /// pacing rate whenever they return one.
 pub trait Controller: Send + fmt::Debug {
     /// One packet (or one GSO batch, whose last packet number is given) was
-    /// sent. `bytes_in_flight` includes it.
-    fn on_packet_sent(&mut self, now: Time, packet_number: u64, bytes: u64, bytes_in_flight: u64);
+    /// sent. `bytes_in_flight` includes it. `packet_number` is `None` for
+    /// Initial and Handshake packets (see [`AckedPacket::packet_number`]).
+    fn on_packet_sent(
+        &mut self,
+        now: Time,
+        packet_number: Option<u64>,
+        bytes: u64,
+        bytes_in_flight: u64,
+    );
 
     /// One in-flight packet was newly acknowledged. Called once per packet,
     /// before [`Controller::on_ack_frame_end`] for the same frame.

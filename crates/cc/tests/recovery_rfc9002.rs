@@ -394,7 +394,7 @@ fn rfc9002_2_ack_only_packets_are_not_in_flight() {
     assert_eq!(
         h.cc.calls,
         vec![Call::Sent {
-            pn: 1,
+            pn: Some(1),
             bytes: MDS,
             in_flight: MDS
         }]

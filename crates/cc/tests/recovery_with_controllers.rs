@@ -235,3 +235,46 @@ fn quinn_event_order_gives_the_same_windows_as_rfc9002_order() {
     }
     assert!(failures.is_empty(), "{failures:#?}");
 }
+
+/// Sends one in-flight packet of `space` through the detector.
+fn send_in(c: &mut Conn, now: Time, space: Space, pn: u64) {
+    c.det
+        .on_packet_sent(now, space, pn, MDS, true, true, (), &mut *c.cc);
+}
+
+/// Acknowledges `pn` of `space`.
+fn ack_in(c: &mut Conn, now: Time, space: Space, pn: u64) {
+    let frame = AckFrame::new(vec![pn..=pn], Duration::ZERO, None).unwrap();
+    c.det
+        .on_ack_received(now, space, &frame, false, &mut *c.cc, &mut c.out)
+        .unwrap();
+}
+
+#[test]
+fn rfc9000_12_3_a_handshake_ack_does_not_end_the_first_flight() {
+    // Packet numbers are ordered only within a space. Handshake packet 2
+    // is acknowledged while the 1-RTT first flight (numbers from 0) is
+    // out: comparing it with the flight's marker would end the flight
+    // before any of it was acknowledged.
+    let mut c = Conn::new("rapidstart", &CcConfig::default());
+    c.det = LossDetector::new(RecoveryConfig::default());
+    send_in(&mut c, Time::ZERO, Space::Initial, 0);
+    for pn in 0..3 {
+        send_in(&mut c, Time::ZERO, Space::Handshake, pn);
+    }
+    // The client's Initial ACK is the first RTT sample: the jump starts.
+    ack_in(&mut c, Time::from_millis(30), Space::Initial, 0);
+    assert_eq!(c.cc.state(), ramp_cc::CcState::JumpStart);
+    for pn in 0..5 {
+        send_in(&mut c, Time::from_millis(31), Space::Application, pn);
+    }
+    ack_in(&mut c, Time::from_millis(32), Space::Handshake, 2);
+    assert_eq!(
+        c.cc.state(),
+        ramp_cc::CcState::JumpStart,
+        "a Handshake ACK ended the 1-RTT first flight"
+    );
+    // The flight ends with the ACK of its first 1-RTT packet.
+    ack_in(&mut c, Time::from_millis(61), Space::Application, 0);
+    assert_eq!(c.cc.state(), ramp_cc::CcState::RapidGrowth);
+}

@@ -37,7 +37,7 @@ struct Recording {
 }
 
 impl Controller for Recording {
-    fn on_packet_sent(&mut self, now: Time, pn: u64, bytes: u64, in_flight: u64) {
+    fn on_packet_sent(&mut self, now: Time, pn: Option<u64>, bytes: u64, in_flight: u64) {
         if let Ok(mut s) = self.sends.lock() {
             s.push((Instant::now(), bytes));
         }

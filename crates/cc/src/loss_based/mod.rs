@@ -279,13 +279,22 @@ impl LossBased {
 }
 
 impl Controller for LossBased {
-    fn on_packet_sent(&mut self, _now: Time, packet_number: u64, bytes: u64, bytes_in_flight: u64) {
+    fn on_packet_sent(
+        &mut self,
+        _now: Time,
+        packet_number: Option<u64>,
+        bytes: u64,
+        bytes_in_flight: u64,
+    ) {
         self.provisional = None;
         self.prr_replay = None;
         self.send_one_pending = false;
         self.in_flight = bytes_in_flight;
-        self.round.on_packet_sent(packet_number);
-        self.first_flight.on_packet_sent(packet_number);
+        if let Some(pn) = packet_number {
+            // Rounds and the first flight are application data only.
+            self.round.on_packet_sent(pn);
+            self.first_flight.on_packet_sent(pn);
+        }
         if let Some(p) = self.prr.as_mut() {
             p.on_sent(bytes);
         }

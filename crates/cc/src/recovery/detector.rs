@@ -138,7 +138,8 @@ impl<P> LossDetector<P> {
         self.stats.bytes_sent += size;
         if in_flight {
             let in_flight_bytes = self.bytes_in_flight();
-            cc.on_packet_sent(time_sent, packet_number, size, in_flight_bytes);
+            let app_pn = space.application_number(packet_number);
+            cc.on_packet_sent(time_sent, app_pn, size, in_flight_bytes);
         }
     }
 
@@ -241,18 +242,30 @@ impl<P> LossDetector<P> {
                 let pass = self.detect_lost(space, now, &mut out.lost);
                 self.on_loss_pass(now, space, &out.lost, pass, cc);
                 out.persistent_congestion = pass.persistent;
-                self.report_acked(now, app_limited, cc, out);
+                self.report_acked(now, space, app_limited, cc, out);
                 self.pto_count = 0;
                 self.maybe_undo(now, cc, out);
-                self.frame_end(now, newest_pn, app_limited, cc, out);
+                self.frame_end(
+                    now,
+                    space.application_number(newest_pn),
+                    app_limited,
+                    cc,
+                    out,
+                );
             }
             EventOrder::AcksFirst => {
                 // quinn 0.11's `on_ack_received`: the acknowledgements and
                 // the frame end (with an estimator that does not yet hold
                 // this frame's sample), then the RTT update, the losses,
                 // and ECN last.
-                self.report_acked(now, app_limited, cc, out);
-                self.frame_end(now, newest_pn, app_limited, cc, out);
+                self.report_acked(now, space, app_limited, cc, out);
+                self.frame_end(
+                    now,
+                    space.application_number(newest_pn),
+                    app_limited,
+                    cc,
+                    out,
+                );
                 if let Some(latest) = sample {
                     self.take_rtt_sample(now, space, latest, ack.ack_delay);
                 }
@@ -321,6 +334,7 @@ impl<P> LossDetector<P> {
     fn report_acked(
         &mut self,
         now: Time,
+        space: Space,
         app_limited: bool,
         cc: &mut dyn Controller,
         out: &AckOutcome<P>,
@@ -330,7 +344,7 @@ impl<P> LossDetector<P> {
             self.stats.bytes_acked += p.size;
             if p.in_flight {
                 let acked = AckedPacket {
-                    packet_number: p.packet_number,
+                    packet_number: space.application_number(p.packet_number),
                     time_sent: p.time_sent,
                     bytes: p.size,
                 };
@@ -343,14 +357,14 @@ impl<P> LossDetector<P> {
     fn frame_end(
         &mut self,
         now: Time,
-        newest_pn: u64,
+        largest_app_pn: Option<u64>,
         app_limited: bool,
         cc: &mut dyn Controller,
         out: &AckOutcome<P>,
     ) {
         let summary = AckFrameSummary {
             bytes_in_flight: self.bytes_in_flight(),
-            largest_acked: Some(newest_pn),
+            largest_acked: largest_app_pn,
             rtt_sample: out.rtt_sample,
             app_limited,
         };

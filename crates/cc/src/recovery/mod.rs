@@ -77,6 +77,16 @@ impl Space {
         }
     }
 
+    /// `packet_number` as a controller sees it: the number itself in the
+    /// application space, `None` elsewhere, since numbers of different
+    /// spaces do not compare (RFC 9000 §12.3).
+    pub const fn application_number(self, packet_number: u64) -> Option<u64> {
+        match self {
+            Space::Application => Some(packet_number),
+            Space::Initial | Space::Handshake => None,
+        }
+    }
+
     /// A stable lower-case name, as qlog spells it.
     pub const fn as_str(self) -> &'static str {
         match self {

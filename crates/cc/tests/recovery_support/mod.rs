@@ -18,12 +18,12 @@ use ramp_cc::{
 #[derive(Clone, Debug, PartialEq)]
 pub enum Call {
     Sent {
-        pn: u64,
+        pn: Option<u64>,
         bytes: u64,
         in_flight: u64,
     },
     Acked {
-        pn: u64,
+        pn: Option<u64>,
         time_sent: Time,
         bytes: u64,
         app_limited: bool,
@@ -59,7 +59,7 @@ impl Recorder {
 }
 
 impl Controller for Recorder {
-    fn on_packet_sent(&mut self, _now: Time, pn: u64, bytes: u64, in_flight: u64) {
+    fn on_packet_sent(&mut self, _now: Time, pn: Option<u64>, bytes: u64, in_flight: u64) {
         self.calls.push(Call::Sent {
             pn,
             bytes,

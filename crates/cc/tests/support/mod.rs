@@ -103,7 +103,8 @@ impl Driver {
                 self.next_pn += 1;
                 self.in_flight += bytes;
                 self.sent.insert(pn, (self.now, bytes));
-                self.cc.on_packet_sent(self.now, pn, bytes, self.in_flight);
+                self.cc
+                    .on_packet_sent(self.now, Some(pn), bytes, self.in_flight);
                 pn
             })
             .collect()
@@ -169,7 +170,7 @@ impl Driver {
         }
         for (pn, t, b) in acked {
             let p = AckedPacket {
-                packet_number: pn,
+                packet_number: Some(pn),
                 time_sent: t,
                 bytes: b,
             };

@@ -22,11 +22,17 @@
 //! packets to the controller, so that they see the same up-to-date RTT as in
 //! ramp's own loss detector (RFC 9002 Appendix A.7 order).
 //!
-//! Packet numbers: quinn reports one `last_packet_number` per send batch
-//! and none per acknowledged packet; packets of one batch share their send
-//! time. The shim remembers `send time → last packet number of the batch`
-//! and gives each acknowledged packet its batch's last number, so round
-//! tracking (HyStart++, Rapid Start) is batch-granular.
+//! Packet numbers: quinn reports one `last_packet_number` per send batch,
+//! numbered per packet-number space, and none per acknowledged packet;
+//! packets of one batch share their send time. Numbers of different spaces
+//! do not compare (RFC 9000 §12.3), and quinn does not say which space a
+//! batch or an ACK frame belongs to, so the shim numbers the batches itself
+//! in send order across spaces, remembers `send time → batch number`, and
+//! gives each acknowledged packet its batch's number and each frame the
+//! largest of its packets. Round tracking (HyStart++, Rapid Start) is
+//! therefore batch-granular and in send order: a Handshake ACK covers only
+//! batches sent before the 1-RTT flight it might otherwise have ended.
+//! (quinn's own `largest_packet_num_acked` is not used.)
 //!
 //! Bytes in flight at `on_packet_sent`: quinn does not pass it; the shim
 //! uses the value of the last `on_end_acks` plus the bytes sent since,
@@ -115,8 +121,10 @@ pub struct RampController {
     pacing_bps: Option<u64>,
     base: Instant,
     rtt: RttEstimator,
-    /// Send time of each remembered batch → its last packet number.
+    /// Send time of each remembered batch → its number in send order.
     batches: BTreeMap<Instant, u64>,
+    /// The number of the next send batch.
+    next_batch: u64,
     /// The acknowledgements of the ACK frame being processed.
     pending: Vec<AckedPacket>,
     pending_newest_sent: Option<Instant>,
@@ -140,6 +148,7 @@ impl RampController {
             base,
             rtt: RttEstimator::default(),
             batches: BTreeMap::new(),
+            next_batch: 0,
             pending: Vec::new(),
             pending_newest_sent: None,
             bytes_in_flight: 0,
@@ -205,7 +214,7 @@ impl RampController {
         self.counters.packets_acked += 1;
         self.counters.bytes_acked += bytes;
         let packet = AckedPacket {
-            packet_number: self.packet_number_of(sent),
+            packet_number: Some(self.packet_number_of(sent)),
             time_sent: self.time(sent),
             bytes,
         };
@@ -217,13 +226,8 @@ impl RampController {
 
     /// Delivers the buffered acknowledgements (and the frame end) to the
     /// controller.
-    fn flush_acks(
-        &mut self,
-        now: Instant,
-        in_flight: u64,
-        app_limited: bool,
-        largest: Option<u64>,
-    ) {
+    fn flush_acks(&mut self, now: Instant, in_flight: u64, app_limited: bool) {
+        let largest = self.pending.iter().filter_map(|p| p.packet_number).max();
         let sample = self
             .pending_newest_sent
             .take()
@@ -261,14 +265,16 @@ fn lock_inner(m: &mut Mutex<Box<dyn ramp_cc::Controller>>) -> &mut Box<dyn ramp_
 }
 
 impl Controller for RampController {
-    fn on_sent(&mut self, now: Instant, bytes: u64, last_packet_number: u64) {
+    fn on_sent(&mut self, now: Instant, bytes: u64, _last_packet_number: u64) {
         self.counters.send_batches += 1;
-        self.batches.insert(now, last_packet_number);
+        let batch = self.next_batch;
+        self.next_batch += 1;
+        self.batches.insert(now, batch);
         self.bytes_in_flight = self.bytes_in_flight.saturating_add(bytes);
         let t = self.time(now);
         let in_flight = self.bytes_in_flight;
         self.inner_mut()
-            .on_packet_sent(t, last_packet_number, bytes, in_flight);
+            .on_packet_sent(t, Some(batch), bytes, in_flight);
         self.refresh();
     }
 
@@ -288,11 +294,11 @@ impl Controller for RampController {
         now: Instant,
         in_flight: u64,
         app_limited: bool,
-        largest_packet_num_acked: Option<u64>,
+        _largest_packet_num_acked: Option<u64>,
     ) {
         self.counters.ack_frames += 1;
         self.bytes_in_flight = in_flight;
-        self.flush_acks(now, in_flight, app_limited, largest_packet_num_acked);
+        self.flush_acks(now, in_flight, app_limited);
         if let Some(horizon) = now.checked_sub(BATCH_MEMORY) {
             // Keep the newest batch at or before the horizon so a lookup
             // for an ancient packet still finds a number.
@@ -319,7 +325,7 @@ impl Controller for RampController {
         if !self.pending.is_empty() {
             // Acks without a frame end (quinn's Retry path): deliver them first.
             let in_flight = self.bytes_in_flight;
-            self.flush_acks(now, in_flight, false, None);
+            self.flush_acks(now, in_flight, false);
         }
         let signal = if lost_bytes == 0 {
             // quinn 0.11 reports an ECN-CE increase as a zero-byte event.
@@ -374,6 +380,7 @@ impl Controller for RampController {
             base: self.base,
             rtt: self.rtt.clone(),
             batches: self.batches.clone(),
+            next_batch: self.next_batch,
             pending: self.pending.clone(),
             pending_newest_sent: self.pending_newest_sent,
             bytes_in_flight: self.bytes_in_flight,

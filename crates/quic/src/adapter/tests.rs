@@ -9,13 +9,13 @@ use ramp_cc::{CcState, Rate};
 enum Call {
     Sent {
         t: Time,
-        pn: u64,
+        pn: Option<u64>,
         bytes: u64,
         in_flight: u64,
     },
     Acked {
         t: Time,
-        pn: u64,
+        pn: Option<u64>,
         sent: Time,
         bytes: u64,
         latest: Duration,
@@ -45,7 +45,7 @@ impl Recorder {
 }
 
 impl ramp_cc::Controller for Recorder {
-    fn on_packet_sent(&mut self, now: Time, pn: u64, bytes: u64, in_flight: u64) {
+    fn on_packet_sent(&mut self, now: Time, pn: Option<u64>, bytes: u64, in_flight: u64) {
         self.push(Call::Sent {
             t: now,
             pn,
@@ -134,7 +134,7 @@ fn quinn_instants_map_to_nanoseconds_since_build() {
         calls.lock().unwrap()[0],
         Call::Sent {
             t: Time::from_nanos(1_234_567),
-            pn: 0,
+            pn: Some(0),
             bytes: 1200,
             in_flight: 1200
         }
@@ -167,9 +167,9 @@ fn rfc9002_a7_acks_reach_the_controller_after_the_frame_rtt_sample() {
     assert_eq!(
         acked,
         vec![
-            acked_at_41(1, Time::ZERO),
-            acked_at_41(1, Time::ZERO),
-            acked_at_41(2, Time::from_millis(1)),
+            acked_at_41(Some(0), Time::ZERO),
+            acked_at_41(Some(0), Time::ZERO),
+            acked_at_41(Some(1), Time::from_millis(1)),
         ]
     );
     assert_eq!(
@@ -178,7 +178,7 @@ fn rfc9002_a7_acks_reach_the_controller_after_the_frame_rtt_sample() {
             t: Time::from_millis(41),
             summary: AckFrameSummary {
                 bytes_in_flight: 0,
-                largest_acked: Some(2),
+                largest_acked: Some(1),
                 rtt_sample: Some(ms(40)),
                 app_limited: false,
             },
@@ -190,6 +190,33 @@ fn rfc9002_a7_acks_reach_the_controller_after_the_frame_rtt_sample() {
     assert_eq!(Controller::window(&c), 12_000 + 3600);
     assert_eq!(Controller::metrics(&c).ssthresh, Some(7));
     assert_eq!(Controller::metrics(&c).pacing_rate, Some(8000));
+}
+
+#[test]
+fn rfc9000_12_3_batches_are_numbered_in_send_order_across_spaces() {
+    // quinn numbers packets per space: an Initial, a Handshake and a 1-RTT
+    // packet can all be number 0. The controller sees one send order, so a
+    // Handshake ACK cannot look like the ACK of a later 1-RTT packet.
+    let (mut c, calls, base) = setup();
+    c.on_sent(base, 1200, 0); // Initial 0
+    c.on_sent(base + ms(1), 1200, 0); // Handshake 0
+    c.on_sent(base + ms(2), 1200, 0); // 1-RTT 0
+    c.on_sent(base + ms(3), 1200, 1); // 1-RTT 1
+    c.ack(base + ms(1), 1200); // the Handshake packet
+    c.on_end_acks(base + ms(41), 3600, false, Some(0));
+    let calls = calls.lock().unwrap().clone();
+    let sent: Vec<_> = calls
+        .iter()
+        .filter_map(|c| match c {
+            Call::Sent { pn, .. } => Some(*pn),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(sent, vec![Some(0), Some(1), Some(2), Some(3)]);
+    let Some(Call::FrameEnd { summary, .. }) = calls.last() else {
+        panic!("no frame end: {calls:?}");
+    };
+    assert_eq!(summary.largest_acked, Some(1), "not quinn's per-space 0");
 }
 
 #[test]
