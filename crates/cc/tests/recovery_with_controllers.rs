@@ -278,3 +278,25 @@ fn rfc9000_12_3_a_handshake_ack_does_not_end_the_first_flight() {
     ack_in(&mut c, Time::from_millis(61), Space::Application, 0);
     assert_eq!(c.cc.state(), ramp_cc::CcState::RapidGrowth);
 }
+
+#[test]
+fn rapid_start_02_3_1_defer_off_first_flight_is_the_1rtt_data_not_the_handshake() {
+    // With `defer=off` the jump window is open from the start, but the
+    // first flight is the 2·IW of application data: the ACK of the Initial
+    // packet must not end it.
+    let mut c = Conn::new("rapidstart(defer=off)", &CcConfig::default());
+    c.det = LossDetector::new(RecoveryConfig::default());
+    send_in(&mut c, Time::ZERO, Space::Initial, 0);
+    assert_eq!(c.cc.state(), ramp_cc::CcState::JumpStart);
+    ack_in(&mut c, Time::from_millis(30), Space::Initial, 0);
+    assert_eq!(
+        c.cc.state(),
+        ramp_cc::CcState::JumpStart,
+        "the Initial's ACK ended the first flight"
+    );
+    for pn in 0..4 {
+        send_in(&mut c, Time::from_millis(31), Space::Application, pn);
+    }
+    ack_in(&mut c, Time::from_millis(61), Space::Application, 0);
+    assert_eq!(c.cc.state(), ramp_cc::CcState::RapidGrowth);
+}
