@@ -388,3 +388,34 @@ fn rapid_start_02_3_3_beta_option_overrides_the_controller_beta() {
     }
     assert_eq!(d.window(), 70 * MDS);
 }
+
+/// The 3× overshoot with β 0.5 (BDP 100 packets, 300 in flight), where the
+/// frame that ends the recovery acknowledges two packets sent after entry
+/// and declares four pre-entry packets lost.
+fn exit_frame_with_losses(order: Order) -> (u64, Option<u64>) {
+    let mut d = Driver::new("rapidstart(iw=300,jump=off)").with_order(order);
+    let pns = d.send(300);
+    d.advance(ms(100));
+    let (resolved, last4) = pns.split_at(pns.len() - 4);
+    for step in resolved.chunks(3) {
+        d.frame(&step[..1], &step[1..], false, false, false);
+        d.advance(us(100));
+    }
+    assert_eq!(d.cc.state(), CcState::RapidRecovery);
+    let after = d.send(2);
+    d.advance(ms(100));
+    d.frame(&after, last4, false, false, false);
+    assert_eq!(d.cc.state(), CcState::CongestionAvoidance);
+    (d.cc.window(), d.cc.ssthresh())
+}
+
+#[test]
+fn rapid_start_02_3_3_losses_in_the_exit_frame_are_charged_in_quinn_order() {
+    // RFC 9002 order charges the four losses (loss factor) before the
+    // post-entry ACK ends the recovery; quinn's order reports them after.
+    // Both must land on the same window.
+    let rfc = exit_frame_with_losses(Order::Rfc);
+    let quinn = exit_frame_with_losses(Order::Quinn);
+    assert_eq!(rfc.1, Some(rfc.0), "ssthresh = cwnd at exit");
+    assert_eq!(quinn, rfc);
+}

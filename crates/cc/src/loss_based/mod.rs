@@ -114,6 +114,17 @@ struct Provisional {
     cwnd: u64,
     ca: CaAlgorithm,
     delivered: u64,
+    /// The bytes that grew the window (`n` of the frame).
+    growth: u64,
+}
+
+/// Rapid Start's recovery as it stood when an ACK ended it, so that
+/// quinn's order can still charge the losses the same frame reports after
+/// its acks (the RFC order charges them before the exit).
+#[derive(Clone, Copy, Debug)]
+struct RapidExit {
+    at: Time,
+    recovery: RapidRecovery,
 }
 
 /// PRR's last per-ACK step, replayed as an unsafe ACK when quinn reports
@@ -147,6 +158,7 @@ pub struct LossBased {
     prr: Option<Prr>,
     saved: Option<Saved>,
     provisional: Option<Provisional>,
+    rapid_exit: Option<RapidExit>,
     prr_replay: Option<PrrReplay>,
     /// RFC 9002 §7.3.2: one packet may leave on entering recovery.
     send_one_pending: bool,
@@ -196,6 +208,7 @@ impl LossBased {
             prr: None,
             saved: None,
             provisional: None,
+            rapid_exit: None,
             prr_replay: None,
             send_one_pending: false,
             frame_growth_bytes: 0,
@@ -287,6 +300,7 @@ impl Controller for LossBased {
         bytes_in_flight: u64,
     ) {
         self.provisional = None;
+        self.rapid_exit = None;
         self.prr_replay = None;
         self.send_one_pending = false;
         self.in_flight = bytes_in_flight;
@@ -356,6 +370,7 @@ impl Controller for LossBased {
             cwnd: self.cwnd,
             ca: self.ca.clone(),
             delivered,
+            growth: n,
         });
         match self.phase {
             Phase::Startup => {
@@ -415,6 +430,21 @@ impl Controller for LossBased {
         let provisional = self.provisional.take();
         let prr_replay = self.prr_replay.take();
         let acks_first = self.cfg.event_order == EventOrder::AcksFirst;
+        let rapid_exit = self.rapid_exit.take();
+        if let (Some(exit), CongestionSignal::Loss { lost_bytes }, true) =
+            (rapid_exit, event.signal, acks_first)
+        {
+            if exit.at == now
+                && self.in_recovery_period(event.time_sent)
+                && matches!(self.phase, Phase::CongestionAvoidance)
+            {
+                self.recharge_rapid_exit(now, exit.recovery, lost_bytes, provisional);
+                if event.persistent_congestion {
+                    self.persistent_congestion();
+                }
+                return;
+            }
+        }
         if self.in_recovery_period(event.time_sent) {
             // quinn's order: the frame that carried this loss was judged a
             // "safe" ACK at its end (RFC 9937 §6.2); judge it again, unsafe.
