@@ -27,6 +27,32 @@ pub const RAPID_PACING_GAIN: Ratio = match Ratio::new(3, 1) {
     None => Ratio::ONE,
 };
 
+/// Pacing gain during Rapid Start's first recovery period. quicly paces at
+/// 2·cwnd/srtt once the first loss is seen; at RFC 9002's 1.25 the pacer
+/// falls below the ACK clock late in the recovery (the window then shrinks
+/// by only `ack_factor` per acknowledged byte while the link drains at full
+/// rate) and the queue drains further than -02 §3.3's factors assume.
+/// -02 is silent; the default was chosen on seed-100m (docs/algorithms.md,
+/// ambiguity #34).
+pub const RAPID_RECOVERY_PACING_GAIN: Ratio = match Ratio::new(2, 1) {
+    Some(r) => r,
+    None => Ratio::ONE,
+};
+
+/// Which window Rapid Start's recovery scales (-02 §3.3 `cwnd *=
+/// silence_factor`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PreRecoveryWindow {
+    /// `min(cwnd, bytes in flight before the event)` (default): the
+    /// draft's Appendix A derivation assumes a window-limited sender, and
+    /// RFC 9438 §4.6 uses the flight size for the same reason; a sender
+    /// that had far less in flight than its window (e.g. during the paced
+    /// jump flight) must not keep the unused window through the recovery.
+    Flight,
+    /// The congestion window, whatever was in flight (`pre=cwnd`).
+    Cwnd,
+}
+
 /// Where an RTT floor that falls in no round comes from (specs.md §1.9 #4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum RttFloorSource {
@@ -60,6 +86,10 @@ pub struct RapidStartOptions {
     pub pacing_gain: Ratio,
     /// Where `rtt_floor` comes from when the current round is empty.
     pub rtt_floor: RttFloorSource,
+    /// The window the first recovery scales.
+    pub pre_window: PreRecoveryWindow,
+    /// Pacing gain during the first recovery period.
+    pub recovery_gain: Ratio,
 }
 
 impl Default for RapidStartOptions {
@@ -73,6 +103,8 @@ impl Default for RapidStartOptions {
             thresh_mult: QUEUE_BUILDUP_MULT,
             pacing_gain: RAPID_PACING_GAIN,
             rtt_floor: RttFloorSource::Fallback,
+            pre_window: PreRecoveryWindow::Flight,
+            recovery_gain: RAPID_RECOVERY_PACING_GAIN,
         }
     }
 }

@@ -419,3 +419,52 @@ fn rapid_start_02_3_3_losses_in_the_exit_frame_are_charged_in_quinn_order() {
     assert_eq!(rfc.1, Some(rfc.0), "ssthresh = cwnd at exit");
     assert_eq!(quinn, rfc);
 }
+
+/// A loss during the paced jump flight, with 7 of the 20-packet jump window
+/// in flight: returns the window after the recovery starts.
+fn loss_during_jump_flight(spec: &str) -> u64 {
+    let mut d = Driver::new(spec);
+    let first = d.send(1);
+    d.advance(ms(30));
+    d.ack(&first);
+    assert_eq!(d.cc.state(), CcState::JumpStart);
+    assert_eq!(d.window(), 20 * MDS);
+    let flight = d.send(7);
+    d.advance(ms(30));
+    d.lose(&flight[..1]);
+    assert_eq!(d.cc.state(), CcState::RapidRecovery);
+    d.window()
+}
+
+#[test]
+fn rapid_start_02_3_3_pre_recovery_window_is_at_most_the_flight() {
+    // -02 Appendix A assumes a window-limited sender; RFC 9438 §4.6 uses
+    // the flight size. 7 packets in flight, one lost, β 0.5:
+    // 7·5/6 − 1·5/6 = 5 packets (not 20·5/6 − 5/6 ≈ 15.8).
+    assert_eq!(loss_during_jump_flight("rapidstart(iw=10)"), 5 * MDS);
+    assert_eq!(
+        loss_during_jump_flight("rapidstart(iw=10,pre=cwnd)"),
+        (20 * MDS * 5 - MDS * 5) / 6
+    );
+}
+
+#[test]
+fn rapid_start_recovery_paces_at_rec_gain() {
+    // quicly paces at 2·cwnd/srtt after the first loss; RFC 9002's 1.25
+    // falls below the ACK clock late in the recovery.
+    for (spec, gain) in [
+        ("rapidstart(iw=300,jump=off)", 2.0),
+        ("rapidstart(iw=300,jump=off,rec_gain=1.25)", 1.25),
+    ] {
+        let mut d = Driver::new(spec);
+        let pns = d.send(300);
+        d.advance(ms(100));
+        d.frame(&pns[..1], &pns[1..2], false, false, false);
+        assert_eq!(d.cc.state(), CcState::RapidRecovery);
+        let srtt = d.rtt.smoothed().as_secs_f64();
+        let rate = d.cc.pacing_rate(&d.rtt).map(|r| r.bytes_per_sec() as f64);
+        let want = gain * d.window() as f64 / srtt;
+        let got = rate.unwrap_or(0.0);
+        assert!((got - want).abs() <= 0.01 * want, "{spec}: {got} vs {want}");
+    }
+}

@@ -7,12 +7,13 @@ use crate::config::PrrMode;
 use crate::controller::CongestionSignal;
 use crate::jump_start::FirstFlight;
 use crate::prr::Prr;
-use crate::rapid_start::RapidRecovery;
+use crate::rapid_start::{PreRecoveryWindow, RapidRecovery};
 use crate::time::Time;
 
 impl LossBased {
     /// RFC 9002 §7.3.2 `OnCongestionEvent` when not already in recovery.
-    pub(super) fn start_recovery(&mut self, now: Time, signal: CongestionSignal) {
+    /// `flight` is the bytes in flight before the event.
+    pub(super) fn start_recovery(&mut self, now: Time, signal: CongestionSignal, flight: u64) {
         self.metrics.num_loss_episodes += 1;
         let lost = match signal {
             CongestionSignal::Loss { lost_bytes } => lost_bytes,
@@ -41,7 +42,11 @@ impl LossBased {
                     _ => self.rapid_beta(&opts),
                 };
                 let iw = opts.iw_floor.then(|| self.cfg.initial_window_bytes());
-                let mut rr = RapidRecovery::enter(self.cwnd, beta, self.min_window(), iw);
+                let pre = match opts.pre_window {
+                    PreRecoveryWindow::Flight => self.cwnd.min(flight),
+                    PreRecoveryWindow::Cwnd => self.cwnd,
+                };
+                let mut rr = RapidRecovery::enter(pre, beta, self.min_window(), iw);
                 // specs.md §1.9 #7: scale first, then subtract this event's losses.
                 rr.on_lost(lost);
                 self.cwnd = rr.cwnd();

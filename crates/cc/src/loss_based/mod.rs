@@ -282,7 +282,13 @@ impl LossBased {
             CcState::SlowStart | CcState::RapidSlowStart | CcState::ConservativeSlowStart => {
                 (self.cwnd, self.cfg.slow_start_pacing_gain)
             }
-            CcState::Recovery | CcState::RapidRecovery | CcState::CongestionAvoidance => {
+            CcState::RapidRecovery => (
+                self.window(),
+                self.startup
+                    .rapid
+                    .map_or(self.cfg.ca_pacing_gain, |o| o.recovery_gain),
+            ),
+            CcState::Recovery | CcState::CongestionAvoidance => {
                 (self.window(), self.cfg.ca_pacing_gain)
             }
         };
@@ -477,7 +483,18 @@ impl Controller for LossBased {
                 self.cwnd = p.cwnd;
                 self.ca = p.ca.clone();
             }
-            self.start_recovery(now, event.signal);
+            // Bytes in flight when the event was detected, as the RFC order
+            // sees them: before this event's losses and, in quinn's order,
+            // before this frame's acks.
+            let lost = match event.signal {
+                CongestionSignal::Loss { lost_bytes } => lost_bytes,
+                CongestionSignal::Ecn => 0,
+            };
+            let flight = self
+                .in_flight
+                .saturating_add(lost)
+                .saturating_add(revoked.as_ref().map_or(0, |p| p.delivered));
+            self.start_recovery(now, event.signal, flight);
             if let (Some(p), Phase::RapidRecovery(rr)) = (revoked, &mut self.phase) {
                 rr.on_acked(p.delivered);
                 self.cwnd = rr.cwnd();

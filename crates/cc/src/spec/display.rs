@@ -136,6 +136,12 @@ impl fmt::Display for ControllerSpec {
                 if o.rtt_floor != d.rtt_floor {
                     v.push("rtt_floor=current".to_string());
                 }
+                if o.pre_window != d.pre_window {
+                    v.push("pre=cwnd".to_string());
+                }
+                if o.recovery_gain != d.recovery_gain {
+                    v.push(format!("rec_gain={}", o.recovery_gain));
+                }
                 Some(("rapidstart", v))
             }
         };

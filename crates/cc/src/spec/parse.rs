@@ -5,7 +5,7 @@ use core::time::Duration;
 use super::{CaSpec, CommonOptions, ControllerSpec, SpecError, StartupSpec};
 use crate::config::{InitialWindow, PrrMode};
 use crate::newreno::LOSS_REDUCTION_FACTOR;
-use crate::rapid_start::{RapidStartOptions, RttFloorSource};
+use crate::rapid_start::{PreRecoveryWindow, RapidStartOptions, RttFloorSource};
 use crate::ratio::Ratio;
 
 const PART_NAMES: &str = "newreno (alias reno), cubic, hystart, rapidstart, jumpstart";
@@ -279,7 +279,7 @@ fn parse_ca(name: &str, opts: &Opts<'_>, whole: &str) -> Result<CaSpec, SpecErro
     Ok(CaSpec::NewReno { beta })
 }
 
-const RAPID_OPTIONS: &str = "beta=<ratio>, ce_beta=<ratio>, jump=on|off, defer=on|off, latch_2x=on|off, iw_floor=on|off, thresh_ms=<ms>, thresh_mult=<ratio>, gain=<ratio>, rtt_floor=fallback|current";
+const RAPID_OPTIONS: &str = "beta=<ratio>, ce_beta=<ratio>, jump=on|off, defer=on|off, latch_2x=on|off, iw_floor=on|off, thresh_ms=<ms>, thresh_mult=<ratio>, gain=<ratio>, rtt_floor=fallback|current, pre=flight|cwnd, rec_gain=<ratio>";
 
 fn parse_startup(name: &str, opts: &Opts<'_>, whole: &str) -> Result<StartupSpec, SpecError> {
     let mut defer = true;
@@ -324,6 +324,18 @@ fn parse_startup(name: &str, opts: &Opts<'_>, whole: &str) -> Result<StartupSpec
                     "current" => RttFloorSource::Current,
                     _ => return Err(bad_value(k, v, "fallback or current", whole)),
                 }
+            }
+            "pre" => {
+                o.pre_window = match v {
+                    "flight" => PreRecoveryWindow::Flight,
+                    "cwnd" => PreRecoveryWindow::Cwnd,
+                    _ => return Err(bad_value(k, v, "flight or cwnd", whole)),
+                }
+            }
+            "rec_gain" => {
+                o.recovery_gain = ratio(k, v, whole, "a gain between 1 and 100", |r| {
+                    r.num() >= r.den() && r.num() <= 100 * r.den()
+                })?
             }
             _ => return Err(unknown_option("rapidstart", k, RAPID_OPTIONS, whole)),
         }

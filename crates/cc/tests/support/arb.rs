@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use proptest::prelude::*;
 use ramp_cc::config::{InitialWindow, PrrMode};
-use ramp_cc::rapid_start::{RapidStartOptions, RttFloorSource};
+use ramp_cc::rapid_start::{PreRecoveryWindow, RapidStartOptions, RttFloorSource};
 use ramp_cc::spec::{CaSpec, CommonOptions, ControllerSpec, StartupSpec};
 use ramp_cc::Ratio;
 
@@ -37,12 +37,20 @@ pub fn spec() -> impl Strategy<Value = ControllerSpec> {
         any::<bool>(),
         any::<bool>(),
         0u64..20_000,
-        gain(),
-        gain(),
+        (gain(), gain()),
         any::<bool>(),
+        (any::<bool>(), gain()),
     )
         .prop_map(
-            |((beta, ce_beta), latch_2x, iw_floor, add_us, mult, pacing_gain, current)| {
+            |(
+                (beta, ce_beta),
+                latch_2x,
+                iw_floor,
+                add_us,
+                (mult, pacing_gain),
+                current,
+                (pre_cwnd, recovery_gain),
+            )| {
                 RapidStartOptions {
                     beta,
                     ce_beta,
@@ -57,6 +65,12 @@ pub fn spec() -> impl Strategy<Value = ControllerSpec> {
                     } else {
                         RttFloorSource::Fallback
                     },
+                    pre_window: if pre_cwnd {
+                        PreRecoveryWindow::Cwnd
+                    } else {
+                        PreRecoveryWindow::Flight
+                    },
+                    recovery_gain,
                 }
             },
         );
