@@ -41,6 +41,20 @@ impl FirstFlight {
         }
     }
 
+    /// Whether an acknowledged packet was sent before the jump: while the
+    /// flight is out, such ACKs must not grow the window, since the jump
+    /// window `2·IW` already includes the packets sent before it (quicly and
+    /// Careful Resume likewise size the jump against what is in flight).
+    /// Initial and Handshake packets (`None`) count as sent before it.
+    pub fn predates(&self, packet_number: Option<u64>) -> bool {
+        match (self, packet_number) {
+            (FirstFlight::Active { marker: None }, _) => true,
+            (FirstFlight::Active { marker: Some(m) }, Some(pn)) => pn < *m,
+            (FirstFlight::Active { .. }, None) => true,
+            _ => false,
+        }
+    }
+
     /// Whether the first flight is being sent now.
     pub fn is_active(&self) -> bool {
         matches!(self, FirstFlight::Active { .. })

@@ -468,3 +468,26 @@ fn rapid_start_recovery_paces_at_rec_gain() {
         assert!((got - want).abs() <= 0.01 * want, "{spec}: {got} vs {want}");
     }
 }
+
+#[test]
+fn rapid_start_02_3_1_acks_of_packets_sent_before_the_jump_do_not_grow_the_first_flight() {
+    // The jump window 2·IW already counts the initial window: ACKs of the
+    // IW packets arriving during the first flight must not grow it 3× on
+    // top (20 → 38 packets at IW 10, all paced at cwnd/srtt).
+    let mut d = Driver::new("rapidstart(iw=10)");
+    let iw = d.send(10);
+    d.advance(ms(30));
+    d.ack(&iw[..1]);
+    assert_eq!(d.cc.state(), CcState::JumpStart);
+    assert_eq!(d.window(), 20 * MDS);
+    let flight = d.send(10);
+    d.advance(ms(1));
+    d.ack_each(&iw[1..]);
+    assert_eq!(d.cc.state(), CcState::JumpStart);
+    assert_eq!(d.window(), 20 * MDS, "pre-jump ACKs grew the jump window");
+    // The flight's own ACKs grow it as usual once the flight has ended.
+    d.advance(ms(30));
+    d.ack(&flight[..1]);
+    assert_eq!(d.cc.state(), CcState::RapidGrowth);
+    assert!(d.window() > 20 * MDS);
+}

@@ -347,6 +347,10 @@ impl Controller for LossBased {
             }
             return;
         }
+        if self.first_flight.predates(packet.packet_number) {
+            // -02 §3.1: the 2·IW jump already counts these bytes.
+            return;
+        }
         if app_limited {
             // RFC 9002 §7.8: the window does not grow on app-limited credit.
             self.frame_app_limited = true;
