@@ -157,6 +157,12 @@ pub struct RapidRecovery {
     /// The floor, scaled the same way.
     floor_scaled: u128,
     pre_recovery_cwnd: u64,
+    min_window: u64,
+    iw_floor: Option<u64>,
+    /// Bytes charged so far with the ack and loss factors, kept so that
+    /// the recovery can be re-derived for another β ([`Self::rebased`]).
+    acked_total: u64,
+    lost_total: u64,
 }
 
 impl RapidRecovery {
@@ -185,18 +191,37 @@ impl RapidRecovery {
             scaled,
             floor_scaled,
             pre_recovery_cwnd,
+            min_window,
+            iw_floor,
+            acked_total: 0,
+            lost_total: 0,
         }
+    }
+
+    /// The same recovery as if it had been entered with `beta`: the entry,
+    /// the floor and every charge so far re-derived (the reductions
+    /// commute, so the order of the charges does not matter). Used when a
+    /// recovery entered on CE alone with the ABE-style `ce_beta` then sees
+    /// a loss, which calls for the ordinary β.
+    pub fn rebased(&self, beta: Ratio) -> RapidRecovery {
+        let mut r =
+            RapidRecovery::enter(self.pre_recovery_cwnd, beta, self.min_window, self.iw_floor);
+        r.on_acked(self.acked_total);
+        r.on_lost(self.lost_total);
+        r
     }
 
     /// Bytes of a packet sent before recovery started were acknowledged:
     /// `cwnd −= ack_factor·bytes`.
     pub fn on_acked(&mut self, bytes: u64) {
+        self.acked_total = self.acked_total.saturating_add(bytes);
         self.reduce(u128::from(bytes) * u128::from(self.factors.ack));
     }
 
     /// Bytes of packets sent before recovery started were declared lost:
     /// `cwnd −= loss_factor·bytes`.
     pub fn on_lost(&mut self, bytes: u64) {
+        self.lost_total = self.lost_total.saturating_add(bytes);
         self.reduce(u128::from(bytes) * u128::from(self.factors.loss));
     }
 

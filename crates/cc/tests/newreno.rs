@@ -297,3 +297,18 @@ fn rfc9002_7_7_pacing_rates_follow_the_phase() {
         None
     );
 }
+
+#[test]
+fn rfc9002_7_1_an_ecn_episode_that_sees_a_loss_is_counted_as_a_loss_episode() {
+    // h2o's num-ecn-loss-episodes counts the episodes that CE alone
+    // started and no loss joined: a loss in the same recovery period
+    // un-counts it.
+    let mut d = Driver::new("newreno");
+    let pns = d.send(10);
+    d.advance(ms(50));
+    d.frame(&pns[..1], &[], true, false, false);
+    assert_eq!(d.cc.metrics().num_ecn_loss_episodes, 1);
+    d.lose(&pns[1..2]);
+    let m = d.cc.metrics();
+    assert_eq!((m.num_loss_episodes, m.num_ecn_loss_episodes), (1, 0));
+}

@@ -491,3 +491,29 @@ fn rapid_start_02_3_1_acks_of_packets_sent_before_the_jump_do_not_grow_the_first
     assert_eq!(d.cc.state(), CcState::RapidGrowth);
     assert!(d.window() > 20 * MDS);
 }
+
+#[test]
+fn rapid_start_editors_copy_ce_beta_yields_to_beta_once_the_episode_sees_a_loss() {
+    // A recovery entered on CE alone uses ce_beta (0.8); a loss of a
+    // pre-entry packet in the same episode makes it an ordinary loss
+    // episode: β 0.7 from the entry on, as if it had started with the loss.
+    let mut d = Driver::new("cubic+rapidstart(iw=200,jump=off,ce_beta=0.8)");
+    let pns = d.send(200);
+    d.advance(ms(100));
+    d.frame(&pns[..1], &[], true, false, false);
+    assert_eq!(
+        d.cc.rapid_recovery().map(|r| r.beta()),
+        Some(Ratio::new(4, 5).unwrap())
+    );
+    assert_eq!(d.cc.metrics().num_ecn_loss_episodes, 1);
+    d.lose(&pns[1..2]);
+    assert_eq!(
+        d.cc.rapid_recovery().map(|r| r.beta()),
+        Some(Ratio::SEVEN_TENTHS)
+    );
+    // pre 200: 200·9/10 − 1·1/5 − 1·9/10 = 178.9 packets.
+    assert_eq!(d.window(), (200 * 9 * MDS - MDS * 2 - MDS * 9) / 10);
+    // h2o un-counts an ECN episode that later sees a loss.
+    assert_eq!(d.cc.metrics().num_ecn_loss_episodes, 0);
+    assert_eq!(d.cc.metrics().num_loss_episodes, 1);
+}

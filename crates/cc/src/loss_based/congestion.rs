@@ -15,6 +15,7 @@ impl LossBased {
     /// `flight` is the bytes in flight before the event.
     pub(super) fn start_recovery(&mut self, now: Time, signal: CongestionSignal, flight: u64) {
         self.metrics.num_loss_episodes += 1;
+        self.episode_ecn_only = signal == CongestionSignal::Ecn;
         let lost = match signal {
             CongestionSignal::Loss { lost_bytes } => lost_bytes,
             CongestionSignal::Ecn => {

@@ -160,6 +160,9 @@ pub struct LossBased {
     provisional: Option<Provisional>,
     rapid_exit: Option<RapidExit>,
     prr_replay: Option<PrrReplay>,
+    /// The current recovery period was started by ECN-CE and has seen no
+    /// loss yet (h2o's ECN episode count; `ce_beta`).
+    episode_ecn_only: bool,
     /// RFC 9002 §7.3.2: one packet may leave on entering recovery.
     send_one_pending: bool,
     /// Bytes of this ACK frame that may grow the window.
@@ -209,6 +212,7 @@ impl LossBased {
             saved: None,
             provisional: None,
             rapid_exit: None,
+            episode_ecn_only: false,
             prr_replay: None,
             send_one_pending: false,
             frame_growth_bytes: 0,
@@ -471,11 +475,26 @@ impl Controller for LossBased {
                     );
                 }
             }
+            let loss_in_ecn_episode =
+                self.episode_ecn_only && matches!(event.signal, CongestionSignal::Loss { .. });
+            if loss_in_ecn_episode {
+                // h2o counts an episode as ECN only while it has no loss.
+                self.episode_ecn_only = false;
+                self.metrics.num_ecn_loss_episodes =
+                    self.metrics.num_ecn_loss_episodes.saturating_sub(1);
+            }
+            let loss_beta = self.startup.rapid.map(|o| self.rapid_beta(&o));
             // RFC 9002 §7.3.2: one reduction per recovery period. Rapid
             // Start still charges losses of pre-recovery packets.
             if let (Phase::RapidRecovery(rr), CongestionSignal::Loss { lost_bytes }) =
                 (&mut self.phase, event.signal)
             {
+                if let (true, Some(beta)) = (loss_in_ecn_episode, loss_beta) {
+                    // `ce_beta` is for CE-only episodes; a loss calls for β.
+                    if rr.beta() != beta {
+                        *rr = rr.rebased(beta);
+                    }
+                }
                 rr.on_lost(lost_bytes);
                 self.cwnd = rr.cwnd();
             }
