@@ -126,6 +126,13 @@ pub struct CcConfig {
     /// How the caller orders a frame's events (not part of a controller's
     /// name: it describes the integration, like `max_datagram_size`).
     pub event_order: EventOrder,
+    /// The caller knows this flow is alone on its bottleneck (a
+    /// single-flow simulation). RFC 9438 §4.7: fast convergence SHOULD be
+    /// on, and may be off only for a flow known to be alone, so CUBIC's
+    /// `fast_convergence=auto` turns it off exactly then. Like
+    /// `event_order`, this describes the integration: real mode and
+    /// multi-flow scenarios leave it `false`.
+    pub alone_on_bottleneck: bool,
 }
 
 impl Default for CcConfig {
@@ -140,6 +147,7 @@ impl Default for CcConfig {
             undo: false,
             recovery_send_one: false,
             event_order: EventOrder::Rfc9002,
+            alone_on_bottleneck: false,
         }
     }
 }

@@ -22,6 +22,32 @@ pub const C: f64 = 0.4;
 /// RFC 9438 §4.6: `β_cubic = 0.7` (SHOULD).
 pub const BETA_CUBIC: Ratio = Ratio::SEVEN_TENTHS;
 
+/// Whether CUBIC uses fast convergence (RFC 9438 §4.7).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum FastConvergence {
+    /// On unless the caller knows the flow is alone on its bottleneck
+    /// ([`crate::CcConfig::alone_on_bottleneck`]): §4.7 says SHOULD, and
+    /// allows turning it off only for a flow known to be alone.
+    #[default]
+    Auto,
+    /// Always on (`fast_convergence=on`).
+    On,
+    /// Always off (`fast_convergence=off`).
+    Off,
+}
+
+impl FastConvergence {
+    /// Whether fast convergence applies to a flow that is (or is not)
+    /// known to be alone.
+    pub fn resolve(self, alone_on_bottleneck: bool) -> bool {
+        match self {
+            FastConvergence::Auto => !alone_on_bottleneck,
+            FastConvergence::On => true,
+            FastConvergence::Off => false,
+        }
+    }
+}
+
 /// The CUBIC curve's state.
 #[derive(Clone, Debug)]
 pub struct Cubic {

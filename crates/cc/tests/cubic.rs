@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use ramp_cc::cubic::{alpha_for_beta, beta_for_conns, Cubic, C};
 use ramp_cc::loss_based::CaAlgorithm;
-use ramp_cc::{CcState, Controller, Ratio, Time};
+use ramp_cc::{CcConfig, CcState, Controller, Ratio, Time};
 use support::{ms, Driver, MDS};
 
 fn close(a: f64, b: f64, tol: f64) -> bool {
@@ -245,4 +245,40 @@ fn rfc9438_differential_against_a_segment_based_transcription() {
             "W_max {w_max}, rtt {rtt_ms} ms: worst relative gap {worst}"
         );
     }
+}
+
+#[test]
+fn rfc9438_4_7_fast_convergence_is_on_unless_the_flow_is_known_to_be_alone() {
+    use ramp_cc::cubic::FastConvergence;
+    // SHOULD be on; off only for a flow known to be alone on its
+    // bottleneck (a single-flow simulation says so through CcConfig).
+    assert!(FastConvergence::Auto.resolve(false));
+    assert!(!FastConvergence::Auto.resolve(true));
+    assert!(FastConvergence::On.resolve(true));
+    assert!(!FastConvergence::Off.resolve(false));
+    let w_max_after_two_losses = |alone: bool| {
+        let cfg = CcConfig {
+            alone_on_bottleneck: alone,
+            ..CcConfig::default()
+        };
+        let mut d = Driver::with_config("cubic(iw=100)", &cfg);
+        let pns = d.send(100);
+        d.advance(ms(100));
+        d.lose(&pns[..1]);
+        d.ack(&pns[1..2]);
+        let after = d.send(1);
+        d.advance(ms(100));
+        d.ack(&pns[2..]);
+        d.ack(&after);
+        let pns = d.send(1);
+        d.advance(ms(100));
+        d.lose(&pns);
+        match d.cc.ca() {
+            CaAlgorithm::Cubic(c) => c.w_max(),
+            CaAlgorithm::Reno { .. } => unreachable!(),
+        }
+    };
+    // The second loss comes below the first W_max: fast convergence
+    // lowers W_max further (×(1+β)/2) only when it is on.
+    assert!(w_max_after_two_losses(false) < w_max_after_two_losses(true));
 }

@@ -341,7 +341,10 @@ fn ambiguity_11_persistent_congestion_ends_rapid_start() {
 
 #[test]
 fn rapid_start_handover_to_cubic_sets_w_max_from_full_bdp() {
-    for (fc, factor) in [("", 1.0), ("(fast_convergence=on)", 2.0)] {
+    for (fc, factor) in [
+        ("(fast_convergence=off)", 1.0),
+        ("(fast_convergence=on)", 2.0),
+    ] {
         let (d, _) = recovery_case(&format!("cubic{fc}+"), 300, 1, 2, false, Order::Rfc);
         let CaAlgorithm::Cubic(c) = d.cc.ca() else {
             panic!("cubic");

@@ -66,6 +66,9 @@ pub fn cc_config(scenario: &Scenario) -> CcConfig {
         initial_window: InitialWindow::Packets(
             u32::try_from(scenario.endpoint.iw_packets).unwrap_or(u32::MAX),
         ),
+        // RFC 9438 §4.7: CUBIC's fast convergence (`auto`) is off only for
+        // a flow known to be alone on the bottleneck.
+        alone_on_bottleneck: scenario.cross_flows.is_empty(),
         ..CcConfig::default()
     }
 }

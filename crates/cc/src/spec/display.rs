@@ -1,5 +1,6 @@
 //! The canonical spelling of a controller name.
 
+use crate::cubic::FastConvergence;
 use core::fmt;
 
 use super::{CaSpec, CommonOptions, ControllerSpec, StartupSpec};
@@ -81,8 +82,10 @@ impl fmt::Display for ControllerSpec {
                 if conns != 1 {
                     o.push(format!("conns={conns}"));
                 }
-                if fast_convergence {
-                    o.push("fast_convergence=on".to_string());
+                match fast_convergence {
+                    FastConvergence::Auto => {}
+                    FastConvergence::On => o.push("fast_convergence=on".to_string()),
+                    FastConvergence::Off => o.push("fast_convergence=off".to_string()),
                 }
                 Some(("cubic", o))
             }

@@ -27,7 +27,7 @@ mod parse;
 
 use crate::config::{CcConfig, InitialWindow, PrrMode};
 use crate::controller::Controller;
-use crate::cubic::Cubic;
+use crate::cubic::{Cubic, FastConvergence};
 use crate::loss_based::{CaAlgorithm, LossBased, Startup};
 use crate::newreno::{RenoGrowth, LOSS_REDUCTION_FACTOR};
 use crate::rapid_start::RapidStartOptions;
@@ -54,7 +54,7 @@ pub enum CaSpec {
         /// N-connection emulation (1 = RFC 9438).
         conns: u32,
         /// RFC 9438 §4.7 fast convergence.
-        fast_convergence: bool,
+        fast_convergence: FastConvergence,
     },
 }
 
@@ -188,6 +188,7 @@ impl ControllerSpec {
             undo: c.undo.unwrap_or(cfg.undo),
             recovery_send_one: c.send_one.unwrap_or(cfg.recovery_send_one),
             event_order: cfg.event_order,
+            alone_on_bottleneck: cfg.alone_on_bottleneck,
         }
     }
 
@@ -214,7 +215,10 @@ impl ControllerSpec {
             CaSpec::Cubic {
                 conns,
                 fast_convergence,
-            } => CaAlgorithm::Cubic(Cubic::new(conns, fast_convergence)),
+            } => CaAlgorithm::Cubic(Cubic::new(
+                conns,
+                fast_convergence.resolve(cfg.alone_on_bottleneck),
+            )),
         };
         let startup = match self.startup {
             StartupSpec::Classic => Startup {

@@ -4,6 +4,7 @@ use core::time::Duration;
 
 use super::{CaSpec, CommonOptions, ControllerSpec, SpecError, StartupSpec};
 use crate::config::{InitialWindow, PrrMode};
+use crate::cubic::FastConvergence;
 use crate::newreno::LOSS_REDUCTION_FACTOR;
 use crate::rapid_start::{PreRecoveryWindow, RapidStartOptions, RttFloorSource};
 use crate::ratio::Ratio;
@@ -244,7 +245,7 @@ fn beta_value(k: &str, v: &str, whole: &str) -> Result<Ratio, SpecError> {
 
 fn parse_ca(name: &str, opts: &Opts<'_>, whole: &str) -> Result<CaSpec, SpecError> {
     if name == "cubic" {
-        let (mut conns, mut fast_convergence) = (1, false);
+        let (mut conns, mut fast_convergence) = (1, FastConvergence::Auto);
         for &(k, v) in opts {
             match k {
                 "conns" => {
@@ -253,12 +254,19 @@ fn parse_ca(name: &str, opts: &Opts<'_>, whole: &str) -> Result<CaSpec, SpecErro
                         _ => return Err(bad_value(k, v, "a connection count 1..=100", whole)),
                     }
                 }
-                "fast_convergence" => fast_convergence = on_off(k, v, whole)?,
+                "fast_convergence" => {
+                    fast_convergence = match v {
+                        "auto" => FastConvergence::Auto,
+                        "on" => FastConvergence::On,
+                        "off" => FastConvergence::Off,
+                        _ => return Err(bad_value(k, v, "auto, on or off", whole)),
+                    }
+                }
                 _ => {
                     return Err(unknown_option(
                         "cubic",
                         k,
-                        "conns=<n>, fast_convergence=on|off",
+                        "conns=<n>, fast_convergence=auto|on|off",
                         whole,
                     ))
                 }

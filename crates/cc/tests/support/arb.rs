@@ -4,6 +4,7 @@ use std::time::Duration;
 
 use proptest::prelude::*;
 use ramp_cc::config::{InitialWindow, PrrMode};
+use ramp_cc::cubic::FastConvergence;
 use ramp_cc::rapid_start::{PreRecoveryWindow, RapidStartOptions, RttFloorSource};
 use ramp_cc::spec::{CaSpec, CommonOptions, ControllerSpec, StartupSpec};
 use ramp_cc::Ratio;
@@ -27,10 +28,18 @@ fn gain() -> impl Strategy<Value = Ratio> {
 pub fn spec() -> impl Strategy<Value = ControllerSpec> {
     let ca = prop_oneof![
         beta().prop_map(|beta| CaSpec::NewReno { beta }),
-        (1u32..8, any::<bool>()).prop_map(|(conns, fast_convergence)| CaSpec::Cubic {
-            conns,
-            fast_convergence
-        }),
+        (
+            1u32..8,
+            prop_oneof![
+                Just(FastConvergence::Auto),
+                Just(FastConvergence::On),
+                Just(FastConvergence::Off)
+            ]
+        )
+            .prop_map(|(conns, fast_convergence)| CaSpec::Cubic {
+                conns,
+                fast_convergence
+            }),
     ];
     let rapid = (
         (proptest::option::of(beta()), proptest::option::of(beta())),
