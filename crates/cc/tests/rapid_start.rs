@@ -257,7 +257,7 @@ fn rapid_start_02_3_1_first_flight_is_two_iw_paced_over_srtt() {
 
 #[test]
 fn jump_start_first_flight_then_classic_slow_start_and_beta() {
-    let mut d = Driver::new("jumpstart(iw=30)");
+    let mut d = Driver::new("jumpstart(iw=30,retreat=off)");
     let hs = d.send_sized(1, 100);
     d.advance(ms(30));
     d.ack(&hs);

@@ -78,7 +78,13 @@ fn seed_experiment_arms_are_expressible() {
         assert!(c.pacing_rate(&Default::default()).is_some(), "{arm}: paced");
     }
     assert_eq!(arms[0].1.startup, StartupSpec::Classic);
-    assert_eq!(arms[1].1.startup, StartupSpec::JumpStart { defer: true });
+    assert_eq!(
+        arms[1].1.startup,
+        StartupSpec::JumpStart {
+            defer: true,
+            retreat: true
+        }
+    );
     assert!(matches!(
         arms[2].1.startup,
         StartupSpec::RapidStart { jump: false, .. }

@@ -3,6 +3,7 @@
 //! congestion.
 
 use super::{CaAlgorithm, LossBased, Phase, Provisional, RapidExit, Saved};
+use crate::careful_resume::CrPhase;
 use crate::config::PrrMode;
 use crate::controller::CongestionSignal;
 use crate::jump_start::FirstFlight;
@@ -32,6 +33,14 @@ impl LossBased {
         self.hystart = None;
         self.first_flight = FirstFlight::Done;
         self.prr = None;
+        let cr_phase = self.careful_resume.map(|cr| cr.phase());
+        if cr_phase == Some(CrPhase::SafeRetreat) {
+            // A new period after the retreat's: Careful Resume is over.
+            self.finish_safe_retreat();
+        } else if cr_phase.is_some() {
+            self.enter_safe_retreat();
+            return;
+        }
         match (in_startup, self.startup.rapid) {
             // specs.md §1.9 #10: Rapid Start's reduction only for a
             // congestion event during its startup (SS, 3×/2×, CSS).
@@ -107,6 +116,10 @@ impl LossBased {
                     CaAlgorithm::Reno { growth, .. } => growth.reset(),
                 }
             }
+            Phase::Recovery if self.careful_resume.is_some() => {
+                self.finish_safe_retreat();
+                return;
+            }
             Phase::Recovery => {
                 // RFC 9937: cwnd = ssthresh at the end of recovery.
                 self.cwnd = self.ssthresh;
@@ -143,6 +156,44 @@ impl LossBased {
         }
     }
 
+    /// RFC 9959 Safe Retreat: a congestion event while the jump was
+    /// unvalidated or validating. The window falls to `β·PipeSize` (at
+    /// least the minimum window), not `β·cwnd`: cwnd still holds the
+    /// unvalidated jump. No growth follows (a recovery period) until
+    /// [`Self::finish_safe_retreat`].
+    pub(super) fn enter_safe_retreat(&mut self) {
+        let beta = self.ca.beta();
+        let min = self.min_window();
+        let Some(cr) = self.careful_resume.as_mut() else {
+            return;
+        };
+        let pre = self.cwnd;
+        self.cwnd = cr.retreat(beta).max(min);
+        match &mut self.ca {
+            CaAlgorithm::Reno { growth, .. } => growth.reset(),
+            // W_max from the window the congestion was seen at.
+            CaAlgorithm::Cubic(c) => {
+                c.on_congestion(pre);
+            }
+        }
+        self.saved = None;
+        self.phase = Phase::Recovery;
+    }
+
+    /// RFC 9959: the last unvalidated packet was acknowledged during Safe
+    /// Retreat (or the recovery period ended first): `ssthresh =
+    /// β·PipeSize` with the PipeSize reached now, and normal congestion
+    /// control from the retreat window.
+    pub(super) fn finish_safe_retreat(&mut self) {
+        let Some(cr) = self.careful_resume.take() else {
+            return;
+        };
+        let min = self.min_window();
+        self.ssthresh = self.ca.beta().mul_floor(cr.pipe_size()).max(min);
+        self.phase = self.phase_for_window();
+        self.send_one_pending = false;
+    }
+
     /// The phase a reset window belongs to (after persistent congestion or
     /// an undo): RFC 9002 Appendix B.5, slow start only while
     /// cwnd < ssthresh, congestion avoidance otherwise.
@@ -171,6 +222,7 @@ impl LossBased {
         self.phase = self.phase_for_window();
         self.hystart = None;
         self.first_flight = FirstFlight::Done;
+        self.careful_resume = None;
         self.prr = None;
         self.saved = None;
         match &mut self.ca {

@@ -34,6 +34,7 @@ use core::time::Duration;
 mod congestion;
 mod growth;
 
+use crate::careful_resume::{CarefulResume, CrPhase};
 use crate::config::{minimum_window, CcConfig, EventOrder};
 use crate::controller::{
     AckFrameSummary, AckedPacket, CcState, CongestionEvent, CongestionSignal, Controller, Metrics,
@@ -82,6 +83,9 @@ pub struct Startup {
     pub rapid: Option<RapidStartOptions>,
     /// HyStart++ during the initial slow start.
     pub hystart: bool,
+    /// Careful Resume's PipeSize and Safe Retreat around the first flight
+    /// ([`crate::careful_resume`]); only with `first_flight` and no `rapid`.
+    pub careful_resume: bool,
 }
 
 /// What a controller is doing; [`CcState`] is derived from it.
@@ -150,6 +154,8 @@ pub struct LossBased {
     ca: CaAlgorithm,
     startup: Startup,
     first_flight: FirstFlight,
+    /// Careful Resume while it is active (jump start with `retreat=on`).
+    careful_resume: Option<CarefulResume>,
     hystart: Option<HyStart>,
     /// Rapid Start saw queue build-up at the last evaluation (2× growth).
     rapid_queue: bool,
@@ -204,6 +210,8 @@ impl LossBased {
             ca,
             startup,
             first_flight,
+            careful_resume: (startup.careful_resume && first_flight.is_active())
+                .then(|| CarefulResume::jump(0)),
             hystart: startup.hystart.then(|| HyStart::new(cfg.pacing)),
             rapid_queue: false,
             rapid_latched: false,
@@ -241,6 +249,10 @@ impl LossBased {
     /// The round tracker (for traces and tests).
     pub fn rounds(&self) -> &RoundTracker {
         &self.round
+    }
+    /// Careful Resume's state, while it is active.
+    pub fn careful_resume(&self) -> Option<&CarefulResume> {
+        self.careful_resume.as_ref()
     }
     /// Rapid Start's first-recovery state, while in it.
     pub fn rapid_recovery(&self) -> Option<&RapidRecovery> {
@@ -318,6 +330,9 @@ impl Controller for LossBased {
             // Rounds and the first flight are application data only.
             self.round.on_packet_sent(pn);
             self.first_flight.on_packet_sent(pn);
+            if let Some(cr) = self.careful_resume.as_mut() {
+                cr.on_packet_sent(pn);
+            }
         }
         if let Some(p) = self.prr.as_mut() {
             p.on_sent(bytes);
@@ -337,6 +352,16 @@ impl Controller for LossBased {
         self.srtt = rtt.smoothed();
         self.in_flight = self.in_flight.saturating_sub(packet.bytes);
         self.frame_delivered = self.frame_delivered.saturating_add(packet.bytes);
+        if let Some(cr) = self.careful_resume.as_mut() {
+            if cr.on_acked(packet.packet_number, packet.bytes) {
+                // The last unvalidated packet is acknowledged.
+                if cr.phase() == CrPhase::SafeRetreat {
+                    self.finish_safe_retreat();
+                } else {
+                    self.careful_resume = None;
+                }
+            }
+        }
         if matches!(self.phase, Phase::Recovery | Phase::RapidRecovery(_))
             && !self.in_recovery_period(packet.time_sent)
         {
@@ -394,11 +419,18 @@ impl Controller for LossBased {
                 // The first flight ends when its first packet is acked.
                 if self.first_flight.ends_with(summary.largest_acked) {
                     self.first_flight = FirstFlight::Done;
+                    if let Some(cr) = self.careful_resume.as_mut() {
+                        // RFC 9959, leaving the Unvalidated Phase.
+                        self.cwnd = cr.end_unvalidated(summary.bytes_in_flight);
+                    }
                 }
                 if self.first_flight == FirstFlight::Waiting && self.has_rtt_sample {
                     let jump = jump_window(self.cfg.initial_window_bytes());
                     self.cwnd = self.cwnd.max(jump);
                     self.first_flight = FirstFlight::Active { marker: None };
+                    if self.startup.careful_resume {
+                        self.careful_resume = Some(CarefulResume::jump(summary.bytes_in_flight));
+                    }
                 }
             }
             Phase::SlowStart => {

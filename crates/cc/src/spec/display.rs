@@ -92,12 +92,14 @@ impl fmt::Display for ControllerSpec {
         };
         let startup = match self.startup {
             StartupSpec::Classic => None,
-            StartupSpec::JumpStart { defer } => {
-                let o = if defer {
-                    vec![]
-                } else {
-                    vec!["defer=off".to_string()]
-                };
+            StartupSpec::JumpStart { defer, retreat } => {
+                let mut o = Vec::new();
+                if !defer {
+                    o.push("defer=off".to_string());
+                }
+                if !retreat {
+                    o.push("retreat=off".to_string());
+                }
                 Some(("jumpstart", o))
             }
             StartupSpec::RapidStart {

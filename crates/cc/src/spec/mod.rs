@@ -68,6 +68,9 @@ pub enum StartupSpec {
     JumpStart {
         /// Wait for the first RTT sample before jumping.
         defer: bool,
+        /// Careful Resume's PipeSize and Safe Retreat (RFC 9959) around the
+        /// jump; `false` reacts to a loss with the ordinary β·cwnd.
+        retreat: bool,
     },
     /// Rapid Start.
     RapidStart {
@@ -225,11 +228,13 @@ impl ControllerSpec {
                 first_flight: None,
                 rapid: None,
                 hystart: self.hystart,
+                careful_resume: false,
             },
-            StartupSpec::JumpStart { defer } => Startup {
+            StartupSpec::JumpStart { defer, retreat } => Startup {
                 first_flight: Some(defer),
                 rapid: None,
                 hystart: self.hystart,
+                careful_resume: retreat,
             },
             StartupSpec::RapidStart {
                 jump,
@@ -239,6 +244,7 @@ impl ControllerSpec {
                 first_flight: jump.then_some(defer),
                 rapid: Some(options),
                 hystart: self.hystart,
+                careful_resume: false,
             },
         };
         LossBased::new(self.canonical_name(cfg), eff, ca, startup)

@@ -292,13 +292,22 @@ const RAPID_OPTIONS: &str = "beta=<ratio>, ce_beta=<ratio>, jump=on|off, defer=o
 fn parse_startup(name: &str, opts: &Opts<'_>, whole: &str) -> Result<StartupSpec, SpecError> {
     let mut defer = true;
     if name == "jumpstart" {
+        let mut retreat = true;
         for &(k, v) in opts {
             match k {
                 "defer" => defer = on_off(k, v, whole)?,
-                _ => return Err(unknown_option("jumpstart", k, "defer=on|off", whole)),
+                "retreat" => retreat = on_off(k, v, whole)?,
+                _ => {
+                    return Err(unknown_option(
+                        "jumpstart",
+                        k,
+                        "defer=on|off, retreat=on|off",
+                        whole,
+                    ))
+                }
             }
         }
-        return Ok(StartupSpec::JumpStart { defer });
+        return Ok(StartupSpec::JumpStart { defer, retreat });
     }
     let mut jump = true;
     let mut o = RapidStartOptions::default();

@@ -85,7 +85,8 @@ pub fn spec() -> impl Strategy<Value = ControllerSpec> {
         );
     let startup = prop_oneof![
         Just(StartupSpec::Classic),
-        any::<bool>().prop_map(|defer| StartupSpec::JumpStart { defer }),
+        (any::<bool>(), any::<bool>())
+            .prop_map(|(defer, retreat)| StartupSpec::JumpStart { defer, retreat }),
         (any::<bool>(), any::<bool>(), rapid).prop_map(|(jump, defer, options)| {
             StartupSpec::RapidStart {
                 jump,

@@ -1,0 +1,102 @@
+//! Careful Resume's PipeSize and Safe Retreat around the jump (RFC 9959),
+//! as the seed experiment's `jumpstart` arm runs them; one test per rule,
+//! named by the RFC's phase.
+
+mod support;
+
+use ramp_cc::careful_resume::CrPhase;
+use ramp_cc::{CcState, Controller};
+use support::{ms, Driver, MDS};
+
+/// IW 10: one packet's ACK gives the RTT sample and the jump to 20
+/// packets with nothing in flight (PipeSize 0); then 19 jump packets.
+fn jumped(spec: &str) -> (Driver, Vec<u64>) {
+    let mut d = Driver::new(spec);
+    let first = d.send(1);
+    d.advance(ms(30));
+    d.ack(&first);
+    assert_eq!(d.cc.state(), CcState::JumpStart);
+    assert_eq!(d.window(), 20 * MDS);
+    let flight = d.send(19);
+    d.advance(ms(30));
+    (d, flight)
+}
+
+#[test]
+fn rfc9959_unvalidated_phase_exit_sets_cwnd_to_the_flight_size() {
+    // The first jump packet acknowledged: PipeSize (1 packet) < flight
+    // size (18 packets), so cwnd = flight size and the jump is validating.
+    let (mut d, flight) = jumped("jumpstart(iw=10)");
+    d.ack(&flight[1..2]);
+    let cr = d.cc.careful_resume().copied();
+    assert_eq!(cr.map(|c| c.phase()), Some(CrPhase::Validating));
+    assert_eq!(cr.map(|c| c.pipe_size()), Some(MDS));
+    assert_eq!(d.window(), 18 * MDS);
+    assert_eq!(d.cc.state(), CcState::SlowStart);
+}
+
+#[test]
+fn rfc9959_validating_phase_tracks_pipe_size_and_ends_with_the_last_unvalidated_packet() {
+    let (mut d, flight) = jumped("jumpstart(iw=10)");
+    d.ack_each(&flight[..18]);
+    let cr = d.cc.careful_resume().copied();
+    assert_eq!(cr.map(|c| c.pipe_size()), Some(18 * MDS));
+    d.ack(&flight[18..]);
+    assert!(d.cc.careful_resume().is_none(), "Careful Resume is over");
+    assert_eq!(d.cc.ssthresh(), None, "no congestion, no ssthresh");
+}
+
+/// Validating after 5 acknowledged jump packets, then the loss of the
+/// 7th: Safe Retreat.
+/// Returns the driver, the flight and the window before the loss.
+fn retreat(spec: &str) -> (Driver, Vec<u64>, u64) {
+    let (mut d, flight) = jumped(spec);
+    d.ack_each(&flight[1..6]);
+    let before = d.window();
+    d.lose(&flight[6..7]);
+    (d, flight, before)
+}
+
+#[test]
+fn rfc9959_safe_retreat_sets_cwnd_from_pipe_size_not_cwnd() {
+    // PipeSize = 5 packets acknowledged since the jump; β 0.5:
+    // cwnd = 2.5 packets, not β·cwnd = 11 packets.
+    let (d, _, before) = retreat("jumpstart(iw=10)");
+    assert_eq!(before, 22 * MDS, "18 at the exit, +1 per ACK after");
+    let cr = d.cc.careful_resume().copied();
+    assert_eq!(cr.map(|c| c.phase()), Some(CrPhase::SafeRetreat));
+    assert_eq!(d.window(), 5 * MDS / 2);
+    assert_eq!(d.cc.state(), CcState::Recovery);
+    assert_eq!(d.cc.ssthresh(), None);
+}
+
+#[test]
+fn rfc9959_safe_retreat_does_not_grow_and_sets_ssthresh_from_the_final_pipe_size() {
+    let (mut d, flight, _) = retreat("jumpstart(iw=10)");
+    d.ack_each(&flight[7..18]);
+    assert_eq!(d.window(), 5 * MDS / 2, "no growth while retreating");
+    assert_eq!(d.cc.careful_resume().map(|c| c.pipe_size()), Some(16 * MDS));
+    // The last unvalidated packet: ssthresh = β·PipeSize (17 packets).
+    d.ack(&flight[18..]);
+    assert!(d.cc.careful_resume().is_none());
+    assert_eq!(d.cc.ssthresh(), Some(17 * MDS / 2));
+    assert_eq!(d.cc.state(), CcState::SlowStart, "cwnd < ssthresh");
+}
+
+#[test]
+fn jumpstart_retreat_off_keeps_the_ordinary_beta_decrease() {
+    // Without Careful Resume the jump window keeps growing after the
+    // flight's first ACK (20 + 5 packets) and the loss halves it.
+    let (d, _, before) = retreat("jumpstart(iw=10,retreat=off)");
+    assert!(d.cc.careful_resume().is_none());
+    assert_eq!(before, 25 * MDS);
+    assert_eq!(d.window(), before / 2, "β·cwnd");
+    assert_eq!(d.cc.ssthresh(), Some(before / 2));
+}
+
+#[test]
+fn rfc9959_safe_retreat_uses_the_ca_beta_quicly_reno_0_7() {
+    // quicly's production arm: Reno β 0.7, cwnd = 0.7 × bytes acked.
+    let (d, _, _) = retreat("newreno(beta=0.7)+jumpstart(iw=10)");
+    assert_eq!(d.window(), 5 * MDS * 7 / 10);
+}
