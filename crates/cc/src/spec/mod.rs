@@ -9,15 +9,18 @@
 //! part. [`ControllerSpec`]'s `Display` is the canonical name and parses back
 //! to the same spec.
 //!
-//! The four arms of the Rapid Start production experiment (shared/seeds/002):
+//! The four arms of the Rapid Start production experiment (the draft
+//! author's IETF 125 slides), as the experiment ran them on h2o/quicly,
+//! whose Reno uses β = 0.7 ([`SEED_ARMS`]):
 //!
 //! | arm | spec |
 //! |---|---|
-//! | baseline: paced slow start, IW 30 | `newreno(iw=30)` |
-//! | jumpstart: 60-packet first flight over one RTT, 2× growth, β | `jumpstart(iw=30)` |
-//! | rapid-no-jump: 3×/2× growth and smooth reduction, no jump | `rapidstart(iw=30,jump=off)` |
-//! | rapidstart: both | `rapidstart(iw=30)` |
+//! | baseline: paced slow start, IW 30 | `newreno(iw=30,beta=0.7)` |
+//! | jumpstart: Careful Resume, 60-packet jump over one RTT, then 2× | `newreno(iw=30,beta=0.7)+jumpstart` |
+//! | rapid-no-jump: 3×/2× growth and smooth reduction, no jump | `newreno(iw=30,beta=0.7)+rapidstart(jump=off)` |
+//! | rapidstart: both | `newreno(iw=30,beta=0.7)+rapidstart` |
 //!
+//! [`RFC9002_SEED_ARMS`] are the same four on RFC 9002's NewReno (β 0.5).
 //! Prefix `cubic+` (e.g. `cubic+rapidstart(iw=30)`) for CUBIC, β = 0.7.
 
 use core::fmt;
@@ -33,8 +36,28 @@ use crate::newreno::{RenoGrowth, LOSS_REDUCTION_FACTOR};
 use crate::rapid_start::RapidStartOptions;
 use crate::ratio::Ratio;
 
-/// The spellings of the seed experiment's four arms (shared/seeds/002).
+/// quicly's Reno decrease factor, `QUICLY_RENO_BETA` = 0.7
+/// (h2o/quicly, include/quicly/cc.h), which the seed experiment's stack and
+/// the Rapid Start draft's simulator figures use; RFC 9002 §7.3.2's
+/// `kLossReductionFactor` is 0.5. Rapid Start's factors follow it (0.9,
+/// 0.2, 0.9; -02 §3.3), as quicly's `QUICLY_BETA_LOSS` does.
+pub const QUICLY_RENO_BETA: Ratio = Ratio::SEVEN_TENTHS;
+
+/// The seed experiment's four arms, as it ran them: on quicly's Reno
+/// (β = [`QUICLY_RENO_BETA`]), IW 30 packets, the jump Careful Resume with
+/// a 60-packet window.
 pub const SEED_ARMS: [(&str, &str); 4] = [
+    ("baseline", "newreno(iw=30,beta=0.7)"),
+    ("jumpstart", "newreno(iw=30,beta=0.7)+jumpstart"),
+    (
+        "rapid-no-jump",
+        "newreno(iw=30,beta=0.7)+rapidstart(jump=off)",
+    ),
+    ("rapidstart", "newreno(iw=30,beta=0.7)+rapidstart"),
+];
+
+/// The same four arms on RFC 9002's NewReno (β = 0.5).
+pub const RFC9002_SEED_ARMS: [(&str, &str); 4] = [
     ("baseline", "newreno(iw=30)"),
     ("jumpstart", "jumpstart(iw=30)"),
     ("rapid-no-jump", "rapidstart(iw=30,jump=off)"),

@@ -16,10 +16,45 @@ use ramp_sim::{flows_for, simulate, Record, Scenario, TraceSink};
 
 use crate::atomic_file::write_atomic;
 
-/// The arms `ramp compare` runs when none are named: paced slow start, jump
-/// start, HyStart++ and Rapid Start, each over NewReno and over CUBIC. The
-/// first is the baseline. The scenario supplies IW and jump window.
-pub const DEFAULT_ARMS: &[(&str, &str)] = &[
+/// The arm sets `ramp compare` runs when `--cc` names none. The first arm
+/// of each is the baseline; the scenario supplies IW and the jump window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ArmSet {
+    /// The seed experiment's four arms as it ran them, on quicly's Reno
+    /// (β 0.7): baseline, jumpstart (Careful Resume), rapid-no-jump,
+    /// rapidstart.
+    Seed,
+    /// The same four arms on RFC 9002's NewReno (β 0.5).
+    Rfc9002,
+    /// Paced slow start, jump start, HyStart++ and Rapid Start, each over
+    /// RFC 9002 NewReno and over CUBIC.
+    Extended,
+}
+
+impl ArmSet {
+    /// The arms, with any `iw=` dropped so that the scenario's IW applies.
+    pub fn arms(self) -> Result<Vec<Arm>, spec::SpecError> {
+        let list: &[(&str, &str)] = match self {
+            ArmSet::Seed => &spec::SEED_ARMS,
+            ArmSet::Rfc9002 => &spec::RFC9002_SEED_ARMS,
+            ArmSet::Extended => EXTENDED_ARMS,
+        };
+        list.iter()
+            .map(|(label, name)| {
+                let mut spec = spec::parse(name)?;
+                spec.common.initial_window = None;
+                Ok(Arm {
+                    label: label.to_string(),
+                    spec,
+                })
+            })
+            .collect()
+    }
+}
+
+/// `--arms extended`: the eight arms of `ramp compare` before the seed arms
+/// became the default.
+const EXTENDED_ARMS: &[(&str, &str)] = &[
     ("slowstart", "newreno"),
     ("jumpstart", "jumpstart"),
     ("hystart", "newreno+hystart"),
@@ -38,10 +73,15 @@ pub struct Args {
     scenario: String,
     /// Arms as `label=spec` or `spec`, comma-separated (commas inside
     /// parentheses belong to options); the first arm is the baseline.
-    /// Default: slow start, jump start, HyStart++ and Rapid Start over
-    /// NewReno and CUBIC.
+    /// Overrides `--arms`.
     #[arg(long, value_name = "ARMS")]
     cc: Option<String>,
+    /// The arm set when `--cc` is not given: the seed experiment's four
+    /// arms on quicly's Reno β 0.7 (`seed`), the same on RFC 9002's β 0.5
+    /// (`rfc9002`), or slow start, jump start, HyStart++ and Rapid Start
+    /// over NewReno and CUBIC (`extended`).
+    #[arg(long, value_enum, default_value_t = ArmSet::Seed)]
+    arms: ArmSet,
     /// Object size, e.g. `3MB`; default: the scenario's.
     #[arg(long)]
     size: Option<String>,
@@ -66,15 +106,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let seed = args.seed.unwrap_or(scenario.seed);
     let arms = match &args.cc {
         Some(list) => parse_arms(list).map_err(|e| anyhow::anyhow!("--cc: {e}"))?,
-        None => DEFAULT_ARMS
-            .iter()
-            .map(|(label, name)| {
-                Ok(Arm {
-                    label: label.to_string(),
-                    spec: spec::parse(name)?,
-                })
-            })
-            .collect::<Result<Vec<_>, spec::SpecError>>()?,
+        None => args.arms.arms()?,
     };
 
     let traces_dir = args.out.join("traces");
@@ -350,9 +382,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn default_arms_parse() {
-        for (_, name) in DEFAULT_ARMS {
-            spec::parse(name).unwrap();
+    fn every_arm_set_parses_and_leaves_iw_to_the_scenario() {
+        for set in [ArmSet::Seed, ArmSet::Rfc9002, ArmSet::Extended] {
+            let arms = set.arms().unwrap();
+            assert!(arms.len() >= 4);
+            assert!(arms.iter().all(|a| a.spec.common.initial_window.is_none()));
         }
+        let seed = ArmSet::Seed.arms().unwrap();
+        let labels: Vec<_> = seed.iter().map(|a| a.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            ["baseline", "jumpstart", "rapid-no-jump", "rapidstart"]
+        );
     }
 }
