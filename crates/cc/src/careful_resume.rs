@@ -25,9 +25,10 @@
 //!   the recovery period ends first), `ssthresh = β·PipeSize` with the
 //!   PipeSize reached by then, and normal congestion control resumes.
 //!
-//! β is the congestion-avoidance algorithm's: with NewReno's 0.5 this is
-//! RFC 9959's "at most PipeSize/2"; with quicly's Reno β 0.7 it is quicly's
-//! `jumpstart.bytes_acked × 0.7` (the production arm). Persistent
+//! β is the one for the loss that ends slow start (NewReno's `ss_beta`,
+//! else its β; CUBIC's β): with 0.5 this is RFC 9959's "at most
+//! PipeSize/2", and quicly's production arm too (its jump start sets cwnd
+//! to the bytes acknowledged during the jump, then halves it). Persistent
 //! congestion leaves Careful Resume. The phases are cited by the
 //! names RFC 9959 gives them.
 

@@ -43,14 +43,18 @@ pub const RAPID_RECOVERY_PACING_GAIN: Ratio = match Ratio::new(2, 1) {
 /// silence_factor`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum PreRecoveryWindow {
-    /// `min(cwnd, bytes in flight before the event)` (default): the
-    /// draft's Appendix A derivation assumes a window-limited sender, and
-    /// RFC 9438 §4.6 uses the flight size for the same reason; a sender
-    /// that had far less in flight than its window (e.g. during the paced
-    /// jump flight) must not keep the unused window through the recovery.
-    Flight,
-    /// The congestion window, whatever was in flight (`pre=cwnd`).
+    /// The congestion window, as -02 §3.3 writes it and quicly does
+    /// (default).
     Cwnd,
+    /// `min(cwnd, bytes in flight before the event)` (`pre=flight`): the
+    /// draft's Appendix A derivation assumes a window-limited sender, and
+    /// RFC 9438 §4.6 uses the flight size for the same reason, so a sender
+    /// with far less in flight than its window (e.g. during the paced jump
+    /// flight) does not keep the unused window through the recovery. Not
+    /// the default: when the sender has run out of data the flight shrinks
+    /// with every ACK, and the recovery is left too small a window for its
+    /// own retransmissions (docs/algorithms.md, ambiguity #35).
+    Flight,
 }
 
 /// Where an RTT floor that falls in no round comes from (specs.md §1.9 #4).
@@ -103,7 +107,7 @@ impl Default for RapidStartOptions {
             thresh_mult: QUEUE_BUILDUP_MULT,
             pacing_gain: RAPID_PACING_GAIN,
             rtt_floor: RttFloorSource::Fallback,
-            pre_window: PreRecoveryWindow::Flight,
+            pre_window: PreRecoveryWindow::Cwnd,
             recovery_gain: RAPID_RECOVERY_PACING_GAIN,
         }
     }

@@ -312,3 +312,26 @@ fn rfc9002_7_1_an_ecn_episode_that_sees_a_loss_is_counted_as_a_loss_episode() {
     let m = d.cc.metrics();
     assert_eq!((m.num_loss_episodes, m.num_ecn_loss_episodes), (1, 0));
 }
+
+#[test]
+fn rfc9002_7_3_2_ss_beta_is_the_decrease_that_ends_slow_start_beta_after() {
+    // quicly's Reno (the seed experiment's stack) halves when a loss ends
+    // slow start — the loss signal arrives one RTT late, when slow start
+    // has doubled — and uses its β 0.7 afterwards.
+    let mut d = Driver::new("newreno(beta=0.7,ss_beta=0.5)");
+    let pns = d.send(10);
+    d.advance(ms(50));
+    d.lose(&pns[..1]);
+    assert_eq!(d.window(), 5 * MDS, "0.5 at the end of slow start");
+    d.ack_each(&pns[1..]);
+    d.advance(ms(1));
+    let after = d.send(1);
+    d.advance(ms(50));
+    d.ack(&after);
+    assert_eq!(d.cc.state(), CcState::CongestionAvoidance);
+    let w = d.window();
+    let more = d.send(2);
+    d.advance(ms(50));
+    d.lose(&more[..1]);
+    assert_eq!(d.window(), w * 7 / 10, "β 0.7 in congestion avoidance");
+}

@@ -440,14 +440,18 @@ fn loss_during_jump_flight(spec: &str) -> u64 {
 }
 
 #[test]
-fn rapid_start_02_3_3_pre_recovery_window_is_at_most_the_flight() {
+fn rapid_start_02_3_3_pre_flight_scales_at_most_the_flight() {
     // -02 Appendix A assumes a window-limited sender; RFC 9438 §4.6 uses
     // the flight size. 7 packets in flight, one lost, β 0.5:
     // 7·5/6 − 1·5/6 = 5 packets (not 20·5/6 − 5/6 ≈ 15.8).
-    assert_eq!(loss_during_jump_flight("rapidstart(iw=10)"), 5 * MDS);
     assert_eq!(
-        loss_during_jump_flight("rapidstart(iw=10,pre=cwnd)"),
-        (20 * MDS * 5 - MDS * 5) / 6
+        loss_during_jump_flight("rapidstart(iw=10,pre=flight)"),
+        5 * MDS
+    );
+    assert_eq!(
+        loss_during_jump_flight("rapidstart(iw=10)"),
+        (20 * MDS * 5 - MDS * 5) / 6,
+        "the default scales cwnd, as -02 §3.3 and quicly"
     );
 }
 

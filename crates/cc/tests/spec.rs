@@ -172,3 +172,19 @@ proptest! {
         prop_assert_eq!(back.map(|b| b.to_string()), Ok(shown));
     }
 }
+
+#[test]
+fn seed_arms_use_quicly_reno_constants() {
+    use ramp_cc::spec::{CaSpec, QUICLY_RENO_BETA, QUICLY_SLOW_START_EXIT_BETA};
+    for (label, name) in SEED_ARMS {
+        let s = spec::parse(name).unwrap();
+        assert_eq!(
+            s.ca,
+            CaSpec::NewReno {
+                beta: QUICLY_RENO_BETA,
+                ss_beta: Some(QUICLY_SLOW_START_EXIT_BETA)
+            },
+            "{label}"
+        );
+    }
+}

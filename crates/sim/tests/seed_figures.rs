@@ -124,14 +124,14 @@ fn seed_100m_rapid_start_one_recovery_landing_at_beta_times_bytes_acked() {
 /// the window at recovery entry. Scaling the window (`pre=cwnd`) breaks the
 /// draft's premise (window = bytes acked + lost during recovery), and the
 /// exit lands 13% above β x bytes acked — exactly by silence_factor x
-/// (cwnd - bytes in flight). Scaling `min(cwnd, flight)` (the default,
+/// (cwnd - bytes in flight). Scaling `min(cwnd, flight)` (`pre=flight`,
 /// docs/algorithms.md ambiguity #35) lands on β x acked.
 #[test]
 fn seed_100m_rapid_start_3mb_lands_at_beta_times_acked_when_scaling_the_flight() {
     let sc = scenario("seed-100m");
     for (cc, shortfall_survives) in [
-        ("rapidstart(iw=30)", false),
-        ("rapidstart(iw=30,pre=cwnd)", true),
+        ("rapidstart(iw=30,pre=flight)", false),
+        ("rapidstart(iw=30)", true),
     ] {
         let t = run_traced(&sc, cc, 1);
         assert_eq!(t.record.num_loss_episodes, 1, "{cc}");

@@ -74,9 +74,13 @@ impl LossBased {
                 }
                 let cwnd = self.cwnd;
                 let ssthresh = match &mut self.ca {
-                    CaAlgorithm::Reno { beta, growth } => {
+                    CaAlgorithm::Reno {
+                        beta,
+                        ss_beta,
+                        growth,
+                    } => {
                         growth.reset();
-                        beta.mul_floor(cwnd)
+                        if in_startup { ss_beta } else { beta }.mul_floor(cwnd)
                     }
                     CaAlgorithm::Cubic(c) => c.on_congestion(cwnd),
                 };
@@ -162,7 +166,7 @@ impl LossBased {
     /// unvalidated jump. No growth follows (a recovery period) until
     /// [`Self::finish_safe_retreat`].
     pub(super) fn enter_safe_retreat(&mut self) {
-        let beta = self.ca.beta();
+        let beta = self.ca.slow_start_exit_beta();
         let min = self.min_window();
         let Some(cr) = self.careful_resume.as_mut() else {
             return;
@@ -189,7 +193,11 @@ impl LossBased {
             return;
         };
         let min = self.min_window();
-        self.ssthresh = self.ca.beta().mul_floor(cr.pipe_size()).max(min);
+        self.ssthresh = self
+            .ca
+            .slow_start_exit_beta()
+            .mul_floor(cr.pipe_size())
+            .max(min);
         self.phase = self.phase_for_window();
         self.send_one_pending = false;
     }

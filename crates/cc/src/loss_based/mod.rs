@@ -57,6 +57,8 @@ pub enum CaAlgorithm {
     Reno {
         /// Multiplicative-decrease factor.
         beta: Ratio,
+        /// The decrease for the loss that ends the initial slow start.
+        ss_beta: Ratio,
         /// Additive-increase byte counter.
         growth: RenoGrowth,
     },
@@ -69,6 +71,15 @@ impl CaAlgorithm {
     pub fn beta(&self) -> Ratio {
         match self {
             CaAlgorithm::Reno { beta, .. } => *beta,
+            CaAlgorithm::Cubic(c) => c.beta(),
+        }
+    }
+
+    /// β for the congestion event that ends the initial slow start (Reno's
+    /// `ss_beta`; CUBIC's β).
+    pub fn slow_start_exit_beta(&self) -> Ratio {
+        match self {
+            CaAlgorithm::Reno { ss_beta, .. } => *ss_beta,
             CaAlgorithm::Cubic(c) => c.beta(),
         }
     }

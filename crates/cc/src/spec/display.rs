@@ -72,8 +72,16 @@ impl fmt::Display for ControllerSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut parts: Vec<(String, Vec<String>)> = Vec::new();
         let ca_opts = match self.ca {
-            CaSpec::NewReno { beta } if beta == LOSS_REDUCTION_FACTOR => None,
-            CaSpec::NewReno { beta } => Some(("newreno", vec![format!("beta={beta}")])),
+            CaSpec::NewReno { beta, ss_beta } => {
+                let mut o = Vec::new();
+                if beta != LOSS_REDUCTION_FACTOR {
+                    o.push(format!("beta={beta}"));
+                }
+                if let Some(b) = ss_beta {
+                    o.push(format!("ss_beta={b}"));
+                }
+                (!o.is_empty()).then_some(("newreno", o))
+            }
             CaSpec::Cubic {
                 conns,
                 fast_convergence,
@@ -142,7 +150,7 @@ impl fmt::Display for ControllerSpec {
                     v.push("rtt_floor=current".to_string());
                 }
                 if o.pre_window != d.pre_window {
-                    v.push("pre=cwnd".to_string());
+                    v.push("pre=flight".to_string());
                 }
                 if o.recovery_gain != d.recovery_gain {
                     v.push(format!("rec_gain={}", o.recovery_gain));

@@ -10,15 +10,16 @@
 //! to the same spec.
 //!
 //! The four arms of the Rapid Start production experiment (the draft
-//! author's IETF 125 slides), as the experiment ran them on h2o/quicly,
-//! whose Reno uses β = 0.7 ([`SEED_ARMS`]):
+//! author's IETF 125 slides), as the experiment ran them on h2o/quicly
+//! ([`SEED_ARMS`]): quicly's Reno halves at the end of slow start and uses
+//! β = 0.7 afterwards; Rapid Start's factors use β = 0.7.
 //!
 //! | arm | spec |
 //! |---|---|
-//! | baseline: paced slow start, IW 30 | `newreno(iw=30,beta=0.7)` |
-//! | jumpstart: Careful Resume, 60-packet jump over one RTT, then 2× | `newreno(iw=30,beta=0.7)+jumpstart` |
-//! | rapid-no-jump: 3×/2× growth and smooth reduction, no jump | `newreno(iw=30,beta=0.7)+rapidstart(jump=off)` |
-//! | rapidstart: both | `newreno(iw=30,beta=0.7)+rapidstart` |
+//! | baseline: paced slow start, IW 30 | `newreno(iw=30,beta=0.7,ss_beta=0.5)` |
+//! | jumpstart: Careful Resume, 60-packet jump over one RTT, then 2× | `newreno(iw=30,beta=0.7,ss_beta=0.5)+jumpstart` |
+//! | rapid-no-jump: 3×/2× growth and smooth reduction, no jump | `newreno(iw=30,beta=0.7,ss_beta=0.5)+rapidstart(jump=off)` |
+//! | rapidstart: both | `newreno(iw=30,beta=0.7,ss_beta=0.5)+rapidstart` |
 //!
 //! [`RFC9002_SEED_ARMS`] are the same four on RFC 9002's NewReno (β 0.5).
 //! Prefix `cubic+` (e.g. `cubic+rapidstart(iw=30)`) for CUBIC, β = 0.7.
@@ -36,24 +37,33 @@ use crate::newreno::{RenoGrowth, LOSS_REDUCTION_FACTOR};
 use crate::rapid_start::RapidStartOptions;
 use crate::ratio::Ratio;
 
-/// quicly's Reno decrease factor, `QUICLY_RENO_BETA` = 0.7
-/// (h2o/quicly, include/quicly/cc.h), which the seed experiment's stack and
-/// the Rapid Start draft's simulator figures use; RFC 9002 §7.3.2's
-/// `kLossReductionFactor` is 0.5. Rapid Start's factors follow it (0.9,
-/// 0.2, 0.9; -02 §3.3), as quicly's `QUICLY_BETA_LOSS` does.
+/// quicly's Reno decrease factor in congestion avoidance,
+/// `QUICLY_RENO_BETA` = 0.7 (h2o/quicly, include/quicly/cc.h); RFC 9002
+/// §7.3.2's `kLossReductionFactor` is 0.5. quicly's Rapid Start factors use
+/// it too (0.9, 0.2, 0.9 under -02 §3.3).
 pub const QUICLY_RENO_BETA: Ratio = Ratio::SEVEN_TENTHS;
 
-/// The seed experiment's four arms, as it ran them: on quicly's Reno
-/// (β = [`QUICLY_RENO_BETA`]), IW 30 packets, the jump Careful Resume with
-/// a 60-packet window.
+/// quicly's decrease for the loss that ends slow start: 0.5, hard-coded in
+/// lib/cc-reno.c and lib/cc-pico.c (`cwnd *= ssthresh == UINT32_MAX ? 0.5 :
+/// QUICLY_RENO_BETA`, since 2023-11: the loss signal arrives one RTT late,
+/// after slow start has doubled the window).
+pub const QUICLY_SLOW_START_EXIT_BETA: Ratio = Ratio::HALF;
+
+/// The seed experiment's four arms, as it ran them on quicly: Reno with
+/// β = [`QUICLY_RENO_BETA`] and `ss_beta` = [`QUICLY_SLOW_START_EXIT_BETA`],
+/// IW 30 packets, the jump Careful Resume with a 60-packet window. A test
+/// keeps these spellings equal to the two constants.
 pub const SEED_ARMS: [(&str, &str); 4] = [
-    ("baseline", "newreno(iw=30,beta=0.7)"),
-    ("jumpstart", "newreno(iw=30,beta=0.7)+jumpstart"),
+    ("baseline", "newreno(iw=30,beta=0.7,ss_beta=0.5)"),
+    ("jumpstart", "newreno(iw=30,beta=0.7,ss_beta=0.5)+jumpstart"),
     (
         "rapid-no-jump",
-        "newreno(iw=30,beta=0.7)+rapidstart(jump=off)",
+        "newreno(iw=30,beta=0.7,ss_beta=0.5)+rapidstart(jump=off)",
     ),
-    ("rapidstart", "newreno(iw=30,beta=0.7)+rapidstart"),
+    (
+        "rapidstart",
+        "newreno(iw=30,beta=0.7,ss_beta=0.5)+rapidstart",
+    ),
 ];
 
 /// The same four arms on RFC 9002's NewReno (β = 0.5).
@@ -71,6 +81,10 @@ pub enum CaSpec {
     NewReno {
         /// Multiplicative decrease (default 0.5).
         beta: Ratio,
+        /// The decrease for the loss that ends the initial slow start;
+        /// `None` = `beta`. quicly hard-codes 0.5 there and uses its β 0.7
+        /// afterwards ([`QUICLY_RENO_BETA`]).
+        ss_beta: Option<Ratio>,
     },
     /// RFC 9438 CUBIC.
     Cubic {
@@ -163,6 +177,7 @@ impl Default for ControllerSpec {
         ControllerSpec {
             ca: CaSpec::NewReno {
                 beta: LOSS_REDUCTION_FACTOR,
+                ss_beta: None,
             },
             startup: StartupSpec::Classic,
             hystart: false,
@@ -234,8 +249,9 @@ impl ControllerSpec {
     pub fn build_loss_based(&self, cfg: &CcConfig) -> LossBased {
         let eff = self.effective_config(cfg);
         let ca = match self.ca {
-            CaSpec::NewReno { beta } => CaAlgorithm::Reno {
+            CaSpec::NewReno { beta, ss_beta } => CaAlgorithm::Reno {
                 beta,
+                ss_beta: ss_beta.unwrap_or(beta),
                 growth: RenoGrowth::default(),
             },
             CaSpec::Cubic {

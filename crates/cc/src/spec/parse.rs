@@ -278,13 +278,22 @@ fn parse_ca(name: &str, opts: &Opts<'_>, whole: &str) -> Result<CaSpec, SpecErro
         });
     }
     let mut beta = LOSS_REDUCTION_FACTOR;
+    let mut ss_beta = None;
     for &(k, v) in opts {
         match k {
             "beta" => beta = beta_value(k, v, whole)?,
-            _ => return Err(unknown_option("newreno", k, "beta=<ratio>", whole)),
+            "ss_beta" => ss_beta = Some(beta_value(k, v, whole)?),
+            _ => {
+                return Err(unknown_option(
+                    "newreno",
+                    k,
+                    "beta=<ratio>, ss_beta=<ratio>",
+                    whole,
+                ))
+            }
         }
     }
-    Ok(CaSpec::NewReno { beta })
+    Ok(CaSpec::NewReno { beta, ss_beta })
 }
 
 const RAPID_OPTIONS: &str = "beta=<ratio>, ce_beta=<ratio>, jump=on|off, defer=on|off, latch_2x=on|off, iw_floor=on|off, thresh_ms=<ms>, thresh_mult=<ratio>, gain=<ratio>, rtt_floor=fallback|current, pre=flight|cwnd, rec_gain=<ratio>";

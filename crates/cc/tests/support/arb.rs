@@ -27,7 +27,8 @@ fn gain() -> impl Strategy<Value = Ratio> {
 
 pub fn spec() -> impl Strategy<Value = ControllerSpec> {
     let ca = prop_oneof![
-        beta().prop_map(|beta| CaSpec::NewReno { beta }),
+        (beta(), proptest::option::of(beta()))
+            .prop_map(|(beta, ss_beta)| CaSpec::NewReno { beta, ss_beta }),
         (
             1u32..8,
             prop_oneof![
