@@ -1,7 +1,7 @@
 //! Connection-level congestion-control settings shared by every controller.
 //!
-//! These are the knobs of the Google QUIC experiments (shared/seeds/004) and
-//! the pacing assumptions Rapid Start rests on (specs.md §1.9 #2). A
+//! These are the knobs of the Google QUIC experiments (the Google QUIC talk) and
+//! the pacing assumptions Rapid Start rests on (docs/algorithms.md ambiguity #2). A
 //! [`crate::spec::ControllerSpec`] may override any of them by name
 //! (`iw=32`, `pacing=off`, `prr=on`, ...).
 
@@ -109,7 +109,7 @@ pub struct CcConfig {
     pub pacing: bool,
     /// Pacing gain in slow start: rate = gain·cwnd/srtt. 2 is Linux's
     /// `tcp_pacing_ss_ratio = 200` and the "classic paced slow start" Rapid
-    /// Start compares itself with (specs.md §1.3, §1.9 #2).
+    /// Start compares itself with (-02 §3.1; docs/algorithms.md ambiguity #2).
     pub slow_start_pacing_gain: Ratio,
     /// Pacing gain in congestion avoidance and recovery: RFC 9002 §7.7's
     /// example N = 1.25 (Linux uses 1.2).
@@ -120,7 +120,7 @@ pub struct CcConfig {
     /// (RFC 9438 §4.9; a MAY).
     pub undo: bool,
     /// RFC 9002 §7.3.2's MAY: on entering recovery, let one packet out
-    /// whatever the window (specs.md §1.9 #12). Off by default, which keeps
+    /// whatever the window (docs/algorithms.md ambiguity #12). Off by default, which keeps
     /// Rapid Start's silence and matches a window-only sender such as quinn.
     pub recovery_send_one: bool,
     /// How the caller orders a frame's events (not part of a controller's

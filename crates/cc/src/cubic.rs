@@ -3,10 +3,10 @@
 //! This module is only the CUBIC *curve*: window growth in congestion
 //! avoidance (§4.2–§4.5), the multiplicative decrease with fast convergence
 //! (§4.6–§4.7), the post-HyStart++ epoch (§4.10) and the hand-over from Rapid
-//! Start (specs.md §1.8). Slow start, recovery periods and persistent
+//! Start (Rapid Start editor's copy, "Handing Over to CUBIC"). Slow start, recovery periods and persistent
 //! congestion live in [`crate::loss_based`], shared with NewReno.
 //!
-//! Byte form (specs.md §3.2): every `C·(t−K)³` and every α increment is
+//! Byte form (RFC 9438 §4.2): every `C·(t−K)³` and every α increment is
 //! multiplied by `mds`; `K = cbrt((W_max − cwnd_epoch)/(C·mds))` seconds.
 //!
 //! N-connection emulation (Chromium `cubic_bytes.cc`): `β_N = (N−1+β)/N` and
@@ -63,7 +63,7 @@ pub struct Cubic {
     /// `K`, seconds.
     k: f64,
     /// Start of the current congestion-avoidance epoch (`t_epoch`); `None`
-    /// until the first ACK in congestion avoidance (specs.md §3.3).
+    /// until the first ACK in congestion avoidance (RFC 9438 §4.2, t_epoch).
     t_epoch: Option<Time>,
     /// `W_est`, bytes: the Reno-friendly estimate (§4.3).
     w_est: f64,
@@ -158,7 +158,7 @@ impl Cubic {
         self.start_epoch_at(now, cwnd, 0.0);
     }
 
-    /// specs.md §1.8 (Rapid Start editor's copy, "Handing Over to CUBIC"):
+    /// Rapid Start editor's copy, "Handing Over to CUBIC":
     /// at the end of Rapid Start's recovery `full_bdp ≈ cwnd/β`; with fast
     /// convergence `W_max = 2·full_bdp`, else `W_max = full_bdp`
     /// (our rule, the copy gives none). Never the pre-recovery window,
@@ -213,7 +213,7 @@ impl Cubic {
         let t_epoch = match self.t_epoch {
             Some(t) => t,
             None => {
-                // specs.md §3.3: the epoch starts at the first ACK in
+                // RFC 9438 §4.2, t_epoch: the epoch starts at the first ACK in
                 // congestion avoidance (after recovery exit).
                 let k = if self.fresh_epoch || self.w_max <= 0.0 {
                     self.w_max = w;

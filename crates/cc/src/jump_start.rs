@@ -1,11 +1,11 @@
-//! The full-RTT paced first flight (Rapid Start -02 §3.1, specs.md §1.3).
+//! The full-RTT paced first flight (Rapid Start -02 §3.1).
 //!
 //! Classic paced slow start sends the initial window at `2·IW/srtt`, i.e.
 //! over half an RTT. Pacing the first flight over the *whole* RTT at that
 //! same rate allows a first flight of `2·IW`. Used alone this is the
 //! "jumpstart" arm of the seed experiment; Rapid Start uses it too.
 //!
-//! Deferral (specs.md §1.9 #1, our choice (b)): before the first RTT sample
+//! Deferral (docs/algorithms.md ambiguity #1, our choice (b)): before the first RTT sample
 //! `srtt` is `kInitialRtt` (333 ms), so the window stays at IW until a
 //! sample exists (for a server: the client's first ACK) and the jump is
 //! paced over the measured RTT. `defer=off` jumps at connection start.
@@ -61,7 +61,7 @@ impl FirstFlight {
     }
 }
 
-/// The jump window: `2·IW` (specs.md §1.1, "up to 2 × IW").
+/// The jump window: `2·IW` (-02 §3.1, "up to 2 × IW").
 pub fn jump_window(initial_window: u64) -> u64 {
     initial_window.saturating_mul(2)
 }

@@ -1,4 +1,4 @@
-//! Rapid Start, draft-kazuho-ccwg-rapid-start-02 (specs.md §1): the growth
+//! Rapid Start, draft-kazuho-ccwg-rapid-start-02: the growth
 //! rule and the smooth first-recovery reduction.
 //!
 //! The full-RTT paced first flight is [`crate::jump_start`], shared with the
@@ -21,7 +21,7 @@ pub const QUEUE_BUILDUP_MULT: Ratio = match Ratio::new(11, 10) {
     None => Ratio::ONE,
 };
 /// Pacing gain while growing 3× per round (quicly's choice; -02 is silent,
-/// specs.md §1.9 #3).
+/// docs/algorithms.md ambiguity #3).
 pub const RAPID_PACING_GAIN: Ratio = match Ratio::new(3, 1) {
     Some(r) => r,
     None => Ratio::ONE,
@@ -57,7 +57,7 @@ pub enum PreRecoveryWindow {
     Flight,
 }
 
-/// Where an RTT floor that falls in no round comes from (specs.md §1.9 #4).
+/// Where an RTT floor that falls in no round comes from (docs/algorithms.md ambiguity #4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum RttFloorSource {
     /// This round's minimum; if the round has no sample yet, the last
@@ -77,10 +77,10 @@ pub struct RapidStartOptions {
     /// β for a first recovery triggered by ECN-CE alone (the editor's
     /// copy's ABE-style MAY, e.g. 0.8); `None` = `beta`.
     pub ce_beta: Option<Ratio>,
-    /// Once queue build-up is seen, stay at 2× (specs.md §1.9 #5; the draft
+    /// Once queue build-up is seen, stay at 2× (docs/algorithms.md ambiguity #5; the draft
     /// text re-evaluates per ACK).
     pub latch_2x: bool,
-    /// The MAY floor `β·IW` (specs.md §1.9 #9).
+    /// The MAY floor `β·IW` (docs/algorithms.md ambiguity #9).
     pub iw_floor: bool,
     /// Additive margin of `queue_buildup_thresh`.
     pub thresh_add: Duration,
@@ -151,7 +151,7 @@ impl Factors {
     }
 }
 
-/// The first recovery period's window (-02 §3.3, specs.md §1.6).
+/// The first recovery period's window (-02 §3.3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RapidRecovery {
     beta: Ratio,

@@ -4,7 +4,7 @@
 //! that marks it, and the round ends when an ACK covers that packet number
 //! (RFC 9406 §4.2 `windowEnd`, in QUIC packet numbers). HyStart++ compares
 //! `currentRoundMinRTT` with `lastRoundMinRTT`; Rapid Start uses the round
-//! minimum as its `rtt_floor` (specs.md §1.4, §1.9 #4).
+//! minimum as its `rtt_floor` (-02 §3.2; docs/algorithms.md ambiguity #4).
 
 use core::time::Duration;
 
@@ -40,7 +40,7 @@ impl RoundTracker {
     /// The round boundary is applied before the frame's RTT sample is
     /// recorded, so the sample belongs to the new round (the ACK that covers
     /// the marker measures a packet of the new round's flight, and growth on
-    /// this ACK sees an up-to-date floor: specs.md §1.9 #4).
+    /// this ACK sees an up-to-date floor: docs/algorithms.md ambiguity #4).
     pub fn on_ack_frame(
         &mut self,
         largest_acked: Option<u64>,

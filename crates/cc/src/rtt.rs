@@ -200,7 +200,7 @@ mod tests {
 
     #[test]
     fn rfc9002_6_2_1_pto_example() {
-        // specs.md 4.4: srtt 100 ms, rttvar 10 ms, max_ack_delay 25 ms -> 165 ms.
+        // RFC 9002 §6.2.1: srtt 100 ms, rttvar 10 ms, max_ack_delay 25 ms -> 165 ms.
         let r = RttEstimator {
             latest: ms(100),
             min: ms(100),

@@ -1,5 +1,5 @@
 //! Rapid Start, draft-kazuho-ccwg-rapid-start-02, and the jump-start arm.
-//! Worked examples are specs.md §1.6's.
+//! Worked examples are -02 §3.3's.
 
 mod support;
 
@@ -233,7 +233,7 @@ fn rapid_start_02_3_2_reevaluated_per_ack_unless_latched() {
 fn rapid_start_02_3_1_first_flight_is_two_iw_paced_over_srtt() {
     let mut d = Driver::new("rapidstart");
     let iw = 12_000;
-    // Deferred (specs.md §1.9 #1): IW and classic pacing until an RTT sample.
+    // Deferred (docs/algorithms.md ambiguity #1): IW and classic pacing until an RTT sample.
     assert_eq!((d.window(), d.cc.state()), (iw, CcState::SlowStart));
     let r = d.cc.pacing_rate(&d.rtt).map(|r| r.bytes_per_sec());
     assert_eq!(r, Some(2 * iw * 1000 / 333));
@@ -357,7 +357,7 @@ fn rapid_start_handover_to_cubic_sets_w_max_from_full_bdp() {
 
 #[test]
 fn rapid_start_editors_copy_ce_beta_for_ce_only_recovery() {
-    // ABE-style β 0.8 on CE: exits at 0.8 × the entry window (specs.md §1.7).
+    // ABE-style β 0.8 on CE: exits at 0.8 × the entry window (the editor's copy of -02, §3.3.2).
     let (d, acked) = recovery_case("cubic+", 200, 1, 0, true, Order::Rfc);
     assert_eq!(d.cc.ssthresh(), Some(140 * MDS));
     let mut d = Driver::new("cubic+rapidstart(iw=200,jump=off,ce_beta=0.8)");

@@ -1,7 +1,7 @@
 //! Grid analysis: TTLB and packets lost against one axis of a grid of
 //! paths (loss rate, bottleneck rate, base RTT, queue, object size), one
 //! series per arm, as in the lab matrix of the CUBIC/HyStart++ talk
-//! (shared/seeds/000: download time per loss rate for Reno, CUBIC and
+//! (download time per loss rate for Reno, CUBIC and
 //! CUBIC+HyStart++).
 //!
 //! A record's place on an axis is its `grid.*` key (docs/formats.md,

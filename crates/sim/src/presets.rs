@@ -1,6 +1,6 @@
 //! Built-in path presets.
 //!
-//! Sources (shared/notes/simulation.md): the Rapid Start draft's simulator
+//! Sources (docs/simulator.md): the Rapid Start draft's simulator
 //! figure and the talk's VDSL example; the `NETWORKS` table of quicly's
 //! `t/simulator-plot.rb`; the Pantheon calibrated emulators; WebPageTest's
 //! `connectivity.ini.sample`; and per-region poor/median/good profiles built

@@ -5,7 +5,7 @@
 //! graph looks up `transport:packet_sent` (needs `raw.length`),
 //! `transport:packet_received` (ACK frames with `acked_ranges`),
 //! `recovery:metrics_updated`, `recovery:packet_lost` and
-//! `recovery:congestion_state_updated` (shared/notes/simulation.md §2.4).
+//! `recovery:congestion_state_updated` (draft-ietf-quic-qlog-quic-events, as qvis reads it).
 //! The server is the vantage point; times are ms since the connection
 //! started, as floats with µs precision.
 

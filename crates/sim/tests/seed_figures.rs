@@ -1,4 +1,4 @@
-//! The Rapid Start slides' simulator figures (shared/seeds/002, 003),
+//! The Rapid Start slides' simulator figures (IETF 125 slides and the step-by-step talk),
 //! reproduced on ramp-sim with the real ramp-cc controllers.
 
 mod common;

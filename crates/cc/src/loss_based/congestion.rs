@@ -42,10 +42,10 @@ impl LossBased {
             return;
         }
         match (in_startup, self.startup.rapid) {
-            // specs.md §1.9 #10: Rapid Start's reduction only for a
+            // docs/algorithms.md ambiguity #10: Rapid Start's reduction only for a
             // congestion event during its startup (SS, 3×/2×, CSS).
             (true, Some(opts)) => {
-                // The editor's copy (specs.md §1.7) allows a larger, ABE-style
+                // The editor's copy of -02 (§3.3.2) allows a larger, ABE-style
                 // β when the signal is CE alone.
                 let beta = match (signal, opts.ce_beta) {
                     (CongestionSignal::Ecn, Some(b)) => b,
@@ -57,7 +57,7 @@ impl LossBased {
                     PreRecoveryWindow::Cwnd => self.cwnd,
                 };
                 let mut rr = RapidRecovery::enter(pre, beta, self.min_window(), iw);
-                // specs.md §1.9 #7: scale first, then subtract this event's losses.
+                // docs/algorithms.md ambiguity #7: scale first, then subtract this event's losses.
                 rr.on_lost(lost);
                 self.cwnd = rr.cwnd();
                 self.phase = Phase::RapidRecovery(rr);
@@ -110,7 +110,7 @@ impl LossBased {
                     at: now,
                     recovery: rr,
                 });
-                // specs.md §1.9 #8 and §1.8: ssthresh = cwnd; CUBIC hand-over.
+                // docs/algorithms.md ambiguity #8: ssthresh = cwnd; the editor's copy's hand-over to CUBIC.
                 self.cwnd = rr.cwnd();
                 self.ssthresh = self.cwnd;
                 let mds = self.mds();
@@ -222,7 +222,7 @@ impl LossBased {
         if self.ssthresh == u64::MAX {
             // Persistent congestion inside Rapid Start's recovery (no
             // ssthresh yet): keep what the reduction had reached
-            // (specs.md §1.9 #11).
+            // (docs/algorithms.md ambiguity #11).
             self.ssthresh = self.cwnd.max(min);
         }
         self.cwnd = min;

@@ -1,7 +1,7 @@
 //! The grid chart: TTLB against one axis of a path grid (loss rate, rate,
 //! RTT, queue or object size), one line per arm, with a second panel of
 //! packets lost per connection on the same x axis — the form of the lab
-//! matrix in the CUBIC/HyStart++ talk (shared/seeds/000: download time
+//! matrix in the CUBIC/HyStart++ talk (download time
 //! per loss rate, lower is better, and the packets HyStart++ saves).
 //!
 //! Top panel: the TTLB median per arm and value (line and dots), its

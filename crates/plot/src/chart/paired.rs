@@ -1,7 +1,7 @@
 //! The paired view: for arms run over the same paths (same seed), the
 //! distribution (CDF) of per-path % change of TTLB against the baseline.
 //! Pairing removes the path-to-path spread, so it shows effects the
-//! unpaired percentile comparison cannot (shared/notes/charts.md §1.1).
+//! unpaired percentile comparison cannot (docs/charts.md).
 
 use super::ab::{
     arm_colour, draw_change_frame, key_rows, panel_caption, percent_axis, titled, FRAME,

@@ -2,7 +2,7 @@
 //!
 //! Series colours come from the Okabe–Ito palette (Okabe & Ito 2008), which
 //! stays distinguishable under the common colour-vision deficiencies. The
-//! acked-dot gold is the darker `#c9a000` (shared/notes/charts.md §1.1) so
+//! acked-dot gold is the darker `#c9a000` (docs/charts.md) so
 //! it holds up on white.
 
 use plotters::style::RGBColor;

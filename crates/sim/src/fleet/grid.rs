@@ -1,6 +1,6 @@
 //! Grid populations: every combination of rates × RTTs × queues × loss
 //! rates × sizes, K seeds per cell, as in the lab matrix of the CUBIC /
-//! HyStart++ talk (shared/seeds/000: download time per loss rate).
+//! HyStart++ talk (download time per loss rate).
 
 use core::time::Duration;
 

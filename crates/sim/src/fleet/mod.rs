@@ -1,6 +1,6 @@
 //! Fleet A/B experiments: many connections, each on a path drawn from a
 //! population, each run once per arm (controller), as in the Rapid Start
-//! production experiment (shared/seeds/002) — in simulation.
+//! production experiment (the Rapid Start slides, IETF 125) — in simulation.
 //!
 //! - [`Population`]: regions ([`population::Region`], simulation.md §3) or a
 //!   [`grid::Grid`] of fixed paths.

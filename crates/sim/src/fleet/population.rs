@@ -1,4 +1,4 @@
-//! Regional path populations (shared/notes/simulation.md §3): per-region
+//! Regional path populations (docs/experiments.md, population model): per-region
 //! bandwidth and base-RTT quantiles (M-Lab NDT, Oct 2025), an access-type
 //! mixture (wired, Wi-Fi, mobile, plus a policed share) that sets queue,
 //! random loss and ACK aggregation, and an ACK-policy mixture.

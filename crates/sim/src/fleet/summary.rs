@@ -1,5 +1,5 @@
 //! The summary of a fleet run, in the seed experiment's terms
-//! (shared/seeds/002): TTLB change of each arm against the baseline —
+//! (the Rapid Start slides, IETF 125): TTLB change of each arm against the baseline —
 //! the change of the mean and of each decile p10…p90 — globally, per
 //! region and per size bin; and the packet-loss-ratio table (average, P50,
 //! P90, P99 of the per-connection ratio lost / sent).

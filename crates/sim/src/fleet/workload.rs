@@ -17,7 +17,7 @@ pub enum SizeDist {
     },
 }
 
-/// The seed experiment's size-bin edges, bytes (shared/seeds/002: 200 KB –
+/// The seed experiment's size-bin edges, bytes (the Rapid Start slides, IETF 125: 200 KB –
 /// 400 KB / 400 – 800 KB / 800 KB – 1.6 MB / 1.6 – 3.2 MB).
 pub const SEED_BIN_EDGES: [u64; 5] = [200_000, 400_000, 800_000, 1_600_000, 3_200_000];
 
