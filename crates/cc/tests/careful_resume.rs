@@ -11,12 +11,7 @@ use support::{ms, Driver, MDS};
 /// IW 10: one packet's ACK gives the RTT sample and the jump to 20
 /// packets with nothing in flight (PipeSize 0); then 19 jump packets.
 fn jumped(spec: &str) -> (Driver, Vec<u64>) {
-    let mut d = Driver::new(spec);
-    let first = d.send(1);
-    d.advance(ms(30));
-    d.ack(&first);
-    assert_eq!(d.cc.state(), CcState::JumpStart);
-    assert_eq!(d.window(), 20 * MDS);
+    let mut d = Driver::jumped(spec);
     let flight = d.send(19);
     d.advance(ms(30));
     (d, flight)

@@ -426,12 +426,7 @@ fn rapid_start_02_3_3_losses_in_the_exit_frame_are_charged_in_quinn_order() {
 /// A loss during the paced jump flight, with 7 of the 20-packet jump window
 /// in flight: returns the window after the recovery starts.
 fn loss_during_jump_flight(spec: &str) -> u64 {
-    let mut d = Driver::new(spec);
-    let first = d.send(1);
-    d.advance(ms(30));
-    d.ack(&first);
-    assert_eq!(d.cc.state(), CcState::JumpStart);
-    assert_eq!(d.window(), 20 * MDS);
+    let mut d = Driver::jumped(spec);
     let flight = d.send(7);
     d.advance(ms(30));
     d.lose(&flight[..1]);

@@ -245,13 +245,7 @@ impl<P> LossDetector<P> {
                 self.report_acked(now, space, app_limited, cc, out);
                 self.pto_count = 0;
                 self.maybe_undo(now, cc, out);
-                self.frame_end(
-                    now,
-                    space.application_number(newest_pn),
-                    app_limited,
-                    cc,
-                    out,
-                );
+                self.frame_end(now, space, newest_pn, app_limited, cc, out);
             }
             EventOrder::AcksFirst => {
                 // quinn 0.11's `on_ack_received`: the acknowledgements and
@@ -259,13 +253,7 @@ impl<P> LossDetector<P> {
                 // this frame's sample), then the RTT update, the losses,
                 // and ECN last.
                 self.report_acked(now, space, app_limited, cc, out);
-                self.frame_end(
-                    now,
-                    space.application_number(newest_pn),
-                    app_limited,
-                    cc,
-                    out,
-                );
+                self.frame_end(now, space, newest_pn, app_limited, cc, out);
                 if let Some(latest) = sample {
                     self.take_rtt_sample(now, space, latest, ack.ack_delay);
                 }
@@ -357,14 +345,15 @@ impl<P> LossDetector<P> {
     fn frame_end(
         &mut self,
         now: Time,
-        largest_app_pn: Option<u64>,
+        space: Space,
+        newest_pn: u64,
         app_limited: bool,
         cc: &mut dyn Controller,
         out: &AckOutcome<P>,
     ) {
         let summary = AckFrameSummary {
             bytes_in_flight: self.bytes_in_flight(),
-            largest_acked: largest_app_pn,
+            largest_acked: space.application_number(newest_pn),
             rtt_sample: out.rtt_sample,
             app_limited,
         };

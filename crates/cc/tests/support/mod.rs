@@ -92,6 +92,19 @@ impl Driver {
     }
 
     /// Sends `n` full-size packets now; returns their numbers.
+    /// IW 10 with a jump (`rapidstart` or `jumpstart` specs): one packet's
+    /// ACK gives the first RTT sample, and the window jumps to 20 packets
+    /// with nothing in flight.
+    pub fn jumped(spec: &str) -> Driver {
+        let mut d = Driver::new(spec);
+        let first = d.send(1);
+        d.advance(ms(30));
+        d.ack(&first);
+        assert_eq!(d.cc.state(), ramp_cc::CcState::JumpStart);
+        assert_eq!(d.window(), 20 * MDS);
+        d
+    }
+
     pub fn send(&mut self, n: u64) -> Vec<u64> {
         self.send_sized(n, MDS)
     }
