@@ -106,7 +106,7 @@ pub(crate) async fn resolve(url: &Uri) -> Result<(SocketAddr, String), Error> {
         return Err(format!("{url}: only https:// URLs are supported").into());
     }
     let host = url.host().ok_or_else(|| format!("{url}: no host"))?;
-    let port = url.port_u16().unwrap_or(443);
+    let port = port_of(url)?;
     let bare = host.trim_start_matches('[').trim_end_matches(']');
     let addr = tokio::net::lookup_host((bare, port))
         .await
@@ -114,6 +114,31 @@ pub(crate) async fn resolve(url: &Uri) -> Result<(SocketAddr, String), Error> {
         .next()
         .ok_or_else(|| format!("{url}: {host} has no address"))?;
     Ok((addr, bare.to_string()))
+}
+
+/// The URL's port: 443 when absent (RFC 9110 §4.2.2), else a number in
+/// 1..=65535. Anything else is refused rather than replaced by 443.
+fn port_of(url: &Uri) -> Result<u16, Error> {
+    let authority = url
+        .authority()
+        .ok_or_else(|| format!("{url}: no host"))?
+        .as_str();
+    let host_port = authority.rsplit('@').next().unwrap_or(authority);
+    // An IPv6 literal's colons are inside the brackets.
+    let after_host = match host_port.rfind(']') {
+        Some(i) => &host_port[i + 1..],
+        None => host_port,
+    };
+    let Some((_, text)) = after_host.rsplit_once(':') else {
+        return Ok(443);
+    };
+    if text.is_empty() {
+        return Ok(443);
+    }
+    match text.parse::<u16>() {
+        Ok(p) if p != 0 => Ok(p),
+        _ => Err(format!("{url}: bad port `{text}` (expected 1..=65535)").into()),
+    }
 }
 
 /// Runs the requests; one result per request, in index order.
@@ -346,6 +371,26 @@ impl Distribution {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rfc3986_3_2_3_a_bad_port_is_refused_not_replaced_by_443() {
+        let port = |u: &str| port_of(&u.parse::<Uri>().unwrap());
+        assert_eq!(port("https://h/x").unwrap(), 443);
+        assert_eq!(port("https://h:4433/x").unwrap(), 4433);
+        assert_eq!(port("https://[::1]:4433/x").unwrap(), 4433);
+        assert_eq!(port("https://[::1]/x").unwrap(), 443);
+        for bad in ["https://h:99999/", "https://h:65536/", "https://h:0/"] {
+            let e = port(bad).unwrap_err().to_string();
+            assert!(e.contains("bad port"), "{bad}: {e}");
+        }
+        // Forms http::Uri itself refuses never reach a request either.
+        for bad in ["https://h:abc/", "https://h:-1/"] {
+            assert!(
+                bad.parse::<Uri>().is_err() || port(bad).is_err(),
+                "{bad} accepted"
+            );
+        }
+    }
 
     #[test]
     fn distribution_type7() {
