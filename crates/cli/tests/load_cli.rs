@@ -92,8 +92,22 @@ fn temp(name: &str) -> PathBuf {
     dir.join(name)
 }
 
-/// Runs `ramp load` and returns its summary JSON.
+/// Runs `ramp load`, expecting every request to succeed, and returns its
+/// summary JSON.
 fn load(serve: &Serve, proto: &str, path: &str, extra: &[&str], tag: &str) -> Map<String, Value> {
+    load_expecting(serve, proto, path, extra, tag, true)
+}
+
+/// Runs `ramp load` and returns its summary JSON; `all_ok` says whether the
+/// run must succeed (exit 0) or must fail (exit 2: some request failed).
+fn load_expecting(
+    serve: &Serve,
+    proto: &str,
+    path: &str,
+    extra: &[&str],
+    tag: &str,
+    all_ok: bool,
+) -> Map<String, Value> {
     let summary = temp(&format!("{tag}-{proto}.json"));
     let url = format!("https://localhost:{}{path}", serve.port(proto));
     let out = Command::new(RAMP)
@@ -104,11 +118,19 @@ fn load(serve: &Serve, proto: &str, path: &str, extra: &[&str], tag: &str) -> Ma
         .output()
         .expect("ramp load runs");
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
         out.status.success(),
-        "ramp load failed: {stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
+        all_ok,
+        "ramp load exit {:?}: {stdout}\n{stderr}",
+        out.status.code()
     );
+    if !all_ok {
+        assert!(
+            stderr.contains("requests failed"),
+            "reason counts: {stderr}"
+        );
+    }
     assert!(stdout.contains("finished in"), "h2load layout: {stdout}");
     assert!(
         stdout.contains("time for request:"),
@@ -194,12 +216,13 @@ fn root_files_are_served_alike_over_h3_and_h2() {
         );
         assert_eq!(n(&s, "requests.succeeded"), 5, "{proto}");
         assert_eq!(n(&s, "traffic.data"), 5 * 70_000, "{proto}");
-        let escape = load(
+        let escape = load_expecting(
             &serve,
             proto,
             "/sub/../../etc/passwd",
             &["-n", "2"],
             "escape",
+            false,
         );
         assert_eq!(n(&escape, "status.4xx"), 2, "{proto}");
     }
@@ -210,7 +233,8 @@ fn load_counts_4xx_as_failed_not_errored() {
     let serve = Serve::start();
     for proto in ["h3", "h2"] {
         for (path, tag) in [("/bytes/xyz", "bad"), ("/no/such/file", "missing")] {
-            let s = load(&serve, proto, path, &["-n", "6", "-c", "2", "-m", "2"], tag);
+            let args = ["-n", "6", "-c", "2", "-m", "2"];
+            let s = load_expecting(&serve, proto, path, &args, tag, false);
             assert_eq!(n(&s, "status.4xx"), 6, "{proto} {path}");
             assert_eq!(n(&s, "requests.failed"), 6, "{proto} {path}");
             assert_eq!(n(&s, "requests.errored"), 0, "{proto} {path}");
@@ -244,7 +268,9 @@ fn load_against_no_server_counts_every_request_errored() {
         .arg(&summary)
         .output()
         .expect("ramp load runs");
-    assert!(out.status.success());
+    // Every request failed: a failed run, with the reason counts.
+    assert_eq!(out.status.code(), Some(2), "ramp's error exit");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("5 of 5 requests failed"));
     assert!(t0.elapsed() < Duration::from_secs(10));
     let s: Map<String, Value> =
         serde_json::from_str(&std::fs::read_to_string(&summary).expect("summary")).expect("json");

@@ -167,6 +167,51 @@ fn get_summary_and_errors() {
 }
 
 #[test]
+fn get_honours_timeout_for_the_handshake_and_prints_only_the_error() {
+    // Nobody answers on this UDP port: the handshake never completes.
+    let port = std::net::UdpSocket::bind("127.0.0.1:0")
+        .and_then(|s| s.local_addr())
+        .map(|a| a.port())
+        .expect("ephemeral port");
+    let t0 = Instant::now();
+    let out = Command::new(RAMP)
+        .args([
+            "get",
+            &format!("https://127.0.0.1:{port}/bytes/1"),
+            "--insecure",
+            "--timeout",
+            "1s",
+        ])
+        .output()
+        .expect("ramp get runs");
+    let elapsed = t0.elapsed();
+    assert!(!out.status.success());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stdout.trim().is_empty(),
+        "no empty statistics table: {stdout}"
+    );
+    assert!(stderr.contains("handshake timed out"), "{stderr}");
+    assert!(!stderr.contains("status None"), "{stderr}");
+    // quinn's own 10 s idle timeout no longer decides (generous bound).
+    assert!(elapsed < Duration::from_secs(8), "{elapsed:?}");
+}
+
+#[test]
+fn rfc3986_3_2_3_get_refuses_a_bad_port() {
+    for url in ["https://127.0.0.1:99999/x", "https://127.0.0.1:65536/x"] {
+        let out = Command::new(RAMP)
+            .args(["get", url, "--insecure", "--timeout", "1s"])
+            .output()
+            .expect("ramp get runs");
+        assert!(!out.status.success(), "{url}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("bad port"), "{url}: {stderr}");
+    }
+}
+
+#[test]
 fn bad_arguments_are_errors_not_panics() {
     for args in [
         &["serve", "--cc", "no-such-controller"][..],

@@ -18,7 +18,7 @@ use serde_json::{Map, Value};
 
 use crate::body::pattern_byte;
 use crate::tls::{self, Trust};
-use crate::transport::{transport_config, IDLE_TIMEOUT};
+use crate::transport::transport_config;
 
 /// An error of `ramp get`.
 pub type Error = Box<dyn std::error::Error + Send + Sync>;
@@ -147,7 +147,8 @@ pub async fn get(cfg: &GetConfig) -> Result<Vec<GetResult>, Error> {
     let tls = tls::client_config(&cfg.trust)?;
     let quic_tls = quinn::crypto::rustls::QuicClientConfig::try_from(tls)?;
     let mut client_cfg = quinn::ClientConfig::new(Arc::new(quic_tls));
-    client_cfg.transport_config(Arc::new(transport_config(None, IDLE_TIMEOUT)));
+    // quinn's idle timeout also bounds the handshake: follow `--timeout`.
+    client_cfg.transport_config(Arc::new(transport_config(None, cfg.timeout)));
     let bind: SocketAddr = if addr.is_ipv4() {
         SocketAddr::from(([127, 0, 0, 1], 0))
     } else {
@@ -182,7 +183,10 @@ pub async fn get(cfg: &GetConfig) -> Result<Vec<GetResult>, Error> {
     }
     results.sort_by_key(|r| r.index);
     endpoint.close(quinn::VarInt::from_u32(0), b"done");
-    let _ = tokio::time::timeout(Duration::from_secs(1), endpoint.wait_idle()).await;
+    if results.iter().any(|r| r.status.is_some()) {
+        // Let the CONNECTION_CLOSE reach a server that answered.
+        let _ = tokio::time::timeout(Duration::from_secs(1), endpoint.wait_idle()).await;
+    }
     Ok(results)
 }
 

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::Context;
-use ramp_quic::client::{get_blocking, Distribution, GetConfig};
+use ramp_quic::client::{get_blocking, Distribution, GetConfig, GetResult};
 use ramp_quic::tls::Trust;
 use ramp_quic::units::parse_duration;
 
@@ -65,48 +65,54 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         for r in &results {
             println!("{}", serde_json::Value::Object(r.to_json()));
         }
-    } else {
-        let ok: Vec<_> = results.iter().filter(|r| r.is_ok()).collect();
-        let ttfb: Vec<Duration> = ok.iter().filter_map(|r| r.ttfb).collect();
-        let ttlb: Vec<Duration> = ok.iter().filter_map(|r| r.ttlb).collect();
-        let bytes: u64 = ok.iter().map(|r| r.bytes).sum();
-        println!(
-            "{} requests: {} ok, {} failed; {} body bytes",
-            results.len(),
-            ok.len(),
-            failed,
-            bytes
-        );
-        println!(
-            "{:<5} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}",
-            "ms", "min", "mean", "p50", "p90", "p99", "max"
-        );
-        for (name, v) in [("ttfb", &ttfb), ("ttlb", &ttlb)] {
-            if let Some(d) = Distribution::of(v) {
-                let f = |x: Duration| format!("{:.3}", x.as_secs_f64() * 1e3);
-                println!(
-                    "{:<5} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}",
-                    name,
-                    f(d.min),
-                    f(d.mean),
-                    f(d.p50),
-                    f(d.p90),
-                    f(d.p99),
-                    f(d.max)
-                );
-            }
-        }
+    } else if failed < results.len() {
+        print_summary(&results, failed);
+    }
+    if !args.json {
         for r in results.iter().filter(|r| !r.is_ok()).take(5) {
-            eprintln!(
-                "request {}: status {:?}, {}",
-                r.index,
-                r.status,
-                r.error.as_deref().unwrap_or("wrong bytes")
-            );
+            let what = r.error.as_deref().unwrap_or("wrong bytes");
+            match r.status {
+                Some(status) => eprintln!("request {}: status {status}, {what}", r.index),
+                None => eprintln!("request {}: {what}", r.index),
+            }
         }
     }
     if failed > 0 {
         anyhow::bail!("{failed} of {} requests failed", results.len());
     }
     Ok(())
+}
+
+/// The counts and the TTFB/TTLB table of the requests that succeeded.
+fn print_summary(results: &[GetResult], failed: usize) {
+    let ok: Vec<_> = results.iter().filter(|r| r.is_ok()).collect();
+    let ttfb: Vec<Duration> = ok.iter().filter_map(|r| r.ttfb).collect();
+    let ttlb: Vec<Duration> = ok.iter().filter_map(|r| r.ttlb).collect();
+    let bytes: u64 = ok.iter().map(|r| r.bytes).sum();
+    println!(
+        "{} requests: {} ok, {} failed; {} body bytes",
+        results.len(),
+        ok.len(),
+        failed,
+        bytes
+    );
+    println!(
+        "{:<5} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}",
+        "ms", "min", "mean", "p50", "p90", "p99", "max"
+    );
+    for (name, v) in [("ttfb", &ttfb), ("ttlb", &ttlb)] {
+        if let Some(d) = Distribution::of(v) {
+            let f = |x: Duration| format!("{:.3}", x.as_secs_f64() * 1e3);
+            println!(
+                "{:<5} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}",
+                name,
+                f(d.min),
+                f(d.mean),
+                f(d.p50),
+                f(d.p90),
+                f(d.p99),
+                f(d.max)
+            );
+        }
+    }
 }

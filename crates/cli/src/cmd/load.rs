@@ -136,6 +136,19 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let text = serde_json::to_string_pretty(&m)?;
         std::fs::write(path, text + "\n").with_context(|| format!("{}", path.display()))?;
     }
+    // Like `ramp get` (and curl --fail): a run in which any request failed
+    // is a failed run, after the summary and the files are written.
+    if summary.failed > 0 {
+        anyhow::bail!(
+            "{} of {} requests failed: {} errored (of which {} timed out), {} 4xx, {} 5xx",
+            summary.failed,
+            summary.total,
+            summary.errored,
+            summary.timeout,
+            summary.status_classes[3],
+            summary.status_classes[4]
+        );
+    }
     Ok(())
 }
 
