@@ -188,3 +188,12 @@ fn seed_arms_use_quicly_reno_constants() {
         );
     }
 }
+
+#[test]
+fn more_than_six_decimals_is_refused_for_that_reason() {
+    let e = spec::parse("rapidstart(beta=0.5000001)")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("more than 6 decimal places"), "{e}");
+    assert!(spec::parse("rapidstart(beta=0.500001)").is_ok());
+}

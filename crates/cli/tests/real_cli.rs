@@ -242,6 +242,13 @@ fn bad_arguments_are_errors_not_panics() {
             "40ms",
         ][..],
         &["get", "http://127.0.0.1:1/x", "--insecure"][..],
+        &[
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--root",
+            "/nonexistent/ramp-root",
+        ][..],
     ] {
         let out = Command::new(RAMP).args(args).output().expect("runs");
         assert_eq!(

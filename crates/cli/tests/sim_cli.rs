@@ -201,3 +201,14 @@ fn a_closed_stdout_pipe_ends_quietly() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
+
+#[test]
+fn compare_refuses_what_sim_refuses() {
+    let out = ramp()
+        .args(["compare", "--no-report", "--size", "0"])
+        .output()
+        .expect("ramp compare runs");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("size"), "{stderr}");
+}

@@ -167,6 +167,10 @@ fn ratio(
     ok: impl Fn(Ratio) -> bool,
 ) -> Result<Ratio, SpecError> {
     match v.parse::<Ratio>() {
+        // Ratios are kept exact; the grammar allows 6 decimal places.
+        Ok(r) if r.den() > 1_000_000 => Err(SpecError::new(format!(
+            "`{whole}`: `{key}={v}` has more than 6 decimal places; write at most 6 (e.g. `{key}=0.5`)"
+        ))),
         Ok(r) if ok(r) => Ok(r),
         _ => Err(bad_value(key, v, what, whole)),
     }

@@ -103,6 +103,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         scenario.size_bytes =
             ramp_sim::units::parse_size(size).map_err(|e| anyhow::anyhow!("--size {size}: {e}"))?;
     }
+    // The same checks as `ramp sim` (e.g. `--size 0` is refused).
+    scenario.validate().map_err(|e| anyhow::anyhow!("{e}"))?;
     let seed = args.seed.unwrap_or(scenario.seed);
     let arms = match &args.cc {
         Some(list) => parse_arms(list).map_err(|e| anyhow::anyhow!("--cc: {e}"))?,

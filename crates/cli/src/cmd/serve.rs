@@ -97,6 +97,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         seed: args.seed,
         group: args.group.clone(),
     };
+    if let Some(root) = &args.root {
+        // Refuse at start, not on every request: a typo would serve 404s.
+        if !root.is_dir() {
+            anyhow::bail!("--root {}: not a directory", root.display());
+        }
+    }
     let limit = parse_optional_duration(args.duration.as_deref()).context("--duration")?;
     let name = cc.name.clone();
     if args.h2 {
