@@ -326,3 +326,15 @@ fn filter_only_queries_print_input_lines_verbatim() {
     let reencoded = run_ndq(&["_"], Some(&a.stdout));
     assert_eq!(reencoded.stdout, b.stdout);
 }
+
+#[test]
+fn threads_are_capped_at_a_few_per_core_and_zero_is_refused() {
+    let s = Scratch::new("threads");
+    let f = s.file("in.ndjson", b"{\"x\":1}\n{\"x\":2}\n");
+    let o = run_ndq(&["-P", "100000", "sum(_.x)", path_str(&f)], None);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(stdout(&o), "3\n");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("capped at"));
+    let o = run_ndq(&["-P", "0", "sum(_.x)", path_str(&f)], None);
+    assert_fails_with(&o, 2, "-P must be at least 1");
+}

@@ -6,6 +6,9 @@ use std::process::ExitCode;
 use clap::{Parser, ValueEnum};
 use ramp_query::{input, Format, HelperFile, Options, Query, RunError};
 
+/// `-P` above this many workers per core is capped.
+const MAX_THREADS_PER_CORE: usize = 4;
+
 #[derive(Clone, Copy, ValueEnum)]
 enum OutFmt {
     Json,
@@ -102,9 +105,24 @@ fn main() -> ExitCode {
             OutFmt::Csv => Format::Csv,
         }
     };
-    let threads = cli
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = match cli.threads {
+        None => cores,
+        Some(0) => {
+            eprintln!("ndq: -P must be at least 1");
+            return ExitCode::from(2);
+        }
+        // More workers than a few per core only adds memory and thread
+        // start-up; tens of thousands abort the process.
+        Some(n) if n > MAX_THREADS_PER_CORE * cores => {
+            let cap = MAX_THREADS_PER_CORE * cores;
+            eprintln!(
+                "ndq: -P {n} capped at {cap} ({MAX_THREADS_PER_CORE} per core, {cores} cores)"
+            );
+            cap
+        }
+        Some(n) => n,
+    };
     if cli.explain {
         explain(&q, threads);
     }

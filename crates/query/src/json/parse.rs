@@ -248,6 +248,17 @@ mod tests {
     }
 
     #[test]
+    fn nesting_limit_is_512_levels_exactly() {
+        let nested = |n: usize| format!("{}1{}", "[".repeat(n), "]".repeat(n));
+        assert!(parse_line(nested(MAX_DEPTH).as_bytes()).is_ok());
+        assert!(parse_line(nested(MAX_DEPTH + 1).as_bytes()).is_err());
+        let mut out = vec![None];
+        let obj = |n: usize| format!("{{\"a\":{}}}", nested(n - 1));
+        assert!(scan_fields(obj(MAX_DEPTH).as_bytes(), &keys(&["a"]), &mut out).is_ok());
+        assert!(scan_fields(obj(MAX_DEPTH + 1).as_bytes(), &keys(&["a"]), &mut out).is_err());
+    }
+
+    #[test]
     fn deep_nesting_is_an_error_not_a_crash() {
         let s = "[".repeat(100_000);
         assert!(parse_line(s.as_bytes()).is_err());

@@ -101,11 +101,18 @@ impl<'a> Cursor<'a> {
         Ok(k)
     }
 
-    /// Parses one value, `depth` containers deep.
-    pub(super) fn value(&mut self, depth: usize) -> R<Value> {
-        if depth > MAX_DEPTH {
+    /// A container met inside `depth` others would be nesting level
+    /// `depth + 1`: at most [`MAX_DEPTH`] levels are accepted.
+    fn check_depth(&self, depth: usize) -> R<()> {
+        if depth >= MAX_DEPTH && matches!(self.peek(), Some(b'{' | b'[')) {
             return Err(self.err("nesting too deep"));
         }
+        Ok(())
+    }
+
+    /// Parses one value, `depth` containers deep.
+    pub(super) fn value(&mut self, depth: usize) -> R<Value> {
+        self.check_depth(depth)?;
         match self.peek() {
             Some(b'{') => {
                 let mut m = Map::default();
@@ -149,9 +156,7 @@ impl<'a> Cursor<'a> {
 
     /// Validates and steps over one value without building it.
     pub(super) fn skip(&mut self, depth: usize) -> R<()> {
-        if depth > MAX_DEPTH {
-            return Err(self.err("nesting too deep"));
-        }
+        self.check_depth(depth)?;
         match self.peek() {
             Some(b'{') => self.members(b'}', OBJECT_SEPARATOR, |c| {
                 c.key(Self::skip_string)?;
