@@ -6,6 +6,7 @@
 
 mod atomic_file;
 mod cmd;
+mod run_dir;
 
 use clap::{Parser, Subcommand};
 

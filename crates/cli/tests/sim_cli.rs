@@ -212,3 +212,51 @@ fn compare_refuses_what_sim_refuses() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("size"), "{stderr}");
 }
+
+#[test]
+fn compare_replaces_its_own_run_whole_and_refuses_another_commands_directory() {
+    let d = tmpdir("compare-owner");
+    let out = d.join("run");
+    let out_s = out.to_string_lossy().to_string();
+    run_ok(&["compare", "-o", &out_s, "--size", "200KB"]);
+    let traces = |p: &std::path::Path| std::fs::read_dir(p.join("traces")).unwrap().count();
+    assert_eq!(traces(&out), 4, "the four seed arms");
+    run_ok(&[
+        "compare",
+        "-o",
+        &out_s,
+        "--size",
+        "200KB",
+        "--cc",
+        "newreno,rapidstart",
+    ]);
+    assert_eq!(traces(&out), 2, "no stale traces from the first run");
+    // A directory another command made, or a person filled, is refused
+    // and left as it was.
+    let fleet = d.join("fleet");
+    let fleet_s = fleet.to_string_lossy().to_string();
+    run_ok(&["fleet", "-n", "5", "--seed", "1", "-q", "-o", &fleet_s]);
+    let records = std::fs::read(fleet.join("records.ndjson")).unwrap();
+    let o = ramp()
+        .args(["compare", "-o", &fleet_s, "--size", "200KB"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("made by `ramp fleet`"));
+    assert_eq!(
+        std::fs::read(fleet.join("records.ndjson")).unwrap(),
+        records
+    );
+    let mine = d.join("mine");
+    std::fs::create_dir_all(&mine).unwrap();
+    std::fs::write(mine.join("notes.txt"), "keep").unwrap();
+    let o = ramp()
+        .args(["compare", "-o", &mine.to_string_lossy(), "--size", "200KB"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        std::fs::read_to_string(mine.join("notes.txt")).unwrap(),
+        "keep"
+    );
+}

@@ -15,6 +15,7 @@ use ramp_sim::fleet::arms::{parse_arms, Arm};
 use ramp_sim::{flows_for, simulate, Record, Scenario, TraceSink};
 
 use crate::atomic_file::write_atomic;
+use crate::run_dir::{Owner, Staging};
 
 /// The arm sets `ramp compare` runs when `--cc` names none. The first arm
 /// of each is the baseline; the scenario supplies IW and the jump window.
@@ -111,8 +112,19 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         None => args.arms.arms()?,
     };
 
-    let traces_dir = args.out.join("traces");
-    if !args.no_report {
+    // The run is written beside --out and swapped in at the end: it
+    // replaces a previous compare run whole, and never touches a directory
+    // another command made.
+    let staging = if args.no_report {
+        None
+    } else {
+        Some(Staging::begin(&args.out, Owner::Compare)?)
+    };
+    let work = staging
+        .as_ref()
+        .map_or(args.out.clone(), |s| s.path().to_path_buf());
+    let traces_dir = work.join("traces");
+    if staging.is_some() {
         fs::create_dir_all(&traces_dir)
             .with_context(|| format!("creating {}", traces_dir.display()))?;
     }
@@ -134,9 +146,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 
     print_table(&scenario, seed, &arms, &records);
 
-    if !args.no_report {
+    if let Some(staging) = staging {
         progress.set_message("charts and report");
-        write_run_dir(&scenario, &arms, &records, &args.out)?;
+        write_run_dir(&scenario, &arms, &records, &work)?;
+        staging.commit()?;
         progress.inc(1);
     }
     progress.finish_and_clear();

@@ -25,6 +25,7 @@ use ramp_sim::fleet::summary::summarize;
 use ramp_sim::fleet::{self, presets, run, FleetPlan, Population};
 
 use crate::atomic_file::write_atomic;
+use crate::run_dir::{self, Owner};
 
 mod charts;
 mod records;
@@ -90,7 +91,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         return Ok(());
     }
     let plan = build_plan(&args)?;
+    if !args.out.join(PARAMS).exists() {
+        // (A run directory from before the marker has fleet's parameters.)
+        run_dir::check_owner(&args.out, Owner::Fleet)?;
+    }
     fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
+    run_dir::mark(&args.out, Owner::Fleet)?;
     let records = args.out.join(RECORDS);
     let params_path = args.out.join(PARAMS);
     let params = plan.fingerprint();
