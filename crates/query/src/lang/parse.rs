@@ -163,13 +163,26 @@ impl Parser {
     }
 
     fn expr(&mut self) -> R<Ast> {
-        self.depth += 1;
-        if self.depth > MAX_NESTING {
-            return Err(QueryError::new(self.pos(), "expression nested too deeply"));
-        }
+        self.deeper()?;
         let r = self.ternary();
         self.depth -= 1;
         r
+    }
+
+    /// One more level of nesting in the tree being built: a sub-expression,
+    /// a unary operator, or one more link of a chain of binary operators,
+    /// indexing or method calls (each link puts the chain so far one level
+    /// deeper). Every later pass (compiler, evaluator, drop) recurses over
+    /// the tree, so its depth is what must stay bounded.
+    fn deeper(&mut self) -> R<()> {
+        self.depth += 1;
+        if self.depth > MAX_NESTING {
+            return Err(QueryError::new(
+                self.pos(),
+                format!("expression nested too deeply (more than {MAX_NESTING} levels)"),
+            ));
+        }
+        Ok(())
     }
 
     fn ternary(&mut self) -> R<Ast> {
@@ -203,9 +216,14 @@ impl Parser {
 
     fn binary(&mut self, min: u8) -> R<Ast> {
         let mut lhs = self.unary()?;
+        let depth = self.depth;
         while let Some((prec, op)) = self.binop() {
             if prec <= min {
                 break;
+            }
+            if let Err(e) = self.deeper() {
+                self.depth = depth;
+                return Err(e);
             }
             self.bump();
             let rhs = self.binary(prec)?;
@@ -235,12 +253,21 @@ impl Parser {
                 ),
             };
         }
+        self.depth = depth;
         Ok(lhs)
     }
 
     fn unary(&mut self) -> R<Ast> {
+        let depth = self.depth;
+        let r = self.unary_at();
+        self.depth = depth;
+        r
+    }
+
+    fn unary_at(&mut self) -> R<Ast> {
         if self.eat("-") {
-            let e = self.unary()?;
+            self.deeper()?;
+            let e = self.unary_at()?;
             if let Ast::Lit(Value::Int(i)) = e {
                 return Ok(Ast::Lit(Value::Int(-i)));
             }
@@ -255,7 +282,8 @@ impl Parser {
                 true
             }
         {
-            let e = self.unary()?;
+            self.deeper()?;
+            let e = self.unary_at()?;
             return Ok(Ast::Unary(UnOp::Not, Box::new(e)));
         }
         let e = self.primary()?;
@@ -264,6 +292,9 @@ impl Parser {
 
     fn postfix(&mut self, mut e: Ast) -> R<Ast> {
         loop {
+            if matches!(self.peek(), Tok::Sym("[" | "." | "&.")) {
+                self.deeper()?;
+            }
             if self.eat("[") {
                 let k = self.expr()?;
                 self.expect("]", "to close the index")?;
@@ -565,6 +596,30 @@ mod tests {
         .unwrap();
         assert_eq!(p.defs.len(), 1);
         assert_eq!(p.defs[0].arity, 2);
+    }
+
+    #[test]
+    fn long_chains_of_unary_binary_and_postfix_operators_are_bounded_too() {
+        // Each would build a tree deep enough to overflow the stack in the
+        // compiler, the evaluator or the tree's own drop.
+        for q in [
+            format!("0-{}1", "-".repeat(5000)),
+            format!("{}true", "!".repeat(5000)),
+            format!("1{}", "+1".repeat(5000)),
+            format!("_{}", ".a".repeat(5000)),
+            format!("_{}", "[0]".repeat(5000)),
+            format!("1{}", ".abs()".repeat(5000)),
+            format!(
+                "{}1{}{}",
+                "(".repeat(150),
+                "+1".repeat(150),
+                ")".repeat(150)
+            ),
+        ] {
+            assert!(err(&q).msg.contains("nested too deeply"), "{}", &q[..20]);
+        }
+        let ok = format!("1{}", "+1".repeat(150));
+        assert!(parse_program(&ok, 0).is_ok());
     }
 
     #[test]
