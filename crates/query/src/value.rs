@@ -129,6 +129,10 @@ impl Value {
 }
 
 fn num_cmp(a: &Value, b: &Value) -> Ordering {
+    if let (Value::Int(i), Value::Int(j)) = (a, b) {
+        // Exact, also beyond 2^53 where their doubles tie.
+        return i.cmp(j);
+    }
     let x = a.as_f64().unwrap_or(f64::NAN);
     let y = b.as_f64().unwrap_or(f64::NAN);
     match (x.is_nan(), y.is_nan()) {

@@ -153,3 +153,56 @@ fn small_percentile_cases_match_duckdb() {
         close(&got, &want, &format!("n={n}"));
     }
 }
+
+#[test]
+fn integers_beyond_2_pow_53_stay_exact_as_in_duckdb() {
+    if !duckdb_available() {
+        return;
+    }
+    let s = Scratch::new("duckbig");
+    let base = 9_007_199_254_740_990i64;
+    let data: String = (0..7)
+        .map(|i| format!("{{\"id\":{}}}\n", base + i))
+        .collect();
+    let f = s.file("big.ndjson", data.as_bytes());
+    let fp = path_str(&f);
+    // An equality filter on one id, percentiles of the ids, and a range of
+    // them: each must be the data's integers, not their nearest doubles.
+    let got = Value::Array(vec![
+        ndq_value("select(_.id == 9007199254740993) >> count()", fp),
+        ndq_value("percentile(_.id, [0.1, 0.5, 0.9])", fp),
+        ndq_value(
+            "select(_.id == 9007199254740990) >> range(9007199254740990, 9007199254740993)",
+            fp,
+        ),
+    ]);
+    let want_count = duckdb(&format!(
+        "SELECT count(*) FROM read_ndjson('{fp}') WHERE id = 9007199254740993"
+    ));
+    let want_pct = duckdb(&format!(
+        "SELECT quantile_disc(id, [0.1, 0.5, 0.9]::DOUBLE[]) FROM read_ndjson('{fp}')"
+    ));
+    let (Value::Array(c), Value::Array(p)) = (want_count, want_pct) else {
+        panic!("duckdb rows");
+    };
+    let want = Value::Array(vec![
+        c[0].clone().as_array_first(),
+        p[0].clone().as_array_first(),
+        Value::Array((0..4).map(|i| Value::Int(base + i)).collect()),
+    ]);
+    close(&got, &want, "big integers");
+}
+
+trait FirstColumn {
+    fn as_array_first(self) -> Value;
+}
+
+impl FirstColumn for Value {
+    /// The first column of a DuckDB row.
+    fn as_array_first(self) -> Value {
+        match self {
+            Value::Array(mut cols) if !cols.is_empty() => cols.remove(0),
+            other => other,
+        }
+    }
+}

@@ -10,7 +10,7 @@
 
 use indexmap::IndexMap;
 
-use super::pct::{DdSketch, PctState};
+use super::pct::{DdSketch, ExactVals, PctState};
 use super::{Slot, State, SumAcc, Welford};
 use crate::value::{Map, Value};
 
@@ -71,20 +71,14 @@ fn slot_to_value(s: &Slot) -> Value {
             "welford",
             vec![("n", u(w.n)), ("mean", f(w.mean)), ("m2", f(w.m2))],
         ),
-        Slot::Pct(PctState::Exact(v, all_int)) => {
-            let vals = v
-                .iter()
-                .map(|x| {
-                    if *all_int {
-                        Value::Int(*x as i64)
-                    } else {
-                        f(*x)
-                    }
-                })
-                .collect();
+        Slot::Pct(PctState::Exact(vs)) => {
+            let (all_int, vals) = match vs {
+                ExactVals::Ints(is) => (true, is.iter().map(|&i| Value::Int(i)).collect()),
+                ExactVals::Floats(fs) => (false, fs.iter().map(|&x| f(x)).collect()),
+            };
             obj(
                 "pct",
-                vec![("int", Value::Bool(*all_int)), ("v", Value::Array(vals))],
+                vec![("int", Value::Bool(all_int)), ("v", Value::Array(vals))],
             )
         }
         Slot::Pct(PctState::Sketch(d)) => obj(
@@ -238,14 +232,27 @@ fn slot_from_value(v: &Value, approx: bool) -> Result<Slot, String> {
             m2: get_f(v, "m2")?,
         }),
         "pct" => {
-            let vals = get_arr(v, "v")?
-                .iter()
-                .map(|x| {
-                    x.as_f64()
-                        .ok_or("partial state: percentile values must be numbers")
-                })
-                .collect::<Result<Vec<f64>, _>>()?;
-            Slot::Pct(PctState::Exact(vals, get_bool(v, "int")?))
+            let arr = get_arr(v, "v")?;
+            let vals = if get_bool(v, "int")? {
+                ExactVals::Ints(
+                    arr.iter()
+                        .map(|x| match x {
+                            Value::Int(i) => Ok(*i),
+                            _ => Err("partial state: integer percentile values must be integers"),
+                        })
+                        .collect::<Result<Vec<i64>, _>>()?,
+                )
+            } else {
+                ExactVals::Floats(
+                    arr.iter()
+                        .map(|x| {
+                            x.as_f64()
+                                .ok_or("partial state: percentile values must be numbers")
+                        })
+                        .collect::<Result<Vec<f64>, _>>()?,
+                )
+            };
+            Slot::Pct(PctState::Exact(vals))
         }
         "ddsketch" => {
             if get_f(v, "alpha")? != super::pct::ALPHA {

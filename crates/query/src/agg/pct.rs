@@ -26,9 +26,8 @@ const MIN_INDEXABLE: f64 = 1e-12;
 /// Percentile accumulator.
 #[derive(Debug, Clone, PartialEq)]
 pub enum PctState {
-    /// All values, plus whether every one was an integer (then `Disc`
-    /// results print as integers, like DuckDB on BIGINT).
-    Exact(Vec<f64>, bool),
+    /// All values.
+    Exact(ExactVals),
     /// Bounded-memory sketch.
     Sketch(DdSketch),
 }
@@ -39,30 +38,26 @@ impl PctState {
         if approx {
             PctState::Sketch(DdSketch::default())
         } else {
-            PctState::Exact(Vec::new(), true)
+            PctState::Exact(ExactVals::Ints(Vec::new()))
         }
     }
 
     /// Adds a value (nulls are skipped, non-numbers are an error).
     pub fn add(&mut self, v: &Value) -> Result<(), Flow> {
-        let x = match v {
+        match v {
             Value::Null => return Ok(()),
-            Value::Int(i) => *i as f64,
             Value::Float(f) if f.is_nan() => return Ok(()),
-            Value::Float(f) => *f,
+            Value::Int(_) | Value::Float(_) => {}
             other => {
                 return err(format!(
                     "percentile of a {} (expected a number)",
                     other.type_name()
                 ))
             }
-        };
+        }
         match self {
-            PctState::Exact(vs, all_int) => {
-                *all_int &= matches!(v, Value::Int(_));
-                vs.push(x)
-            }
-            PctState::Sketch(s) => s.add(x),
+            PctState::Exact(vs) => vs.push(v),
+            PctState::Sketch(s) => s.add(v.as_f64().unwrap_or(0.0)),
         }
         Ok(())
     }
@@ -70,10 +65,7 @@ impl PctState {
     /// Merges later input's state.
     pub fn merge(&mut self, o: PctState) -> Result<(), String> {
         match (self, o) {
-            (PctState::Exact(a, ai), PctState::Exact(b, bi)) => {
-                a.extend(b);
-                *ai &= bi;
-            }
+            (PctState::Exact(a), PctState::Exact(b)) => a.extend(b),
             (PctState::Sketch(a), PctState::Sketch(b)) => a.merge(&b),
             _ => return Err("cannot merge an exact percentile state with an --approx one".into()),
         }
@@ -83,11 +75,66 @@ impl PctState {
     /// Results for each p.
     pub fn finish(self, ps: &[f64], method: PctMethod) -> Vec<Value> {
         match self {
-            PctState::Exact(mut vs, all_int) => {
-                vs.sort_unstable_by(f64::total_cmp);
-                ps.iter().map(|&p| exact(&vs, p, method, all_int)).collect()
-            }
+            PctState::Exact(vs) => vs.finish(ps, method),
             PctState::Sketch(s) => ps.iter().map(|&p| s.quantile(p, method)).collect(),
+        }
+    }
+}
+
+/// The values of an exact percentile. Integers stay `i64` while every
+/// value is one, so results beyond 2^53 are values of the data (DuckDB on
+/// BIGINT), not their nearest doubles.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ExactVals {
+    /// Every value so far was an integer.
+    Ints(Vec<i64>),
+    /// Some value was a float: all as `f64`.
+    Floats(Vec<f64>),
+}
+
+impl ExactVals {
+    /// Adds a number (the caller has checked it is `Int` or `Float`).
+    pub fn push(&mut self, v: &Value) {
+        match (&mut *self, v) {
+            (ExactVals::Ints(is), Value::Int(i)) => is.push(*i),
+            (ExactVals::Floats(fs), v) => fs.push(v.as_f64().unwrap_or(0.0)),
+            (ExactVals::Ints(_), v) => {
+                self.as_floats_mut().push(v.as_f64().unwrap_or(0.0));
+            }
+        }
+    }
+
+    /// Appends later input's values.
+    pub fn extend(&mut self, o: ExactVals) {
+        match (&mut *self, o) {
+            (ExactVals::Ints(a), ExactVals::Ints(b)) => a.extend(b),
+            (ExactVals::Floats(a), ExactVals::Floats(b)) => a.extend(b),
+            (ExactVals::Floats(a), ExactVals::Ints(b)) => a.extend(b.iter().map(|&i| i as f64)),
+            (ExactVals::Ints(_), ExactVals::Floats(b)) => self.as_floats_mut().extend(b),
+        }
+    }
+
+    fn as_floats_mut(&mut self) -> &mut Vec<f64> {
+        if let ExactVals::Ints(is) = self {
+            *self = ExactVals::Floats(is.iter().map(|&i| i as f64).collect());
+        }
+        match self {
+            ExactVals::Floats(fs) => fs,
+            ExactVals::Ints(_) => unreachable!("converted above"),
+        }
+    }
+
+    /// Results for each p.
+    pub fn finish(self, ps: &[f64], method: PctMethod) -> Vec<Value> {
+        match self {
+            ExactVals::Ints(mut is) => {
+                is.sort_unstable();
+                ps.iter().map(|&p| exact_int(&is, p, method)).collect()
+            }
+            ExactVals::Floats(mut fs) => {
+                fs.sort_unstable_by(f64::total_cmp);
+                ps.iter().map(|&p| exact(&fs, p, method)).collect()
+            }
         }
     }
 }
@@ -99,21 +146,39 @@ fn disc_index(n: usize, p: f64) -> usize {
     n.saturating_sub(floored).max(1) - 1
 }
 
-/// Exact percentile of sorted `vs`.
-pub fn exact(vs: &[f64], p: f64, method: PctMethod, all_int: bool) -> Value {
+/// Exact percentile of sorted integers `vs`: `Disc` is one of them,
+/// `Cont` interpolates in f64 (as DuckDB's `quantile_cont` returns DOUBLE),
+/// the difference taken exactly.
+pub fn exact_int(vs: &[i64], p: f64, method: PctMethod) -> Value {
     let n = vs.len();
     if n == 0 {
         return Value::Null;
     }
     match method {
-        PctMethod::Disc => {
-            let x = vs[disc_index(n, p).min(n - 1)];
-            if all_int && x.abs() < 9.0e15 {
-                Value::Int(x as i64)
+        PctMethod::Disc => Value::Int(vs[disc_index(n, p).min(n - 1)]),
+        PctMethod::Cont => {
+            let rn = (n - 1) as f64 * p;
+            let lo = rn.floor() as usize;
+            let hi = rn.ceil() as usize;
+            let (a, b) = (vs[lo.min(n - 1)], vs[hi.min(n - 1)]);
+            if lo == hi {
+                Value::Float(a as f64)
             } else {
-                Value::Float(x)
+                let diff = (i128::from(b) - i128::from(a)) as f64;
+                Value::Float(a as f64 + (rn - lo as f64) * diff)
             }
         }
+    }
+}
+
+/// Exact percentile of sorted `vs`.
+pub fn exact(vs: &[f64], p: f64, method: PctMethod) -> Value {
+    let n = vs.len();
+    if n == 0 {
+        return Value::Null;
+    }
+    match method {
+        PctMethod::Disc => Value::Float(vs[disc_index(n, p).min(n - 1)]),
         PctMethod::Cont => {
             let rn = (n - 1) as f64 * p;
             let lo = rn.floor() as usize;
@@ -223,28 +288,34 @@ impl DdSketch {
 mod tests {
     use super::*;
 
-    fn ints(v: &[i64]) -> Vec<f64> {
-        v.iter().map(|&i| i as f64).collect()
-    }
-
     #[test]
     fn nearest_rank_matches_jrf_readme() {
-        let v = ints(&[10, 20, 30]);
-        assert_eq!(exact(&v, 0.5, PctMethod::Disc, true), Value::Int(20));
-        let v = ints(&[10, 20, 30, 40]);
+        let v = [10, 20, 30];
+        assert_eq!(exact_int(&v, 0.5, PctMethod::Disc), Value::Int(20));
+        let v = [10, 20, 30, 40];
         let got: Vec<Value> = [0.25, 0.5, 1.0]
             .iter()
-            .map(|&p| exact(&v, p, PctMethod::Disc, true))
+            .map(|&p| exact_int(&v, p, PctMethod::Disc))
             .collect();
         assert_eq!(got, vec![Value::Int(10), Value::Int(20), Value::Int(40)]);
-        assert_eq!(exact(&v, 0.0, PctMethod::Disc, true), Value::Int(10));
+        assert_eq!(exact_int(&v, 0.0, PctMethod::Disc), Value::Int(10));
     }
 
     #[test]
     fn cont_interpolates() {
-        let v = ints(&[10, 20, 30, 40]);
-        assert_eq!(exact(&v, 0.5, PctMethod::Cont, true), Value::Float(25.0));
-        assert_eq!(exact(&v, 0.95, PctMethod::Cont, true), Value::Float(38.5));
+        let v = [10, 20, 30, 40];
+        assert_eq!(exact_int(&v, 0.5, PctMethod::Cont), Value::Float(25.0));
+        assert_eq!(exact_int(&v, 0.95, PctMethod::Cont), Value::Float(38.5));
+    }
+
+    #[test]
+    fn integers_beyond_2_pow_53_stay_exact() {
+        let big = 9_007_199_254_740_993i64;
+        let mut st = PctState::new(false);
+        for i in [big, big + 2, big - 2] {
+            st.add(&Value::Int(i)).unwrap();
+        }
+        assert_eq!(st.finish(&[0.5], PctMethod::Disc), vec![Value::Int(big)]);
     }
 
     #[test]
@@ -261,7 +332,7 @@ mod tests {
             let Value::Float(q) = s.quantile(p, PctMethod::Disc) else {
                 panic!()
             };
-            let Value::Float(e) = exact(&exact_v, p, PctMethod::Disc, false) else {
+            let Value::Float(e) = exact(&exact_v, p, PctMethod::Disc) else {
                 panic!()
             };
             assert!((q - e).abs() <= ALPHA * e.abs() + 1e-9, "p={p} q={q} e={e}");

@@ -115,8 +115,8 @@ pub(super) fn apply(b: Builtin, x: Value, mut a: Vec<Value>, name: &str) -> Eval
             Value::Array(v)
         }
         ArrMedian | ArrPct | ArrPctCont => {
-            let mut v = numbers(&x, name)?;
-            let all_int = all_ints(&x);
+            // Validates the elements (numbers and nulls only).
+            numbers(&x, name)?;
             let method = if b == ArrPct {
                 PctMethod::Disc
             } else {
@@ -128,11 +128,19 @@ pub(super) fn apply(b: Builtin, x: Value, mut a: Vec<Value>, name: &str) -> Eval
                 a.swap_remove(1)
             };
             let (ps, scalar) = crate::plan::percentile_list(&p).map_err(Flow::Err)?;
-            v.sort_by(f64::total_cmp);
-            let out: Vec<Value> = ps
-                .iter()
-                .map(|&p| crate::agg::pct::exact(&v, p, method, all_int))
-                .collect();
+            // Integers stay exact, as in the `percentile` aggregation.
+            let mut vals = crate::agg::pct::ExactVals::Ints(Vec::new());
+            if let Value::Array(items) = &x {
+                let numeric = |i: &&Value| match i {
+                    Value::Int(_) => true,
+                    Value::Float(f) => !f.is_nan(),
+                    _ => false,
+                };
+                for item in items.iter().filter(numeric) {
+                    vals.push(item);
+                }
+            }
+            let out = vals.finish(&ps, method);
             if scalar {
                 out.into_iter().next().unwrap_or(Value::Null)
             } else {

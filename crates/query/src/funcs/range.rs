@@ -9,6 +9,16 @@ use crate::value::Value;
 /// rounded to 12 significant digits, so `range(0.05, 0.95, 0.1)` yields
 /// exactly 0.05, 0.15, ..., 0.95.
 pub(crate) fn range(a: &[Value]) -> EvalResult {
+    if let Some(ints) = a
+        .iter()
+        .map(|v| match v {
+            Value::Int(i) => Some(*i),
+            _ => None,
+        })
+        .collect::<Option<Vec<i64>>>()
+    {
+        return int_range(&ints);
+    }
     let nums: Vec<f64> = a
         .iter()
         .map(|v| num(v, "range").map(|o| o.unwrap_or(0.0)))
@@ -29,17 +39,35 @@ pub(crate) fn range(a: &[Value]) -> EvalResult {
     if n > 10_000_000.0 {
         return err("range would produce more than 10 million values");
     }
-    let all_int = a.iter().all(|v| matches!(v, Value::Int(_)));
     Ok(Value::Array(
         (0..=n as i64)
-            .map(|i| {
-                let x = from + i as f64 * step;
-                if all_int {
-                    Value::Int(x as i64)
-                } else {
-                    Value::Float(round_sig(x, 12))
-                }
-            })
+            .map(|i| Value::Float(round_sig(from + i as f64 * step, 12)))
+            .collect(),
+    ))
+}
+
+/// `range` over integers, in integer arithmetic: exact beyond 2^53 too.
+fn int_range(a: &[i64]) -> EvalResult {
+    let (from, to, step) = match *a {
+        [to] => (0, to, 1),
+        [f, t] => (f, t, 1),
+        [f, t, s] => (f, t, s),
+        _ => return err("range takes 1 to 3 arguments"),
+    };
+    if step == 0 {
+        return err("range step must be a non-zero number");
+    }
+    let span = i128::from(to) - i128::from(from);
+    let n = span / i128::from(step);
+    if n < 0 || (n == 0 && span != 0 && span.signum() != i128::from(step).signum()) {
+        return Ok(Value::Array(Vec::new()));
+    }
+    if n > 10_000_000 {
+        return err("range would produce more than 10 million values");
+    }
+    Ok(Value::Array(
+        (0..=n)
+            .map(|i| Value::Int((i128::from(from) + i * i128::from(step)) as i64))
             .collect(),
     ))
 }

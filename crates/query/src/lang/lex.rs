@@ -6,8 +6,9 @@ use super::error::QueryError;
 /// A token kind.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Tok {
-    /// A number literal.
-    Num(f64, bool),
+    /// A number literal: its value, and the exact integer when it is an
+    /// integer literal that fits i64.
+    Num(f64, Option<i64>),
     /// A string literal (escapes decoded).
     Str(String),
     /// A regex literal: pattern and flags.
@@ -118,7 +119,7 @@ pub fn lex(src: &str) -> Result<Vec<Token>, QueryError> {
                 .parse()
                 .map_err(|_| QueryError::new(start, "invalid number literal"))?;
             // Integers that do not fit i64 exactly are taken as floats.
-            let int = int && s.parse::<i64>().is_ok();
+            let int = if int { s.parse::<i64>().ok() } else { None };
             out.push(Token {
                 tok: Tok::Num(v, int),
                 pos: start,
@@ -297,9 +298,9 @@ mod tests {
             vec![
                 Tok::Underscore,
                 Tok::Sym(">>"),
-                Tok::Num(200000.0, true),
+                Tok::Num(200000.0, Some(200000)),
                 Tok::Sym(">>"),
-                Tok::Num(5.0, false),
+                Tok::Num(5.0, None),
                 Tok::Eof
             ]
         );

@@ -411,10 +411,9 @@ impl Parser {
         match tok {
             Tok::Num(f, int) => {
                 self.bump();
-                Ok(Ast::Lit(if int {
-                    Value::Int(f as i64)
-                } else {
-                    Value::Float(f)
+                Ok(Ast::Lit(match int {
+                    Some(i) => Value::Int(i),
+                    None => Value::Float(f),
                 }))
             }
             Tok::Str(s) => {
