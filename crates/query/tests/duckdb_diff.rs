@@ -186,23 +186,17 @@ fn integers_beyond_2_pow_53_stay_exact_as_in_duckdb() {
         panic!("duckdb rows");
     };
     let want = Value::Array(vec![
-        c[0].clone().as_array_first(),
-        p[0].clone().as_array_first(),
+        first_column(c[0].clone()),
+        first_column(p[0].clone()),
         Value::Array((0..4).map(|i| Value::Int(base + i)).collect()),
     ]);
     close(&got, &want, "big integers");
 }
 
-trait FirstColumn {
-    fn as_array_first(self) -> Value;
-}
-
-impl FirstColumn for Value {
-    /// The first column of a DuckDB row.
-    fn as_array_first(self) -> Value {
-        match self {
-            Value::Array(mut cols) if !cols.is_empty() => cols.remove(0),
-            other => other,
-        }
+/// The first column of a DuckDB row.
+fn first_column(row: Value) -> Value {
+    match row {
+        Value::Array(mut cols) if !cols.is_empty() => cols.remove(0),
+        other => other,
     }
 }
