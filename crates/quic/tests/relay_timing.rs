@@ -192,3 +192,50 @@ fn relay_counts_and_drops_garbage() {
     let mut buf = [0u8; 2048];
     assert!(server.recv(&mut buf).is_err(), "nothing reaches the server");
 }
+
+#[test]
+fn a_full_client_table_evicts_never_answered_clients_so_spoofing_cannot_lock_out() {
+    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    // The "server" never answers: every admitted client stays unanswered.
+    let server = UdpSocket::bind("127.0.0.1:0").unwrap();
+    server
+        .set_read_timeout(Some(Duration::from_millis(500)))
+        .unwrap();
+    let mut cfg = RelayConfig::symmetric(
+        "127.0.0.1:0".parse().unwrap(),
+        server.local_addr().unwrap(),
+        Rate::from_bits_per_sec(100_000_000),
+        Duration::ZERO,
+        Duration::from_millis(40),
+        0.0,
+        1,
+    );
+    cfg.max_clients = 4;
+    let relay = Relay::start(cfg).unwrap();
+    // Ten "spoofed" sources, each sending one Initial and going away.
+    let spoofers: Vec<UdpSocket> = (0..10)
+        .map(|_| UdpSocket::bind("127.0.0.1:0").unwrap())
+        .collect();
+    for (i, s) in spoofers.iter().enumerate() {
+        s.send_to(&client_initial(1200, i as u32), relay.local_addr())
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    // A real client still gets through: its Initial reaches the server.
+    let real = UdpSocket::bind("127.0.0.1:0").unwrap();
+    real.send_to(&client_initial(1200, 999), relay.local_addr())
+        .unwrap();
+    let mut buf = [0u8; 2048];
+    let mut saw_real = false;
+    while let Ok((n, _)) = server.recv_from(&mut buf) {
+        if n >= 10 && buf[6..10] == 999u32.to_be_bytes() {
+            saw_real = true;
+            break;
+        }
+    }
+    let c = relay.stop().unwrap();
+    assert!(saw_real, "the real client was locked out: {c:?}");
+    assert_eq!(c.clients, 11, "{c:?}");
+    assert_eq!(c.evicted, 7, "{c:?}");
+    assert_eq!(c.refused, 0, "{c:?}");
+}

@@ -87,8 +87,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         );
     }
     eprintln!(
-        "ramp relay: {} clients, {} unknown datagrams",
-        c.clients, c.unknown
+        "ramp relay: {} clients ({} evicted unanswered, {} refused with the table full), {} unknown datagrams",
+        c.clients, c.evicted, c.refused, c.unknown
     );
     Ok(())
 }

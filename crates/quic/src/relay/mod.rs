@@ -185,6 +185,12 @@ pub struct RelayCounters {
     pub unknown: u64,
     /// Clients admitted so far.
     pub clients: u64,
+    /// Clients dropped from a full table to admit a new one: the least
+    /// recently seen of those the server never answered.
+    pub evicted: u64,
+    /// Client Initials refused because the table was full of clients the
+    /// server had answered (counted in `unknown` too).
+    pub refused: u64,
 }
 
 /// Where a datagram goes once it leaves the link.
@@ -223,6 +229,9 @@ struct Client {
     socket: Arc<UdpSocket>,
     last_seen_ns: AtomicU64,
     gone: AtomicBool,
+    /// The server has sent this client something: its first Initial was
+    /// a real handshake, not a spoofed or abandoned one.
+    answered: AtomicBool,
 }
 
 struct Shared {
@@ -235,6 +244,8 @@ struct Shared {
     clients: Mutex<HashMap<SocketAddr, Arc<Client>>>,
     unknown: AtomicU64,
     admitted: AtomicU64,
+    evicted: AtomicU64,
+    refused: AtomicU64,
     max_clients: usize,
     client_idle: Duration,
     log_enabled: bool,
@@ -331,6 +342,8 @@ impl Relay {
             clients: Mutex::new(HashMap::new()),
             unknown: AtomicU64::new(0),
             admitted: AtomicU64::new(0),
+            evicted: AtomicU64::new(0),
+            refused: AtomicU64::new(0),
             max_clients: cfg.max_clients,
             client_idle: cfg.client_idle,
             log_enabled: log.is_some(),
@@ -376,6 +389,8 @@ impl Relay {
             down: self.shared.down.counters.snapshot(),
             unknown: self.shared.unknown.load(Ordering::Relaxed),
             clients: self.shared.admitted.load(Ordering::Relaxed),
+            evicted: self.shared.evicted.load(Ordering::Relaxed),
+            refused: self.shared.refused.load(Ordering::Relaxed),
         }
     }
 

@@ -3,6 +3,7 @@
 //! upstream socket (server → client: feeds the down link), plus the
 //! bookkeeping they share (admission, idle sweep, the event log).
 
+use std::collections::HashMap;
 use std::io;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -151,13 +152,36 @@ fn sweep_idle_clients(s: &Shared) {
     });
 }
 
+/// Makes room in a full client table: drops the least recently seen client
+/// the server never answered (spoofed sources, abandoned handshakes), so
+/// that such datagrams cannot lock real clients out. Clients the server
+/// answered are only removed by the idle sweep.
+fn evict_unanswered(s: &Shared, map: &mut HashMap<SocketAddr, Arc<Client>>) -> bool {
+    let victim = map
+        .iter()
+        .filter(|(_, c)| !c.answered.load(Ordering::Relaxed))
+        .min_by_key(|(_, c)| c.last_seen_ns.load(Ordering::Relaxed))
+        .map(|(a, _)| *a);
+    let Some(addr) = victim else {
+        return false;
+    };
+    if let Some(c) = map.remove(&addr) {
+        c.gone.store(true, Ordering::Relaxed);
+    }
+    s.evicted.fetch_add(1, Ordering::Relaxed);
+    log_other(s, "up", "evicted", 0, addr);
+    true
+}
+
 fn admit(
     s: &Arc<Shared>,
     from: SocketAddr,
     client_threads: &Arc<Mutex<Vec<JoinHandle<()>>>>,
 ) -> Option<Arc<Client>> {
     let mut map = s.clients.lock().unwrap_or_else(|p| p.into_inner());
-    if map.len() >= s.max_clients {
+    if map.len() >= s.max_clients && !evict_unanswered(s, &mut map) {
+        s.refused.fetch_add(1, Ordering::Relaxed);
+        log_other(s, "up", "refused", 0, from);
         return None;
     }
     let socket = bind_socket(unspecified_port_like(s.upstream)).ok()?;
@@ -166,6 +190,7 @@ fn admit(
         socket: Arc::new(socket),
         last_seen_ns: AtomicU64::new(s.now().as_nanos()),
         gone: AtomicBool::new(false),
+        answered: AtomicBool::new(false),
     });
     let s2 = s.clone();
     let c2 = client.clone();
@@ -190,6 +215,7 @@ fn server_rx_loop(s: &Shared, client: &Client, to: SocketAddr) {
             Err(e) if is_timeout(&e) => continue,
             Err(_) => continue,
         };
+        client.answered.store(true, Ordering::Relaxed);
         let c = &s.down.counters;
         c.received.fetch_add(1, Ordering::Relaxed);
         if classify(&buf[..n]) == DatagramKind::Malformed {
