@@ -630,7 +630,8 @@ mod tests {
     fn every_scenario_number_has_a_range_and_the_error_names_the_key() {
         let base = Scenario::load("seed-100m").unwrap();
         assert!(base.validate().is_ok());
-        let cases: Vec<(&str, Box<dyn Fn(&mut Scenario)>)> = vec![
+        type Change = Box<dyn Fn(&mut Scenario)>;
+        let cases: Vec<(&str, Change)> = vec![
             (
                 "endpoint.server_flight",
                 Box::new(|s| s.endpoint.server_flight_bytes = 100_000_000),
