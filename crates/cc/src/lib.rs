@@ -38,6 +38,7 @@ pub mod round;
 pub mod rtt;
 pub mod spec;
 pub mod time;
+pub mod units;
 
 pub use config::{CcConfig, EventOrder, InitialWindow, PrrMode};
 pub use controller::{

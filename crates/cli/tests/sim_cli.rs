@@ -260,3 +260,30 @@ fn compare_replaces_its_own_run_whole_and_refuses_another_commands_directory() {
         "keep"
     );
 }
+
+#[test]
+fn one_unit_grammar_b_is_bytes_and_bare_rates_or_big_bare_losses_are_refused() {
+    let out = run_ok(&[
+        "sim", "--rate", "10MB/s", "--rtt", "40ms", "--queue", "40ms", "--size", "200KB",
+    ]);
+    assert!(out.contains("80 Mbit/s"), "10MB/s is 80 Mbit/s: {out}");
+    for (flag, value, says) in [
+        ("--rate", "100", "needs a unit"),
+        ("--rate", "10MB", "ambiguous"),
+        ("--rtt", "40", "needs a unit"),
+        ("--loss", "0.5", "0.5%"),
+    ] {
+        let mut args = vec![
+            "sim", "--rate", "20mbit", "--rtt", "40ms", "--queue", "40ms",
+        ];
+        let at = args.iter().position(|a| *a == flag).map(|i| i + 1);
+        match at {
+            Some(i) => args[i] = value,
+            None => args.extend([flag, value]),
+        }
+        let o = ramp().args(&args).output().unwrap();
+        assert_eq!(o.status.code(), Some(2), "{flag} {value}");
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert!(e.contains(says), "{flag} {value}: {e}");
+    }
+}

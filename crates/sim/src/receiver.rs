@@ -66,7 +66,7 @@ impl AckPolicy {
         if packets == 0 {
             return Err(format!("`{s}`: ackfreq packet count must be at least 1"));
         }
-        let delay = crate::units::parse_duration(d)?;
+        let delay = crate::units::parse_duration(d).map_err(|e| e.to_string())?;
         Ok(AckPolicy::AckFrequency { packets, delay })
     }
 }

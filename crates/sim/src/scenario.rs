@@ -420,7 +420,7 @@ macro_rules! quantity {
 quantity!(Rate, units::parse_rate);
 quantity!(Duration, units::parse_duration);
 quantity!(u64, units::parse_size);
-quantity!(f64, units::parse_fraction);
+quantity!(f64, units::parse_loss);
 
 impl<'de> Deserialize<'de> for Q<AckPolicy> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {

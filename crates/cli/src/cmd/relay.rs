@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use ramp_quic::relay::{Relay, RelayConfig};
 use ramp_quic::runtime::block_until_interrupted;
-use ramp_quic::units::{parse_duration, parse_fraction, parse_optional_duration, parse_rate};
+use ramp_quic::units::{parse_duration, parse_loss, parse_optional_duration, parse_rate};
 
 /// Arguments of `ramp relay`.
 ///
@@ -51,7 +51,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let rate = parse_rate(&args.rate).context("--rate")?;
     let rtt = parse_duration(&args.rtt).context("--rtt")?;
     let queue = parse_duration(&args.queue).context("--queue")?;
-    let loss = parse_fraction(&args.loss).context("--loss")?;
+    let loss = parse_loss(&args.loss).context("--loss")?;
     let limit = parse_optional_duration(args.duration.as_deref()).context("--duration")?;
     let mut cfg = RelayConfig::symmetric(
         args.listen,

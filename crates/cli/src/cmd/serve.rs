@@ -8,7 +8,7 @@ use ramp_quic::cc::CcChoice;
 use ramp_quic::server::{serve_blocking_with, ServeConfig, ServeOptions};
 use ramp_quic::stats::PathLabels;
 use ramp_quic::tls::Identity;
-use ramp_quic::units::{parse_fraction, parse_optional_duration, parse_rate};
+use ramp_quic::units::{parse_loss, parse_optional_duration, parse_rate};
 
 /// Arguments of `ramp serve`.
 ///
@@ -91,7 +91,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         loss: args
             .path_loss
             .as_deref()
-            .map(parse_fraction)
+            .map(parse_loss)
             .transpose()
             .context("--path-loss")?,
         seed: args.seed,

@@ -70,20 +70,20 @@ pub fn scenario_from(args: &Args) -> anyhow::Result<Scenario> {
             sc
         }
     };
-    let flag = |name: &str, e: String| anyhow::anyhow!("--{name}: {e}");
+    let flag = |name: &str, e: &dyn std::fmt::Display| anyhow::anyhow!("--{name}: {e}");
     if let Some(r) = &args.rate {
-        sc.path.rate = units::parse_rate(r).map_err(|e| flag("rate", e))?;
+        sc.path.rate = units::parse_rate(r).map_err(|e| flag("rate", &e))?;
     }
     if let Some(r) = &args.rtt {
-        let d = units::parse_duration(r).map_err(|e| flag("rtt", e))?;
+        let d = units::parse_duration(r).map_err(|e| flag("rtt", &e))?;
         sc.path.forward_delay = d / 2;
         sc.path.reverse_delay = d - d / 2;
     }
     if let Some(q) = &args.queue {
-        sc.path.queue = QueueLimit::Time(units::parse_duration(q).map_err(|e| flag("queue", e))?);
+        sc.path.queue = QueueLimit::Time(units::parse_duration(q).map_err(|e| flag("queue", &e))?);
     }
     if let Some(l) = &args.loss {
-        let p = units::parse_fraction(l).map_err(|e| flag("loss", e))?;
+        let p = units::parse_loss(l).map_err(|e| flag("loss", &e))?;
         sc.path.loss = if p > 0.0 {
             ramp_sim::link::LossModel::Bernoulli { p }
         } else {
@@ -92,14 +92,14 @@ pub fn scenario_from(args: &Args) -> anyhow::Result<Scenario> {
     }
     if let Some(a) = &args.ack_policy {
         sc.endpoint.ack_policy =
-            ramp_sim::receiver::AckPolicy::parse(a).map_err(|e| flag("ack-policy", e))?;
+            ramp_sim::receiver::AckPolicy::parse(a).map_err(|e| flag("ack-policy", &e))?;
     }
     if let Some(iw) = args.iw {
         sc.endpoint.iw_packets = iw;
         sc.endpoint.jump_packets = 2 * iw;
     }
     if let Some(s) = &args.size {
-        sc.size_bytes = units::parse_size(s).map_err(|e| flag("size", e))?;
+        sc.size_bytes = units::parse_size(s).map_err(|e| flag("size", &e))?;
     }
     if let Some(seed) = args.seed {
         sc.seed = seed;

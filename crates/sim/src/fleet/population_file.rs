@@ -131,7 +131,7 @@ const QUANTILE_PS: [f64; 5] = [0.10, 0.25, 0.50, 0.75, 0.90];
 fn parse_list<T>(
     key: &str,
     v: &[Qty],
-    f: impl Fn(&str) -> Result<T, String>,
+    f: impl Fn(&str) -> Result<T, units::UnitError>,
 ) -> Result<Vec<T>, String> {
     v.iter()
         .map(|q| f(&q.text()).map_err(|e| format!("{key}: {e}")))
@@ -320,7 +320,7 @@ fn grid(g: &FileGrid) -> Result<Grid, String> {
     let rates: Vec<Rate> = parse_list("rates", &g.rates, units::parse_rate)?;
     let rtts: Vec<Duration> = parse_list("rtts", &g.rtts, units::parse_duration)?;
     let queues: Vec<Duration> = parse_list("queues", &g.queues, units::parse_duration)?;
-    let mut losses: Vec<f64> = parse_list("losses", &g.losses, units::parse_fraction)?;
+    let mut losses: Vec<f64> = parse_list("losses", &g.losses, units::parse_loss)?;
     if losses.is_empty() {
         losses.push(0.0);
     }
