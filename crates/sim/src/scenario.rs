@@ -389,29 +389,11 @@ impl std::error::Error for ScenarioError {}
 #[derive(Clone, Copy, Debug)]
 struct Q<T>(T);
 
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum StrOrNum {
-    S(String),
-    I(i64),
-    F(f64),
-}
-
-impl StrOrNum {
-    fn text(self) -> String {
-        match self {
-            StrOrNum::S(s) => s,
-            StrOrNum::I(i) => i.to_string(),
-            StrOrNum::F(f) => f.to_string(),
-        }
-    }
-}
-
 macro_rules! quantity {
     ($t:ty, $parse:path) => {
         impl<'de> Deserialize<'de> for Q<$t> {
             fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                let s = StrOrNum::deserialize(d)?.text();
+                let s = units::QuantityText::deserialize(d)?.0;
                 $parse(&s).map(Q).map_err(serde::de::Error::custom)
             }
         }

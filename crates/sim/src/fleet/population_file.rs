@@ -51,23 +51,8 @@ pub struct PopulationFile {
     pub workload: Workload,
 }
 
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum Qty {
-    S(String),
-    I(i64),
-    F(f64),
-}
-
-impl Qty {
-    fn text(&self) -> String {
-        match self {
-            Qty::S(s) => s.clone(),
-            Qty::I(i) => i.to_string(),
-            Qty::F(f) => f.to_string(),
-        }
-    }
-}
+/// A quantity in the file (see `units::QuantityText`).
+type Qty = units::QuantityText;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -134,7 +119,7 @@ fn parse_list<T>(
     f: impl Fn(&str) -> Result<T, units::UnitError>,
 ) -> Result<Vec<T>, String> {
     v.iter()
-        .map(|q| f(&q.text()).map_err(|e| format!("{key}: {e}")))
+        .map(|q| f(&q.0.clone()).map_err(|e| format!("{key}: {e}")))
         .collect()
 }
 
@@ -201,7 +186,8 @@ impl PopulationFile {
 }
 
 fn workload(w: &FileWorkload) -> Result<Workload, String> {
-    let size = |key: &str, q: &Qty| units::parse_size(&q.text()).map_err(|e| format!("{key}: {e}"));
+    let size =
+        |key: &str, q: &Qty| units::parse_size(&q.0.clone()).map_err(|e| format!("{key}: {e}"));
     let sizes = match (&w.size, &w.min_size, &w.max_size) {
         (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
             return Err("size: give either size or min_size/max_size".into())
