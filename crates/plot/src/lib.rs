@@ -13,6 +13,7 @@
 //! - Charts: see [`chart`].
 //! - Report: [`write_report`].
 
+#![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod ab;

@@ -86,7 +86,7 @@ struct AbArgs {
     #[arg(long, default_value = "baseline")]
     baseline: String,
     /// Facet: a record key (e.g. `pop`), `size` (decade object-size bins) or
-    /// `size:EDGE,EDGE,...` (bin edges in bytes).
+    /// `size:EDGE,EDGE,...` (bin edges as sizes: `300KB,1MB` or bytes).
     #[arg(long)]
     by: Option<String>,
     /// Record key naming the arm.

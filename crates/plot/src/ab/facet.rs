@@ -23,8 +23,9 @@ impl Facet {
         Facet::SizeBins(vec![1e4, 1e5, 1e6, 1e7])
     }
 
-    /// Parses a `--by` value: `size` (decade bins), `size:200000,400000,…`
-    /// (explicit edges in bytes), or any record key.
+    /// Parses a `--by` value: `size` (decade bins), `size:300KB,1MB,…`
+    /// (explicit edges, sizes as everywhere: `300KB`, `1MiB`, `200000`), or
+    /// any record key.
     pub fn parse(spec: &str) -> Result<Facet> {
         if spec == "size" {
             return Ok(Facet::decade_size_bins());
@@ -32,10 +33,10 @@ impl Facet {
         if let Some(edges) = spec.strip_prefix("size:") {
             let mut v = Vec::new();
             for e in edges.split(',') {
-                let x: f64 = e.trim().parse().map_err(|_| {
-                    Error::Data(format!("--by size:…: `{e}` is not a number of bytes"))
-                })?;
-                v.push(x);
+                // The one size grammar: `300KB`, `1MiB`, `200000`.
+                let x = ramp_cc::units::parse_size(e)
+                    .map_err(|err| Error::Data(format!("--by size:…: {err}")))?;
+                v.push(x as f64);
             }
             if v.is_empty() || v.windows(2).any(|w| w[0] >= w[1]) {
                 return Err(Error::Data(
@@ -112,5 +113,9 @@ mod tests {
             Facet::SizeBins(vec![1.0, 2.0])
         );
         assert!(Facet::parse("size:2,1").is_err());
+        assert_eq!(
+            Facet::parse("size:300KB,1MiB").unwrap(),
+            Facet::SizeBins(vec![300_000.0, 1_048_576.0])
+        );
     }
 }
