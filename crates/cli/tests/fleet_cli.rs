@@ -123,7 +123,33 @@ fn resume_checks_the_parameters_and_fresh_runs_refuse_to_overwrite() {
         c.output().unwrap()
     };
     assert!(!other_seed.status.success());
-    assert!(String::from_utf8_lossy(&other_seed.stderr).contains("fleet.params"));
+    let e = String::from_utf8_lossy(&other_seed.stderr);
+    assert!(e.contains("fleet.params"), "{e}");
+    assert!(
+        e.contains("`seed` (was 5, now 6)"),
+        "names the parameter: {e}"
+    );
+}
+
+#[test]
+fn one_arm_and_a_damaged_middle_line_are_refused_before_simulating() {
+    let d = tmp("onearm");
+    let one = fleet(&d, &["--arms", "newreno"]);
+    assert_eq!(one.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&one.stderr).contains("at least two"));
+    assert!(!d.join("records.ndjson").exists(), "nothing simulated");
+
+    let d = tmp("damaged");
+    ok(&fleet(&d, &[]));
+    let records = d.join("records.ndjson");
+    let text = std::fs::read_to_string(&records).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines[10] = "{\"conn\": 2, broken";
+    std::fs::write(&records, lines.join("\n") + "\n").unwrap();
+    let resumed = fleet(&d, &["--resume"]);
+    assert_eq!(resumed.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&resumed.stderr);
+    assert!(e.contains("line 11 is not a record"), "{e}");
 }
 
 #[test]

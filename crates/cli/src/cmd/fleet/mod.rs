@@ -110,9 +110,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         })?;
         if old != params {
             bail!(
-                "--resume: {} differs from this run's parameters; give the same preset, population, \
-                 arms, connections and seed (or a new --out)",
-                params_path.display()
+                "--resume: {} differs from this run's parameters in {}; give the same preset, \
+                 population, arms, connections and seed (or a new --out)",
+                params_path.display(),
+                params_difference(&old, &params)
             );
         }
         if records.exists() {
@@ -227,10 +228,60 @@ pub(super) fn build_plan(args: &Args) -> anyhow::Result<FleetPlan> {
         plan.arms = fleet::parse_arms(list).map_err(|e| anyhow::anyhow!("--arms: {e}"))?;
     }
     plan.validate().map_err(|e| anyhow::anyhow!("{e}"))?;
+    if plan.arms.len() < 2 {
+        // Every table and chart compares arms with the first: refuse now,
+        // not after the whole simulation.
+        bail!("--arms: a fleet compares arms against the first; give at least two (e.g. `base=newreno,rapidstart`)");
+    }
     if plan.connections == 0 {
         bail!("--connections: must be at least 1");
     }
     Ok(plan)
+}
+
+/// The parameters (`key = value` lines of [`FleetPlan::fingerprint`]) in
+/// which `old` and `new` differ, e.g. "`seed` (was 1, now 2)".
+fn params_difference(old: &str, new: &str) -> String {
+    let pairs = |s: &str| -> Vec<(String, String)> {
+        s.lines()
+            .filter_map(|l| l.split_once(" = "))
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    };
+    let (o, n) = (pairs(old), pairs(new));
+    let mut keys: Vec<&String> = o.iter().chain(&n).map(|(k, _)| k).collect();
+    keys.dedup();
+    let mut seen = Vec::new();
+    let mut out = Vec::new();
+    for k in keys {
+        if seen.contains(&k) {
+            continue;
+        }
+        seen.push(k);
+        let values = |v: &[(String, String)]| -> Vec<String> {
+            v.iter()
+                .filter(|(x, _)| x == k)
+                .map(|(_, v)| v.clone())
+                .collect()
+        };
+        let (ov, nv) = (values(&o), values(&n));
+        if ov != nv {
+            let show = |v: &[String]| {
+                let t = v.join(", ");
+                if t.chars().count() > 60 {
+                    format!("{}…", t.chars().take(60).collect::<String>())
+                } else {
+                    t
+                }
+            };
+            out.push(format!("`{k}` (was {}, now {})", show(&ov), show(&nv)));
+        }
+    }
+    if out.is_empty() {
+        "its layout".to_string()
+    } else {
+        out.join(", ")
+    }
 }
 
 pub(super) fn arm_labels(plan: &FleetPlan) -> Vec<String> {

@@ -35,6 +35,15 @@ pub fn prepare_resume(records: &Path, arms: u64) -> anyhow::Result<u64> {
             }
             offset += n as u64;
             lines += 1;
+            // Every line must be a record: a damaged middle line would
+            // otherwise surface only after the whole resumed simulation.
+            if serde_json::from_slice::<serde_json::Value>(&line).is_err() {
+                bail!(
+                    "--resume: {}: line {lines} is not a record; the file is damaged (remove it \
+                     and rerun, or choose another --out)",
+                    records.display()
+                );
+            }
             if lines % arms == 0 {
                 keep = offset;
                 last_conn_line = String::from_utf8_lossy(&line).into_owned();
