@@ -326,3 +326,10 @@ fn rfc9000_14_and_18_2_datagram_size_limits_and_a_larger_size_works() {
     assert_eq!(n(&s, "requests.succeeded"), 4);
     assert_eq!(n(&s, "traffic.data"), 4 * 300_000);
 }
+
+#[test]
+fn serve_listen_port_0_puts_http2_on_the_http3_port() {
+    // docs/real-mode.md: one port, UDP for HTTP/3 and TCP for HTTP/2.
+    let serve = Serve::start();
+    assert_eq!(serve.port("h2"), serve.port("h3"));
+}

@@ -105,14 +105,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     let limit = parse_optional_duration(args.duration.as_deref()).context("--duration")?;
     let name = cc.name.clone();
-    if args.h2 {
-        super::load::start_h2_server(
-            args.h2_listen.unwrap_or(args.listen),
-            &identity,
+    // HTTP/2 listens on TCP at HTTP/3's address, port included (so with
+    // `--listen :0` both share the port the UDP socket got), unless
+    // --h2-listen says otherwise. It starts once HTTP/3 is bound; the
+    // lines print HTTP/3 first, then HTTP/2.
+    let h2 = args.h2.then(|| {
+        (
+            args.h2_listen,
+            ramp_quic::h2::tls::clone_identity(&identity),
             args.root.clone(),
-            limit,
-        )?;
-    }
+        )
+    });
     let cfg = ServeConfig {
         listen: args.listen,
         cc,
@@ -128,6 +131,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let counters = serve_blocking_with(cfg, opts, limit, |addr| {
         // Scripts read the port from this line when listening on port 0.
         println!("listening on {addr} cc {name}");
+        if let Some((h2_listen, identity, root)) = h2 {
+            let at = h2_listen.unwrap_or(addr);
+            if let Err(e) = super::load::start_h2_server(at, &identity, root, limit) {
+                // The HTTP/3 server is already up: stop the process with
+                // the error rather than serve half of what was asked.
+                eprintln!("ramp: error: {e:#}");
+                std::process::exit(2);
+            }
+        }
     })
     .map_err(|e| anyhow::anyhow!("{e}"))?;
     eprintln!(
