@@ -118,7 +118,7 @@ pub(crate) async fn resolve(url: &Uri) -> Result<(SocketAddr, String), Error> {
 
 /// The URL's port: 443 when absent (RFC 9110 §4.2.2), else a number in
 /// 1..=65535. Anything else is refused rather than replaced by 443.
-fn port_of(url: &Uri) -> Result<u16, Error> {
+pub fn port_of(url: &Uri) -> Result<u16, Error> {
     let authority = url
         .authority()
         .ok_or_else(|| format!("{url}: no host"))?

@@ -8,7 +8,11 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(text) = std::str::from_utf8(data) {
         if let Ok(q) = ramp_query::Query::compile(text, &[], false) {
             // Compiled queries must also run on a couple of values without panicking.
-            let _ = ramp_query::run_str(&q.text, "{\"a\":1,\"b\":[1,2],\"c\":\"x\"}\n[1,2]\n", ramp_query::Format::Json);
+            let _ = ramp_query::run_str(
+                &q.text,
+                "{\"a\":1,\"b\":[1,2],\"c\":\"x\"}\n[1,2]\n",
+                ramp_query::Format::Json,
+            );
         }
     }
 });
