@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # HTTP/3 vs HTTP/2 on loopback with the seed's two h2load workloads
-# (shared/seeds/001: `-n 100 -c 10 -m 10` on 32 MB, `-n 1000 -c 10 -m 10`
+# (the HTTP/3 vs HTTP/2 talk: `-n 100 -c 10 -m 10` on 32 MB, `-n 1000 -c 10 -m 10`
 # on 32 KB), both protocols served by one `ramp serve --h2` process.
 #
 # Usage: bench/load/h3-vs-h2.sh [OUT_DIR]
@@ -9,7 +9,7 @@
 #   CC=cubic            controller of the HTTP/3 server
 #   REPEAT=1            runs per cell (the table shows the median)
 #   DATAGRAM=           HTTP/3 UDP payload bytes (ramp serve --datagram-bytes;
-#                       default: the server's 1200; 6550 is the largest that
+#                       default: path MTU discovery, ramp serve's default; 6550 is the largest that
 #                       works on Linux with quinn 0.11's 10-packet GSO sends)
 # Prints each h2load-style summary, then the comparison table; keeps the
 # summaries (JSON) and the server log in OUT_DIR.

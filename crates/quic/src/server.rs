@@ -66,6 +66,13 @@ pub struct ServeOptions {
     /// sizes over 6550 lose packets because quinn 0.11 puts up to 10
     /// packets in one GSO send, which must fit 64 KiB.
     pub datagram_bytes: Option<u16>,
+    /// Without a fixed `datagram_bytes`: run path MTU discovery (quinn's
+    /// DPLPMTUD, RFC 8899 / RFC 9000 §14.3, from 1200 bytes up to quinn's
+    /// 1452-byte bound) instead of staying at 1200. Off here, so library
+    /// users (the real-vs-simulator benchmark, the end-to-end tests) compare
+    /// packet for packet with the simulator; `ramp serve` turns it on
+    /// unless told `--pmtud off`.
+    pub pmtud: bool,
 }
 
 /// Smallest and largest `datagram_bytes`: RFC 9000 §14 (every path carries
@@ -115,6 +122,7 @@ struct Shared {
     labels: PathLabels,
     idle_timeout: Duration,
     datagram_bytes: Option<u16>,
+    pmtud: bool,
     counters: Counters,
     conn_seq: AtomicU64,
 }
@@ -167,6 +175,7 @@ impl Server {
                 labels: cfg.labels,
                 idle_timeout: cfg.idle_timeout,
                 datagram_bytes: opts.datagram_bytes,
+                pmtud: opts.pmtud,
                 counters: Counters::default(),
                 conn_seq: AtomicU64::new(0),
             }),
@@ -232,6 +241,8 @@ async fn handle_connection(shared: Arc<Shared>, incoming: quinn::Incoming) {
     transport.send_window(SEND_WINDOW_BYTES);
     if let Some(n) = shared.datagram_bytes {
         transport.initial_mtu(n).min_mtu(n);
+    } else if shared.pmtud {
+        transport.mtu_discovery_config(Some(quinn::MtuDiscoveryConfig::default()));
     }
     cfg.transport_config(Arc::new(transport));
     let Ok(connecting) = incoming.accept_with(Arc::new(cfg)) else {

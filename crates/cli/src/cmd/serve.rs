@@ -64,11 +64,17 @@ pub struct Args {
     /// TCP address of the HTTP/2 listener (default: --listen's).
     #[arg(long, requires = "h2")]
     h2_listen: Option<SocketAddr>,
-    /// UDP payload size of every HTTP/3 packet, 1200..=65527 (default
-    /// 1200, the size the simulator models; larger only on paths known to
-    /// carry it, e.g. 1452 on loopback benchmarks).
+    /// UDP payload size of every HTTP/3 packet, fixed, 1200..=65527
+    /// (larger only on paths known to carry it, e.g. 1452 on loopback
+    /// benchmarks). Without it, --pmtud decides.
     #[arg(long)]
     datagram_bytes: Option<u16>,
+    /// Path MTU discovery: `on` (default, as quinn) probes from 1200 bytes
+    /// up to 1452; `off` keeps every packet at 1200 bytes, the size the
+    /// simulator models — use it (or --datagram-bytes) for congestion
+    /// control experiments compared with `ramp sim`.
+    #[arg(long, default_value = "on", value_parser = ["on", "off"])]
+    pmtud: String,
 }
 
 /// Runs `ramp serve`.
@@ -127,6 +133,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let opts = ServeOptions {
         datagram_bytes: args.datagram_bytes,
+        pmtud: args.pmtud == "on",
     };
     let counters = serve_blocking_with(cfg, opts, limit, |addr| {
         // Scripts read the port from this line when listening on port 0.

@@ -200,6 +200,7 @@ mod tests {
             },
             ServeOptions {
                 datagram_bytes: Some(4000),
+                pmtud: false,
             },
         )
         .unwrap();
