@@ -4,6 +4,7 @@
 use crate::agg::State;
 use crate::eval::{eval, Env, Flow};
 use crate::json::{self, JsonError, Scan};
+use crate::lang::ast::Ast;
 use crate::lang::parse::{parse_defs, parse_program};
 use crate::lang::QueryError;
 use crate::plan::{Compiler, Stage, StageKind};
@@ -76,7 +77,15 @@ impl Query {
             .collect();
         let mut cx = Compiler::new(&all, prog.n_vars);
         let mut stages = Vec::new();
+        // `_` as a stage passes every value on unchanged: dropping it keeps
+        // the rest of the pipeline's projection (a trailing `>> _` used to
+        // force every row to be parsed whole). A query of `_` alone stays.
+        let identity = |a: &Ast| matches!(a, Ast::Row);
+        let keep_all = prog.stages.iter().all(|(a, _)| identity(a));
         for (i, (ast, pos)) in prog.stages.iter().enumerate() {
+            if identity(ast) && !(keep_all && i == 0) {
+                continue;
+            }
             let end = prog.stages.get(i + 1).map_or(text.len(), |s| s.1);
             let src = text
                 .get(*pos..end)

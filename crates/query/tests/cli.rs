@@ -338,3 +338,25 @@ fn threads_are_capped_at_a_few_per_core_and_zero_is_refused() {
     let o = run_ndq(&["-P", "0", "sum(_.x)", path_str(&f)], None);
     assert_fails_with(&o, 2, "-P must be at least 1");
 }
+
+#[test]
+fn identity_stages_change_nothing_and_keep_the_projection() {
+    let s = Scratch::new("identity");
+    let f = s.file(
+        "in.ndjson",
+        b"{\"x\":1,\"y\":[1,2]}\n{\"x\":5,\"y\":{\"z\":null}}\n{\"x\":9}\n",
+    );
+    let plain = run_ndq(&["select(_.x > 2)", path_str(&f)], None);
+    for q in ["select(_.x > 2) >> _", "_ >> select(_.x > 2) >> _ >> _"] {
+        let o = run_ndq(&["--explain", q, path_str(&f)], None);
+        assert_eq!(stdout(&o), stdout(&plain), "{q}");
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert!(e.contains("1 stage(s)"), "{q}: {e}");
+    }
+    assert_eq!(
+        stdout(&run_ndq(&["_ >> _", path_str(&f)], None))
+            .lines()
+            .count(),
+        3
+    );
+}
