@@ -126,8 +126,15 @@ fn process(q: &Query, chunk: &Chunk, mode: Mode, opts: &Options) -> ChunkResult 
                     Ok(())
                 });
                 if pass {
-                    r.bytes.extend_from_slice(data[pos..end].trim_ascii());
-                    r.bytes.push(b'\n');
+                    let line = data[pos..end].trim_ascii();
+                    match (q.reencode, crate::json::parse_line(line)) {
+                        // Validated already by the scan; parsed whole only now.
+                        (true, Ok(full)) => format_value(&full, opts.format, &mut r.bytes),
+                        _ => {
+                            r.bytes.extend_from_slice(line);
+                            r.bytes.push(b'\n');
+                        }
+                    }
                 }
                 r2
             }

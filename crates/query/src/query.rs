@@ -45,6 +45,10 @@ pub struct Query {
     filter_keys: Option<Vec<String>>,
     /// Print surviving input lines verbatim instead of re-encoding them.
     pub raw: bool,
+    /// An identity stage (`>> _`) was dropped: surviving lines are still
+    /// re-encoded (compact JSON), as that stage's output would be, but only
+    /// they are parsed whole.
+    pub reencode: bool,
     /// Index of the first aggregating stage (`stages.len()` if none).
     pub split: usize,
     /// Percentiles use sketches.
@@ -82,6 +86,7 @@ impl Query {
         // force every row to be parsed whole). A query of `_` alone stays.
         let identity = |a: &Ast| matches!(a, Ast::Row);
         let keep_all = prog.stages.iter().all(|(a, _)| identity(a));
+        let dropped_identity = !keep_all && prog.stages.iter().any(|(a, _)| identity(a));
         for (i, (ast, pos)) in prog.stages.iter().enumerate() {
             if identity(ast) && !(keep_all && i == 0) {
                 continue;
@@ -118,6 +123,7 @@ impl Query {
             proj_keys,
             filter_keys,
             raw: false,
+            reencode: dropped_identity,
             split,
             approx,
         })
