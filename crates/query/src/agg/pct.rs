@@ -146,6 +146,16 @@ fn disc_index(n: usize, p: f64) -> usize {
     n.saturating_sub(floored).max(1) - 1
 }
 
+/// `quantile_cont`'s two ranks around `(n−1)·p` (clamped to the data)
+/// and the weight of the upper one (0 when they coincide).
+fn cont_ranks(n: usize, p: f64) -> (usize, usize, f64) {
+    let rn = (n - 1) as f64 * p;
+    let lo = (rn.floor() as usize).min(n - 1);
+    let hi = (rn.ceil() as usize).min(n - 1);
+    let frac = if lo == hi { 0.0 } else { rn - lo as f64 };
+    (lo, hi, frac)
+}
+
 /// Exact percentile of sorted integers `vs`: `Disc` is one of them,
 /// `Cont` interpolates in f64 (as DuckDB's `quantile_cont` returns DOUBLE),
 /// the difference taken exactly.
@@ -157,16 +167,10 @@ pub fn exact_int(vs: &[i64], p: f64, method: PctMethod) -> Value {
     match method {
         PctMethod::Disc => Value::Int(vs[disc_index(n, p).min(n - 1)]),
         PctMethod::Cont => {
-            let rn = (n - 1) as f64 * p;
-            let lo = rn.floor() as usize;
-            let hi = rn.ceil() as usize;
-            let (a, b) = (vs[lo.min(n - 1)], vs[hi.min(n - 1)]);
-            if lo == hi {
-                Value::Float(a as f64)
-            } else {
-                let diff = (i128::from(b) - i128::from(a)) as f64;
-                Value::Float(a as f64 + (rn - lo as f64) * diff)
-            }
+            let (lo, hi, frac) = cont_ranks(n, p);
+            let (a, b) = (vs[lo], vs[hi]);
+            let diff = (i128::from(b) - i128::from(a)) as f64;
+            Value::Float(a as f64 + frac * diff)
         }
     }
 }
@@ -180,15 +184,9 @@ pub fn exact(vs: &[f64], p: f64, method: PctMethod) -> Value {
     match method {
         PctMethod::Disc => Value::Float(vs[disc_index(n, p).min(n - 1)]),
         PctMethod::Cont => {
-            let rn = (n - 1) as f64 * p;
-            let lo = rn.floor() as usize;
-            let hi = rn.ceil() as usize;
-            let (a, b) = (vs[lo.min(n - 1)], vs[hi.min(n - 1)]);
-            if lo == hi {
-                Value::Float(a)
-            } else {
-                Value::Float(a + (rn - lo as f64) * (b - a))
-            }
+            let (lo, hi, frac) = cont_ranks(n, p);
+            let (a, b) = (vs[lo], vs[hi]);
+            Value::Float(a + frac * (b - a))
         }
     }
 }
