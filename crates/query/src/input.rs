@@ -23,6 +23,8 @@ pub enum Source {
     File(PathBuf),
     /// Standard input.
     Stdin,
+    /// Text already in memory (`run_str`, notebooks), named for errors.
+    Memory(String, Arc<[u8]>),
 }
 
 impl Source {
@@ -31,6 +33,7 @@ impl Source {
         match self {
             Source::File(p) => p.display().to_string(),
             Source::Stdin => "<stdin>".into(),
+            Source::Memory(name, _) => name.clone(),
         }
     }
 }
@@ -215,6 +218,7 @@ impl Chunks {
         let stream = |r: Box<dyn Read + Send>| Ok(Open::Stream(r, Vec::new(), false, 1));
         match src {
             Source::Stdin => stream(Box::new(io::stdin())),
+            Source::Memory(_, bytes) => stream(Box::new(io::Cursor::new(bytes.clone()))),
             Source::File(p) => {
                 let f = File::open(p)?;
                 let ext = p.extension().and_then(|e| e.to_str()).unwrap_or("");

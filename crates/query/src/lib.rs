@@ -39,10 +39,6 @@ pub use value::Value;
 /// convenient for tests and embedding. Errors are rendered messages.
 pub fn run_str(query: &str, input: &str, format: Format) -> Result<String, String> {
     let q = Query::compile(query, &[], false)?;
-    let dir = std::env::temp_dir().join(format!("ndq-run-str-{}-{}", std::process::id(), unique()));
-    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-    let path = dir.join("input.ndjson");
-    std::fs::write(&path, input).map_err(|e| e.to_string())?;
     let mut out = Vec::new();
     let opts = Options {
         threads: 1,
@@ -51,16 +47,10 @@ pub fn run_str(query: &str, input: &str, format: Format) -> Result<String, Strin
         emit_partial: false,
         chunk_bytes: input::CHUNK_BYTES,
     };
-    let r = run(&q, vec![input::Source::File(path)], &opts, &mut out);
-    let _ = std::fs::remove_dir_all(&dir);
+    let source = input::Source::Memory("input".into(), input.as_bytes().into());
+    let r = run(&q, vec![source], &opts, &mut out);
     match r {
         Ok(_) => String::from_utf8(out).map_err(|e| e.to_string()),
         Err(RunError::Usage(m) | RunError::Data(m)) => Err(m),
     }
-}
-
-fn unique() -> u64 {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static N: AtomicU64 = AtomicU64::new(0);
-    N.fetch_add(1, Ordering::Relaxed)
 }

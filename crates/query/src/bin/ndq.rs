@@ -148,6 +148,7 @@ fn main() -> ExitCode {
                     let mut b = Vec::new();
                     io::Read::read_to_end(&mut io::stdin(), &mut b).map(|_| b)
                 }
+                input::Source::Memory(_, bytes) => Ok(bytes.to_vec()),
             };
             match bytes {
                 Ok(b) => files.push((s.name(), b)),
