@@ -107,6 +107,80 @@ pub fn takes_block(b: Builtin) -> bool {
     )
 }
 
+impl Builtin {
+    /// The name a user writes (the first spelling in [`lookup`]), for
+    /// error messages: `sum`, not the variant's `ArrSum`.
+    pub fn name(self) -> &'static str {
+        use Builtin::*;
+        match self {
+            Length => "length",
+            Type => "type",
+            Keys => "keys",
+            Values => "values",
+            Has => "has",
+            Entries => "entries",
+            FromEntries => "from_entries",
+            Omit => "omit",
+            Pick => "pick",
+            Dig => "dig",
+            ToStr => "str",
+            ToNum => "num",
+            ToInt => "int",
+            ToJson => "to_json",
+            FromJson => "from_json",
+            Abs => "abs",
+            Floor => "floor",
+            Ceil => "ceil",
+            Round => "round",
+            Sqrt => "sqrt",
+            Pow => "pow",
+            Log => "log",
+            Log10 => "log10",
+            Log2 => "log2",
+            Exp => "exp",
+            Lower => "lower",
+            Upper => "upper",
+            Trim => "trim",
+            Split => "split",
+            Join => "join",
+            StartsWith => "starts_with",
+            EndsWith => "ends_with",
+            Contains => "contains",
+            Sub => "sub",
+            Gsub => "gsub",
+            Test => "test",
+            Captures => "captures",
+            Substr => "substr",
+            Replace => "replace",
+            First => "first",
+            Last => "last",
+            Reverse => "reverse",
+            Flatten => "flatten",
+            Uniq => "uniq",
+            Zip => "zip",
+            Range => "range",
+            ArrSum => "sum",
+            ArrMin => "min",
+            ArrMax => "max",
+            ArrAvg => "average",
+            ArrMedian => "median",
+            ArrPct => "percentile",
+            ArrPctCont => "percentile_cont",
+            ArrSort => "sort",
+            ArrStdev => "stdev",
+            SortBy => "sort_by",
+            Map => "map",
+            Filter => "filter",
+            Reject => "reject",
+            MapValues => "map_values",
+            Any => "any",
+            All => "all",
+            If => "if",
+            Coalesce => "coalesce",
+        }
+    }
+}
+
 /// Looks up a per-value built-in; returns it with its (min, max) arity.
 pub fn lookup(name: &str, method: bool) -> Option<(Builtin, usize, usize)> {
     use Builtin::*;
@@ -239,19 +313,19 @@ pub fn call(b: Builtin, args: &[Expr], row: &Value, env: &mut Env) -> EvalResult
 fn scalar(b: Builtin, a: Vec<Value>) -> EvalResult {
     use Builtin::*;
     let x = a.first().cloned().unwrap_or(Value::Null);
-    let name = format!("{b:?}").to_lowercase();
+    let name = b.name();
     match b {
         Length | Type | Keys | Values | Entries | Has | FromEntries | Omit | Pick | Dig => {
-            object::apply(b, x, &a, &name)
+            object::apply(b, x, &a, name)
         }
         ToStr | ToNum | ToInt | ToJson | FromJson => convert::apply(b, x),
         Abs | Floor | Ceil | Round | Sqrt | Log | Log10 | Log2 | Exp | Pow => {
-            math::apply(b, x, &a, &name)
+            math::apply(b, x, &a, name)
         }
         Lower | Upper | Trim | Split | Join | StartsWith | EndsWith | Contains | Substr
-        | Replace => text::apply(b, x, &a, &name),
+        | Replace => text::apply(b, x, &a, name),
         First | Last | Reverse | Flatten | Uniq | Zip | ArrSum | ArrAvg | ArrMin | ArrMax
-        | ArrSort | ArrMedian | ArrPct | ArrPctCont | ArrStdev => array::apply(b, x, a, &name),
+        | ArrSort | ArrMedian | ArrPct | ArrPctCont | ArrStdev => array::apply(b, x, a, name),
         Range => range(&a),
         // Evaluated in `call` (lazy arguments), never through here.
         Map | Filter | Reject | MapValues | Any | All | SortBy | If | Coalesce | Sub | Gsub

@@ -360,3 +360,10 @@ fn identity_stages_change_nothing_and_keep_the_projection() {
         3
     );
 }
+
+#[test]
+fn builtin_errors_use_the_name_the_user_wrote() {
+    let o = run_ndq(&["_.a.sum"], Some(b"{\"a\":\"x\"}\n"));
+    assert_fails_with(&o, 2, "sum needs an array");
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("arrsum"));
+}
