@@ -6,6 +6,12 @@ use std::process::ExitCode;
 use clap::{Parser, ValueEnum};
 use ramp_query::{input, Format, HelperFile, Options, Query, RunError};
 
+/// Whole-row queries allocate a map and a string per field of every line;
+/// mimalloc's per-thread free lists make that allocation several times
+/// cheaper than glibc's (docs/benchmarks.md, "Whole-row queries").
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// `-P` above this many workers per core is capped.
 const MAX_THREADS_PER_CORE: usize = 4;
 
