@@ -6,10 +6,12 @@ same ~1 GB per-connection stats log, at 1 and 2 threads.
     NDQ_BENCH_DIR=/scratch LINES=250000 RUNS=3 bench/ndq/compare.py
     JRF_CMD="ruby /path/to/jrf/exe/jrf" bench/ndq/compare.py
 
-Queries (the talk's two benchmark queries):
+Queries (the talk's two benchmark queries, then two that need whole rows):
   Q1  min(_["rtt.minimum"])
   Q2  rows with 200 KB <= content_length < 400 KB, grouped by "group",
       TTLB percentiles 5, 15, ..., 95 (nearest rank = DuckDB quantile_disc)
+  Q3  select(_.ttlb > 100000) >> _      (filter, then the whole row)
+  Q4  keys(_) >> count()                (every row parsed whole)
 
 Method: warm page cache, best wall time of RUNS runs per cell. ndq and jq are
 timed as whole processes; DuckDB is timed in-process around
@@ -40,6 +42,12 @@ JRF_Q2 = ('select(_["content_length"] >= 200000 && _["content_length"] < 400000)
 DUCK_Q1 = 'SELECT min("rtt.minimum") FROM read_ndjson(\'{f}\')'
 DUCK_Q2 = ('SELECT "group", quantile_disc(ttlb, {ps}::DOUBLE[]) FROM read_ndjson(\'{f}\') '
            'WHERE content_length >= 200000 AND content_length < 400000 GROUP BY "group"')
+NDQ_Q3 = 'select(_.ttlb > 100000) >> _'
+DUCK_Q3 = 'SELECT * FROM read_ndjson(\'{f}\') WHERE ttlb > 100000'
+JQ_Q3 = 'inputs | select(.ttlb > 100000)'
+NDQ_Q4 = 'keys(_) >> count()'
+DUCK_Q4 = 'SELECT count(*) FROM read_ndjson(\'{f}\')'
+JQ_Q4 = 'reduce (inputs | keys) as $k (0; . + 1)'
 JQ_Q1 = 'reduce inputs."rtt.minimum" as $x (null; if . == null or $x < . then $x else . end)'
 JQ_Q2 = ('reduce (inputs | select(.content_length >= 200000 and .content_length < 400000)) as $r ({}; .[$r.group] += [$r.ttlb])'
          ' | map_values(sort as $s | ($s | length) as $n | [0.05, 0.15, 0.25, 0.35, 0.45, 0.55, 0.65, 0.75, 0.85, 0.95]'
@@ -113,7 +121,9 @@ def main():
     jrf = os.environ.get("JRF_CMD", "").split()
     results = {}  # (tool, query, threads) -> (seconds for full file, note)
     outputs = {}
-    for qi, (nq, dq, jq, jrq) in enumerate([(NDQ_Q1, DUCK_Q1, JQ_Q1, NDQ_Q1), (NDQ_Q2, DUCK_Q2, JQ_Q2, JRF_Q2)], 1):
+    queries = [(NDQ_Q1, DUCK_Q1, JQ_Q1, NDQ_Q1), (NDQ_Q2, DUCK_Q2, JQ_Q2, JRF_Q2),
+               (NDQ_Q3, DUCK_Q3, JQ_Q3, NDQ_Q3), (NDQ_Q4, DUCK_Q4, JQ_Q4, NDQ_Q4)]
+    for qi, (nq, dq, jq, jrq) in enumerate(queries, 1):
         for t in THREADS:
             s, cpu, out = best(lambda: timed([ndq, "-P", str(t), nq, f]))
             results[("ndq", qi, t)] = (s, cpu, "")
@@ -137,8 +147,13 @@ def main():
         d1 = outputs[("DuckDB", 1, THREADS[0])][0][0]
         n2 = json.loads(outputs[("ndq", 2, THREADS[0])])
         d2 = {g: v for g, v in outputs[("DuckDB", 2, THREADS[0])]}
-        agree = "yes" if (n1 == d1 and n2 == d2) else f"NO: ndq {n1} {n2} vs DuckDB {d1} {d2}"
-        same_p = all(outputs[("ndq", q, t)] == outputs[("ndq", q, THREADS[0])] for q in (1, 2) for t in THREADS)
+        n3 = len(outputs[("ndq", 3, THREADS[0])].splitlines())
+        d3 = len(outputs[("DuckDB", 3, THREADS[0])])
+        n4 = json.loads(outputs[("ndq", 4, THREADS[0])])
+        d4 = outputs[("DuckDB", 4, THREADS[0])][0][0]
+        ok = n1 == d1 and n2 == d2 and n3 == d3 and n4 == d4
+        agree = "yes" if ok else f"NO: ndq {n1} {n2} {n3} {n4} vs DuckDB {d1} {d2} {d3} {d4}"
+        same_p = all(outputs[("ndq", q, t)] == outputs[("ndq", q, THREADS[0])] for q in (1, 2, 3, 4) for t in THREADS)
         agree += "; ndq output identical at every -P" if same_p else "; ndq output DIFFERS across -P"
 
     print(f"file: {f} ({size / 1e9:.3f} GB, {LINES} lines); best of {RUNS} (wall); warm cache")
@@ -147,7 +162,7 @@ def main():
     print()
     print("| query | tool | threads | wall (s) | GB/s | CPU (s) | GB per CPU-second | CPU vs ndq | wall vs ndq | note |")
     print("|---|---|---|---|---|---|---|---|---|---|")
-    for qi in (1, 2):
+    for qi in (1, 2, 3, 4):
         for t in THREADS:
             base, base_cpu, _ = results[("ndq", qi, t)]
             for tool in ("ndq", "DuckDB", "jrf", "jq"):
