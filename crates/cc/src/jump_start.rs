@@ -48,9 +48,8 @@ impl FirstFlight {
     /// Initial and Handshake packets (`None`) count as sent before it.
     pub fn predates(&self, packet_number: Option<u64>) -> bool {
         match (self, packet_number) {
-            (FirstFlight::Active { marker: None }, _) => true,
             (FirstFlight::Active { marker: Some(m) }, Some(pn)) => pn < *m,
-            (FirstFlight::Active { .. }, None) => true,
+            (FirstFlight::Active { .. }, _) => true,
             _ => false,
         }
     }

@@ -242,41 +242,37 @@ pub(super) fn build_plan(args: &Args) -> anyhow::Result<FleetPlan> {
 /// The parameters (`key = value` lines of [`FleetPlan::fingerprint`]) in
 /// which `old` and `new` differ, e.g. "`seed` (was 1, now 2)".
 fn params_difference(old: &str, new: &str) -> String {
-    let pairs = |s: &str| -> Vec<(String, String)> {
-        s.lines()
-            .filter_map(|l| l.split_once(" = "))
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    };
+    let pairs =
+        |s| -> Vec<(&str, &str)> { str::lines(s).filter_map(|l| l.split_once(" = ")).collect() };
     let (o, n) = (pairs(old), pairs(new));
-    let mut keys: Vec<&String> = o.iter().chain(&n).map(|(k, _)| k).collect();
-    keys.dedup();
-    let mut seen = Vec::new();
-    let mut out = Vec::new();
-    for k in keys {
-        if seen.contains(&k) {
-            continue;
-        }
-        seen.push(k);
-        let values = |v: &[(String, String)]| -> Vec<String> {
-            v.iter()
-                .filter(|(x, _)| x == k)
-                .map(|(_, v)| v.clone())
-                .collect()
-        };
-        let (ov, nv) = (values(&o), values(&n));
-        if ov != nv {
-            let show = |v: &[String]| {
-                let t = v.join(", ");
-                if t.chars().count() > 60 {
-                    format!("{}…", t.chars().take(60).collect::<String>())
-                } else {
-                    t
-                }
-            };
-            out.push(format!("`{k}` (was {}, now {})", show(&ov), show(&nv)));
+    // Keys in first-seen order, each once (`arm` repeats).
+    let mut keys: Vec<&str> = Vec::new();
+    for (k, _) in o.iter().chain(&n) {
+        if !keys.contains(k) {
+            keys.push(k);
         }
     }
+    let values = |v: &[(&str, &str)], k: &str| -> Vec<String> {
+        v.iter()
+            .filter(|(x, _)| *x == k)
+            .map(|(_, v)| v.to_string())
+            .collect()
+    };
+    let show = |v: &[String]| {
+        let t = v.join(", ");
+        if t.chars().count() > 60 {
+            format!("{}…", t.chars().take(60).collect::<String>())
+        } else {
+            t
+        }
+    };
+    let out: Vec<String> = keys
+        .iter()
+        .filter_map(|k| {
+            let (ov, nv) = (values(&o, k), values(&n, k));
+            (ov != nv).then(|| format!("`{k}` (was {}, now {})", show(&ov), show(&nv)))
+        })
+        .collect();
     if out.is_empty() {
         "its layout".to_string()
     } else {
