@@ -80,124 +80,38 @@ pub struct CongestionEvent {
     pub persistent_congestion: bool,
 }
 
-/// The phase a controller is in, for traces, qlog and property tests.
-///
-/// Names follow qlog's `congestion_state_updated` vocabulary where one
-/// exists ([`CcState::as_str`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum CcState {
-    /// Classic slow start: +1 byte of window per acknowledged byte.
-    SlowStart,
-    /// Rapid Start or jump start, first flight: up to 2·IW paced over one
-    /// RTT, before the first RTT sample of data has come back.
-    JumpStart,
-    /// Rapid Start growth with no queue build-up: +2 bytes per acked byte (3×
-    /// per round).
-    RapidGrowth,
-    /// Rapid Start growth once the queue builds: +1 byte per acked byte.
-    RapidSlowStart,
-    /// HyStart++ Conservative Slow Start (RFC 9406 §4.3).
-    ConservativeSlowStart,
-    /// Rapid Start's first recovery period, with its smooth reduction.
-    RapidRecovery,
-    /// An ordinary RFC 9002 recovery period.
-    Recovery,
-    /// Congestion avoidance (Reno or CUBIC).
-    CongestionAvoidance,
+/// The phase a controller reports, for traces, qlog and records: a stable
+/// lower-case name (qlog's `congestion_state_updated` vocabulary where one
+/// exists) and whether it is a startup phase. Each controller defines its
+/// own phases (e.g. [`crate::loss_based::LossBasedState`]) and maps them
+/// here, so a new controller needs no shared enum.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CcPhase {
+    name: &'static str,
+    startup: bool,
 }
 
-impl CcState {
-    /// A stable lower-case name, used in records, traces and qlog.
+impl CcPhase {
+    /// A phase named `name`; `startup` if the controller is still in its
+    /// initial ramp-up (before the first reduction or a delay-based exit).
+    pub const fn new(name: &'static str, startup: bool) -> CcPhase {
+        CcPhase { name, startup }
+    }
+
+    /// The stable name used in records, traces and qlog.
     pub fn as_str(self) -> &'static str {
-        match self {
-            CcState::SlowStart => "slow_start",
-            CcState::JumpStart => "jump_start",
-            CcState::RapidGrowth => "rapid_start_3x",
-            CcState::RapidSlowStart => "rapid_start_2x",
-            CcState::ConservativeSlowStart => "conservative_slow_start",
-            CcState::RapidRecovery => "rapid_start_recovery",
-            CcState::Recovery => "recovery",
-            CcState::CongestionAvoidance => "congestion_avoidance",
-        }
+        self.name
     }
 
-    /// Whether this is one of the startup phases (window below ssthresh,
-    /// before the first reduction or HyStart++ exit).
+    /// Whether this is a startup phase.
     pub fn is_startup(self) -> bool {
-        matches!(
-            self,
-            CcState::SlowStart
-                | CcState::JumpStart
-                | CcState::RapidGrowth
-                | CcState::RapidSlowStart
-                | CcState::ConservativeSlowStart
-        )
+        self.startup
     }
 }
 
-impl CcState {
-    /// Whether a controller may move from `self` to `next` in one step
-    /// (staying put is always legal). The edges, by rule:
-    ///
-    /// - anything → `SlowStart`: persistent congestion (RFC 9002 §7.6.2), a
-    ///   spurious HyStart++ exit (RFC 9406 §4.3), the end of a jump-start
-    ///   first flight, or an undo (RFC 9438 §4.9);
-    /// - `SlowStart` → any phase: the first RTT sample starts the jump or
-    ///   Rapid Start's growth, and every congestion signal leaves it;
-    /// - `JumpStart` → Rapid Start growth when the first flight is acked, or
-    ///   a recovery;
-    /// - `RapidGrowth` ↔ `RapidSlowStart` as the RTT floor crosses the
-    ///   queue-build-up threshold; either → CSS or Rapid Start's recovery;
-    /// - CSS → back to growth (spurious exit), → congestion avoidance after
-    ///   `CSS_ROUNDS`, or → a recovery;
-    /// - `RapidRecovery` → congestion avoidance at its end, or → `Recovery`
-    ///   on a congestion event for a packet sent after it started;
-    /// - `Recovery` → congestion avoidance; congestion avoidance → `Recovery`.
-    ///
-    /// Persistent congestion is the one reset that may skip these edges; see
-    /// [`CcState::can_follow_persistent_congestion`].
-    pub fn can_transition_to(self, next: CcState) -> bool {
-        use CcState::*;
-        if self == next || next == SlowStart || self == SlowStart {
-            return true;
-        }
-        match self {
-            JumpStart => matches!(
-                next,
-                RapidGrowth | RapidSlowStart | RapidRecovery | Recovery
-            ),
-            RapidGrowth | RapidSlowStart => {
-                matches!(
-                    next,
-                    RapidGrowth | RapidSlowStart | ConservativeSlowStart | RapidRecovery
-                )
-            }
-            ConservativeSlowStart => matches!(
-                next,
-                RapidGrowth | RapidSlowStart | CongestionAvoidance | Recovery | RapidRecovery
-            ),
-            RapidRecovery => matches!(next, CongestionAvoidance | Recovery),
-            Recovery => next == CongestionAvoidance,
-            CongestionAvoidance => next == Recovery,
-            SlowStart => true,
-        }
-    }
-}
-
-impl CcState {
-    /// Whether `next` may follow a congestion event that declared persistent
-    /// congestion, from any state: RFC 9002 §7.6.2 collapses the window to
-    /// the minimum, which is slow start while cwnd < ssthresh and congestion
-    /// avoidance when ssthresh is already at the minimum (Appendix B.5),
-    /// e.g. after a β far below ½.
-    pub fn can_follow_persistent_congestion(next: CcState) -> bool {
-        matches!(next, CcState::SlowStart | CcState::CongestionAvoidance)
-    }
-}
-
-impl fmt::Display for CcState {
+impl fmt::Display for CcPhase {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        f.write_str(self.name)
     }
 }
 
@@ -281,7 +195,7 @@ pub trait Controller: Send + fmt::Debug {
     fn pacing_rate(&self, rtt: &RttEstimator) -> Option<Rate>;
 
     /// The current phase.
-    fn state(&self) -> CcState;
+    fn phase(&self) -> CcPhase;
 
     /// Counters for records and traces.
     fn metrics(&self) -> Metrics;

@@ -42,9 +42,9 @@ pub mod units;
 
 pub use config::{CcConfig, EventOrder, InitialWindow, PrrMode};
 pub use controller::{
-    AckFrameSummary, AckedPacket, CcState, CongestionEvent, CongestionSignal, Controller, Metrics,
+    AckFrameSummary, AckedPacket, CcPhase, CongestionEvent, CongestionSignal, Controller, Metrics,
 };
-pub use loss_based::LossBased;
+pub use loss_based::{LossBased, LossBasedState};
 pub use pacer::{AnyPacer, Pacer, PacerConfig, PacerKind, Pacing, PacingInput, QuinnPacer};
 pub use ratio::Ratio;
 pub use recovery::{

@@ -5,7 +5,7 @@
 mod support;
 
 use ramp_cc::careful_resume::CrPhase;
-use ramp_cc::{CcState, Controller};
+use ramp_cc::{Controller, LossBasedState};
 use support::{ms, Driver, MDS};
 
 /// IW 10: one packet's ACK gives the RTT sample and the jump to 20
@@ -27,7 +27,7 @@ fn rfc9959_unvalidated_phase_exit_sets_cwnd_to_the_flight_size() {
     assert_eq!(cr.map(|c| c.phase()), Some(CrPhase::Validating));
     assert_eq!(cr.map(|c| c.pipe_size()), Some(MDS));
     assert_eq!(d.window(), 18 * MDS);
-    assert_eq!(d.cc.state(), CcState::SlowStart);
+    assert_eq!(d.cc.state(), LossBasedState::SlowStart);
 }
 
 #[test]
@@ -61,7 +61,7 @@ fn rfc9959_safe_retreat_sets_cwnd_from_pipe_size_not_cwnd() {
     let cr = d.cc.careful_resume().copied();
     assert_eq!(cr.map(|c| c.phase()), Some(CrPhase::SafeRetreat));
     assert_eq!(d.window(), 5 * MDS / 2);
-    assert_eq!(d.cc.state(), CcState::Recovery);
+    assert_eq!(d.cc.state(), LossBasedState::Recovery);
     assert_eq!(d.cc.ssthresh(), None);
 }
 
@@ -75,7 +75,7 @@ fn rfc9959_safe_retreat_does_not_grow_and_sets_ssthresh_from_the_final_pipe_size
     d.ack(&flight[18..]);
     assert!(d.cc.careful_resume().is_none());
     assert_eq!(d.cc.ssthresh(), Some(17 * MDS / 2));
-    assert_eq!(d.cc.state(), CcState::SlowStart, "cwnd < ssthresh");
+    assert_eq!(d.cc.state(), LossBasedState::SlowStart, "cwnd < ssthresh");
 }
 
 #[test]

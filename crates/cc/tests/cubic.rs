@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use ramp_cc::cubic::{alpha_for_beta, beta_for_conns, Cubic, C};
 use ramp_cc::loss_based::CaAlgorithm;
-use ramp_cc::{CcConfig, CcState, Controller, Ratio, Time};
+use ramp_cc::{CcConfig, Controller, LossBasedState, Ratio, Time};
 use support::{ms, Driver, MDS};
 
 fn close(a: f64, b: f64, tol: f64) -> bool {
@@ -159,7 +159,7 @@ fn rfc9438_4_8_app_limited_time_does_not_count() {
     let p = d.send(1);
     d.advance(ms(100));
     d.ack(&p);
-    assert_eq!(d.cc.state(), CcState::CongestionAvoidance);
+    assert_eq!(d.cc.state(), LossBasedState::CongestionAvoidance);
     let epoch = cubic_of(&d).epoch_start();
     assert!(epoch.is_some());
     // An app-limited frame ends the epoch; the next CA ack starts a new one.

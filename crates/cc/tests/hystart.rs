@@ -7,7 +7,7 @@
 mod support;
 
 use ramp_cc::hystart::{CSS_ROUNDS, N_RTT_SAMPLE};
-use ramp_cc::{CcState, Controller};
+use ramp_cc::{Controller, LossBasedState};
 use support::{ms, Driver, MDS};
 
 /// Two flights at 100 ms, then one at `rtt`: returns the driver after it.
@@ -23,9 +23,9 @@ fn rise_to(spec: &str, rtt_us: u64) -> Driver {
 fn rfc9406_4_2_enters_css_when_rtt_rises_past_threshold() {
     // lastRoundMinRTT 100 ms → RttThresh = clamp(12.5 ms, 4, 16) = 12.5 ms.
     let d = rise_to("newreno+hystart", 112_500);
-    assert_eq!(d.cc.state(), CcState::ConservativeSlowStart);
+    assert_eq!(d.cc.state(), LossBasedState::ConservativeSlowStart);
     let d = rise_to("newreno+hystart", 112_499);
-    assert_eq!(d.cc.state(), CcState::SlowStart);
+    assert_eq!(d.cc.state(), LossBasedState::SlowStart);
 }
 
 #[test]
@@ -42,7 +42,7 @@ fn rfc9406_4_2_threshold_clamps_at_4_and_16_ms() {
         d.round(10, ms(base));
         d.round(10, std::time::Duration::from_micros(base * 1000 + rise));
         assert_eq!(
-            d.cc.state() == CcState::ConservativeSlowStart,
+            d.cc.state() == LossBasedState::ConservativeSlowStart,
             css,
             "base {base} ms, rise {rise} µs"
         );
@@ -58,15 +58,19 @@ fn rfc9406_4_2_needs_n_rtt_sample_samples_in_the_round() {
     let pns = d.send(10);
     d.advance(ms(130));
     d.ack_each(&pns[..7]);
-    assert_eq!(d.cc.state(), CcState::SlowStart, "7 samples are not enough");
+    assert_eq!(
+        d.cc.state(),
+        LossBasedState::SlowStart,
+        "7 samples are not enough"
+    );
     d.ack(&pns[7..8]);
-    assert_eq!(d.cc.state(), CcState::ConservativeSlowStart);
+    assert_eq!(d.cc.state(), LossBasedState::ConservativeSlowStart);
 }
 
 #[test]
 fn rfc9406_4_3_css_grows_by_a_quarter() {
     let mut d = rise_to("newreno+hystart", 130_000);
-    assert_eq!(d.cc.state(), CcState::ConservativeSlowStart);
+    assert_eq!(d.cc.state(), LossBasedState::ConservativeSlowStart);
     let pns = d.send(8);
     d.advance(ms(130));
     let before = d.window();
@@ -77,10 +81,10 @@ fn rfc9406_4_3_css_grows_by_a_quarter() {
 #[test]
 fn rfc9406_4_3_returns_to_slow_start_when_rtt_falls_back() {
     let mut d = rise_to("newreno+hystart", 130_000);
-    assert_eq!(d.cc.state(), CcState::ConservativeSlowStart);
+    assert_eq!(d.cc.state(), LossBasedState::ConservativeSlowStart);
     // Next round: the minimum falls below the CSS baseline (130 ms).
     d.round(10, ms(129));
-    assert_eq!(d.cc.state(), CcState::SlowStart);
+    assert_eq!(d.cc.state(), LossBasedState::SlowStart);
     assert_eq!(d.cc.ssthresh(), None);
 }
 
@@ -88,17 +92,21 @@ fn rfc9406_4_3_returns_to_slow_start_when_rtt_falls_back() {
 fn rfc9406_4_3_css_rounds_then_congestion_avoidance_partial_round_counts() {
     assert_eq!(CSS_ROUNDS, 5);
     let mut d = rise_to("cubic+hystart", 130_000);
-    assert_eq!(d.cc.state(), CcState::ConservativeSlowStart);
+    assert_eq!(d.cc.state(), LossBasedState::ConservativeSlowStart);
     // CSS was entered mid-round (at the 8th ack); that round ends at the
     // first ack of the next flight and counts as round 1.
     for _ in 0..4 {
         d.round(10, ms(130));
-        assert_eq!(d.cc.state(), CcState::ConservativeSlowStart);
+        assert_eq!(d.cc.state(), LossBasedState::ConservativeSlowStart);
     }
     let pns = d.send(10);
     d.advance(ms(130));
     d.ack(&pns[..1]);
-    assert_eq!(d.cc.state(), CcState::CongestionAvoidance, "5th round end");
+    assert_eq!(
+        d.cc.state(),
+        LossBasedState::CongestionAvoidance,
+        "5th round end"
+    );
     assert_eq!(d.cc.ssthresh(), Some(d.window()));
     assert_eq!(
         d.cc.metrics().cwnd_exiting_slow_start_bytes,
@@ -114,12 +122,12 @@ fn rfc9406_4_2_only_the_initial_slow_start() {
     d.ack(&pns[..2]);
     d.advance(ms(1000));
     d.frame(&[], &pns[2..], false, true, false);
-    assert_eq!(d.cc.state(), CcState::SlowStart);
+    assert_eq!(d.cc.state(), LossBasedState::SlowStart);
     d.round(2, ms(100));
     d.round(10, ms(100));
     d.round(10, ms(100));
     d.round(10, ms(150));
-    assert_ne!(d.cc.state(), CcState::ConservativeSlowStart);
+    assert_ne!(d.cc.state(), LossBasedState::ConservativeSlowStart);
 }
 
 #[test]

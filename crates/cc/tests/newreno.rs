@@ -2,7 +2,7 @@
 
 mod support;
 
-use ramp_cc::{CcConfig, CcState, Controller, InitialWindow};
+use ramp_cc::{CcConfig, Controller, InitialWindow, LossBasedState};
 use support::{ms, Driver, Order, MDS};
 
 const IW: u64 = 12_000;
@@ -26,7 +26,7 @@ fn after_first_loss(order: Order) -> (Driver, Vec<u64>) {
 #[test]
 fn rfc9002_7_3_1_slow_start_adds_acked_bytes() {
     let mut d = Driver::new("newreno");
-    assert_eq!((d.window(), d.cc.state()), (IW, CcState::SlowStart));
+    assert_eq!((d.window(), d.cc.state()), (IW, LossBasedState::SlowStart));
     let pns = d.send(10);
     d.advance(ms(50));
     d.ack(&pns);
@@ -38,7 +38,7 @@ fn rfc9002_7_3_2_halves_once_per_recovery_period() {
     let (mut d, pns) = after_first_loss(Order::Rfc);
     assert_eq!(d.window(), 9_600);
     assert_eq!(d.cc.ssthresh(), Some(9_600));
-    assert_eq!(d.cc.state(), CcState::Recovery);
+    assert_eq!(d.cc.state(), LossBasedState::Recovery);
     // A second loss of a packet sent before recovery started is absorbed.
     d.advance(ms(1));
     d.lose(&[pns[7]]);
@@ -53,7 +53,7 @@ fn rfc9002_7_3_2_no_growth_for_packets_sent_before_recovery_start() {
     d.advance(ms(1));
     d.ack(&pns[8..]);
     assert_eq!(d.window(), 9_600);
-    assert_eq!(d.cc.state(), CcState::Recovery);
+    assert_eq!(d.cc.state(), LossBasedState::Recovery);
 }
 
 #[test]
@@ -63,12 +63,12 @@ fn rfc9002_7_3_2_recovery_ends_on_ack_of_packet_sent_after_start() {
     let new = d.send(1);
     d.advance(ms(100));
     d.ack(&new);
-    assert_eq!(d.cc.state(), CcState::CongestionAvoidance);
+    assert_eq!(d.cc.state(), LossBasedState::CongestionAvoidance);
     // A loss of a packet sent after the recovery start is a new episode.
     let more = d.send(2);
     d.advance(ms(1));
     d.lose(&more[..1]);
-    assert_eq!(d.cc.state(), CcState::Recovery);
+    assert_eq!(d.cc.state(), LossBasedState::Recovery);
     assert_eq!(d.window(), 4_800);
     assert_eq!(d.cc.metrics().num_loss_episodes, 2);
 }
@@ -111,7 +111,7 @@ fn rfc9002_7_6_2_persistent_congestion_collapses_to_minimum_window() {
     d.advance(ms(1000));
     d.frame(&[], &pns[2..], false, true, false);
     assert_eq!(d.window(), 2 * MDS);
-    assert_eq!(d.cc.state(), CcState::SlowStart);
+    assert_eq!(d.cc.state(), LossBasedState::SlowStart);
     assert_eq!(d.cc.ssthresh(), Some(7_200), "ssthresh from the reduction");
     assert_eq!(d.cc.metrics().num_persistent_congestion, 1);
     // Back in slow start: a packet sent now grows the window by its size.
@@ -134,7 +134,11 @@ fn rfc9002_7_6_2_persistent_congestion_at_minimum_ssthresh_is_congestion_avoidan
         d.frame(&[], &pns[1..], false, true, false);
         assert_eq!(d.window(), 2 * MDS, "{order:?}");
         assert_eq!(d.cc.ssthresh(), Some(2 * MDS), "{order:?}");
-        assert_eq!(d.cc.state(), CcState::CongestionAvoidance, "{order:?}");
+        assert_eq!(
+            d.cc.state(),
+            LossBasedState::CongestionAvoidance,
+            "{order:?}"
+        );
         // Congestion avoidance: a window of acks adds one datagram, not two.
         let p = d.send(2);
         d.advance(ms(100));
@@ -160,7 +164,7 @@ fn rfc9002_7_1_ecn_ce_is_a_congestion_event() {
     let pns = d.send(10);
     d.advance(ms(50));
     d.frame(&pns[..1], &[], true, false, false);
-    assert_eq!(d.cc.state(), CcState::Recovery);
+    assert_eq!(d.cc.state(), LossBasedState::Recovery);
     assert_eq!(d.window(), IW / 2);
     let m = d.cc.metrics();
     assert_eq!((m.num_loss_episodes, m.num_ecn_loss_episodes), (1, 1));
@@ -219,7 +223,7 @@ fn rfc9937_prr_window_is_pipe_plus_sndcnt_and_ends_at_ssthresh() {
     assert_eq!(d.window(), d.in_flight + expected);
     d.advance(ms(100));
     d.ack(&r);
-    assert_eq!(d.cc.state(), CcState::CongestionAvoidance);
+    assert_eq!(d.cc.state(), LossBasedState::CongestionAvoidance);
     assert_eq!(d.window(), 6_600);
 }
 
@@ -328,7 +332,7 @@ fn rfc9002_7_3_2_ss_beta_is_the_decrease_that_ends_slow_start_beta_after() {
     let after = d.send(1);
     d.advance(ms(50));
     d.ack(&after);
-    assert_eq!(d.cc.state(), CcState::CongestionAvoidance);
+    assert_eq!(d.cc.state(), LossBasedState::CongestionAvoidance);
     let w = d.window();
     let more = d.send(2);
     d.advance(ms(50));

@@ -7,7 +7,7 @@ mod support;
 use std::time::Duration;
 
 use proptest::prelude::*;
-use ramp_cc::{CcState, Controller};
+use ramp_cc::{Controller, LossBasedState};
 use support::{Driver, Order};
 
 /// Every controller family with the options that change its code paths.
@@ -112,8 +112,9 @@ fn apply(d: &mut Driver, op: &Op, mds: &mut u64) -> bool {
 
 /// The state-machine check: an ordinary edge, or the reset that persistent
 /// congestion allows from anywhere (RFC 9002 §7.6.2).
-fn legal(from: CcState, to: CcState, persistent: bool) -> bool {
-    from.can_transition_to(to) || (persistent && CcState::can_follow_persistent_congestion(to))
+fn legal(from: LossBasedState, to: LossBasedState, persistent: bool) -> bool {
+    from.can_transition_to(to)
+        || (persistent && LossBasedState::can_follow_persistent_congestion(to))
 }
 
 proptest! {
@@ -184,7 +185,7 @@ proptest! {
 
 #[test]
 fn legal_edges_are_not_everything() {
-    use CcState::*;
+    use LossBasedState::*;
     // The relation must be able to reject: these never happen.
     for (a, b) in [
         (CongestionAvoidance, RapidGrowth),
@@ -242,14 +243,14 @@ fn random_walks_visit_every_state() {
         }
     }
     let all = [
-        CcState::SlowStart,
-        CcState::JumpStart,
-        CcState::RapidGrowth,
-        CcState::RapidSlowStart,
-        CcState::ConservativeSlowStart,
-        CcState::RapidRecovery,
-        CcState::Recovery,
-        CcState::CongestionAvoidance,
+        LossBasedState::SlowStart,
+        LossBasedState::JumpStart,
+        LossBasedState::RapidGrowth,
+        LossBasedState::RapidSlowStart,
+        LossBasedState::ConservativeSlowStart,
+        LossBasedState::RapidRecovery,
+        LossBasedState::Recovery,
+        LossBasedState::CongestionAvoidance,
     ];
     for s in all {
         assert!(seen.contains(&s), "never reached {s:?}; saw {seen:?}");

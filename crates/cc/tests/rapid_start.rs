@@ -5,7 +5,7 @@ mod support;
 
 use ramp_cc::loss_based::CaAlgorithm;
 use ramp_cc::rapid_start::{queue_buildup_thresh, Factors, RapidRecovery};
-use ramp_cc::{CcState, Controller, Ratio};
+use ramp_cc::{Controller, LossBasedState, Ratio};
 use std::time::Duration;
 use support::{ms, Driver, Order, MDS};
 
@@ -63,7 +63,7 @@ fn recovery_case(
         let lost = &pns[a_end..l_end];
         d.frame(acked, lost, ce && first, false, false);
         if first {
-            assert_eq!(d.cc.state(), CcState::RapidRecovery);
+            assert_eq!(d.cc.state(), LossBasedState::RapidRecovery);
             assert_eq!(
                 d.cc.ssthresh(),
                 None,
@@ -78,7 +78,7 @@ fn recovery_case(
     let exit = d.send(1);
     d.advance(ms(100));
     d.ack(&exit);
-    assert_eq!(d.cc.state(), CcState::CongestionAvoidance);
+    assert_eq!(d.cc.state(), LossBasedState::CongestionAvoidance);
     (d, acked_bytes)
 }
 
@@ -173,7 +173,7 @@ fn rapid_start_02_3_3_optional_beta_iw_floor() {
 
 /// Two 10-packet flights at `min_ms`, then a flight at `floor`: the window
 /// increase for the first ack of that flight.
-fn growth_at(spec: &str, min_ms: u64, floor: Duration) -> (u64, CcState) {
+fn growth_at(spec: &str, min_ms: u64, floor: Duration) -> (u64, LossBasedState) {
     let mut d = Driver::new(spec);
     d.round(10, ms(min_ms));
     d.round(10, ms(min_ms));
@@ -192,10 +192,13 @@ fn rapid_start_02_3_2_switches_3x_to_2x_past_min_rtt_plus_4ms() {
         ms(104)
     );
     let s = "rapidstart(jump=off)";
-    assert_eq!(growth_at(s, 100, ms(104)), (2 * MDS, CcState::RapidGrowth));
+    assert_eq!(
+        growth_at(s, 100, ms(104)),
+        (2 * MDS, LossBasedState::RapidGrowth)
+    );
     assert_eq!(
         growth_at(s, 100, us(104_001)),
-        (MDS, CcState::RapidSlowStart)
+        (MDS, LossBasedState::RapidSlowStart)
     );
 }
 
@@ -207,8 +210,14 @@ fn rapid_start_02_3_2_switches_3x_to_2x_past_1_1_min_rtt() {
         ms(22)
     );
     let s = "cubic+rapidstart(jump=off)";
-    assert_eq!(growth_at(s, 20, ms(22)), (2 * MDS, CcState::RapidGrowth));
-    assert_eq!(growth_at(s, 20, us(22_001)), (MDS, CcState::RapidSlowStart));
+    assert_eq!(
+        growth_at(s, 20, ms(22)),
+        (2 * MDS, LossBasedState::RapidGrowth)
+    );
+    assert_eq!(
+        growth_at(s, 20, us(22_001)),
+        (MDS, LossBasedState::RapidSlowStart)
+    );
 }
 
 #[test]
@@ -220,7 +229,7 @@ fn rapid_start_02_3_2_reevaluated_per_ack_unless_latched() {
         let mut d = Driver::new(spec);
         d.round(10, ms(50));
         d.round(10, ms(70));
-        assert_eq!(d.cc.state(), CcState::RapidSlowStart);
+        assert_eq!(d.cc.state(), LossBasedState::RapidSlowStart);
         let pns = d.send(10);
         d.advance(ms(50));
         let before = d.window();
@@ -234,14 +243,17 @@ fn rapid_start_02_3_1_first_flight_is_two_iw_paced_over_srtt() {
     let mut d = Driver::new("rapidstart");
     let iw = 12_000;
     // Deferred (docs/algorithms.md ambiguity #1): IW and classic pacing until an RTT sample.
-    assert_eq!((d.window(), d.cc.state()), (iw, CcState::SlowStart));
+    assert_eq!((d.window(), d.cc.state()), (iw, LossBasedState::SlowStart));
     let r = d.cc.pacing_rate(&d.rtt).map(|r| r.bytes_per_sec());
     assert_eq!(r, Some(2 * iw * 1000 / 333));
     // A handshake-sized exchange gives the first sample, 50 ms.
     let hs = d.send_sized(1, 100);
     d.advance(ms(50));
     d.ack(&hs);
-    assert_eq!((d.window(), d.cc.state()), (2 * iw, CcState::JumpStart));
+    assert_eq!(
+        (d.window(), d.cc.state()),
+        (2 * iw, LossBasedState::JumpStart)
+    );
     // first_flight / srtt: 24 000 B over 50 ms.
     let r = d.cc.pacing_rate(&d.rtt).map(|r| r.bytes_per_sec());
     assert_eq!(r, Some(2 * iw * 20));
@@ -249,7 +261,7 @@ fn rapid_start_02_3_1_first_flight_is_two_iw_paced_over_srtt() {
     assert_eq!(flight.len() as u64 * MDS, 2 * iw);
     d.advance(ms(50));
     d.ack(&flight[..1]);
-    assert_eq!(d.cc.state(), CcState::RapidGrowth);
+    assert_eq!(d.cc.state(), LossBasedState::RapidGrowth);
     // 3× phase pacing: gain 3 on cwnd/srtt.
     let r = d.cc.pacing_rate(&d.rtt).map(|r| r.bytes_per_sec());
     assert_eq!(r, Some(3 * d.window() * 20));
@@ -261,26 +273,32 @@ fn jump_start_first_flight_then_classic_slow_start_and_beta() {
     let hs = d.send_sized(1, 100);
     d.advance(ms(30));
     d.ack(&hs);
-    assert_eq!((d.window(), d.cc.state()), (60 * MDS, CcState::JumpStart));
+    assert_eq!(
+        (d.window(), d.cc.state()),
+        (60 * MDS, LossBasedState::JumpStart)
+    );
     let flight = d.fill_window();
     assert_eq!(flight.len(), 60);
     d.advance(ms(30));
     d.ack(&flight[..1]);
-    assert_eq!(d.cc.state(), CcState::SlowStart);
+    assert_eq!(d.cc.state(), LossBasedState::SlowStart);
     let w = d.window();
     d.ack(&flight[1..2]);
     assert_eq!(d.window(), w + MDS, "2× growth");
     d.lose(&flight[2..3]);
     assert_eq!(
         (d.cc.state(), d.window()),
-        (CcState::Recovery, (w + MDS) / 2)
+        (LossBasedState::Recovery, (w + MDS) / 2)
     );
 }
 
 #[test]
 fn jump_start_without_deferral_starts_at_two_iw() {
     let d = Driver::new("rapidstart(defer=off)");
-    assert_eq!((d.window(), d.cc.state()), (24_000, CcState::JumpStart));
+    assert_eq!(
+        (d.window(), d.cc.state()),
+        (24_000, LossBasedState::JumpStart)
+    );
     let d = Driver::new("jumpstart(defer=off)");
     assert_eq!(d.window(), 24_000);
 }
@@ -292,12 +310,12 @@ fn ambiguity_6_loss_of_packet_sent_after_entry_is_an_ordinary_reduction() {
     d.advance(ms(100));
     d.lose(&pns[..1]);
     let w = d.window();
-    assert_eq!(d.cc.state(), CcState::RapidRecovery);
+    assert_eq!(d.cc.state(), LossBasedState::RapidRecovery);
     d.advance(ms(1));
     let late = d.send(1);
     d.advance(ms(1));
     d.lose(&late);
-    assert_eq!(d.cc.state(), CcState::Recovery);
+    assert_eq!(d.cc.state(), LossBasedState::Recovery);
     assert_eq!(d.window(), w / 2);
     assert_eq!(d.cc.metrics().num_loss_episodes, 2);
 }
@@ -308,16 +326,16 @@ fn ambiguity_10_loss_after_hystart_exit_uses_the_ordinary_decrease() {
     d.round(10, ms(100));
     d.round(10, ms(100));
     d.round(10, ms(130));
-    assert_eq!(d.cc.state(), CcState::ConservativeSlowStart);
+    assert_eq!(d.cc.state(), LossBasedState::ConservativeSlowStart);
     for _ in 0..5 {
         d.round(10, ms(130));
     }
-    assert_eq!(d.cc.state(), CcState::CongestionAvoidance);
+    assert_eq!(d.cc.state(), LossBasedState::CongestionAvoidance);
     let w = d.window();
     let p = d.send(2);
     d.advance(ms(130));
     d.lose(&p[..1]);
-    assert_eq!(d.cc.state(), CcState::Recovery);
+    assert_eq!(d.cc.state(), LossBasedState::Recovery);
     assert_eq!(d.window(), w * 7 / 10);
 }
 
@@ -330,7 +348,10 @@ fn ambiguity_11_persistent_congestion_ends_rapid_start() {
     let w = d.window();
     d.advance(ms(2000));
     d.frame(&[], &pns[1..10], false, true, false);
-    assert_eq!((d.cc.state(), d.window()), (CcState::SlowStart, 2 * MDS));
+    assert_eq!(
+        (d.cc.state(), d.window()),
+        (LossBasedState::SlowStart, 2 * MDS)
+    );
     assert!(d.cc.ssthresh().is_some_and(|s| s <= w));
     // Plain 2× slow start now.
     let p = d.send(1);
@@ -404,11 +425,11 @@ fn exit_frame_with_losses(order: Order) -> (u64, Option<u64>) {
         d.frame(&step[..1], &step[1..], false, false, false);
         d.advance(us(100));
     }
-    assert_eq!(d.cc.state(), CcState::RapidRecovery);
+    assert_eq!(d.cc.state(), LossBasedState::RapidRecovery);
     let after = d.send(2);
     d.advance(ms(100));
     d.frame(&after, last4, false, false, false);
-    assert_eq!(d.cc.state(), CcState::CongestionAvoidance);
+    assert_eq!(d.cc.state(), LossBasedState::CongestionAvoidance);
     (d.cc.window(), d.cc.ssthresh())
 }
 
@@ -430,7 +451,7 @@ fn loss_during_jump_flight(spec: &str) -> u64 {
     let flight = d.send(7);
     d.advance(ms(30));
     d.lose(&flight[..1]);
-    assert_eq!(d.cc.state(), CcState::RapidRecovery);
+    assert_eq!(d.cc.state(), LossBasedState::RapidRecovery);
     d.window()
 }
 
@@ -462,7 +483,7 @@ fn rapid_start_recovery_paces_at_rec_gain() {
         let pns = d.send(300);
         d.advance(ms(100));
         d.frame(&pns[..1], &pns[1..2], false, false, false);
-        assert_eq!(d.cc.state(), CcState::RapidRecovery);
+        assert_eq!(d.cc.state(), LossBasedState::RapidRecovery);
         let srtt = d.rtt.smoothed().as_secs_f64();
         let rate = d.cc.pacing_rate(&d.rtt).map(|r| r.bytes_per_sec() as f64);
         let want = gain * d.window() as f64 / srtt;
@@ -480,17 +501,17 @@ fn rapid_start_02_3_1_acks_of_packets_sent_before_the_jump_do_not_grow_the_first
     let iw = d.send(10);
     d.advance(ms(30));
     d.ack(&iw[..1]);
-    assert_eq!(d.cc.state(), CcState::JumpStart);
+    assert_eq!(d.cc.state(), LossBasedState::JumpStart);
     assert_eq!(d.window(), 20 * MDS);
     let flight = d.send(10);
     d.advance(ms(1));
     d.ack_each(&iw[1..]);
-    assert_eq!(d.cc.state(), CcState::JumpStart);
+    assert_eq!(d.cc.state(), LossBasedState::JumpStart);
     assert_eq!(d.window(), 20 * MDS, "pre-jump ACKs grew the jump window");
     // The flight's own ACKs grow it as usual once the flight has ended.
     d.advance(ms(30));
     d.ack(&flight[..1]);
-    assert_eq!(d.cc.state(), CcState::RapidGrowth);
+    assert_eq!(d.cc.state(), LossBasedState::RapidGrowth);
     assert!(d.window() > 20 * MDS);
 }
 

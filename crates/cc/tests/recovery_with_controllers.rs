@@ -264,19 +264,19 @@ fn rfc9000_12_3_a_handshake_ack_does_not_end_the_first_flight() {
     }
     // The client's Initial ACK is the first RTT sample: the jump starts.
     ack_in(&mut c, Time::from_millis(30), Space::Initial, 0);
-    assert_eq!(c.cc.state(), ramp_cc::CcState::JumpStart);
+    assert_eq!(c.cc.phase(), ramp_cc::LossBasedState::JumpStart.phase());
     for pn in 0..5 {
         send_in(&mut c, Time::from_millis(31), Space::Application, pn);
     }
     ack_in(&mut c, Time::from_millis(32), Space::Handshake, 2);
     assert_eq!(
-        c.cc.state(),
-        ramp_cc::CcState::JumpStart,
+        c.cc.phase(),
+        ramp_cc::LossBasedState::JumpStart.phase(),
         "a Handshake ACK ended the 1-RTT first flight"
     );
     // The flight ends with the ACK of its first 1-RTT packet.
     ack_in(&mut c, Time::from_millis(61), Space::Application, 0);
-    assert_eq!(c.cc.state(), ramp_cc::CcState::RapidGrowth);
+    assert_eq!(c.cc.phase(), ramp_cc::LossBasedState::RapidGrowth.phase());
 }
 
 #[test]
@@ -287,16 +287,16 @@ fn rapid_start_02_3_1_defer_off_first_flight_is_the_1rtt_data_not_the_handshake(
     let mut c = Conn::new("rapidstart(defer=off)", &CcConfig::default());
     c.det = LossDetector::new(RecoveryConfig::default());
     send_in(&mut c, Time::ZERO, Space::Initial, 0);
-    assert_eq!(c.cc.state(), ramp_cc::CcState::JumpStart);
+    assert_eq!(c.cc.phase(), ramp_cc::LossBasedState::JumpStart.phase());
     ack_in(&mut c, Time::from_millis(30), Space::Initial, 0);
     assert_eq!(
-        c.cc.state(),
-        ramp_cc::CcState::JumpStart,
+        c.cc.phase(),
+        ramp_cc::LossBasedState::JumpStart.phase(),
         "the Initial's ACK ended the first flight"
     );
     for pn in 0..4 {
         send_in(&mut c, Time::from_millis(31), Space::Application, pn);
     }
     ack_in(&mut c, Time::from_millis(61), Space::Application, 0);
-    assert_eq!(c.cc.state(), ramp_cc::CcState::RapidGrowth);
+    assert_eq!(c.cc.phase(), ramp_cc::LossBasedState::RapidGrowth.phase());
 }

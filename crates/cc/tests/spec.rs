@@ -4,8 +4,10 @@ mod support;
 
 use proptest::prelude::*;
 use ramp_cc::config::{CcConfig, InitialWindow, PrrMode};
-use ramp_cc::spec::{self, ControllerSpec, StartupSpec, SEED_ARMS};
-use ramp_cc::{CcState, Controller};
+use ramp_cc::spec::{
+    self, FamilySpec, JumpStartOptions, LossBasedSpec, RapidStartSpec, StartupSpec, SEED_ARMS,
+};
+use ramp_cc::LossBasedState;
 
 fn canon(s: &str) -> String {
     match spec::parse(s) {
@@ -65,10 +67,13 @@ fn every_documented_name_parses_and_builds_under_its_canonical_name() {
 #[test]
 fn seed_experiment_arms_are_expressible() {
     let cfg = CcConfig::default();
-    let arms: Vec<(String, ControllerSpec)> = SEED_ARMS
+    let arms: Vec<(String, LossBasedSpec)> = SEED_ARMS
         .iter()
         .map(|(arm, name)| match spec::parse(name) {
-            Ok(s) => (arm.to_string(), s),
+            Ok(s) => match s.as_loss_based() {
+                Some(l) => (arm.to_string(), *l),
+                None => panic!("{arm}: not loss-based"),
+            },
             Err(e) => panic!("{arm}: {e}"),
         })
         .collect();
@@ -80,22 +85,22 @@ fn seed_experiment_arms_are_expressible() {
     assert_eq!(arms[0].1.startup, StartupSpec::Classic);
     assert_eq!(
         arms[1].1.startup,
-        StartupSpec::JumpStart {
+        StartupSpec::JumpStart(JumpStartOptions {
             defer: true,
             retreat: true
-        }
+        })
     );
     assert!(matches!(
         arms[2].1.startup,
-        StartupSpec::RapidStart { jump: false, .. }
+        StartupSpec::RapidStart(RapidStartSpec { jump: false, .. })
     ));
     assert!(matches!(
         arms[3].1.startup,
-        StartupSpec::RapidStart { jump: true, .. }
+        StartupSpec::RapidStart(RapidStartSpec { jump: true, .. })
     ));
     // jumpstart's first flight is 60 packets once an RTT sample exists.
     let c = arms[1].1.build_loss_based(&cfg);
-    assert_eq!(c.state(), CcState::SlowStart);
+    assert_eq!(c.state(), LossBasedState::SlowStart);
 }
 
 #[test]
@@ -167,7 +172,12 @@ proptest! {
     fn parse_of_display_round_trips(s in support::arb::spec()) {
         let shown = s.to_string();
         let back = spec::parse(&shown);
-        prop_assert_eq!(back.as_ref(), Ok(&s), "{}", shown);
+        prop_assert_eq!(
+            back.as_ref().ok().and_then(|b| b.as_loss_based()),
+            Some(&s),
+            "{}",
+            shown
+        );
         // And the canonical form is a fixed point.
         prop_assert_eq!(back.map(|b| b.to_string()), Ok(shown));
     }
@@ -175,15 +185,15 @@ proptest! {
 
 #[test]
 fn seed_arms_use_quicly_reno_constants() {
-    use ramp_cc::spec::{CaSpec, QUICLY_RENO_BETA, QUICLY_SLOW_START_EXIT_BETA};
+    use ramp_cc::spec::{CaSpec, NewRenoOptions, QUICLY_RENO_BETA, QUICLY_SLOW_START_EXIT_BETA};
     for (label, name) in SEED_ARMS {
         let s = spec::parse(name).unwrap();
         assert_eq!(
-            s.ca,
-            CaSpec::NewReno {
+            s.as_loss_based().map(|l| l.ca),
+            Some(CaSpec::NewReno(NewRenoOptions {
                 beta: QUICLY_RENO_BETA,
                 ss_beta: Some(QUICLY_SLOW_START_EXIT_BETA)
-            },
+            })),
             "{label}"
         );
     }
@@ -196,4 +206,170 @@ fn more_than_six_decimals_is_refused_for_that_reason() {
         .to_string();
     assert!(e.contains("more than 6 decimal places"), "{e}");
     assert!(spec::parse("rapidstart(beta=0.500001)").is_ok());
+}
+
+/// docs/algorithms.md, "Adding a controller": a controller written outside
+/// ramp-cc, registered through the public API, parsed, printed and built
+/// like a built-in one. If this stops compiling, update the walk-through.
+mod adding_a_controller {
+    use std::any::Any;
+    use std::fmt;
+
+    use ramp_cc::spec::option::{self, OptionDef};
+    use ramp_cc::spec::{ControllerSpec, Family, FamilySpec, Registry, SpecError, SpecPart};
+    use ramp_cc::{
+        AckFrameSummary, AckedPacket, CcConfig, CcPhase, CongestionEvent, Controller, Metrics,
+        Rate, RttEstimator, Time,
+    };
+
+    /// Step 1: the controller. A fixed window, paced at window/srtt.
+    #[derive(Clone, Debug)]
+    struct Fixed {
+        window: u64,
+        name: String,
+    }
+
+    impl Controller for Fixed {
+        fn on_packet_sent(&mut self, _: Time, _: Option<u64>, _: u64, _: u64) {}
+        fn on_packet_acked(&mut self, _: Time, _: &AckedPacket, _: &RttEstimator, _: bool) {}
+        fn on_ack_frame_end(&mut self, _: Time, _: &AckFrameSummary, _: &RttEstimator) {}
+        fn on_congestion_event(&mut self, _: Time, _: &CongestionEvent, _: &RttEstimator) {}
+        fn on_mtu_update(&mut self, _: u64) {}
+        fn window(&self) -> u64 {
+            self.window
+        }
+        fn ssthresh(&self) -> Option<u64> {
+            None
+        }
+        fn pacing_rate(&self, rtt: &RttEstimator) -> Option<Rate> {
+            Some(Rate::from_bytes_over(self.window, rtt.smoothed()))
+        }
+        fn phase(&self) -> CcPhase {
+            CcPhase::new("fixed", false)
+        }
+        fn metrics(&self) -> Metrics {
+            Metrics {
+                cwnd_bytes: self.window,
+                ..Metrics::default()
+            }
+        }
+        fn initial_window(&self) -> u64 {
+            self.window
+        }
+        fn name(&self) -> String {
+            self.name.clone()
+        }
+        fn clone_box(&self) -> Box<dyn Controller> {
+            Box::new(self.clone())
+        }
+    }
+
+    /// Step 2: its options, one table row each.
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    struct FixedSpec {
+        packets: u64,
+    }
+
+    const OPTIONS: &[OptionDef<FixedSpec>] = &[OptionDef {
+        key: "packets",
+        values: "<n>",
+        help: "the window in packets (default 20)",
+        parse: |s, v| match v.parse::<u64>() {
+            Ok(n) if (2..=10_000).contains(&n) => {
+                s.packets = n;
+                Ok(())
+            }
+            _ => Err(option::ValueError::Expected("a packet count 2..=10000")),
+        },
+        display: |s| (s.packets != 20).then(|| s.packets.to_string()),
+    }];
+
+    impl fmt::Display for FixedSpec {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            let mut opts = Vec::new();
+            option::write(OPTIONS, self, &mut opts);
+            if opts.is_empty() {
+                f.write_str("fixed")
+            } else {
+                write!(f, "fixed({})", opts.join(","))
+            }
+        }
+    }
+
+    impl FamilySpec for FixedSpec {
+        fn build(&self, cfg: &CcConfig) -> Box<dyn Controller> {
+            Box::new(Fixed {
+                window: self.packets * cfg.max_datagram_size,
+                name: self.to_string(),
+            })
+        }
+        fn as_any(&self) -> &dyn Any {
+            self
+        }
+    }
+
+    /// Step 3: the family, the factory the registry holds.
+    struct FixedFamily;
+
+    impl Family for FixedFamily {
+        fn names(&self) -> &'static [&'static str] {
+            &["fixed"]
+        }
+        fn parse(&self, parts: &[SpecPart<'_>], whole: &str) -> Result<ControllerSpec, SpecError> {
+            let [part] = parts else {
+                return Err(SpecError::new(format!("`{whole}`: fixed stands alone")));
+            };
+            let mut spec = FixedSpec { packets: 20 };
+            for &(k, v) in part.options {
+                if !option::apply(OPTIONS, &mut spec, k, v, whole)? {
+                    return Err(SpecError::new(format!(
+                        "unknown option `{k}` for `fixed` in `{whole}`; valid options: {}",
+                        option::describe(OPTIONS)
+                    )));
+                }
+            }
+            Ok(ControllerSpec::new(spec))
+        }
+        fn help(&self) -> String {
+            "fixed: a constant window\n".to_string()
+        }
+    }
+
+    fn registry() -> Registry {
+        // Step 4: one registry line.
+        let mut r = Registry::builtin();
+        r.register(FixedFamily);
+        r
+    }
+
+    #[test]
+    fn a_registered_controller_parses_prints_and_builds() {
+        let r = registry();
+        let spec = r.parse("fixed(packets=40)").unwrap();
+        assert_eq!(spec.to_string(), "fixed(packets=40)");
+        assert_eq!(
+            spec.downcast_ref::<FixedSpec>(),
+            Some(&FixedSpec { packets: 40 })
+        );
+        let c = spec.build(&CcConfig::default());
+        assert_eq!(c.window(), 40 * 1200);
+        assert_eq!(c.phase().as_str(), "fixed");
+        assert_eq!(r.parse("fixed").map(|s| s.to_string()), Ok("fixed".into()));
+        // The built-in families still answer through the same registry.
+        assert!(r.parse("cubic+rapidstart").is_ok());
+        let list = r.parse_list("fixed(packets=4),newreno").unwrap();
+        assert_eq!(list.len(), 2);
+    }
+
+    #[test]
+    fn a_registered_controller_gets_the_same_errors() {
+        let r = registry();
+        let err = |s: &str| r.parse(s).map(|x| x.to_string()).unwrap_err().to_string();
+        assert!(err("fixed(pkts=4)").contains("valid options: packets=<n>"));
+        assert!(err("fixed(packets=1)").contains("expected a packet count"));
+        assert!(err("fixed+hystart").contains("cannot be combined"));
+        assert!(err("fixd").contains("fixed"), "the names list has it");
+        // Unknown to the built-in registry alone.
+        assert!(ramp_cc::spec::parse("fixed").is_err());
+    }
 }

@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use ramp_cc::{
-    AckFrameSummary, AckedPacket, CcState, CongestionEvent, Controller, Metrics, Rate,
+    AckFrameSummary, AckedPacket, CcPhase, CongestionEvent, Controller, Metrics, Rate,
     RttEstimator, Time,
 };
 use ramp_quic::cc::CcChoice;
@@ -67,8 +67,8 @@ impl Controller for Recording {
     fn pacing_rate(&self, rtt: &RttEstimator) -> Option<Rate> {
         self.inner.pacing_rate(rtt)
     }
-    fn state(&self) -> CcState {
-        self.inner.state()
+    fn phase(&self) -> CcPhase {
+        self.inner.phase()
     }
     fn metrics(&self) -> Metrics {
         self.inner.metrics()

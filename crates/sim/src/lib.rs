@@ -91,7 +91,7 @@ pub fn flows_for(
         let s = match &f.cc {
             Some(name) => ramp_cc::spec::parse(name)
                 .map_err(|e| SimError(format!("flow {}: cc `{name}`: {e}", i + 1)))?,
-            None => *spec,
+            None => spec.clone(),
         };
         flows.push(FlowSetup {
             controller: s.build(&cfg),

@@ -33,11 +33,15 @@ use core::time::Duration;
 
 mod congestion;
 mod growth;
+pub mod spec;
+mod state;
+
+pub use state::LossBasedState;
 
 use crate::careful_resume::{CarefulResume, CrPhase};
 use crate::config::{minimum_window, CcConfig, EventOrder};
 use crate::controller::{
-    AckFrameSummary, AckedPacket, CcState, CongestionEvent, CongestionSignal, Controller, Metrics,
+    AckFrameSummary, AckedPacket, CcPhase, CongestionEvent, CongestionSignal, Controller, Metrics,
 };
 use crate::cubic::Cubic;
 use crate::hystart::HyStart;
@@ -99,7 +103,7 @@ pub struct Startup {
     pub careful_resume: bool,
 }
 
-/// What a controller is doing; [`CcState`] is derived from it.
+/// What a controller is doing; [`LossBasedState`] is derived from it.
 #[derive(Clone, Copy, Debug)]
 enum Phase {
     /// The initial startup (ssthresh infinite).
@@ -301,26 +305,53 @@ impl LossBased {
         }
         let srtt = srtt.max(Duration::from_micros(1));
         let (bytes, gain) = match self.state() {
-            CcState::JumpStart => (self.cwnd, Ratio::ONE),
-            CcState::RapidGrowth => (
+            LossBasedState::JumpStart => (self.cwnd, Ratio::ONE),
+            LossBasedState::RapidGrowth => (
                 self.cwnd,
                 self.startup.rapid.map_or(Ratio::ONE, |o| o.pacing_gain),
             ),
-            CcState::SlowStart | CcState::RapidSlowStart | CcState::ConservativeSlowStart => {
-                (self.cwnd, self.cfg.slow_start_pacing_gain)
-            }
-            CcState::RapidRecovery => (
+            LossBasedState::SlowStart
+            | LossBasedState::RapidSlowStart
+            | LossBasedState::ConservativeSlowStart => (self.cwnd, self.cfg.slow_start_pacing_gain),
+            LossBasedState::RapidRecovery => (
                 self.window(),
                 self.startup
                     .rapid
                     .map_or(self.cfg.ca_pacing_gain, |o| o.recovery_gain),
             ),
-            CcState::Recovery | CcState::CongestionAvoidance => {
+            LossBasedState::Recovery | LossBasedState::CongestionAvoidance => {
                 (self.window(), self.cfg.ca_pacing_gain)
             }
         };
         let rate = Rate::from_bytes_over(bytes, srtt).scaled(gain.num(), gain.den());
         Some(rate.max(Rate::from_bytes_per_sec(1)))
+    }
+}
+
+impl LossBased {
+    /// The current phase (also reported, by name, as [`Controller::phase`]).
+    pub fn state(&self) -> LossBasedState {
+        match self.phase {
+            Phase::Startup => {
+                if self.hystart.as_ref().is_some_and(HyStart::in_css) {
+                    LossBasedState::ConservativeSlowStart
+                } else if self.first_flight.is_active() {
+                    LossBasedState::JumpStart
+                } else if self.startup.rapid.is_some() && self.has_rtt_sample {
+                    if self.rapid_queue {
+                        LossBasedState::RapidSlowStart
+                    } else {
+                        LossBasedState::RapidGrowth
+                    }
+                } else {
+                    LossBasedState::SlowStart
+                }
+            }
+            Phase::SlowStart => LossBasedState::SlowStart,
+            Phase::Recovery => LossBasedState::Recovery,
+            Phase::RapidRecovery(_) => LossBasedState::RapidRecovery,
+            Phase::CongestionAvoidance => LossBasedState::CongestionAvoidance,
+        }
     }
 }
 
@@ -634,28 +665,8 @@ impl Controller for LossBased {
         self.pacing_rate_for(rtt.smoothed())
     }
 
-    fn state(&self) -> CcState {
-        match self.phase {
-            Phase::Startup => {
-                if self.hystart.as_ref().is_some_and(HyStart::in_css) {
-                    CcState::ConservativeSlowStart
-                } else if self.first_flight.is_active() {
-                    CcState::JumpStart
-                } else if self.startup.rapid.is_some() && self.has_rtt_sample {
-                    if self.rapid_queue {
-                        CcState::RapidSlowStart
-                    } else {
-                        CcState::RapidGrowth
-                    }
-                } else {
-                    CcState::SlowStart
-                }
-            }
-            Phase::SlowStart => CcState::SlowStart,
-            Phase::Recovery => CcState::Recovery,
-            Phase::RapidRecovery(_) => CcState::RapidRecovery,
-            Phase::CongestionAvoidance => CcState::CongestionAvoidance,
-        }
+    fn phase(&self) -> CcPhase {
+        self.state().phase()
     }
 
     fn metrics(&self) -> Metrics {

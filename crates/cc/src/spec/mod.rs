@@ -2,12 +2,19 @@
 //! `rapidstart(beta=0.7,jump=on)`, `cubic(conns=2)+rapidstart(iw=30)`.
 //!
 //! Grammar: a spec is parts joined by `+`; a part is a name with an optional
-//! parenthesised list of `key=value` options. At most one congestion-avoidance
-//! algorithm (`newreno`, the default, or `cubic`), at most one of
-//! `rapidstart` / `jumpstart`, optionally `hystart`. Connection-level options
-//! (`iw`, `pacing`, `ss_gain`, `ca_gain`, `prr`, `undo`, `send_one`) may be written on any
-//! part. [`ControllerSpec`]'s `Display` is the canonical name and parses back
-//! to the same spec.
+//! parenthesised list of `key=value` options. Each part name
+//! belongs to one controller family ([`Family`]); a spec's parts all belong
+//! to the same one, which reads them into its own [`FamilySpec`]. The
+//! [`Registry`] lists the families: [`Registry::builtin`] has ramp's, and a
+//! program registers its own with one call (docs/algorithms.md, "Adding a
+//! controller"). Every family states its options once, in an
+//! [`option::OptionDef`] table that drives parsing, the canonical name, the
+//! error messages and the help. [`ControllerSpec`]'s `Display` is the
+//! canonical name and parses back to the same spec.
+//!
+//! The loss-based family ([`LossBasedSpec`], in
+//! [`crate::loss_based::spec`]) owns `newreno`, `cubic`, `hystart`,
+//! `rapidstart` and `jumpstart`.
 //!
 //! The four arms of the Rapid Start production experiment (the draft
 //! author's IETF 125 slides), as the experiment ran them on h2o/quicly
@@ -25,16 +32,21 @@
 //! Prefix `cubic+` (e.g. `cubic+rapidstart(iw=30)`) for CUBIC, β = 0.7.
 
 use core::fmt;
+use std::sync::Arc;
 
-mod display;
-mod parse;
+mod grammar;
+pub mod option;
+mod registry;
 
-use crate::config::{CcConfig, InitialWindow, PrrMode};
+pub use crate::loss_based::spec::{
+    CaSpec, CommonOptions, CubicOptions, JumpStartOptions, LossBasedFamily, LossBasedSpec,
+    NewRenoOptions, RapidStartSpec, StartupSpec,
+};
+pub use registry::{Family, FamilySpec, Registry, SpecPart};
+
+use crate::config::CcConfig;
 use crate::controller::Controller;
-use crate::cubic::{Cubic, FastConvergence};
-use crate::loss_based::{CaAlgorithm, LossBased, Startup};
-use crate::newreno::{RenoGrowth, LOSS_REDUCTION_FACTOR};
-use crate::rapid_start::RapidStartOptions;
+use crate::loss_based::LossBased;
 use crate::ratio::Ratio;
 
 /// quicly's Reno decrease factor in congestion avoidance,
@@ -74,82 +86,97 @@ pub const RFC9002_SEED_ARMS: [(&str, &str); 4] = [
     ("rapidstart", "rapidstart(iw=30)"),
 ];
 
-/// The congestion-avoidance algorithm of a spec.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum CaSpec {
+/// A parsed controller name of any family: cheap to clone, prints its
+/// canonical name, builds controllers.
+#[derive(Clone)]
+pub struct ControllerSpec(Arc<dyn FamilySpec>);
+
+impl ControllerSpec {
+    /// Wraps a family's spec.
+    pub fn new(spec: impl FamilySpec) -> ControllerSpec {
+        ControllerSpec(Arc::new(spec))
+    }
+
+    /// The family's own spec, if it is an `S`.
+    pub fn downcast_ref<S: FamilySpec>(&self) -> Option<&S> {
+        self.0.as_any().downcast_ref::<S>()
+    }
+
+    /// The loss-based spec, if this is one.
+    pub fn as_loss_based(&self) -> Option<&LossBasedSpec> {
+        self.downcast_ref()
+    }
+
+    /// The config this spec runs with: `cfg` overridden by the spec's
+    /// connection-level options.
+    pub fn effective_config(&self, cfg: &CcConfig) -> CcConfig {
+        self.0.effective_config(cfg)
+    }
+
+    /// The canonical name of the controller this spec builds under `cfg`:
+    /// connection-level values are written when they differ from the
+    /// defaults, whether they came from the spec or from `cfg`.
+    pub fn canonical_name(&self, cfg: &CcConfig) -> String {
+        self.0.canonical_name(cfg)
+    }
+
+    /// The same spec without an explicit initial window, so that a
+    /// command-wide initial window applies; unchanged for families without
+    /// one.
+    pub fn without_initial_window(&self) -> ControllerSpec {
+        self.0
+            .without_initial_window()
+            .unwrap_or_else(|| self.clone())
+    }
+
+    /// Builds the controller.
+    pub fn build(&self, cfg: &CcConfig) -> Box<dyn Controller> {
+        self.0.build(cfg)
+    }
+
+    /// Builds a loss-based controller as its concrete type; `None` for
+    /// another family.
+    pub fn build_loss_based(&self, cfg: &CcConfig) -> Option<LossBased> {
+        self.as_loss_based().map(|s| s.build_loss_based(cfg))
+    }
+}
+
+impl Default for ControllerSpec {
     /// RFC 9002 NewReno.
-    NewReno {
-        /// Multiplicative decrease (default 0.5).
-        beta: Ratio,
-        /// The decrease for the loss that ends the initial slow start;
-        /// `None` = `beta`. quicly hard-codes 0.5 there and uses its β 0.7
-        /// afterwards ([`QUICLY_RENO_BETA`]).
-        ss_beta: Option<Ratio>,
-    },
-    /// RFC 9438 CUBIC.
-    Cubic {
-        /// N-connection emulation (1 = RFC 9438).
-        conns: u32,
-        /// RFC 9438 §4.7 fast convergence.
-        fast_convergence: FastConvergence,
-    },
+    fn default() -> Self {
+        ControllerSpec::new(LossBasedSpec::default())
+    }
 }
 
-/// The startup mechanism of a spec (HyStart++ is separate and combines
-/// with each).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum StartupSpec {
-    /// Classic slow start.
-    Classic,
-    /// Only the full-RTT paced `2·IW` first flight.
-    JumpStart {
-        /// Wait for the first RTT sample before jumping.
-        defer: bool,
-        /// Careful Resume's PipeSize and Safe Retreat (RFC 9959) around the
-        /// jump; `false` reacts to a loss with the ordinary β·cwnd.
-        retreat: bool,
-    },
-    /// Rapid Start.
-    RapidStart {
-        /// Use the full-RTT paced first flight.
-        jump: bool,
-        /// Wait for the first RTT sample before jumping.
-        defer: bool,
-        /// Growth and recovery options.
-        options: RapidStartOptions,
-    },
+impl fmt::Display for ControllerSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&*self.0, f)
+    }
 }
 
-/// Connection-level overrides of [`CcConfig`]; `None` = take the config's.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct CommonOptions {
-    /// `iw=`.
-    pub initial_window: Option<InitialWindow>,
-    /// `pacing=`.
-    pub pacing: Option<bool>,
-    /// `ss_gain=`.
-    pub slow_start_pacing_gain: Option<Ratio>,
-    /// `ca_gain=`.
-    pub ca_pacing_gain: Option<Ratio>,
-    /// `prr=`.
-    pub prr: Option<PrrMode>,
-    /// `undo=`.
-    pub undo: Option<bool>,
-    /// `send_one=`.
-    pub send_one: Option<bool>,
+impl fmt::Debug for ControllerSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&*self.0, f)
+    }
 }
 
-/// A parsed controller name.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct ControllerSpec {
-    /// Congestion avoidance.
-    pub ca: CaSpec,
-    /// Startup.
-    pub startup: StartupSpec,
-    /// HyStart++ on the initial slow start.
-    pub hystart: bool,
-    /// Connection-level options.
-    pub common: CommonOptions,
+/// Two specs are equal when their canonical names are: the name parses
+/// back to an equal spec (a property test checks it), so it determines the
+/// controller.
+impl PartialEq for ControllerSpec {
+    fn eq(&self, other: &Self) -> bool {
+        self.to_string() == other.to_string()
+    }
+}
+
+impl Eq for ControllerSpec {}
+
+impl core::str::FromStr for ControllerSpec {
+    type Err = SpecError;
+
+    fn from_str(s: &str) -> Result<ControllerSpec, SpecError> {
+        parse(s)
+    }
 }
 
 /// A name that is not a controller, with a message saying what is valid.
@@ -159,7 +186,9 @@ pub struct SpecError {
 }
 
 impl SpecError {
-    fn new(message: String) -> SpecError {
+    /// An error with this message; it should name the spec and say what
+    /// is valid.
+    pub fn new(message: String) -> SpecError {
         SpecError { message }
     }
 }
@@ -172,125 +201,14 @@ impl fmt::Display for SpecError {
 
 impl std::error::Error for SpecError {}
 
-impl Default for ControllerSpec {
-    fn default() -> Self {
-        ControllerSpec {
-            ca: CaSpec::NewReno {
-                beta: LOSS_REDUCTION_FACTOR,
-                ss_beta: None,
-            },
-            startup: StartupSpec::Classic,
-            hystart: false,
-            common: CommonOptions::default(),
-        }
-    }
-}
-
-/// Parses one controller name.
+/// Parses one controller name with the built-in families.
 pub fn parse(name: &str) -> Result<ControllerSpec, SpecError> {
-    name.parse()
+    Registry::builtin().parse(name)
 }
 
-/// Parses a comma-separated list of names; commas inside parentheses
-/// belong to options (`newreno,rapidstart(beta=0.7,jump=on)`).
+/// Parses a comma-separated list of names with the built-in families;
+/// commas inside parentheses belong to options
+/// (`newreno,rapidstart(beta=0.7,jump=on)`).
 pub fn parse_list(names: &str) -> Result<Vec<ControllerSpec>, SpecError> {
-    let mut out = Vec::new();
-    let mut depth = 0i32;
-    let mut start = 0;
-    for (i, c) in names.char_indices() {
-        match c {
-            '(' => depth += 1,
-            ')' => depth -= 1,
-            ',' if depth == 0 => {
-                out.push(parse(&names[start..i])?);
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    out.push(parse(&names[start..])?);
-    Ok(out)
-}
-
-impl ControllerSpec {
-    /// The config this spec runs with: `cfg` overridden by the spec's
-    /// connection-level options.
-    pub fn effective_config(&self, cfg: &CcConfig) -> CcConfig {
-        let c = &self.common;
-        CcConfig {
-            max_datagram_size: cfg.max_datagram_size,
-            initial_window: c.initial_window.unwrap_or(cfg.initial_window),
-            pacing: c.pacing.unwrap_or(cfg.pacing),
-            slow_start_pacing_gain: c
-                .slow_start_pacing_gain
-                .unwrap_or(cfg.slow_start_pacing_gain),
-            ca_pacing_gain: c.ca_pacing_gain.unwrap_or(cfg.ca_pacing_gain),
-            prr: c.prr.unwrap_or(cfg.prr),
-            undo: c.undo.unwrap_or(cfg.undo),
-            recovery_send_one: c.send_one.unwrap_or(cfg.recovery_send_one),
-            event_order: cfg.event_order,
-            alone_on_bottleneck: cfg.alone_on_bottleneck,
-        }
-    }
-
-    /// The canonical name of the controller this spec builds under `cfg`:
-    /// connection-level values are written when they differ from the
-    /// defaults, whether they came from the spec or from `cfg`.
-    pub fn canonical_name(&self, cfg: &CcConfig) -> String {
-        let eff = self.effective_config(cfg);
-        ControllerSpec {
-            common: CommonOptions::differing_from_default(&eff),
-            ..*self
-        }
-        .to_string()
-    }
-
-    /// Builds the controller as its concrete type.
-    pub fn build_loss_based(&self, cfg: &CcConfig) -> LossBased {
-        let eff = self.effective_config(cfg);
-        let ca = match self.ca {
-            CaSpec::NewReno { beta, ss_beta } => CaAlgorithm::Reno {
-                beta,
-                ss_beta: ss_beta.unwrap_or(beta),
-                growth: RenoGrowth::default(),
-            },
-            CaSpec::Cubic {
-                conns,
-                fast_convergence,
-            } => CaAlgorithm::Cubic(Cubic::new(
-                conns,
-                fast_convergence.resolve(cfg.alone_on_bottleneck),
-            )),
-        };
-        let startup = match self.startup {
-            StartupSpec::Classic => Startup {
-                first_flight: None,
-                rapid: None,
-                hystart: self.hystart,
-                careful_resume: false,
-            },
-            StartupSpec::JumpStart { defer, retreat } => Startup {
-                first_flight: Some(defer),
-                rapid: None,
-                hystart: self.hystart,
-                careful_resume: retreat,
-            },
-            StartupSpec::RapidStart {
-                jump,
-                defer,
-                options,
-            } => Startup {
-                first_flight: jump.then_some(defer),
-                rapid: Some(options),
-                hystart: self.hystart,
-                careful_resume: false,
-            },
-        };
-        LossBased::new(self.canonical_name(cfg), eff, ca, startup)
-    }
-
-    /// Builds the controller.
-    pub fn build(&self, cfg: &CcConfig) -> Box<dyn Controller> {
-        Box::new(self.build_loss_based(cfg))
-    }
+    Registry::builtin().parse_list(names)
 }

@@ -10,7 +10,7 @@ use ramp_cc::recovery::{
     AckError, AckFrame, AckOutcome, EcnCounts, LossDetector, RecoveryConfig, Space, TimeoutOutcome,
 };
 use ramp_cc::{
-    AckFrameSummary, AckedPacket, CcState, CongestionEvent, Controller, Metrics, Rate,
+    AckFrameSummary, AckedPacket, CongestionEvent, Controller, LossBasedState, Metrics, Rate,
     RttEstimator, Time,
 };
 
@@ -101,8 +101,8 @@ impl Controller for Recorder {
     fn pacing_rate(&self, _rtt: &RttEstimator) -> Option<Rate> {
         None
     }
-    fn state(&self) -> CcState {
-        CcState::SlowStart
+    fn phase(&self) -> ramp_cc::CcPhase {
+        LossBasedState::SlowStart.phase()
     }
     fn metrics(&self) -> Metrics {
         Metrics::default()

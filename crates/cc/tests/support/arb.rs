@@ -6,7 +6,10 @@ use proptest::prelude::*;
 use ramp_cc::config::{InitialWindow, PrrMode};
 use ramp_cc::cubic::FastConvergence;
 use ramp_cc::rapid_start::{PreRecoveryWindow, RapidStartOptions, RttFloorSource};
-use ramp_cc::spec::{CaSpec, CommonOptions, ControllerSpec, StartupSpec};
+use ramp_cc::spec::{
+    CaSpec, CommonOptions, CubicOptions, JumpStartOptions, LossBasedSpec, NewRenoOptions,
+    RapidStartSpec, StartupSpec,
+};
 use ramp_cc::Ratio;
 
 fn ratio_in(lo: u64, hi: u64) -> impl Strategy<Value = Ratio> {
@@ -25,10 +28,10 @@ fn gain() -> impl Strategy<Value = Ratio> {
     (100u64..1000).prop_map(|n| Ratio::new(n, 100).unwrap_or(Ratio::ONE))
 }
 
-pub fn spec() -> impl Strategy<Value = ControllerSpec> {
+pub fn spec() -> impl Strategy<Value = LossBasedSpec> {
     let ca = prop_oneof![
         (beta(), proptest::option::of(beta()))
-            .prop_map(|(beta, ss_beta)| CaSpec::NewReno { beta, ss_beta }),
+            .prop_map(|(beta, ss_beta)| CaSpec::NewReno(NewRenoOptions { beta, ss_beta })),
         (
             1u32..8,
             prop_oneof![
@@ -37,10 +40,10 @@ pub fn spec() -> impl Strategy<Value = ControllerSpec> {
                 Just(FastConvergence::Off)
             ]
         )
-            .prop_map(|(conns, fast_convergence)| CaSpec::Cubic {
+            .prop_map(|(conns, fast_convergence)| CaSpec::Cubic(CubicOptions {
                 conns,
                 fast_convergence
-            }),
+            })),
     ];
     let rapid = (
         (proptest::option::of(beta()), proptest::option::of(beta())),
@@ -86,14 +89,15 @@ pub fn spec() -> impl Strategy<Value = ControllerSpec> {
         );
     let startup = prop_oneof![
         Just(StartupSpec::Classic),
-        (any::<bool>(), any::<bool>())
-            .prop_map(|(defer, retreat)| StartupSpec::JumpStart { defer, retreat }),
+        (any::<bool>(), any::<bool>()).prop_map(|(defer, retreat)| StartupSpec::JumpStart(
+            JumpStartOptions { defer, retreat }
+        )),
         (any::<bool>(), any::<bool>(), rapid).prop_map(|(jump, defer, options)| {
-            StartupSpec::RapidStart {
+            StartupSpec::RapidStart(RapidStartSpec {
                 jump,
                 defer,
                 options,
-            }
+            })
         }),
     ];
     let common = (
@@ -124,7 +128,7 @@ pub fn spec() -> impl Strategy<Value = ControllerSpec> {
                 send_one,
             },
         );
-    (ca, startup, any::<bool>(), common).prop_map(|(ca, startup, hystart, common)| ControllerSpec {
+    (ca, startup, any::<bool>(), common).prop_map(|(ca, startup, hystart, common)| LossBasedSpec {
         ca,
         startup,
         hystart,

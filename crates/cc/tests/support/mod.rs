@@ -66,7 +66,10 @@ impl Driver {
             Err(e) => panic!("{e}"),
         };
         Driver {
-            cc: spec.build_loss_based(cfg),
+            cc: match spec.build_loss_based(cfg) {
+                Some(c) => c,
+                None => panic!("{spec} is not loss-based"),
+            },
             spec: spec.to_string(),
             cfg: *cfg,
             rtt: RttEstimator::default(),
@@ -100,7 +103,7 @@ impl Driver {
         let first = d.send(1);
         d.advance(ms(30));
         d.ack(&first);
-        assert_eq!(d.cc.state(), ramp_cc::CcState::JumpStart);
+        assert_eq!(d.cc.state(), ramp_cc::LossBasedState::JumpStart);
         assert_eq!(d.window(), 20 * MDS);
         d
     }

@@ -42,8 +42,7 @@ impl ArmSet {
         };
         list.iter()
             .map(|(label, name)| {
-                let mut spec = spec::parse(name)?;
-                spec.common.initial_window = None;
+                let spec = spec::parse(name)?.without_initial_window();
                 Ok(Arm {
                     label: label.to_string(),
                     spec,
@@ -401,7 +400,7 @@ mod tests {
         for set in [ArmSet::Seed, ArmSet::Rfc9002, ArmSet::Extended] {
             let arms = set.arms().unwrap();
             assert!(arms.len() >= 4);
-            assert!(arms.iter().all(|a| a.spec.common.initial_window.is_none()));
+            assert!(arms.iter().all(|a| !a.spec.to_string().contains("iw=")));
         }
         let seed = ArmSet::Seed.arms().unwrap();
         let labels: Vec<_> = seed.iter().map(|a| a.label.as_str()).collect();

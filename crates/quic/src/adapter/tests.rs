@@ -2,7 +2,7 @@
 //! each quinn callback turns into.
 
 use super::*;
-use ramp_cc::{CcState, Rate};
+use ramp_cc::Rate;
 
 /// What the recording controller saw.
 #[derive(Clone, Debug, PartialEq)]
@@ -88,8 +88,8 @@ impl ramp_cc::Controller for Recorder {
     fn pacing_rate(&self, _rtt: &RttEstimator) -> Option<Rate> {
         Some(Rate::from_bytes_per_sec(1000))
     }
-    fn state(&self) -> CcState {
-        CcState::SlowStart
+    fn phase(&self) -> ramp_cc::CcPhase {
+        ramp_cc::LossBasedState::SlowStart.phase()
     }
     fn metrics(&self) -> Metrics {
         Metrics {

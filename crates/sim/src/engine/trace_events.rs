@@ -77,6 +77,6 @@ pub(super) fn cc_snapshot(s: &Server) -> CcSnapshot {
         inflight: s.ld.bytes_in_flight(),
         ssthresh: s.cc.ssthresh(),
         pacing_bps: s.cc.pacing_rate(s.ld.rtt()).map(|r| r.bits_per_sec()),
-        state: s.cc.state().as_str(),
+        state: s.cc.phase().as_str(),
     }
 }

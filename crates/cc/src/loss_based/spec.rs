@@ -1,0 +1,856 @@
+//! The loss-based family's names: `newreno`, `cubic`, `hystart`,
+//! `rapidstart`, `jumpstart`, joined with `+` and built into one
+//! [`LossBased`] controller.
+//!
+//! At most one congestion-avoidance part (`newreno`, the default, or
+//! `cubic`), at most one of `rapidstart` / `jumpstart`, optionally
+//! `hystart`. Connection-level options ([`COMMON_OPTIONS`]) may be written on
+//! any part and are printed on the first. Every option is one row of a
+//! table below; the parser, the canonical name, the error messages and
+//! [`Family::help`] all read the same rows.
+
+use core::any::Any;
+use core::fmt;
+use core::time::Duration;
+
+use super::{CaAlgorithm, LossBased, Startup};
+use crate::config::{CcConfig, InitialWindow, PrrMode};
+use crate::controller::Controller;
+use crate::cubic::{Cubic, FastConvergence};
+use crate::newreno::{RenoGrowth, LOSS_REDUCTION_FACTOR};
+use crate::rapid_start::{PreRecoveryWindow, RapidStartOptions, RttFloorSource};
+use crate::ratio::Ratio;
+use crate::spec::option::{self, on_off, on_off_str, OptionDef, ValueError};
+use crate::spec::{ControllerSpec, Family, FamilySpec, SpecError, SpecPart};
+
+/// NewReno's options.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct NewRenoOptions {
+    /// Multiplicative decrease (default 0.5, RFC 9002 §7.3.2).
+    pub beta: Ratio,
+    /// The decrease for the loss that ends the initial slow start; `None` =
+    /// `beta`. quicly hard-codes 0.5 there and uses its β 0.7 afterwards
+    /// ([`crate::spec::QUICLY_RENO_BETA`]).
+    pub ss_beta: Option<Ratio>,
+}
+
+impl Default for NewRenoOptions {
+    fn default() -> Self {
+        NewRenoOptions {
+            beta: LOSS_REDUCTION_FACTOR,
+            ss_beta: None,
+        }
+    }
+}
+
+/// CUBIC's options.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CubicOptions {
+    /// N-connection emulation (1 = RFC 9438).
+    pub conns: u32,
+    /// RFC 9438 §4.7 fast convergence.
+    pub fast_convergence: FastConvergence,
+}
+
+impl Default for CubicOptions {
+    fn default() -> Self {
+        CubicOptions {
+            conns: 1,
+            fast_convergence: FastConvergence::Auto,
+        }
+    }
+}
+
+/// The congestion-avoidance algorithm of a spec.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CaSpec {
+    /// RFC 9002 NewReno.
+    NewReno(NewRenoOptions),
+    /// RFC 9438 CUBIC.
+    Cubic(CubicOptions),
+}
+
+/// Jump start's options.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct JumpStartOptions {
+    /// Wait for the first RTT sample before jumping.
+    pub defer: bool,
+    /// Careful Resume's PipeSize and Safe Retreat (RFC 9959) around the
+    /// jump; `false` reacts to a loss with the ordinary β·cwnd.
+    pub retreat: bool,
+}
+
+impl Default for JumpStartOptions {
+    fn default() -> Self {
+        JumpStartOptions {
+            defer: true,
+            retreat: true,
+        }
+    }
+}
+
+/// Rapid Start's options.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RapidStartSpec {
+    /// Use the full-RTT paced first flight.
+    pub jump: bool,
+    /// Wait for the first RTT sample before jumping.
+    pub defer: bool,
+    /// Growth and recovery options.
+    pub options: RapidStartOptions,
+}
+
+impl Default for RapidStartSpec {
+    fn default() -> Self {
+        RapidStartSpec {
+            jump: true,
+            defer: true,
+            options: RapidStartOptions::default(),
+        }
+    }
+}
+
+/// The startup mechanism of a spec (HyStart++ is separate and combines
+/// with each).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum StartupSpec {
+    /// Classic slow start.
+    Classic,
+    /// Only the full-RTT paced `2·IW` first flight.
+    JumpStart(JumpStartOptions),
+    /// Rapid Start.
+    RapidStart(RapidStartSpec),
+}
+
+/// Connection-level overrides of [`CcConfig`]; `None` = take the config's.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct CommonOptions {
+    /// `iw=`.
+    pub initial_window: Option<InitialWindow>,
+    /// `pacing=`.
+    pub pacing: Option<bool>,
+    /// `ss_gain=`.
+    pub slow_start_pacing_gain: Option<Ratio>,
+    /// `ca_gain=`.
+    pub ca_pacing_gain: Option<Ratio>,
+    /// `prr=`.
+    pub prr: Option<PrrMode>,
+    /// `undo=`.
+    pub undo: Option<bool>,
+    /// `send_one=`.
+    pub send_one: Option<bool>,
+}
+
+/// A parsed loss-based controller name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct LossBasedSpec {
+    /// Congestion avoidance.
+    pub ca: CaSpec,
+    /// Startup.
+    pub startup: StartupSpec,
+    /// HyStart++ on the initial slow start.
+    pub hystart: bool,
+    /// Connection-level options.
+    pub common: CommonOptions,
+}
+
+impl Default for LossBasedSpec {
+    fn default() -> Self {
+        LossBasedSpec {
+            ca: CaSpec::NewReno(NewRenoOptions::default()),
+            startup: StartupSpec::Classic,
+            hystart: false,
+            common: CommonOptions::default(),
+        }
+    }
+}
+
+fn some_if<T: PartialEq>(value: T, default: T, show: impl Fn(T) -> String) -> Option<String> {
+    (value != default).then(|| show(value))
+}
+
+const PRR_CHOICES: [(&str, PrrMode); 4] = [
+    ("off", PrrMode::Off),
+    ("on", PrrMode::Rfc9937),
+    ("crb", PrrMode::Crb),
+    ("ssrb", PrrMode::Ssrb),
+];
+
+/// Connection-level options, accepted on any part.
+pub const COMMON_OPTIONS: &[OptionDef<CommonOptions>] = &[
+    OptionDef {
+        key: "iw",
+        values: "<packets>|rfc",
+        help: "initial window in packets (default: RFC 9002 kInitialWindow)",
+        parse: |c, v| {
+            c.initial_window = Some(match v {
+                "rfc" => InitialWindow::Rfc9002,
+                _ => match v.parse::<u32>() {
+                    Ok(n) if (1..=100_000).contains(&n) => InitialWindow::Packets(n),
+                    _ => return Err(ValueError::Expected("a packet count 1..=100000 or `rfc`")),
+                },
+            });
+            Ok(())
+        },
+        display: |c| c.initial_window.map(|w| w.to_string()),
+    },
+    OptionDef {
+        key: "pacing",
+        values: "on|off",
+        help: "pace sends (default on)",
+        parse: |c, v| {
+            c.pacing = Some(on_off(v)?);
+            Ok(())
+        },
+        display: |c| c.pacing.map(|b| on_off_str(b).to_string()),
+    },
+    OptionDef {
+        key: "ss_gain",
+        values: "<ratio>",
+        help: "pacing gain in slow start (default 2)",
+        parse: |c, v| {
+            c.slow_start_pacing_gain = Some(option::gain(v)?);
+            Ok(())
+        },
+        display: |c| c.slow_start_pacing_gain.map(|g| g.to_string()),
+    },
+    OptionDef {
+        key: "ca_gain",
+        values: "<ratio>",
+        help: "pacing gain in congestion avoidance (default 1.25)",
+        parse: |c, v| {
+            c.ca_pacing_gain = Some(option::gain(v)?);
+            Ok(())
+        },
+        display: |c| c.ca_pacing_gain.map(|g| g.to_string()),
+    },
+    OptionDef {
+        key: "prr",
+        values: "off|on|crb|ssrb",
+        help: "proportional rate reduction in recovery (RFC 9937)",
+        parse: |c, v| {
+            c.prr = Some(option::choice(
+                v,
+                &PRR_CHOICES,
+                "off, on (RFC 9937), crb or ssrb",
+            )?);
+            Ok(())
+        },
+        display: |c| c.prr.map(|p| p.as_str().to_string()),
+    },
+    OptionDef {
+        key: "undo",
+        values: "on|off",
+        help: "undo a reduction found spurious (RFC 9438 §4.9; default off)",
+        parse: |c, v| {
+            c.undo = Some(on_off(v)?);
+            Ok(())
+        },
+        display: |c| c.undo.map(|b| on_off_str(b).to_string()),
+    },
+    OptionDef {
+        key: "send_one",
+        values: "on|off",
+        help: "send one packet on entering recovery (RFC 9002 §7.3.2; default off)",
+        parse: |c, v| {
+            c.send_one = Some(on_off(v)?);
+            Ok(())
+        },
+        display: |c| c.send_one.map(|b| on_off_str(b).to_string()),
+    },
+];
+
+/// `newreno`'s options.
+pub const NEWRENO_OPTIONS: &[OptionDef<NewRenoOptions>] = &[
+    OptionDef {
+        key: "beta",
+        values: "<ratio>",
+        help: "multiplicative decrease (default 0.5)",
+        parse: |o, v| {
+            o.beta = option::beta(v)?;
+            Ok(())
+        },
+        display: |o| some_if(o.beta, LOSS_REDUCTION_FACTOR, |b| b.to_string()),
+    },
+    OptionDef {
+        key: "ss_beta",
+        values: "<ratio>",
+        help: "decrease for the loss that ends slow start (default: beta)",
+        parse: |o, v| {
+            o.ss_beta = Some(option::beta(v)?);
+            Ok(())
+        },
+        display: |o| o.ss_beta.map(|b| b.to_string()),
+    },
+];
+
+const FAST_CONVERGENCE_CHOICES: [(&str, FastConvergence); 3] = [
+    ("auto", FastConvergence::Auto),
+    ("on", FastConvergence::On),
+    ("off", FastConvergence::Off),
+];
+
+/// `cubic`'s options.
+pub const CUBIC_OPTIONS: &[OptionDef<CubicOptions>] = &[
+    OptionDef {
+        key: "conns",
+        values: "<n>",
+        help: "N-connection emulation (default 1)",
+        parse: |o, v| {
+            o.conns = match v.parse::<u32>() {
+                Ok(n) if (1..=100).contains(&n) => n,
+                _ => return Err(ValueError::Expected("a connection count 1..=100")),
+            };
+            Ok(())
+        },
+        display: |o| some_if(o.conns, 1, |n| n.to_string()),
+    },
+    OptionDef {
+        key: "fast_convergence",
+        values: "auto|on|off",
+        help: "RFC 9438 §4.7 fast convergence (auto: off when alone on the bottleneck)",
+        parse: |o, v| {
+            o.fast_convergence = option::choice(v, &FAST_CONVERGENCE_CHOICES, "auto, on or off")?;
+            Ok(())
+        },
+        display: |o| {
+            choice_name(
+                o.fast_convergence,
+                FastConvergence::Auto,
+                &FAST_CONVERGENCE_CHOICES,
+            )
+        },
+    },
+];
+
+/// `jumpstart`'s options.
+pub const JUMPSTART_OPTIONS: &[OptionDef<JumpStartOptions>] = &[
+    OptionDef {
+        key: "defer",
+        values: "on|off",
+        help: "wait for the first RTT sample before jumping (default on)",
+        parse: |o, v| {
+            o.defer = on_off(v)?;
+            Ok(())
+        },
+        display: |o| some_if(o.defer, true, |b| on_off_str(b).to_string()),
+    },
+    OptionDef {
+        key: "retreat",
+        values: "on|off",
+        help: "Careful Resume's Safe Retreat on a loss before validation (default on)",
+        parse: |o, v| {
+            o.retreat = on_off(v)?;
+            Ok(())
+        },
+        display: |o| some_if(o.retreat, true, |b| on_off_str(b).to_string()),
+    },
+];
+
+const RTT_FLOOR_CHOICES: [(&str, RttFloorSource); 2] = [
+    ("fallback", RttFloorSource::Fallback),
+    ("current", RttFloorSource::Current),
+];
+
+const PRE_CHOICES: [(&str, PreRecoveryWindow); 2] = [
+    ("flight", PreRecoveryWindow::Flight),
+    ("cwnd", PreRecoveryWindow::Cwnd),
+];
+
+fn choice_name<T: PartialEq + Copy>(value: T, default: T, choices: &[(&str, T)]) -> Option<String> {
+    if value == default {
+        return None;
+    }
+    choices
+        .iter()
+        .find(|(_, t)| *t == value)
+        .map(|(n, _)| (*n).to_string())
+}
+
+/// `rapidstart`'s options (draft-kazuho-ccwg-rapid-start-02; the map to the
+/// draft's sections is at the top of [`crate::rapid_start`]).
+pub const RAPIDSTART_OPTIONS: &[OptionDef<RapidStartSpec>] = &[
+    OptionDef {
+        key: "beta",
+        values: "<ratio>",
+        help: "β of the smooth reduction (default: the CA's β)",
+        parse: |o, v| {
+            o.options.beta = Some(option::beta(v)?);
+            Ok(())
+        },
+        display: |o| o.options.beta.map(|b| b.to_string()),
+    },
+    OptionDef {
+        key: "ce_beta",
+        values: "<ratio>",
+        help: "β for a CE-only episode (default: beta)",
+        parse: |o, v| {
+            o.options.ce_beta = Some(option::beta(v)?);
+            Ok(())
+        },
+        display: |o| o.options.ce_beta.map(|b| b.to_string()),
+    },
+    OptionDef {
+        key: "jump",
+        values: "on|off",
+        help: "the full-RTT paced 2·IW first flight (default on)",
+        parse: |o, v| {
+            o.jump = on_off(v)?;
+            Ok(())
+        },
+        display: |o| some_if(o.jump, true, |b| on_off_str(b).to_string()),
+    },
+    OptionDef {
+        key: "defer",
+        values: "on|off",
+        help: "wait for the first RTT sample before jumping (default on)",
+        parse: |o, v| {
+            o.defer = on_off(v)?;
+            Ok(())
+        },
+        display: |o| some_if(o.defer, true, |b| on_off_str(b).to_string()),
+    },
+    OptionDef {
+        key: "latch_2x",
+        values: "on|off",
+        help: "stay at 2× once the queue builds (default off)",
+        parse: |o, v| {
+            o.options.latch_2x = on_off(v)?;
+            Ok(())
+        },
+        display: |o| some_if(o.options.latch_2x, false, |b| on_off_str(b).to_string()),
+    },
+    OptionDef {
+        key: "iw_floor",
+        values: "on|off",
+        help: "never reduce below the initial window (default off)",
+        parse: |o, v| {
+            o.options.iw_floor = on_off(v)?;
+            Ok(())
+        },
+        display: |o| some_if(o.options.iw_floor, false, |b| on_off_str(b).to_string()),
+    },
+    OptionDef {
+        key: "thresh_ms",
+        values: "<ms>",
+        help: "queue build-up threshold, added part (default 4)",
+        parse: |o, v| {
+            let r = option::ratio(v, "milliseconds between 0 and 1000", |r| {
+                r.num() <= 1000 * r.den()
+            })?;
+            o.options.thresh_add = Duration::from_nanos(r.mul_floor(1_000_000));
+            Ok(())
+        },
+        display: |o| {
+            some_if(
+                o.options.thresh_add,
+                RapidStartOptions::default().thresh_add,
+                |d| {
+                    Ratio::new(d.as_nanos() as u64, 1_000_000)
+                        .unwrap_or(Ratio::ONE)
+                        .to_string()
+                },
+            )
+        },
+    },
+    OptionDef {
+        key: "thresh_mult",
+        values: "<ratio>",
+        help: "queue build-up threshold, multiplied part (default 1.1)",
+        parse: |o, v| {
+            o.options.thresh_mult = option::ratio(v, "a factor between 1 and 10", |r| {
+                r.num() >= r.den() && r.num() <= 10 * r.den()
+            })?;
+            Ok(())
+        },
+        display: |o| {
+            some_if(
+                o.options.thresh_mult,
+                RapidStartOptions::default().thresh_mult,
+                |r| r.to_string(),
+            )
+        },
+    },
+    OptionDef {
+        key: "gain",
+        values: "<ratio>",
+        help: "pacing gain during growth (default 3)",
+        parse: |o, v| {
+            o.options.pacing_gain = option::gain(v)?;
+            Ok(())
+        },
+        display: |o| {
+            some_if(
+                o.options.pacing_gain,
+                RapidStartOptions::default().pacing_gain,
+                |r| r.to_string(),
+            )
+        },
+    },
+    OptionDef {
+        key: "rtt_floor",
+        values: "fallback|current",
+        help: "where the RTT floor comes from (default fallback)",
+        parse: |o, v| {
+            o.options.rtt_floor = option::choice(v, &RTT_FLOOR_CHOICES, "fallback or current")?;
+            Ok(())
+        },
+        display: |o| {
+            choice_name(
+                o.options.rtt_floor,
+                RapidStartOptions::default().rtt_floor,
+                &RTT_FLOOR_CHOICES,
+            )
+        },
+    },
+    OptionDef {
+        key: "pre",
+        values: "flight|cwnd",
+        help: "the window the reduction scales at entry (default cwnd)",
+        parse: |o, v| {
+            o.options.pre_window = option::choice(v, &PRE_CHOICES, "flight or cwnd")?;
+            Ok(())
+        },
+        display: |o| {
+            choice_name(
+                o.options.pre_window,
+                RapidStartOptions::default().pre_window,
+                &PRE_CHOICES,
+            )
+        },
+    },
+    OptionDef {
+        key: "rec_gain",
+        values: "<ratio>",
+        help: "pacing gain in Rapid Start's recovery (default 2)",
+        parse: |o, v| {
+            o.options.recovery_gain = option::gain(v)?;
+            Ok(())
+        },
+        display: |o| {
+            some_if(
+                o.options.recovery_gain,
+                RapidStartOptions::default().recovery_gain,
+                |r| r.to_string(),
+            )
+        },
+    },
+];
+
+/// The loss-based family, registered in [`crate::spec::Registry::builtin`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LossBasedFamily;
+
+const NAMES: &[&str] = &[
+    "newreno",
+    "reno",
+    "cubic",
+    "hystart",
+    "rapidstart",
+    "jumpstart",
+];
+
+fn unknown_option(part: &str, key: &str, valid: String, whole: &str) -> SpecError {
+    let common = option::describe(COMMON_OPTIONS);
+    let valid = if valid.is_empty() {
+        common
+    } else {
+        format!("{valid}, {common}")
+    };
+    SpecError::new(format!(
+        "unknown option `{key}` for `{part}` in `{whole}`; valid options: {valid}"
+    ))
+}
+
+/// Applies one part's own table, after the common options were taken out.
+fn apply_part<S>(
+    table: &[OptionDef<S>],
+    target: &mut S,
+    part: &str,
+    rest: &[(&str, &str)],
+    whole: &str,
+) -> Result<(), SpecError> {
+    for &(k, v) in rest {
+        if !option::apply(table, target, k, v, whole)? {
+            return Err(unknown_option(part, k, option::describe(table), whole));
+        }
+    }
+    Ok(())
+}
+
+impl Family for LossBasedFamily {
+    fn names(&self) -> &'static [&'static str] {
+        NAMES
+    }
+
+    fn parse(&self, parts: &[SpecPart<'_>], whole: &str) -> Result<ControllerSpec, SpecError> {
+        let mut spec = LossBasedSpec::default();
+        let (mut seen_ca, mut seen_startup) = (false, false);
+        let mut seen_common: Vec<&str> = Vec::new();
+        for part in parts {
+            let mut rest = Vec::new();
+            for &(k, v) in part.options {
+                if COMMON_OPTIONS.iter().any(|o| o.key == k) {
+                    if seen_common.contains(&k) {
+                        return Err(SpecError::new(format!(
+                            "`{whole}`: option `{k}` given twice"
+                        )));
+                    }
+                    seen_common.push(k);
+                    option::apply(COMMON_OPTIONS, &mut spec.common, k, v, whole)?;
+                } else {
+                    rest.push((k, v));
+                }
+            }
+            match part.name {
+                "newreno" | "reno" | "cubic" => {
+                    if seen_ca {
+                        return Err(SpecError::new(format!(
+                            "`{whole}`: more than one congestion-avoidance algorithm (newreno, cubic)"
+                        )));
+                    }
+                    seen_ca = true;
+                    spec.ca = if part.name == "cubic" {
+                        let mut o = CubicOptions::default();
+                        apply_part(CUBIC_OPTIONS, &mut o, "cubic", &rest, whole)?;
+                        CaSpec::Cubic(o)
+                    } else {
+                        let mut o = NewRenoOptions::default();
+                        apply_part(NEWRENO_OPTIONS, &mut o, "newreno", &rest, whole)?;
+                        CaSpec::NewReno(o)
+                    };
+                }
+                "rapidstart" | "jumpstart" => {
+                    if seen_startup {
+                        return Err(SpecError::new(format!(
+                            "`{whole}`: at most one of rapidstart, jumpstart"
+                        )));
+                    }
+                    seen_startup = true;
+                    spec.startup = if part.name == "jumpstart" {
+                        let mut o = JumpStartOptions::default();
+                        apply_part(JUMPSTART_OPTIONS, &mut o, "jumpstart", &rest, whole)?;
+                        StartupSpec::JumpStart(o)
+                    } else {
+                        let mut o = RapidStartSpec::default();
+                        apply_part(RAPIDSTART_OPTIONS, &mut o, "rapidstart", &rest, whole)?;
+                        StartupSpec::RapidStart(o)
+                    };
+                }
+                _ => {
+                    // `hystart`, the one remaining name of this family.
+                    if spec.hystart {
+                        return Err(SpecError::new(format!("`{whole}`: hystart given twice")));
+                    }
+                    if let Some((k, _)) = rest.first() {
+                        return Err(unknown_option("hystart", k, String::new(), whole));
+                    }
+                    spec.hystart = true;
+                }
+            }
+        }
+        Ok(ControllerSpec::new(spec))
+    }
+
+    fn help(&self) -> String {
+        fn rows<S>(out: &mut String, name: &str, what: &str, table: &[OptionDef<S>]) {
+            out.push_str(&format!("{name}: {what}\n"));
+            for o in table {
+                out.push_str(&format!("    {}={}  {}\n", o.key, o.values, o.help));
+            }
+        }
+        let mut s = String::new();
+        rows(
+            &mut s,
+            "newreno (alias reno)",
+            "RFC 9002 NewReno, the default",
+            NEWRENO_OPTIONS,
+        );
+        rows(&mut s, "cubic", "RFC 9438 CUBIC", CUBIC_OPTIONS);
+        rows::<()>(
+            &mut s,
+            "hystart",
+            "RFC 9406 HyStart++ on the initial slow start",
+            &[],
+        );
+        rows(
+            &mut s,
+            "rapidstart",
+            "Rapid Start (draft-kazuho-ccwg-rapid-start-02)",
+            RAPIDSTART_OPTIONS,
+        );
+        rows(
+            &mut s,
+            "jumpstart",
+            "the full-RTT paced 2·IW first flight (Careful Resume jump)",
+            JUMPSTART_OPTIONS,
+        );
+        rows(
+            &mut s,
+            "connection options (any part of the above)",
+            "",
+            COMMON_OPTIONS,
+        );
+        s
+    }
+}
+
+impl CommonOptions {
+    /// Only the values that differ from [`CcConfig::default`], given the
+    /// effective config: what a controller's name must say.
+    fn differing_from_default(cfg: &CcConfig) -> CommonOptions {
+        let d = CcConfig::default();
+        CommonOptions {
+            initial_window: (cfg.initial_window != d.initial_window).then_some(cfg.initial_window),
+            pacing: (cfg.pacing != d.pacing).then_some(cfg.pacing),
+            slow_start_pacing_gain: (cfg.slow_start_pacing_gain != d.slow_start_pacing_gain)
+                .then_some(cfg.slow_start_pacing_gain),
+            ca_pacing_gain: (cfg.ca_pacing_gain != d.ca_pacing_gain).then_some(cfg.ca_pacing_gain),
+            prr: (cfg.prr != d.prr).then_some(cfg.prr),
+            undo: (cfg.undo != d.undo).then_some(cfg.undo),
+            send_one: (cfg.recovery_send_one != d.recovery_send_one)
+                .then_some(cfg.recovery_send_one),
+        }
+    }
+}
+
+fn write_part(out: &mut Vec<String>, name: &str, opts: &[String]) {
+    out.push(if opts.is_empty() {
+        name.to_string()
+    } else {
+        format!("{name}({})", opts.join(","))
+    });
+}
+
+impl fmt::Display for LossBasedSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut parts: Vec<(&str, Vec<String>)> = Vec::new();
+        let mut ca = Vec::new();
+        let ca_name = match &self.ca {
+            CaSpec::NewReno(o) => {
+                option::write(NEWRENO_OPTIONS, o, &mut ca);
+                "newreno"
+            }
+            CaSpec::Cubic(o) => {
+                option::write(CUBIC_OPTIONS, o, &mut ca);
+                "cubic"
+            }
+        };
+        // A plain NewReno is implied by a startup part.
+        let implied = ca_name == "newreno" && ca.is_empty() && self.startup != StartupSpec::Classic;
+        if !implied {
+            parts.push((ca_name, ca));
+        }
+        match &self.startup {
+            StartupSpec::Classic => {}
+            StartupSpec::JumpStart(o) => {
+                let mut v = Vec::new();
+                option::write(JUMPSTART_OPTIONS, o, &mut v);
+                parts.push(("jumpstart", v));
+            }
+            StartupSpec::RapidStart(o) => {
+                let mut v = Vec::new();
+                option::write(RAPIDSTART_OPTIONS, o, &mut v);
+                parts.push(("rapidstart", v));
+            }
+        }
+        if self.hystart {
+            parts.push(("hystart", Vec::new()));
+        }
+        let mut common = Vec::new();
+        option::write(COMMON_OPTIONS, &self.common, &mut common);
+        if let Some(first) = parts.first_mut() {
+            common.append(&mut first.1);
+            first.1 = common;
+        }
+        let mut out = Vec::new();
+        for (n, o) in &parts {
+            write_part(&mut out, n, o);
+        }
+        f.write_str(&out.join("+"))
+    }
+}
+
+impl LossBasedSpec {
+    /// Builds the controller as its concrete type.
+    pub fn build_loss_based(&self, cfg: &CcConfig) -> LossBased {
+        let eff = self.effective_config(cfg);
+        let ca = match self.ca {
+            CaSpec::NewReno(o) => CaAlgorithm::Reno {
+                beta: o.beta,
+                ss_beta: o.ss_beta.unwrap_or(o.beta),
+                growth: RenoGrowth::default(),
+            },
+            CaSpec::Cubic(o) => CaAlgorithm::Cubic(Cubic::new(
+                o.conns,
+                o.fast_convergence.resolve(cfg.alone_on_bottleneck),
+            )),
+        };
+        let startup = match self.startup {
+            StartupSpec::Classic => Startup {
+                first_flight: None,
+                rapid: None,
+                hystart: self.hystart,
+                careful_resume: false,
+            },
+            StartupSpec::JumpStart(o) => Startup {
+                first_flight: Some(o.defer),
+                rapid: None,
+                hystart: self.hystart,
+                careful_resume: o.retreat,
+            },
+            StartupSpec::RapidStart(o) => Startup {
+                first_flight: o.jump.then_some(o.defer),
+                rapid: Some(o.options),
+                hystart: self.hystart,
+                careful_resume: false,
+            },
+        };
+        LossBased::new(self.canonical_name(cfg), eff, ca, startup)
+    }
+}
+
+impl FamilySpec for LossBasedSpec {
+    fn effective_config(&self, cfg: &CcConfig) -> CcConfig {
+        let c = &self.common;
+        CcConfig {
+            max_datagram_size: cfg.max_datagram_size,
+            initial_window: c.initial_window.unwrap_or(cfg.initial_window),
+            pacing: c.pacing.unwrap_or(cfg.pacing),
+            slow_start_pacing_gain: c
+                .slow_start_pacing_gain
+                .unwrap_or(cfg.slow_start_pacing_gain),
+            ca_pacing_gain: c.ca_pacing_gain.unwrap_or(cfg.ca_pacing_gain),
+            prr: c.prr.unwrap_or(cfg.prr),
+            undo: c.undo.unwrap_or(cfg.undo),
+            recovery_send_one: c.send_one.unwrap_or(cfg.recovery_send_one),
+            event_order: cfg.event_order,
+            alone_on_bottleneck: cfg.alone_on_bottleneck,
+        }
+    }
+
+    /// Connection-level values are written when they differ from the
+    /// defaults, whether they came from the spec or from `cfg`.
+    fn canonical_name(&self, cfg: &CcConfig) -> String {
+        let eff = self.effective_config(cfg);
+        LossBasedSpec {
+            common: CommonOptions::differing_from_default(&eff),
+            ..*self
+        }
+        .to_string()
+    }
+
+    fn without_initial_window(&self) -> Option<ControllerSpec> {
+        let mut s = *self;
+        s.common.initial_window = None;
+        Some(ControllerSpec::new(s))
+    }
+
+    fn build(&self, cfg: &CcConfig) -> Box<dyn Controller> {
+        Box::new(self.build_loss_based(cfg))
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}

@@ -1,0 +1,134 @@
+//! Declarative option tables: each family states every option once, as a
+//! key, the values it takes, a parser and a printer; the generic code here
+//! applies a table to `key=value` pairs, writes the canonical spelling, and
+//! words the errors. A new option is one [`OptionDef`] row.
+
+use super::SpecError;
+use crate::ratio::Ratio;
+
+/// Why a value was refused; the caller adds the spec, key and value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ValueError {
+    /// The value is not of the expected form; the text says what is.
+    Expected(&'static str),
+    /// A ratio with more than six decimal places (ratios are kept exact and
+    /// the grammar allows six).
+    TooManyDecimals,
+}
+
+/// One option of a controller part: `key=value` on `S`, the family's
+/// options struct.
+pub struct OptionDef<S> {
+    /// The key as written, e.g. `beta`.
+    pub key: &'static str,
+    /// The values it takes, for error messages and help: `<ratio>`, `on|off`.
+    pub values: &'static str,
+    /// One line of help: what it does and its default.
+    pub help: &'static str,
+    /// Stores a value.
+    pub parse: fn(&mut S, &str) -> Result<(), ValueError>,
+    /// The canonical value to write, or `None` when it is the default and
+    /// the name leaves it out.
+    pub display: fn(&S) -> Option<String>,
+}
+
+/// `key=values, key=values, ...` of a table, for "valid options" messages.
+pub fn describe<S>(table: &[OptionDef<S>]) -> String {
+    table
+        .iter()
+        .map(|o| format!("{}={}", o.key, o.values))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Looks `key` up in `table` and stores `value` into `target`; `Ok(false)`
+/// when the table has no such key.
+pub fn apply<S>(
+    table: &[OptionDef<S>],
+    target: &mut S,
+    key: &str,
+    value: &str,
+    whole: &str,
+) -> Result<bool, SpecError> {
+    let Some(def) = table.iter().find(|o| o.key == key) else {
+        return Ok(false);
+    };
+    (def.parse)(target, value).map_err(|e| value_error(key, value, e, whole))?;
+    Ok(true)
+}
+
+/// Appends `key=value` for every option of `table` that differs from its
+/// default, in table order.
+pub fn write<S>(table: &[OptionDef<S>], source: &S, out: &mut Vec<String>) {
+    out.extend(
+        table
+            .iter()
+            .filter_map(|o| (o.display)(source).map(|v| format!("{}={v}", o.key))),
+    );
+}
+
+/// The error for a refused value.
+pub fn value_error(key: &str, value: &str, e: ValueError, whole: &str) -> SpecError {
+    SpecError::new(match e {
+        ValueError::Expected(what) => {
+            format!("`{whole}`: `{key}={value}` is invalid; expected {what}")
+        }
+        ValueError::TooManyDecimals => format!(
+            "`{whole}`: `{key}={value}` has more than 6 decimal places; write at most 6 (e.g. `{key}=0.5`)"
+        ),
+    })
+}
+
+/// `on|off` (also `true|false`, `1|0`).
+pub fn on_off(v: &str) -> Result<bool, ValueError> {
+    match v {
+        "on" | "true" | "1" => Ok(true),
+        "off" | "false" | "0" => Ok(false),
+        _ => Err(ValueError::Expected("on or off")),
+    }
+}
+
+/// The canonical spelling of a switch.
+pub fn on_off_str(b: bool) -> &'static str {
+    if b {
+        "on"
+    } else {
+        "off"
+    }
+}
+
+/// An exact ratio of at most six decimals that satisfies `ok`.
+pub fn ratio(v: &str, what: &'static str, ok: impl Fn(Ratio) -> bool) -> Result<Ratio, ValueError> {
+    match v.parse::<Ratio>() {
+        Ok(r) if r.den() > 1_000_000 => Err(ValueError::TooManyDecimals),
+        Ok(r) if ok(r) => Ok(r),
+        _ => Err(ValueError::Expected(what)),
+    }
+}
+
+/// A multiplicative decrease strictly between 0 and 1.
+pub fn beta(v: &str) -> Result<Ratio, ValueError> {
+    ratio(v, "a decrease factor strictly between 0 and 1", |r| {
+        r.is_proper_fraction()
+    })
+}
+
+/// A gain between 1 and 100.
+pub fn gain(v: &str) -> Result<Ratio, ValueError> {
+    ratio(v, "a gain between 1 and 100", |r| {
+        r.num() >= r.den() && r.num() <= 100 * r.den()
+    })
+}
+
+/// One of `choices`, each a spelling and its value.
+pub fn choice<T: Copy>(
+    v: &str,
+    choices: &[(&str, T)],
+    what: &'static str,
+) -> Result<T, ValueError> {
+    choices
+        .iter()
+        .find(|(name, _)| *name == v)
+        .map(|&(_, t)| t)
+        .ok_or(ValueError::Expected(what))
+}
