@@ -34,6 +34,7 @@ pub mod prr;
 pub mod rapid_start;
 pub mod ratio;
 pub mod recovery;
+pub mod rng;
 pub mod round;
 pub mod rtt;
 pub mod spec;

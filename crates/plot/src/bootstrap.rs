@@ -1,40 +1,9 @@
 //! Deterministic bootstrap resampling for confidence intervals.
 //!
-//! The generator is SplitMix64 (Steele, Lea & Flood 2014), written out here
-//! so that the same seed gives the same band on every platform and version.
+//! The generator is ramp's pinned SplitMix64 ([`ramp_cc::rng`]), so the
+//! same seed gives the same band on every platform and version.
 
-/// SplitMix64: a tiny, well-mixed 64-bit generator; plenty for resampling.
-#[derive(Debug, Clone)]
-pub struct SplitMix64 {
-    state: u64,
-}
-
-impl SplitMix64 {
-    /// A generator seeded with `seed`.
-    pub fn new(seed: u64) -> Self {
-        SplitMix64 { state: seed }
-    }
-
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// A uniform index in `0..n` (multiply-shift; the bias is below 2^-32
-    /// for any n a chart sees).
-    pub fn index(&mut self, n: usize) -> usize {
-        ((u128::from(self.next_u64()) * n as u128) >> 64) as usize
-    }
-
-    /// A uniform float in `[0, 1)`.
-    pub fn unit(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
+pub use ramp_cc::rng::SplitMix64;
 
 /// Bootstrap settings.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -199,7 +168,7 @@ mod tests {
         let mut covered = 0;
         let mut buf = Vec::new();
         for _ in 0..trials {
-            let sample = sorted_finite((0..100).map(|_| -(1.0 - gen.unit()).ln()));
+            let sample = sorted_finite((0..100).map(|_| -(1.0 - gen.next_f64()).ln()));
             let mut rng = SplitMix64::new(gen.next_u64());
             let mut counts = Vec::new();
             let mut reps: Vec<f64> = (0..200)

@@ -183,7 +183,7 @@ pub fn run(cfg: &ToyRun) -> (String, String) {
         match ev {
             Ev::Arrive(pn) => {
                 let bytes = pkts[pn as usize].len + OVERHEAD;
-                if queue_bytes + bytes > limit || rng.unit() < cfg.loss {
+                if queue_bytes + bytes > limit || rng.next_f64() < cfg.loss {
                     continue; // dropped
                 }
                 queue.push_back(pn);
@@ -353,10 +353,10 @@ pub fn fleet(paths: u64, keep_traces: u64) -> (String, Vec<(String, String)>) {
     let mut traces = Vec::new();
     for seed in 1..=paths {
         let rate = [10e6, 30e6, 100e6][rng.index(3)];
-        let rtt = 10.0 + (rng.unit() * 90.0).round();
+        let rtt = 10.0 + (rng.next_f64() * 90.0).round();
         let size = [150_000u64, 400_000, 1_000_000][rng.index(3)];
         let pop = pops[rng.index(pops.len())];
-        let loss = if rng.unit() < 0.3 { 0.002 } else { 0.0 };
+        let loss = if rng.next_f64() < 0.3 { 0.002 } else { 0.0 };
         for (group, cc, growth) in arms() {
             let cfg = ToyRun {
                 group: group.to_string(),

@@ -388,7 +388,7 @@ mod tests {
     fn bernoulli_rate_matches_p() {
         let mut e = LossElement::new(
             LossModel::Bernoulli { p: 0.01 },
-            Rng::new(42, Stream::ForwardLoss),
+            Stream::ForwardLoss.rng(42),
         );
         let n = 400_000;
         let lost = (0..n).filter(|_| e.drops()).count();
@@ -404,7 +404,7 @@ mod tests {
             loss_good: 0.0,
             loss_bad: 0.5,
         };
-        let mut e = LossElement::new(model, Rng::new(9, Stream::ForwardLoss));
+        let mut e = LossElement::new(model, Stream::ForwardLoss.rng(9));
         let n = 1_000_000;
         let drops: Vec<bool> = (0..n).map(|_| e.drops()).collect();
         let lost = drops.iter().filter(|d| **d).count() as f64 / n as f64;

@@ -9,7 +9,7 @@ use ramp_cc::time::duration_nanos;
 use ramp_cc::{Rate, Time};
 
 use crate::link::{Admission, Bottleneck, LossElement, Policer};
-use crate::rng::{Rng, Stream};
+use crate::rng::Stream;
 use crate::scenario::PathConfig;
 
 /// Where a forward packet ended up.
@@ -51,7 +51,7 @@ impl Network {
             policer: cfg.policer.map(|(r, b)| Policer::new(r, b)),
             bottleneck: Bottleneck::new(cfg.rate, cfg.queue_bytes(), cfg.ecn_threshold),
             forward_delay: cfg.forward_delay,
-            loss: LossElement::new(cfg.loss, Rng::new(seed, Stream::ForwardLoss)),
+            loss: LossElement::new(cfg.loss, Stream::ForwardLoss.rng(seed)),
             reverse_delay: cfg.reverse_delay,
             reverse_rate: cfg.reverse_rate,
             reverse_busy_until: Time::ZERO,
