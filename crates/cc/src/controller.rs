@@ -64,7 +64,11 @@ pub enum CongestionSignal {
         lost_bytes: u64,
     },
     /// The peer-reported ECN-CE count increased (RFC 9002 §7.1).
-    Ecn,
+    Ecn {
+        /// By how much: packets newly reported CE-marked (at least 1; 1
+        /// when the stack does not say, as quinn 0.11 does not).
+        ce_packets: u64,
+    },
 }
 
 /// A congestion event: the input of RFC 9002 §7.3.2 `OnCongestionEvent`.

@@ -21,6 +21,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod bbr3;
 pub mod careful_resume;
 pub mod config;
 pub mod controller;

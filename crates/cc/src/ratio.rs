@@ -35,6 +35,15 @@ impl Ratio {
         })
     }
 
+    /// `num / den` for constants: a zero `den` fails to compile when used
+    /// in a `const`.
+    pub const fn new_const(num: u64, den: u64) -> Ratio {
+        match Ratio::new(num, den) {
+            Some(r) => r,
+            None => panic!("a ratio's denominator must not be zero"),
+        }
+    }
+
     /// The numerator (lowest terms).
     pub const fn num(self) -> u64 {
         self.num

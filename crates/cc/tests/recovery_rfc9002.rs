@@ -258,7 +258,7 @@ fn rfc9002_7_1_ecn_ce_increase_is_one_event_dated_by_largest_acked() {
     assert!(h.ack.ce_increase);
     let ev = h.cc.congestion_events();
     assert_eq!(ev.len(), 1);
-    assert_eq!(ev[0].signal, CongestionSignal::Ecn);
+    assert!(matches!(ev[0].signal, CongestionSignal::Ecn { .. }));
     assert_eq!(
         ev[0].time_sent,
         ms(3),
@@ -279,7 +279,7 @@ fn call_kinds(calls: &[Call]) -> Vec<&'static str> {
     calls
         .iter()
         .map(|c| match c {
-            Call::Congestion(e) if e.signal == CongestionSignal::Ecn => "ecn",
+            Call::Congestion(e) if matches!(e.signal, CongestionSignal::Ecn { .. }) => "ecn",
             Call::Congestion(_) => "loss",
             Call::Acked { .. } => "acked",
             Call::FrameEnd(_) => "end",

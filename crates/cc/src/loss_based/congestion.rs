@@ -16,10 +16,10 @@ impl LossBased {
     /// `flight` is the bytes in flight before the event.
     pub(super) fn start_recovery(&mut self, now: Time, signal: CongestionSignal, flight: u64) {
         self.metrics.num_loss_episodes += 1;
-        self.episode_ecn_only = signal == CongestionSignal::Ecn;
+        self.episode_ecn_only = matches!(signal, CongestionSignal::Ecn { .. });
         let lost = match signal {
             CongestionSignal::Loss { lost_bytes } => lost_bytes,
-            CongestionSignal::Ecn => {
+            CongestionSignal::Ecn { .. } => {
                 self.metrics.num_ecn_loss_episodes += 1;
                 0
             }
@@ -48,7 +48,7 @@ impl LossBased {
                 // The editor's copy of -02 (§3.3.2) allows a larger, ABE-style
                 // β when the signal is CE alone.
                 let beta = match (signal, opts.ce_beta) {
-                    (CongestionSignal::Ecn, Some(b)) => b,
+                    (CongestionSignal::Ecn { .. }, Some(b)) => b,
                     _ => self.rapid_beta(&opts),
                 };
                 let iw = opts.iw_floor.then(|| self.cfg.initial_window_bytes());

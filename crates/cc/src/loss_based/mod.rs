@@ -585,7 +585,7 @@ impl Controller for LossBased {
             // before this frame's acks.
             let lost = match event.signal {
                 CongestionSignal::Loss { lost_bytes } => lost_bytes,
-                CongestionSignal::Ecn => 0,
+                CongestionSignal::Ecn { .. } => 0,
             };
             let flight = self
                 .in_flight

@@ -305,12 +305,13 @@ impl<P> LossDetector<P> {
         if ecn.ce <= sp.ecn_ce {
             return;
         }
-        self.stats.ecn_ce += ecn.ce - sp.ecn_ce;
+        let ce_packets = ecn.ce - sp.ecn_ce;
+        self.stats.ecn_ce += ce_packets;
         self.stats.ecn_ce_events += 1;
         sp.ecn_ce = ecn.ce;
         out.ce_increase = true;
         let event = CongestionEvent {
-            signal: CongestionSignal::Ecn,
+            signal: CongestionSignal::Ecn { ce_packets },
             time_sent,
             persistent_congestion: false,
         };

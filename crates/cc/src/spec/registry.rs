@@ -85,6 +85,7 @@ impl Registry {
             families: Vec::new(),
         };
         r.register(crate::loss_based::spec::LossBasedFamily);
+        r.register(crate::bbr3::Bbr3Family);
         r
     }
 

@@ -157,7 +157,7 @@ impl Driver {
         self.in_flight -= lost_bytes;
         let ce_event = match (ce, largest) {
             (true, Some((_, t, _))) => Some(CongestionEvent {
-                signal: CongestionSignal::Ecn,
+                signal: CongestionSignal::Ecn { ce_packets: 1 },
                 time_sent: t,
                 persistent_congestion: false,
             }),

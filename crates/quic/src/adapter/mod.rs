@@ -328,8 +328,9 @@ impl Controller for RampController {
             self.flush_acks(now, in_flight, false);
         }
         let signal = if lost_bytes == 0 {
-            // quinn 0.11 reports an ECN-CE increase as a zero-byte event.
-            CongestionSignal::Ecn
+            // quinn 0.11 reports an ECN-CE increase as a zero-byte event,
+            // without the count: at least one packet was marked.
+            CongestionSignal::Ecn { ce_packets: 1 }
         } else {
             self.bytes_in_flight = self.bytes_in_flight.saturating_sub(lost_bytes);
             CongestionSignal::Loss { lost_bytes }

@@ -231,7 +231,7 @@ fn rfc9002_7_1_zero_lost_bytes_is_ecn_ce_and_loss_carries_bytes() {
         Call::Congestion {
             t: Time::from_millis(50),
             event: CongestionEvent {
-                signal: CongestionSignal::Ecn,
+                signal: CongestionSignal::Ecn { ce_packets: 1 },
                 time_sent: Time::ZERO,
                 persistent_congestion: false,
             },

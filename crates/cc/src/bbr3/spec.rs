@@ -1,0 +1,233 @@
+//! `bbr3` by name: `bbr3`, `bbr3(startup_gain=2.885,loss_thresh=0.05)`.
+
+use core::any::Any;
+use core::fmt;
+
+use super::{Bbr3, BETA, HEADROOM, LOSS_THRESH, STARTUP_PACING_GAIN};
+use crate::config::{CcConfig, InitialWindow};
+use crate::controller::Controller;
+use crate::ratio::Ratio;
+use crate::spec::option::{self, on_off, on_off_str, OptionDef, ValueError};
+use crate::spec::{ControllerSpec, Family, FamilySpec, SpecError, SpecPart};
+
+/// BBRv3's tunable constants (the draft's defaults unless set).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Bbr3Options {
+    /// Startup's pacing gain (§2.5, 2.77).
+    pub startup_gain: Ratio,
+    /// Tolerated loss per round while probing (§2.8, 0.02).
+    pub loss_thresh: Ratio,
+    /// Decrease per round with loss (§2.8, 0.7).
+    pub beta: Ratio,
+    /// Share of `inflight_longterm` left unused (§2.8, 0.15).
+    pub headroom: Ratio,
+    /// Leave Startup on persistent CE marking (Linux BBRv3's rule).
+    pub ecn: bool,
+    /// Seed of the randomised probe wait (§5.3.3.8).
+    pub seed: u64,
+    /// Initial window; `None` = the config's.
+    pub initial_window: Option<InitialWindow>,
+}
+
+impl Default for Bbr3Options {
+    fn default() -> Self {
+        Bbr3Options {
+            startup_gain: STARTUP_PACING_GAIN,
+            loss_thresh: LOSS_THRESH,
+            beta: BETA,
+            headroom: HEADROOM,
+            ecn: true,
+            seed: 1,
+            initial_window: None,
+        }
+    }
+}
+
+fn differs(value: Ratio, default: Ratio) -> Option<String> {
+    (value != default).then(|| value.to_string())
+}
+
+/// `bbr3`'s options.
+pub const BBR3_OPTIONS: &[OptionDef<Bbr3Options>] = &[
+    OptionDef {
+        key: "iw",
+        values: "<packets>|rfc",
+        help: "initial window in packets (default: the config's)",
+        parse: |o, v| {
+            o.initial_window = Some(match v {
+                "rfc" => InitialWindow::Rfc9002,
+                _ => match v.parse::<u32>() {
+                    Ok(n) if (1..=100_000).contains(&n) => InitialWindow::Packets(n),
+                    _ => return Err(ValueError::Expected("a packet count 1..=100000 or `rfc`")),
+                },
+            });
+            Ok(())
+        },
+        display: |o| o.initial_window.map(|w| w.to_string()),
+    },
+    OptionDef {
+        key: "startup_gain",
+        values: "<ratio>",
+        help: "Startup pacing gain (default 2.77)",
+        parse: |o, v| {
+            o.startup_gain = option::ratio(v, "a gain between 1 and 10", |r| {
+                r.num() >= r.den() && r.num() <= 10 * r.den()
+            })?;
+            Ok(())
+        },
+        display: |o| differs(o.startup_gain, STARTUP_PACING_GAIN),
+    },
+    OptionDef {
+        key: "loss_thresh",
+        values: "<ratio>",
+        help: "loss rate per round that ends a probe (default 0.02)",
+        parse: |o, v| {
+            o.loss_thresh = option::ratio(v, "a loss rate strictly between 0 and 1", |r| {
+                r.is_proper_fraction()
+            })?;
+            Ok(())
+        },
+        display: |o| differs(o.loss_thresh, LOSS_THRESH),
+    },
+    OptionDef {
+        key: "beta",
+        values: "<ratio>",
+        help: "decrease per round with loss (default 0.7)",
+        parse: |o, v| {
+            o.beta = option::beta(v)?;
+            Ok(())
+        },
+        display: |o| differs(o.beta, BETA),
+    },
+    OptionDef {
+        key: "headroom",
+        values: "<ratio>",
+        help: "share of inflight_longterm left for other flows (default 0.15)",
+        parse: |o, v| {
+            o.headroom = option::ratio(v, "a share strictly between 0 and 1", |r| {
+                r.is_proper_fraction()
+            })?;
+            Ok(())
+        },
+        display: |o| differs(o.headroom, HEADROOM),
+    },
+    OptionDef {
+        key: "ecn",
+        values: "on|off",
+        help: "leave Startup on persistent CE marks (default on)",
+        parse: |o, v| {
+            o.ecn = on_off(v)?;
+            Ok(())
+        },
+        display: |o| (!o.ecn).then(|| on_off_str(o.ecn).to_string()),
+    },
+    OptionDef {
+        key: "seed",
+        values: "<n>",
+        help: "seed of the randomised probe wait (default 1)",
+        parse: |o, v| {
+            o.seed = v
+                .parse::<u64>()
+                .map_err(|_| ValueError::Expected("an unsigned integer"))?;
+            Ok(())
+        },
+        display: |o| (o.seed != 1).then(|| o.seed.to_string()),
+    },
+];
+
+/// A parsed `bbr3` name.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Bbr3Spec {
+    /// The options.
+    pub options: Bbr3Options,
+}
+
+impl fmt::Display for Bbr3Spec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut opts = Vec::new();
+        option::write(BBR3_OPTIONS, &self.options, &mut opts);
+        if opts.is_empty() {
+            f.write_str("bbr3")
+        } else {
+            write!(f, "bbr3({})", opts.join(","))
+        }
+    }
+}
+
+impl FamilySpec for Bbr3Spec {
+    fn effective_config(&self, cfg: &CcConfig) -> CcConfig {
+        CcConfig {
+            initial_window: self.options.initial_window.unwrap_or(cfg.initial_window),
+            ..*cfg
+        }
+    }
+
+    fn canonical_name(&self, cfg: &CcConfig) -> String {
+        let eff = self.effective_config(cfg);
+        let mut shown = *self;
+        shown.options.initial_window = (eff.initial_window != CcConfig::default().initial_window)
+            .then_some(eff.initial_window);
+        shown.to_string()
+    }
+
+    fn without_initial_window(&self) -> Option<ControllerSpec> {
+        let mut s = *self;
+        s.options.initial_window = None;
+        Some(ControllerSpec::new(s))
+    }
+
+    fn build(&self, cfg: &CcConfig) -> Box<dyn Controller> {
+        Box::new(self.build_bbr3(cfg))
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+impl Bbr3Spec {
+    /// Builds the controller as its concrete type.
+    pub fn build_bbr3(&self, cfg: &CcConfig) -> Bbr3 {
+        Bbr3::new(
+            self.canonical_name(cfg),
+            &self.effective_config(cfg),
+            self.options,
+        )
+    }
+}
+
+/// The `bbr3` family, registered in [`crate::spec::Registry::builtin`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Bbr3Family;
+
+impl Family for Bbr3Family {
+    fn names(&self) -> &'static [&'static str] {
+        &["bbr3"]
+    }
+
+    fn parse(&self, parts: &[SpecPart<'_>], whole: &str) -> Result<ControllerSpec, SpecError> {
+        let [part] = parts else {
+            return Err(SpecError::new(format!(
+                "`{whole}`: bbr3 has its own startup and cannot be combined with other parts"
+            )));
+        };
+        let mut spec = Bbr3Spec::default();
+        for &(k, v) in part.options {
+            if !option::apply(BBR3_OPTIONS, &mut spec.options, k, v, whole)? {
+                return Err(SpecError::new(format!(
+                    "unknown option `{k}` for `bbr3` in `{whole}`; valid options: {}",
+                    option::describe(BBR3_OPTIONS)
+                )));
+            }
+        }
+        Ok(ControllerSpec::new(spec))
+    }
+
+    fn help(&self) -> String {
+        let mut s = "bbr3: BBRv3 (draft-ietf-ccwg-bbr-06)\n".to_string();
+        for o in BBR3_OPTIONS {
+            s.push_str(&format!("    {}={}  {}\n", o.key, o.values, o.help));
+        }
+        s
+    }
+}
