@@ -27,6 +27,8 @@ pub enum ArmSet {
     Seed,
     /// The same four arms on RFC 9002's NewReno (β 0.5).
     Rfc9002,
+    /// The seed arms and BBRv3 (draft-ietf-ccwg-bbr-06) as a fifth.
+    SeedBbr3,
     /// Paced slow start, jump start, HyStart++ and Rapid Start, each over
     /// RFC 9002 NewReno and over CUBIC.
     Extended,
@@ -39,6 +41,7 @@ impl ArmSet {
             ArmSet::Seed => &spec::SEED_ARMS,
             ArmSet::Rfc9002 => &spec::RFC9002_SEED_ARMS,
             ArmSet::Extended => EXTENDED_ARMS,
+            ArmSet::SeedBbr3 => SEED_BBR3_ARMS,
         };
         list.iter()
             .map(|(label, name)| {
@@ -54,6 +57,14 @@ impl ArmSet {
 
 /// `--arms extended`: the eight arms of `ramp compare` before the seed arms
 /// became the default.
+const SEED_BBR3_ARMS: &[(&str, &str)] = &[
+    spec::SEED_ARMS[0],
+    spec::SEED_ARMS[1],
+    spec::SEED_ARMS[2],
+    spec::SEED_ARMS[3],
+    ("bbr3", "bbr3"),
+];
+
 const EXTENDED_ARMS: &[(&str, &str)] = &[
     ("slowstart", "newreno"),
     ("jumpstart", "jumpstart"),
@@ -397,7 +408,12 @@ mod tests {
 
     #[test]
     fn every_arm_set_parses_and_leaves_iw_to_the_scenario() {
-        for set in [ArmSet::Seed, ArmSet::Rfc9002, ArmSet::Extended] {
+        for set in [
+            ArmSet::Seed,
+            ArmSet::Rfc9002,
+            ArmSet::Extended,
+            ArmSet::SeedBbr3,
+        ] {
             let arms = set.arms().unwrap();
             assert!(arms.len() >= 4);
             assert!(arms.iter().all(|a| !a.spec.to_string().contains("iw=")));

@@ -3,6 +3,7 @@
 //! | preset | source | arms (baseline first) | population |
 //! |---|---|---|---|
 //! | `rapid-start-2026` | seeds/002 (Fastly, 7 POPs) | baseline, jumpstart, rapid-no-jump, rapidstart | 7 regions, 200 KB – 3.2 MB |
+//! | `rapid-start-2026-bbr3` | the same, plus BBRv3 | the four, then bbr3 | as above |
 //! | `cubic-hystart-matrix` | seeds/000 (quiche lab matrix) | reno, cubic, cubic+hystart | grid: loss 0–8 % |
 //! | `iw10-vs-iw32` | seeds/004 (Google QUIC) | iw32, iw10 | 7 regions, 10 KB – 10 MB |
 //! | `reno-vs-cubic` | seeds/004 | cubic, reno | 7 regions, 10 KB – 10 MB |
@@ -31,6 +32,10 @@ pub const PRESETS: &[(&str, &str)] = &[
     (
         "rapid-start-2026",
         "Rapid Start production A/B (seeds/002): 4 arms, 7 regions, 200 KB-3.2 MB",
+    ),
+    (
+        "rapid-start-2026-bbr3",
+        "rapid-start-2026 with BBRv3 as a fifth arm (draft-ietf-ccwg-bbr-06)",
     ),
     (
         "cubic-hystart-matrix",
@@ -98,6 +103,11 @@ pub fn plan(name: &str, connections: u64, seed: u64) -> Result<FleetPlan, String
     let regions = || Population::Regions(seed_regions());
     let (population, workload, arm_list, mut base) = match name {
         "rapid-start-2026" => (regions(), Workload::seed(), arms(&SEED_ARMS)?, base),
+        "rapid-start-2026-bbr3" => {
+            let mut list = SEED_ARMS.to_vec();
+            list.push(("bbr3", "bbr3"));
+            (regions(), Workload::seed(), arms(&list)?, base)
+        }
         "cubic-hystart-matrix" => {
             let cells = hystart_grid(1).cells();
             let k = connections.div_ceil(cells).max(1);

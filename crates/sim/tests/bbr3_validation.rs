@@ -1,0 +1,270 @@
+//! BBRv3 in the simulator, against what its designers validate it with
+//! (transperf-style scenarios) and what draft-ietf-ccwg-bbr-06 says must
+//! happen: the bandwidth estimate after Startup, the queue after Drain,
+//! ProbeRTT's depth, length and period, throughput under random loss and
+//! behind a policer, ACK aggregation, and sharing with CUBIC.
+
+mod common;
+
+use common::{ev, run, run_traced, t_us};
+use ramp_sim::{flows_for, simulate, Scenario, TraceSink};
+use serde_json::Value;
+
+fn scenario(toml: &str) -> Scenario {
+    Scenario::from_toml(toml, "bbr3-validation").unwrap()
+}
+
+/// `(t_us, state, cwnd, inflight, pacing_bps)` of every `cc` event.
+fn cc_events(events: &[Value]) -> Vec<(u64, String, u64, u64, u64)> {
+    events
+        .iter()
+        .filter(|e| ev(e) == "cc")
+        .map(|e| {
+            (
+                t_us(e),
+                e["state"].as_str().unwrap_or("").to_string(),
+                e["cwnd"].as_u64().unwrap_or(0),
+                e["inflight"].as_u64().unwrap_or(0),
+                e["pacing-bps"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect()
+}
+
+/// Goodput of a completed record, bits per second.
+fn goodput_bps(r: &ramp_sim::Record) -> f64 {
+    assert!(r.completed, "{} did not complete", r.cc_algorithm);
+    r.content_length as f64 * 8.0 / (r.ttlb_us as f64 / 1e6)
+}
+
+const PATH_20M: &str = r#"
+size = "8MB"
+[path]
+rate = "20mbit"
+rtt = "40ms"
+queue = "80ms"
+"#;
+
+#[test]
+fn bbr_5_3_1_startup_estimates_the_bottleneck_within_5_percent() {
+    let t = run_traced(&scenario(PATH_20M), "bbr3", 1);
+    let cc = cc_events(&t.events());
+    let cruise = cc
+        .iter()
+        .find(|c| c.1 == "probe_bw_cruise")
+        .expect("reaches ProbeBW_CRUISE");
+    // CRUISE paces at 1.0 × bw less the 1 % margin (§5.6.2).
+    let bw = cruise.4 as f64 / 0.99;
+    let err = (bw - 20e6).abs() / 20e6;
+    eprintln!(
+        "bw estimate after Startup: {bw:.0} bit/s ({:.2} % off)",
+        err * 100.0
+    );
+    assert!(
+        err <= 0.05,
+        "bw estimate {bw:.0} bit/s, {:.1} % off",
+        err * 100.0
+    );
+    assert_eq!(t.record.packets_lost, 0, "the 2-BDP buffer holds Startup");
+}
+
+#[test]
+fn bbr_5_3_2_drain_leaves_no_queue() {
+    let t = run_traced(&scenario(PATH_20M), "bbr3", 1);
+    let events = t.events();
+    let cc = cc_events(&events);
+    let drain = cc.iter().position(|c| c.1 == "drain").expect("drains");
+    let after = cc[drain..]
+        .iter()
+        .find(|c| c.1.starts_with("probe_bw"))
+        .expect("leaves Drain")
+        .0;
+    // Queueing delay seen by the packets sent one RTT after Drain ended.
+    let rtt_us = 40_000;
+    let delays: Vec<u64> = events
+        .iter()
+        .filter(|e| ev(e) == "queue" && (after + rtt_us..after + 3 * rtt_us).contains(&t_us(e)))
+        .map(|e| e["delay-us"].as_u64().unwrap_or(u64::MAX))
+        .collect();
+    assert!(!delays.is_empty());
+    let worst = delays.iter().max().copied().unwrap_or(0);
+    eprintln!("Drain ended at {after} µs; worst queueing delay in the next 2 RTTs: {worst} µs");
+    // Startup's queue was ~1 BDP (40 ms); after Drain at most a few
+    // packets' serialisation (a send quantum, 2 packets at 20 Mbit/s).
+    assert!(worst <= 4_000, "queueing delay {worst} µs after Drain");
+}
+
+#[test]
+fn bbr_5_3_4_probe_rtt_every_5_s_at_half_the_bdp_for_200_ms() {
+    // 12 s of transfer at 10 Mbit/s with a queue BBR never fills, so
+    // min_rtt is never undercut and ProbeRTT comes due every 5 s.
+    let sc = scenario(
+        r#"
+size = "15MB"
+[path]
+rate = "10mbit"
+rtt = "40ms"
+queue = "100ms"
+"#,
+    );
+    let t = run_traced(&sc, "bbr3", 1);
+    let cc = cc_events(&t.events());
+    let mut episodes = Vec::new();
+    let mut start: Option<u64> = None;
+    let mut max_cwnd = 0;
+    for c in &cc {
+        match (c.1 == "probe_rtt", start) {
+            (true, None) => {
+                start = Some(c.0);
+                max_cwnd = c.2;
+            }
+            (true, Some(_)) => max_cwnd = max_cwnd.max(c.2),
+            (false, Some(s)) => {
+                episodes.push((s, c.0 - s, max_cwnd));
+                start = None;
+            }
+            (false, None) => {}
+        }
+    }
+    eprintln!("ProbeRTT episodes (start µs, length µs, max cwnd B): {episodes:?}");
+    assert!(episodes.len() >= 2, "ProbeRTT episodes: {episodes:?}");
+    let bdp = 10_000_000 / 8 * 40 / 1000; // bytes
+    let mds = 1252;
+    for &(at, len, cwnd) in &episodes {
+        assert!(len >= 200_000, "ProbeRTT at {at} µs lasted {len} µs");
+        assert!(
+            len <= 200_000 + 3 * 40_000,
+            "ProbeRTT at {at} µs lasted {len} µs"
+        );
+        // §5.6.4.5: max(0.5 × BDP, 4 packets), plus the cwnd it had before
+        // the bound applies on the first ACK.
+        assert!(
+            cwnd <= (bdp / 2).max(4 * mds) + 2 * mds || at == episodes[0].0,
+            "cwnd {cwnd} in ProbeRTT"
+        );
+    }
+    for w in episodes.windows(2) {
+        let gap = w[1].0 - w[0].0;
+        assert!(
+            (5_000_000..=5_600_000).contains(&gap),
+            "ProbeRTT every {gap} µs"
+        );
+    }
+}
+
+#[test]
+fn bbr_holds_throughput_under_1_percent_random_loss_where_cubic_collapses() {
+    let sc = scenario(
+        r#"
+size = "10MB"
+[path]
+rate = "50mbit"
+rtt = "40ms"
+queue = "40ms"
+loss = "1%"
+"#,
+    );
+    let bbr = goodput_bps(&run(&sc, "bbr3", 1));
+    let cubic = goodput_bps(&run(&sc, "cubic", 1));
+    eprintln!("1 % loss at 50 Mbit/s: BBR {bbr:.0} bit/s, CUBIC {cubic:.0} bit/s");
+    assert!(bbr >= 0.7 * 50e6, "BBR goodput {bbr:.0} bit/s");
+    assert!(
+        cubic <= 0.25 * bbr,
+        "CUBIC {cubic:.0} vs BBR {bbr:.0} bit/s"
+    );
+}
+
+#[test]
+fn bbr_behind_a_policer_settles_near_the_policed_rate() {
+    // 100 Mbit/s link policed to 10 Mbit/s with a 64 KB bucket.
+    let sc = scenario(
+        r#"
+size = "10MB"
+[path]
+rate = "100mbit"
+rtt = "40ms"
+queue = "40ms"
+[path.policer]
+rate = "10mbit"
+burst = "64KB"
+"#,
+    );
+    let r = run(&sc, "bbr3", 1);
+    let g = goodput_bps(&r);
+    assert!(g >= 0.8 * 10e6 && g <= 10.5e6, "goodput {g:.0} bit/s");
+    let loss = r.packets_lost as f64 / r.packets_sent as f64;
+    let cubic = run(&sc, "cubic", 1);
+    let cubic_loss = cubic.packets_lost as f64 / cubic.packets_sent as f64;
+    eprintln!(
+        "policed to 10 Mbit/s: BBR {g:.0} bit/s, loss {:.2} % (CUBIC {:.0} bit/s, {:.2} %)",
+        loss * 100.0,
+        goodput_bps(&cubic),
+        cubic_loss * 100.0
+    );
+    assert!(
+        loss <= 0.10,
+        "BBR lost {:.1} % (CUBIC {:.1} %)",
+        loss * 100.0,
+        cubic_loss * 100.0
+    );
+}
+
+#[test]
+fn bbr_5_5_9_aggregated_acks_still_fill_the_pipe() {
+    // ACKs released in 20 ms batches at 50 Mbit/s, 40 ms.
+    let sc = scenario(
+        r#"
+size = "10MB"
+[path]
+rate = "50mbit"
+rtt = "40ms"
+queue = "40ms"
+ack_aggregation = "20ms"
+"#,
+    );
+    let g = goodput_bps(&run(&sc, "bbr3", 1));
+    eprintln!("20 ms ACK aggregation at 50 Mbit/s: BBR {g:.0} bit/s");
+    assert!(g >= 0.8 * 50e6, "goodput {g:.0} bit/s with aggregated ACKs");
+}
+
+#[test]
+fn bbr_and_cubic_share_a_bottleneck() {
+    // A 20 MB BBR flow beside a 60 MB CUBIC flow that outlives it, one BDP
+    // of buffer: while BBR runs the link is shared, so BBR's share is its
+    // goodput over the goodput a lone flow gets.
+    let path = r#"
+[path]
+rate = "20mbit"
+rtt = "40ms"
+queue = "40ms"
+"#;
+    let alone = goodput_bps(&run(
+        &scenario(&format!("size = \"20MB\"\n{path}")),
+        "bbr3",
+        1,
+    ));
+    let sc = scenario(&format!(
+        "size = \"20MB\"\n{path}\n[[flow]]\ncc = \"cubic\"\nstart = \"0ms\"\nsize = \"60MB\"\n"
+    ));
+    let spec = ramp_cc::spec::parse("bbr3").unwrap();
+    let flows = flows_for(&sc, &spec, "").unwrap();
+    let out = simulate(&sc, flows, 1, &mut TraceSink::off());
+    let bbr = goodput_bps(&out.records[0]);
+    let x = [bbr, (alone - bbr).max(0.0)];
+    let jain = (x[0] + x[1]).powi(2) / (2.0 * (x[0] * x[0] + x[1] * x[1]));
+    eprintln!(
+        "BBR beside CUBIC: BBR {bbr:.0} of {alone:.0} bit/s ({:.1} %), Jain's index {jain:.3}",
+        100.0 * bbr / alone
+    );
+    assert!(out.records.iter().all(|r| r.completed));
+    // Neither starves the other.
+    assert!(jain >= 0.8, "Jain's index {jain:.3}: {x:?}");
+}
+
+#[test]
+fn bbr3_runs_deterministically() {
+    let sc = scenario(PATH_20M);
+    let a = run_traced(&sc, "bbr3", 3);
+    let b = run_traced(&sc, "bbr3", 3);
+    assert_eq!(a.trace, b.trace);
+}
