@@ -148,7 +148,7 @@ pub struct Metrics {
 /// Implementations must keep `window() >= minimum window` (RFC 9002 §7.2,
 /// `2·max_datagram_size`), never overflow, and return a finite, positive
 /// pacing rate whenever they return one.
-pub trait Controller: Send + fmt::Debug {
+pub trait Controller: Send + Sync + fmt::Debug {
     /// One packet (or one GSO batch, whose last packet number is given) was
     /// sent. `bytes_in_flight` includes it. `packet_number` is `None` for
     /// Initial and Handshake packets (see [`AckedPacket::packet_number`]).

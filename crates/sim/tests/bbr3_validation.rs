@@ -191,7 +191,7 @@ burst = "64KB"
     );
     let r = run(&sc, "bbr3", 1);
     let g = goodput_bps(&r);
-    assert!(g >= 0.8 * 10e6 && g <= 10.5e6, "goodput {g:.0} bit/s");
+    assert!((0.8 * 10e6..=10.5e6).contains(&g), "goodput {g:.0} bit/s");
     let loss = r.packets_lost as f64 / r.packets_sent as f64;
     let cubic = run(&sc, "cubic", 1);
     let cubic_loss = cubic.packets_lost as f64 / cubic.packets_sent as f64;

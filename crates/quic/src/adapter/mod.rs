@@ -40,7 +40,7 @@
 
 use std::any::Any;
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use quinn_proto::congestion::{Controller, ControllerFactory, ControllerMetrics};
@@ -111,10 +111,8 @@ pub struct ShimCounters {
 
 /// A quinn [`Controller`] running a ramp-cc controller.
 pub struct RampController {
-    /// quinn requires `Sync`; ramp-cc controllers are only `Send`. Every
-    /// mutating callback uses `Mutex::get_mut` (no locking); only
-    /// `clone_box` locks.
-    inner: Mutex<Box<dyn ramp_cc::Controller>>,
+    /// The ramp-cc controller (`Send + Sync`, as quinn requires).
+    inner: Box<dyn ramp_cc::Controller>,
     /// `window()` and `metrics()` take `&self`: cached after each call.
     window: u64,
     ssthresh: Option<u64>,
@@ -144,7 +142,7 @@ impl RampController {
             window: 0,
             ssthresh: None,
             pacing_bps: None,
-            inner: Mutex::new(inner),
+            inner,
             base,
             rtt: RttEstimator::default(),
             batches: BTreeMap::new(),
@@ -180,7 +178,7 @@ impl RampController {
     }
 
     fn inner_mut(&mut self) -> &mut Box<dyn ramp_cc::Controller> {
-        lock_inner(&mut self.inner)
+        &mut self.inner
     }
 
     fn time(&self, t: Instant) -> Time {
@@ -257,13 +255,6 @@ impl RampController {
     }
 }
 
-/// The controller behind the mutex, without locking. A poisoned lock only
-/// means a panic elsewhere while cloning; the controller is plain data and
-/// still consistent.
-fn lock_inner(m: &mut Mutex<Box<dyn ramp_cc::Controller>>) -> &mut Box<dyn ramp_cc::Controller> {
-    m.get_mut().unwrap_or_else(|p| p.into_inner())
-}
-
 impl Controller for RampController {
     fn on_sent(&mut self, now: Instant, bytes: u64, _last_packet_number: u64) {
         self.counters.send_batches += 1;
@@ -309,7 +300,7 @@ impl Controller for RampController {
         }
         self.refresh();
         if let Some(probe) = &self.probe {
-            let metrics = lock_inner(&mut self.inner).metrics();
+            let metrics = self.inner.metrics();
             probe.on_ack_frame(now, in_flight, self.rtt.clone(), metrics, self.counters);
         }
     }
@@ -368,13 +359,8 @@ impl Controller for RampController {
     }
 
     fn clone_box(&self) -> Box<dyn Controller> {
-        let inner = self
-            .inner
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone_box();
         Box::new(RampController {
-            inner: Mutex::new(inner),
+            inner: self.inner.clone_box(),
             window: self.window,
             ssthresh: self.ssthresh,
             pacing_bps: self.pacing_bps,
@@ -392,10 +378,7 @@ impl Controller for RampController {
     }
 
     fn initial_window(&self) -> u64 {
-        self.inner
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .initial_window()
+        self.inner.initial_window()
     }
 
     fn into_any(self: Box<Self>) -> Box<dyn Any> {

@@ -3,6 +3,7 @@
 
 use super::*;
 use ramp_cc::Rate;
+use std::sync::Mutex;
 
 /// What the recording controller saw.
 #[derive(Clone, Debug, PartialEq)]
