@@ -19,7 +19,6 @@
 //!   [`Pacing`].
 
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
 
 pub mod bbr3;
 pub mod careful_resume;

@@ -14,7 +14,6 @@
 //! - Report: [`write_report`].
 
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
 
 pub mod ab;
 pub mod bootstrap;

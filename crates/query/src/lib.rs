@@ -13,7 +13,6 @@
 //! assert_eq!(out, "{\"a\":3}\n");
 //! ```
 
-#![warn(missing_docs)]
 
 pub mod agg;
 pub mod eval;

@@ -8,7 +8,6 @@
 //! - [`units`]: parsing `20mbit`, `40ms`, `0.5%`.
 
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
 
 pub mod adapter;
 pub mod body;

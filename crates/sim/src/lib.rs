@@ -17,7 +17,6 @@
 //! ```
 
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
 
 pub mod bench;
 pub mod client;
