@@ -5,6 +5,19 @@
 //! jump-start-only arm. Sequencing (when growth applies, when recovery
 //! starts and ends) is in [`crate::loss_based`].
 //!
+//! Read with the draft beside it, section by section:
+//!
+//! | -02 | rule | code |
+//! |---|---|---|
+//! | §3.1 | the first flight: up to 2·IW paced over one RTT, after the first RTT sample | [`crate::jump_start::jump_window`], `FirstFlight` (the flight and its end); `LossBased::on_ack_frame_end` starts it, `on_packet_sent` marks its first packet |
+//! | §3.2 | growth: +2 bytes per acked byte (3×/round) while the RTT floor is below [`queue_buildup_thresh`], +1 (2×) once above; paced at [`RAPID_PACING_GAIN`] | [`queue_buildup_thresh`]; the floor is [`crate::round::RoundTracker::rtt_floor`]; `loss_based/growth.rs` `evaluate_rapid` and `grow_startup` |
+//! | §3.3 | the first congestion event: one recovery period with the smooth reduction (`silence`, `ack`, `loss` factors of β, CE's own β), paced at [`RAPID_RECOVERY_PACING_GAIN`] | [`Factors::for_beta`], [`RapidRecovery`] (`enter`, `on_acked`, `on_lost`, `rebased`); `loss_based/congestion.rs` `start_recovery` |
+//! | §3.3.2 | a CE-only episode may use a larger β (`ce_beta`) | `loss_based/congestion.rs` `start_recovery`, [`RapidRecovery::rebased`] when a loss joins the episode |
+//! | §3.3 (end) | the end of that recovery: congestion avoidance from the reduced window (`ssthresh = cwnd`, which -02 leaves implicit: ambiguity in docs/algorithms.md) | `loss_based/congestion.rs` `exit_recovery` |
+//!
+//! Where -02 is silent or ambiguous, docs/algorithms.md ("Ambiguities and
+//! the choices made") records what ramp does and why, by number.
+//!
 //! All recovery arithmetic is exact: with `β = p/q` the window is kept as
 //! `cwnd·3q` in a `u128`, so `silence = (2q+p)/3q`, `ack = 2(q−p)/3q` and
 //! `loss = (2q+p)/3q` are applied without rounding.

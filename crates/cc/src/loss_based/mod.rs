@@ -89,11 +89,35 @@ impl CaAlgorithm {
     }
 }
 
+/// Whether and when the full-RTT paced `2·IW` first flight
+/// ([`crate::jump_start`]) is sent.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum FirstFlightStart {
+    /// No first flight: classic slow start from the initial window.
+    #[default]
+    Off,
+    /// Jump once the first RTT sample exists (the draft's default).
+    AfterFirstRttSample,
+    /// Jump at once, paced over the initial RTT.
+    Immediately,
+}
+
+impl FirstFlightStart {
+    /// `Immediately` unless `defer`, then `AfterFirstRttSample`.
+    pub fn deferred(defer: bool) -> FirstFlightStart {
+        if defer {
+            FirstFlightStart::AfterFirstRttSample
+        } else {
+            FirstFlightStart::Immediately
+        }
+    }
+}
+
 /// The startup policy: which of the optional startup mechanisms run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Startup {
-    /// The full-RTT paced `2·IW` first flight; `Some(defer)`.
-    pub first_flight: Option<bool>,
+    /// The full-RTT paced `2·IW` first flight.
+    pub first_flight: FirstFlightStart,
     /// Rapid Start growth and first-recovery reduction.
     pub rapid: Option<RapidStartOptions>,
     /// HyStart++ during the initial slow start.
@@ -206,9 +230,9 @@ impl LossBased {
     pub fn new(name: String, cfg: CcConfig, ca: CaAlgorithm, startup: Startup) -> LossBased {
         let iw = cfg.initial_window_bytes();
         let first_flight = match startup.first_flight {
-            Some(true) => FirstFlight::Waiting,
-            Some(false) => FirstFlight::Active { marker: None },
-            None => FirstFlight::Done,
+            FirstFlightStart::AfterFirstRttSample => FirstFlight::Waiting,
+            FirstFlightStart::Immediately => FirstFlight::Active { marker: None },
+            FirstFlightStart::Off => FirstFlight::Done,
         };
         let cwnd = if first_flight.is_active() {
             jump_window(iw)

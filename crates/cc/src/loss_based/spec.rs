@@ -13,7 +13,7 @@ use core::any::Any;
 use core::fmt;
 use core::time::Duration;
 
-use super::{CaAlgorithm, LossBased, Startup};
+use super::{CaAlgorithm, FirstFlightStart, LossBased, Startup};
 use crate::config::{CcConfig, InitialWindow, PrrMode};
 use crate::controller::Controller;
 use crate::cubic::{Cubic, FastConvergence};
@@ -788,19 +788,23 @@ impl LossBasedSpec {
         };
         let startup = match self.startup {
             StartupSpec::Classic => Startup {
-                first_flight: None,
+                first_flight: FirstFlightStart::Off,
                 rapid: None,
                 hystart: self.hystart,
                 careful_resume: false,
             },
             StartupSpec::JumpStart(o) => Startup {
-                first_flight: Some(o.defer),
+                first_flight: FirstFlightStart::deferred(o.defer),
                 rapid: None,
                 hystart: self.hystart,
                 careful_resume: o.retreat,
             },
             StartupSpec::RapidStart(o) => Startup {
-                first_flight: o.jump.then_some(o.defer),
+                first_flight: if o.jump {
+                    FirstFlightStart::deferred(o.defer)
+                } else {
+                    FirstFlightStart::Off
+                },
                 rapid: Some(o.options),
                 hystart: self.hystart,
                 careful_resume: false,
