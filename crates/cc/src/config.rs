@@ -91,10 +91,8 @@ pub enum EventOrder {
     #[default]
     Rfc9002,
     /// quinn 0.11: acknowledged packets and the frame end first, then the
-    /// frame's congestion events. The controller then treats a frame's
-    /// growth as provisional until the next call, and a congestion event at
-    /// the same instant that opens a recovery period revokes it, so both
-    /// orders give the same windows.
+    /// frame's congestion events. Controllers are written for the RFC
+    /// order; [`crate::quinn_order::RfcOrder`] restores it for them.
     AcksFirst,
 }
 
@@ -123,14 +121,11 @@ pub struct CcConfig {
     /// whatever the window (docs/algorithms.md ambiguity #12). Off by default, which keeps
     /// Rapid Start's silence and matches a window-only sender such as quinn.
     pub recovery_send_one: bool,
-    /// How the caller orders a frame's events (not part of a controller's
-    /// name: it describes the integration, like `max_datagram_size`).
-    pub event_order: EventOrder,
     /// The caller knows this flow is alone on its bottleneck (a
     /// single-flow simulation). RFC 9438 §4.7: fast convergence SHOULD be
     /// on, and may be off only for a flow known to be alone, so CUBIC's
-    /// `fast_convergence=auto` turns it off exactly then. Like
-    /// `event_order`, this describes the integration: real mode and
+    /// `fast_convergence=auto` turns it off exactly then. This describes
+    /// the integration (not part of a controller's name): real mode and
     /// multi-flow scenarios leave it `false`.
     pub alone_on_bottleneck: bool,
 }
@@ -146,7 +141,6 @@ impl Default for CcConfig {
             prr: PrrMode::Off,
             undo: false,
             recovery_send_one: false,
-            event_order: EventOrder::Rfc9002,
             alone_on_bottleneck: false,
         }
     }

@@ -5,6 +5,7 @@
 
 use std::time::Duration;
 
+use ramp_cc::quinn_order::RfcOrder;
 use ramp_cc::recovery::{
     AckFrame, AckOutcome, LossDetector, RecoveryConfig, Space, TimeoutKind, TimeoutOutcome,
 };
@@ -118,11 +119,9 @@ fn rfc9438_4_9_spurious_loss_undoes_the_reduction_through_the_detector() {
 /// receiver acknowledging every second packet with up to 8 ranges. Returns
 /// the window after every 100 µs step, and the detector's counters.
 fn lossy_transfer(name: &str, order: EventOrder) -> (Vec<u64>, RecoveryStats) {
-    let cfg = CcConfig {
-        event_order: order,
-        ..CcConfig::default()
-    };
-    let mut c = Conn::new(name, &cfg);
+    let mut c = Conn::new(name, &CcConfig::default());
+    // In quinn's order the controller is wrapped to see the RFC's.
+    c.cc = Box::new(RfcOrder::new(c.cc, order));
     c.det = LossDetector::new(RecoveryConfig {
         event_order: order,
         ..RecoveryConfig::confirmed()

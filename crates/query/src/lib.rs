@@ -13,7 +13,6 @@
 //! assert_eq!(out, "{\"a\":3}\n");
 //! ```
 
-
 pub mod agg;
 pub mod eval;
 pub mod exec;

@@ -2,7 +2,6 @@
 
 use std::sync::Arc;
 
-use ramp_cc::config::EventOrder;
 use ramp_cc::{CcConfig, ControllerSpec, SpecError};
 
 use crate::adapter::BuildController;
@@ -48,11 +47,6 @@ impl CcChoice {
 fn config_for(mtu: u16) -> CcConfig {
     CcConfig {
         max_datagram_size: u64::from(mtu),
-        // quinn 0.11 reports a frame's losses and CE after `on_end_acks`;
-        // the controller must know, or the frame that reveals a loss grows
-        // the window before the reduction (3% overshoot in Rapid Start's
-        // worked example; docs/algorithms.md, ambiguity 33).
-        event_order: EventOrder::AcksFirst,
         ..CcConfig::default()
     }
 }

@@ -2,7 +2,7 @@
 //! and Rapid Start's first one), their end, and §7.6.2 persistent
 //! congestion.
 
-use super::{CaAlgorithm, LossBased, Phase, Provisional, RapidExit, Saved};
+use super::{CaAlgorithm, LossBased, Phase, Saved};
 use crate::careful_resume::CrPhase;
 use crate::config::PrrMode;
 use crate::controller::CongestionSignal;
@@ -106,10 +106,6 @@ impl LossBased {
     pub(super) fn exit_recovery(&mut self, now: Time) {
         match self.phase {
             Phase::RapidRecovery(rr) => {
-                self.rapid_exit = Some(RapidExit {
-                    at: now,
-                    recovery: rr,
-                });
                 // docs/algorithms.md ambiguity #8: ssthresh = cwnd; the editor's copy's hand-over to CUBIC.
                 self.cwnd = rr.cwnd();
                 self.ssthresh = self.cwnd;
@@ -133,31 +129,6 @@ impl LossBased {
         }
         self.send_one_pending = false;
         self.phase = Phase::CongestionAvoidance;
-    }
-
-    /// quinn's order ([`crate::EventOrder::AcksFirst`]): the frame whose
-    /// ACK of a post-entry packet ended Rapid Start's recovery also reported
-    /// losses of pre-entry packets, after its acks. The RFC order charges
-    /// them (`loss_factor · lost`, -02 §3.3) before the exit; do the same
-    /// now: charge the recovery as it was at the exit, exit again from the
-    /// lower window, and redo the frame's congestion-avoidance growth.
-    pub(super) fn recharge_rapid_exit(
-        &mut self,
-        now: Time,
-        mut recovery: RapidRecovery,
-        lost_bytes: u64,
-        provisional: Option<Provisional>,
-    ) {
-        recovery.on_lost(lost_bytes);
-        let regrow = provisional.filter(|p| p.at == now);
-        if let Some(p) = &regrow {
-            self.ca = p.ca.clone();
-        }
-        self.phase = Phase::RapidRecovery(recovery);
-        self.exit_recovery(now);
-        if let Some(p) = regrow {
-            self.grow_congestion_avoidance(now, p.growth);
-        }
     }
 
     /// RFC 9959 Safe Retreat: a congestion event while the jump was

@@ -14,16 +14,11 @@
 //!
 //! PRR (RFC 9937) optionally shapes the sending during ordinary recovery.
 //!
-//! Call order. Growth is applied at the end of each ACK frame, after the
-//! frame's RTT sample has entered the round tracker, so both call orders
-//! (RFC 9002: congestion events, then acks; quinn: acks, then events) see
-//! the same RTT floor. Under the RFC order the acks of the frame that opens
-//! a recovery period were sent before it and do not grow the window. To
-//! give quinn's order the same result ([`EventOrder::AcksFirst`]), a frame's
-//! growth stays provisional until the next call: a congestion event at the
-//! same instant that opens a new recovery period revokes it (and Rapid
-//! Start charges those bytes with its ack factor), exactly as if the event
-//! had come first.
+//! Call order: RFC 9002 Appendix A's (a frame's congestion events, then its
+//! acknowledgements, then its end). Growth is applied at the end of each
+//! ACK frame, after the frame's RTT sample has entered the round tracker.
+//! Callers in quinn's order wrap the controller in
+//! [`crate::quinn_order::RfcOrder`], which restores this order.
 //!
 //! Files: this one holds the state and the [`Controller`] calls;
 //! `congestion.rs` the reactions to congestion (recovery entry and exit,
@@ -39,7 +34,7 @@ mod state;
 pub use state::LossBasedState;
 
 use crate::careful_resume::{CarefulResume, CrPhase};
-use crate::config::{minimum_window, CcConfig, EventOrder};
+use crate::config::{minimum_window, CcConfig};
 use crate::controller::{
     AckFrameSummary, AckedPacket, CcPhase, CongestionEvent, CongestionSignal, Controller, Metrics,
 };
@@ -150,36 +145,6 @@ struct Saved {
     ca: CaAlgorithm,
 }
 
-/// A frame's growth, revocable by a congestion event at the same instant.
-#[derive(Clone, Debug)]
-struct Provisional {
-    at: Time,
-    cwnd: u64,
-    ca: CaAlgorithm,
-    delivered: u64,
-    /// The bytes that grew the window (`n` of the frame).
-    growth: u64,
-}
-
-/// Rapid Start's recovery as it stood when an ACK ended it, so that
-/// quinn's order can still charge the losses the same frame reports after
-/// its acks (the RFC order charges them before the exit).
-#[derive(Clone, Copy, Debug)]
-struct RapidExit {
-    at: Time,
-    recovery: RapidRecovery,
-}
-
-/// PRR's last per-ACK step, replayed as an unsafe ACK when quinn reports
-/// the frame's losses after its end.
-#[derive(Clone, Copy, Debug)]
-struct PrrReplay {
-    at: Time,
-    before: Prr,
-    delivered: u64,
-    pipe: u64,
-}
-
 /// A loss-based controller: NewReno or CUBIC with a startup policy.
 #[derive(Clone, Debug)]
 pub struct LossBased {
@@ -202,9 +167,6 @@ pub struct LossBased {
     round: RoundTracker,
     prr: Option<Prr>,
     saved: Option<Saved>,
-    provisional: Option<Provisional>,
-    rapid_exit: Option<RapidExit>,
-    prr_replay: Option<PrrReplay>,
     /// The current recovery period was started by ECN-CE and has seen no
     /// loss yet (h2o's ECN episode count; `ce_beta`).
     episode_ecn_only: bool,
@@ -257,10 +219,7 @@ impl LossBased {
             round: RoundTracker::new(),
             prr: None,
             saved: None,
-            provisional: None,
-            rapid_exit: None,
             episode_ecn_only: false,
-            prr_replay: None,
             send_one_pending: false,
             frame_growth_bytes: 0,
             frame_delivered: 0,
@@ -387,9 +346,6 @@ impl Controller for LossBased {
         bytes: u64,
         bytes_in_flight: u64,
     ) {
-        self.provisional = None;
-        self.rapid_exit = None;
-        self.prr_replay = None;
         self.send_one_pending = false;
         self.in_flight = bytes_in_flight;
         if let Some(pn) = packet_number {
@@ -412,8 +368,6 @@ impl Controller for LossBased {
         rtt: &RttEstimator,
         app_limited: bool,
     ) {
-        self.provisional = None;
-        self.prr_replay = None;
         self.any_event = true;
         self.srtt = rtt.smoothed();
         self.in_flight = self.in_flight.saturating_sub(packet.bytes);
@@ -470,13 +424,6 @@ impl Controller for LossBased {
         let app_limited = core::mem::take(&mut self.frame_app_limited) || summary.app_limited;
         let lost = core::mem::take(&mut self.loss_since_frame);
         let n = if summary.app_limited { 0 } else { n };
-        self.provisional = (n > 0).then(|| Provisional {
-            at: now,
-            cwnd: self.cwnd,
-            ca: self.ca.clone(),
-            delivered,
-            growth: n,
-        });
         match self.phase {
             Phase::Startup => {
                 self.evaluate_rapid(rtt);
@@ -518,14 +465,7 @@ impl Controller for LossBased {
             Phase::Recovery => {
                 let mds = self.mds();
                 if let Some(p) = self.prr.as_mut() {
-                    let before = *p;
                     p.on_ack(delivered, summary.bytes_in_flight, !lost, mds);
-                    self.prr_replay = Some(PrrReplay {
-                        at: now,
-                        before,
-                        delivered,
-                        pipe: summary.bytes_in_flight,
-                    });
                 }
             }
             Phase::RapidRecovery(_) => {}
@@ -539,40 +479,7 @@ impl Controller for LossBased {
             self.in_flight = self.in_flight.saturating_sub(lost_bytes);
             self.loss_since_frame = true;
         }
-        let provisional = self.provisional.take();
-        let prr_replay = self.prr_replay.take();
-        let acks_first = self.cfg.event_order == EventOrder::AcksFirst;
-        let rapid_exit = self.rapid_exit.take();
-        if let (Some(exit), CongestionSignal::Loss { lost_bytes }, true) =
-            (rapid_exit, event.signal, acks_first)
-        {
-            if exit.at == now
-                && self.in_recovery_period(event.time_sent)
-                && matches!(self.phase, Phase::CongestionAvoidance)
-            {
-                self.recharge_rapid_exit(now, exit.recovery, lost_bytes, provisional);
-                if event.persistent_congestion {
-                    self.persistent_congestion();
-                }
-                return;
-            }
-        }
         if self.in_recovery_period(event.time_sent) {
-            // quinn's order: the frame that carried this loss was judged a
-            // "safe" ACK at its end (RFC 9937 §6.2); judge it again, unsafe.
-            if let (Some(r), Some(p), CongestionSignal::Loss { lost_bytes }) =
-                (prr_replay, self.prr.as_mut(), event.signal)
-            {
-                if acks_first && r.at == now {
-                    *p = r.before;
-                    p.on_ack(
-                        r.delivered,
-                        r.pipe.saturating_sub(lost_bytes),
-                        false,
-                        self.cfg.max_datagram_size,
-                    );
-                }
-            }
             let loss_in_ecn_episode =
                 self.episode_ecn_only && matches!(event.signal, CongestionSignal::Loss { .. });
             if loss_in_ecn_episode {
@@ -597,29 +504,13 @@ impl Controller for LossBased {
                 self.cwnd = rr.cwnd();
             }
         } else {
-            let revoked = provisional.filter(|p| acks_first && p.at == now);
-            if let Some(p) = &revoked {
-                // quinn's order: this frame's acks were processed first;
-                // undo their growth, which the RFC order never applies.
-                self.cwnd = p.cwnd;
-                self.ca = p.ca.clone();
-            }
-            // Bytes in flight when the event was detected, as the RFC order
-            // sees them: before this event's losses and, in quinn's order,
-            // before this frame's acks.
+            // Bytes in flight when the event was detected: before this
+            // event's losses.
             let lost = match event.signal {
                 CongestionSignal::Loss { lost_bytes } => lost_bytes,
                 CongestionSignal::Ecn { .. } => 0,
             };
-            let flight = self
-                .in_flight
-                .saturating_add(lost)
-                .saturating_add(revoked.as_ref().map_or(0, |p| p.delivered));
-            self.start_recovery(now, event.signal, flight);
-            if let (Some(p), Phase::RapidRecovery(rr)) = (revoked, &mut self.phase) {
-                rr.on_acked(p.delivered);
-                self.cwnd = rr.cwnd();
-            }
+            self.start_recovery(now, event.signal, self.in_flight.saturating_add(lost));
         }
         if event.persistent_congestion {
             self.persistent_congestion();
@@ -627,8 +518,6 @@ impl Controller for LossBased {
     }
 
     fn on_spurious_congestion(&mut self, _now: Time) {
-        self.provisional = None;
-        self.prr_replay = None;
         if !self.cfg.undo || !matches!(self.phase, Phase::Recovery | Phase::CongestionAvoidance) {
             return;
         }
@@ -648,8 +537,6 @@ impl Controller for LossBased {
     }
 
     fn on_mtu_update(&mut self, max_datagram_size: u64) {
-        self.provisional = None;
-        self.prr_replay = None;
         let untouched = !self.any_event;
         self.cfg.max_datagram_size = max_datagram_size.max(1);
         let min = self.min_window();

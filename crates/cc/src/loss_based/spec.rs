@@ -828,7 +828,6 @@ impl FamilySpec for LossBasedSpec {
             prr: c.prr.unwrap_or(cfg.prr),
             undo: c.undo.unwrap_or(cfg.undo),
             recovery_send_one: c.send_one.unwrap_or(cfg.recovery_send_one),
-            event_order: cfg.event_order,
             alone_on_bottleneck: cfg.alone_on_bottleneck,
         }
     }

@@ -62,8 +62,8 @@ pub struct RecoveryConfig {
     /// The order in which one ACK frame's events reach the controller:
     /// RFC 9002 Appendix A's (default), or quinn 0.11's (acknowledgements
     /// and frame end first, then the RTT update, losses and ECN), so the
-    /// simulator can run a controller exactly as quinn drives it. Set the
-    /// controller's `CcConfig::event_order` to the same value.
+    /// simulator can run a controller exactly as quinn drives it; wrap the
+    /// controller in [`crate::quinn_order::RfcOrder`] for the latter.
     pub event_order: EventOrder,
 }
 

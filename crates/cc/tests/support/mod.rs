@@ -7,6 +7,7 @@ pub mod arb;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use ramp_cc::quinn_order::RfcOrder;
 use ramp_cc::{
     AckFrameSummary, AckedPacket, CcConfig, CongestionEvent, CongestionSignal, Controller,
     ControllerSpec, EventOrder, LossBased, RttEstimator, Time,
@@ -24,7 +25,8 @@ pub enum Order {
 }
 
 pub struct Driver {
-    pub cc: LossBased,
+    /// The controller; in quinn's order wrapped so that it sees the RFC's.
+    pub cc: RfcOrder<LossBased>,
     spec: String,
     cfg: CcConfig,
     pub rtt: RttEstimator,
@@ -46,16 +48,12 @@ impl Driver {
 
     /// Rebuilds the (unused) controller for the given call order.
     pub fn with_order(mut self, order: Order) -> Driver {
-        let cfg = CcConfig {
-            event_order: match order {
-                Order::Rfc => EventOrder::Rfc9002,
-                Order::Quinn => EventOrder::AcksFirst,
-            },
-            ..self.cfg
+        let fresh = Driver::with_config(&self.spec, &self.cfg);
+        let event_order = match order {
+            Order::Rfc => EventOrder::Rfc9002,
+            Order::Quinn => EventOrder::AcksFirst,
         };
-        let fresh = Driver::with_config(&self.spec, &cfg);
-        self.cc = fresh.cc;
-        self.cfg = cfg;
+        self.cc = RfcOrder::new(fresh.cc.into_inner(), event_order);
         self.order = order;
         self
     }
@@ -67,7 +65,7 @@ impl Driver {
         };
         Driver {
             cc: match spec.build_loss_based(cfg) {
-                Some(c) => c,
+                Some(c) => RfcOrder::new(c, EventOrder::Rfc9002),
                 None => panic!("{spec} is not loss-based"),
             },
             spec: spec.to_string(),

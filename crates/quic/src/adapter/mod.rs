@@ -44,8 +44,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use quinn_proto::congestion::{Controller, ControllerFactory, ControllerMetrics};
+use ramp_cc::quinn_order::RfcOrder;
 use ramp_cc::{
-    AckFrameSummary, AckedPacket, CongestionEvent, CongestionSignal, Metrics, RttEstimator, Time,
+    AckFrameSummary, AckedPacket, CongestionEvent, CongestionSignal, EventOrder, Metrics,
+    RttEstimator, Time,
 };
 
 use crate::probe::ConnProbe;
@@ -142,7 +144,12 @@ impl RampController {
             window: 0,
             ssthresh: None,
             pacing_bps: None,
-            inner,
+            // quinn 0.11 reports a frame's losses and CE after
+            // `on_end_acks`; without the reordering the frame that reveals
+            // a loss grows the window before the reduction (3 % overshoot
+            // in Rapid Start's worked example; docs/algorithms.md,
+            // ambiguity 33).
+            inner: Box::new(RfcOrder::new(inner, EventOrder::AcksFirst)),
             base,
             rtt: RttEstimator::default(),
             batches: BTreeMap::new(),
