@@ -49,6 +49,48 @@ pub struct SimOutput {
     pub events: u64,
 }
 
+/// Where the path dropped a flow's datagrams.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum DropCause {
+    /// The bottleneck queue was full.
+    Queue,
+    /// Random loss after the queue.
+    Random,
+    /// The policer.
+    Policer,
+}
+
+impl DropCause {
+    /// The name traces use.
+    fn as_str(self) -> &'static str {
+        match self {
+            DropCause::Queue => "queue",
+            DropCause::Random => "random",
+            DropCause::Policer => "policer",
+        }
+    }
+}
+
+/// Drops per [`DropCause`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Drops {
+    counts: [u64; 3],
+}
+
+impl core::ops::Index<DropCause> for Drops {
+    type Output = u64;
+
+    fn index(&self, c: DropCause) -> &u64 {
+        &self.counts[c as usize]
+    }
+}
+
+impl core::ops::IndexMut<DropCause> for Drops {
+    fn index_mut(&mut self, c: DropCause) -> &mut u64 {
+        &mut self.counts[c as usize]
+    }
+}
+
 /// One flow's endpoints and the engine's bookkeeping for it.
 struct Flow {
     server: Server,
@@ -58,7 +100,7 @@ struct Flow {
     wake_at: Option<Time>,
     timer_event: Option<Time>,
     ack_timer_at: Option<Time>,
-    drops: [u64; 3],
+    drops: Drops,
     size_bytes: u64,
 }
 
@@ -70,9 +112,89 @@ pub fn simulate(
     seed: u64,
     trace: &mut TraceSink,
 ) -> SimOutput {
-    let ep = &scenario.endpoint;
     let mut net = Network::new(&scenario.path, seed);
     let mut q = Queue::new();
+    let mut fl = set_up(scenario, flows, seed, &mut q, trace);
+    let limit = Time::ZERO + scenario.time_limit;
+    let tracing = trace.is_on();
+    let mut dgs: Vec<Datagram> = Vec::with_capacity(64);
+    let mut cout = ClientOut::default();
+    let mut packets = 0u64;
+    let mut events = 0u64;
+    let mut remaining = fl.len();
+
+    while let Some(ev) = q.pop() {
+        if ev.at > limit {
+            break;
+        }
+        events += 1;
+        let now = ev.at;
+        let traced = tracing && ev.flow == 0;
+        let flow = &mut fl[ev.flow as usize];
+        let was_done = flow.server.phase == Phase::Done;
+        dgs.clear();
+        let server = match ev.kind {
+            Kind::Start | Kind::Data { .. } | Kind::AckTimer => {
+                client_event(
+                    ev.kind, now, ev.flow, flow, &mut net, &mut q, &mut cout, trace, traced,
+                );
+                None
+            }
+            Kind::Up | Kind::Wake | Kind::Timer => {
+                server_event(ev.kind, now, flow, &mut dgs, trace, traced)
+            }
+        };
+        if let Some(wake) = server {
+            packets += dgs.len() as u64;
+            route(&dgs, now, ev.flow, flow, &mut net, &mut q, trace, traced);
+            rearm(
+                flow,
+                ev.flow,
+                now,
+                wake,
+                matches!(ev.kind, Kind::Wake),
+                &mut q,
+            );
+            if traced {
+                trace.cc(now, cc_snapshot(&flow.server));
+            }
+        }
+        if !was_done && flow.server.phase == Phase::Done {
+            remaining -= 1;
+            if remaining == 0 {
+                break;
+            }
+        }
+    }
+
+    if tracing {
+        // The queue's tail: departures after the last packet was offered.
+        net.drain_queue(Time::MAX, |t, bytes, delay| {
+            trace.queue(t, bytes, delay.as_micros() as u64);
+        });
+    }
+    let records = fl
+        .iter()
+        .enumerate()
+        .map(|(i, f)| make_record(scenario, seed, i, f))
+        .collect();
+    SimOutput {
+        records,
+        packets,
+        events,
+    }
+}
+
+/// Builds each flow's server and client, queues its start, and writes the
+/// trace header of flow 0.
+fn set_up(
+    scenario: &Scenario,
+    flows: Vec<FlowSetup>,
+    seed: u64,
+    q: &mut Queue,
+    trace: &mut TraceSink,
+) -> Vec<Flow> {
+    let ep = &scenario.endpoint;
     let recovery = RecoveryConfig {
         max_ack_delay: ep.max_ack_delay,
         ..RecoveryConfig::default()
@@ -126,228 +248,216 @@ pub fn simulate(
             wake_at: None,
             timer_event: None,
             ack_timer_at: None,
-            drops: [0; 3],
+            drops: Drops::default(),
             size_bytes: f.size_bytes,
         });
     }
-    let limit = Time::ZERO + scenario.time_limit;
-    let tracing = trace.is_on();
-    let mut dgs: Vec<Datagram> = Vec::with_capacity(64);
-    let mut cout = ClientOut::default();
-    let mut packets = 0u64;
-    let mut events = 0u64;
-    let mut remaining = fl.len();
+    fl
+}
 
-    while let Some(ev) = q.pop() {
-        if ev.at > limit {
-            break;
+/// The client side of an event: it starts, receives a datagram, or its
+/// ACK timer fires; what it sends goes up the reverse path.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn client_event(
+    kind: Kind,
+    now: Time,
+    fi: u32,
+    flow: &mut Flow,
+    net: &mut Network,
+    q: &mut Queue,
+    cout: &mut ClientOut,
+    trace: &mut TraceSink,
+    traced: bool,
+) {
+    match kind {
+        Kind::Start => {
+            let p = flow.client.start(now);
+            send_up(net, q, flow, fi, now, p);
         }
-        events += 1;
-        let now = ev.at;
-        let fi = ev.flow as usize;
-        let traced = tracing && fi == 0;
-        let flow = &mut fl[fi];
-        let was_done = flow.server.phase == Phase::Done;
-        dgs.clear();
-        let mut server_acted = false;
-        let mut wake = None;
-        match ev.kind {
-            Kind::Start => {
-                let p = flow.client.start(now);
-                send_up(&mut net, &mut q, flow, ev.flow, now, p);
-                arm_client_timer(&mut q, flow, ev.flow);
-            }
-            Kind::Data { d, ce } => {
-                flow.client.on_datagram(now, &d, ce, &mut cout);
-                if traced {
-                    if let Some(b) = cout.delivered {
-                        trace.delivered(now, b);
-                    }
-                }
-                cout.delivered = None;
-                for p in cout.send.drain(..) {
-                    send_up(&mut net, &mut q, flow, ev.flow, now, p);
-                }
-                arm_client_timer(&mut q, flow, ev.flow);
-            }
-            Kind::AckTimer => {
-                if flow.ack_timer_at == Some(now) {
-                    flow.ack_timer_at = None;
-                    flow.client.on_timer(now, &mut cout);
-                    for p in cout.send.drain(..) {
-                        send_up(&mut net, &mut q, flow, ev.flow, now, p);
-                    }
-                    // The deadline may have moved later since this event
-                    // was queued.
-                    arm_client_timer(&mut q, flow, ev.flow);
+        Kind::Data { d, ce } => {
+            flow.client.on_datagram(now, &d, ce, cout);
+            if traced {
+                if let Some(b) = cout.delivered {
+                    trace.delivered(now, b);
                 }
             }
-            Kind::Up => {
-                server_acted = true;
-                match flow.up.pop_front() {
-                    Some(UpPacket::Initial { bytes }) => {
-                        wake = flow.server.on_client_initial(now, bytes, &mut dgs);
-                    }
-                    Some(UpPacket::FinishedRequest { bytes }) => {
-                        wake = flow.server.on_request(now, bytes, &mut dgs);
-                    }
-                    Some(UpPacket::Probe { bytes, handshake }) => {
-                        if handshake {
-                            flow.server.on_client_handshake(bytes);
-                            wake = flow.server.try_send(now, &mut dgs);
-                        } else {
-                            wake = flow.server.on_client_initial(now, bytes, &mut dgs);
-                        }
-                    }
-                    Some(UpPacket::Ack { space, frame }) => {
-                        if space == Space::Initial {
-                            flow.server
-                                .on_client_initial(now, ACK_PACKET_BYTES, &mut dgs);
-                        } else {
-                            flow.server.on_client_handshake(ACK_PACKET_BYTES);
-                        }
-                        if traced {
-                            trace.ack_received(now, space_name(space), &frame);
-                        }
-                        wake = flow.server.on_ack(now, space, &frame, &mut dgs);
-                        if traced {
-                            trace_ack_outcome(trace, now, &flow.server);
-                        }
-                        flow.client.recycle(frame);
-                    }
-                    None => {}
-                }
-            }
-            Kind::Wake => {
-                if flow.wake_at == Some(now) {
-                    flow.wake_at = None;
-                    server_acted = true;
-                    wake = flow.server.try_send(now, &mut dgs);
-                }
-            }
-            Kind::Timer => {
-                if flow.timer_event == Some(now) {
-                    flow.timer_event = None;
-                    server_acted = true;
-                    if flow.server.timer().is_some_and(|t| t <= now) {
-                        wake = flow.server.on_timer(now, &mut dgs);
-                    }
-                    if traced {
-                        for p in &flow.server.timeout_out.lost {
-                            let (space, stream) = describe(&flow.server, p.payload);
-                            trace.lost(
-                                now,
-                                p.packet_number,
-                                p.size,
-                                space,
-                                stream,
-                                "time_threshold",
-                            );
-                        }
-                    }
-                }
+            cout.delivered = None;
+            for p in cout.send.drain(..) {
+                send_up(net, q, flow, fi, now, p);
             }
         }
-        if server_acted {
-            // Route what the server sent.
-            for d in &dgs {
-                packets += 1;
-                if traced {
-                    let (space, stream) = describe(&flow.server, d.payload);
-                    let sp = if d.space == Space::Application {
-                        "1RTT"
-                    } else {
-                        space
-                    };
-                    trace.sent(now, d.pn, u64::from(d.size), sp, stream, d.retx);
-                }
-                if traced {
-                    net.drain_queue(now, |t, bytes, delay| {
-                        trace.queue(t, bytes, delay.as_micros() as u64);
-                    });
-                }
-                let fate = net.forward(now, d.size, d.ect);
-                if traced {
-                    let (bytes, delay) = net.queue_state(now);
-                    trace.queue(now, bytes, delay.as_micros() as u64);
-                }
-                match fate {
-                    Fate::Arrives { at, ce } => q.push_fwd(at, ev.flow, *d, ce),
-                    Fate::QueueFull => {
-                        flow.drops[0] += 1;
-                        if traced {
-                            trace.drop(now, d.pn, u64::from(d.size), "queue");
-                        }
-                    }
-                    Fate::RandomLoss => {
-                        flow.drops[1] += 1;
-                        if traced {
-                            trace.drop(now, d.pn, u64::from(d.size), "random");
-                        }
-                    }
-                    Fate::Policed => {
-                        flow.drops[2] += 1;
-                        if traced {
-                            trace.drop(now, d.pn, u64::from(d.size), "policer");
-                        }
-                    }
+        Kind::AckTimer => {
+            if flow.ack_timer_at != Some(now) {
+                return;
+            }
+            flow.ack_timer_at = None;
+            flow.client.on_timer(now, cout);
+            for p in cout.send.drain(..) {
+                send_up(net, q, flow, fi, now, p);
+            }
+        }
+        Kind::Up | Kind::Wake | Kind::Timer => return,
+    }
+    // The deadline may have moved later since a queued timer event was
+    // pushed.
+    arm_client_timer(q, flow, fi);
+}
+
+/// The server side of an event: a client packet arrives, a pacing wake-up
+/// or the loss-detection timer fires. Returns `None` when the server did
+/// not act (a stale wake-up or timer), else its next wake-up (if any);
+/// what it sent is in `dgs`.
+#[inline]
+fn server_event(
+    kind: Kind,
+    now: Time,
+    flow: &mut Flow,
+    dgs: &mut Vec<Datagram>,
+    trace: &mut TraceSink,
+    traced: bool,
+) -> Option<Option<Time>> {
+    match kind {
+        Kind::Up => Some(match flow.up.pop_front() {
+            Some(UpPacket::Initial { bytes }) => flow.server.on_client_initial(now, bytes, dgs),
+            Some(UpPacket::FinishedRequest { bytes }) => flow.server.on_request(now, bytes, dgs),
+            Some(UpPacket::Probe { bytes, handshake }) => {
+                if handshake {
+                    flow.server.on_client_handshake(bytes);
+                    flow.server.try_send(now, dgs)
+                } else {
+                    flow.server.on_client_initial(now, bytes, dgs)
                 }
             }
-            // Wake-ups and timers: an event is pushed only when the new
-            // deadline is earlier than the one already queued; a later
-            // deadline is picked up when the queued event fires (and finds
-            // it is early), so the heap stays a handful of events.
-            if let Some(t) = wake {
-                if flow.wake_at.is_none_or(|w| t < w) {
-                    flow.wake_at = Some(t);
-                    q.push(t, ev.flow, TimerKind::Wake);
+            Some(UpPacket::Ack { space, frame }) => {
+                if space == Space::Initial {
+                    flow.server.on_client_initial(now, ACK_PACKET_BYTES, dgs);
+                } else {
+                    flow.server.on_client_handshake(ACK_PACKET_BYTES);
                 }
+                if traced {
+                    trace.ack_received(now, space_name(space), &frame);
+                }
+                let wake = flow.server.on_ack(now, space, &frame, dgs);
+                if traced {
+                    trace_ack_outcome(trace, now, &flow.server);
+                }
+                flow.client.recycle(frame);
+                wake
             }
-            // Sending only moves the loss-detection timer later (the PTO
-            // counts from the newest ack-eliciting send; loss times depend
-            // on ACKs), so after a pure send wake-up the queued timer event
-            // still fires early enough, and re-reading the timer (a scan of
-            // all spaces) is needed only when none is queued.
-            let only_sent = matches!(ev.kind, Kind::Wake);
-            let timer = if only_sent && flow.timer_event.is_some() {
-                None
-            } else {
-                flow.server.timer()
-            };
-            if let Some(t) = timer {
-                let t = t.max(now);
-                if flow.timer_event.is_none_or(|e| t < e) {
-                    flow.timer_event = Some(t);
-                    q.push(t, ev.flow, TimerKind::Timer);
-                }
+            None => None,
+        }),
+        Kind::Wake => {
+            if flow.wake_at != Some(now) {
+                return None;
+            }
+            flow.wake_at = None;
+            Some(flow.server.try_send(now, dgs))
+        }
+        Kind::Timer => {
+            if flow.timer_event != Some(now) {
+                return None;
+            }
+            flow.timer_event = None;
+            let mut wake = None;
+            if flow.server.timer().is_some_and(|t| t <= now) {
+                wake = flow.server.on_timer(now, dgs);
             }
             if traced {
-                trace.cc(now, cc_snapshot(&flow.server));
+                for p in &flow.server.timeout_out.lost {
+                    let (space, stream) = describe(&flow.server, p.payload);
+                    trace.lost(
+                        now,
+                        p.packet_number,
+                        p.size,
+                        space,
+                        stream,
+                        "time_threshold",
+                    );
+                }
             }
+            Some(wake)
         }
-        if !was_done && flow.server.phase == Phase::Done {
-            remaining -= 1;
-            if remaining == 0 {
-                break;
-            }
-        }
+        Kind::Start | Kind::Data { .. } | Kind::AckTimer => None,
     }
+}
 
-    if tracing {
-        // The queue's tail: departures after the last packet was offered.
-        net.drain_queue(Time::MAX, |t, bytes, delay| {
-            trace.queue(t, bytes, delay.as_micros() as u64);
-        });
+/// Offers what the server sent to the path and queues each arrival; drops
+/// are counted by cause.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn route(
+    dgs: &[Datagram],
+    now: Time,
+    fi: u32,
+    flow: &mut Flow,
+    net: &mut Network,
+    q: &mut Queue,
+    trace: &mut TraceSink,
+    traced: bool,
+) {
+    for d in dgs {
+        if traced {
+            let (space, stream) = describe(&flow.server, d.payload);
+            let sp = if d.space == Space::Application {
+                "1RTT"
+            } else {
+                space
+            };
+            trace.sent(now, d.pn, u64::from(d.size), sp, stream, d.retx);
+            net.drain_queue(now, |t, bytes, delay| {
+                trace.queue(t, bytes, delay.as_micros() as u64);
+            });
+        }
+        let fate = net.forward(now, d.size, d.ect);
+        if traced {
+            let (bytes, delay) = net.queue_state(now);
+            trace.queue(now, bytes, delay.as_micros() as u64);
+        }
+        let cause = match fate {
+            Fate::Arrives { at, ce } => {
+                q.push_fwd(at, fi, *d, ce);
+                continue;
+            }
+            Fate::QueueFull => DropCause::Queue,
+            Fate::RandomLoss => DropCause::Random,
+            Fate::Policed => DropCause::Policer,
+        };
+        flow.drops[cause] += 1;
+        if traced {
+            trace.drop(now, d.pn, u64::from(d.size), cause.as_str());
+        }
     }
-    let records = fl
-        .iter()
-        .enumerate()
-        .map(|(i, f)| make_record(scenario, seed, i, f))
-        .collect();
-    SimOutput {
-        records,
-        packets,
-        events,
+}
+
+/// Queues the server's next wake-up and loss-detection timer. An event is
+/// pushed only when the new deadline is earlier than the one already
+/// queued; a later deadline is picked up when the queued event fires (and
+/// finds it is early), so the heap stays a handful of events.
+#[inline]
+fn rearm(flow: &mut Flow, fi: u32, now: Time, wake: Option<Time>, only_sent: bool, q: &mut Queue) {
+    if let Some(t) = wake {
+        if flow.wake_at.is_none_or(|w| t < w) {
+            flow.wake_at = Some(t);
+            q.push(t, fi, TimerKind::Wake);
+        }
+    }
+    // Sending only moves the loss-detection timer later (the PTO counts
+    // from the newest ack-eliciting send; loss times depend on ACKs), so
+    // after a pure send wake-up the queued timer event still fires early
+    // enough, and re-reading the timer (a scan of all spaces) is needed
+    // only when none is queued.
+    let timer = if only_sent && flow.timer_event.is_some() {
+        None
+    } else {
+        flow.server.timer()
+    };
+    if let Some(t) = timer {
+        let t = t.max(now);
+        if flow.timer_event.is_none_or(|e| t < e) {
+            flow.timer_event = Some(t);
+            q.push(t, fi, TimerKind::Timer);
+        }
     }
 }
 

@@ -2,7 +2,7 @@
 
 use core::time::Duration;
 
-use super::Flow;
+use super::{DropCause, Flow};
 use crate::record::Record;
 use crate::scenario::Scenario;
 use crate::server::Phase;
@@ -50,9 +50,9 @@ pub(super) fn make_record(sc: &Scenario, seed: u64, i: usize, f: &Flow) -> Recor
         bytes_acked: st.bytes_acked,
         stream_bytes_resent: s.resent_bytes,
         ptos: st.ptos,
-        drops_queue: f.drops[0],
-        drops_random: f.drops[1],
-        drops_policer: f.drops[2],
+        drops_queue: f.drops[DropCause::Queue],
+        drops_random: f.drops[DropCause::Random],
+        drops_policer: f.drops[DropCause::Policer],
         rtt_min_us: us(r.min()),
         rtt_smoothed_us: us(r.smoothed()),
         rtt_variance_us: us(r.var()),
