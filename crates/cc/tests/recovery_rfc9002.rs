@@ -31,6 +31,26 @@ fn rfc9002_6_1_1_packet_threshold_declares_loss() {
 }
 
 #[test]
+fn rfc9002_6_1_the_detector_says_which_threshold_declared_each_loss() {
+    let mut h = Harness::confirmed();
+    for pn in 0..5 {
+        h.send(ms(0), pn);
+    }
+    h.ack(ms(10), &[(3, 3)]).unwrap();
+    assert_eq!(
+        h.ack.lost_by,
+        [ramp_cc::recovery::LossTrigger::PacketThreshold]
+    );
+    // 1 and 2 fall to the loss timer (§6.1.2).
+    h.timeout(us(11_250));
+    assert_eq!(
+        h.to.lost_by,
+        [ramp_cc::recovery::LossTrigger::TimeThreshold; 2]
+    );
+    assert_eq!(h.to.lost.len(), h.to.lost_by.len());
+}
+
+#[test]
 fn rfc9002_6_1_1_packet_threshold_is_configurable() {
     let mut h = Harness::new(RecoveryConfig {
         packet_threshold: 5,

@@ -24,7 +24,7 @@ use crate::server::{Datagram, Phase, Server};
 use crate::trace::{TraceMeta, TraceSink};
 use flow_record::make_record;
 use queue::{Kind, Queue, TimerKind};
-use trace_events::{cc_snapshot, describe, space_name, trace_ack_outcome};
+use trace_events::{cc_snapshot, describe, space_name, trace_ack_outcome, trace_lost};
 
 /// One flow to simulate.
 pub struct FlowSetup {
@@ -364,17 +364,8 @@ fn server_event(
                 wake = flow.server.on_timer(now, dgs);
             }
             if traced {
-                for p in &flow.server.timeout_out.lost {
-                    let (space, stream) = describe(&flow.server, p.payload);
-                    trace.lost(
-                        now,
-                        p.packet_number,
-                        p.size,
-                        space,
-                        stream,
-                        "time_threshold",
-                    );
-                }
+                let to = &flow.server.timeout_out;
+                trace_lost(trace, now, &flow.server, &to.lost, &to.lost_by);
             }
             Some(wake)
         }

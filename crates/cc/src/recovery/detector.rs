@@ -239,7 +239,7 @@ impl<P> LossDetector<P> {
                     self.take_rtt_sample(now, space, latest, ack.ack_delay);
                 }
                 self.process_ecn(now, space, ack, ce_time_sent, cc, out);
-                let pass = self.detect_lost(space, now, &mut out.lost);
+                let pass = self.detect_lost(space, now, &mut out.lost, &mut out.lost_by);
                 self.on_loss_pass(now, space, &out.lost, pass, cc);
                 out.persistent_congestion = pass.persistent;
                 self.report_acked(now, space, app_limited, cc, out);
@@ -257,7 +257,7 @@ impl<P> LossDetector<P> {
                 if let Some(latest) = sample {
                     self.take_rtt_sample(now, space, latest, ack.ack_delay);
                 }
-                let pass = self.detect_lost(space, now, &mut out.lost);
+                let pass = self.detect_lost(space, now, &mut out.lost, &mut out.lost_by);
                 self.on_loss_pass(now, space, &out.lost, pass, cc);
                 out.persistent_congestion = pass.persistent;
                 self.process_ecn(now, space, ack, ce_time_sent, cc, out);
@@ -377,7 +377,7 @@ impl<P> LossDetector<P> {
                 return;
             }
             out.kind = TimeoutKind::LossTimer { space };
-            let pass = self.detect_lost(space, now, &mut out.lost);
+            let pass = self.detect_lost(space, now, &mut out.lost, &mut out.lost_by);
             self.on_loss_pass(now, space, &out.lost, pass, cc);
             out.persistent_congestion = pass.persistent;
             return;

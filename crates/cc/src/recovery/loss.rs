@@ -5,7 +5,7 @@
 use core::time::Duration;
 
 use super::detector::LossDetector;
-use super::outcome::AckOutcome;
+use super::outcome::{AckOutcome, LossTrigger};
 use super::persistent::{persistent_congestion_duration, PersistentScan};
 use super::sent::{SentPacket, Slot};
 use super::spurious::Episode;
@@ -33,6 +33,7 @@ impl<P> LossDetector<P> {
         space: Space,
         now: Time,
         lost: &mut Vec<SentPacket<P>>,
+        lost_by: &mut Vec<LossTrigger>,
     ) -> LossPass {
         let si = space.index();
         let sp = &mut self.spaces[si];
@@ -88,11 +89,14 @@ impl<P> LossDetector<P> {
             let Some(p) = sp.sent.take_lost(i) else {
                 continue;
             };
-            if by_packet {
+            let trigger = if by_packet {
                 self.stats.lost_by_packet_threshold += 1;
+                LossTrigger::PacketThreshold
             } else {
                 self.stats.lost_by_time_threshold += 1;
-            }
+                LossTrigger::TimeThreshold
+            };
+            lost_by.push(trigger);
             self.stats.packets_lost += 1;
             self.stats.bytes_lost += p.size;
             if p.in_flight {

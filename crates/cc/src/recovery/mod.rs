@@ -45,7 +45,7 @@ pub use config::{
     PERSISTENT_CONGESTION_THRESHOLD, TIME_THRESHOLD,
 };
 pub use detector::LossDetector;
-pub use outcome::{AckOutcome, TimeoutKind, TimeoutOutcome};
+pub use outcome::{AckOutcome, LossTrigger, TimeoutKind, TimeoutOutcome};
 pub use persistent::persistent_congestion_duration;
 pub use sent::SentPacket;
 pub use stats::RecoveryStats;

@@ -7,6 +7,26 @@ use core::time::Duration;
 use super::sent::SentPacket;
 use super::Space;
 
+/// Why RFC 9002 §6.1 declared a packet lost.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LossTrigger {
+    /// §6.1.1: `kPacketThreshold` newer packets were acknowledged.
+    PacketThreshold,
+    /// §6.1.2: it was sent more than the loss delay before the newest
+    /// acknowledged packet (or the loss timer fired).
+    TimeThreshold,
+}
+
+impl LossTrigger {
+    /// qlog's `packet_lost` trigger name.
+    pub fn qlog_name(self) -> &'static str {
+        match self {
+            LossTrigger::PacketThreshold => "reordering_threshold",
+            LossTrigger::TimeThreshold => "time_threshold",
+        }
+    }
+}
+
 /// The result of [`LossDetector::on_ack_received`](super::LossDetector::on_ack_received).
 #[derive(Clone, Debug)]
 pub struct AckOutcome<P> {
@@ -16,6 +36,8 @@ pub struct AckOutcome<P> {
     /// Packets declared lost while processing this frame, ascending packet
     /// number.
     pub lost: Vec<SentPacket<P>>,
+    /// Why each of `lost` was declared lost (same order).
+    pub lost_by: Vec<LossTrigger>,
     /// The RTT sample the frame produced (raw, not adjusted for ack delay).
     pub rtt_sample: Option<Duration>,
     /// The frame raised the peer's ECN-CE count.
@@ -34,6 +56,7 @@ impl<P> Default for AckOutcome<P> {
         AckOutcome {
             acked: Vec::new(),
             lost: Vec::new(),
+            lost_by: Vec::new(),
             rtt_sample: None,
             ce_increase: false,
             spurious: 0,
@@ -53,6 +76,7 @@ impl<P> AckOutcome<P> {
     pub fn clear(&mut self) {
         self.acked.clear();
         self.lost.clear();
+        self.lost_by.clear();
         self.rtt_sample = None;
         self.ce_increase = false;
         self.spurious = 0;
@@ -91,6 +115,8 @@ pub struct TimeoutOutcome<P> {
     pub kind: TimeoutKind,
     /// Packets declared lost (only for [`TimeoutKind::LossTimer`]).
     pub lost: Vec<SentPacket<P>>,
+    /// Why each of `lost` was declared lost (same order).
+    pub lost_by: Vec<LossTrigger>,
     /// The losses established persistent congestion (§7.6).
     pub persistent_congestion: bool,
 }
@@ -100,6 +126,7 @@ impl<P> Default for TimeoutOutcome<P> {
         TimeoutOutcome {
             kind: TimeoutKind::Idle,
             lost: Vec::new(),
+            lost_by: Vec::new(),
             persistent_congestion: false,
         }
     }
@@ -115,6 +142,7 @@ impl<P> TimeoutOutcome<P> {
     pub fn clear(&mut self) {
         self.kind = TimeoutKind::Idle;
         self.lost.clear();
+        self.lost_by.clear();
         self.persistent_congestion = false;
     }
 }

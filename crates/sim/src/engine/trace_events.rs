@@ -2,7 +2,7 @@
 //! descriptions, ACK outcomes (acked, lost with its RFC 9002 trigger, RTT
 //! samples) and controller snapshots.
 
-use ramp_cc::recovery::Space;
+use ramp_cc::recovery::{LossTrigger, SentPacket, Space};
 use ramp_cc::Time;
 
 use crate::server::{Payload, Server};
@@ -31,32 +31,26 @@ pub(super) fn describe(server: &Server, p: Payload) -> (&'static str, Option<Str
     }
 }
 
+/// Each lost packet with the RFC 9002 §6.1 trigger the detector reported.
+pub(super) fn trace_lost(
+    trace: &mut TraceSink,
+    now: Time,
+    server: &Server,
+    lost: &[SentPacket<Payload>],
+    lost_by: &[LossTrigger],
+) {
+    for (p, by) in lost.iter().zip(lost_by) {
+        let (space, stream) = describe(server, p.payload);
+        trace.lost(now, p.packet_number, p.size, space, stream, by.qlog_name());
+    }
+}
+
 pub(super) fn trace_ack_outcome(trace: &mut TraceSink, now: Time, server: &Server) {
     let o = &server.ack_out;
     for p in &o.acked {
         trace.acked(now, p.packet_number, p.size);
     }
-    for p in &o.lost {
-        let (space, stream) = describe(server, p.payload);
-        // RFC 9002 §6.1: lost by the packet threshold if kPacketThreshold
-        // newer packets were acknowledged, else by the time threshold.
-        let sp = match space {
-            "initial" => Space::Initial,
-            "handshake" => Space::Handshake,
-            _ => Space::Application,
-        };
-        let threshold = server.ld.config().packet_threshold.max(1);
-        let by_count = server
-            .ld
-            .largest_acked(sp)
-            .is_some_and(|l| l >= p.packet_number.saturating_add(threshold));
-        let trigger = if by_count {
-            "reordering_threshold"
-        } else {
-            "time_threshold"
-        };
-        trace.lost(now, p.packet_number, p.size, space, stream, trigger);
-    }
+    trace_lost(trace, now, server, &o.lost, &o.lost_by);
     if o.rtt_sample.is_some() {
         let r = server.ld.rtt();
         trace.rtt(
