@@ -14,7 +14,9 @@ use std::io::{self, Write};
 
 use ramp_cc::recovery::AckFrame;
 
-use crate::trace::{json_str, CcSnapshot, RttSnapshot, StreamRange, TraceMeta};
+use crate::trace::{
+    json_str, CcSnapshot, RttSnapshot, StreamRange, TraceEvent, TraceMeta, TraceOutput, TraceSink,
+};
 
 /// RFC 7464 record separator.
 const RS: char = '\u{1e}';
@@ -239,5 +241,46 @@ impl QlogWriter {
             Some(e) => Err(e),
             None => Ok(()),
         }
+    }
+}
+
+impl TraceOutput for QlogWriter {
+    fn event(&mut self, us: u64, ev: &TraceEvent<'_>) {
+        match *ev {
+            TraceEvent::Meta(m) => self.header(m),
+            TraceEvent::Sent {
+                pn,
+                bytes,
+                space,
+                stream,
+                ..
+            } => self.packet_sent(us, pn, bytes, space, stream),
+            TraceEvent::AckReceived { space, frame } => self.packet_received(us, space, frame),
+            TraceEvent::Lost {
+                pn, space, trigger, ..
+            } => self.packet_lost(us, pn, space, trigger),
+            TraceEvent::Cc { now, prev } => {
+                self.metrics(us, &now, prev.as_ref());
+                if prev.is_none_or(|p| p.state != now.state) {
+                    self.congestion_state(us, prev.map(|p| p.state), now.state);
+                }
+            }
+            TraceEvent::Rtt(r) => self.rtt(us, &r),
+            TraceEvent::Acked { .. }
+            | TraceEvent::Queue { .. }
+            | TraceEvent::Drop { .. }
+            | TraceEvent::Delivered { .. } => {}
+        }
+    }
+
+    fn finish(&mut self) -> io::Result<()> {
+        QlogWriter::finish(self)
+    }
+}
+
+impl TraceSink {
+    /// Adds the qlog 0.3 JSON-SEQ trace written to `w`.
+    pub fn with_qlog(self, w: Box<dyn Write + Send>) -> TraceSink {
+        self.with_output(Box::new(QlogWriter::new(w)))
     }
 }
