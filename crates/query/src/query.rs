@@ -202,7 +202,7 @@ impl Query {
             Ok((Scan::Blank, end)) => (Ok(None), end),
             Ok((Scan::NotObject, end)) => (json::parse_line(&data[start..end]).map(Some), end),
             Ok((Scan::Object, end)) => {
-                let mut m = Map::with_capacity_and_hasher(scratch.len(), Default::default());
+                let mut m = Map::with_capacity(scratch.len());
                 for (k, v) in self.projection.iter().flatten().zip(scratch.drain(..)) {
                     if let Some(v) = v {
                         m.insert(k.clone(), v);

@@ -1,17 +1,20 @@
 //! Object and shape built-ins: `length`, `type`, `keys`, `values`,
 //! `entries`, `has`, `from_entries`, `omit`, `pick`, `dig`.
 
+use std::borrow::Cow;
+
 use super::Builtin;
 use crate::eval::{elements, err, EvalResult};
 use crate::value::{Map as ObjMap, Value};
 
-/// Applies `b`, one of this module's built-ins, to its evaluated
-/// arguments `a`; `x` is the first (null when absent) and `name` is `b`
-/// in lower case, for messages.
-pub(super) fn apply(b: Builtin, x: Value, a: &[Value], name: &str) -> EvalResult {
+/// The built-ins that only read their first argument `x` (`length`,
+/// `type`, `keys`, `has` with `key`): `x` may borrow the row. `keys` moves
+/// the key strings out of an owned `x` and copies only them from a
+/// borrowed one.
+pub(super) fn inspect(b: Builtin, x: Cow<'_, Value>, key: &Value, name: &str) -> EvalResult {
     use Builtin::*;
     Ok(match b {
-        Length => match &x {
+        Length => match &*x {
             Value::Str(s) => Value::Int(s.chars().count() as i64),
             Value::Array(v) => Value::Int(v.len() as i64),
             Value::Object(m) => Value::Int(m.len() as i64),
@@ -19,19 +22,15 @@ pub(super) fn apply(b: Builtin, x: Value, a: &[Value], name: &str) -> EvalResult
             other => return err(format!("length of a {}", other.type_name())),
         },
         Type => Value::Str(x.type_name().into()),
-        Keys | Values | Entries => match x {
-            Value::Object(m) => Value::Array(match b {
-                Keys => m.into_keys().map(Value::Str).collect(),
-                Values => m.into_values().collect(),
-                _ => m
-                    .into_iter()
-                    .map(|(k, v)| Value::Array(vec![Value::Str(k), v]))
-                    .collect(),
-            }),
-            Value::Null => Value::Null,
+        Keys => match x {
+            Cow::Borrowed(Value::Object(m)) => {
+                Value::Array(m.keys().map(|k| Value::Str(k.clone())).collect())
+            }
+            Cow::Owned(Value::Object(m)) => Value::Array(m.into_keys().map(Value::Str).collect()),
+            x if matches!(*x, Value::Null) => Value::Null,
             other => return err(format!("{name} needs an object, got {}", other.type_name())),
         },
-        Has => match (&x, &a[1]) {
+        Has => match (&*x, key) {
             (Value::Object(m), Value::Str(k)) => Value::Bool(m.contains_key(k.as_str())),
             (Value::Null, _) => Value::Bool(false),
             (o, _) => {
@@ -40,6 +39,27 @@ pub(super) fn apply(b: Builtin, x: Value, a: &[Value], name: &str) -> EvalResult
                     o.type_name()
                 ))
             }
+        },
+        _ => apply(b, x.into_owned(), &[], name)?,
+    })
+}
+
+/// Applies `b`, one of this module's built-ins, to its evaluated
+/// arguments `a`; `x` is the first (null when absent) and `name` is `b`
+/// in lower case, for messages.
+pub(super) fn apply(b: Builtin, x: Value, a: &[Value], name: &str) -> EvalResult {
+    use Builtin::*;
+    Ok(match b {
+        Values | Entries => match x {
+            Value::Object(m) => Value::Array(match b {
+                Values => m.into_values().collect(),
+                _ => m
+                    .into_iter()
+                    .map(|(k, v)| Value::Array(vec![Value::Str(k), v]))
+                    .collect(),
+            }),
+            Value::Null => Value::Null,
+            other => return err(format!("{name} needs an object, got {}", other.type_name())),
         },
         FromEntries => {
             let mut m = ObjMap::default();

@@ -25,7 +25,7 @@ mod string;
 
 use std::fmt;
 
-use crate::value::Value;
+use crate::value::{MemberStack, Value};
 use cursor::Cursor;
 use string::RawKey;
 
@@ -72,11 +72,22 @@ pub fn parse_document(text: &[u8]) -> R<Value> {
 }
 
 fn parse_with(b: &[u8], nl: bool) -> R<Value> {
-    let mut c = Cursor { b, i: 0, nl };
+    let mut c = Cursor {
+        b,
+        i: 0,
+        nl,
+        stack: MemberStack::take(),
+    };
+    let r = parse_cursor(&mut c);
+    c.stack.give_back();
+    r
+}
+
+fn parse_cursor(c: &mut Cursor<'_>) -> R<Value> {
     c.ws();
     let v = c.value(0)?;
     c.ws();
-    if c.i != b.len() {
+    if c.i != c.b.len() {
         return Err(c.err("trailing characters after the JSON value"));
     }
     Ok(v)
@@ -113,8 +124,10 @@ pub fn scan_line(
         b: buf,
         i: start,
         nl: false,
+        stack: MemberStack::take(),
     };
     let r = scan_inner(&mut c, wanted, out);
+    c.stack.give_back();
     r.map_err(|mut e| {
         e.offset -= start.min(e.offset);
         e
