@@ -254,7 +254,9 @@ pub fn eval_ref<'r>(e: &Expr, row: &'r Value, env: &mut Env) -> Result<Cow<'r, V
     match e {
         Expr::Row => Ok(Cow::Borrowed(row)),
         Expr::Field(base, name) if matches!(**base, Expr::Row) => match row {
-            Value::Object(m) => Ok(m.get(name.as_str()).map_or(Cow::Owned(Value::Null), Cow::Borrowed)),
+            Value::Object(m) => Ok(m
+                .get(name.as_str())
+                .map_or(Cow::Owned(Value::Null), Cow::Borrowed)),
             other => field(other, name).map(Cow::Owned),
         },
         _ => eval(e, row, env).map(Cow::Owned),

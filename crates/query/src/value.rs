@@ -7,8 +7,8 @@ mod map;
 
 use std::cmp::Ordering;
 
-pub(crate) use map::MemberStack;
 pub use map::Map;
+pub(crate) use map::MemberStack;
 
 /// A JSON value.
 #[derive(Debug, Clone, Default)]

@@ -286,7 +286,10 @@ mod tests {
             assert_eq!(m.len(), n);
             assert_eq!(keys(&m)[1], "k1");
             assert_eq!(m.get("k1"), Some(&Value::Int(-1)));
-            assert_eq!(m.get(&format!("k{}", n - 1)), Some(&Value::Int(n as i64 - 1)));
+            assert_eq!(
+                m.get(&format!("k{}", n - 1)),
+                Some(&Value::Int(n as i64 - 1))
+            );
             assert!(m.get("absent").is_none());
             // The index, once built, follows later inserts.
             m.insert("new".into(), Value::Null);
