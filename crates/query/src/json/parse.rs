@@ -124,10 +124,11 @@ pub fn scan_line(
         b: buf,
         i: start,
         nl: false,
-        stack: MemberStack::take(),
+        // Only a wanted value that is itself an object uses the stack: a
+        // fresh one, which allocates nothing until then.
+        stack: MemberStack::default(),
     };
     let r = scan_inner(&mut c, wanted, out);
-    c.stack.give_back();
     r.map_err(|mut e| {
         e.offset -= start.min(e.offset);
         e
