@@ -188,12 +188,7 @@ impl Query {
         let line_end =
             |from: usize| memchr::memchr(b'\n', &data[from..]).map_or(data.len(), |i| from + i);
         if self.projection.is_none() {
-            let end = line_end(start);
-            let line = &data[start..end];
-            if line.iter().all(|c| matches!(c, b' ' | b'\t' | b'\r')) {
-                return (Ok(None), end);
-            }
-            return (json::parse_line(line).map(Some), end);
+            return json::parse_line_at(data, start);
         }
         scratch.clear();
         scratch.resize(self.proj_keys.len(), None);

@@ -13,7 +13,7 @@
 
 use indexmap::IndexMap;
 use proptest::prelude::*;
-use ramp_query::json::{parse_line, scan_fields, to_string, Scan};
+use ramp_query::json::{parse_line, parse_line_at, scan_fields, to_string, Scan};
 use ramp_query::Value;
 
 /// A JSON text's tree as generated: objects keep every member, duplicates
@@ -234,8 +234,60 @@ fn nest(v: Json, depth: usize, kinds: &[bool]) -> Json {
     j
 }
 
+/// A line for [`lines_in_place_equal_lines_alone`]: a record, a blank or
+/// whitespace-only line, a malformed fragment, or arbitrary bytes (without
+/// a newline).
+fn line() -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![
+        (record(), any::<u64>()).prop_map(|(j, seed)| {
+            let mut t = String::new();
+            write(&j, &mut Choices(seed | 1), &mut t);
+            t.into_bytes()
+        }),
+        prop::sample::select(vec![
+            "", " \t\r", "{\"a\":", "{\"a\":1", "[1,]", "\"abc", "tru", "{} x", "\u{c}{}", "-",
+        ])
+        .prop_map(|s| s.as_bytes().to_vec()),
+        prop::collection::vec(
+            any::<u8>().prop_filter("no newline", |b| *b != b'\n'),
+            0..40
+        ),
+    ]
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Parsing each line where it lies in the buffer gives what parsing it
+    /// alone gives: the same value, the same blank, the same error.
+    #[test]
+    fn lines_in_place_equal_lines_alone(
+        lines in prop::collection::vec(line(), 1..6),
+        trailing_newline in any::<bool>(),
+    ) {
+        let mut buf = lines.join(&b'\n');
+        if trailing_newline {
+            buf.push(b'\n');
+        }
+        let mut start = 0;
+        for l in buf.split(|b| *b == b'\n') {
+            if start >= buf.len() {
+                break;
+            }
+            let (got, end) = parse_line_at(&buf, start);
+            prop_assert_eq!(end, start + l.len());
+            let alone = if l.iter().all(|c| matches!(c, b' ' | b'\t' | b'\r')) {
+                Ok(None)
+            } else {
+                parse_line(l).map(Some)
+            };
+            match (&got, &alone) {
+                (Ok(Some(a)), Ok(Some(b))) => prop_assert_eq!(to_string(a), to_string(b)),
+                _ => prop_assert_eq!(format!("{got:?}"), format!("{alone:?}")),
+            }
+            start = end + 1;
+        }
+    }
 
     #[test]
     fn parse_equals_the_owned_model(j in record(), seed in any::<u64>()) {

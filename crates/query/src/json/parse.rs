@@ -93,6 +93,41 @@ fn parse_cursor(c: &mut Cursor<'_>) -> R<Value> {
     Ok(v)
 }
 
+/// [`parse_line`] on the line starting at `buf[start]` and ending at the
+/// next newline (or the end of `buf`), without a separate pass to find that
+/// newline first. Returns the value (`None` for a blank line) and the index
+/// of the line's end (its newline, or `buf.len()`).
+///
+/// The parser never steps over a newline (it is not whitespace here, and a
+/// string may not hold one), so a line that parses in place parses the same
+/// on its own. A line that does not is parsed again on its own, so its
+/// error, offset included, is exactly [`parse_line`]'s.
+pub fn parse_line_at(buf: &[u8], start: usize) -> (R<Option<Value>>, usize) {
+    let mut c = Cursor {
+        b: buf,
+        i: start,
+        nl: false,
+        stack: MemberStack::take(),
+    };
+    c.ws();
+    let in_place = match c.peek() {
+        None | Some(b'\n') => Some(None),
+        Some(_) => c.value(0).ok().and_then(|v| {
+            c.ws();
+            matches!(c.peek(), None | Some(b'\n')).then_some(Some(v))
+        }),
+    };
+    let end = c.i;
+    c.stack.give_back();
+    match in_place {
+        Some(v) => (Ok(v), end),
+        None => {
+            let end = memchr::memchr(b'\n', &buf[start..]).map_or(buf.len(), |i| start + i);
+            (parse_line(&buf[start..end]).map(Some), end)
+        }
+    }
+}
+
 /// Validates `line` and fills `out[k]` with the value of top-level key
 /// `wanted[k]` (left `None` when absent). `out.len()` must equal `wanted.len()`.
 pub fn scan_fields(line: &[u8], wanted: &[Box<[u8]>], out: &mut [Option<Value>]) -> R<Scan> {
