@@ -40,7 +40,8 @@ pub(super) fn inspect(b: Builtin, x: Cow<'_, Value>, key: &Value, name: &str) ->
                 ))
             }
         },
-        _ => apply(b, x.into_owned(), &[], name)?,
+        // `call` and `scalar` route only the four above here.
+        _ => return err(format!("internal: {name} is not a read-only built-in")),
     })
 }
 
