@@ -101,3 +101,28 @@ pub(super) fn apply(b: Builtin, x: Value, a: &[Value], name: &str) -> EvalResult
         _ => Value::Null,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::{run_str, Format};
+
+    fn run(q: &str, input: &str) -> String {
+        run_str(q, input, Format::Json).unwrap_or_else(|e| e)
+    }
+
+    #[test]
+    fn read_only_builtins_on_the_row_and_its_fields() {
+        let row = r#"{"b":1,"a":{"y":2,"x":[1,2,3]},"s":"héllo","b":3}"#;
+        // Borrowed from the row (`_`, `_.a`), and owned (a computed value):
+        // the same answers, keys in document order, a repeated key once.
+        let q = r#"[keys(_), keys(_.a), keys(_.a + {"z": 0}), has(_, "s"), has(_.a, "z"),
+                    length(_), length(_.a.x), length(_.s), type(_.a), type(_.missing),
+                    keys(_.missing), _.a.keys(), _.s.length()]"#;
+        assert_eq!(
+            run(q, row),
+            "[[\"b\",\"a\",\"s\"],[\"y\",\"x\"],[\"y\",\"x\",\"z\"],true,false,3,3,5,\"object\",\"null\",null,[\"y\",\"x\"],5]\n"
+        );
+        assert!(run("keys(_.s)", row).contains("keys needs an object, got string"));
+        assert!(run("has(_.b, \"k\")", row).contains("has needs an object"));
+    }
+}
