@@ -263,6 +263,20 @@ pub fn eval_ref<'r>(e: &Expr, row: &'r Value, env: &mut Env) -> Result<Cow<'r, V
     }
 }
 
+/// Like [`eval`], on a row the caller no longer needs: `_` passes it on and
+/// `_.name` moves that field out, where [`eval`] would copy them (a stage
+/// `_` or `_.items >> flat` costs no copy of the record or of the array).
+pub fn eval_owned(e: &Expr, row: Value, env: &mut Env) -> EvalResult {
+    match e {
+        Expr::Row => Ok(row),
+        Expr::Field(base, name) if matches!(**base, Expr::Row) => match row {
+            Value::Object(m) => Ok(m.into_value(name).unwrap_or(Value::Null)),
+            other => field(&other, name),
+        },
+        _ => eval(e, &row, env),
+    }
+}
+
 /// `v["name"]`: null-safe on null and missing keys.
 pub fn field(v: &Value, name: &str) -> EvalResult {
     match v {

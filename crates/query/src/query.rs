@@ -2,7 +2,7 @@
 //! between parallel chunk workers and the final serial part.
 
 use crate::agg::State;
-use crate::eval::{eval, Env, Flow};
+use crate::eval::{eval_owned, Env, Flow};
 use crate::json::{self, JsonError, Scan};
 use crate::lang::ast::Ast;
 use crate::lang::parse::{parse_defs, parse_program};
@@ -223,12 +223,12 @@ impl Query {
         }
         let e = |msg: String| StageError { stage: from, msg };
         match &self.stages[from].kind {
-            StageKind::Map(x) => match eval(x, &v, env) {
+            StageKind::Map(x) => match eval_owned(x, v, env) {
                 Ok(r) => self.run_map_stages(from + 1, to, r, env, emit),
                 Err(Flow::Drop) => Ok(()),
                 Err(Flow::Err(m)) => Err(e(m)),
             },
-            StageKind::Flat(x) => match eval(x, &v, env) {
+            StageKind::Flat(x) => match eval_owned(x, v, env) {
                 Ok(Value::Array(items)) => {
                     for it in items {
                         self.run_map_stages(from + 1, to, it, env, emit)?;
@@ -300,12 +300,12 @@ impl<'q> Tail<'q> {
                     .update_plan(plan, &v, &mut self.env)
                     .map_err(|f| e(flow_msg(f)))
             }
-            StageKind::Map(x) => match eval(x, &v, &mut self.env) {
+            StageKind::Map(x) => match eval_owned(x, v, &mut self.env) {
                 Ok(r) => self.push(i + 1, r, out),
                 Err(Flow::Drop) => Ok(()),
                 Err(Flow::Err(m)) => Err(e(m)),
             },
-            StageKind::Flat(x) => match eval(x, &v, &mut self.env) {
+            StageKind::Flat(x) => match eval_owned(x, v, &mut self.env) {
                 Ok(Value::Array(items)) => {
                     for it in items {
                         self.push(i + 1, it, out)?;

@@ -123,6 +123,11 @@ mod tests {
             "[[\"b\",\"a\",\"s\"],[\"y\",\"x\"],[\"y\",\"x\",\"z\"],true,false,3,3,5,\"object\",\"null\",null,[\"y\",\"x\"],5]\n"
         );
         assert!(run("keys(_.s)", row).contains("keys needs an object, got string"));
+        // A stage of `_` or `_.name` hands the row, or the field, on.
+        assert_eq!(run("_ >> _.a >> _.x >> flat", row), "1\n2\n3\n");
+        assert_eq!(run("_.b", row), "3\n");
+        assert_eq!(run("_.none", row), "null\n");
+        assert!(run("_.s >> _.t", row).contains("cannot read field \"t\" of a string"));
         assert!(run("has(_.b, \"k\")", row).contains("has needs an object"));
     }
 }

@@ -93,6 +93,12 @@ impl Map {
         self.find(k).map(|i| &mut self.entries[i].1)
     }
 
+    /// The value of `k`, taken out of the map, which is used up.
+    pub fn into_value(mut self, k: &str) -> Option<Value> {
+        let i = self.find(k)?;
+        Some(self.entries.swap_remove(i).1)
+    }
+
     /// Whether `k` is a key.
     pub fn contains_key(&self, k: &str) -> bool {
         self.find(k).is_some()
@@ -295,6 +301,22 @@ mod tests {
             m.insert("new".into(), Value::Null);
             assert!(m.contains_key("new"));
             assert_eq!(keys(&m).last(), Some(&"new"));
+        }
+    }
+
+    #[test]
+    fn into_value_takes_the_last_value_of_a_key() {
+        for n in [3, 40] {
+            let m: Map = (0..n)
+                .map(|i| (format!("k{i}"), Value::Int(i)))
+                .chain([("k1".to_string(), Value::Int(-1))])
+                .collect();
+            assert_eq!(m.clone().into_value("k1"), Some(Value::Int(-1)));
+            assert_eq!(
+                m.clone().into_value(&format!("k{}", n - 1)),
+                Some(Value::Int(n - 1))
+            );
+            assert_eq!(m.into_value("absent"), None);
         }
     }
 
