@@ -1,5 +1,6 @@
 //! Per-value expression evaluation (a tree walk over [`Expr`]).
 
+use std::borrow::Cow;
 use std::cmp::Ordering;
 
 use crate::agg;
@@ -243,6 +244,36 @@ pub fn eval(e: &Expr, row: &Value, env: &mut Env) -> EvalResult {
         }
         Expr::Agg(_) => err("an aggregation cannot be used here"),
         Expr::AggRef(i) => Ok(env.aggs.get(*i).cloned().unwrap_or(Value::Null)),
+    }
+}
+
+/// Like [`eval`], but borrows instead of copying when `e` is the row itself
+/// or a constant-key field of it: what read-only built-ins (`keys(_)`,
+/// `has(_, k)`, `length(_.items)`) need, without a copy of a whole record.
+pub fn eval_ref<'r>(e: &Expr, row: &'r Value, env: &mut Env) -> Result<Cow<'r, Value>, Flow> {
+    match e {
+        Expr::Row => Ok(Cow::Borrowed(row)),
+        Expr::Field(base, name) if matches!(**base, Expr::Row) => match row {
+            Value::Object(m) => Ok(m
+                .get(name.as_str())
+                .map_or(Cow::Owned(Value::Null), Cow::Borrowed)),
+            other => field(other, name).map(Cow::Owned),
+        },
+        _ => eval(e, row, env).map(Cow::Owned),
+    }
+}
+
+/// Like [`eval`], on a row the caller no longer needs: `_` passes it on and
+/// `_.name` moves that field out, where [`eval`] would copy them (a stage
+/// `_` or `_.items >> flat` costs no copy of the record or of the array).
+pub fn eval_owned(e: &Expr, row: Value, env: &mut Env) -> EvalResult {
+    match e {
+        Expr::Row => Ok(row),
+        Expr::Field(base, name) if matches!(**base, Expr::Row) => match row {
+            Value::Object(m) => Ok(m.into_value(name).unwrap_or(Value::Null)),
+            other => field(&other, name),
+        },
+        _ => eval(e, &row, env),
     }
 }
 

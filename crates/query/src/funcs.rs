@@ -18,7 +18,9 @@ mod text;
 use higher_order::higher_order;
 use range::range;
 
-use crate::eval::{err, eval, Env, EvalResult, Flow};
+use std::borrow::Cow;
+
+use crate::eval::{err, eval, eval_ref, Env, EvalResult, Flow};
 use crate::expr::Expr;
 use crate::value::Value;
 
@@ -301,6 +303,19 @@ pub fn call(b: Builtin, args: &[Expr], row: &Value, env: &mut Env) -> EvalResult
             return Ok(Value::Null);
         }
         Sub | Gsub | Test | Captures => return text::regex(b, args, row, env),
+        // These only read their first argument: borrow it (the row, or a
+        // field of it) instead of copying a whole record to inspect it.
+        Length | Type | Keys | Has => {
+            let x = match args.first() {
+                Some(a) => eval_ref(a, row, env)?,
+                None => Cow::Owned(Value::Null),
+            };
+            let key = match args.get(1) {
+                Some(a) => eval(a, row, env)?,
+                None => Value::Null,
+            };
+            return object::inspect(b, x, &key, b.name());
+        }
         _ => {}
     }
     let mut v = Vec::with_capacity(args.len());
@@ -310,14 +325,21 @@ pub fn call(b: Builtin, args: &[Expr], row: &Value, env: &mut Env) -> EvalResult
     scalar(b, v)
 }
 
-fn scalar(b: Builtin, a: Vec<Value>) -> EvalResult {
+fn scalar(b: Builtin, mut a: Vec<Value>) -> EvalResult {
     use Builtin::*;
-    let x = a.first().cloned().unwrap_or(Value::Null);
+    // The first argument moves into `x`; only `zip` and `range` read it
+    // again through `a`.
+    let x = match (b, a.first_mut()) {
+        (Zip | Range, Some(v)) => v.clone(),
+        (_, Some(v)) => std::mem::take(v),
+        (_, None) => Value::Null,
+    };
     let name = b.name();
     match b {
-        Length | Type | Keys | Values | Entries | Has | FromEntries | Omit | Pick | Dig => {
-            object::apply(b, x, &a, name)
+        Length | Type | Keys | Has => {
+            object::inspect(b, Cow::Owned(x), a.get(1).unwrap_or(&Value::Null), name)
         }
+        Values | Entries | FromEntries | Omit | Pick | Dig => object::apply(b, x, &a, name),
         ToStr | ToNum | ToInt | ToJson | FromJson => convert::apply(b, x),
         Abs | Floor | Ceil | Round | Sqrt | Log | Log10 | Log2 | Exp | Pow => {
             math::apply(b, x, &a, name)

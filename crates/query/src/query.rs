@@ -2,7 +2,7 @@
 //! between parallel chunk workers and the final serial part.
 
 use crate::agg::State;
-use crate::eval::{eval, Env, Flow};
+use crate::eval::{eval_owned, Env, Flow};
 use crate::json::{self, JsonError, Scan};
 use crate::lang::ast::Ast;
 use crate::lang::parse::{parse_defs, parse_program};
@@ -188,12 +188,7 @@ impl Query {
         let line_end =
             |from: usize| memchr::memchr(b'\n', &data[from..]).map_or(data.len(), |i| from + i);
         if self.projection.is_none() {
-            let end = line_end(start);
-            let line = &data[start..end];
-            if line.iter().all(|c| matches!(c, b' ' | b'\t' | b'\r')) {
-                return (Ok(None), end);
-            }
-            return (json::parse_line(line).map(Some), end);
+            return json::parse_line_at(data, start);
         }
         scratch.clear();
         scratch.resize(self.proj_keys.len(), None);
@@ -202,7 +197,7 @@ impl Query {
             Ok((Scan::Blank, end)) => (Ok(None), end),
             Ok((Scan::NotObject, end)) => (json::parse_line(&data[start..end]).map(Some), end),
             Ok((Scan::Object, end)) => {
-                let mut m = Map::with_capacity_and_hasher(scratch.len(), Default::default());
+                let mut m = Map::with_capacity(scratch.len());
                 for (k, v) in self.projection.iter().flatten().zip(scratch.drain(..)) {
                     if let Some(v) = v {
                         m.insert(k.clone(), v);
@@ -228,12 +223,12 @@ impl Query {
         }
         let e = |msg: String| StageError { stage: from, msg };
         match &self.stages[from].kind {
-            StageKind::Map(x) => match eval(x, &v, env) {
+            StageKind::Map(x) => match eval_owned(x, v, env) {
                 Ok(r) => self.run_map_stages(from + 1, to, r, env, emit),
                 Err(Flow::Drop) => Ok(()),
                 Err(Flow::Err(m)) => Err(e(m)),
             },
-            StageKind::Flat(x) => match eval(x, &v, env) {
+            StageKind::Flat(x) => match eval_owned(x, v, env) {
                 Ok(Value::Array(items)) => {
                     for it in items {
                         self.run_map_stages(from + 1, to, it, env, emit)?;
@@ -305,12 +300,12 @@ impl<'q> Tail<'q> {
                     .update_plan(plan, &v, &mut self.env)
                     .map_err(|f| e(flow_msg(f)))
             }
-            StageKind::Map(x) => match eval(x, &v, &mut self.env) {
+            StageKind::Map(x) => match eval_owned(x, v, &mut self.env) {
                 Ok(r) => self.push(i + 1, r, out),
                 Err(Flow::Drop) => Ok(()),
                 Err(Flow::Err(m)) => Err(e(m)),
             },
-            StageKind::Flat(x) => match eval(x, &v, &mut self.env) {
+            StageKind::Flat(x) => match eval_owned(x, v, &mut self.env) {
                 Ok(Value::Array(items)) => {
                     for it in items {
                         self.push(i + 1, it, out)?;

@@ -3,14 +3,12 @@
 //! values (null < bool < number < string < array < object, as jq) so that
 //! `min`, `max`, `sort` and comparisons never fail on mixed types.
 
+mod map;
+
 use std::cmp::Ordering;
-use std::hash::BuildHasherDefault;
 
-use indexmap::IndexMap;
-use rustc_hash::FxHasher;
-
-/// An insertion-ordered JSON object.
-pub type Map = IndexMap<String, Value, BuildHasherDefault<FxHasher>>;
+pub use map::Map;
+pub(crate) use map::MemberStack;
 
 /// A JSON value.
 #[derive(Debug, Clone, Default)]

@@ -9,5 +9,5 @@ pub mod parse;
 mod simd;
 pub mod write;
 
-pub use parse::{parse_line, scan_fields, scan_line, JsonError, Scan};
+pub use parse::{parse_line, parse_line_at, scan_fields, scan_line, JsonError, Scan};
 pub use write::{to_string, write_compact, write_pretty};

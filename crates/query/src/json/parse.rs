@@ -25,7 +25,7 @@ mod string;
 
 use std::fmt;
 
-use crate::value::Value;
+use crate::value::{MemberStack, Value};
 use cursor::Cursor;
 use string::RawKey;
 
@@ -72,14 +72,60 @@ pub fn parse_document(text: &[u8]) -> R<Value> {
 }
 
 fn parse_with(b: &[u8], nl: bool) -> R<Value> {
-    let mut c = Cursor { b, i: 0, nl };
+    let mut c = Cursor {
+        b,
+        i: 0,
+        nl,
+        stack: MemberStack::take(),
+    };
+    let r = parse_cursor(&mut c);
+    c.stack.give_back();
+    r
+}
+
+fn parse_cursor(c: &mut Cursor<'_>) -> R<Value> {
     c.ws();
     let v = c.value(0)?;
     c.ws();
-    if c.i != b.len() {
+    if c.i != c.b.len() {
         return Err(c.err("trailing characters after the JSON value"));
     }
     Ok(v)
+}
+
+/// [`parse_line`] on the line starting at `buf[start]` and ending at the
+/// next newline (or the end of `buf`), without a separate pass to find that
+/// newline first. Returns the value (`None` for a blank line) and the index
+/// of the line's end (its newline, or `buf.len()`).
+///
+/// The parser never steps over a newline (it is not whitespace here, and a
+/// string may not hold one), so a line that parses in place parses the same
+/// on its own. A line that does not is parsed again on its own, so its
+/// error, offset included, is exactly [`parse_line`]'s.
+pub fn parse_line_at(buf: &[u8], start: usize) -> (R<Option<Value>>, usize) {
+    let mut c = Cursor {
+        b: buf,
+        i: start,
+        nl: false,
+        stack: MemberStack::take(),
+    };
+    c.ws();
+    let in_place = match c.peek() {
+        None | Some(b'\n') => Some(None),
+        Some(_) => c.value(0).ok().and_then(|v| {
+            c.ws();
+            matches!(c.peek(), None | Some(b'\n')).then_some(Some(v))
+        }),
+    };
+    let end = c.i;
+    c.stack.give_back();
+    match in_place {
+        Some(v) => (Ok(v), end),
+        None => {
+            let end = memchr::memchr(b'\n', &buf[start..]).map_or(buf.len(), |i| start + i);
+            (parse_line(&buf[start..end]).map(Some), end)
+        }
+    }
 }
 
 /// Validates `line` and fills `out[k]` with the value of top-level key
@@ -113,6 +159,9 @@ pub fn scan_line(
         b: buf,
         i: start,
         nl: false,
+        // Only a wanted value that is itself an object uses the stack: a
+        // fresh one, which allocates nothing until then.
+        stack: MemberStack::default(),
     };
     let r = scan_inner(&mut c, wanted, out);
     r.map_err(|mut e| {

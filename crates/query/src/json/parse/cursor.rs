@@ -4,7 +4,7 @@
 //! key rule ([`Cursor::key`]), so both accept exactly the same texts.
 
 use super::{JsonError, MAX_DEPTH, R};
-use crate::value::{Map, Value};
+use crate::value::{MemberStack, Value};
 
 /// The error for a bad separator inside an object.
 pub(super) const OBJECT_SEPARATOR: &str = "expected ',' or '}' in an object";
@@ -20,6 +20,8 @@ pub(super) struct Cursor<'a> {
     pub(super) i: usize,
     /// Whether a newline counts as whitespace (multi-line documents only).
     pub(super) nl: bool,
+    /// Members of the objects being built.
+    pub(super) stack: MemberStack,
 }
 
 impl<'a> Cursor<'a> {
@@ -115,14 +117,14 @@ impl<'a> Cursor<'a> {
         self.check_depth(depth)?;
         match self.peek() {
             Some(b'{') => {
-                let mut m = Map::default();
+                let mut frame = self.stack.open();
                 self.members(b'}', OBJECT_SEPARATOR, |c| {
                     let k = c.key(Self::string)?;
                     let v = c.value(depth + 1)?;
-                    m.insert(k, v);
+                    c.stack.push(&mut frame, k, v);
                     Ok(())
                 })?;
-                Ok(Value::Object(m))
+                Ok(Value::Object(self.stack.close(frame)))
             }
             Some(b'[') => {
                 let mut a = Vec::new();

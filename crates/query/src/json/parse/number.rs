@@ -80,6 +80,21 @@ impl Cursor<'_> {
     pub(super) fn number(&mut self) -> R<Value> {
         let (start, int) = self.number_span()?;
         let text = &self.b[start..self.i];
+        if int {
+            // Up to 18 digits always fit in i64: accumulate them directly
+            // (the grammar check above guarantees they are digits).
+            let (neg, digits) = match text.split_first() {
+                Some((b'-', d)) => (true, d),
+                _ => (false, text),
+            };
+            if digits.len() <= 18 {
+                let mut n: i64 = 0;
+                for &d in digits {
+                    n = n * 10 + i64::from(d - b'0');
+                }
+                return Ok(Value::Int(if neg { -n } else { n }));
+            }
+        }
         // The grammar check above guarantees ASCII.
         let s = std::str::from_utf8(text).map_err(|_| self.err("invalid number"))?;
         if int {
@@ -97,6 +112,24 @@ impl Cursor<'_> {
 mod tests {
     use crate::json::parse::parse_line;
     use crate::value::Value;
+
+    #[test]
+    fn integers_at_the_18_digit_fast_path_boundary_are_exact() {
+        for (text, want) in [
+            ("999999999999999999", 999_999_999_999_999_999),
+            ("-999999999999999999", -999_999_999_999_999_999),
+            ("1000000000000000000", 1_000_000_000_000_000_000),
+            ("-9223372036854775808", i64::MIN),
+            ("9007199254740993", (1 << 53) + 1),
+            ("-0", 0),
+            ("0", 0),
+        ] {
+            assert!(
+                matches!(parse_line(text.as_bytes()).unwrap(), Value::Int(i) if i == want),
+                "{text}"
+            );
+        }
+    }
 
     #[test]
     fn big_integers_become_floats() {

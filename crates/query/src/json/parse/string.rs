@@ -95,10 +95,14 @@ impl Cursor<'_> {
                         }
                         None => tail.to_vec(),
                     };
-                    return String::from_utf8(bytes).map_err(|_| JsonError {
-                        offset: seg,
-                        msg: "invalid UTF-8 in a string",
-                    });
+                    debug_assert!(std::str::from_utf8(&bytes).is_ok());
+                    // SAFETY: every byte from the opening quote to here is
+                    // ASCII, part of a multi-byte sequence `utf8` checked
+                    // whole (the scan stops at each byte >= 0x80 and resumes
+                    // after its sequence), or the UTF-8 encoding of a char
+                    // that `escape` decoded: the bytes are valid UTF-8, and
+                    // checking them again was 6 % of a whole-row parse.
+                    return Ok(unsafe { String::from_utf8_unchecked(bytes) });
                 }
                 b'\\' => {
                     let v = buf.get_or_insert_with(Vec::new);
