@@ -31,6 +31,7 @@ pub mod loss_based;
 pub mod newreno;
 pub mod pacer;
 pub mod prr;
+pub mod quantile;
 pub mod quinn_order;
 pub mod rapid_start;
 pub mod ratio;

@@ -118,18 +118,10 @@ pub struct Summary {
     pub loss_by_pop: Vec<(String, Vec<LossRow>)>,
 }
 
-/// The p-th percentile (0–100) of sorted `v`, linear interpolation.
+/// The p-th percentile (0–100) of sorted `v` ([`ramp_cc::quantile`]'s
+/// definition), NaN when `v` is empty.
 pub fn percentile(sorted: &[f64], p: f64) -> f64 {
-    match sorted.len() {
-        0 => f64::NAN,
-        1 => sorted[0],
-        n => {
-            let h = (n - 1) as f64 * (p / 100.0).clamp(0.0, 1.0);
-            let lo = h.floor() as usize;
-            let hi = (lo + 1).min(n - 1);
-            sorted[lo] + (h - lo as f64) * (sorted[hi] - sorted[lo])
-        }
-    }
+    ramp_cc::quantile::quantile_sorted(sorted, p / 100.0).unwrap_or(f64::NAN)
 }
 
 fn change(v: f64, base: f64) -> f64 {
