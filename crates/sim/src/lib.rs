@@ -24,6 +24,7 @@ pub mod engine;
 pub mod fleet;
 pub mod link;
 pub mod network;
+pub mod parallel;
 pub mod presets;
 pub mod qlog;
 pub mod receiver;
@@ -131,23 +132,11 @@ pub fn run_arms(
     seed: u64,
     threads: usize,
 ) -> Result<Vec<Record>, SimError> {
-    let threads = threads.max(1).min(specs.len().max(1));
-    let mut results: Vec<Option<Result<Record, SimError>>> = vec![None; specs.len()];
-    std::thread::scope(|s| {
-        let chunks: Vec<_> = results
-            .chunks_mut(specs.len().div_ceil(threads).max(1))
-            .zip(specs.chunks(specs.len().div_ceil(threads).max(1)))
-            .collect();
-        for (out, sp) in chunks {
-            s.spawn(move || {
-                for (o, spec) in out.iter_mut().zip(sp) {
-                    *o = Some(run_connection(scenario, spec, seed, &mut TraceSink::off()));
-                }
-            });
-        }
+    let records = parallel::map_ordered(specs.len() as u64, threads.max(1), |i| {
+        run_connection(scenario, &specs[i as usize], seed, &mut TraceSink::off())
     });
-    results
-        .into_iter()
-        .map(|r| r.unwrap_or_else(|| Err(SimError("internal: arm not run".into()))))
-        .collect()
+    if records.len() < specs.len() {
+        return Err(SimError("internal: an arm was not run".into()));
+    }
+    records.into_iter().collect()
 }

@@ -198,32 +198,19 @@ fn run_arms(
     traced: bool,
     progress: &ProgressBar,
 ) -> anyhow::Result<Vec<Record>> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let mut results: Vec<Option<anyhow::Result<Record>>> = (0..arms.len()).map(|_| None).collect();
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let slots: Vec<std::sync::Mutex<&mut Option<anyhow::Result<Record>>>> =
-        results.iter_mut().map(std::sync::Mutex::new).collect();
-    std::thread::scope(|s| {
-        for _ in 0..threads.min(arms.len()) {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some(arm) = arms.get(i) else { break };
-                let r = run_arm(scenario, arm, i, seed, traces_dir, traced);
-                if let Ok(mut slot) = slots[i].lock() {
-                    **slot = Some(r);
-                }
-                progress.inc(1);
-            });
-        }
+    let results = ramp_sim::parallel::map_ordered(arms.len() as u64, 0, |i| {
+        let i = i as usize;
+        let r = run_arm(scenario, &arms[i], i, seed, traces_dir, traced);
+        progress.inc(1);
+        r
     });
-    drop(slots);
+    if results.len() < arms.len() {
+        bail!("an arm did not run");
+    }
     results
         .into_iter()
         .zip(arms)
-        .map(|(r, arm)| {
-            r.unwrap_or_else(|| bail!("arm {} did not run", arm.label))
-                .with_context(|| format!("arm {}", arm.label))
-        })
+        .map(|(r, arm)| r.with_context(|| format!("arm {}", arm.label)))
         .collect()
 }
 
