@@ -35,6 +35,7 @@ pub mod quantile;
 pub mod quinn_order;
 pub mod rapid_start;
 pub mod ratio;
+pub mod record_keys;
 pub mod recovery;
 pub mod rng;
 pub mod round;

@@ -23,6 +23,7 @@ use crate::error::{Error, Result};
 use crate::quantile::{quantile_sorted, sorted_finite};
 use crate::record::Record;
 use crate::units::{format_bytes, format_number, format_rate};
+use ramp_cc::record_keys as k;
 use std::borrow::Borrow;
 use std::collections::BTreeMap;
 
@@ -81,11 +82,11 @@ impl GridAxis {
     /// The record keys holding the axis value, preferred first.
     pub fn keys(self) -> [&'static str; 2] {
         match self {
-            GridAxis::Loss => ["grid.loss", "path.loss"],
-            GridAxis::Rate => ["grid.rate-bps", "path.rate-bps"],
-            GridAxis::Rtt => ["grid.rtt-ms", "path.rtt-ms"],
-            GridAxis::Queue => ["grid.queue-ms", "path.queue-ms"],
-            GridAxis::Size => ["grid.size-bytes", "content_length"],
+            GridAxis::Loss => ["grid.loss", k::PATH_LOSS],
+            GridAxis::Rate => ["grid.rate-bps", k::PATH_RATE_BPS],
+            GridAxis::Rtt => ["grid.rtt-ms", k::PATH_RTT_MS],
+            GridAxis::Queue => ["grid.queue-ms", k::PATH_QUEUE_MS],
+            GridAxis::Size => ["grid.size-bytes", k::CONTENT_LENGTH],
         }
     }
 
@@ -175,12 +176,12 @@ impl GridSamples {
             return;
         };
         self.from_grid |= r.get("grid.cell").is_some();
-        let completed = r.get("completed").and_then(|v| v.as_bool()) != Some(false);
+        let completed = r.get(k::COMPLETED).and_then(|v| v.as_bool()) != Some(false);
         self.samples.push(GridSample {
             arm,
             coords: GridAxis::ALL.map(|a| a.value_of(r)),
             ttlb_ms: r.ttlb_ms().filter(|_| completed),
-            packets_lost: r.f64("num-packets.lost"),
+            packets_lost: r.f64(k::PACKETS_LOST),
         });
     }
 

@@ -4,6 +4,7 @@
 //! keys freely; consumers ask for the keys they know.
 
 use crate::error::{Error, Result};
+use ramp_cc::record_keys as k;
 use serde_json::{Map, Value};
 use std::path::Path;
 
@@ -45,9 +46,9 @@ impl Record {
     /// Time to last byte in milliseconds: `ttlb-us` / 1000 when present
     /// (microsecond precision), else the integer-ms `ttlb` (h2o logs).
     pub fn ttlb_ms(&self) -> Option<f64> {
-        self.f64("ttlb-us")
+        self.f64(k::TTLB_US)
             .map(|us| us / 1000.0)
-            .or_else(|| self.f64("ttlb"))
+            .or_else(|| self.f64(k::TTLB_MS))
     }
 
     /// Sets the line this record came from.

@@ -15,6 +15,7 @@ use std::io::Write;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use ramp_cc::record_keys as k;
 use ramp_cc::{
     AckFrameSummary, AckedPacket, CcPhase, CongestionEvent, Controller, Metrics, Rate,
     RttEstimator, Time,
@@ -214,8 +215,8 @@ async fn real(path: Path, cc: &str) -> Result<Real, Box<dyn std::error::Error + 
     let _ = task.await;
     drop(relay);
     let rec = rec.ok_or("no stats record")?;
-    let ttlb = Duration::from_micros(rec["ttlb-us"].as_u64().ok_or("no ttlb")?);
-    let lost = rec["num-packets.lost"].as_u64().unwrap_or(0);
+    let ttlb = Duration::from_micros(rec[k::TTLB_US].as_u64().ok_or("no ttlb")?);
+    let lost = rec[k::PACKETS_LOST].as_u64().unwrap_or(0);
     // The request reaches the server one one-way delay after the client's
     // handshake; the client starts its request right after the handshake,
     // so data flows from about 1.5 RTT after `started` on. Sends before

@@ -19,6 +19,7 @@ use serde_json::{Map, Value};
 use crate::body::pattern_byte;
 use crate::tls::{self, Trust};
 use crate::transport::transport_config;
+use ramp_cc::record_keys as k;
 
 /// An error of `ramp get`.
 pub type Error = Box<dyn std::error::Error + Send + Sync>;
@@ -75,14 +76,14 @@ impl GetResult {
         if let Some(s) = self.status {
             r.insert("status".into(), s.into());
         }
-        r.insert("content_length".into(), self.bytes.into());
+        r.insert(k::CONTENT_LENGTH.into(), self.bytes.into());
         if let Some(t) = self.ttfb {
             r.insert("ttfb".into(), crate::stats::ms(t));
-            r.insert("ttfb-us".into(), crate::stats::us(t));
+            r.insert(k::TTFB_US.into(), crate::stats::us(t));
         }
         if let Some(t) = self.ttlb {
-            r.insert("ttlb".into(), crate::stats::ms(t));
-            r.insert("ttlb-us".into(), crate::stats::us(t));
+            r.insert(k::TTLB_MS.into(), crate::stats::ms(t));
+            r.insert(k::TTLB_US.into(), crate::stats::us(t));
         }
         if let Some(v) = self.verified {
             r.insert("verified".into(), v.into());

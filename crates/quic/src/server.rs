@@ -32,6 +32,7 @@ use crate::route::{self, Chunks};
 use crate::stats::{ms, us, PathLabels, StatsWriter};
 use crate::tls::{self, Identity};
 use crate::transport::transport_config;
+use ramp_cc::record_keys as k;
 
 /// An error of `ramp serve`, with what failed.
 pub type Error = Box<dyn std::error::Error + Send + Sync>;
@@ -285,15 +286,15 @@ async fn handle_connection(shared: Arc<Shared>, incoming: quinn::Incoming) {
 /// The connection counters a request's record reports, as differences
 /// (at its end minus at its start), in record order.
 const COUNTED: [&str; 9] = [
-    "num-packets.sent",
-    "num-packets.lost",
-    "num-packets.ack-received",
-    "num-bytes.sent",
-    "num-bytes.lost",
-    "num-bytes.ack-received",
+    k::PACKETS_SENT,
+    k::PACKETS_LOST,
+    k::PACKETS_ACKED,
+    k::BYTES_SENT,
+    k::BYTES_LOST,
+    k::BYTES_ACKED,
     "num-congestion-events",
-    "cc.num-loss-episodes",
-    "cc.num-ecn-loss-episodes",
+    k::LOSS_EPISODES,
+    k::ECN_LOSS_EPISODES,
 ];
 
 /// The [`COUNTED`] counters at one moment: a request's record counts from
@@ -465,10 +466,10 @@ fn record(
     let mut r = Map::new();
     if let Some(t) = out.acked_at {
         let ttlb = t.saturating_duration_since(out.started);
-        r.insert("ttlb".into(), ms(ttlb));
-        r.insert("ttlb-us".into(), us(ttlb));
+        r.insert(k::TTLB_MS.into(), ms(ttlb));
+        r.insert(k::TTLB_US.into(), us(ttlb));
     }
-    r.insert("content_length".into(), out.content_length.into());
+    r.insert(k::CONTENT_LENGTH.into(), out.content_length.into());
     r.insert("http.status".into(), out.status.as_u16().into());
     r.insert("request.path".into(), out.path.clone().into());
     r.insert("conn.id".into(), ids.conn.into());
@@ -478,21 +479,21 @@ fn record(
         r.insert((*key).into(), now.saturating_sub(base).into());
     }
     if let Some(rtt) = &snap.rtt {
-        r.insert("rtt.minimum".into(), ms(rtt.min()));
-        r.insert("rtt.smoothed".into(), ms(rtt.smoothed()));
-        r.insert("rtt.variance".into(), ms(rtt.var()));
-        r.insert("rtt.latest".into(), ms(rtt.latest()));
-        r.insert("rtt.minimum-us".into(), us(rtt.min()));
-        r.insert("rtt.smoothed-us".into(), us(rtt.smoothed()));
+        r.insert(k::RTT_MIN_MS.into(), ms(rtt.min()));
+        r.insert(k::RTT_SMOOTHED_MS.into(), ms(rtt.smoothed()));
+        r.insert(k::RTT_VARIANCE_MS.into(), ms(rtt.var()));
+        r.insert(k::RTT_LATEST_MS.into(), ms(rtt.latest()));
+        r.insert(k::RTT_MIN_US.into(), us(rtt.min()));
+        r.insert(k::RTT_SMOOTHED_US.into(), us(rtt.smoothed()));
     }
     let m = &snap.metrics;
-    r.insert("cc.algorithm".into(), shared.cc.name.clone().into());
-    r.insert("cc.cwnd".into(), m.cwnd_bytes.into());
+    r.insert(k::CC_ALGORITHM.into(), shared.cc.name.clone().into());
+    r.insert(k::CWND.into(), m.cwnd_bytes.into());
     if let Some(s) = m.ssthresh_bytes {
-        r.insert("cc.ssthresh".into(), s.into());
+        r.insert(k::SSTHRESH.into(), s.into());
     }
     if let Some(c) = m.cwnd_exiting_slow_start_bytes {
-        r.insert("cc.cwnd-exiting-slow-start".into(), c.into());
+        r.insert(k::CWND_EXITING_SLOW_START.into(), c.into());
     }
     shared.labels.add_to(&mut r);
     if let Some(e) = &out.error {

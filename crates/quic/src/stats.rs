@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
 
+use ramp_cc::record_keys as k;
 use serde_json::{Map, Value};
 
 /// Appends records to an NDJSON file, one flushed line per record, so a
@@ -60,22 +61,22 @@ impl PathLabels {
     /// Adds the labels that are set to `rec`.
     pub fn add_to(&self, rec: &mut Map<String, Value>) {
         if let Some(v) = self.rate_bps {
-            rec.insert("path.rate-bps".into(), v.into());
+            rec.insert(k::PATH_RATE_BPS.into(), v.into());
         }
         if let Some(v) = self.rtt {
-            rec.insert("path.rtt-ms".into(), ms_f(v));
+            rec.insert(k::PATH_RTT_MS.into(), ms_f(v));
         }
         if let Some(v) = self.queue {
-            rec.insert("path.queue-ms".into(), ms_f(v));
+            rec.insert(k::PATH_QUEUE_MS.into(), ms_f(v));
         }
         if let Some(v) = self.loss {
-            rec.insert("path.loss".into(), v.into());
+            rec.insert(k::PATH_LOSS.into(), v.into());
         }
         if let Some(v) = self.seed {
-            rec.insert("seed".into(), v.into());
+            rec.insert(k::SEED.into(), v.into());
         }
         if let Some(v) = &self.group {
-            rec.insert("group".into(), v.clone().into());
+            rec.insert(k::GROUP.into(), v.clone().into());
         }
     }
 }

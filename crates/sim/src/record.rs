@@ -3,6 +3,8 @@
 
 use std::fmt::Write as _;
 
+use ramp_cc::record_keys as k;
+
 use crate::trace::json_str;
 
 /// One connection's results. Field names follow the record keys; see
@@ -95,81 +97,90 @@ fn ms_floor(us: u64) -> u64 {
     us / 1000
 }
 
-impl Record {
-    /// The record as one JSON object (no trailing newline).
-    pub fn to_json(&self) -> String {
-        let mut s = String::with_capacity(1024);
-        let _ = write!(
-            s,
-            "{{\"scenario\":{},\"group\":{},\"cc.algorithm\":{},\"seed\":{},\"flow\":{},\"completed\":{}",
-            json_str(&self.scenario),
-            json_str(&self.group),
-            json_str(&self.cc_algorithm),
-            self.seed,
-            self.flow,
-            self.completed
-        );
-        let _ = write!(
-            s,
-            ",\"content_length\":{},\"ttlb\":{},\"ttlb-us\":{},\"client-ttlb-us\":{},\"ttfb-us\":{},\"handshake-us\":{}",
-            self.content_length,
-            ms_floor(self.ttlb_us),
-            self.ttlb_us,
-            self.client_ttlb_us,
-            self.ttfb_us,
-            self.handshake_us
-        );
-        let _ = write!(
-            s,
-            ",\"num-packets.sent\":{},\"num-packets.lost\":{},\"num-packets.ack-received\":{},\"num-packets.lost-spurious\":{}",
-            self.packets_sent, self.packets_lost, self.packets_acked, self.packets_lost_spurious
-        );
-        let _ = write!(
-            s,
-            ",\"num-bytes.sent\":{},\"num-bytes.lost\":{},\"num-bytes.ack-received\":{},\"num-bytes.stream-data-resent\":{}",
-            self.bytes_sent, self.bytes_lost, self.bytes_acked, self.stream_bytes_resent
-        );
-        let _ = write!(
-            s,
-            ",\"num-ptos\":{},\"path.drops-queue\":{},\"path.drops-random\":{},\"path.drops-policer\":{}",
-            self.ptos, self.drops_queue, self.drops_random, self.drops_policer
-        );
-        let _ = write!(
-            s,
-            ",\"rtt.minimum\":{},\"rtt.smoothed\":{},\"rtt.variance\":{},\"rtt.latest\":{},\"rtt.minimum-us\":{},\"rtt.smoothed-us\":{}",
-            ms_floor(self.rtt_min_us),
-            ms_floor(self.rtt_smoothed_us),
-            ms_floor(self.rtt_variance_us),
-            ms_floor(self.rtt_latest_us),
-            self.rtt_min_us,
-            self.rtt_smoothed_us
-        );
-        let _ = write!(s, ",\"cc.cwnd\":{}", self.cwnd);
-        if let Some(t) = self.ssthresh {
-            let _ = write!(s, ",\"cc.ssthresh\":{t}");
+/// Writes `"key":value` members of one JSON object, in call order.
+struct Members {
+    s: String,
+}
+
+impl Members {
+    fn new() -> Members {
+        Members {
+            s: String::with_capacity(1024),
         }
-        let _ = write!(
-            s,
-            ",\"cc.cwnd-initial\":{},\"cc.cwnd-exiting-slow-start\":{},\"cc.cwnd-maximum\":{}",
-            self.cwnd_initial,
-            self.cwnd_exiting_slow_start.unwrap_or(0),
-            self.cwnd_maximum
-        );
-        let _ = write!(
-            s,
-            ",\"cc.num-loss-episodes\":{},\"cc.num-ecn-loss-episodes\":{},\"cc.num-spurious-undos\":{}",
-            self.num_loss_episodes, self.num_ecn_loss_episodes, self.num_spurious_undos
-        );
-        let _ = write!(
-            s,
-            ",\"path.rate-bps\":{},\"path.rtt-ms\":{},\"path.queue-ms\":{},\"path.loss\":{},\"path.ack-policy\":{}}}",
-            self.path_rate_bps,
-            self.path_rtt_ms,
-            self.path_queue_ms,
-            self.path_loss,
-            json_str(&self.ack_policy)
-        );
-        s
+    }
+
+    /// A member whose value is written with `Display` (numbers, booleans).
+    fn num(&mut self, key: &str, v: impl core::fmt::Display) -> &mut Members {
+        self.s.push(if self.s.is_empty() { '{' } else { ',' });
+        let _ = write!(self.s, "\"{key}\":{v}");
+        self
+    }
+
+    /// A member whose value is a JSON string.
+    fn text(&mut self, key: &str, v: &str) -> &mut Members {
+        self.num(key, json_str(v))
+    }
+
+    fn finish(&mut self) -> String {
+        self.s.push('}');
+        core::mem::take(&mut self.s)
+    }
+}
+
+impl Record {
+    /// The record as one JSON object (no trailing newline), keys in the
+    /// order of docs/formats.md.
+    pub fn to_json(&self) -> String {
+        let mut m = Members::new();
+        m.text(k::SCENARIO, &self.scenario)
+            .text(k::GROUP, &self.group)
+            .text(k::CC_ALGORITHM, &self.cc_algorithm)
+            .num(k::SEED, self.seed)
+            .num(k::FLOW, self.flow)
+            .num(k::COMPLETED, self.completed)
+            .num(k::CONTENT_LENGTH, self.content_length)
+            .num(k::TTLB_MS, ms_floor(self.ttlb_us))
+            .num(k::TTLB_US, self.ttlb_us)
+            .num(k::CLIENT_TTLB_US, self.client_ttlb_us)
+            .num(k::TTFB_US, self.ttfb_us)
+            .num(k::HANDSHAKE_US, self.handshake_us)
+            .num(k::PACKETS_SENT, self.packets_sent)
+            .num(k::PACKETS_LOST, self.packets_lost)
+            .num(k::PACKETS_ACKED, self.packets_acked)
+            .num(k::PACKETS_LOST_SPURIOUS, self.packets_lost_spurious)
+            .num(k::BYTES_SENT, self.bytes_sent)
+            .num(k::BYTES_LOST, self.bytes_lost)
+            .num(k::BYTES_ACKED, self.bytes_acked)
+            .num(k::STREAM_BYTES_RESENT, self.stream_bytes_resent)
+            .num(k::PTOS, self.ptos)
+            .num(k::DROPS_QUEUE, self.drops_queue)
+            .num(k::DROPS_RANDOM, self.drops_random)
+            .num(k::DROPS_POLICER, self.drops_policer)
+            .num(k::RTT_MIN_MS, ms_floor(self.rtt_min_us))
+            .num(k::RTT_SMOOTHED_MS, ms_floor(self.rtt_smoothed_us))
+            .num(k::RTT_VARIANCE_MS, ms_floor(self.rtt_variance_us))
+            .num(k::RTT_LATEST_MS, ms_floor(self.rtt_latest_us))
+            .num(k::RTT_MIN_US, self.rtt_min_us)
+            .num(k::RTT_SMOOTHED_US, self.rtt_smoothed_us)
+            .num(k::CWND, self.cwnd);
+        if let Some(t) = self.ssthresh {
+            m.num(k::SSTHRESH, t);
+        }
+        m.num(k::CWND_INITIAL, self.cwnd_initial)
+            .num(
+                k::CWND_EXITING_SLOW_START,
+                self.cwnd_exiting_slow_start.unwrap_or(0),
+            )
+            .num(k::CWND_MAXIMUM, self.cwnd_maximum)
+            .num(k::LOSS_EPISODES, self.num_loss_episodes)
+            .num(k::ECN_LOSS_EPISODES, self.num_ecn_loss_episodes)
+            .num(k::SPURIOUS_UNDOS, self.num_spurious_undos)
+            .num(k::PATH_RATE_BPS, self.path_rate_bps)
+            .num(k::PATH_RTT_MS, self.path_rtt_ms)
+            .num(k::PATH_QUEUE_MS, self.path_queue_ms)
+            .num(k::PATH_LOSS, self.path_loss)
+            .text(k::PATH_ACK_POLICY, &self.ack_policy)
+            .finish()
     }
 }
 

@@ -13,6 +13,7 @@ use crate::ab::{AbSample, AbSamples};
 use crate::error::Result;
 use crate::grid::{GridAxis, GridSample, GridSamples};
 use crate::record::Record;
+use ramp_cc::record_keys as k;
 use std::borrow::Borrow;
 use std::collections::HashMap;
 use std::path::Path;
@@ -124,19 +125,25 @@ impl RunRecords {
         if self.rows.is_empty() {
             self.all_grouped = true;
         }
-        let group = self.strings.id(r.text("group"));
+        let group = self.strings.id(r.text(k::GROUP));
         self.all_grouped &= group != NONE;
-        let cc = self.strings.id(r.text("cc.algorithm"));
-        let pop = self.strings.id(r.text("pop"));
-        let pair = match r.get("seed") {
+        let cc = self.strings.id(r.text(k::CC_ALGORITHM));
+        let pop = self.strings.id(r.text(k::POP));
+        let pair = match r.get(k::SEED) {
             Some(v) if v.as_u64().is_some_and(|n| n < PAIR_TEXT) => v.as_u64().unwrap_or(0),
-            Some(_) => match r.text("seed") {
+            Some(_) => match r.text(k::SEED) {
                 Some(t) => PAIR_TEXT | u64::from(self.strings.id(Some(t))),
                 None => PAIR_NONE,
             },
             None => PAIR_NONE,
         };
-        let p = ["path.rate-bps", "path.rtt-ms", "path.queue-ms", "path.loss"].map(|k| r.f64(k));
+        let p = [
+            k::PATH_RATE_BPS,
+            k::PATH_RTT_MS,
+            k::PATH_QUEUE_MS,
+            k::PATH_LOSS,
+        ]
+        .map(|k| r.f64(k));
         if p.iter().any(Option::is_some) {
             self.paths.id(p.map(nan_if_none));
         }
@@ -154,7 +161,7 @@ impl RunRecords {
             pop,
             grid,
             stats: Stat::ALL.map(|s| r.f64(s.key()).map_or(f32::NAN, |v| v as f32)),
-            completed: r.get("completed").and_then(|v| v.as_bool()) != Some(false),
+            completed: r.get(k::COMPLETED).and_then(|v| v.as_bool()) != Some(false),
         });
     }
 
@@ -196,14 +203,14 @@ impl RunRecords {
     /// else `cc.algorithm`.
     pub fn arm_key(&self) -> &'static str {
         if self.all_grouped || self.rows.is_empty() {
-            "group"
+            k::GROUP
         } else {
-            "cc.algorithm"
+            k::CC_ALGORITHM
         }
     }
 
     fn arm_id(&self, row: &Row) -> u32 {
-        if self.arm_key() == "group" {
+        if self.arm_key() == k::GROUP {
             row.group
         } else {
             row.cc

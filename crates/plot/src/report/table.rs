@@ -2,6 +2,7 @@
 
 use super::records::RunRecords;
 use crate::quantile::{quantile_sorted, sorted_finite};
+use ramp_cc::record_keys as k;
 
 /// One arm's summary: medians (and TTLB percentiles) over its records.
 #[derive(Debug, Clone, PartialEq)]
@@ -66,13 +67,13 @@ impl Stat {
     /// The record key.
     pub(crate) fn key(self) -> &'static str {
         match self {
-            Stat::Sent => "num-packets.sent",
-            Stat::Lost => "num-packets.lost",
-            Stat::LossEpisodes => "cc.num-loss-episodes",
-            Stat::Ptos => "num-ptos",
-            Stat::CwndExitSs => "cc.cwnd-exiting-slow-start",
-            Stat::Cwnd => "cc.cwnd",
-            Stat::Srtt => "rtt.smoothed",
+            Stat::Sent => k::PACKETS_SENT,
+            Stat::Lost => k::PACKETS_LOST,
+            Stat::LossEpisodes => k::LOSS_EPISODES,
+            Stat::Ptos => k::PTOS,
+            Stat::CwndExitSs => k::CWND_EXITING_SLOW_START,
+            Stat::Cwnd => k::CWND,
+            Stat::Srtt => k::RTT_SMOOTHED_MS,
         }
     }
 }

@@ -260,8 +260,9 @@ impl FleetPlan {
 /// record's JSON object.
 fn with_fleet_keys(json: &str, c: &Connection) -> String {
     let body = json.strip_suffix('}').unwrap_or(json);
+    use ramp_cc::record_keys::{ACCESS, CONN, POLICED, POP, SIZE_BIN};
     format!(
-        "{body},\"pop\":{},\"access\":\"{}\",\"policed\":{},\"size-bin\":{},\"conn\":{}{}}}",
+        "{body},\"{POP}\":{},\"{ACCESS}\":\"{}\",\"{POLICED}\":{},\"{SIZE_BIN}\":{},\"{CONN}\":{}{}}}",
         crate::trace::json_str(&c.pop),
         c.access.name(),
         c.policed,

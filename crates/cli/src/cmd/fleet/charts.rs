@@ -8,6 +8,7 @@ use ramp_sim::fleet::summary::Row;
 use ramp_sim::fleet::{FleetPlan, Population};
 
 use super::arm_labels;
+use ramp_cc::record_keys as k;
 
 /// The records as ramp-plot sees them, made one at a time (each analysis
 /// keeps only its own few fields per record, never the JSON maps): only
@@ -21,17 +22,17 @@ pub(super) fn plot_records<'a>(
 ) -> impl Iterator<Item = ramp_plot::Record> + 'a {
     rows.iter().map(|r| {
         let mut m = serde_json::Map::new();
-        m.insert("group".into(), r.arm.clone().into());
-        m.insert("pop".into(), r.pop.clone().into());
-        m.insert("size-bin".into(), r.bin.clone().into());
-        m.insert("conn".into(), r.conn.into());
-        m.insert("completed".into(), r.completed.into());
+        m.insert(k::GROUP.into(), r.arm.clone().into());
+        m.insert(k::POP.into(), r.pop.clone().into());
+        m.insert(k::SIZE_BIN.into(), r.bin.clone().into());
+        m.insert(k::CONN.into(), r.conn.into());
+        m.insert(k::COMPLETED.into(), r.completed.into());
         if r.completed {
-            m.insert("ttlb-us".into(), r.ttlb_us.into());
+            m.insert(k::TTLB_US.into(), r.ttlb_us.into());
         }
-        m.insert("content_length".into(), r.size_bytes.into());
-        m.insert("num-packets.sent".into(), r.packets_sent.into());
-        m.insert("num-packets.lost".into(), r.packets_lost.into());
+        m.insert(k::CONTENT_LENGTH.into(), r.size_bytes.into());
+        m.insert(k::PACKETS_SENT.into(), r.packets_sent.into());
+        m.insert(k::PACKETS_LOST.into(), r.packets_lost.into());
         if let Population::Grid(g) = &plan.population {
             let c = g.cell_of_connection(r.conn).coords;
             m.insert("grid.cell".into(), c.cell.into());
@@ -54,7 +55,7 @@ pub(super) fn grid_results(
     if !matches!(plan.population, Population::Grid(_)) {
         return Ok(Vec::new());
     }
-    let samples = ramp_plot::GridSamples::from_records(plot_records(plan, rows), "group");
+    let samples = ramp_plot::GridSamples::from_records(plot_records(plan, rows), k::GROUP);
     let arms = arm_labels(plan);
     samples
         .varying_axes()
@@ -80,18 +81,18 @@ pub(super) fn write_charts(
         .unwrap_or_default();
     let theme = Theme::Light;
     let mut opts = AbOptions::new(&baseline);
-    opts.pair_keys = vec!["conn".to_string()];
+    opts.pair_keys = vec![k::CONN.to_string()];
     // Size panels in size order: bins by the workload's edges (grids: one
     // panel per grid size).
     let size_facet = match &plan.population {
-        Population::Grid(_) => Facet::Key("size-bin".into()),
+        Population::Grid(_) => Facet::Key(k::SIZE_BIN.into()),
         Population::Regions(_) => {
             Facet::SizeBins(plan.workload.bin_edges.iter().map(|&e| e as f64).collect())
         }
     };
     let facets = [
         ("all", Facet::None, "all connections"),
-        ("pop", Facet::Key("pop".into()), "per region"),
+        (k::POP, Facet::Key(k::POP.into()), "per region"),
         ("size", size_facet, "per object size"),
     ];
     for (stem, facet, what) in facets {

@@ -6,6 +6,7 @@ use std::io::{BufRead, BufReader, Seek, SeekFrom};
 use std::path::Path;
 
 use anyhow::{bail, Context};
+use ramp_cc::record_keys as k;
 use ramp_sim::fleet::summary::Row;
 
 /// Cuts `records` back to its last whole connection (`arms` lines each)
@@ -60,7 +61,7 @@ pub fn prepare_resume(records: &Path, arms: u64) -> anyhow::Result<u64> {
                     done * arms
                 )
             })?;
-        if v.get("conn").and_then(|c| c.as_u64()) != Some(done - 1) {
+        if v.get(k::CONN).and_then(|c| c.as_u64()) != Some(done - 1) {
             bail!(
                 "--resume: {}: line {} should be connection {} but is not; the file was not written \
                  by this run",
@@ -90,22 +91,22 @@ pub fn read_rows(records: &Path) -> anyhow::Result<Vec<Row>> {
         let v: serde_json::Value = serde_json::from_str(&line).with_context(at)?;
         let text = |k: &str| v.get(k).and_then(|x| x.as_str()).map(str::to_string);
         let num = |k: &str| v.get(k).and_then(|x| x.as_u64());
-        let (Some(conn), Some(arm)) = (num("conn"), text("group")) else {
+        let (Some(conn), Some(arm)) = (num(k::CONN), text(k::GROUP)) else {
             bail!("{}: not a fleet record (no conn or group)", at());
         };
         rows.push(Row {
             conn,
             arm,
-            pop: text("pop").unwrap_or_default(),
-            bin: text("size-bin").unwrap_or_default(),
-            size_bytes: num("content_length").unwrap_or(0),
+            pop: text(k::POP).unwrap_or_default(),
+            bin: text(k::SIZE_BIN).unwrap_or_default(),
+            size_bytes: num(k::CONTENT_LENGTH).unwrap_or(0),
             completed: v
-                .get("completed")
+                .get(k::COMPLETED)
                 .and_then(|x| x.as_bool())
                 .unwrap_or(false),
-            ttlb_us: num("ttlb-us").unwrap_or(0),
-            packets_sent: num("num-packets.sent").unwrap_or(0),
-            packets_lost: num("num-packets.lost").unwrap_or(0),
+            ttlb_us: num(k::TTLB_US).unwrap_or(0),
+            packets_sent: num(k::PACKETS_SENT).unwrap_or(0),
+            packets_lost: num(k::PACKETS_LOST).unwrap_or(0),
         });
     }
     Ok(rows)
