@@ -9,7 +9,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 use proptest::prelude::*;
-use ramp_cc::recovery::{AckError, AckFrame, EcnCounts, RecoveryConfig, Space, TimeoutKind};
+use ramp_cc::recovery::{
+    AckError, AckFrame, EcnCounts, RecoveryConfig, SentPacket, Space, TimeoutKind,
+};
 use ramp_cc::{EventOrder, Time};
 use recovery_support::Harness;
 
@@ -211,16 +213,15 @@ impl World {
                 let pn = self.next_pn[si];
                 self.next_pn[si] += 1;
                 let in_flight = *ack_eliciting;
-                self.h.det.on_packet_sent(
-                    self.now,
-                    space,
-                    pn,
-                    u64::from(*size),
-                    *ack_eliciting,
+                let packet = SentPacket {
+                    packet_number: pn,
+                    time_sent: self.now,
+                    size: u64::from(*size),
+                    ack_eliciting: *ack_eliciting,
                     in_flight,
-                    pn,
-                    &mut self.h.cc,
-                );
+                    payload: pn,
+                };
+                self.h.det.on_packet_sent(space, packet, &mut self.h.cc);
                 if *ack_eliciting {
                     self.last_ack_eliciting[si] = Some(self.now);
                 }

@@ -7,7 +7,8 @@ use std::time::Duration;
 
 use ramp_cc::quinn_order::RfcOrder;
 use ramp_cc::recovery::{
-    AckFrame, AckOutcome, LossDetector, RecoveryConfig, Space, TimeoutKind, TimeoutOutcome,
+    AckFrame, AckOutcome, LossDetector, RecoveryConfig, SentPacket, Space, TimeoutKind,
+    TimeoutOutcome,
 };
 use ramp_cc::{parse_controller, CcConfig, Controller, EventOrder, RecoveryStats, Time};
 
@@ -39,13 +40,15 @@ impl Conn {
         let pn = self.next_pn;
         self.next_pn += 1;
         self.det.on_packet_sent(
-            now,
             Space::Application,
-            pn,
-            MDS,
-            true,
-            true,
-            (),
+            SentPacket {
+                packet_number: pn,
+                time_sent: now,
+                size: MDS,
+                ack_eliciting: true,
+                in_flight: true,
+                payload: (),
+            },
             &mut *self.cc,
         );
         pn
@@ -237,8 +240,15 @@ fn quinn_event_order_gives_the_same_windows_as_rfc9002_order() {
 
 /// Sends one in-flight packet of `space` through the detector.
 fn send_in(c: &mut Conn, now: Time, space: Space, pn: u64) {
-    c.det
-        .on_packet_sent(now, space, pn, MDS, true, true, (), &mut *c.cc);
+    let packet = SentPacket {
+        packet_number: pn,
+        time_sent: now,
+        size: MDS,
+        ack_eliciting: true,
+        in_flight: true,
+        payload: (),
+    };
+    c.det.on_packet_sent(space, packet, &mut *c.cc);
 }
 
 /// Acknowledges `pn` of `space`.

@@ -7,7 +7,8 @@ use std::collections::VecDeque;
 
 use ramp_cc::pacer::{AnyPacer, PacerKind, Pacing, PacingInput};
 use ramp_cc::recovery::{
-    AckFrame, AckOutcome, LossDetector, RecoveryConfig, Space, TimeoutKind, TimeoutOutcome,
+    AckFrame, AckOutcome, LossDetector, RecoveryConfig, SentPacket, Space, TimeoutKind,
+    TimeoutOutcome,
 };
 use ramp_cc::{Controller, Time};
 
@@ -470,8 +471,18 @@ impl Server {
             let pn = self.next_pn[space.index()];
             self.next_pn[space.index()] += 1;
             self.amp_sent += size;
-            self.ld
-                .on_packet_sent(now, space, pn, size, true, true, payload, self.cc.as_mut());
+            self.ld.on_packet_sent(
+                space,
+                SentPacket {
+                    packet_number: pn,
+                    time_sent: now,
+                    size,
+                    ack_eliciting: true,
+                    in_flight: true,
+                    payload,
+                },
+                self.cc.as_mut(),
+            );
             self.cwnd_max = self.cwnd_max.max(self.cc.window());
             out.push(Datagram {
                 space,

@@ -101,27 +101,16 @@ impl<P> LossDetector<P> {
     /// In-flight packets are reported to `cc.on_packet_sent` with the bytes in
     /// flight including them; ACK-only packets are tracked (an ACK of one is
     /// not an error) but are not congestion controlled (§7).
-    #[allow(clippy::too_many_arguments)] // the shape of RFC 9002 A.5, a contract with the simulator
-    pub fn on_packet_sent(
-        &mut self,
-        now: Time,
-        space: Space,
-        packet_number: u64,
-        size: u64,
-        ack_eliciting: bool,
-        in_flight: bool,
-        payload: P,
-        cc: &mut dyn Controller,
-    ) {
-        let time_sent = now.max(self.last_sent_time);
+    ///
+    /// `packet.time_sent` is when it was sent (RFC 9002 A.5's `now`).
+    pub fn on_packet_sent(&mut self, space: Space, packet: SentPacket<P>, cc: &mut dyn Controller) {
+        let time_sent = packet.time_sent.max(self.last_sent_time);
+        let (packet_number, size) = (packet.packet_number, packet.size);
+        let (ack_eliciting, in_flight) = (packet.ack_eliciting, packet.in_flight);
         let sp = &mut self.spaces[space.index()];
         let packet = SentPacket {
-            packet_number,
             time_sent,
-            size,
-            ack_eliciting,
-            in_flight,
-            payload,
+            ..packet
         };
         if sp.sent.insert(packet).is_err() {
             debug_assert!(

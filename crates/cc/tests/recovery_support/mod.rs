@@ -7,7 +7,8 @@
 use std::time::Duration;
 
 use ramp_cc::recovery::{
-    AckError, AckFrame, AckOutcome, EcnCounts, LossDetector, RecoveryConfig, Space, TimeoutOutcome,
+    AckError, AckFrame, AckOutcome, EcnCounts, LossDetector, RecoveryConfig, SentPacket, Space,
+    TimeoutOutcome,
 };
 use ramp_cc::{
     AckFrameSummary, AckedPacket, CongestionEvent, Controller, LossBasedState, Metrics, Rate,
@@ -156,19 +157,31 @@ impl Harness {
         self.send_in(now, Space::Application, pn);
     }
     pub fn send_in(&mut self, now: Time, space: Space, pn: u64) {
-        self.det
-            .on_packet_sent(now, space, pn, MDS, true, true, pn, &mut self.cc);
+        self.det.on_packet_sent(
+            space,
+            SentPacket {
+                packet_number: pn,
+                time_sent: now,
+                size: MDS,
+                ack_eliciting: true,
+                in_flight: true,
+                payload: pn,
+            },
+            &mut self.cc,
+        );
     }
     /// An ACK-only packet (not ack-eliciting, not in flight).
     pub fn send_ack_only(&mut self, now: Time, pn: u64) {
         self.det.on_packet_sent(
-            now,
             Space::Application,
-            pn,
-            50,
-            false,
-            false,
-            pn,
+            SentPacket {
+                packet_number: pn,
+                time_sent: now,
+                size: 50,
+                ack_eliciting: false,
+                in_flight: false,
+                payload: pn,
+            },
             &mut self.cc,
         );
     }
