@@ -91,6 +91,13 @@ impl core::ops::IndexMut<DropCause> for Drops {
     }
 }
 
+/// What carries the flows' packets and orders their events: the path and
+/// the event queue.
+struct Wire {
+    net: Network,
+    q: Queue,
+}
+
 /// One flow's endpoints and the engine's bookkeeping for it.
 struct Flow {
     server: Server,
@@ -112,9 +119,11 @@ pub fn simulate(
     seed: u64,
     trace: &mut TraceSink,
 ) -> SimOutput {
-    let mut net = Network::new(&scenario.path, seed);
-    let mut q = Queue::new();
-    let mut fl = set_up(scenario, flows, seed, &mut q, trace);
+    let mut w = Wire {
+        net: Network::new(&scenario.path, seed),
+        q: Queue::new(),
+    };
+    let mut fl = set_up(scenario, flows, seed, &mut w.q, trace);
     let limit = Time::ZERO + scenario.time_limit;
     let tracing = trace.is_on();
     let mut dgs: Vec<Datagram> = Vec::with_capacity(64);
@@ -123,7 +132,7 @@ pub fn simulate(
     let mut events = 0u64;
     let mut remaining = fl.len();
 
-    while let Some(ev) = q.pop() {
+    while let Some(ev) = w.q.pop() {
         if ev.at > limit {
             break;
         }
@@ -133,30 +142,31 @@ pub fn simulate(
         let flow = &mut fl[ev.flow as usize];
         let was_done = flow.server.phase == Phase::Done;
         dgs.clear();
+        let mut tr = if traced { Some(&mut *trace) } else { None };
         let server = match ev.kind {
             Kind::Start | Kind::Data { .. } | Kind::AckTimer => {
                 client_event(
-                    ev.kind, now, ev.flow, flow, &mut net, &mut q, &mut cout, trace, traced,
+                    ev.kind,
+                    now,
+                    ev.flow,
+                    flow,
+                    &mut w,
+                    &mut cout,
+                    tr.as_deref_mut(),
                 );
                 None
             }
             Kind::Up | Kind::Wake | Kind::Timer => {
-                server_event(ev.kind, now, flow, &mut dgs, trace, traced)
+                server_event(ev.kind, now, flow, &mut dgs, tr.as_deref_mut())
             }
         };
         if let Some(wake) = server {
             packets += dgs.len() as u64;
-            route(&dgs, now, ev.flow, flow, &mut net, &mut q, trace, traced);
-            rearm(
-                flow,
-                ev.flow,
-                now,
-                wake,
-                matches!(ev.kind, Kind::Wake),
-                &mut q,
-            );
-            if traced {
-                trace.cc(now, cc_snapshot(&flow.server));
+            route(&dgs, now, ev.flow, flow, &mut w, tr.as_deref_mut());
+            let only_sent = matches!(ev.kind, Kind::Wake);
+            rearm(flow, ev.flow, now, wake, only_sent, &mut w.q);
+            if let Some(t) = tr {
+                t.cc(now, cc_snapshot(&flow.server));
             }
         }
         if !was_done && flow.server.phase == Phase::Done {
@@ -169,7 +179,7 @@ pub fn simulate(
 
     if tracing {
         // The queue's tail: departures after the last packet was offered.
-        net.drain_queue(Time::MAX, |t, bytes, delay| {
+        w.net.drain_queue(Time::MAX, |t, bytes, delay| {
             trace.queue(t, bytes, delay.as_micros() as u64);
         });
     }
@@ -257,34 +267,28 @@ fn set_up(
 
 /// The client side of an event: it starts, receives a datagram, or its
 /// ACK timer fires; what it sends goes up the reverse path.
-#[allow(clippy::too_many_arguments)]
-#[inline]
 fn client_event(
     kind: Kind,
     now: Time,
     fi: u32,
     flow: &mut Flow,
-    net: &mut Network,
-    q: &mut Queue,
+    w: &mut Wire,
     cout: &mut ClientOut,
-    trace: &mut TraceSink,
-    traced: bool,
+    trace: Option<&mut TraceSink>,
 ) {
     match kind {
         Kind::Start => {
             let p = flow.client.start(now);
-            send_up(net, q, flow, fi, now, p);
+            send_up(w, flow, fi, now, p);
         }
         Kind::Data { d, ce } => {
             flow.client.on_datagram(now, &d, ce, cout);
-            if traced {
-                if let Some(b) = cout.delivered {
-                    trace.delivered(now, b);
-                }
+            if let (Some(t), Some(b)) = (trace, cout.delivered) {
+                t.delivered(now, b);
             }
             cout.delivered = None;
             for p in cout.send.drain(..) {
-                send_up(net, q, flow, fi, now, p);
+                send_up(w, flow, fi, now, p);
             }
         }
         Kind::AckTimer => {
@@ -294,28 +298,26 @@ fn client_event(
             flow.ack_timer_at = None;
             flow.client.on_timer(now, cout);
             for p in cout.send.drain(..) {
-                send_up(net, q, flow, fi, now, p);
+                send_up(w, flow, fi, now, p);
             }
         }
         Kind::Up | Kind::Wake | Kind::Timer => return,
     }
     // The deadline may have moved later since a queued timer event was
     // pushed.
-    arm_client_timer(q, flow, fi);
+    arm_client_timer(&mut w.q, flow, fi);
 }
 
 /// The server side of an event: a client packet arrives, a pacing wake-up
 /// or the loss-detection timer fires. Returns `None` when the server did
 /// not act (a stale wake-up or timer), else its next wake-up (if any);
 /// what it sent is in `dgs`.
-#[inline]
 fn server_event(
     kind: Kind,
     now: Time,
     flow: &mut Flow,
     dgs: &mut Vec<Datagram>,
-    trace: &mut TraceSink,
-    traced: bool,
+    mut trace: Option<&mut TraceSink>,
 ) -> Option<Option<Time>> {
     match kind {
         Kind::Up => Some(match flow.up.pop_front() {
@@ -335,12 +337,12 @@ fn server_event(
                 } else {
                     flow.server.on_client_handshake(ACK_PACKET_BYTES);
                 }
-                if traced {
-                    trace.ack_received(now, space_name(space), &frame);
+                if let Some(t) = trace.as_deref_mut() {
+                    t.ack_received(now, space_name(space), &frame);
                 }
                 let wake = flow.server.on_ack(now, space, &frame, dgs);
-                if traced {
-                    trace_ack_outcome(trace, now, &flow.server);
+                if let Some(t) = trace {
+                    trace_ack_outcome(t, now, &flow.server);
                 }
                 flow.client.recycle(frame);
                 wake
@@ -363,9 +365,9 @@ fn server_event(
             if flow.server.timer().is_some_and(|t| t <= now) {
                 wake = flow.server.on_timer(now, dgs);
             }
-            if traced {
+            if let Some(t) = trace {
                 let to = &flow.server.timeout_out;
-                trace_lost(trace, now, &flow.server, &to.lost, &to.lost_by);
+                trace_lost(t, now, &flow.server, &to.lost, &to.lost_by);
             }
             Some(wake)
         }
@@ -375,20 +377,16 @@ fn server_event(
 
 /// Offers what the server sent to the path and queues each arrival; drops
 /// are counted by cause.
-#[allow(clippy::too_many_arguments)]
-#[inline]
 fn route(
     dgs: &[Datagram],
     now: Time,
     fi: u32,
     flow: &mut Flow,
-    net: &mut Network,
-    q: &mut Queue,
-    trace: &mut TraceSink,
-    traced: bool,
+    w: &mut Wire,
+    mut trace: Option<&mut TraceSink>,
 ) {
     for d in dgs {
-        if traced {
+        if let Some(trace) = trace.as_deref_mut() {
             let (space, stream) = describe(&flow.server, d.payload);
             let sp = if d.space == Space::Application {
                 "1RTT"
@@ -396,18 +394,18 @@ fn route(
                 space
             };
             trace.sent(now, d.pn, u64::from(d.size), sp, stream, d.retx);
-            net.drain_queue(now, |t, bytes, delay| {
+            w.net.drain_queue(now, |t, bytes, delay| {
                 trace.queue(t, bytes, delay.as_micros() as u64);
             });
         }
-        let fate = net.forward(now, d.size, d.ect);
-        if traced {
-            let (bytes, delay) = net.queue_state(now);
+        let fate = w.net.forward(now, d.size, d.ect);
+        if let Some(trace) = trace.as_deref_mut() {
+            let (bytes, delay) = w.net.queue_state(now);
             trace.queue(now, bytes, delay.as_micros() as u64);
         }
         let cause = match fate {
             Fate::Arrives { at, ce } => {
-                q.push_fwd(at, fi, *d, ce);
+                w.q.push_fwd(at, fi, *d, ce);
                 continue;
             }
             Fate::QueueFull => DropCause::Queue,
@@ -415,7 +413,7 @@ fn route(
             Fate::Policed => DropCause::Policer,
         };
         flow.drops[cause] += 1;
-        if traced {
+        if let Some(trace) = trace.as_deref_mut() {
             trace.drop(now, d.pn, u64::from(d.size), cause.as_str());
         }
     }
@@ -425,7 +423,6 @@ fn route(
 /// pushed only when the new deadline is earlier than the one already
 /// queued; a later deadline is picked up when the queued event fires (and
 /// finds it is early), so the heap stays a handful of events.
-#[inline]
 fn rearm(flow: &mut Flow, fi: u32, now: Time, wake: Option<Time>, only_sent: bool, q: &mut Queue) {
     if let Some(t) = wake {
         if flow.wake_at.is_none_or(|w| t < w) {
@@ -464,14 +461,14 @@ fn arm_client_timer(q: &mut Queue, flow: &mut Flow, fi: u32) {
     }
 }
 
-fn send_up(net: &mut Network, q: &mut Queue, flow: &mut Flow, fi: u32, now: Time, p: UpPacket) {
+fn send_up(w: &mut Wire, flow: &mut Flow, fi: u32, now: Time, p: UpPacket) {
     let bytes = match &p {
         UpPacket::Initial { bytes }
         | UpPacket::FinishedRequest { bytes }
         | UpPacket::Probe { bytes, .. } => *bytes,
         UpPacket::Ack { .. } => ACK_PACKET_BYTES,
     };
-    let at = net.reverse(now, bytes as u32);
+    let at = w.net.reverse(now, bytes as u32);
     flow.up.push_back(p);
-    q.push_rev(at, fi);
+    w.q.push_rev(at, fi);
 }
