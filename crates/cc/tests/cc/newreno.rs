@@ -1,6 +1,6 @@
 //! NewReno, RFC 9002 §7, through the public controller API.
 
-mod support;
+use crate::support;
 
 use ramp_cc::{CcConfig, Controller, InitialWindow, LossBasedState};
 use support::{ms, Driver, Order, MDS};

@@ -4,7 +4,7 @@
 //! acks it packet by packet; the first ack of a flight ends the previous
 //! round, so a round's samples are exactly one flight's.
 
-mod support;
+use crate::support;
 
 use ramp_cc::hystart::{CSS_ROUNDS, N_RTT_SAMPLE};
 use ramp_cc::{Controller, LossBasedState};

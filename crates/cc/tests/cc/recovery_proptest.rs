@@ -3,7 +3,7 @@
 //! against a plain model of RFC 9002 Appendix A.10 written independently of
 //! the detector's `VecDeque` and early-exit scan.
 
-mod recovery_support;
+use crate::recovery_support;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;

@@ -4,7 +4,7 @@
 //! ProbeRTT's depth, length and period, throughput under random loss and
 //! behind a policer, ACK aggregation, and sharing with CUBIC.
 
-mod common;
+use crate::common;
 
 use common::{ev, run, run_traced, t_us};
 use ramp_sim::{flows_for, simulate, Scenario, TraceSink};

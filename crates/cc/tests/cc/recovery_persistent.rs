@@ -1,6 +1,6 @@
 //! RFC 9002 §7.6 persistent congestion through the loss detector.
 
-mod recovery_support;
+use crate::recovery_support;
 
 use ramp_cc::recovery::RecoveryConfig;
 use recovery_support::{dms, ms, Call, Harness};

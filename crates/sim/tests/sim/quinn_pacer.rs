@@ -2,7 +2,7 @@
 //! Rapid Start's first flight (docs/real-mode.md): two 10-packet bursts about
 //! 0.4 RTT apart, not one 20-packet burst.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 

@@ -1,7 +1,7 @@
 //! Rapid Start, draft-kazuho-ccwg-rapid-start-02, and the jump-start arm.
 //! Worked examples are -02 §3.3's.
 
-mod support;
+use crate::support;
 
 use ramp_cc::loss_based::CaAlgorithm;
 use ramp_cc::rapid_start::{queue_buildup_thresh, Factors, RapidRecovery};

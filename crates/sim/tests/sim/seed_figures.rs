@@ -1,7 +1,7 @@
 //! The Rapid Start slides' simulator figures (IETF 125 slides and the step-by-step talk),
 //! reproduced on ramp-sim with the real ramp-cc controllers.
 
-mod common;
+use crate::common;
 
 use common::*;
 

@@ -1,6 +1,6 @@
 //! Determinism, and end-to-end checks of the path and endpoint model.
 
-mod common;
+use crate::common;
 
 use common::*;
 use ramp_sim::link::LossModel;

@@ -4,7 +4,7 @@
 //! percentile query. Skipped, with a message, when `import duckdb` fails
 //! (CI installs it with `pip install duckdb`).
 
-mod common;
+use crate::common;
 
 use std::process::Command;
 

@@ -1,6 +1,6 @@
 //! CUBIC, RFC 9438, against hand-computed values.
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

@@ -1,6 +1,6 @@
 //! RFC 9002 loss-detection rules, one test per rule, named by section.
 
-mod recovery_support;
+use crate::recovery_support;
 
 use std::time::Duration;
 

@@ -1,6 +1,6 @@
 //! Differential check against the Rapid Start draft author's simulator:
 //! quicly's `t/simulator.c`, run outside this repository; its figures are
-//! stored in `tests/data/quicly/ttlb.tsv` with the commands that made them
+//! stored in `tests/sim/data/quicly/ttlb.tsv` with the commands that made them
 //! (CI never rebuilds quicly).
 //!
 //! Both sides measure connection start -> last byte of the object received

@@ -1,7 +1,7 @@
 //! Random scenarios never panic, always terminate, and (with no random
 //! loss above 10 %) complete; invariants of every record hold.
 
-mod common;
+use crate::common;
 
 use common::*;
 use ramp_sim::link::LossModel;

@@ -2,7 +2,7 @@
 //! ACKs, losses, CE marks, persistent congestion, spurious-loss undos and
 //! MTU changes, in both call orders (RFC 9002 and quinn).
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

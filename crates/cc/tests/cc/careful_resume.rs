@@ -2,7 +2,7 @@
 //! as the seed experiment's `jumpstart` arm runs them; one test per rule,
 //! named by the RFC's phase.
 
-mod support;
+use crate::support;
 
 use ramp_cc::careful_resume::CrPhase;
 use ramp_cc::{Controller, LossBasedState};

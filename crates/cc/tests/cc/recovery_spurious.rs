@@ -2,7 +2,7 @@
 //! the undo signal of RFC 9438 §4.9 for a recovery episode whose every loss
 //! was spurious.
 
-mod recovery_support;
+use crate::recovery_support;
 
 use ramp_cc::recovery::RecoveryConfig;
 use recovery_support::{ms, Call, Harness, MDS};

@@ -1,6 +1,6 @@
 //! Controller names: parsing, canonical display, errors, and the seed arms.
 
-mod support;
+use crate::support;
 
 use proptest::prelude::*;
 use ramp_cc::config::{CcConfig, InitialWindow, PrrMode};

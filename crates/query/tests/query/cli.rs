@@ -2,7 +2,7 @@
 //! compressed inputs, globs and stdin, output formats, `-P` determinism,
 //! `--emit-partial`/`--merge`, helper files and `--approx`.
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 

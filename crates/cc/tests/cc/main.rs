@@ -1,0 +1,21 @@
+//! ramp-cc's integration tests in one binary: one module per area, named
+//! after the RFC or draft it checks, sharing the drivers in `support`
+//! (controllers) and `recovery_support` (the loss detector).
+
+mod recovery_support;
+mod support;
+
+mod bbr3;
+mod careful_resume;
+mod cubic;
+mod hystart;
+mod newreno;
+mod properties;
+mod rapid_start;
+mod recovery_pacer;
+mod recovery_persistent;
+mod recovery_proptest;
+mod recovery_rfc9002;
+mod recovery_spurious;
+mod recovery_with_controllers;
+mod spec;

@@ -1,0 +1,11 @@
+//! ramp-query's (ndq's) integration tests in one binary: the command line,
+//! the docs' examples, the DuckDB differential, the JSON model and the
+//! property tests, with shared helpers in `common`.
+
+mod common;
+
+mod cli;
+mod doc_examples;
+mod duckdb_diff;
+mod json_model;
+mod props;

@@ -1,0 +1,16 @@
+//! ramp-sim's integration tests in one binary: one module per area, with
+//! the in-memory trace helpers in `common` and the reference data in
+//! `data/`.
+
+mod common;
+
+mod bbr3_validation;
+mod determinism_and_model;
+mod fleet_determinism;
+mod fleet_pairing;
+mod fleet_population_file;
+mod fleet_summary;
+mod quicly_differential;
+mod quinn_pacer;
+mod robustness;
+mod seed_figures;
