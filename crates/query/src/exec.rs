@@ -49,6 +49,16 @@ pub enum RunError {
     Data(String),
 }
 
+impl core::fmt::Display for RunError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            RunError::Usage(m) | RunError::Data(m) => f.write_str(m),
+        }
+    }
+}
+
+impl std::error::Error for RunError {}
+
 /// What a successful run reports.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Summary {
@@ -259,7 +269,7 @@ pub fn run(
                     if let (Some(s), Some(plan)) = (r.state, plan) {
                         match merged.as_mut() {
                             None => merged = Some(s),
-                            Some(m) => m.merge(s, plan).map_err(RunError::Data)?,
+                            Some(m) => m.merge(s, plan).map_err(|e| RunError::Data(e.0))?,
                         }
                     }
                 }

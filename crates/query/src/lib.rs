@@ -14,6 +14,7 @@
 //! ```
 
 pub mod agg;
+mod error;
 pub mod eval;
 pub mod exec;
 pub mod expr;
@@ -28,15 +29,16 @@ pub mod query;
 mod rewrite;
 pub mod value;
 
+pub use error::{CompileError, StateError};
 pub use exec::{merge, run, Options, RunError, Summary};
 pub use output::Format;
 pub use query::{HelperFile, Query};
 pub use value::Value;
 
 /// Runs `query` over NDJSON `input` held in memory (single-threaded);
-/// convenient for tests and embedding. Errors are rendered messages.
-pub fn run_str(query: &str, input: &str, format: Format) -> Result<String, String> {
-    let q = Query::compile(query, &[], false)?;
+/// convenient for tests and embedding.
+pub fn run_str(query: &str, input: &str, format: Format) -> Result<String, RunError> {
+    let q = Query::compile(query, &[], false).map_err(|e| RunError::Usage(e.0))?;
     let mut out = Vec::new();
     let opts = Options {
         threads: 1,
@@ -47,8 +49,6 @@ pub fn run_str(query: &str, input: &str, format: Format) -> Result<String, Strin
     };
     let source = input::Source::Memory("input".into(), input.as_bytes().into());
     let r = run(&q, vec![source], &opts, &mut out);
-    match r {
-        Ok(_) => String::from_utf8(out).map_err(|e| e.to_string()),
-        Err(RunError::Usage(m) | RunError::Data(m)) => Err(m),
-    }
+    r?;
+    String::from_utf8(out).map_err(|e| RunError::Data(e.to_string()))
 }

@@ -57,7 +57,11 @@ pub struct Query {
 
 impl Query {
     /// Compiles `text` with helper files. Errors are rendered with a caret.
-    pub fn compile(text: &str, helpers: &[HelperFile], approx: bool) -> Result<Query, String> {
+    pub fn compile(
+        text: &str,
+        helpers: &[HelperFile],
+        approx: bool,
+    ) -> Result<Query, crate::CompileError> {
         let mut defs = Vec::new();
         let mut next = 0;
         for h in helpers {

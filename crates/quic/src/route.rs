@@ -38,14 +38,15 @@ enum Source {
 }
 
 impl Chunks {
-    /// Opens the body (the file, for [`Body::File`]).
-    pub async fn open(body: &Body) -> Result<Chunks, String> {
+    /// Opens the body (the file, for [`Body::File`]); the error names the
+    /// file.
+    pub async fn open(body: &Body) -> std::io::Result<Chunks> {
         let source = match body {
             Body::Pattern { .. } => Source::Pattern { offset: 0 },
             Body::File { path, .. } => Source::File {
-                file: tokio::fs::File::open(path)
-                    .await
-                    .map_err(|e| format!("{}: {e}", path.display()))?,
+                file: tokio::fs::File::open(path).await.map_err(|e| {
+                    std::io::Error::new(e.kind(), format!("{}: {e}", path.display()))
+                })?,
                 path: path.display().to_string(),
             },
         };
@@ -62,7 +63,7 @@ impl Chunks {
 
     /// The next chunk, `None` at the end. A file that shrinks while being
     /// sent is an error (the Content-Length already went out).
-    pub async fn next(&mut self) -> Result<Option<Bytes>, String> {
+    pub async fn next(&mut self) -> std::io::Result<Option<Bytes>> {
         if self.left_bytes == 0 {
             return Ok(None);
         }
@@ -78,9 +79,12 @@ impl Chunks {
                 let n = file
                     .read_buf(&mut buf)
                     .await
-                    .map_err(|e| format!("{path}: {e}"))?;
+                    .map_err(|e| std::io::Error::new(e.kind(), format!("{path}: {e}")))?;
                 if n == 0 {
-                    return Err(format!("{path}: file shrank while being sent"));
+                    return Err(std::io::Error::new(
+                        std::io::ErrorKind::UnexpectedEof,
+                        format!("{path}: file shrank while being sent"),
+                    ));
                 }
                 buf.truncate(want);
                 buf.freeze()

@@ -423,8 +423,8 @@ async fn respond(
         .await
         .map_err(|e| e.to_string())?;
     if let (Some(body), true) = (&body, method == Method::GET) {
-        let mut chunks = Chunks::open(body).await?;
-        while let Some(chunk) = chunks.next().await? {
+        let mut chunks = Chunks::open(body).await.map_err(|e| e.to_string())?;
+        while let Some(chunk) = chunks.next().await.map_err(|e| e.to_string())? {
             stream.send_data(chunk).await.map_err(|e| e.to_string())?;
         }
     }

@@ -57,6 +57,18 @@ impl fmt::Display for SimError {
 
 impl std::error::Error for SimError {}
 
+impl From<String> for SimError {
+    fn from(message: String) -> SimError {
+        SimError(message)
+    }
+}
+
+impl From<&str> for SimError {
+    fn from(message: &str) -> SimError {
+        SimError(message.to_string())
+    }
+}
+
 /// The controller settings a scenario implies: its datagram size and its
 /// initial window in packets. A spec's own options (`iw=`, `pacing=`, ...)
 /// override these.

@@ -5,6 +5,7 @@ use core::fmt;
 use core::ops::RangeInclusive;
 use core::time::Duration;
 
+use crate::SimError;
 use ramp_cc::recovery::{AckFrame, EcnCounts};
 use ramp_cc::Time;
 
@@ -43,7 +44,7 @@ pub enum AckPolicy {
 
 impl AckPolicy {
     /// Parses `rfc9000`, `chrome`, or `ackfreq(N,DELAY)` (`ackfreq(10,25ms)`).
-    pub fn parse(s: &str) -> Result<AckPolicy, String> {
+    pub fn parse(s: &str) -> Result<AckPolicy, SimError> {
         let t = s.trim().to_ascii_lowercase();
         match t.as_str() {
             "rfc9000" => return Ok(AckPolicy::Rfc9000),
@@ -64,7 +65,7 @@ impl AckPolicy {
             .parse()
             .map_err(|_| format!("`{s}`: ackfreq packet count must be an integer"))?;
         if packets == 0 {
-            return Err(format!("`{s}`: ackfreq packet count must be at least 1"));
+            return Err(format!("`{s}`: ackfreq packet count must be at least 1").into());
         }
         let delay = crate::units::parse_duration(d).map_err(|e| e.to_string())?;
         Ok(AckPolicy::AckFrequency { packets, delay })

@@ -44,6 +44,7 @@ use crate::link::LossModel;
 use crate::presets;
 use crate::receiver::AckPolicy;
 use crate::units;
+use crate::SimError;
 
 /// How the bottleneck queue is sized.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -254,12 +255,12 @@ impl Scenario {
                 size_bytes: f.size.map(|q| q.0).unwrap_or(sc.size_bytes),
             });
         }
-        sc.validate().map_err(err)?;
+        sc.validate().map_err(|e| err(e.0))?;
         Ok(sc)
     }
 
     /// Checks the invariants the simulator relies on.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), SimError> {
         let p = &self.path;
         let e = &self.endpoint;
         rate_in("path.rate", p.rate)?;
@@ -648,7 +649,7 @@ mod tests {
             let mut s = base.clone();
             change(&mut s);
             let e = s.validate().unwrap_err();
-            assert!(e.starts_with(key), "{key}: {e}");
+            assert!(e.0.starts_with(key), "{key}: {e}");
         }
     }
 

@@ -95,24 +95,19 @@ impl RecoveryConfig {
         }
     }
 
-    /// Checks values the detector would otherwise silently clamp, with a
-    /// message naming the field.
-    pub fn validate(&self) -> Result<(), String> {
+    /// Checks values the detector would otherwise silently clamp; the
+    /// error names the field.
+    pub fn validate(&self) -> Result<(), InvalidRecoveryConfig> {
         if self.packet_threshold == 0 {
-            return Err("recovery.packet_threshold must be at least 1".into());
+            return Err(InvalidRecoveryConfig::PacketThreshold);
         }
         if let Some((num, den)) = self.time_threshold {
             if num == 0 || den == 0 {
-                return Err(format!(
-                    "recovery.time_threshold {num}/{den}: both terms must be positive"
-                ));
+                return Err(InvalidRecoveryConfig::TimeThreshold(num, den));
             }
         }
         if !(1..=2).contains(&self.pto_probes) {
-            return Err(format!(
-                "recovery.pto_probes {} must be 1 or 2 (RFC 9002 §6.2.4)",
-                self.pto_probes
-            ));
+            return Err(InvalidRecoveryConfig::PtoProbes(self.pto_probes));
         }
         Ok(())
     }
@@ -127,3 +122,34 @@ impl RecoveryConfig {
         self.time_threshold.map(|(n, d)| (n, d.max(1)))
     }
 }
+
+/// A [`RecoveryConfig`] value the detector would have to clamp.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InvalidRecoveryConfig {
+    /// `packet_threshold` is 0.
+    PacketThreshold,
+    /// `time_threshold` has a zero term.
+    TimeThreshold(u32, u32),
+    /// `pto_probes` is not 1 or 2 (RFC 9002 §6.2.4).
+    PtoProbes(u8),
+}
+
+impl core::fmt::Display for InvalidRecoveryConfig {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            InvalidRecoveryConfig::PacketThreshold => {
+                f.write_str("recovery.packet_threshold must be at least 1")
+            }
+            InvalidRecoveryConfig::TimeThreshold(num, den) => write!(
+                f,
+                "recovery.time_threshold {num}/{den}: both terms must be positive"
+            ),
+            InvalidRecoveryConfig::PtoProbes(n) => write!(
+                f,
+                "recovery.pto_probes {n} must be 1 or 2 (RFC 9002 §6.2.4)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for InvalidRecoveryConfig {}

@@ -41,8 +41,8 @@ mod stats;
 
 pub use ack_frame::{AckError, AckFrame, EcnCounts};
 pub use config::{
-    RecoveryConfig, DEFAULT_MAX_ACK_DELAY, DEFAULT_SPURIOUS_MEMORY_PACKETS, PACKET_THRESHOLD,
-    PERSISTENT_CONGESTION_THRESHOLD, TIME_THRESHOLD,
+    InvalidRecoveryConfig, RecoveryConfig, DEFAULT_MAX_ACK_DELAY, DEFAULT_SPURIOUS_MEMORY_PACKETS,
+    PACKET_THRESHOLD, PERSISTENT_CONGESTION_THRESHOLD, TIME_THRESHOLD,
 };
 pub use detector::LossDetector;
 pub use outcome::{AckOutcome, LossTrigger, TimeoutKind, TimeoutOutcome};

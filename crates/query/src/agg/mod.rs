@@ -213,7 +213,7 @@ impl State {
     }
 
     /// Merges `other` (the state of later input) into `self`.
-    pub fn merge(&mut self, other: State, plan: &AggPlan) -> Result<(), String> {
+    pub fn merge(&mut self, other: State, plan: &AggPlan) -> Result<(), crate::StateError> {
         for ((a, b), kind) in self.slots.iter_mut().zip(other.slots).zip(&plan.aggs) {
             merge(a, b, kind)?;
         }
@@ -387,7 +387,7 @@ fn prune_top(rows: &mut Vec<(Value, Value)>, n: usize) {
     rows.truncate(n);
 }
 
-fn merge(a: &mut Slot, b: Slot, kind: &AggKind) -> Result<(), String> {
+fn merge(a: &mut Slot, b: Slot, kind: &AggKind) -> Result<(), crate::StateError> {
     match (a, b) {
         (Slot::Count(x), Slot::Count(y)) => *x += y,
         (Slot::Sum(x), Slot::Sum(y)) => x.merge(&y),

@@ -193,7 +193,7 @@ fn read_buckets(v: &Value, k: &str) -> Result<std::collections::BTreeMap<i32, u6
 }
 
 /// Decodes a state written by [`state_to_value`].
-pub fn state_from_value(v: &Value, approx: bool) -> Result<State, String> {
+pub fn state_from_value(v: &Value, approx: bool) -> Result<State, crate::StateError> {
     let Value::Array(slots) = v else {
         return Err("partial state: \"state\" must be an array".into());
     };
@@ -204,7 +204,7 @@ pub fn state_from_value(v: &Value, approx: bool) -> Result<State, String> {
     Ok(State { slots, approx })
 }
 
-fn slot_from_value(v: &Value, approx: bool) -> Result<Slot, String> {
+fn slot_from_value(v: &Value, approx: bool) -> Result<Slot, crate::StateError> {
     let kind = match get(v, "k")? {
         Value::Str(s) => s.as_str(),
         _ => return Err("partial state: \"k\" must be a string".into()),
@@ -299,6 +299,6 @@ fn slot_from_value(v: &Value, approx: bool) -> Result<Slot, String> {
             }
             Slot::Groups(g)
         }
-        other => return Err(format!("partial state: unknown slot kind \"{other}\"")),
+        other => return Err(format!("partial state: unknown slot kind \"{other}\"").into()),
     })
 }

@@ -63,7 +63,7 @@ impl PctState {
     }
 
     /// Merges later input's state.
-    pub fn merge(&mut self, o: PctState) -> Result<(), String> {
+    pub fn merge(&mut self, o: PctState) -> Result<(), crate::StateError> {
         match (self, o) {
             (PctState::Exact(a), PctState::Exact(b)) => a.extend(b),
             (PctState::Sketch(a), PctState::Sketch(b)) => a.merge(&b),

@@ -95,7 +95,7 @@ fn main() -> ExitCode {
     }
     let q = match Query::compile(&cli.query, &helpers, cli.approx) {
         Ok(q) => q,
-        Err(m) => return fail(1, &m),
+        Err(m) => return fail(1, &m.0),
     };
     let format = if cli.pretty {
         Format::Pretty

@@ -107,7 +107,7 @@ mod tests {
     use crate::{run_str, Format};
 
     fn run(q: &str, input: &str) -> String {
-        run_str(q, input, Format::Json).unwrap_or_else(|e| e)
+        run_str(q, input, Format::Json).unwrap_or_else(|e| e.to_string())
     }
 
     #[test]

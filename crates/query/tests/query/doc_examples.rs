@@ -50,7 +50,7 @@ fn run_example(
     chunk_bytes: usize,
     dir: &std::path::Path,
 ) -> Result<String, String> {
-    let q = Query::compile(&e.query, &[], false)?;
+    let q = Query::compile(&e.query, &[], false).map_err(|e| e.0)?;
     let path = dir.join(format!("ex{}.ndjson", e.line));
     std::fs::write(&path, e.input.join("\n") + "\n").map_err(|e| e.to_string())?;
     let opts = Options {

@@ -229,7 +229,7 @@ async fn handle_request(
         Ok(c) => c,
         Err(e) => {
             let _ = respond.send_response(head_only(StatusCode::INTERNAL_SERVER_ERROR)?, true);
-            return Err(e);
+            return Err(e.to_string());
         }
     };
     let resp = Response::builder()
@@ -246,7 +246,7 @@ async fn handle_request(
         return Ok(());
     }
     let result = async {
-        while let Some(mut chunk) = chunks.next().await? {
+        while let Some(mut chunk) = chunks.next().await.map_err(|e| e.to_string())? {
             while !chunk.is_empty() {
                 send.reserve_capacity(chunk.len());
                 let granted = match poll_fn(|cx| send.poll_capacity(cx)).await {

@@ -3,6 +3,7 @@
 //! for the Gaussian-copula shift, and log-uniform draws.
 
 use crate::rng::Rng;
+use crate::SimError;
 
 /// An empirical distribution of a positive quantity given by quantiles
 /// (simulation.md §3.2: "prefer the empirical quantiles ... log-linear
@@ -21,7 +22,7 @@ const TAIL_P: (f64, f64) = (0.01, 0.99);
 impl QuantileTable {
     /// A table from `(probability, value)` pairs; probabilities strictly
     /// ascending in (0, 1) and values positive and non-decreasing.
-    pub fn new(points: &[(f64, f64)]) -> Result<QuantileTable, String> {
+    pub fn new(points: &[(f64, f64)]) -> Result<QuantileTable, SimError> {
         if points.len() < 2 {
             return Err("a quantile table needs at least two points".into());
         }
@@ -35,10 +36,10 @@ impl QuantileTable {
         }
         for &(p, v) in points {
             if !(p > 0.0 && p < 1.0) {
-                return Err(format!("quantile probability {p} must lie in (0, 1)"));
+                return Err(format!("quantile probability {p} must lie in (0, 1)").into());
             }
             if !(v > 0.0 && v.is_finite()) {
-                return Err(format!("quantile value {v} must be positive"));
+                return Err(format!("quantile value {v} must be positive").into());
             }
         }
         let mut pts: Vec<(f64, f64)> = points.iter().map(|&(p, v)| (p, v.ln())).collect();

@@ -10,6 +10,7 @@ use super::population::{Access, PathSample};
 use super::workload::format_size;
 use crate::link::LossModel;
 use crate::receiver::AckPolicy;
+use crate::SimError;
 
 /// The axes of a grid. Cells are enumerated rates outermost, sizes
 /// innermost; connection `i` is cell `i / seeds_per_cell`.
@@ -101,7 +102,7 @@ impl Grid {
     }
 
     /// Checks the axes are non-empty and sane.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), SimError> {
         for (name, n) in [
             ("rates", self.rates.len()),
             ("rtts", self.rtts.len()),
@@ -110,7 +111,7 @@ impl Grid {
             ("sizes", self.sizes.len()),
         ] {
             if n == 0 {
-                return Err(format!("grid.{name}: needs at least one value"));
+                return Err(format!("grid.{name}: needs at least one value").into());
             }
         }
         if self.seeds_per_cell == 0 {

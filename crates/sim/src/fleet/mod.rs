@@ -124,7 +124,7 @@ const SAMPLING_STREAM: u64 = 0x5A3D_1E7B_0F17_C0DE;
 
 impl FleetPlan {
     /// Checks the plan can run.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), SimError> {
         if self.arms.is_empty() {
             return Err("no arms".into());
         }

@@ -39,6 +39,7 @@ use super::workload::{SizeDist, Workload};
 use super::Population;
 use crate::receiver::AckPolicy;
 use crate::units;
+use crate::SimError;
 
 /// A population file's contents.
 #[derive(Clone, Debug, PartialEq)]
@@ -125,18 +126,18 @@ fn parse_list<T>(
 
 impl PopulationFile {
     /// Reads a population file.
-    pub fn load(path: &str) -> Result<PopulationFile, String> {
+    pub fn load(path: &str) -> Result<PopulationFile, SimError> {
         let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
         let stem = std::path::Path::new(path)
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_else(|| path.to_string());
-        PopulationFile::parse(&text, &stem).map_err(|e| format!("{path}: {e}"))
+        Ok(PopulationFile::parse(&text, &stem).map_err(|e| format!("{path}: {e}"))?)
     }
 
     /// Parses a population file's text; `stem` is the default name. Errors
     /// read `line N: key: what is wrong`.
-    pub fn parse(text: &str, stem: &str) -> Result<PopulationFile, String> {
+    pub fn parse(text: &str, stem: &str) -> Result<PopulationFile, SimError> {
         let file: File = toml::from_str(text).map_err(|e| match e.span() {
             Some(s) => format!("line {}: {}", line_of(text, s.start), e.message().trim()),
             None => e.message().trim().to_string(),
@@ -150,10 +151,14 @@ impl PopulationFile {
         };
         let population = match (&file.grid, file.region.is_empty()) {
             (Some(_), false) => {
-                return Err("give either [[region]] tables or a [grid], not both".to_string())
+                return Err(SimError(
+                    "give either [[region]] tables or a [grid], not both".to_string(),
+                ))
             }
             (None, true) => {
-                return Err("no [[region]] tables and no [grid]: nothing to sample".to_string())
+                return Err(SimError(
+                    "no [[region]] tables and no [grid]: nothing to sample".to_string(),
+                ))
             }
             (Some(g), true) => {
                 let at = line_of(text, g.span().start);
@@ -167,12 +172,14 @@ impl PopulationFile {
                     let reg =
                         region(fr).map_err(|e| format!("line {at}: region `{}`: {e}", fr.name))?;
                     if out.iter().any(|o: &Region| o.name == reg.name) {
-                        return Err(format!("line {at}: region `{}`: defined twice", reg.name));
+                        return Err(
+                            format!("line {at}: region `{}`: defined twice", reg.name).into()
+                        );
                     }
                     out.push(reg);
                 }
                 if out.iter().all(|r| r.weight <= 0.0) {
-                    return Err("every region has weight 0".to_string());
+                    return Err(SimError("every region has weight 0".to_string()));
                 }
                 Population::Regions(out)
             }
@@ -325,6 +332,6 @@ fn grid(g: &FileGrid) -> Result<Grid, String> {
         ack_policy,
     };
     grid.validate()
-        .map_err(|e| e.trim_start_matches("grid.").to_string())?;
+        .map_err(|e| e.0.trim_start_matches("grid.").to_string())?;
     Ok(grid)
 }

@@ -26,6 +26,7 @@ use super::workload::{SizeDist, Workload};
 use super::{FleetPlan, Population, FLEET_TIME_LIMIT};
 use crate::receiver::AckPolicy;
 use crate::Scenario;
+use crate::SimError;
 
 /// A preset's name and one-line description.
 pub const PRESETS: &[(&str, &str)] = &[
@@ -69,7 +70,7 @@ fn web_workload() -> Workload {
 /// The endpoint and time limit every fleet connection starts from: the
 /// seed-100m preset's endpoint (MDS 1252, IW 30, jump 60, leaky-bucket
 /// pacer) with a 300 s limit.
-pub fn base_scenario() -> Result<Scenario, String> {
+pub fn base_scenario() -> Result<Scenario, SimError> {
     let p = crate::presets::find("seed-100m").ok_or("internal: preset seed-100m missing")?;
     let mut sc = Scenario::from_preset(&p);
     sc.time_limit = FLEET_TIME_LIMIT;
@@ -98,7 +99,7 @@ pub fn hystart_grid(seeds_per_cell: u64) -> Grid {
 
 /// The plan of preset `name` with `connections` connections (for grids:
 /// rounded up to whole cells) and run seed `seed`.
-pub fn plan(name: &str, connections: u64, seed: u64) -> Result<FleetPlan, String> {
+pub fn plan(name: &str, connections: u64, seed: u64) -> Result<FleetPlan, SimError> {
     let base = base_scenario()?;
     let regions = || Population::Regions(seed_regions());
     let (population, workload, arm_list, mut base) = match name {
@@ -167,7 +168,8 @@ pub fn plan(name: &str, connections: u64, seed: u64) -> Result<FleetPlan, String
             return Err(format!(
                 "unknown fleet preset `{other}` (one of: {})",
                 names.join(", ")
-            ));
+            )
+            .into());
         }
     };
     base.name = name.to_string();

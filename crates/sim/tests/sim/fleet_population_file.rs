@@ -50,7 +50,7 @@ fn grid_loads() {
 }
 
 fn err(text: &str) -> String {
-    PopulationFile::parse(text, "bad").unwrap_err()
+    PopulationFile::parse(text, "bad").unwrap_err().to_string()
 }
 
 #[test]
