@@ -10,10 +10,16 @@
 //! | -02 | rule | code |
 //! |---|---|---|
 //! | §3.1 | the first flight: up to 2·IW paced over one RTT, after the first RTT sample | [`crate::jump_start::jump_window`], `FirstFlight` (the flight and its end); `LossBased::on_ack_frame_end` starts it, `on_packet_sent` marks its first packet |
-//! | §3.2 | growth: +2 bytes per acked byte (3×/round) while the RTT floor is below [`queue_buildup_thresh`], +1 (2×) once above; paced at [`RAPID_PACING_GAIN`] | [`queue_buildup_thresh`]; the floor is [`crate::round::RoundTracker::rtt_floor`]; `loss_based/growth.rs` `evaluate_rapid` and `grow_startup` |
-//! | §3.3 | the first congestion event: one recovery period with the smooth reduction (`silence`, `ack`, `loss` factors of β, CE's own β), paced at [`RAPID_RECOVERY_PACING_GAIN`] | [`Factors::for_beta`], [`RapidRecovery`] (`enter`, `on_acked`, `on_lost`, `rebased`); `loss_based/congestion.rs` `start_recovery` |
-//! | §3.3.2 | a CE-only episode may use a larger β (`ce_beta`) | `loss_based/congestion.rs` `start_recovery`, [`RapidRecovery::rebased`] when a loss joins the episode |
+//! | §3.2 | growth: +2 bytes per acked byte (3×/round) while the RTT floor is below [`queue_buildup_thresh`], +1 (2×) once above; paced at [`RAPID_PACING_GAIN`] | [`RapidStart::evaluate`], [`RapidStart::growth`], [`RapidStart::pacing_gain`]; the floor is [`crate::round::RoundTracker::rtt_floor`] |
+//! | §3.3 | the first congestion event: one recovery period with the smooth reduction (`silence`, `ack`, `loss` factors of β), paced at [`RAPID_RECOVERY_PACING_GAIN`] | [`RapidStart::enter_recovery`], [`Factors::for_beta`], [`RapidRecovery`] (`on_acked`, `on_lost`), [`RapidStart::recovery_gain`] |
+//! | §3.3.2 | a CE-only episode may use a larger β (`ce_beta`) | [`RapidStart::enter_recovery`]; [`RapidRecovery::rebased`] when a loss joins the episode |
 //! | §3.3 (end) | the end of that recovery: congestion avoidance from the reduced window (`ssthresh = cwnd`, which -02 leaves implicit: ambiguity in docs/algorithms.md) | `loss_based/congestion.rs` `exit_recovery` |
+//!
+//! [`RapidStart`] is the policy object: `LossBased` holds one when Rapid
+//! Start is on and calls it at each of those points (evaluate and grow at
+//! the end of an ACK frame, enter on the congestion event that ends the
+//! startup, the gains when it computes a pacing rate); the recovery's
+//! arithmetic is [`RapidRecovery`]'s.
 //!
 //! Where -02 is silent or ambiguous, docs/algorithms.md ("Ambiguities and
 //! the choices made") records what ramp does and why, by number.
@@ -24,7 +30,9 @@
 
 use core::time::Duration;
 
+use crate::controller::CongestionSignal;
 use crate::ratio::Ratio;
+use crate::rtt::RttEstimator;
 
 /// -02 §3.2: the RECOMMENDED additive queue-build-up margin, 4 ms.
 pub const QUEUE_BUILDUP_ADD: Duration = Duration::from_millis(4);
@@ -265,5 +273,194 @@ impl RapidRecovery {
     /// The factors in use.
     pub fn factors(&self) -> Factors {
         self.factors
+    }
+}
+/// Rapid Start as a startup policy of [`crate::loss_based::LossBased`]:
+/// its options and its growth state, with one method per rule of -02 that
+/// `LossBased` calls at the matching point (the map at the top of this
+/// module says which).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RapidStart {
+    opts: RapidStartOptions,
+    /// §3.2: the RTT floor is above the queue-build-up threshold (2×).
+    queue: bool,
+    /// `latch_2x`: a queue was seen once; stay at 2×.
+    latched: bool,
+}
+
+impl RapidStart {
+    /// Rapid Start with `opts`, growing 2× until an RTT floor says the
+    /// queue is empty.
+    pub fn new(opts: RapidStartOptions) -> RapidStart {
+        RapidStart {
+            opts,
+            queue: false,
+            latched: false,
+        }
+    }
+
+    /// The options.
+    pub fn options(&self) -> &RapidStartOptions {
+        &self.opts
+    }
+
+    /// -02 §3.2: re-evaluates the growth from the round's RTT `floor`
+    /// (`None`: no floor yet, so nothing says the queue is empty).
+    pub fn evaluate(&mut self, floor: Option<Duration>, rtt: &RttEstimator) {
+        let queue = match floor {
+            Some(f) if rtt.has_sample() => {
+                f > queue_buildup_thresh(rtt.min(), self.opts.thresh_add, self.opts.thresh_mult)
+            }
+            _ => true,
+        };
+        if queue && self.opts.latch_2x {
+            self.latched = true;
+        }
+        self.queue = queue || self.latched;
+    }
+
+    /// Whether the RTT floor comes from the previous round when the current
+    /// one has none yet (`rtt_floor=fallback`).
+    pub fn floor_falls_back(&self) -> bool {
+        self.opts.rtt_floor == RttFloorSource::Fallback
+    }
+
+    /// -02 §3.2: the queue is building, so growth is 2×, not 3×.
+    pub fn queue_building(&self) -> bool {
+        self.queue
+    }
+
+    /// -02 §3.2: window bytes for `base` eligible acknowledged bytes: two
+    /// per byte (3× per round) while the queue is empty, one (2×) once it
+    /// builds.
+    pub fn growth(&self, base: u64) -> u64 {
+        if self.queue {
+            base
+        } else {
+            base.saturating_mul(2)
+        }
+    }
+
+    /// The pacing gain while growing 3× ([`RAPID_PACING_GAIN`] by default).
+    pub fn pacing_gain(&self) -> Ratio {
+        self.opts.pacing_gain
+    }
+
+    /// The pacing gain in the first recovery
+    /// ([`RAPID_RECOVERY_PACING_GAIN`] by default).
+    pub fn recovery_gain(&self) -> Ratio {
+        self.opts.recovery_gain
+    }
+
+    /// The β of the smooth reduction for a loss: the option, else the
+    /// congestion-avoidance algorithm's `ca_beta`.
+    pub fn loss_beta(&self, ca_beta: Ratio) -> Ratio {
+        self.opts.beta.unwrap_or(ca_beta)
+    }
+
+    /// -02 §3.3: the congestion event (`signal`) that ends the startup
+    /// enters the first recovery, from `cwnd` (or the `flight` before the
+    /// event, with `pre=flight`) scaled by β: the CE-only β of §3.3.2 for a
+    /// CE signal, else [`RapidStart::loss_beta`]. The event's lost bytes
+    /// are charged after the scaling (docs/algorithms.md ambiguity #7).
+    pub fn enter_recovery(
+        &self,
+        signal: CongestionSignal,
+        cwnd: u64,
+        flight: u64,
+        ca_beta: Ratio,
+        min_window: u64,
+        initial_window: u64,
+    ) -> RapidRecovery {
+        let (beta, lost) = match (signal, self.opts.ce_beta) {
+            (CongestionSignal::Ecn { .. }, Some(b)) => (b, 0),
+            (CongestionSignal::Ecn { .. }, None) => (self.loss_beta(ca_beta), 0),
+            (CongestionSignal::Loss { lost_bytes }, _) => (self.loss_beta(ca_beta), lost_bytes),
+        };
+        let iw = self.opts.iw_floor.then_some(initial_window);
+        let pre = match self.opts.pre_window {
+            PreRecoveryWindow::Flight => cwnd.min(flight),
+            PreRecoveryWindow::Cwnd => cwnd,
+        };
+        let mut rr = RapidRecovery::enter(pre, beta, min_window, iw);
+        rr.on_lost(lost);
+        rr
+    }
+}
+
+#[cfg(test)]
+mod policy_tests {
+    use super::*;
+
+    fn rtt_with_min(ms: u64) -> RttEstimator {
+        let mut r = RttEstimator::default();
+        r.update(
+            Duration::from_millis(ms),
+            Duration::ZERO,
+            Duration::ZERO,
+            true,
+        );
+        r
+    }
+
+    #[test]
+    fn rapid_start_02_3_2_the_policy_grows_3x_until_the_floor_crosses_the_threshold() {
+        let mut p = RapidStart::new(RapidStartOptions::default());
+        let rtt = rtt_with_min(40);
+        p.evaluate(None, &rtt);
+        assert_eq!(p.growth(1000), 1000, "no floor: 2x");
+        p.evaluate(Some(Duration::from_millis(41)), &rtt);
+        assert_eq!(p.growth(1000), 2000, "below min(40 + 4, 44) ms: 3x");
+        p.evaluate(Some(Duration::from_millis(45)), &rtt);
+        assert!(p.queue_building());
+        p.evaluate(Some(Duration::from_millis(41)), &rtt);
+        assert!(!p.queue_building(), "without latch_2x, 3x resumes");
+        let mut latched = RapidStart::new(RapidStartOptions {
+            latch_2x: true,
+            ..RapidStartOptions::default()
+        });
+        latched.evaluate(Some(Duration::from_millis(45)), &rtt);
+        latched.evaluate(Some(Duration::from_millis(41)), &rtt);
+        assert!(latched.queue_building(), "latch_2x keeps 2x");
+    }
+
+    #[test]
+    fn rapid_start_02_3_3_2_a_ce_only_entry_uses_ce_beta_and_a_loss_charges_its_bytes() {
+        let p = RapidStart::new(RapidStartOptions {
+            ce_beta: Some(Ratio::new_const(4, 5)),
+            ..RapidStartOptions::default()
+        });
+        let beta = Ratio::HALF;
+        let ce = p.enter_recovery(
+            CongestionSignal::Ecn { ce_packets: 1 },
+            120_000,
+            120_000,
+            beta,
+            2400,
+            12_000,
+        );
+        assert_eq!(ce.beta(), Ratio::new_const(4, 5));
+        let loss = p.enter_recovery(
+            CongestionSignal::Loss { lost_bytes: 1200 },
+            120_000,
+            120_000,
+            beta,
+            2400,
+            12_000,
+        );
+        assert_eq!(loss.beta(), beta);
+        assert!(
+            loss.cwnd()
+                < RapidStart::new(RapidStartOptions::default())
+                    .enter_recovery(
+                        CongestionSignal::Loss { lost_bytes: 0 },
+                        120_000,
+                        120_000,
+                        beta,
+                        2400,
+                        12_000
+                    )
+                    .cwnd()
+        );
     }
 }

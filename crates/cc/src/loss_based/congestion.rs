@@ -8,7 +8,6 @@ use crate::config::PrrMode;
 use crate::controller::CongestionSignal;
 use crate::jump_start::FirstFlight;
 use crate::prr::Prr;
-use crate::rapid_start::{PreRecoveryWindow, RapidRecovery};
 use crate::time::Time;
 
 impl LossBased {
@@ -41,24 +40,18 @@ impl LossBased {
             self.enter_safe_retreat();
             return;
         }
-        match (in_startup, self.startup.rapid) {
+        match (in_startup, self.rapid) {
             // docs/algorithms.md ambiguity #10: Rapid Start's reduction only for a
             // congestion event during its startup (SS, 3×/2×, CSS).
-            (true, Some(opts)) => {
-                // The editor's copy of -02 (§3.3.2) allows a larger, ABE-style
-                // β when the signal is CE alone.
-                let beta = match (signal, opts.ce_beta) {
-                    (CongestionSignal::Ecn { .. }, Some(b)) => b,
-                    _ => self.rapid_beta(&opts),
-                };
-                let iw = opts.iw_floor.then(|| self.cfg.initial_window_bytes());
-                let pre = match opts.pre_window {
-                    PreRecoveryWindow::Flight => self.cwnd.min(flight),
-                    PreRecoveryWindow::Cwnd => self.cwnd,
-                };
-                let mut rr = RapidRecovery::enter(pre, beta, self.min_window(), iw);
-                // docs/algorithms.md ambiguity #7: scale first, then subtract this event's losses.
-                rr.on_lost(lost);
+            (true, Some(r)) => {
+                let rr = r.enter_recovery(
+                    signal,
+                    self.cwnd,
+                    flight,
+                    self.ca.beta(),
+                    self.min_window(),
+                    self.cfg.initial_window_bytes(),
+                );
                 self.cwnd = rr.cwnd();
                 self.phase = Phase::RapidRecovery(rr);
                 self.saved = None;

@@ -3,30 +3,16 @@
 
 use super::{CaAlgorithm, LossBased, Phase};
 use crate::hystart::{HyStart, HyStartEvent, CSS_GROWTH_DIVISOR};
-use crate::rapid_start::{queue_buildup_thresh, RttFloorSource};
 use crate::rtt::RttEstimator;
 use crate::time::Time;
 
 impl LossBased {
     /// Rapid Start's growth multiplier from the current RTT floor (-02 §3.2).
     pub(super) fn evaluate_rapid(&mut self, rtt: &RttEstimator) {
-        let Some(opts) = self.startup.rapid else {
-            return;
-        };
-        let floor = self
-            .round
-            .rtt_floor(opts.rtt_floor == RttFloorSource::Fallback);
-        let queue = match floor {
-            Some(f) if rtt.has_sample() => {
-                f > queue_buildup_thresh(rtt.min(), opts.thresh_add, opts.thresh_mult)
-            }
-            // No floor: nothing says the queue is empty; grow 2×.
-            _ => true,
-        };
-        if queue && opts.latch_2x {
-            self.rapid_latched = true;
+        if let Some(r) = self.rapid.as_mut() {
+            let floor = self.round.rtt_floor(r.floor_falls_back());
+            r.evaluate(floor, rtt);
         }
-        self.rapid_queue = queue || self.rapid_latched;
     }
 
     /// Window growth in the initial startup for `n` eligible bytes.
@@ -35,8 +21,8 @@ impl LossBased {
         let base = self.hystart.as_ref().map_or(n, |h| h.capped(n, mds));
         let inc = if self.hystart.as_ref().is_some_and(HyStart::in_css) {
             base / CSS_GROWTH_DIVISOR
-        } else if self.startup.rapid.is_some() && !self.rapid_queue {
-            base.saturating_mul(2)
+        } else if let Some(r) = &self.rapid {
+            r.growth(base)
         } else {
             base
         };

@@ -43,7 +43,7 @@ use crate::hystart::HyStart;
 use crate::jump_start::{jump_window, FirstFlight};
 use crate::newreno::RenoGrowth;
 use crate::prr::Prr;
-use crate::rapid_start::{RapidRecovery, RapidStartOptions};
+use crate::rapid_start::{RapidRecovery, RapidStart, RapidStartOptions};
 use crate::ratio::Ratio;
 use crate::round::RoundTracker;
 use crate::rtt::{RttEstimator, INITIAL_RTT};
@@ -162,8 +162,8 @@ pub struct LossBased {
     careful_resume: Option<CarefulResume>,
     hystart: Option<HyStart>,
     /// Rapid Start saw queue build-up at the last evaluation (2× growth).
-    rapid_queue: bool,
-    rapid_latched: bool,
+    /// Rapid Start's policy and growth state, when it is on.
+    rapid: Option<RapidStart>,
     round: RoundTracker,
     prr: Option<Prr>,
     saved: Option<Saved>,
@@ -214,8 +214,7 @@ impl LossBased {
             careful_resume: (startup.careful_resume && first_flight.is_active())
                 .then(|| CarefulResume::jump(0)),
             hystart: startup.hystart.then(|| HyStart::new(cfg.pacing)),
-            rapid_queue: false,
-            rapid_latched: false,
+            rapid: startup.rapid.map(RapidStart::new),
             round: RoundTracker::new(),
             prr: None,
             saved: None,
@@ -272,10 +271,6 @@ impl LossBased {
         self.recovery_start.is_some_and(|s| time_sent <= s)
     }
 
-    fn rapid_beta(&self, opts: &RapidStartOptions) -> Ratio {
-        opts.beta.unwrap_or_else(|| self.ca.beta())
-    }
-
     fn note_exit_from_startup(&mut self) {
         if self.metrics.cwnd_exiting_slow_start_bytes.is_none() {
             self.metrics.cwnd_exiting_slow_start_bytes = Some(self.cwnd);
@@ -291,16 +286,15 @@ impl LossBased {
             LossBasedState::JumpStart => (self.cwnd, Ratio::ONE),
             LossBasedState::RapidGrowth => (
                 self.cwnd,
-                self.startup.rapid.map_or(Ratio::ONE, |o| o.pacing_gain),
+                self.rapid.map_or(Ratio::ONE, |r| r.pacing_gain()),
             ),
             LossBasedState::SlowStart
             | LossBasedState::RapidSlowStart
             | LossBasedState::ConservativeSlowStart => (self.cwnd, self.cfg.slow_start_pacing_gain),
             LossBasedState::RapidRecovery => (
                 self.window(),
-                self.startup
-                    .rapid
-                    .map_or(self.cfg.ca_pacing_gain, |o| o.recovery_gain),
+                self.rapid
+                    .map_or(self.cfg.ca_pacing_gain, |r| r.recovery_gain()),
             ),
             LossBasedState::Recovery | LossBasedState::CongestionAvoidance => {
                 (self.window(), self.cfg.ca_pacing_gain)
@@ -320,8 +314,8 @@ impl LossBased {
                     LossBasedState::ConservativeSlowStart
                 } else if self.first_flight.is_active() {
                     LossBasedState::JumpStart
-                } else if self.startup.rapid.is_some() && self.has_rtt_sample {
-                    if self.rapid_queue {
+                } else if let (Some(r), true) = (self.rapid, self.has_rtt_sample) {
+                    if r.queue_building() {
                         LossBasedState::RapidSlowStart
                     } else {
                         LossBasedState::RapidGrowth
@@ -488,7 +482,7 @@ impl Controller for LossBased {
                 self.metrics.num_ecn_loss_episodes =
                     self.metrics.num_ecn_loss_episodes.saturating_sub(1);
             }
-            let loss_beta = self.startup.rapid.map(|o| self.rapid_beta(&o));
+            let loss_beta = self.rapid.map(|r| r.loss_beta(self.ca.beta()));
             // RFC 9002 §7.3.2: one reduction per recovery period. Rapid
             // Start still charges losses of pre-recovery packets.
             if let (Phase::RapidRecovery(rr), CongestionSignal::Loss { lost_bytes }) =
