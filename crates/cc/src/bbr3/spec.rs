@@ -54,13 +54,7 @@ pub const BBR3_OPTIONS: &[OptionDef<Bbr3Options>] = &[
         values: "<packets>|rfc",
         help: "initial window in packets (default: the config's)",
         parse: |o, v| {
-            o.initial_window = Some(match v {
-                "rfc" => InitialWindow::Rfc9002,
-                _ => match v.parse::<u32>() {
-                    Ok(n) if (1..=100_000).contains(&n) => InitialWindow::Packets(n),
-                    _ => return Err(ValueError::Expected("a packet count 1..=100000 or `rfc`")),
-                },
-            });
+            o.initial_window = Some(option::initial_window(v)?);
             Ok(())
         },
         display: |o| o.initial_window.map(|w| w.to_string()),

@@ -183,13 +183,7 @@ pub const COMMON_OPTIONS: &[OptionDef<CommonOptions>] = &[
         values: "<packets>|rfc",
         help: "initial window in packets (default: RFC 9002 kInitialWindow)",
         parse: |c, v| {
-            c.initial_window = Some(match v {
-                "rfc" => InitialWindow::Rfc9002,
-                _ => match v.parse::<u32>() {
-                    Ok(n) if (1..=100_000).contains(&n) => InitialWindow::Packets(n),
-                    _ => return Err(ValueError::Expected("a packet count 1..=100000 or `rfc`")),
-                },
-            });
+            c.initial_window = Some(option::initial_window(v)?);
             Ok(())
         },
         display: |c| c.initial_window.map(|w| w.to_string()),

@@ -120,6 +120,19 @@ pub fn gain(v: &str) -> Result<Ratio, ValueError> {
     })
 }
 
+/// An initial window: a packet count 1..=100000, or `rfc` (RFC 9002
+/// §7.2's `kInitialWindow`).
+pub fn initial_window(v: &str) -> Result<crate::config::InitialWindow, ValueError> {
+    use crate::config::InitialWindow;
+    match v {
+        "rfc" => Ok(InitialWindow::Rfc9002),
+        _ => match v.parse::<u32>() {
+            Ok(n) if (1..=100_000).contains(&n) => Ok(InitialWindow::Packets(n)),
+            _ => Err(ValueError::Expected("a packet count 1..=100000 or `rfc`")),
+        },
+    }
+}
+
 /// One of `choices`, each a spelling and its value.
 pub fn choice<T: Copy>(
     v: &str,
