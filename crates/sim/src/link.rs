@@ -68,6 +68,13 @@ impl Bottleneck {
         self.rate
     }
 
+    /// Serves packets offered from now on at `rate` (a rate step); packets
+    /// already queued keep their departure times.
+    pub fn set_rate(&mut self, rate: Rate) {
+        self.rate = rate;
+        self.last_tx = (0, Duration::ZERO);
+    }
+
     fn drain(&mut self, now: Time) {
         self.drain_reporting(now, |_, _, _| {});
     }

@@ -10,7 +10,7 @@ use ramp_cc::{Rate, Time};
 
 use crate::link::{Admission, Bottleneck, LossElement, Policer};
 use crate::rng::Stream;
-use crate::scenario::PathConfig;
+use crate::scenario::{PathConfig, RateStep};
 
 /// Where a forward packet ended up.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,6 +42,8 @@ pub struct Network {
     reverse_busy_until: Time,
     ack_aggregation_ns: Option<u64>,
     last_reverse_arrival: Time,
+    /// Rate steps not yet applied, earliest first.
+    rate_steps: Vec<RateStep>,
 }
 
 impl Network {
@@ -57,12 +59,23 @@ impl Network {
             reverse_busy_until: Time::ZERO,
             ack_aggregation_ns: cfg.ack_aggregation.map(duration_nanos).filter(|n| *n > 0),
             last_reverse_arrival: Time::ZERO,
+            rate_steps: cfg.rate_steps.iter().rev().copied().collect(),
         }
     }
 
     /// Sends a server packet of `size` bytes at `now`.
     #[inline]
     pub fn forward(&mut self, now: Time, size: u32, ect: bool) -> Fate {
+        // A rate step applies to the packets offered from its time on.
+        while self
+            .rate_steps
+            .last()
+            .is_some_and(|s| Time::ZERO + s.at <= now)
+        {
+            if let Some(s) = self.rate_steps.pop() {
+                self.bottleneck.set_rate(s.rate);
+            }
+        }
         if let Some(p) = &mut self.policer {
             if !p.admit(now, size) {
                 return Fate::Policed;

@@ -16,6 +16,7 @@
 //! # ecn_threshold = "1ms"       # CE-mark ECT packets whose sojourn exceeds it
 //! # reverse_rate = "10mbit"     # serialise ACKs on the reverse path
 //! # ack_aggregation = "4ms"     # release ACKs in batches every 4 ms
+//! # [[path.rate_step]]          at = "5s", rate = "10mbit" (the link's rate from then on)
 //! # [path.gilbert_elliott]  p_good_to_bad = 0.01, p_bad_to_good = 0.3, loss_bad = 0.5
 //! # [path.policer]          rate = "10mbit", burst = "32KB"
 //!
@@ -76,6 +77,19 @@ pub struct PathConfig {
     pub reverse_rate: Option<Rate>,
     /// Release reverse-path packets only at multiples of this interval.
     pub ack_aggregation: Option<Duration>,
+    /// Changes of the bottleneck rate during the run, in time order: from
+    /// `at` (since the simulation started) the link serves at `rate`. The
+    /// queue limit stays the bytes it was at the first rate.
+    pub rate_steps: Vec<RateStep>,
+}
+
+/// One change of the bottleneck rate ([`PathConfig::rate_steps`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RateStep {
+    /// When it takes effect, since the simulation started.
+    pub at: Duration,
+    /// The new rate.
+    pub rate: Rate,
 }
 
 impl PathConfig {
@@ -169,6 +183,7 @@ impl Scenario {
                 ecn_threshold: None,
                 reverse_rate: None,
                 ack_aggregation: None,
+                rate_steps: Vec::new(),
             },
             endpoint: EndpointConfig {
                 mds: 1252,
@@ -274,6 +289,12 @@ impl Scenario {
         }
         if let Some(a) = p.ack_aggregation {
             within("path.ack_aggregation", a, MAX_ACK_AGGREGATION)?;
+        }
+        for (i, step) in p.rate_steps.iter().enumerate() {
+            rate_in("path.rate_step.rate", step.rate)?;
+            if i > 0 && step.at <= p.rate_steps[i - 1].at {
+                return Err("path.rate_step: the steps' `at` times must increase".into());
+            }
         }
         if e.mds < 1200 || e.mds > 65_527 {
             return Err("endpoint.mds: must lie in 1200..=65527 (RFC 9000 §14)".into());
@@ -443,6 +464,15 @@ struct FilePath {
     ecn_threshold: Option<Q<Duration>>,
     reverse_rate: Option<Q<Rate>>,
     ack_aggregation: Option<Q<Duration>>,
+    #[serde(default)]
+    rate_step: Vec<FileRateStep>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileRateStep {
+    at: Q<Duration>,
+    rate: Q<Rate>,
 }
 
 #[derive(Deserialize)]
@@ -559,6 +589,16 @@ impl FilePath {
             }
             p.ack_aggregation = Some(d);
         }
+        if !self.rate_step.is_empty() {
+            p.rate_steps = self
+                .rate_step
+                .into_iter()
+                .map(|s| RateStep {
+                    at: s.at.0,
+                    rate: s.rate.0,
+                })
+                .collect();
+        }
         Ok(())
     }
 }
@@ -607,6 +647,25 @@ impl FileEndpoint {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn rate_steps_parse_in_order_and_must_increase() {
+        let sc = Scenario::from_toml(
+            "[path]\nrate = \"20mbit\"\n[[path.rate_step]]\nat = \"1s\"\nrate = \"5mbit\"\n[[path.rate_step]]\nat = \"2s\"\nrate = \"20mbit\"\n",
+            "steps",
+        )
+        .unwrap();
+        assert_eq!(sc.path.rate_steps.len(), 2);
+        assert_eq!(sc.path.rate_steps[0].at, Duration::from_secs(1));
+        assert_eq!(sc.path.rate_steps[0].rate.bits_per_sec(), 5_000_000);
+        let bad = Scenario::from_toml(
+            "[[path.rate_step]]\nat = \"2s\"\nrate = \"5mbit\"\n[[path.rate_step]]\nat = \"1s\"\nrate = \"20mbit\"\n",
+            "bad",
+        );
+        let msg = bad.map(|_| ()).unwrap_err().to_string();
+        assert!(msg.contains("path.rate_step"), "{msg}");
+    }
+
     use super::*;
 
     #[test]

@@ -261,6 +261,63 @@ queue = "40ms"
     assert!(jain >= 0.8, "Jain's index {jain:.3}: {x:?}");
 }
 
+/// Goodput per whole second of the run (bit/s), from the trace's
+/// cumulative `delivered` events.
+fn goodput_per_second(events: &[Value]) -> Vec<f64> {
+    let mut last_by_second: Vec<u64> = Vec::new();
+    for e in events.iter().filter(|e| ev(e) == "delivered") {
+        let s = (t_us(e) / 1_000_000) as usize;
+        let bytes = e["bytes"].as_u64().unwrap_or(0);
+        if last_by_second.len() <= s {
+            let carry = last_by_second.last().copied().unwrap_or(0);
+            last_by_second.resize(s + 1, carry);
+        }
+        last_by_second[s] = bytes;
+    }
+    let mut prev = 0;
+    last_by_second
+        .iter()
+        .map(|&b| {
+            let bps = (b - prev) as f64 * 8.0;
+            prev = b;
+            bps
+        })
+        .collect()
+}
+
+#[test]
+fn bbr_follows_a_rate_step_down_and_up() {
+    // 20 Mbit/s, down to 10 at 4 s, back to 20 at 10 s.
+    let sc = scenario(
+        r#"
+size = "40MB"
+[path]
+rate = "20mbit"
+rtt = "40ms"
+queue = "40ms"
+[[path.rate_step]]
+at = "4s"
+rate = "10mbit"
+[[path.rate_step]]
+at = "10s"
+rate = "20mbit"
+"#,
+    );
+    let t = run_traced(&sc, "bbr3", 1);
+    let g = goodput_per_second(&t.events());
+    let mbit: Vec<String> = g.iter().map(|b| format!("{:.1}", b / 1e6)).collect();
+    eprintln!("rate step 20 -> 10 -> 20 Mbit/s, goodput per second: {mbit:?}");
+    // After the step down, within a second: no more than the new rate, and
+    // most of it (BBR drains its excess rather than collapsing).
+    for &b in &g[5..10] {
+        assert!((8.0e6..=10.5e6).contains(&b), "{mbit:?}");
+    }
+    // After the step up, within a second: back near the old rate.
+    for &b in &g[11..15] {
+        assert!(b >= 17.0e6, "{mbit:?}");
+    }
+}
+
 #[test]
 fn bbr3_runs_deterministically() {
     let sc = scenario(PATH_20M);
