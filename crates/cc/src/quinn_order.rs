@@ -236,6 +236,7 @@ impl<C: Controller + Clone + 'static> Controller for RfcOrder<C> {
 }
 
 impl Controller for Box<dyn Controller> {
+    #[inline]
     fn on_packet_sent(
         &mut self,
         now: Time,
@@ -246,6 +247,7 @@ impl Controller for Box<dyn Controller> {
         (**self).on_packet_sent(now, packet_number, bytes, bytes_in_flight);
     }
 
+    #[inline]
     fn on_packet_acked(
         &mut self,
         now: Time,
@@ -256,50 +258,62 @@ impl Controller for Box<dyn Controller> {
         (**self).on_packet_acked(now, packet, rtt, app_limited);
     }
 
+    #[inline]
     fn on_ack_frame_end(&mut self, now: Time, summary: &AckFrameSummary, rtt: &RttEstimator) {
         (**self).on_ack_frame_end(now, summary, rtt);
     }
 
+    #[inline]
     fn on_congestion_event(&mut self, now: Time, event: &CongestionEvent, rtt: &RttEstimator) {
         (**self).on_congestion_event(now, event, rtt);
     }
 
+    #[inline]
     fn on_spurious_congestion(&mut self, now: Time) {
         (**self).on_spurious_congestion(now);
     }
 
+    #[inline]
     fn on_mtu_update(&mut self, max_datagram_size: u64) {
         (**self).on_mtu_update(max_datagram_size);
     }
 
+    #[inline]
     fn window(&self) -> u64 {
         (**self).window()
     }
 
+    #[inline]
     fn ssthresh(&self) -> Option<u64> {
         (**self).ssthresh()
     }
 
+    #[inline]
     fn pacing_rate(&self, rtt: &RttEstimator) -> Option<Rate> {
         (**self).pacing_rate(rtt)
     }
 
+    #[inline]
     fn phase(&self) -> CcPhase {
         (**self).phase()
     }
 
+    #[inline]
     fn metrics(&self) -> Metrics {
         (**self).metrics()
     }
 
+    #[inline]
     fn initial_window(&self) -> u64 {
         (**self).initial_window()
     }
 
+    #[inline]
     fn name(&self) -> String {
         (**self).name()
     }
 
+    #[inline]
     fn clone_box(&self) -> Box<dyn Controller> {
         (**self).clone_box()
     }

@@ -267,6 +267,7 @@ fn set_up(
 
 /// The client side of an event: it starts, receives a datagram, or its
 /// ACK timer fires; what it sends goes up the reverse path.
+#[inline]
 fn client_event(
     kind: Kind,
     now: Time,
@@ -312,6 +313,7 @@ fn client_event(
 /// or the loss-detection timer fires. Returns `None` when the server did
 /// not act (a stale wake-up or timer), else its next wake-up (if any);
 /// what it sent is in `dgs`.
+#[inline]
 fn server_event(
     kind: Kind,
     now: Time,
@@ -377,6 +379,7 @@ fn server_event(
 
 /// Offers what the server sent to the path and queues each arrival; drops
 /// are counted by cause.
+#[inline]
 fn route(
     dgs: &[Datagram],
     now: Time,
@@ -423,6 +426,7 @@ fn route(
 /// pushed only when the new deadline is earlier than the one already
 /// queued; a later deadline is picked up when the queued event fires (and
 /// finds it is early), so the heap stays a handful of events.
+#[inline]
 fn rearm(flow: &mut Flow, fi: u32, now: Time, wake: Option<Time>, only_sent: bool, q: &mut Queue) {
     if let Some(t) = wake {
         if flow.wake_at.is_none_or(|w| t < w) {

@@ -40,7 +40,7 @@ impl LossBased {
             self.enter_safe_retreat();
             return;
         }
-        match (in_startup, self.rapid) {
+        match (in_startup, self.rapid.as_ref()) {
             // docs/algorithms.md ambiguity #10: Rapid Start's reduction only for a
             // congestion event during its startup (SS, 3×/2×, CSS).
             (true, Some(r)) => {

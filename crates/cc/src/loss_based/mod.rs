@@ -286,7 +286,7 @@ impl LossBased {
             LossBasedState::JumpStart => (self.cwnd, Ratio::ONE),
             LossBasedState::RapidGrowth => (
                 self.cwnd,
-                self.rapid.map_or(Ratio::ONE, |r| r.pacing_gain()),
+                self.rapid.as_ref().map_or(Ratio::ONE, |r| r.pacing_gain()),
             ),
             LossBasedState::SlowStart
             | LossBasedState::RapidSlowStart
@@ -294,6 +294,7 @@ impl LossBased {
             LossBasedState::RapidRecovery => (
                 self.window(),
                 self.rapid
+                    .as_ref()
                     .map_or(self.cfg.ca_pacing_gain, |r| r.recovery_gain()),
             ),
             LossBasedState::Recovery | LossBasedState::CongestionAvoidance => {
@@ -314,7 +315,7 @@ impl LossBased {
                     LossBasedState::ConservativeSlowStart
                 } else if self.first_flight.is_active() {
                     LossBasedState::JumpStart
-                } else if let (Some(r), true) = (self.rapid, self.has_rtt_sample) {
+                } else if let (Some(r), true) = (&self.rapid, self.has_rtt_sample) {
                     if r.queue_building() {
                         LossBasedState::RapidSlowStart
                     } else {
@@ -482,7 +483,7 @@ impl Controller for LossBased {
                 self.metrics.num_ecn_loss_episodes =
                     self.metrics.num_ecn_loss_episodes.saturating_sub(1);
             }
-            let loss_beta = self.rapid.map(|r| r.loss_beta(self.ca.beta()));
+            let loss_beta = self.rapid.as_ref().map(|r| r.loss_beta(self.ca.beta()));
             // RFC 9002 §7.3.2: one reduction per recovery period. Rapid
             // Start still charges losses of pre-recovery packets.
             if let (Phase::RapidRecovery(rr), CongestionSignal::Loss { lost_bytes }) =
