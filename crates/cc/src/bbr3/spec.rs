@@ -7,7 +7,7 @@ use super::{Bbr3, BETA, HEADROOM, LOSS_THRESH, STARTUP_PACING_GAIN};
 use crate::config::{CcConfig, InitialWindow};
 use crate::controller::Controller;
 use crate::ratio::Ratio;
-use crate::spec::option::{self, on_off, on_off_str, OptionDef, ValueError};
+use crate::spec::option::{self, on_off, OptionDef, ValueError};
 use crate::spec::{ControllerSpec, Family, FamilySpec, SpecError, SpecPart};
 
 /// BBRv3's tunable constants (the draft's defaults unless set).
@@ -43,10 +43,6 @@ impl Default for Bbr3Options {
     }
 }
 
-fn differs(value: Ratio, default: Ratio) -> Option<String> {
-    (value != default).then(|| value.to_string())
-}
-
 /// `bbr3`'s options.
 pub const BBR3_OPTIONS: &[OptionDef<Bbr3Options>] = &[
     OptionDef {
@@ -69,7 +65,7 @@ pub const BBR3_OPTIONS: &[OptionDef<Bbr3Options>] = &[
             })?;
             Ok(())
         },
-        display: |o| differs(o.startup_gain, STARTUP_PACING_GAIN),
+        display: |o| option::unless_default(o.startup_gain, STARTUP_PACING_GAIN, |r| r.to_string()),
     },
     OptionDef {
         key: "loss_thresh",
@@ -81,7 +77,7 @@ pub const BBR3_OPTIONS: &[OptionDef<Bbr3Options>] = &[
             })?;
             Ok(())
         },
-        display: |o| differs(o.loss_thresh, LOSS_THRESH),
+        display: |o| option::unless_default(o.loss_thresh, LOSS_THRESH, |r| r.to_string()),
     },
     OptionDef {
         key: "beta",
@@ -91,7 +87,7 @@ pub const BBR3_OPTIONS: &[OptionDef<Bbr3Options>] = &[
             o.beta = option::beta(v)?;
             Ok(())
         },
-        display: |o| differs(o.beta, BETA),
+        display: |o| option::unless_default(o.beta, BETA, |r| r.to_string()),
     },
     OptionDef {
         key: "headroom",
@@ -103,7 +99,7 @@ pub const BBR3_OPTIONS: &[OptionDef<Bbr3Options>] = &[
             })?;
             Ok(())
         },
-        display: |o| differs(o.headroom, HEADROOM),
+        display: |o| option::unless_default(o.headroom, HEADROOM, |r| r.to_string()),
     },
     OptionDef {
         key: "ecn",
@@ -113,7 +109,7 @@ pub const BBR3_OPTIONS: &[OptionDef<Bbr3Options>] = &[
             o.ecn = on_off(v)?;
             Ok(())
         },
-        display: |o| (!o.ecn).then(|| on_off_str(o.ecn).to_string()),
+        display: |o| option::on_off_unless_default(o.ecn, true),
     },
     OptionDef {
         key: "seed",
@@ -125,7 +121,7 @@ pub const BBR3_OPTIONS: &[OptionDef<Bbr3Options>] = &[
                 .map_err(|_| ValueError::Expected("an unsigned integer"))?;
             Ok(())
         },
-        display: |o| (o.seed != 1).then(|| o.seed.to_string()),
+        display: |o| option::unless_default(o.seed, 1, |s| s.to_string()),
     },
 ];
 

@@ -165,10 +165,6 @@ impl Default for LossBasedSpec {
     }
 }
 
-fn some_if<T: PartialEq>(value: T, default: T, show: impl Fn(T) -> String) -> Option<String> {
-    (value != default).then(|| show(value))
-}
-
 const PRR_CHOICES: [(&str, PrrMode); 4] = [
     ("off", PrrMode::Off),
     ("on", PrrMode::Rfc9937),
@@ -264,7 +260,7 @@ pub const NEWRENO_OPTIONS: &[OptionDef<NewRenoOptions>] = &[
             o.beta = option::beta(v)?;
             Ok(())
         },
-        display: |o| some_if(o.beta, LOSS_REDUCTION_FACTOR, |b| b.to_string()),
+        display: |o| option::unless_default(o.beta, LOSS_REDUCTION_FACTOR, |b| b.to_string()),
     },
     OptionDef {
         key: "ss_beta",
@@ -297,7 +293,7 @@ pub const CUBIC_OPTIONS: &[OptionDef<CubicOptions>] = &[
             };
             Ok(())
         },
-        display: |o| some_if(o.conns, 1, |n| n.to_string()),
+        display: |o| option::unless_default(o.conns, 1, |n| n.to_string()),
     },
     OptionDef {
         key: "fast_convergence",
@@ -308,7 +304,7 @@ pub const CUBIC_OPTIONS: &[OptionDef<CubicOptions>] = &[
             Ok(())
         },
         display: |o| {
-            choice_name(
+            option::choice_unless_default(
                 o.fast_convergence,
                 FastConvergence::Auto,
                 &FAST_CONVERGENCE_CHOICES,
@@ -327,7 +323,7 @@ pub const JUMPSTART_OPTIONS: &[OptionDef<JumpStartOptions>] = &[
             o.defer = on_off(v)?;
             Ok(())
         },
-        display: |o| some_if(o.defer, true, |b| on_off_str(b).to_string()),
+        display: |o| option::on_off_unless_default(o.defer, true),
     },
     OptionDef {
         key: "retreat",
@@ -337,7 +333,7 @@ pub const JUMPSTART_OPTIONS: &[OptionDef<JumpStartOptions>] = &[
             o.retreat = on_off(v)?;
             Ok(())
         },
-        display: |o| some_if(o.retreat, true, |b| on_off_str(b).to_string()),
+        display: |o| option::on_off_unless_default(o.retreat, true),
     },
 ];
 
@@ -350,16 +346,6 @@ const PRE_CHOICES: [(&str, PreRecoveryWindow); 2] = [
     ("flight", PreRecoveryWindow::Flight),
     ("cwnd", PreRecoveryWindow::Cwnd),
 ];
-
-fn choice_name<T: PartialEq + Copy>(value: T, default: T, choices: &[(&str, T)]) -> Option<String> {
-    if value == default {
-        return None;
-    }
-    choices
-        .iter()
-        .find(|(_, t)| *t == value)
-        .map(|(n, _)| (*n).to_string())
-}
 
 /// `rapidstart`'s options (draft-kazuho-ccwg-rapid-start-02; the map to the
 /// draft's sections is at the top of [`crate::rapid_start`]).
@@ -392,7 +378,7 @@ pub const RAPIDSTART_OPTIONS: &[OptionDef<RapidStartSpec>] = &[
             o.jump = on_off(v)?;
             Ok(())
         },
-        display: |o| some_if(o.jump, true, |b| on_off_str(b).to_string()),
+        display: |o| option::on_off_unless_default(o.jump, true),
     },
     OptionDef {
         key: "defer",
@@ -402,7 +388,7 @@ pub const RAPIDSTART_OPTIONS: &[OptionDef<RapidStartSpec>] = &[
             o.defer = on_off(v)?;
             Ok(())
         },
-        display: |o| some_if(o.defer, true, |b| on_off_str(b).to_string()),
+        display: |o| option::on_off_unless_default(o.defer, true),
     },
     OptionDef {
         key: "latch_2x",
@@ -412,7 +398,7 @@ pub const RAPIDSTART_OPTIONS: &[OptionDef<RapidStartSpec>] = &[
             o.options.latch_2x = on_off(v)?;
             Ok(())
         },
-        display: |o| some_if(o.options.latch_2x, false, |b| on_off_str(b).to_string()),
+        display: |o| option::on_off_unless_default(o.options.latch_2x, false),
     },
     OptionDef {
         key: "iw_floor",
@@ -422,7 +408,7 @@ pub const RAPIDSTART_OPTIONS: &[OptionDef<RapidStartSpec>] = &[
             o.options.iw_floor = on_off(v)?;
             Ok(())
         },
-        display: |o| some_if(o.options.iw_floor, false, |b| on_off_str(b).to_string()),
+        display: |o| option::on_off_unless_default(o.options.iw_floor, false),
     },
     OptionDef {
         key: "thresh_ms",
@@ -436,7 +422,7 @@ pub const RAPIDSTART_OPTIONS: &[OptionDef<RapidStartSpec>] = &[
             Ok(())
         },
         display: |o| {
-            some_if(
+            option::unless_default(
                 o.options.thresh_add,
                 RapidStartOptions::default().thresh_add,
                 |d| {
@@ -458,7 +444,7 @@ pub const RAPIDSTART_OPTIONS: &[OptionDef<RapidStartSpec>] = &[
             Ok(())
         },
         display: |o| {
-            some_if(
+            option::unless_default(
                 o.options.thresh_mult,
                 RapidStartOptions::default().thresh_mult,
                 |r| r.to_string(),
@@ -474,7 +460,7 @@ pub const RAPIDSTART_OPTIONS: &[OptionDef<RapidStartSpec>] = &[
             Ok(())
         },
         display: |o| {
-            some_if(
+            option::unless_default(
                 o.options.pacing_gain,
                 RapidStartOptions::default().pacing_gain,
                 |r| r.to_string(),
@@ -490,7 +476,7 @@ pub const RAPIDSTART_OPTIONS: &[OptionDef<RapidStartSpec>] = &[
             Ok(())
         },
         display: |o| {
-            choice_name(
+            option::choice_unless_default(
                 o.options.rtt_floor,
                 RapidStartOptions::default().rtt_floor,
                 &RTT_FLOOR_CHOICES,
@@ -506,7 +492,7 @@ pub const RAPIDSTART_OPTIONS: &[OptionDef<RapidStartSpec>] = &[
             Ok(())
         },
         display: |o| {
-            choice_name(
+            option::choice_unless_default(
                 o.options.pre_window,
                 RapidStartOptions::default().pre_window,
                 &PRE_CHOICES,
@@ -522,7 +508,7 @@ pub const RAPIDSTART_OPTIONS: &[OptionDef<RapidStartSpec>] = &[
             Ok(())
         },
         display: |o| {
-            some_if(
+            option::unless_default(
                 o.options.recovery_gain,
                 RapidStartOptions::default().recovery_gain,
                 |r| r.to_string(),

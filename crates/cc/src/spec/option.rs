@@ -145,3 +145,34 @@ pub fn choice<T: Copy>(
         .map(|&(_, t)| t)
         .ok_or(ValueError::Expected(what))
 }
+
+/// `show(value)`, or `None` when `value` is the default: how a row's
+/// `display` keeps defaults out of a canonical name.
+pub fn unless_default<T: PartialEq>(
+    value: T,
+    default: T,
+    show: impl FnOnce(T) -> String,
+) -> Option<String> {
+    (value != default).then(|| show(value))
+}
+
+/// `on` or `off` for a flag, or `None` when it is at its default.
+pub fn on_off_unless_default(value: bool, default: bool) -> Option<String> {
+    unless_default(value, default, |b| on_off_str(b).to_string())
+}
+
+/// The spelling of `value` among `choices` (as [`choice`] reads them), or
+/// `None` when `value` is the default.
+pub fn choice_unless_default<T: PartialEq + Copy>(
+    value: T,
+    default: T,
+    choices: &[(&str, T)],
+) -> Option<String> {
+    if value == default {
+        return None;
+    }
+    choices
+        .iter()
+        .find(|(_, t)| *t == value)
+        .map(|(n, _)| (*n).to_string())
+}
