@@ -51,6 +51,13 @@ pub const DROPS_QUEUE: &str = "path.drops-queue";
 pub const DROPS_RANDOM: &str = "path.drops-random";
 /// Policer drops.
 pub const DROPS_POLICER: &str = "path.drops-policer";
+/// Early drops by the queue discipline (CoDel, FQ-CoDel, PIE).
+pub const DROPS_AQM: &str = "path.drops-aqm";
+/// Packets the peer reported CE-marked in its ACK frames' ECN counts (h2o's
+/// key for the same count).
+pub const PACKETS_ACKED_ECN_CE: &str = "num-packets.acked-ecn-ce";
+/// The bottleneck's queue discipline (`droptail`, `codel`, ...).
+pub const PATH_AQM: &str = "path.aqm";
 /// min_rtt, ms.
 pub const RTT_MIN_MS: &str = "rtt.minimum";
 /// smoothed_rtt, ms.

@@ -17,7 +17,8 @@ use ramp_cc::recovery::{RecoveryConfig, Space};
 use ramp_cc::{Controller, Time};
 
 use crate::client::{Client, ClientOut, UpPacket, ACK_PACKET_BYTES};
-use crate::network::{Fate, Network};
+use crate::link::{Delivery, Offer};
+use crate::network::{Carried, Network};
 use crate::record::Record;
 use crate::scenario::Scenario;
 use crate::server::{Datagram, Phase, Server};
@@ -49,45 +50,25 @@ pub struct SimOutput {
     pub events: u64,
 }
 
-/// Where the path dropped a flow's datagrams.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum DropCause {
-    /// The bottleneck queue was full.
-    Queue,
-    /// Random loss after the queue.
-    Random,
-    /// The policer.
-    Policer,
-}
-
-impl DropCause {
-    /// The name traces use.
-    fn as_str(self) -> &'static str {
-        match self {
-            DropCause::Queue => "queue",
-            DropCause::Random => "random",
-            DropCause::Policer => "policer",
-        }
-    }
-}
+pub(crate) use crate::link::DropCause;
 
 /// Drops per [`DropCause`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Drops {
-    counts: [u64; 3],
+    counts: [u64; DropCause::ALL.len()],
 }
 
 impl core::ops::Index<DropCause> for Drops {
     type Output = u64;
 
     fn index(&self, c: DropCause) -> &u64 {
-        &self.counts[c as usize]
+        &self.counts[c.index()]
     }
 }
 
 impl core::ops::IndexMut<DropCause> for Drops {
     fn index_mut(&mut self, c: DropCause) -> &mut u64 {
-        &mut self.counts[c as usize]
+        &mut self.counts[c.index()]
     }
 }
 
@@ -96,6 +77,12 @@ impl core::ops::IndexMut<DropCause> for Drops {
 struct Wire {
     net: Network,
     q: Queue,
+    /// Fates decided after the offer (a dequeue-time discipline's
+    /// departures and drops, FQ-CoDel's evictions), to be settled against
+    /// their flows.
+    later: Vec<Delivery<Carried>>,
+    /// The queued link wake-up event, if any.
+    link_wake: Option<Time>,
 }
 
 /// One flow's endpoints and the engine's bookkeeping for it.
@@ -122,6 +109,8 @@ pub fn simulate(
     let mut w = Wire {
         net: Network::new(&scenario.path, seed),
         q: Queue::new(),
+        later: Vec::new(),
+        link_wake: None,
     };
     let mut fl = set_up(scenario, flows, seed, &mut w.q, trace);
     let limit = Time::ZERO + scenario.time_limit;
@@ -138,6 +127,17 @@ pub fn simulate(
         }
         events += 1;
         let now = ev.at;
+        if let Kind::Link = ev.kind {
+            if w.link_wake == Some(now) {
+                w.link_wake = None;
+                let later = &mut w.later;
+                w.net.poll(now, |d| later.push(d));
+                let tr = if tracing { Some(&mut *trace) } else { None };
+                settle(&mut w, &mut fl, tr);
+                arm_link(&mut w);
+            }
+            continue;
+        }
         let traced = tracing && ev.flow == 0;
         let flow = &mut fl[ev.flow as usize];
         let was_done = flow.server.phase == Phase::Done;
@@ -159,6 +159,7 @@ pub fn simulate(
             Kind::Up | Kind::Wake | Kind::Timer => {
                 server_event(ev.kind, now, flow, &mut dgs, tr.as_deref_mut())
             }
+            Kind::Link => None,
         };
         if let Some(wake) = server {
             packets += dgs.len() as u64;
@@ -175,6 +176,11 @@ pub fn simulate(
                 break;
             }
         }
+        if !w.later.is_empty() {
+            let tr = if tracing { Some(&mut *trace) } else { None };
+            settle(&mut w, &mut fl, tr);
+        }
+        arm_link(&mut w);
     }
 
     if tracing {
@@ -302,7 +308,7 @@ fn client_event(
                 send_up(w, flow, fi, now, p);
             }
         }
-        Kind::Up | Kind::Wake | Kind::Timer => return,
+        Kind::Up | Kind::Wake | Kind::Timer | Kind::Link => return,
     }
     // The deadline may have moved later since a queued timer event was
     // pushed.
@@ -373,7 +379,7 @@ fn server_event(
             }
             Some(wake)
         }
-        Kind::Start | Kind::Data { .. } | Kind::AckTimer => None,
+        Kind::Start | Kind::Data { .. } | Kind::AckTimer | Kind::Link => None,
     }
 }
 
@@ -401,23 +407,63 @@ fn route(
                 trace.queue(t, bytes, delay.as_micros() as u64);
             });
         }
-        let fate = w.net.forward(now, d.size, d.ect);
+        let offer = w.net.forward(now, fi, *d);
         if let Some(trace) = trace.as_deref_mut() {
             let (bytes, delay) = w.net.queue_state(now);
             trace.queue(now, bytes, delay.as_micros() as u64);
         }
-        let cause = match fate {
-            Fate::Arrives { at, ce } => {
-                w.q.push_fwd(at, fi, *d, ce);
-                continue;
+        match offer {
+            Offer::Now(Delivery::Arrives { payload, at, ce }) => {
+                w.q.push_fwd(at, fi, payload.1, ce);
             }
-            Fate::QueueFull => DropCause::Queue,
-            Fate::RandomLoss => DropCause::Random,
-            Fate::Policed => DropCause::Policer,
-        };
-        flow.drops[cause] += 1;
-        if let Some(trace) = trace.as_deref_mut() {
-            trace.drop(now, d.pn, u64::from(d.size), cause.as_str());
+            Offer::Now(Delivery::Dropped { cause, .. }) => {
+                flow.drops[cause] += 1;
+                if let Some(trace) = trace.as_deref_mut() {
+                    trace.drop(now, d.pn, u64::from(d.size), cause.as_str());
+                }
+            }
+            Offer::Held { evicted } => w.later.extend(evicted),
+        }
+    }
+}
+
+/// Settles the fates decided after their offer (a dequeue-time
+/// discipline's departures and drops, FQ-CoDel's evictions): arrivals are
+/// queued, drops counted against their flows.
+fn settle(w: &mut Wire, fl: &mut [Flow], mut trace: Option<&mut TraceSink>) {
+    for d in w.later.drain(..) {
+        match d {
+            Delivery::Arrives {
+                payload: (fi, d),
+                at,
+                ce,
+            } => w.q.push_fwd(at, fi, d, ce),
+            Delivery::Dropped {
+                payload: (fi, d),
+                at,
+                cause,
+            } => {
+                if let Some(f) = fl.get_mut(fi as usize) {
+                    f.drops[cause] += 1;
+                }
+                if fi == 0 {
+                    if let Some(t) = trace.as_deref_mut() {
+                        t.drop(at, d.pn, u64::from(d.size), cause.as_str());
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Queues the link's next dequeue (CoDel, FQ-CoDel) if it is earlier than
+/// the one already queued.
+#[inline]
+fn arm_link(w: &mut Wire) {
+    if let Some(t) = w.net.next_wake() {
+        if w.link_wake.is_none_or(|queued| t < queued) {
+            w.link_wake = Some(t);
+            w.q.push(t, 0, TimerKind::Link);
         }
     }
 }

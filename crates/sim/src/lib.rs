@@ -22,7 +22,8 @@ pub mod bench;
 pub mod client;
 pub mod engine;
 pub mod fleet;
-pub mod link;
+/// The link model, shared with `ramp relay` (the `ramp-link` crate).
+pub use ramp_link as link;
 pub mod network;
 pub mod parallel;
 pub mod presets;

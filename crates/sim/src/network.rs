@@ -1,114 +1,83 @@
-//! The path as the engine sees it: the forward chain (policer -> drop-tail
-//! bottleneck -> propagation delay -> random loss) shared by every flow, and
-//! the reverse path (optional serialisation and ACK aggregation, then
-//! propagation delay; lossless).
+//! The path as the engine sees it: the forward link (policer -> queue
+//! discipline and bottleneck -> random loss -> propagation delay, the model
+//! `ramp relay` runs too) shared by every flow, and the reverse path
+//! (optional serialisation and ACK aggregation, then propagation delay;
+//! lossless).
 
 use core::time::Duration;
 
 use ramp_cc::time::duration_nanos;
-use ramp_cc::{Rate, Time};
+use ramp_cc::Time;
 
-use crate::link::{Admission, Bottleneck, LossElement, Policer};
-use crate::rng::Stream;
-use crate::scenario::{PathConfig, RateStep};
+use crate::link::{Delivery, Link, Offer, Packet};
+use crate::scenario::PathConfig;
+use crate::server::Datagram;
 
-/// Where a forward packet ended up.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Fate {
-    /// Arrives at the client at this time (CE-marked or not).
-    Arrives {
-        /// Arrival time at the receiver.
-        at: Time,
-        /// CE mark.
-        ce: bool,
-    },
-    /// Dropped by the policer.
-    Policed,
-    /// Dropped at the queue tail.
-    QueueFull,
-    /// Dropped by random loss (after the queue).
-    RandomLoss,
-}
+/// What the forward link carries: a datagram and its flow's index.
+pub type Carried = (u32, Datagram);
 
 /// The whole path.
 #[derive(Debug)]
 pub struct Network {
-    policer: Option<Policer>,
-    bottleneck: Bottleneck,
-    forward_delay: Duration,
-    loss: LossElement,
+    /// Server -> client: the shared link model (policer, queue
+    /// discipline, random loss, delay, rate steps).
+    forward: Link<Carried>,
     reverse_delay: Duration,
-    reverse_rate: Option<Rate>,
+    reverse_rate: Option<ramp_cc::Rate>,
     reverse_busy_until: Time,
     ack_aggregation_ns: Option<u64>,
     last_reverse_arrival: Time,
-    /// Rate steps not yet applied, earliest first.
-    rate_steps: Vec<RateStep>,
 }
 
 impl Network {
     /// The path of `cfg`, with random elements seeded from `seed`.
     pub fn new(cfg: &PathConfig, seed: u64) -> Network {
         Network {
-            policer: cfg.policer.map(|(r, b)| Policer::new(r, b)),
-            bottleneck: Bottleneck::new(cfg.rate, cfg.queue_bytes(), cfg.ecn_threshold),
-            forward_delay: cfg.forward_delay,
-            loss: LossElement::new(cfg.loss, Stream::ForwardLoss.rng(seed)),
+            forward: Link::new(&cfg.forward_link(), seed),
             reverse_delay: cfg.reverse_delay,
             reverse_rate: cfg.reverse_rate,
             reverse_busy_until: Time::ZERO,
             ack_aggregation_ns: cfg.ack_aggregation.map(duration_nanos).filter(|n| *n > 0),
             last_reverse_arrival: Time::ZERO,
-            rate_steps: cfg.rate_steps.iter().rev().copied().collect(),
         }
     }
 
-    /// Sends a server packet of `size` bytes at `now`.
+    /// Offers flow `flow`'s server datagram `d` to the forward link at `now`.
     #[inline]
-    pub fn forward(&mut self, now: Time, size: u32, ect: bool) -> Fate {
-        // A rate step applies to the packets offered from its time on.
-        while self
-            .rate_steps
-            .last()
-            .is_some_and(|s| Time::ZERO + s.at <= now)
-        {
-            if let Some(s) = self.rate_steps.pop() {
-                self.bottleneck.set_rate(s.rate);
-            }
-        }
-        if let Some(p) = &mut self.policer {
-            if !p.admit(now, size) {
-                return Fate::Policed;
-            }
-        }
-        match self.bottleneck.offer(now, size, ect) {
-            Admission::Dropped => Fate::QueueFull,
-            Admission::Queued { departure, ce } => {
-                if self.loss.drops() {
-                    Fate::RandomLoss
-                } else {
-                    Fate::Arrives {
-                        at: departure + self.forward_delay,
-                        ce,
-                    }
-                }
-            }
-        }
+    pub fn forward(&mut self, now: Time, flow: u32, d: Datagram) -> Offer<Carried> {
+        self.forward.offer(
+            now,
+            Packet {
+                payload: (flow, d),
+                size: d.size,
+                ect: d.ect,
+                flow,
+            },
+        )
+    }
+
+    /// When the forward link next dequeues a held packet (CoDel, FQ-CoDel).
+    pub fn next_wake(&self) -> Option<Time> {
+        self.forward.next_wake()
+    }
+
+    /// Runs the forward link's dequeues due by `now`; `out` gets each
+    /// packet's fate.
+    pub fn poll(&mut self, now: Time, out: impl FnMut(Delivery<Carried>)) {
+        self.forward.poll(now, out);
     }
 
     /// Reports every bottleneck departure up to `now` (time, backlog after,
     /// queueing delay then), for the dequeue side of queue traces.
     pub fn drain_queue(&mut self, now: Time, on_departure: impl FnMut(Time, u64, Duration)) {
-        self.bottleneck.drain_reporting(now, on_departure);
+        self.forward.bottleneck().drain_reporting(now, on_departure);
     }
 
     /// Bottleneck backlog (bytes) and the delay a packet arriving at `now`
     /// would see, for traces.
     pub fn queue_state(&self, now: Time) -> (u64, Duration) {
-        (
-            self.bottleneck.backlog_bytes(),
-            self.bottleneck.queue_delay(now),
-        )
+        let b = self.forward.bottleneck_ref();
+        (b.backlog_bytes(), b.queue_delay(now))
     }
 
     /// Sends a client packet of `size` bytes at `now`; returns its arrival

@@ -57,6 +57,12 @@ pub struct Record {
     pub drops_random: u64,
     /// Packets dropped by the policer.
     pub drops_policer: u64,
+    /// Packets the queue discipline dropped early (CoDel, FQ-CoDel, PIE).
+    pub drops_aqm: u64,
+    /// Packets the client reported CE-marked (ACK frame ECN counts).
+    pub packets_acked_ce: u64,
+    /// The bottleneck's queue discipline.
+    pub aqm: String,
     /// RTT at the end, µs.
     pub rtt_min_us: u64,
     /// Smoothed RTT, µs.
@@ -156,6 +162,8 @@ impl Record {
             .num(k::DROPS_QUEUE, self.drops_queue)
             .num(k::DROPS_RANDOM, self.drops_random)
             .num(k::DROPS_POLICER, self.drops_policer)
+            .num(k::DROPS_AQM, self.drops_aqm)
+            .num(k::PACKETS_ACKED_ECN_CE, self.packets_acked_ce)
             .num(k::RTT_MIN_MS, ms_floor(self.rtt_min_us))
             .num(k::RTT_SMOOTHED_MS, ms_floor(self.rtt_smoothed_us))
             .num(k::RTT_VARIANCE_MS, ms_floor(self.rtt_variance_us))
@@ -180,6 +188,7 @@ impl Record {
             .num(k::PATH_QUEUE_MS, self.path_queue_ms)
             .num(k::PATH_LOSS, self.path_loss)
             .text(k::PATH_ACK_POLICY, &self.ack_policy)
+            .text(k::PATH_AQM, &self.aqm)
             .finish()
     }
 }

@@ -13,7 +13,8 @@
 //! # reverse_delay = "15ms"      # client -> server (ACKs)
 //! queue = "30ms"                # or queue_bytes = 375000
 //! loss = "0.1%"                 # Bernoulli, after the bottleneck
-//! # ecn_threshold = "1ms"       # CE-mark ECT packets whose sojourn exceeds it
+//! # aqm = "fq_codel"            # droptail (default), step:1ms, codel, fq_codel, pie, docsis_pie
+//! # ecn_threshold = "1ms"       # shorthand for aqm = "step:1ms"
 //! # reverse_rate = "10mbit"     # serialise ACKs on the reverse path
 //! # ack_aggregation = "4ms"     # release ACKs in batches every 4 ms
 //! # [[path.rate_step]]          at = "5s", rate = "10mbit" (the link's rate from then on)
@@ -41,7 +42,7 @@ use ramp_cc::pacer::{PacerConfig, PacerKind};
 use ramp_cc::Rate;
 use serde::{Deserialize, Deserializer};
 
-use crate::link::LossModel;
+use crate::link::{Aqm, LinkConfig, LossModel};
 use crate::presets;
 use crate::receiver::AckPolicy;
 use crate::units;
@@ -71,8 +72,8 @@ pub struct PathConfig {
     pub loss: LossModel,
     /// Token-bucket policer before the queue: (rate, burst bytes).
     pub policer: Option<(Rate, u64)>,
-    /// CE-mark ECT packets whose queueing delay exceeds this.
-    pub ecn_threshold: Option<Duration>,
+    /// The bottleneck's queue discipline.
+    pub aqm: Aqm,
     /// Serialisation rate of the reverse path (None: infinitely fast).
     pub reverse_rate: Option<Rate>,
     /// Release reverse-path packets only at multiples of this interval.
@@ -84,13 +85,7 @@ pub struct PathConfig {
 }
 
 /// One change of the bottleneck rate ([`PathConfig::rate_steps`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RateStep {
-    /// When it takes effect, since the simulation started.
-    pub at: Duration,
-    /// The new rate.
-    pub rate: Rate,
-}
+pub use crate::link::RateStep;
 
 impl PathConfig {
     /// Base (idle) RTT: the sum of the one-way delays.
@@ -102,6 +97,18 @@ impl PathConfig {
         match self.queue {
             QueueLimit::Time(d) => crate::link::queue_bytes_for(self.rate, d),
             QueueLimit::Bytes(b) => b,
+        }
+    }
+    /// The forward (data) direction as the shared link model sees it.
+    pub fn forward_link(&self) -> LinkConfig {
+        LinkConfig {
+            rate: self.rate,
+            limit_bytes: self.queue_bytes(),
+            aqm: self.aqm,
+            delay: self.forward_delay,
+            loss: self.loss,
+            policer: self.policer,
+            rate_steps: self.rate_steps.clone(),
         }
     }
     /// Queue limit in time at the link rate.
@@ -180,7 +187,7 @@ impl Scenario {
                     LossModel::None
                 },
                 policer: None,
-                ecn_threshold: None,
+                aqm: Aqm::DropTail,
                 reverse_rate: None,
                 ack_aggregation: None,
                 rate_steps: Vec::new(),
@@ -284,8 +291,8 @@ impl Scenario {
         }
         within("path.forward_delay", p.forward_delay, MAX_DELAY)?;
         within("path.reverse_delay", p.reverse_delay, MAX_DELAY)?;
-        if let Some(t) = p.ecn_threshold {
-            within("path.ecn_threshold", t, MAX_DELAY)?;
+        if let Aqm::Step { threshold } = p.aqm {
+            within("path.aqm step threshold", threshold, MAX_DELAY)?;
         }
         if let Some(a) = p.ack_aggregation {
             within("path.ack_aggregation", a, MAX_ACK_AGGREGATION)?;
@@ -426,6 +433,13 @@ quantity!(Duration, units::parse_duration);
 quantity!(u64, units::parse_size);
 quantity!(f64, units::parse_loss);
 
+impl<'de> Deserialize<'de> for Q<Aqm> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map(Q).map_err(serde::de::Error::custom)
+    }
+}
+
 impl<'de> Deserialize<'de> for Q<AckPolicy> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let s = String::deserialize(d)?;
@@ -461,6 +475,7 @@ struct FilePath {
     loss: Option<Q<f64>>,
     gilbert_elliott: Option<FileGe>,
     policer: Option<FilePolicer>,
+    aqm: Option<Q<Aqm>>,
     ecn_threshold: Option<Q<Duration>>,
     reverse_rate: Option<Q<Rate>>,
     ack_aggregation: Option<Q<Duration>>,
@@ -581,7 +596,17 @@ impl FilePath {
         if let Some(pol) = self.policer {
             p.policer = Some((pol.rate.0, pol.burst.0));
         }
-        set(&mut p.ecn_threshold, self.ecn_threshold.map(|Q(d)| Some(d)));
+        match (self.aqm, self.ecn_threshold) {
+            (Some(_), Some(_)) => {
+                return Err(
+                    "path: give either aqm or ecn_threshold (the latter is aqm = \"step:<delay>\")"
+                        .into(),
+                )
+            }
+            (Some(Q(a)), None) => p.aqm = a,
+            (None, Some(Q(threshold))) => p.aqm = Aqm::Step { threshold },
+            (None, None) => {}
+        }
         set(&mut p.reverse_rate, self.reverse_rate.map(|Q(r)| Some(r)));
         if let Some(Q(d)) = self.ack_aggregation {
             if d.is_zero() {

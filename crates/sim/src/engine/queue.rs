@@ -14,11 +14,16 @@ use crate::server::Datagram;
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Kind {
     Start,
-    Data { d: Datagram, ce: bool },
+    Data {
+        d: Datagram,
+        ce: bool,
+    },
     Up,
     Wake,
     Timer,
     AckTimer,
+    /// The bottleneck's next dequeue (dequeue-time disciplines only).
+    Link,
 }
 
 /// A timer-heap entry (small, so heap moves are cheap).
@@ -28,6 +33,7 @@ pub(super) enum TimerKind {
     Wake,
     Timer,
     AckTimer,
+    Link,
 }
 
 /// The next thing to process: when, for which flow, what.
@@ -138,6 +144,7 @@ impl Queue {
                     TimerKind::Wake => Kind::Wake,
                     TimerKind::Timer => Kind::Timer,
                     TimerKind::AckTimer => Kind::AckTimer,
+                    TimerKind::Link => Kind::Link,
                 },
             }),
             2 => self.fwd.pop_front().map(|(at, _, flow, d, ce)| Event {

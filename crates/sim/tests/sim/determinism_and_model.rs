@@ -114,7 +114,9 @@ fn ecn_ce_marks_give_ecn_loss_episodes_without_drops() {
     let mut sc = scenario("seed-100m");
     sc.size_bytes = 2_000_000;
     sc.endpoint.ecn = true;
-    sc.path.ecn_threshold = Some(std::time::Duration::from_millis(1));
+    sc.path.aqm = ramp_sim::link::Aqm::Step {
+        threshold: std::time::Duration::from_millis(1),
+    };
     let r = run(&sc, "newreno(iw=30)", 1);
     assert!(r.completed);
     assert!(r.num_ecn_loss_episodes >= 1, "{}", r.to_json());

@@ -54,7 +54,9 @@ fn random_scenarios_terminate_with_consistent_records() {
         }
         if i % 5 == 0 {
             sc.endpoint.ecn = true;
-            sc.path.ecn_threshold = Some(Duration::from_millis(2));
+            sc.path.aqm = ramp_sim::link::Aqm::Step {
+                threshold: Duration::from_millis(2),
+            };
         }
         if i % 4 == 0 {
             sc.path.ack_aggregation = Some(Duration::from_millis(3));

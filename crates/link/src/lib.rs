@@ -1,0 +1,34 @@
+//! ramp-link: the bottleneck link model that ramp's simulator and its relay
+//! (`ramp relay`) share, sans-IO: every call takes `now`, so the same
+//! queue runs in virtual time and in real time.
+//!
+//! One direction of a path ([`Link`]) is a token-bucket [`Policer`], a
+//! [`Bottleneck`] (a queue discipline in front of a constant-rate server),
+//! random loss ([`LossModel`]) and a propagation delay. The disciplines
+//! ([`Aqm`]) are drop-tail, L4S-style step marking, CoDel (RFC 8289),
+//! FQ-CoDel (RFC 8290), PIE (RFC 8033) and DOCSIS-PIE (RFC 8034); every
+//! one CE-marks an ECN-capable packet where it would drop it (RFC 3168
+//! §6.1.1; PIE only below its marking threshold, RFC 8033 §5.1).
+
+#![forbid(unsafe_code)]
+
+mod aqm;
+mod bottleneck;
+mod codel;
+mod fq_codel;
+mod loss;
+mod packet;
+mod path;
+mod pie;
+mod policer;
+mod server;
+
+pub use aqm::{Aqm, AqmParseError};
+pub use bottleneck::{queue_bytes_for, Admission, Bottleneck, Departure, Dequeue};
+pub use codel::CoDelParams;
+pub use fq_codel::FqCoDelParams;
+pub use loss::{LossElement, LossModel};
+pub use packet::{Delivery, DropCause, Packet};
+pub use path::{Link, LinkConfig, Offer, RateStep};
+pub use pie::{PieParams, PieProfile};
+pub use policer::Policer;

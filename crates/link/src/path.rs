@@ -1,0 +1,371 @@
+//! One direction of a path, as both the simulator and `ramp relay` model
+//! it: policer → bottleneck (queue discipline + serialisation) → random
+//! loss → propagation delay, with optional rate steps.
+//!
+//! The two differ only in their clock: the simulator passes virtual time,
+//! the relay the time since it started. Every decision (admission, marks,
+//! which packets random loss takes, in which order the generators are
+//! drawn) is this module's, so a real run and a simulated one see the same
+//! queue.
+
+use std::time::Duration;
+
+use ramp_cc::rng::Rng;
+use ramp_cc::{Rate, Time};
+
+use crate::aqm::Aqm;
+use crate::bottleneck::{Admission, Bottleneck, Departure, Dequeue};
+use crate::loss::{LossElement, LossModel};
+use crate::packet::{Delivery, DropCause, Packet};
+use crate::policer::Policer;
+
+/// One change of the bottleneck rate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RateStep {
+    /// When it takes effect, since the clock's epoch.
+    pub at: Duration,
+    /// The new rate.
+    pub rate: Rate,
+}
+
+/// The generator streams of a link's random elements. Fixed numbers:
+/// changing one changes every run's output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u64)]
+enum Stream {
+    /// Random loss (stream 1 since the simulator's first release).
+    Loss = 1,
+    /// PIE's drop draws.
+    Aqm = 3,
+}
+
+/// A link direction's configuration.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinkConfig {
+    /// Serialisation rate.
+    pub rate: Rate,
+    /// Buffer limit, bytes (the packet in service included).
+    pub limit_bytes: u64,
+    /// Queue discipline.
+    pub aqm: Aqm,
+    /// One-way propagation delay.
+    pub delay: Duration,
+    /// Random loss after the queue.
+    pub loss: LossModel,
+    /// Token-bucket policer before the queue: (rate, burst bytes).
+    pub policer: Option<(Rate, u64)>,
+    /// Rate changes, in time order.
+    pub rate_steps: Vec<RateStep>,
+}
+
+/// What [`Link::offer`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Offer<P> {
+    /// The packet's fate is decided.
+    Now(Delivery<P>),
+    /// A dequeue-time discipline holds it: poll at [`Link::next_wake`].
+    /// `evicted` is a packet FQ-CoDel dropped to make room.
+    Held {
+        /// A packet dropped from the fattest flow queue.
+        evicted: Option<Delivery<P>>,
+    },
+}
+
+/// One direction of a path.
+#[derive(Clone, Debug)]
+pub struct Link<P> {
+    policer: Option<Policer>,
+    bottleneck: Bottleneck<P>,
+    loss: LossElement,
+    delay: Duration,
+    /// Rate steps not yet applied, earliest last.
+    rate_steps: Vec<RateStep>,
+}
+
+impl<P> Link<P> {
+    /// A link of `cfg` whose random elements draw from streams of `seed`.
+    pub fn new(cfg: &LinkConfig, seed: u64) -> Link<P> {
+        Link {
+            policer: cfg.policer.map(|(r, b)| Policer::new(r, b)),
+            bottleneck: Bottleneck::new(
+                cfg.rate,
+                cfg.limit_bytes,
+                cfg.aqm,
+                Rng::new(seed, Stream::Aqm as u64),
+            ),
+            loss: LossElement::new(cfg.loss, Rng::new(seed, Stream::Loss as u64)),
+            delay: cfg.delay,
+            rate_steps: cfg.rate_steps.iter().rev().copied().collect(),
+        }
+    }
+
+    /// The bottleneck (for traces: backlog, delay, departures).
+    pub fn bottleneck(&mut self) -> &mut Bottleneck<P> {
+        &mut self.bottleneck
+    }
+
+    /// The bottleneck, read-only.
+    pub fn bottleneck_ref(&self) -> &Bottleneck<P> {
+        &self.bottleneck
+    }
+
+    /// When [`Link::poll`] next has work (dequeue-time disciplines only).
+    pub fn next_wake(&self) -> Option<Time> {
+        self.bottleneck.next_dequeue()
+    }
+
+    /// After the queue: random loss, then the propagation delay.
+    #[inline]
+    fn deliver(&mut self, d: Departure<P>) -> Delivery<P> {
+        if self.loss.drops() {
+            Delivery::Dropped {
+                payload: d.packet.payload,
+                at: d.at,
+                cause: DropCause::Random,
+            }
+        } else {
+            Delivery::Arrives {
+                payload: d.packet.payload,
+                at: d.at + self.delay,
+                ce: d.ce,
+            }
+        }
+    }
+
+    /// Offers `packet` at `now`.
+    #[inline]
+    pub fn offer(&mut self, now: Time, packet: Packet<P>) -> Offer<P> {
+        // A rate step applies to the packets offered from its time on.
+        while let Some(s) = self.rate_steps.last().copied() {
+            if Time::ZERO + s.at > now {
+                break;
+            }
+            self.rate_steps.pop();
+            self.bottleneck.set_rate(s.rate);
+        }
+        if let Some(p) = &mut self.policer {
+            if !p.admit(now, packet.size) {
+                return Offer::Now(Delivery::Dropped {
+                    payload: packet.payload,
+                    at: now,
+                    cause: DropCause::Policer,
+                });
+            }
+        }
+        match self.bottleneck.offer(now, packet) {
+            Admission::Departs(d) => Offer::Now(self.deliver(d)),
+            Admission::Dropped { packet, cause } => Offer::Now(Delivery::Dropped {
+                payload: packet.payload,
+                at: now,
+                cause,
+            }),
+            Admission::Held { evicted } => Offer::Held {
+                evicted: evicted.map(|p| Delivery::Dropped {
+                    payload: p.payload,
+                    at: now,
+                    cause: DropCause::Queue,
+                }),
+            },
+        }
+    }
+
+    /// Runs the dequeues due by `now` (dequeue-time disciplines), reporting
+    /// each packet's fate in dequeue order.
+    pub fn poll(&mut self, now: Time, mut out: impl FnMut(Delivery<P>)) {
+        let mut departed = Vec::new();
+        self.bottleneck.poll(now, |d| match d {
+            Dequeue::Departs(d) => departed.push(Ok(d)),
+            Dequeue::Dropped { packet, at } => departed.push(Err((packet, at))),
+        });
+        for d in departed {
+            out(match d {
+                Ok(d) => self.deliver(d),
+                Err((packet, at)) => Delivery::Dropped {
+                    payload: packet.payload,
+                    at,
+                    cause: DropCause::Aqm,
+                },
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg(rate_mbit: u64, delay_ms: u64, queue_ms: u64, loss: f64) -> LinkConfig {
+        let rate = Rate::from_bits_per_sec(rate_mbit * 1_000_000);
+        LinkConfig {
+            rate,
+            limit_bytes: crate::queue_bytes_for(rate, Duration::from_millis(queue_ms)),
+            aqm: Aqm::DropTail,
+            delay: Duration::from_millis(delay_ms),
+            loss: if loss > 0.0 {
+                LossModel::Bernoulli { p: loss }
+            } else {
+                LossModel::None
+            },
+            policer: None,
+            rate_steps: Vec::new(),
+        }
+    }
+
+    fn pkt(size: u32) -> Packet<()> {
+        Packet {
+            payload: (),
+            size,
+            ect: false,
+            flow: 0,
+        }
+    }
+
+    #[test]
+    fn idle_link_delivers_after_serialisation_and_delay() {
+        let mut l = Link::new(&cfg(20, 20, 40, 0.0), 7);
+        // 1250 bytes at 20 Mbit/s = 500 µs.
+        assert_eq!(
+            l.offer(Time::from_millis(1), pkt(1250)),
+            Offer::Now(Delivery::Arrives {
+                payload: (),
+                at: Time::from_micros(21_500),
+                ce: false
+            })
+        );
+    }
+
+    #[test]
+    fn drop_tail_at_queue_capacity() {
+        // 40 ms at 20 Mbit/s = 100,000 bytes = 80 packets of 1250.
+        let mut l = Link::new(&cfg(20, 20, 40, 0.0), 7);
+        let fates: Vec<_> = (0..200).map(|_| l.offer(Time::ZERO, pkt(1250))).collect();
+        let delivered = fates
+            .iter()
+            .filter(|f| matches!(f, Offer::Now(Delivery::Arrives { .. })))
+            .count();
+        assert_eq!(delivered, 80);
+        // Once the queue drains by one packet, one more is admitted.
+        let t = Time::from_micros(500);
+        assert!(matches!(
+            l.offer(t, pkt(1250)),
+            Offer::Now(Delivery::Arrives { .. })
+        ));
+        assert!(matches!(
+            l.offer(t, pkt(1250)),
+            Offer::Now(Delivery::Dropped {
+                cause: DropCause::Queue,
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn random_loss_after_the_queue_is_seeded() {
+        let mut a = Link::new(&cfg(1000, 0, 1000, 0.05), 3);
+        let mut b = Link::new(&cfg(1000, 0, 1000, 0.05), 3);
+        let mut lost = 0;
+        for i in 0..20_000u64 {
+            let t = Time::from_micros(i * 100);
+            let fa = a.offer(t, pkt(100));
+            assert_eq!(fa, b.offer(t, pkt(100)));
+            if let Offer::Now(Delivery::Dropped { cause, .. }) = fa {
+                assert_eq!(cause, DropCause::Random);
+                lost += 1;
+            }
+        }
+        // 5 % of 20,000 = 1,000; 4 sigma ≈ 123.
+        assert!((877..=1123).contains(&lost), "lost {lost}");
+    }
+
+    #[test]
+    fn rate_step_applies_to_packets_offered_after_it() {
+        let mut c = cfg(10, 0, 1000, 0.0);
+        c.rate_steps = vec![RateStep {
+            at: Duration::from_millis(10),
+            rate: Rate::from_bits_per_sec(5_000_000),
+        }];
+        let mut l = Link::new(&c, 1);
+        let at = |o| match o {
+            Offer::Now(Delivery::Arrives { at, .. }) => at,
+            o => panic!("{o:?}"),
+        };
+        // 1250 bytes: 1 ms at 10 Mbit/s, 2 ms at 5.
+        assert_eq!(at(l.offer(Time::ZERO, pkt(1250))), Time::from_millis(1));
+        assert_eq!(
+            at(l.offer(Time::from_millis(10), pkt(1250))),
+            Time::from_millis(12)
+        );
+    }
+
+    mod props {
+        use super::*;
+        use proptest::prelude::*;
+
+        proptest! {
+            /// Whatever arrives, under any discipline: deliveries leave in
+            /// order, at least one serialisation time apart, never before
+            /// arrival + serialisation + delay; every packet is accounted
+            /// for exactly once; the buffer limit holds.
+            #[test]
+            fn link_invariants(
+                rate_kbit in 100u64..1_000_000,
+                delay_us in 0u64..200_000,
+                queue_us in 1_000u64..200_000,
+                aqm in prop_oneof![
+                    Just(Aqm::DropTail),
+                    Just(Aqm::Step { threshold: Duration::from_millis(1) }),
+                    Just(Aqm::CoDel(Default::default())),
+                    Just(Aqm::FqCoDel(Default::default())),
+                    Just(Aqm::Pie(crate::PieParams::RFC8033)),
+                    Just(Aqm::Pie(crate::PieParams::DOCSIS)),
+                ],
+                arrivals in proptest::collection::vec((0u64..5_000, 1u32..1500, 0u32..4, any::<bool>()), 1..300),
+            ) {
+                let rate = Rate::from_bits_per_sec(rate_kbit * 1000);
+                let c = LinkConfig {
+                    rate,
+                    limit_bytes: crate::queue_bytes_for(rate, Duration::from_micros(queue_us)).max(1500),
+                    aqm,
+                    delay: Duration::from_micros(delay_us),
+                    loss: LossModel::None,
+                    policer: None,
+                    rate_steps: Vec::new(),
+                };
+                let mut l: Link<(usize, Time, u32)> = Link::new(&c, 5);
+                let mut now = Time::ZERO;
+                let mut fates = Vec::new();
+                for (i, (gap_us, size, flow, ect)) in arrivals.iter().copied().enumerate() {
+                    now += Duration::from_micros(gap_us);
+                    l.poll(now, |d| fates.push(d));
+                    let p = Packet { payload: (i, now, size), size, ect, flow };
+                    match l.offer(now, p) {
+                        Offer::Now(d) => fates.push(d),
+                        Offer::Held { evicted } => fates.extend(evicted),
+                    }
+                    prop_assert!(l.bottleneck_ref().backlog_bytes() <= c.limit_bytes + 1500);
+                }
+                l.poll(Time::MAX, |d| fates.push(d));
+                let mut seen = vec![0u32; arrivals.len()];
+                let mut last: Option<Time> = None;
+                for f in &fates {
+                    match *f {
+                        Delivery::Arrives { payload: (i, sent, size), at, .. } => {
+                            seen[i] += 1;
+                            let tx = rate.transmit_time(u64::from(size));
+                            prop_assert!(at >= sent + tx + c.delay);
+                            if let Some(prev) = last {
+                                prop_assert!(at >= prev + tx);
+                            }
+                            last = Some(at);
+                        }
+                        Delivery::Dropped { payload: (i, _, _), cause, .. } => {
+                            seen[i] += 1;
+                            prop_assert!(cause != DropCause::Random && cause != DropCause::Policer);
+                        }
+                    }
+                }
+                prop_assert!(seen.iter().all(|n| *n == 1), "{seen:?}");
+            }
+        }
+    }
+}

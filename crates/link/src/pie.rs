@@ -1,0 +1,342 @@
+//! PIE, "Proportional Integral controller Enhanced" (RFC 8033), and its
+//! DOCSIS 3.1 profile DOCSIS-PIE (RFC 8034).
+//!
+//! PIE drops (or CE-marks) at enqueue with a probability it re-computes
+//! every `t_update` from the queueing delay: up in proportion to how far
+//! the delay is above target (α) and to how fast it is rising (β). Because
+//! every decision is made on arrival, a PIE queue is still a FIFO whose
+//! departures are known on arrival, and it runs on the link's virtual-time
+//! server without dequeue events.
+//!
+//! The queueing delay is the link's exact wait (backlog over the link
+//! rate), which is what RFC 8033 §5.2's rate-based estimate converges to on
+//! a constant-rate link, and what RFC 8034 prescribes outright
+//! (DOCSIS-PIE divides the queue by the configured rate).
+
+use std::time::Duration;
+
+use ramp_cc::rng::{Probability, Rng};
+use ramp_cc::Time;
+
+/// The two PIE profiles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PieProfile {
+    /// RFC 8033 as written.
+    Rfc8033,
+    /// DOCSIS-PIE (RFC 8034): its constants, and drop probability scaled
+    /// by packet size (RFC 8034 Appendix A), so small packets (ACKs, VoIP) are
+    /// rarely dropped.
+    Docsis,
+}
+
+/// PIE's parameters.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PieParams {
+    /// Which profile's behaviour to follow.
+    pub profile: PieProfile,
+    /// Target queueing delay ("QDELAY_REF"): 15 ms (RFC 8033 §4.1); 10 ms
+    /// for DOCSIS-PIE (RFC 8034 Appendix A).
+    pub target: Duration,
+    /// Drop-probability update period ("T_UPDATE"): 15 ms (RFC 8033 §4.2);
+    /// 16 ms for DOCSIS-PIE (RFC 8034 Appendix A).
+    pub t_update: Duration,
+    /// Weight of the delay error, per second: 0.125 (RFC 8033 §4.2); 0.25
+    /// for DOCSIS-PIE (RFC 8034 Appendix A).
+    pub alpha: f64,
+    /// Weight of the delay trend, per second: 1.25 (RFC 8033 §4.2); 2.5
+    /// for DOCSIS-PIE (RFC 8034 Appendix A).
+    pub beta: f64,
+    /// Burst tolerated without drops after an idle queue ("MAX_BURST"):
+    /// 150 ms (RFC 8033 §4.4); 142 ms for DOCSIS-PIE (RFC 8034 Appendix A).
+    pub max_burst: Duration,
+    /// Above this drop probability ECT packets are dropped, not marked
+    /// ("mark_ecnth", 10 %: RFC 8033 §5.1).
+    pub mark_ecn_threshold: f64,
+    /// Mean packet size: a queue of at most two of these is never dropped
+    /// from (RFC 8033 §4.1), and DOCSIS-PIE scales the drop probability by
+    /// `size / mean` (RFC 8034 Appendix A). 1024 bytes in RFC 8034; ramp uses the
+    /// same for RFC 8033, which leaves it open.
+    pub mean_packet: u32,
+}
+
+impl PieParams {
+    /// RFC 8033's defaults.
+    pub const RFC8033: PieParams = PieParams {
+        profile: PieProfile::Rfc8033,
+        target: Duration::from_millis(15),
+        t_update: Duration::from_millis(15),
+        alpha: 0.125,
+        beta: 1.25,
+        max_burst: Duration::from_millis(150),
+        mark_ecn_threshold: 0.1,
+        mean_packet: 1024,
+    };
+
+    /// DOCSIS-PIE's constants (RFC 8034 Appendix A).
+    pub const DOCSIS: PieParams = PieParams {
+        profile: PieProfile::Docsis,
+        target: Duration::from_millis(10),
+        t_update: Duration::from_millis(16),
+        alpha: 0.25,
+        beta: 2.5,
+        max_burst: Duration::from_millis(142),
+        mark_ecn_threshold: 0.1,
+        mean_packet: 1024,
+    };
+}
+
+/// What PIE does with an arriving packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum PieVerdict {
+    /// Enqueue it unmarked.
+    Pass,
+    /// Enqueue it CE-marked.
+    Mark,
+    /// Drop it.
+    Drop,
+}
+
+/// PIE's state (RFC 8033 §4's variables).
+#[derive(Clone, Debug)]
+pub(crate) struct Pie {
+    params: PieParams,
+    /// Current drop probability (`drop_prob_`).
+    drop_prob: f64,
+    /// Queueing delay at the previous update (`qdelay_old_`).
+    qdelay_old: Duration,
+    /// Drops skipped while a burst is tolerated (`burst_allowance_`).
+    burst_allowance: Duration,
+    /// De-randomisation accumulator (`accu_prob`, RFC 8033 §5.4).
+    accu_prob: f64,
+    /// When the next probability update is due.
+    next_update: Time,
+    rng: Rng,
+}
+
+impl Pie {
+    pub(crate) fn new(params: PieParams, rng: Rng) -> Pie {
+        Pie {
+            params,
+            drop_prob: 0.0,
+            qdelay_old: Duration::ZERO,
+            burst_allowance: params.max_burst,
+            accu_prob: 0.0,
+            next_update: Time::ZERO + params.t_update,
+            rng,
+        }
+    }
+
+    /// The current drop probability.
+    pub(crate) fn drop_prob(&self) -> f64 {
+        self.drop_prob
+    }
+
+    /// Runs every probability update due by `now`. `qdelay_at(t)` is the
+    /// queueing delay at `t`; no packet arrived since the last call, so the
+    /// delay at an update instant in between is the backlog then.
+    pub(crate) fn catch_up(&mut self, now: Time, qdelay_at: impl Fn(Time) -> Duration) {
+        while self.next_update <= now {
+            let t = self.next_update;
+            self.update(qdelay_at(t));
+            self.next_update = t + self.params.t_update;
+        }
+    }
+
+    /// RFC 8033 §4.2 (and RFC 8034 Appendix A): one probability update.
+    fn update(&mut self, qdelay: Duration) {
+        let p = &self.params;
+        let target = p.target.as_secs_f64();
+        let cur = qdelay.as_secs_f64();
+        let old = self.qdelay_old.as_secs_f64();
+        let mut delta = p.alpha * (cur - target) + p.beta * (cur - old);
+        // Auto-tuning: small probabilities move in small steps (RFC 8033
+        // §4.2), so that a light load is not punished by the gains tuned
+        // for a heavy one.
+        let scale = match self.drop_prob {
+            d if d < 0.000_001 => 1.0 / 2048.0,
+            d if d < 0.000_01 => 1.0 / 512.0,
+            d if d < 0.000_1 => 1.0 / 128.0,
+            d if d < 0.001 => 1.0 / 32.0,
+            d if d < 0.01 => 1.0 / 8.0,
+            d if d < 0.1 => 1.0 / 2.0,
+            _ => 1.0,
+        };
+        delta *= scale;
+        // Cap the step at 2 % once the probability is high (RFC 8033 §5.5),
+        // so that one large delay sample cannot force a burst of drops.
+        if self.drop_prob >= 0.1 && delta > 0.02 {
+            delta = 0.02;
+        }
+        self.drop_prob += delta;
+        // Decay once the queue has been empty for two updates (RFC 8033
+        // §4.2: "1 - 1/64 is sufficient").
+        if qdelay.is_zero() && self.qdelay_old.is_zero() {
+            self.drop_prob *= 0.98;
+        }
+        self.drop_prob = self.drop_prob.clamp(0.0, 1.0);
+        // RFC 8033 §4.4: the burst allowance runs down, and is restored
+        // once the queue is calm and nothing is being dropped.
+        let half = p.target / 2;
+        self.burst_allowance = self.burst_allowance.saturating_sub(p.t_update);
+        if self.drop_prob == 0.0 && qdelay < half && self.qdelay_old < half {
+            self.burst_allowance = p.max_burst;
+        }
+        self.qdelay_old = qdelay;
+    }
+
+    /// RFC 8033 §4.1 enqueue decision for a packet of `size` bytes when
+    /// `backlog` bytes are queued (RFC 8033 §5.1 for ECN, §5.4 for the
+    /// de-randomisation).
+    pub(crate) fn on_arrival(&mut self, size: u32, ect: bool, backlog: u64) -> PieVerdict {
+        let p = self.params;
+        if !self.burst_allowance.is_zero() {
+            return PieVerdict::Pass;
+        }
+        if (self.qdelay_old < p.target / 2 && self.drop_prob < 0.2)
+            || backlog <= 2 * u64::from(p.mean_packet)
+        {
+            return PieVerdict::Pass;
+        }
+        let mut prob = self.drop_prob;
+        if p.profile == PieProfile::Docsis {
+            prob *= f64::from(size) / f64::from(p.mean_packet);
+        }
+        if prob == 0.0 {
+            self.accu_prob = 0.0;
+            return PieVerdict::Pass;
+        }
+        // De-randomisation: never drop while the accumulated probability
+        // is under 0.85, always once it reaches 8.5.
+        self.accu_prob += prob;
+        let drop = if self.accu_prob < 0.85 {
+            false
+        } else if self.accu_prob >= 8.5 {
+            true
+        } else {
+            self.rng.chance(Probability::new(prob.min(1.0)))
+        };
+        if !drop {
+            return PieVerdict::Pass;
+        }
+        self.accu_prob = 0.0;
+        if ect && self.drop_prob <= p.mark_ecn_threshold {
+            PieVerdict::Mark
+        } else {
+            PieVerdict::Drop
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pie() -> Pie {
+        Pie::new(PieParams::RFC8033, Rng::new(1, 3))
+    }
+
+    #[test]
+    fn rfc8033_4_2_probability_update_follows_alpha_beta_and_autotuning() {
+        let mut p = pie();
+        // From 0 with the delay at 35 ms (20 ms above target, rising by
+        // 35 ms): 0.125·0.020 + 1.25·0.035 = 0.04625, scaled by 1/2048.
+        p.update(Duration::from_millis(35));
+        let want = (0.125 * 0.020 + 1.25 * 0.035) / 2048.0;
+        assert!((p.drop_prob() - want).abs() < 1e-12, "{}", p.drop_prob());
+        // Steady at 35 ms: only the α term, at the tier of the current
+        // probability (2.26e-5 is in [1e-5, 1e-4): 1/128).
+        let before = p.drop_prob();
+        p.update(Duration::from_millis(35));
+        let want = before + 0.125 * 0.020 / 128.0;
+        assert!((p.drop_prob() - want).abs() < 1e-12);
+    }
+
+    #[test]
+    fn rfc8033_5_5_step_capped_at_two_percent_above_ten_percent() {
+        let mut p = pie();
+        p.drop_prob = 0.5;
+        p.qdelay_old = Duration::ZERO;
+        p.update(Duration::from_millis(500));
+        assert!((p.drop_prob() - 0.52).abs() < 1e-12);
+    }
+
+    #[test]
+    fn rfc8033_4_2_decays_when_the_queue_stays_empty() {
+        let mut p = pie();
+        p.drop_prob = 0.5;
+        p.update(Duration::ZERO);
+        // 0.5 + 0.125·(−0.015) (no scaling above 10 %), then × 0.98.
+        let want = (0.5 - 0.125 * 0.015) * 0.98;
+        assert!((p.drop_prob() - want).abs() < 1e-12);
+    }
+
+    #[test]
+    fn rfc8033_4_4_burst_allowance_passes_everything_until_spent() {
+        let mut p = pie();
+        p.drop_prob = 0.9;
+        p.qdelay_old = Duration::from_millis(100);
+        assert_eq!(p.on_arrival(1500, false, 1_000_000), PieVerdict::Pass);
+        // 150 ms of allowance is 10 updates of 15 ms.
+        for _ in 0..10 {
+            p.update(Duration::from_millis(100));
+        }
+        let drops = (0..1000)
+            .filter(|_| p.on_arrival(1500, false, 1_000_000) == PieVerdict::Drop)
+            .count();
+        assert!(drops > 800, "drops {drops}");
+    }
+
+    #[test]
+    fn rfc8033_5_1_ecn_marks_below_the_threshold_and_drops_above() {
+        let mut p = pie();
+        p.burst_allowance = Duration::ZERO;
+        p.qdelay_old = Duration::from_millis(100);
+        p.drop_prob = 0.05;
+        let v: Vec<_> = (0..2000)
+            .map(|_| p.on_arrival(1500, true, 1_000_000))
+            .collect();
+        assert!(v.contains(&PieVerdict::Mark));
+        assert!(!v.contains(&PieVerdict::Drop));
+        p.drop_prob = 0.3;
+        let v: Vec<_> = (0..200)
+            .map(|_| p.on_arrival(1500, true, 1_000_000))
+            .collect();
+        assert!(v.contains(&PieVerdict::Drop));
+        assert!(!v.contains(&PieVerdict::Mark));
+    }
+
+    #[test]
+    fn rfc8033_5_4_derandomisation_bounds_the_gap_between_drops() {
+        // At 10 %, at least 8.5 and at most 85 packets pass between drops.
+        let mut p = pie();
+        p.burst_allowance = Duration::ZERO;
+        p.qdelay_old = Duration::from_millis(100);
+        p.drop_prob = 0.1;
+        let mut since = 0;
+        let mut gaps = Vec::new();
+        for _ in 0..20_000 {
+            if p.on_arrival(1500, false, 1_000_000) == PieVerdict::Drop {
+                gaps.push(since);
+                since = 0;
+            } else {
+                since += 1;
+            }
+        }
+        assert!(gaps.iter().all(|g| (8..=85).contains(g)), "{gaps:?}");
+    }
+
+    #[test]
+    fn rfc8034_appendix_a_small_packets_are_dropped_less() {
+        let mut p = Pie::new(PieParams::DOCSIS, Rng::new(1, 3));
+        p.burst_allowance = Duration::ZERO;
+        p.qdelay_old = Duration::from_millis(100);
+        p.drop_prob = 0.2;
+        let big = (0..5000)
+            .filter(|_| p.on_arrival(1500, false, 1_000_000) == PieVerdict::Drop)
+            .count();
+        let small = (0..5000)
+            .filter(|_| p.on_arrival(64, false, 1_000_000) == PieVerdict::Drop)
+            .count();
+        assert!(small * 5 < big, "small {small} big {big}");
+    }
+}
