@@ -1,5 +1,6 @@
 //! Real transfers through the relay, compared with ramp-sim on the same
-//! path: 20 Mbit/s, 40 ms RTT, 40 ms drop-tail queue, no random loss.
+//! path: 20 Mbit/s, 40 ms RTT, 40 ms buffer, no random loss; drop-tail and
+//! CoDel, the relay running the simulator's own queue (`ramp-link`).
 
 mod common;
 
@@ -9,6 +10,7 @@ use common::*;
 use ramp_cc::Rate;
 use ramp_quic::relay::{Relay, RelayConfig};
 use ramp_quic::stats::PathLabels;
+use ramp_sim::link::Aqm;
 use ramp_sim::{run_connection, Scenario, TraceSink};
 
 const CONTROLLERS: [&str; 5] = [
@@ -22,33 +24,36 @@ const SIZE: u64 = 2_000_000;
 
 /// The simulator's version of the relay path, with quinn's settings: 1200-
 /// byte datagrams, IW 10, quinn's pacer model.
-fn scenario() -> Scenario {
-    let toml = r#"
+fn scenario(aqm: Aqm) -> Scenario {
+    let toml = format!(
+        r#"
         seed = 1
         [path]
         rate = "20mbit"
         rtt = "40ms"
         queue = "40ms"
+        aqm = "{aqm}"
         [endpoint]
         mds = 1200
         iw = 10
         pacer = "quinn"
-    "#;
-    let mut sc = Scenario::from_toml(toml, "real-20m-40ms").expect("scenario");
+    "#
+    );
+    let mut sc = Scenario::from_toml(&toml, "real-20m-40ms").expect("scenario");
     sc.size_bytes = SIZE;
     sc
 }
 
-fn sim_ttlb(cc: &str) -> (Duration, u64) {
+fn sim_ttlb(cc: &str, aqm: Aqm) -> (Duration, u64) {
     let spec = ramp_cc::spec::parse(cc).expect("controller name");
-    let rec = run_connection(&scenario(), &spec, 1, &mut TraceSink::off()).expect("simulation");
+    let rec = run_connection(&scenario(aqm), &spec, 1, &mut TraceSink::off()).expect("simulation");
     (Duration::from_micros(rec.ttlb_us), rec.packets_lost)
 }
 
 /// One real 2 MB download of `cc` through a fresh relay and server:
 /// (TTLB, packets lost, relay tail drops). Completion and the record are
 /// asserted here.
-async fn real_run(cc: &str, attempt: usize) -> (Duration, u64, u64) {
+async fn real_run(cc: &str, aqm: Aqm, attempt: usize) -> (Duration, u64, u64) {
     let labels = PathLabels {
         rate_bps: Some(20_000_000),
         rtt: Some(Duration::from_millis(40)),
@@ -57,8 +62,8 @@ async fn real_run(cc: &str, attempt: usize) -> (Duration, u64, u64) {
         seed: Some(1),
         group: Some(cc.to_string()),
     };
-    let server = start_server(cc, &format!("relay-{cc}-{attempt}.ndjson"), labels).await;
-    let relay = Relay::start(RelayConfig::symmetric(
+    let server = start_server(cc, &format!("relay-{aqm}-{cc}-{attempt}.ndjson"), labels).await;
+    let mut cfg = RelayConfig::symmetric(
         "127.0.0.1:0".parse().unwrap(),
         server.addr,
         Rate::from_bits_per_sec(20_000_000),
@@ -66,8 +71,10 @@ async fn real_run(cc: &str, attempt: usize) -> (Duration, u64, u64) {
         Duration::from_millis(40),
         0.0,
         1,
-    ))
-    .expect("relay");
+    );
+    cfg.up.aqm = aqm;
+    cfg.down.aqm = aqm;
+    let relay = Relay::start(cfg).expect("relay");
     let res = fetch(relay.local_addr(), &format!("/bytes/{SIZE}"), 1, 1).await;
     assert!(
         res[0].is_ok(),
@@ -90,19 +97,34 @@ async fn real_run(cc: &str, attempt: usize) -> (Duration, u64, u64) {
         .expect("join")
         .expect("relay stops");
     server.stop().await;
-    (real, lost, counters.down.dropped_queue)
+    (
+        real,
+        lost,
+        counters.down.dropped_queue + counters.down.dropped_aqm,
+    )
 }
 
+/// One test, so that the real transfers never share the CPU with each
+/// other (a test binary runs its tests in parallel).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn relay_2mb_download_with_each_controller_matches_sim_within_15_percent() {
+    within_15_percent(Aqm::DropTail, &CONTROLLERS).await;
+    within_15_percent(
+        "codel".parse().expect("aqm"),
+        &["newreno", "cubic", "rapidstart"],
+    )
+    .await;
+}
+
+async fn within_15_percent(aqm: Aqm, controllers: &[&str]) {
     let mut rows = Vec::new();
-    for cc in CONTROLLERS {
-        let (sim, sim_lost) = sim_ttlb(cc);
+    for &cc in controllers {
+        let (sim, sim_lost) = sim_ttlb(cc, aqm);
         // Real time needs the CPU: on a machine loaded by other work one
         // run can be delayed, so a second run is made when the first
         // misses the bound; both must complete with a record.
         for attempt in 0..2 {
-            let (real, lost, drops) = real_run(cc, attempt).await;
+            let (real, lost, drops) = real_run(cc, aqm, attempt).await;
             let diff = real.as_secs_f64() / sim.as_secs_f64() - 1.0;
             if diff.abs() <= 0.15 || attempt == 1 {
                 rows.push((cc, real, sim, lost, sim_lost, drops));
@@ -111,6 +133,7 @@ async fn relay_2mb_download_with_each_controller_matches_sim_within_15_percent()
             eprintln!("{cc}: first run {real:?} vs sim {sim:?}; running again");
         }
     }
+    eprintln!("queue discipline: {aqm}");
     eprintln!(
         "{:<14} {:>10} {:>10} {:>7} {:>9} {:>9} {:>11}",
         "cc", "real ms", "sim ms", "diff", "lost", "sim lost", "relay drops"

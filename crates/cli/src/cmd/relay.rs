@@ -11,8 +11,10 @@ use ramp_quic::units::{parse_duration, parse_loss, parse_optional_duration, pars
 /// Arguments of `ramp relay`.
 ///
 /// A UDP relay that emulates a bottleneck in each direction: rate,
-/// propagation delay (half the RTT each way), a drop-tail queue sized in
-/// time at the link rate, and random loss from a seeded generator. Every
+/// propagation delay (half the RTT each way), a buffer sized in
+/// time at the link rate run by a queue discipline (drop-tail by default;
+/// CoDel, FQ-CoDel, PIE, DOCSIS-PIE), and random loss from a seeded
+/// generator, all with the simulator's link model. Every
 /// client address gets its own upstream socket; all clients share the
 /// link. Non-QUIC datagrams and unknown senders are counted and dropped.
 #[derive(clap::Args, Debug)]
@@ -29,9 +31,13 @@ pub struct Args {
     /// Base round-trip time added (e.g. 40ms; half each way).
     #[arg(long)]
     rtt: String,
-    /// Drop-tail queue, as time at the rate (e.g. 40ms).
+    /// Buffer, as time at the rate (e.g. 40ms).
     #[arg(long)]
     queue: String,
+    /// Queue discipline, each direction: droptail, step:<delay>, codel,
+    /// fq_codel, pie, docsis_pie (the simulator's own implementations).
+    #[arg(long, default_value = "droptail")]
+    aqm: ramp_link::Aqm,
     /// Random loss probability, each direction (e.g. 0.5%).
     #[arg(long, default_value = "0")]
     loss: String,
@@ -63,6 +69,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         args.seed,
     );
     cfg.log = args.log;
+    cfg.up.aqm = args.aqm;
+    cfg.down.aqm = args.aqm;
     let relay = Relay::start(cfg).with_context(|| format!("relay on {}", args.listen))?;
     println!(
         "listening on {} upstream {}",
@@ -73,11 +81,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let c = relay.stop()?;
     for (name, d) in [("up", c.up), ("down", c.down)] {
         eprintln!(
-            "ramp relay {name}: {} received, {} delivered, {} queue drops, {} random losses, {} malformed; \
+            "ramp relay {name}: {} received, {} delivered, {} queue drops, {} AQM drops, {} random losses, {} malformed; \
              max queue {} bytes; lateness mean {:?} max {:?}, {} over 1 ms",
             d.received,
             d.delivered,
             d.dropped_queue,
+            d.dropped_aqm,
             d.dropped_loss,
             d.malformed,
             d.max_queue_bytes,

@@ -30,9 +30,13 @@ pub struct Args {
     /// Base round-trip time, split evenly between the directions (e.g. 40ms).
     #[arg(long)]
     pub rtt: Option<String>,
-    /// Drop-tail queue in time at the link rate (e.g. 40ms).
+    /// Buffer in time at the link rate (e.g. 40ms).
     #[arg(long)]
     pub queue: Option<String>,
+    /// Queue discipline: droptail, step:<delay>, codel, fq_codel, pie,
+    /// docsis_pie.
+    #[arg(long)]
+    pub aqm: Option<ramp_sim::link::Aqm>,
     /// Random loss after the bottleneck (e.g. 0.5%).
     #[arg(long)]
     pub loss: Option<String>,
@@ -81,6 +85,9 @@ pub fn scenario_from(args: &Args) -> anyhow::Result<Scenario> {
     }
     if let Some(q) = &args.queue {
         sc.path.queue = QueueLimit::Time(units::parse_duration(q).map_err(|e| flag("queue", &e))?);
+    }
+    if let Some(a) = args.aqm {
+        sc.path.aqm = a;
     }
     if let Some(l) = &args.loss {
         let p = units::parse_loss(l).map_err(|e| flag("loss", &e))?;

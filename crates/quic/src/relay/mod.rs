@@ -1,5 +1,6 @@
 //! `ramp relay`: a UDP relay that emulates a bottleneck link in each
-//! direction (rate, propagation delay, drop-tail queue, random loss).
+//! direction (rate, propagation delay, queue discipline, random loss), with
+//! the simulator's own link model (`ramp-link`).
 //!
 //! This machine's kernel has no netem, so the path is emulated in user
 //! space. Threads, all blocking std sockets:
@@ -45,9 +46,10 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use ramp_cc::Time;
+use ramp_link::{DropCause, Link};
 
 pub use classify::{classify, DatagramKind};
-pub use link::{Link, LinkParams, Verdict};
+pub use link::LinkParams;
 use receive::client_rx_loop;
 use transmit::tx_loop;
 
@@ -96,6 +98,7 @@ impl RelayConfig {
             delay: rtt / 2,
             queue,
             loss,
+            aqm: ramp_link::Aqm::DropTail,
         };
         RelayConfig {
             listen,
@@ -117,6 +120,7 @@ struct DirCounters {
     delivered: AtomicU64,
     delivered_bytes: AtomicU64,
     dropped_queue: AtomicU64,
+    dropped_aqm: AtomicU64,
     dropped_loss: AtomicU64,
     malformed: AtomicU64,
     send_errors: AtomicU64,
@@ -137,6 +141,8 @@ pub struct DirStats {
     pub delivered_bytes: u64,
     /// Tail drops.
     pub dropped_queue: u64,
+    /// Early drops by the queue discipline (CoDel, FQ-CoDel, PIE).
+    pub dropped_aqm: u64,
     /// Random losses.
     pub dropped_loss: u64,
     /// Not QUIC (dropped).
@@ -162,6 +168,7 @@ impl DirCounters {
             delivered,
             delivered_bytes: self.delivered_bytes.load(Ordering::Relaxed),
             dropped_queue: self.dropped_queue.load(Ordering::Relaxed),
+            dropped_aqm: self.dropped_aqm.load(Ordering::Relaxed),
             dropped_loss: self.dropped_loss.load(Ordering::Relaxed),
             malformed: self.malformed.load(Ordering::Relaxed),
             send_errors: self.send_errors.load(Ordering::Relaxed),
@@ -207,9 +214,25 @@ struct Packet {
     dest: Dest,
 }
 
+/// What the link carries: the datagram and where it goes.
+type Carried = (Vec<u8>, Dest);
+
 struct DirState {
-    link: Link,
+    link: Link<Carried>,
+    /// Datagrams whose fate is decided, in delivery order.
     fifo: VecDeque<Packet>,
+}
+
+impl DirCounters {
+    /// Counts a drop by its cause.
+    fn count_drop(&self, cause: DropCause) {
+        let c = match cause {
+            DropCause::Queue | DropCause::Policer => &self.dropped_queue,
+            DropCause::Aqm => &self.dropped_aqm,
+            DropCause::Random => &self.dropped_loss,
+        };
+        c.fetch_add(1, Ordering::Relaxed);
+    }
 }
 
 struct Direction {
@@ -323,10 +346,10 @@ impl Relay {
             }
             None => (None, None),
         };
-        let dir = |name, params, seed| Direction {
+        let dir = |name, params: LinkParams, seed| Direction {
             name,
             state: Mutex::new(DirState {
-                link: Link::new(params, seed),
+                link: Link::new(&params.link_config(), seed),
                 fifo: VecDeque::new(),
             }),
             ready: Condvar::new(),

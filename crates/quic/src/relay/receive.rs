@@ -4,6 +4,7 @@
 //! bookkeeping they share (admission, idle sweep, the event log).
 
 use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
 use std::io;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -11,23 +12,41 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use ramp_link::{Delivery, DropCause, Offer, Packet};
+
 use super::{
-    bind_socket, classify, unspecified_port_like, Client, DatagramKind, Dest, Direction, Packet,
-    Shared, Verdict, MAX_DATAGRAM,
+    bind_socket, classify, unspecified_port_like, Client, DatagramKind, Dest, Direction, Shared,
+    MAX_DATAGRAM,
 };
 
-fn enqueue(s: &Shared, dir: &Direction, data: Vec<u8>, dest: Dest) {
+/// The flow a datagram belongs to, for flow queueing: its client (a fixed
+/// hash, so runs are repeatable).
+fn flow_of(client: SocketAddr) -> u32 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    client.hash(&mut h);
+    h.finish() as u32
+}
+
+fn enqueue(s: &Shared, dir: &Direction, data: Vec<u8>, dest: Dest, client: SocketAddr) {
     let now = s.now();
     let bytes = data.len() as u64;
+    let flow = flow_of(client);
     let mut st = dir.lock();
-    let verdict = st.link.arrive(now, bytes);
-    let (ev, queue_bytes) = match verdict {
-        Verdict::Deliver {
-            deliver_at,
-            queue_bytes,
-        } => {
-            st.fifo.push_back(Packet {
-                deliver_at,
+    let queue_bytes = st.link.bottleneck_ref().backlog_bytes();
+    let packet = Packet {
+        payload: (data, dest),
+        size: u32::try_from(bytes).unwrap_or(u32::MAX),
+        ect: false,
+        flow,
+    };
+    let ev = match st.link.offer(now, packet) {
+        Offer::Now(Delivery::Arrives {
+            payload: (data, dest),
+            at,
+            ..
+        }) => {
+            st.fifo.push_back(super::Packet {
+                deliver_at: at,
                 data,
                 dest,
             });
@@ -36,18 +55,24 @@ fn enqueue(s: &Shared, dir: &Direction, data: Vec<u8>, dest: Dest) {
             dir.counters
                 .max_queue_bytes
                 .fetch_max(queue_bytes + bytes, Ordering::Relaxed);
-            ("enqueue", queue_bytes)
+            "enqueue"
         }
-        Verdict::QueueFull { queue_bytes } => {
+        Offer::Now(Delivery::Dropped { cause, .. }) => {
             drop(st);
-            dir.counters.dropped_queue.fetch_add(1, Ordering::Relaxed);
-            ("drop-queue", queue_bytes)
+            dir.counters.count_drop(cause);
+            drop_event(cause)
         }
-        Verdict::Lost => {
-            let q = st.link.queue_bytes(now);
+        Offer::Held { evicted } => {
             drop(st);
-            dir.counters.dropped_loss.fetch_add(1, Ordering::Relaxed);
-            ("drop-loss", q)
+            // The sender thread runs the discipline's dequeues.
+            dir.ready.notify_one();
+            dir.counters
+                .max_queue_bytes
+                .fetch_max(queue_bytes + bytes, Ordering::Relaxed);
+            if let Some(Delivery::Dropped { cause, .. }) = evicted {
+                dir.counters.count_drop(cause);
+            }
+            "enqueue"
         }
     };
     if s.log_enabled {
@@ -59,6 +84,15 @@ fn enqueue(s: &Shared, dir: &Direction, data: Vec<u8>, dest: Dest) {
             bytes,
             queue_bytes
         ));
+    }
+}
+
+/// The event-log name of a drop.
+pub(super) fn drop_event(cause: DropCause) -> &'static str {
+    match cause {
+        DropCause::Queue | DropCause::Policer => "drop-queue",
+        DropCause::Aqm => "drop-aqm",
+        DropCause::Random => "drop-loss",
     }
 }
 
@@ -135,6 +169,7 @@ pub(super) fn client_rx_loop(s: &Arc<Shared>, client_threads: &Arc<Mutex<Vec<Joi
             &s.up,
             buf[..n].to_vec(),
             Dest::Upstream(client.socket.clone()),
+            from,
         );
     }
 }
@@ -223,6 +258,6 @@ fn server_rx_loop(s: &Shared, client: &Client, to: SocketAddr) {
             log_other(s, "down", "malformed", n, s.upstream);
             continue;
         }
-        enqueue(s, &s.down, buf[..n].to_vec(), Dest::Client(to));
+        enqueue(s, &s.down, buf[..n].to_vec(), Dest::Client(to), to);
     }
 }

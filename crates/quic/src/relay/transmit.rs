@@ -1,10 +1,53 @@
 //! The relay's sending threads, one per direction: each sends the head
-//! packet of its link's queue at the packet's modelled delivery time.
+//! packet of its link's queue at the packet's modelled delivery time, and
+//! runs the dequeues of a dequeue-time discipline (CoDel, FQ-CoDel) when
+//! they fall due.
 
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use super::{Dest, Direction, Shared, POLL};
+use ramp_cc::Time;
+use ramp_link::Delivery;
+
+use super::receive::drop_event;
+use super::{Dest, DirState, Direction, Packet, Shared, POLL};
+
+/// Runs the link's dequeues due by `now`: departures join the delivery
+/// FIFO (in departure order, so it stays sorted), drops are counted.
+fn run_dequeues(s: &Shared, dir: &Direction, st: &mut DirState, now: Time) {
+    let mut decided = Vec::new();
+    st.link.poll(now, |d| decided.push(d));
+    for d in decided {
+        match d {
+            Delivery::Arrives {
+                payload: (data, dest),
+                at,
+                ..
+            } => st.fifo.push_back(Packet {
+                deliver_at: at,
+                data,
+                dest,
+            }),
+            Delivery::Dropped {
+                payload: (data, _),
+                at,
+                cause,
+            } => {
+                dir.counters.count_drop(cause);
+                if s.log_enabled {
+                    s.log(format!(
+                        "{{\"t-us\":{},\"dir\":\"{}\",\"ev\":\"{}\",\"bytes\":{},\"queue-bytes\":{}}}",
+                        at.as_micros(),
+                        dir.name,
+                        drop_event(cause),
+                        data.len(),
+                        st.link.bottleneck_ref().backlog_bytes()
+                    ));
+                }
+            }
+        }
+    }
+}
 
 /// Sends each packet of one direction at its modelled delivery time.
 pub(super) fn tx_loop(s: &Shared, dir: &Direction) {
@@ -17,7 +60,16 @@ pub(super) fn tx_loop(s: &Shared, dir: &Direction) {
         if s.stop.load(Ordering::Relaxed) {
             return;
         }
-        let Some(due) = st.fifo.front().map(|p| p.deliver_at) else {
+        let now = s.now();
+        if st.link.next_wake().is_some_and(|t| t <= now) {
+            run_dequeues(s, dir, &mut st, now);
+        }
+        let head = st.fifo.front().map(|p| p.deliver_at);
+        let due = match (head, st.link.next_wake()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        let Some(due) = due else {
             st = dir
                 .ready
                 .wait_timeout(st, POLL)
@@ -27,6 +79,10 @@ pub(super) fn tx_loop(s: &Shared, dir: &Direction) {
         };
         let now = s.now();
         if due <= now {
+            if head.is_none_or(|h| h > now) {
+                // The link's next dequeue is due: run it first.
+                continue;
+            }
             let Some(p) = st.fifo.pop_front() else {
                 continue;
             };
