@@ -31,6 +31,8 @@ use trace_events::{cc_snapshot, describe, space_name, trace_ack_outcome, trace_l
 pub struct FlowSetup {
     /// Its controller (built by the caller from a spec).
     pub controller: Box<dyn Controller>,
+    /// Its packets carry ECT(0), and its client reports ECN counts.
+    pub ecn: bool,
     /// A/B arm label for the record (`group`).
     pub group: String,
     /// When its client starts.
@@ -224,12 +226,12 @@ fn set_up(
             ep.mds,
             f.size_bytes,
             ep.server_flight_bytes,
-            ep.ecn,
+            f.ecn,
         );
         let client = Client::new(
             ep.ack_policy,
             ep.max_ack_delay,
-            ep.ecn,
+            f.ecn,
             server.crypto_packets(),
             f.size_bytes,
             server.chunk_bytes,

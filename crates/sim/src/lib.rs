@@ -94,8 +94,10 @@ pub fn flows_for(
     group: &str,
 ) -> Result<Vec<FlowSetup>, SimError> {
     let cfg = cc_config(scenario);
+    let ecn = |s: &ControllerSpec| s.ecn_capable().unwrap_or(scenario.endpoint.ecn);
     let mut flows = vec![FlowSetup {
         controller: spec.build(&cfg),
+        ecn: ecn(spec),
         group: group.to_string(),
         start: core::time::Duration::ZERO,
         size_bytes: scenario.size_bytes,
@@ -108,6 +110,7 @@ pub fn flows_for(
         };
         flows.push(FlowSetup {
             controller: s.build(&cfg),
+            ecn: ecn(&s),
             group: String::new(),
             start: f.start,
             size_bytes: f.size_bytes,

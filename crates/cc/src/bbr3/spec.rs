@@ -7,7 +7,7 @@ use super::{Bbr3, BETA, HEADROOM, LOSS_THRESH, STARTUP_PACING_GAIN};
 use crate::config::{CcConfig, InitialWindow};
 use crate::controller::Controller;
 use crate::ratio::Ratio;
-use crate::spec::option::{self, on_off, OptionDef, ValueError};
+use crate::spec::option::{self, on_off, on_off_str, OptionDef, ValueError};
 use crate::spec::{ControllerSpec, Family, FamilySpec, SpecError, SpecPart};
 
 /// BBRv3's tunable constants (the draft's defaults unless set).
@@ -21,8 +21,10 @@ pub struct Bbr3Options {
     pub beta: Ratio,
     /// Share of `inflight_longterm` left unused (§2.8, 0.15).
     pub headroom: Ratio,
-    /// Leave Startup on persistent CE marking (Linux BBRv3's rule).
-    pub ecn: bool,
+    /// `ecn=`: send ECT(0), and leave Startup on persistent CE marking
+    /// (Linux BBRv3's rule). `None`: ECT as the endpoint sets it, the
+    /// Startup rule on.
+    pub ecn: Option<bool>,
     /// Seed of the randomised probe wait (§5.3.3.8).
     pub seed: u64,
     /// Initial window; `None` = the config's.
@@ -36,7 +38,7 @@ impl Default for Bbr3Options {
             loss_thresh: LOSS_THRESH,
             beta: BETA,
             headroom: HEADROOM,
-            ecn: true,
+            ecn: None,
             seed: 1,
             initial_window: None,
         }
@@ -104,12 +106,12 @@ pub const BBR3_OPTIONS: &[OptionDef<Bbr3Options>] = &[
     OptionDef {
         key: "ecn",
         values: "on|off",
-        help: "leave Startup on persistent CE marks (default on)",
+        help: "send ECT(0) (RFC 9000 §13.4) and leave Startup on persistent CE marks; default: ECT as the endpoint sets it, the Startup rule on",
         parse: |o, v| {
-            o.ecn = on_off(v)?;
+            o.ecn = Some(on_off(v)?);
             Ok(())
         },
-        display: |o| option::on_off_unless_default(o.ecn, true),
+        display: |o| o.ecn.map(|b| on_off_str(b).to_string()),
     },
     OptionDef {
         key: "seed",
@@ -168,6 +170,10 @@ impl FamilySpec for Bbr3Spec {
 
     fn build(&self, cfg: &CcConfig) -> Box<dyn Controller> {
         Box::new(self.build_bbr3(cfg))
+    }
+
+    fn ecn_capable(&self) -> Option<bool> {
+        self.options.ecn
     }
 
     fn as_any(&self) -> &dyn Any {

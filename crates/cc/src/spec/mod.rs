@@ -134,6 +134,12 @@ impl ControllerSpec {
         self.0.build(cfg)
     }
 
+    /// Whether the arm sends ECT(0), if its spec says (`ecn=on|off`);
+    /// `None` leaves it to the endpoint.
+    pub fn ecn_capable(&self) -> Option<bool> {
+        self.0.ecn_capable()
+    }
+
     /// Builds a loss-based controller as its concrete type; `None` for
     /// another family.
     pub fn build_loss_based(&self, cfg: &CcConfig) -> Option<LossBased> {

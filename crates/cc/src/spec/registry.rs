@@ -61,6 +61,12 @@ pub trait FamilySpec: fmt::Debug + fmt::Display + Send + Sync + 'static {
     /// Builds a controller.
     fn build(&self, cfg: &CcConfig) -> Box<dyn Controller>;
 
+    /// Whether this arm's packets carry ECT(0) (RFC 9000 §13.4), when the
+    /// spec says so (`ecn=on|off`); `None` leaves it to the endpoint.
+    fn ecn_capable(&self) -> Option<bool> {
+        None
+    }
+
     /// For downcasting to the family's concrete spec type.
     fn as_any(&self) -> &dyn Any;
 }

@@ -4,6 +4,7 @@
 
 mod common;
 
+mod aqm_paths;
 mod bbr3_validation;
 mod determinism_and_model;
 mod fleet_determinism;

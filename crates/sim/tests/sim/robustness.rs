@@ -52,12 +52,17 @@ fn random_scenarios_terminate_with_consistent_records() {
         if i % 7 == 0 {
             sc.path.policer = Some((sc.path.rate, 16_000));
         }
-        if i % 5 == 0 {
-            sc.endpoint.ecn = true;
-            sc.path.aqm = ramp_sim::link::Aqm::Step {
-                threshold: Duration::from_millis(2),
-            };
-        }
+        // Every discipline, with and without ECN.
+        let aqm = [
+            "droptail",
+            "step:2ms",
+            "codel",
+            "fq_codel",
+            "pie",
+            "docsis_pie",
+        ][i % 6];
+        sc.path.aqm = aqm.parse().unwrap();
+        sc.endpoint.ecn = i % 5 == 0;
         if i % 4 == 0 {
             sc.path.ack_aggregation = Some(Duration::from_millis(3));
             sc.path.reverse_rate = Some(ramp_cc::Rate::from_bits_per_sec(1_000_000));

@@ -143,6 +143,9 @@ pub struct CommonOptions {
     pub undo: Option<bool>,
     /// `send_one=`.
     pub send_one: Option<bool>,
+    /// `ecn=`: the arm sends ECT(0) (RFC 9000 §13.4) and so sees CE marks
+    /// where an AQM would drop; `None` leaves it to the endpoint.
+    pub ecn: Option<bool>,
 }
 
 /// A parsed loss-based controller name.
@@ -342,6 +345,7 @@ impl CommonOptions {
             undo: (cfg.undo != d.undo).then_some(cfg.undo),
             send_one: (cfg.recovery_send_one != d.recovery_send_one)
                 .then_some(cfg.recovery_send_one),
+            ecn: None,
         }
     }
 }
@@ -469,10 +473,18 @@ impl FamilySpec for LossBasedSpec {
     fn canonical_name(&self, cfg: &CcConfig) -> String {
         let eff = self.effective_config(cfg);
         LossBasedSpec {
-            common: CommonOptions::differing_from_default(&eff),
+            common: CommonOptions {
+                // Not a controller setting: the spec's own value is the name's.
+                ecn: self.common.ecn,
+                ..CommonOptions::differing_from_default(&eff)
+            },
             ..*self
         }
         .to_string()
+    }
+
+    fn ecn_capable(&self) -> Option<bool> {
+        self.common.ecn
     }
 
     fn without_initial_window(&self) -> Option<ControllerSpec> {

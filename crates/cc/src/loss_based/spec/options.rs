@@ -96,6 +96,16 @@ pub const COMMON_OPTIONS: &[OptionDef<CommonOptions>] = &[
         },
         display: |c| c.send_one.map(|b| on_off_str(b).to_string()),
     },
+    OptionDef {
+        key: "ecn",
+        values: "on|off",
+        help: "send ECT(0) (RFC 9000 §13.4) and respond to CE (RFC 9002 §7); default: as the endpoint sets it",
+        parse: |c, v| {
+            c.ecn = Some(on_off(v)?);
+            Ok(())
+        },
+        display: |c| c.ecn.map(|b| on_off_str(b).to_string()),
+    },
 ];
 
 /// `newreno`'s options.

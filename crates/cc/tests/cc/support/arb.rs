@@ -116,9 +116,10 @@ pub fn spec() -> impl Strategy<Value = LossBasedSpec> {
         ]),
         proptest::option::of(any::<bool>()),
         proptest::option::of(any::<bool>()),
+        proptest::option::of(any::<bool>()),
     )
         .prop_map(
-            |(initial_window, pacing, ss, ca, prr, undo, send_one)| CommonOptions {
+            |(initial_window, pacing, ss, ca, prr, undo, send_one, ecn)| CommonOptions {
                 initial_window,
                 pacing,
                 slow_start_pacing_gain: ss,
@@ -126,6 +127,7 @@ pub fn spec() -> impl Strategy<Value = LossBasedSpec> {
                 prr,
                 undo,
                 send_one,
+                ecn,
             },
         );
     (ca, startup, any::<bool>(), common).prop_map(|(ca, startup, hystart, common)| LossBasedSpec {

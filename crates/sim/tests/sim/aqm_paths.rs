@@ -1,0 +1,72 @@
+//! Flows through the queue disciplines of `ramp-link`, end to end: the
+//! drops and marks reach the records, ECN is per arm, and CE takes the
+//! place of a drop (RFC 3168 §6.1.1 at the queue, RFC 9002 §7 at the
+//! sender).
+
+use crate::common::*;
+
+fn aqm_scenario(aqm: &str) -> ramp_sim::Scenario {
+    let mut sc = scenario("seed-100m");
+    sc.path.queue = ramp_sim::scenario::QueueLimit::Time(std::time::Duration::from_millis(100));
+    sc.path.aqm = aqm.parse().expect("aqm");
+    sc
+}
+
+#[test]
+fn rfc8289_codel_drops_reach_the_record_and_ecn_arms_see_marks_instead() {
+    let sc = aqm_scenario("codel");
+    let plain = run(&sc, "cubic", 1);
+    let ecn = run(&sc, "cubic(ecn=on)", 1);
+    assert!(plain.completed && ecn.completed);
+    assert_eq!(plain.aqm, "codel");
+    // CoDel ends cubic's slow start with an early drop (no tail drop: the
+    // 100 ms buffer is not reached at 2× growth).
+    assert!(plain.drops_aqm >= 1, "{}", plain.to_json());
+    assert_eq!(plain.packets_acked_ce, 0);
+    // The ECN arm: the same signal as a CE mark, no drop, no loss, and an
+    // ECN-started recovery episode.
+    assert_eq!(ecn.drops_aqm, 0, "{}", ecn.to_json());
+    assert!(ecn.packets_acked_ce >= 1);
+    assert!(ecn.num_ecn_loss_episodes >= 1);
+    assert_eq!(ecn.packets_lost, 0);
+}
+
+#[test]
+fn every_discipline_completes_and_counts_its_drops_by_cause() {
+    for aqm in [
+        "droptail",
+        "step:1ms",
+        "codel",
+        "fq_codel",
+        "pie",
+        "docsis_pie",
+    ] {
+        let sc = aqm_scenario(aqm);
+        for cc in ["newreno", "rapidstart", "bbr3"] {
+            let r = run(&sc, cc, 3);
+            assert!(r.completed, "{aqm} {cc}");
+            assert_eq!(r.aqm, aqm.replace("1ms", "1000us"));
+            if matches!(aqm, "droptail" | "step:1ms") {
+                assert_eq!(r.drops_aqm, 0, "{aqm} {cc}");
+            }
+            // Every loss the sender saw was a drop on the path (no random
+            // loss here), by one cause or another.
+            assert!(
+                r.packets_lost - r.packets_lost_spurious <= r.drops_aqm + r.drops_queue,
+                "{aqm} {cc}: {}",
+                r.to_json()
+            );
+        }
+    }
+}
+
+#[test]
+fn ecn_is_per_arm_and_the_endpoint_default_applies_otherwise() {
+    let mut sc = aqm_scenario("step:1ms");
+    // The endpoint says ECN on; an arm can still opt out.
+    sc.endpoint.ecn = true;
+    let on = run(&sc, "newreno", 1);
+    let off = run(&sc, "newreno(ecn=off)", 1);
+    assert!(on.packets_acked_ce > 0);
+    assert_eq!(off.packets_acked_ce, 0);
+}
