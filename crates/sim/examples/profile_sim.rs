@@ -11,7 +11,7 @@ fn main() {
     let mut packets = 0;
     for i in 0..n {
         let spec = &specs[(i as usize) % specs.len()];
-        let flows = ramp_sim::flows_for(&sc, spec, "").expect("flows");
+        let flows = ramp_sim::flows_for(&sc, spec, "", 1 + i).expect("flows");
         let out = ramp_sim::simulate(&sc, flows, 1 + i, &mut ramp_sim::TraceSink::off());
         packets += out.packets;
     }

@@ -66,8 +66,8 @@ pub fn run(
     let start = Instant::now();
     while start.elapsed() < budget {
         let spec = &specs[(r.connections as usize) % specs.len()];
-        let flows = flows_for(scenario, spec, "")?;
         let seed = scenario.seed.wrapping_add(r.connections);
+        let flows = flows_for(scenario, spec, "", seed)?;
         let out = simulate(scenario, flows, seed, &mut TraceSink::off());
         r.packets += out.packets;
         r.events += out.events;

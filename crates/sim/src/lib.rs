@@ -21,6 +21,7 @@
 pub mod bench;
 pub mod client;
 pub mod engine;
+pub mod fairness;
 pub mod fleet;
 /// The link model, shared with `ramp relay` (the `ramp-link` crate).
 pub use ramp_link as link;
@@ -35,6 +36,7 @@ pub mod scenario;
 pub mod server;
 pub mod trace;
 pub mod units;
+pub mod web;
 
 use core::fmt;
 
@@ -81,17 +83,19 @@ pub fn cc_config(scenario: &Scenario) -> CcConfig {
         ),
         // RFC 9438 §4.7: CUBIC's fast convergence (`auto`) is off only for
         // a flow known to be alone on the bottleneck.
-        alone_on_bottleneck: scenario.cross_flows.is_empty(),
+        alone_on_bottleneck: scenario.cross_flows.is_empty() && scenario.web.is_empty(),
         ..CcConfig::default()
     }
 }
 
 /// The flows of one run: the flow under test with `spec`, then the
-/// scenario's cross flows (their own spec, or `spec` if they name none).
+/// scenario's cross flows, then its web users' objects drawn from `seed`
+/// (their own spec, or `spec` if they name none).
 pub fn flows_for(
     scenario: &Scenario,
     spec: &ControllerSpec,
     group: &str,
+    seed: u64,
 ) -> Result<Vec<FlowSetup>, SimError> {
     let cfg = cc_config(scenario);
     let ecn = |s: &ControllerSpec| s.ecn_capable().unwrap_or(scenario.endpoint.ecn);
@@ -102,7 +106,8 @@ pub fn flows_for(
         start: core::time::Duration::ZERO,
         size_bytes: scenario.size_bytes,
     }];
-    for (i, f) in scenario.cross_flows.iter().enumerate() {
+    let web: Vec<scenario::FlowConfig> = scenario.web.iter().flat_map(|w| w.flows(seed)).collect();
+    for (i, f) in scenario.cross_flows.iter().chain(&web).enumerate() {
         let s = match &f.cc {
             Some(name) => ramp_cc::spec::parse(name)
                 .map_err(|e| SimError(format!("flow {}: cc `{name}`: {e}", i + 1)))?,
@@ -131,12 +136,23 @@ pub fn run_connection(
     seed: u64,
     trace: &mut TraceSink,
 ) -> Result<Record, SimError> {
-    let flows = flows_for(scenario, spec, "")?;
-    let out = simulate(scenario, flows, seed, trace);
-    out.records
+    run_flows(scenario, spec, seed, trace)?
         .into_iter()
         .next()
         .ok_or_else(|| SimError("internal: no record for flow 0".to_string()))
+}
+
+/// Like [`run_connection`], but returns every flow's record: the flow
+/// under test first, then the cross flows and web objects in
+/// [`flows_for`]'s order.
+pub fn run_flows(
+    scenario: &Scenario,
+    spec: &ControllerSpec,
+    seed: u64,
+    trace: &mut TraceSink,
+) -> Result<Vec<Record>, SimError> {
+    let flows = flows_for(scenario, spec, "", seed)?;
+    Ok(simulate(scenario, flows, seed, trace).records)
 }
 
 /// Runs each spec on the same scenario and seed (the arms of an A/B

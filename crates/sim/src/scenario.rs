@@ -46,6 +46,7 @@ use crate::link::{Aqm, LinkConfig, LossModel};
 use crate::presets;
 use crate::receiver::AckPolicy;
 use crate::units;
+use crate::web::{HttpModel, WebConfig};
 use crate::SimError;
 
 /// How the bottleneck queue is sized.
@@ -167,6 +168,8 @@ pub struct Scenario {
     pub seed: u64,
     /// Other flows sharing the bottleneck (cross traffic).
     pub cross_flows: Vec<FlowConfig>,
+    /// On/off web users sharing the bottleneck (`[[web]]`).
+    pub web: Vec<WebConfig>,
     /// Simulated time after which the run stops, finished or not.
     pub time_limit: Duration,
 }
@@ -208,6 +211,7 @@ impl Scenario {
             size_bytes: 3_000_000,
             seed: 1,
             cross_flows: Vec::new(),
+            web: Vec::new(),
             time_limit: Duration::from_secs(600),
         }
     }
@@ -277,6 +281,18 @@ impl Scenario {
                 size_bytes: f.size.map(|q| q.0).unwrap_or(sc.size_bytes),
             });
         }
+        for w in file.web {
+            let mut model = HttpModel::default();
+            set(&mut model.reading, w.reading.map(|Q(d)| d));
+            set(&mut model.parsing, w.parsing.map(|Q(d)| d));
+            sc.web.push(WebConfig {
+                users: w.users,
+                cc: w.cc,
+                start: w.start.map(|q| q.0).unwrap_or_default(),
+                horizon: w.horizon.map(|q| q.0).unwrap_or(Duration::from_secs(30)),
+                model,
+            });
+        }
         sc.validate().map_err(|e| err(e.0))?;
         Ok(sc)
     }
@@ -343,6 +359,15 @@ impl Scenario {
             )?;
             within(&format!("flow {}: start", i + 1), f.start, self.time_limit)?;
         }
+        for (i, w) in self.web.iter().enumerate() {
+            let key = |k: &str| format!("web {}: {k}", i + 1);
+            count_in(&key("users"), u64::from(w.users), 1, MAX_WEB_USERS)?;
+            within(&key("start"), w.start, self.time_limit)?;
+            within(&key("horizon"), w.horizon, self.time_limit)?;
+            if w.model.reading.is_zero() {
+                return Err(SimError(format!("{}: must be positive", key("reading"))));
+            }
+        }
         Ok(())
     }
 }
@@ -372,6 +397,8 @@ const MAX_OBJECT: u64 = 10_000_000_000;
 const MAX_TIME_LIMIT: Duration = Duration::from_secs(3600);
 /// Cross flows on one bottleneck.
 const MAX_CROSS_FLOWS: u64 = 64;
+/// Web users per `[[web]]` table (each draws a page every ~30 s).
+const MAX_WEB_USERS: u64 = 256;
 
 fn within(key: &str, v: Duration, max: Duration) -> Result<(), String> {
     if v > max {
@@ -461,6 +488,19 @@ struct FileScenario {
     endpoint: Option<FileEndpoint>,
     #[serde(default)]
     flow: Vec<FileFlow>,
+    #[serde(default)]
+    web: Vec<FileWeb>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileWeb {
+    users: u32,
+    cc: Option<String>,
+    start: Option<Q<Duration>>,
+    horizon: Option<Q<Duration>>,
+    reading: Option<Q<Duration>>,
+    parsing: Option<Q<Duration>>,
 }
 
 #[derive(Deserialize)]

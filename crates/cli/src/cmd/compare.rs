@@ -222,7 +222,7 @@ fn run_arm(
     traces_dir: &Path,
     traced: bool,
 ) -> anyhow::Result<Record> {
-    let flows = flows_for(scenario, &arm.spec, &arm.label)?;
+    let flows = flows_for(scenario, &arm.spec, &arm.label, seed)?;
     let path = trace_path(traces_dir, index, &arm.label);
     let mut sink = if traced {
         let f = fs::File::create(&path).with_context(|| format!("creating {}", path.display()))?;

@@ -201,7 +201,69 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         w.flush()?;
     }
     print_table(&sc, &records);
+    if !sc.cross_flows.is_empty() || !sc.web.is_empty() {
+        for spec in &specs {
+            let all = ramp_sim::run_flows(&sc, spec, seed, &mut TraceSink::off())?;
+            print_sharing(&sc, &all);
+        }
+    }
     Ok(())
+}
+
+/// How one arm's run divided the bottleneck: each bulk flow (the flow
+/// under test and the `[[flow]]`s) with its goodput, Jain's index over
+/// those goodputs, and the web objects in one line.
+fn print_sharing(sc: &Scenario, all: &[Record]) {
+    let bulk = 1 + sc.cross_flows.len();
+    let Some(first) = all.first() else {
+        return;
+    };
+    println!();
+    println!("sharing the bottleneck, arm {}:", first.cc_algorithm);
+    println!(
+        "  {:>4} {:<24} {:>9} {:>10} {:>10} {:>14}",
+        "flow", "cc", "start ms", "bytes", "TTLB ms", "goodput Mbit/s"
+    );
+    let starts: Vec<f64> = std::iter::once(0.0)
+        .chain(sc.cross_flows.iter().map(|f| f.start.as_secs_f64() * 1e3))
+        .collect();
+    let mut goodputs = Vec::new();
+    for (r, start) in all.iter().take(bulk).zip(&starts) {
+        let goodput = if r.completed && r.ttlb_us > 0 {
+            r.content_length as f64 * 8.0 / r.ttlb_us as f64
+        } else {
+            0.0
+        };
+        goodputs.push(goodput);
+        println!(
+            "  {:>4} {:<24} {:>9.0} {:>10} {:>10.1} {:>14.2}",
+            r.flow,
+            r.cc_algorithm,
+            start,
+            r.content_length,
+            r.ttlb_us as f64 / 1e3,
+            goodput
+        );
+    }
+    if bulk > 1 {
+        println!(
+            "  Jain's index over the bulk flows' goodput: {:.3}",
+            ramp_sim::fairness::jain_index(&goodputs)
+        );
+    }
+    let web = &all[bulk.min(all.len())..];
+    if !web.is_empty() {
+        let mut ttlb: Vec<f64> = web.iter().map(|r| r.ttlb_us as f64 / 1e3).collect();
+        ttlb.sort_by(f64::total_cmp);
+        let done = web.iter().filter(|r| r.completed).count();
+        println!(
+            "  web: {} objects ({} completed), {} bytes, TTLB median {:.1} ms",
+            web.len(),
+            done,
+            web.iter().map(|r| r.content_length).sum::<u64>(),
+            ttlb[ttlb.len() / 2]
+        );
+    }
 }
 
 fn print_table(sc: &Scenario, records: &[Record]) {

@@ -211,7 +211,7 @@ impl FleetPlan {
         let c = self.connection(index);
         let mut lines = Vec::with_capacity(self.arms.len());
         for arm in &self.arms {
-            let flows = flows_for(&c.scenario, &arm.spec, &arm.label)?;
+            let flows = flows_for(&c.scenario, &arm.spec, &arm.label, c.path_seed)?;
             let out = simulate(&c.scenario, flows, c.path_seed, &mut TraceSink::off());
             let rec = out
                 .records

@@ -247,7 +247,7 @@ queue = "40ms"
         "size = \"20MB\"\n{path}\n[[flow]]\ncc = \"cubic\"\nstart = \"0ms\"\nsize = \"60MB\"\n"
     ));
     let spec = ramp_cc::spec::parse("bbr3").unwrap();
-    let flows = flows_for(&sc, &spec, "").unwrap();
+    let flows = flows_for(&sc, &spec, "", 1).unwrap();
     let trace = common::Shared::default();
     let mut sink = TraceSink::off().with_ndjson(Box::new(trace.clone()));
     let out = simulate(&sc, flows, 1, &mut sink);

@@ -157,7 +157,7 @@ fn cross_traffic_shares_the_bottleneck() {
     let alone = run(&scenario("seed-100m"), "newreno", 1);
     let out = ramp_sim::simulate(
         &sc,
-        ramp_sim::flows_for(&sc, &ramp_cc::spec::parse("newreno").unwrap(), "a").unwrap(),
+        ramp_sim::flows_for(&sc, &ramp_cc::spec::parse("newreno").unwrap(), "a", 1).unwrap(),
         1,
         &mut ramp_sim::TraceSink::off(),
     );
@@ -221,7 +221,7 @@ fn example_scenario_files_load_and_run() {
         let spec = ramp_cc::spec::parse("rapidstart").unwrap();
         let out = ramp_sim::simulate(
             &sc,
-            ramp_sim::flows_for(&sc, &spec, "").unwrap(),
+            ramp_sim::flows_for(&sc, &spec, "", sc.seed).unwrap(),
             sc.seed,
             &mut ramp_sim::TraceSink::off(),
         );
