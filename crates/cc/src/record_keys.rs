@@ -104,5 +104,7 @@ pub const POP: &str = "pop";
 pub const ACCESS: &str = "access";
 /// A fleet connection's path is policed.
 pub const POLICED: &str = "policed";
+/// A fleet connection's web users sharing its bottleneck (cross traffic).
+pub const WEB_USERS: &str = "web-users";
 /// A fleet connection's object-size bin.
 pub const SIZE_BIN: &str = "size-bin";

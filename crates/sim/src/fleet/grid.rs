@@ -30,6 +30,8 @@ pub struct Grid {
     pub seeds_per_cell: u64,
     /// The receivers' ACK policy.
     pub ack_policy: AckPolicy,
+    /// Every cell's queue discipline.
+    pub aqm: crate::link::Aqm,
 }
 
 /// One cell of a grid.
@@ -203,6 +205,7 @@ impl Grid {
                 rate,
                 rtt,
                 queue,
+                aqm: self.aqm,
                 loss: if loss > 0.0 {
                     LossModel::Bernoulli { p: loss }
                 } else {
@@ -211,6 +214,7 @@ impl Grid {
                 policer: None,
                 ack_aggregation: None,
                 ack_policy: self.ack_policy,
+                web_users: 0,
             },
             size_bytes: size,
             label,
@@ -240,6 +244,7 @@ mod tests {
             sizes: vec![1_000],
             seeds_per_cell: 3,
             ack_policy: AckPolicy::Rfc9000,
+            aqm: crate::link::Aqm::DropTail,
         };
         assert_eq!(g.cell_of_connection(2).coords.cell, 0);
         assert_eq!(g.cell_of_connection(3).coords.cell, 1);

@@ -19,6 +19,7 @@
 //! - [`presets`]: the experiments of the seed documents.
 //! - [`population_file`]: custom populations in TOML.
 
+pub mod access;
 pub mod arms;
 pub mod dist;
 pub mod grid;
@@ -47,7 +48,7 @@ pub enum Population {
     Regions(Vec<Region>),
     /// Every cell of a grid, K connections each; `pop` is the cell label
     /// and the grid's sizes replace the workload's.
-    Grid(Grid),
+    Grid(Box<Grid>),
 }
 
 impl Population {
@@ -92,6 +93,8 @@ pub struct Connection {
     pub access: Access,
     /// Whether a policer sits on the path.
     pub policed: bool,
+    /// Web users sharing the bottleneck.
+    pub web_users: u32,
     /// Size-bin label.
     pub bin: String,
     /// The grid cell's axis values (grid populations only).
@@ -107,6 +110,11 @@ pub const MIN_QUEUE_PACKETS: u64 = 2;
 /// Simulated time after which a fleet connection is cut off (recorded with
 /// `completed: false`).
 pub const FLEET_TIME_LIMIT: Duration = Duration::from_secs(300);
+
+/// Cross-traffic web users start no page after this: long enough to cover
+/// most transfers, short enough that a connection does not simulate
+/// minutes of browsing.
+pub const CROSS_TRAFFIC_HORIZON: Duration = Duration::from_secs(10);
 
 /// The path seed of connection `index` of a run with seed `run_seed`.
 pub fn path_seed(run_seed: u64, index: u64) -> u64 {
@@ -189,15 +197,28 @@ impl FleetPlan {
             QueueLimit::Bytes(min_queue)
         };
         p.loss = path.loss;
+        p.aqm = path.aqm;
         p.policer = path.policer;
         p.ack_aggregation = path.ack_aggregation;
         sc.endpoint.ack_policy = path.ack_policy;
+        if path.web_users > 0 {
+            // Other users' browsers: CUBIC (Chrome's QUIC default), a page
+            // each at the start, then the 3GPP model's reading times.
+            sc.web = vec![crate::web::WebConfig {
+                users: path.web_users,
+                cc: Some("cubic".to_string()),
+                start: Duration::ZERO,
+                horizon: CROSS_TRAFFIC_HORIZON,
+                model: crate::web::HttpModel::default(),
+            }];
+        }
         Connection {
             index,
             path_seed,
             pop,
             access: path.access,
             policed: path.policer.is_some(),
+            web_users: path.web_users,
             bin,
             grid: coords,
             scenario: sc,
@@ -260,12 +281,13 @@ impl FleetPlan {
 /// record's JSON object.
 fn with_fleet_keys(json: &str, c: &Connection) -> String {
     let body = json.strip_suffix('}').unwrap_or(json);
-    use ramp_cc::record_keys::{ACCESS, CONN, POLICED, POP, SIZE_BIN};
+    use ramp_cc::record_keys::{ACCESS, CONN, POLICED, POP, SIZE_BIN, WEB_USERS};
     format!(
-        "{body},\"{POP}\":{},\"{ACCESS}\":\"{}\",\"{POLICED}\":{},\"{SIZE_BIN}\":{},\"{CONN}\":{}{}}}",
+        "{body},\"{POP}\":{},\"{ACCESS}\":\"{}\",\"{POLICED}\":{},\"{WEB_USERS}\":{},\"{SIZE_BIN}\":{},\"{CONN}\":{}{}}}",
         crate::trace::json_str(&c.pop),
         c.access.name(),
         c.policed,
+        c.web_users,
         crate::trace::json_str(&c.bin),
         c.index,
         c.grid.map(|g| g.json_keys()).unwrap_or_default()

@@ -14,41 +14,11 @@ use core::time::Duration;
 
 use ramp_cc::Rate;
 
+pub use super::access::{bursty, Access, PathModel};
 use super::dist::{log_uniform, normal, normal_cdf, uniform, QuantileTable};
-use crate::link::LossModel;
+use crate::link::{Aqm, LossModel};
 use crate::receiver::AckPolicy;
 use crate::rng::Rng;
-
-/// The access type of a sampled path (simulation.md §3.3).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Access {
-    /// FTTH / DOCSIS 3.1 with AQM, or legacy cable/DSL.
-    Wired,
-    /// A Wi-Fi hop on top of a wired access.
-    Wifi,
-    /// LTE / 5G.
-    Mobile,
-}
-
-impl Access {
-    /// The record value (`access` key).
-    pub fn name(self) -> &'static str {
-        match self {
-            Access::Wired => "wired",
-            Access::Wifi => "wifi",
-            Access::Mobile => "mobile",
-        }
-    }
-
-    /// Slowness score before standardisation: mobile slow, wired fast.
-    fn slowness(self) -> f64 {
-        match self {
-            Access::Wired => -1.0,
-            Access::Wifi => 0.0,
-            Access::Mobile => 1.0,
-        }
-    }
-}
 
 /// Shares of access types in a region (wired + Wi-Fi + mobile are
 /// normalised to 1) and of policed paths (independent of access type).
@@ -93,6 +63,46 @@ pub struct Region {
     pub mix: AccessMix,
     /// Share of Chrome-like receivers (the rest ACK per RFC 9000).
     pub chrome_ack_share: f64,
+    /// Access capacity over NDT's single-flow throughput, for fixed
+    /// (wired, Wi-Fi) and mobile paths: the bottleneck rate is the NDT
+    /// quantile times this (at least 1: one flow never gets more than the
+    /// access carries).
+    pub capacity_scale: CapacityScale,
+    /// What each access type does to the path.
+    pub paths: PathModel,
+}
+
+/// Access capacity over single-flow NDT throughput, by access kind.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CapacityScale {
+    /// Wired and Wi-Fi paths.
+    pub fixed: f64,
+    /// Mobile paths.
+    pub mobile: f64,
+}
+
+impl CapacityScale {
+    /// No scaling: the NDT quantiles are the rates (population v1).
+    pub const NONE: CapacityScale = CapacityScale {
+        fixed: 1.0,
+        mobile: 1.0,
+    };
+
+    /// The scale that takes a region's NDT median to its Ookla Speedtest
+    /// medians (multi-flow tests, so closer to capacity), never below 1.
+    pub fn from_medians(ndt_p50: f64, ookla_fixed: f64, ookla_mobile: f64) -> CapacityScale {
+        CapacityScale {
+            fixed: (ookla_fixed / ndt_p50).max(1.0),
+            mobile: (ookla_mobile / ndt_p50).max(1.0),
+        }
+    }
+
+    fn of(self, access: Access) -> f64 {
+        match access {
+            Access::Mobile => self.mobile,
+            Access::Wired | Access::Wifi => self.fixed,
+        }
+    }
 }
 
 /// One sampled path, before it becomes a [`crate::Scenario`].
@@ -104,8 +114,10 @@ pub struct PathSample {
     pub rate: Rate,
     /// Base RTT (split evenly between the directions).
     pub rtt: Duration,
-    /// Drop-tail queue in time at the bottleneck rate.
+    /// Buffer in time at the bottleneck rate.
     pub queue: Duration,
+    /// The bottleneck's queue discipline.
+    pub aqm: Aqm,
     /// Random loss after the bottleneck.
     pub loss: LossModel,
     /// Token-bucket policer (rate, burst bytes).
@@ -114,6 +126,8 @@ pub struct PathSample {
     pub ack_aggregation: Option<Duration>,
     /// The client's ACK policy.
     pub ack_policy: AckPolicy,
+    /// Web users browsing on the same bottleneck (0: none).
+    pub web_users: u32,
 }
 
 fn ms(v: f64) -> Duration {
@@ -124,7 +138,7 @@ fn ms(v: f64) -> Duration {
 const PS: [f64; 5] = [0.10, 0.25, 0.50, 0.75, 0.90];
 
 /// A region from the §3.2 / §3.3 tables.
-fn builtin(name: &str, bw: [f64; 5], rtt: [f64; 5], mix: [f64; 4]) -> Region {
+fn builtin(name: &str, bw: [f64; 5], rtt: [f64; 5], mix: [f64; 4], ookla: [f64; 2]) -> Region {
     let table = |v: [f64; 5]| {
         let pts: Vec<(f64, f64)> = PS.iter().copied().zip(v).collect();
         // The built-in numbers are ascending and positive.
@@ -142,6 +156,8 @@ fn builtin(name: &str, bw: [f64; 5], rtt: [f64; 5], mix: [f64; 4]) -> Region {
             policed: mix[3],
         },
         chrome_ack_share: CHROME_ACK_SHARE,
+        capacity_scale: CapacityScale::from_medians(bw[2], ookla[0], ookla[1]),
+        paths: PathModel::default(),
     }
 }
 
@@ -149,7 +165,9 @@ fn builtin(name: &str, bw: [f64; 5], rtt: [f64; 5], mix: [f64; 4]) -> Region {
 /// bandwidth quantiles (Mbit/s), RTT quantiles (ms) and access mixture
 /// (mobile, wifi, wired, policed), from simulation.md §3.2 (NDT
 /// quantiles) and §3.3 (mixture).
-type RegionRow = (&'static str, [f64; 5], [f64; 5], [f64; 4]);
+/// The last pair is the region's Ookla Speedtest Global Index medians
+/// (fixed, mobile; Mbit/s, median of the region's countries, Oct 2025).
+type RegionRow = (&'static str, [f64; 5], [f64; 5], [f64; 4], [f64; 2]);
 
 const SEED_REGIONS: [RegionRow; 7] = [
     (
@@ -157,42 +175,49 @@ const SEED_REGIONS: [RegionRow; 7] = [
         [3.1, 13.9, 57.5, 170.0, 435.0],
         [2.9, 6.2, 15.3, 53.0, 128.0],
         [0.45, 0.35, 0.20, 0.02],
+        [190.0, 86.0],
     ),
     (
         "se-asia",
         [1.6, 7.1, 29.4, 93.0, 256.0],
         [4.5, 12.6, 32.0, 71.0, 180.0],
         [0.65, 0.25, 0.10, 0.04],
+        [86.0, 44.0],
     ),
     (
         "west-europe",
         [4.8, 19.7, 67.7, 217.0, 498.0],
         [3.2, 7.6, 15.3, 28.0, 48.0],
         [0.35, 0.45, 0.20, 0.01],
+        [105.0, 82.0],
     ),
     (
         "east-europe",
         [2.4, 11.2, 42.5, 127.0, 316.0],
         [8.7, 16.6, 27.7, 47.0, 83.0],
         [0.40, 0.40, 0.20, 0.02],
+        [85.0, 55.0],
     ),
     (
         "africa",
         [0.7, 2.6, 9.2, 26.0, 62.0],
         [6.9, 20.3, 55.1, 126.0, 253.0],
         [0.75, 0.20, 0.05, 0.05],
+        [19.0, 26.0],
     ),
     (
         "north-america",
         [3.6, 17.3, 67.8, 208.0, 439.0],
         [3.8, 9.5, 22.9, 50.0, 86.0],
         [0.35, 0.45, 0.20, 0.02],
+        [188.0, 75.0],
     ),
     (
         "south-america",
         [1.9, 9.1, 39.1, 128.0, 305.0],
         [4.0, 8.9, 26.1, 89.0, 143.0],
         [0.55, 0.35, 0.10, 0.03],
+        [93.0, 25.0],
     ),
 ];
 
@@ -202,7 +227,7 @@ const SEED_REGIONS: [RegionRow; 7] = [
 pub fn seed_regions() -> Vec<Region> {
     SEED_REGIONS
         .iter()
-        .map(|&(name, rate, rtt, mix)| builtin(name, rate, rtt, mix))
+        .map(|&(name, rate, rtt, mix, ookla)| builtin(name, rate, rtt, mix, ookla))
         .collect()
 }
 
@@ -240,9 +265,7 @@ impl Region {
         let rest = (1.0 - rho * rho).sqrt();
         let z_rate = -rho * score + rest * normal(rng);
         let z_rtt = rho * score + rest * normal(rng);
-        let rate_mbps = self
-            .rate_mbps
-            .at(normal_cdf(z_rate))
+        let rate_mbps = (self.rate_mbps.at(normal_cdf(z_rate)) * self.capacity_scale.of(access))
             .clamp(RATE_RANGE_MBPS.0, RATE_RANGE_MBPS.1);
         let rtt_ms = self
             .rtt_ms
@@ -250,8 +273,8 @@ impl Region {
             .clamp(RTT_RANGE_MS.0, RTT_RANGE_MS.1);
         let rate = Rate::from_bits_per_sec((rate_mbps * 1e6).round() as u64);
 
-        let (queue_ms, loss, ack_aggregation) = access_row(access, rng);
-        let policed = rng.next_f64() < m.policed;
+        let ap = self.paths.draw(access, rng);
+        let policed = rng.next_f64() < m.policed * self.paths.policed_scale;
         // Policers sit well below the access rate (Flach et al.: policing
         // is what limits the flow); bucket 16–64 KB (§3.3).
         let policer_frac = uniform(rng, 0.2, 0.6);
@@ -267,93 +290,23 @@ impl Region {
         } else {
             AckPolicy::Rfc9000
         };
+        let web_users = if rng.next_f64() < self.paths.cross_traffic_share {
+            self.paths.cross_traffic_users
+        } else {
+            0
+        };
         PathSample {
             access,
             rate,
             rtt: ms(rtt_ms),
-            queue: ms(queue_ms),
-            loss,
+            queue: ms(ap.buffer_ms),
+            aqm: ap.aqm,
+            loss: ap.loss,
             policer,
-            ack_aggregation,
+            ack_aggregation: ap.ack_aggregation,
             ack_policy,
+            web_users,
         }
-    }
-}
-
-/// Share of wired accesses with AQM-sized buffers (FTTH / DOCSIS 3.1); the
-/// rest are legacy cable/DSL with bloated buffers [assumption].
-pub const WIRED_AQM_SHARE: f64 = 0.7;
-
-/// Share of mobile paths in the long-queue tail (300–600 ms) [assumption].
-pub const MOBILE_TAIL_SHARE: f64 = 0.1;
-
-/// Queue (ms at link rate), random loss and ACK aggregation of an access
-/// type, per the §3.3 table. Always makes the same number of draws.
-fn access_row(access: Access, rng: &mut Rng) -> (f64, LossModel, Option<Duration>) {
-    let a = rng.next_f64();
-    let b = rng.next_f64();
-    let c = rng.next_f64();
-    let d = rng.next_f64();
-    let lerp_log = |u: f64, lo: f64, hi: f64| (lo.ln() + u * (hi.ln() - lo.ln())).exp();
-    let wired_queue = |a: f64, b: f64| {
-        if a < WIRED_AQM_SHARE {
-            lerp_log(b, 10.0, 30.0)
-        } else {
-            lerp_log(b, 50.0, 250.0)
-        }
-    };
-    match access {
-        Access::Wired => {
-            let p = if a < WIRED_AQM_SHARE {
-                c * 1e-4
-            } else {
-                lerp_log(c, 1e-4, 1e-3)
-            };
-            (wired_queue(a, b), bernoulli(p), None)
-        }
-        Access::Wifi => {
-            // The bottleneck is the access behind the Wi-Fi hop; the hop
-            // adds 0.1–1 % loss and block-ACK batching of 1–4 ms.
-            let agg = Duration::from_micros(lerp_log(d, 1000.0, 4000.0).round() as u64);
-            (
-                wired_queue(a, b),
-                bernoulli(lerp_log(c, 1e-3, 1e-2)),
-                Some(agg),
-            )
-        }
-        Access::Mobile => {
-            let q = if a < MOBILE_TAIL_SHARE {
-                lerp_log(b, 300.0, 600.0)
-            } else {
-                lerp_log(b, 100.0, 300.0)
-            };
-            (q, bursty(c * 5e-3), None)
-        }
-    }
-}
-
-fn bernoulli(p: f64) -> LossModel {
-    if p > 0.0 {
-        LossModel::Bernoulli { p }
-    } else {
-        LossModel::None
-    }
-}
-
-/// Bursty loss with long-run mean `mean`: a Gilbert–Elliott chain whose bad
-/// state lasts 4 packets on average and loses half of them.
-pub fn bursty(mean: f64) -> LossModel {
-    const P_BAD_TO_GOOD: f64 = 0.25;
-    const LOSS_BAD: f64 = 0.5;
-    if mean <= 0.0 {
-        return LossModel::None;
-    }
-    let pi_bad = (mean / LOSS_BAD).min(0.5);
-    LossModel::GilbertElliott {
-        p_good_to_bad: pi_bad * P_BAD_TO_GOOD / (1.0 - pi_bad),
-        p_bad_to_good: P_BAD_TO_GOOD,
-        loss_good: 0.0,
-        loss_bad: LOSS_BAD,
     }
 }
 
@@ -362,16 +315,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn bursty_loss_has_the_asked_mean() {
-        for m in [1e-4, 1e-3, 5e-3] {
-            assert!((bursty(m).mean_loss() - m).abs() < 1e-12);
-        }
-    }
-
-    #[test]
     fn region_marginals_follow_the_ndt_medians() {
-        // The copula keeps the median of each marginal close to the table's.
-        for r in seed_regions() {
+        // The copula keeps the median of each marginal close to the table's
+        // (with the capacity scaling off: it multiplies the rate).
+        for mut r in seed_regions() {
+            r.capacity_scale = CapacityScale::NONE;
             let mut rng = Rng::from_u64(42);
             let mut rates: Vec<f64> = Vec::new();
             let mut rtts: Vec<f64> = Vec::new();
@@ -395,5 +343,35 @@ mod tests {
                 r.name
             );
         }
+    }
+
+    #[test]
+    fn capacity_scale_multiplies_the_rate_by_access_kind() {
+        let mut r = seed_regions().remove(2);
+        r.capacity_scale = CapacityScale {
+            fixed: 2.0,
+            mobile: 3.0,
+        };
+        let mut none = r.clone();
+        none.capacity_scale = CapacityScale::NONE;
+        let (mut a, mut b) = (Rng::from_u64(9), Rng::from_u64(9));
+        for _ in 0..500 {
+            let (p, q) = (r.sample(&mut a), none.sample(&mut b));
+            let k = match p.access {
+                Access::Mobile => 3.0,
+                _ => 2.0,
+            };
+            let want = (q.rate.bits_per_sec() as f64 * k).min(RATE_RANGE_MBPS.1 * 1e6);
+            let got = p.rate.bits_per_sec() as f64;
+            // Clamping at 0.5 Mbit/s aside, the scaled rate is k times.
+            if q.rate.bits_per_sec() as f64 > RATE_RANGE_MBPS.0 * 1e6 {
+                // (Rates are whole bytes per second: 8 bit/s of rounding.)
+                assert!((got - want).abs() <= 16.0, "{got} vs {want}");
+            }
+        }
+        // West Europe: Ookla fixed 105 / NDT 67.7, mobile 82 / 67.7.
+        let w = seed_regions().remove(2).capacity_scale;
+        assert!((w.fixed - 105.0 / 67.7).abs() < 1e-9);
+        assert!((w.mobile - 82.0 / 67.7).abs() < 1e-9);
     }
 }

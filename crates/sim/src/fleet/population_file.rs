@@ -15,6 +15,19 @@
 //! rtt_ms = [3.2, 7.6, 15.3, 28, 48]          # p10 p25 p50 p75 p90
 //! mix = { mobile = 0.35, wifi = 0.45, wired = 0.20, policed = 0.01 }
 //! chrome_ack_share = 0.6
+//! capacity = { fixed = 1.55, mobile = 1.21 }  # rate = NDT quantile × this
+//!                                    # (built-in regions: Ookla / NDT medians;
+//!                                    # new regions: 1)
+//!
+//! [paths]                            # the access model (PathModel), all regions
+//! fixed_aqm_share = 0.7              # fixed accesses behind an AQM
+//! docsis_share = 0.5                 # of those, DOCSIS-PIE (the rest FQ-CoDel)
+//! wifi_fq_codel_share = 0.3          # Wi-Fi hops running FQ-CoDel
+//! wifi_loss_max = 0.01               # Wi-Fi loss: log-uniform 0.01 % .. this
+//! mobile_loss_max = 0.005            # mobile mean loss: uniform 0 .. this
+//! policed_scale = 1.0                # × each region's policed share
+//! cross_traffic_share = 0.2          # paths with web users on the bottleneck
+//! cross_traffic_users = 2            # (3GPP HTTP model, CUBIC; default 0 / 2)
 //!
 //! # or, instead of regions, a grid:
 //! # [grid]
@@ -25,6 +38,7 @@
 //! # sizes = ["1MB"]
 //! # seeds = 10                      # connections per cell
 //! # ack_policy = "rfc9000"
+//! # aqm = "codel"                   # every cell's queue discipline
 //! ```
 
 use core::time::Duration;
@@ -34,7 +48,9 @@ use serde::Deserialize;
 
 use super::dist::QuantileTable;
 use super::grid::Grid;
-use super::population::{seed_regions, AccessMix, Region, CHROME_ACK_SHARE};
+use super::population::{
+    seed_regions, AccessMix, CapacityScale, PathModel, Region, CHROME_ACK_SHARE,
+};
 use super::workload::{SizeDist, Workload};
 use super::Population;
 use crate::receiver::AckPolicy;
@@ -63,6 +79,27 @@ struct File {
     #[serde(default)]
     region: Vec<toml::Spanned<FileRegion>>,
     grid: Option<toml::Spanned<FileGrid>>,
+    paths: Option<toml::Spanned<FilePaths>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FilePaths {
+    fixed_aqm_share: Option<f64>,
+    docsis_share: Option<f64>,
+    wifi_fq_codel_share: Option<f64>,
+    wifi_loss_max: Option<f64>,
+    mobile_loss_max: Option<f64>,
+    policed_scale: Option<f64>,
+    cross_traffic_share: Option<f64>,
+    cross_traffic_users: Option<u32>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileCapacity {
+    fixed: f64,
+    mobile: f64,
 }
 
 #[derive(Deserialize)]
@@ -83,6 +120,7 @@ struct FileRegion {
     rtt_ms: Option<Vec<f64>>,
     mix: Option<FileMix>,
     chrome_ack_share: Option<f64>,
+    capacity: Option<FileCapacity>,
 }
 
 #[derive(Deserialize)]
@@ -106,6 +144,7 @@ struct FileGrid {
     sizes: Vec<Qty>,
     seeds: Option<u64>,
     ack_policy: Option<String>,
+    aqm: Option<String>,
 }
 
 fn line_of(text: &str, offset: usize) -> usize {
@@ -162,15 +201,25 @@ impl PopulationFile {
             }
             (Some(g), true) => {
                 let at = line_of(text, g.span().start);
-                Population::Grid(grid(g.get_ref()).map_err(|e| format!("line {at}: grid.{e}"))?)
+                Population::Grid(Box::new(
+                    grid(g.get_ref()).map_err(|e| format!("line {at}: grid.{e}"))?,
+                ))
             }
             (None, false) => {
+                let model = match &file.paths {
+                    None => PathModel::default(),
+                    Some(p) => {
+                        let at = line_of(text, p.span().start);
+                        paths(p.get_ref()).map_err(|e| format!("line {at}: paths.{e}"))?
+                    }
+                };
                 let mut out = Vec::new();
                 for r in &file.region {
                     let at = line_of(text, r.span().start);
                     let fr = r.get_ref();
-                    let reg =
+                    let mut reg =
                         region(fr).map_err(|e| format!("line {at}: region `{}`: {e}", fr.name))?;
+                    reg.paths = model;
                     if out.iter().any(|o: &Region| o.name == reg.name) {
                         return Err(
                             format!("line {at}: region `{}`: defined twice", reg.name).into()
@@ -255,6 +304,8 @@ fn region(r: &FileRegion) -> Result<Region, String> {
                 policed: 0.02,
             },
             chrome_ack_share: CHROME_ACK_SHARE,
+            capacity_scale: CapacityScale::NONE,
+            paths: PathModel::default(),
         },
         (None, _, _) => {
             let names: Vec<String> = seed_regions().into_iter().map(|r| r.name).collect();
@@ -306,7 +357,65 @@ fn region(r: &FileRegion) -> Result<Region, String> {
         }
         reg.chrome_ack_share = c;
     }
+    if let Some(c) = &r.capacity {
+        for (k, v) in [("fixed", c.fixed), ("mobile", c.mobile)] {
+            if !(v > 0.0 && v <= 100.0) {
+                return Err(format!("capacity.{k}: must lie in (0, 100]"));
+            }
+        }
+        reg.capacity_scale = CapacityScale {
+            fixed: c.fixed,
+            mobile: c.mobile,
+        };
+    }
     Ok(reg)
+}
+
+fn paths(p: &FilePaths) -> Result<PathModel, String> {
+    let mut m = PathModel::default();
+    let share = |k: &str, v: Option<f64>, dst: &mut f64, max: f64| -> Result<(), String> {
+        if let Some(v) = v {
+            if !(0.0..=max).contains(&v) {
+                return Err(format!("{k}: must lie in [0, {max}]"));
+            }
+            *dst = v;
+        }
+        Ok(())
+    };
+    share(
+        "fixed_aqm_share",
+        p.fixed_aqm_share,
+        &mut m.fixed_aqm_share,
+        1.0,
+    )?;
+    share("docsis_share", p.docsis_share, &mut m.docsis_share, 1.0)?;
+    share(
+        "wifi_fq_codel_share",
+        p.wifi_fq_codel_share,
+        &mut m.wifi_fq_codel_share,
+        1.0,
+    )?;
+    share("wifi_loss_max", p.wifi_loss_max, &mut m.wifi_loss_max, 0.5)?;
+    share(
+        "mobile_loss_max",
+        p.mobile_loss_max,
+        &mut m.mobile_loss_max,
+        0.5,
+    )?;
+    share("policed_scale", p.policed_scale, &mut m.policed_scale, 20.0)?;
+    share(
+        "cross_traffic_share",
+        p.cross_traffic_share,
+        &mut m.cross_traffic_share,
+        1.0,
+    )?;
+    if let Some(u) = p.cross_traffic_users {
+        if !(1..=64).contains(&u) {
+            return Err("cross_traffic_users: must lie in 1..=64".into());
+        }
+        m.cross_traffic_users = u;
+    }
+    Ok(m)
 }
 
 fn grid(g: &FileGrid) -> Result<Grid, String> {
@@ -330,6 +439,10 @@ fn grid(g: &FileGrid) -> Result<Grid, String> {
         sizes,
         seeds_per_cell: g.seeds.unwrap_or(10),
         ack_policy,
+        aqm: match &g.aqm {
+            Some(a) => a.parse().map_err(|e| format!("aqm: {e}"))?,
+            None => crate::link::Aqm::DropTail,
+        },
     };
     grid.validate()
         .map_err(|e| e.0.trim_start_matches("grid.").to_string())?;

@@ -94,6 +94,7 @@ pub fn hystart_grid(seeds_per_cell: u64) -> Grid {
         sizes: vec![10_000_000],
         seeds_per_cell: seeds_per_cell.max(1),
         ack_policy: AckPolicy::Rfc9000,
+        aqm: crate::link::Aqm::DropTail,
     }
 }
 
@@ -117,7 +118,7 @@ pub fn plan(name: &str, connections: u64, seed: u64) -> Result<FleetPlan, SimErr
             b.endpoint.iw_packets = 10;
             b.endpoint.jump_packets = 20;
             (
-                Population::Grid(hystart_grid(k)),
+                Population::Grid(Box::new(hystart_grid(k))),
                 Workload::seed(),
                 arms(&[
                     ("reno", "newreno"),
