@@ -95,6 +95,8 @@ struct Path {
     rtt_ms: u64,
     queue_ms: u64,
     loss: f64,
+    /// Queue discipline, both in the relay and in the simulator.
+    aqm: &'static str,
 }
 
 /// The first flight: bytes sent in [first data send, +1 RTT), and the
@@ -180,7 +182,7 @@ async fn real(path: Path, cc: &str) -> Result<Real, Box<dyn std::error::Error + 
     let task = tokio::spawn(server.run(async move {
         let _ = stop_rx.await;
     }));
-    let relay = Relay::start(RelayConfig::symmetric(
+    let mut relay_cfg = RelayConfig::symmetric(
         "127.0.0.1:0".parse()?,
         addr,
         Rate::from_bits_per_sec(path.rate_mbit * 1_000_000),
@@ -188,7 +190,10 @@ async fn real(path: Path, cc: &str) -> Result<Real, Box<dyn std::error::Error + 
         Duration::from_millis(path.queue_ms),
         path.loss,
         1,
-    ))?;
+    );
+    relay_cfg.up.aqm = path.aqm.parse()?;
+    relay_cfg.down.aqm = relay_cfg.up.aqm;
+    let relay = Relay::start(relay_cfg)?;
     let cfg = GetConfig {
         url: format!("https://{}/bytes/{SIZE}", relay.local_addr()).parse()?,
         n: 1,
@@ -266,11 +271,12 @@ struct Sim {
 
 fn sim(path: Path, cc: &str, pacer: &str) -> Result<Sim, Box<dyn std::error::Error + Send + Sync>> {
     let toml = format!(
-        "seed = 1\n[path]\nrate = \"{}mbit\"\nrtt = \"{}ms\"\nqueue = \"{}ms\"\nloss = \"{}%\"\n[endpoint]\nmds = 1200\niw = 10\npacer = \"{pacer}\"\n",
+        "seed = 1\n[path]\nrate = \"{}mbit\"\nrtt = \"{}ms\"\nqueue = \"{}ms\"\nloss = \"{}%\"\naqm = \"{}\"\n[endpoint]\nmds = 1200\niw = 10\npacer = \"{pacer}\"\n",
         path.rate_mbit,
         path.rtt_ms,
         path.queue_ms,
-        path.loss * 100.0
+        path.loss * 100.0,
+        path.aqm
     );
     let mut sc = Scenario::from_toml(&toml, path.name).map_err(|e| e.message)?;
     sc.size_bytes = SIZE;
@@ -312,6 +318,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
             rtt_ms: 40,
             queue_ms: 40,
             loss: 0.0,
+            aqm: "droptail",
         },
         Path {
             name: "100m-40ms",
@@ -319,6 +326,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
             rtt_ms: 40,
             queue_ms: 40,
             loss: 0.0,
+            aqm: "droptail",
         },
         Path {
             name: "20m-40ms-0.5%",
@@ -326,6 +334,15 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
             rtt_ms: 40,
             queue_ms: 40,
             loss: 0.005,
+            aqm: "droptail",
+        },
+        Path {
+            name: "20m-40ms-codel",
+            rate_mbit: 20,
+            rtt_ms: 40,
+            queue_ms: 40,
+            loss: 0.0,
+            aqm: "codel",
         },
     ];
     let ccs = [
@@ -338,7 +355,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let mut growth = Vec::new();
     println!("| path | cc | real TTLB ms | sim (quinn pacer) ms | diff | sim (exact pacer) ms | real lost | sim lost (quinn / exact) | 1st flight real: KB in ms | sim quinn | sim exact |");
     println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
-    for path in paths.iter().take(if quick { 1 } else { 3 }) {
+    for path in paths.iter().take(if quick { 1 } else { paths.len() }) {
         for cc in ccs {
             let r = real(*path, cc).await?;
             let q = sim(*path, cc, "quinn")?;

@@ -32,6 +32,8 @@ fn enqueue(s: &Shared, dir: &Direction, data: Vec<u8>, dest: Dest, client: Socke
     let bytes = data.len() as u64;
     let flow = flow_of(client);
     let mut st = dir.lock();
+    // The backlog this datagram finds: what has left by now is gone.
+    st.link.bottleneck().drain_reporting(now, |_, _, _| {});
     let queue_bytes = st.link.bottleneck_ref().backlog_bytes();
     let packet = Packet {
         payload: (data, dest),
