@@ -1,6 +1,8 @@
 //! `ramp fleet` end to end: determinism across thread counts, resume after
 //! a kill (a torn last line), parameter checks, population file errors,
-//! and `ramp report` on the output. Small runs (tens of connections).
+//! sharded runs merged byte for byte (and the merges that must be
+//! refused), and `ramp report` on the output. Small runs (tens of
+//! connections).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -199,4 +201,131 @@ fn charts_and_report_work_on_the_output() {
     }
     let r = ramp().arg("report").arg(&d).output().unwrap();
     ok(&r);
+}
+
+fn files(d: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(d)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
+        .map(|p| {
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                std::fs::read(&p).unwrap(),
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+fn shards(name: &str, n: u64, extra: &[&str]) -> Vec<PathBuf> {
+    (0..n)
+        .map(|k| {
+            let d = tmp(&format!("{name}-shard{k}of{n}"));
+            let s = format!("{k}/{n}");
+            let mut args = vec!["--shard", s.as_str()];
+            args.extend_from_slice(extra);
+            ok(&fleet(&d, &args));
+            d
+        })
+        .collect()
+}
+
+fn merge(dirs: &[PathBuf], out: &Path) -> std::process::Output {
+    let mut c = ramp();
+    c.args(["fleet", "merge"])
+        .args(dirs)
+        .arg("-o")
+        .arg(out)
+        .arg("--no-charts");
+    c.output().expect("run ramp")
+}
+
+#[test]
+fn sharded_runs_merge_into_the_unsharded_run_byte_for_byte() {
+    let full = tmp("unsharded");
+    ok(&fleet(&full, &[]));
+    let want = files(&full);
+    for n in [1u64, 3, 8, 30] {
+        let mut dirs = shards(&format!("n{n}"), n, &[]);
+        // Any order on the command line.
+        dirs.reverse();
+        let out = tmp(&format!("merged{n}"));
+        ok(&merge(&dirs, &out));
+        assert!(files(&out) == want, "{n} shards: merged run differs");
+    }
+}
+
+#[test]
+fn a_shard_resumes_after_a_kill() {
+    let d = shards("resume", 3, &[]).remove(1);
+    let want = std::fs::read(d.join("records.ndjson")).unwrap();
+    let cut = tmp("resume-cut");
+    std::fs::create_dir_all(&cut).unwrap();
+    for f in ["fleet.params", "fleet.plan.json"] {
+        std::fs::copy(d.join(f), cut.join(f)).unwrap();
+    }
+    std::fs::write(cut.join("records.ndjson"), &want[..want.len() / 2]).unwrap();
+    ok(&fleet(&cut, &["--shard", "1/3", "--resume"]));
+    assert!(std::fs::read(cut.join("records.ndjson")).unwrap() == want);
+    // Resuming as another shard is refused.
+    let o = fleet(&cut, &["--shard", "2/3", "--resume"]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("shard"));
+}
+
+#[test]
+fn merge_refuses_foreign_missing_duplicate_and_truncated_shards() {
+    let dirs = shards("refuse", 3, &[]);
+    let err = |dirs: &[PathBuf], name: &str| -> String {
+        let o = merge(dirs, &tmp(name));
+        assert!(!o.status.success(), "{name}: merge succeeded");
+        String::from_utf8_lossy(&o.stderr).into_owned()
+    };
+    // A shard of another seed.
+    let other = {
+        let d = tmp("refuse-other-seed");
+        let mut c = ramp();
+        c.args([
+            "fleet",
+            "--preset",
+            "rapid-start-2026",
+            "-n",
+            "24",
+            "--seed",
+            "6",
+        ])
+        .args(["-q", "--no-charts", "--shard", "2/3", "-o"])
+        .arg(&d);
+        ok(&c.output().unwrap());
+        d
+    };
+    let e = err(&[dirs[0].clone(), dirs[1].clone(), other], "m-seed");
+    assert!(e.contains("different runs") && e.contains("seed"), "{e}");
+    let e = err(&dirs[..2], "m-missing");
+    assert!(e.contains("missing"), "{e}");
+    let e = err(
+        &[
+            dirs[0].clone(),
+            dirs[1].clone(),
+            dirs[1].clone(),
+            dirs[2].clone(),
+        ],
+        "m-dup",
+    );
+    assert!(e.contains("twice"), "{e}");
+    // A truncated records file.
+    let r = dirs[2].join("records.ndjson");
+    let bytes = std::fs::read(&r).unwrap();
+    std::fs::write(&r, &bytes[..bytes.len() - 10]).unwrap();
+    let e = err(&dirs, "m-trunc");
+    assert!(e.contains("truncated"), "{e}");
+    // A truncated manifest.
+    std::fs::write(&r, &bytes).unwrap();
+    let m = dirs[1].join("shard.json");
+    let text = std::fs::read_to_string(&m).unwrap();
+    std::fs::write(&m, &text[..text.len() / 2]).unwrap();
+    let e = err(&dirs, "m-manifest");
+    assert!(e.contains("shard manifest"), "{e}");
 }

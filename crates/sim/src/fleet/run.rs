@@ -14,6 +14,9 @@ use crate::SimError;
 pub struct RunOptions {
     /// First connection to run (earlier ones are already on disk).
     pub start: u64,
+    /// One past the last connection to run (capped at the plan's count):
+    /// a shard runs a contiguous range.
+    pub end: u64,
     /// Worker threads (0: all cores).
     pub threads: usize,
     /// Connections per chunk (the unit of work).
@@ -26,6 +29,7 @@ impl Default for RunOptions {
     fn default() -> Self {
         RunOptions {
             start: 0,
+            end: u64::MAX,
             threads: 0,
             chunk: 4,
             window: 64,
@@ -58,7 +62,7 @@ impl<E: std::fmt::Display> std::fmt::Display for RunError<E> {
 
 type Chunk = Vec<(u64, Result<Vec<String>, SimError>)>;
 
-/// Runs connections `opts.start .. plan.connections`, calling
+/// Runs connections `opts.start .. min(opts.end, plan.connections)`, calling
 /// `sink(index, lines)` for each in order (`lines`: one per arm, arm
 /// order, no newline). Stops at the first error.
 pub fn run<E, F>(plan: &FleetPlan, opts: RunOptions, mut sink: F) -> Result<(), RunError<E>>
@@ -67,7 +71,7 @@ where
     F: FnMut(u64, &[String]) -> Result<(), E>,
 {
     let chunk = opts.chunk.max(1);
-    let total = plan.connections;
+    let total = plan.connections.min(opts.end);
     if opts.start >= total {
         return Ok(());
     }

@@ -13,6 +13,10 @@
 //! An interrupted run continues with `--resume`: the records file is cut
 //! back to its last whole connection and the run goes on from there; the
 //! run's parameters (`fleet.params`) must match.
+//!
+//! `--shard K/N` runs one contiguous range of the connections and writes
+//! its records and a manifest; `ramp fleet merge` joins the shards into
+//! the unsharded run's directory, byte for byte (`shard.rs`).
 
 use std::fs;
 use std::io::{BufWriter, Write};
@@ -29,15 +33,21 @@ use crate::run_dir::{self, Owner};
 
 mod charts;
 mod records;
+mod shard;
 mod summary;
 
 use charts::{grid_results, write_charts};
 use records::{prepare_resume, read_rows};
+pub use shard::Shard;
 use summary::{print_grid_table, print_headline, summary_json};
 
 /// Arguments of `ramp fleet`.
 #[derive(clap::Args, Debug)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct Args {
+    /// `merge`: join shard directories.
+    #[command(subcommand)]
+    command: Option<FleetCommand>,
     /// Built-in experiment (see --list-presets).
     #[arg(
         long,
@@ -69,6 +79,10 @@ pub struct Args {
     /// Continue an interrupted run in OUT (same parameters).
     #[arg(long)]
     resume: bool,
+    /// Run only shard K of N (connections [K·n/N, (K+1)·n/N)); join the
+    /// shards with `ramp fleet merge`.
+    #[arg(long, value_name = "K/N")]
+    shard: Option<Shard>,
     /// Write no charts or report.html (records and summary only).
     #[arg(long)]
     no_charts: bool,
@@ -80,8 +94,41 @@ pub struct Args {
     list_presets: bool,
 }
 
+/// `ramp fleet merge`.
+#[derive(clap::Subcommand, Debug)]
+enum FleetCommand {
+    /// Join the directories of `ramp fleet --shard K/N` runs (all N of them,
+    /// any order) into the run directory the unsharded run would write:
+    /// records, summary, charts and report, byte for byte.
+    Merge {
+        /// The shard directories.
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// Run directory to write.
+        #[arg(short, long)]
+        out: PathBuf,
+        /// Write no charts or report.html.
+        #[arg(long)]
+        no_charts: bool,
+    },
+}
+
 const RECORDS: &str = "records.ndjson";
 const PARAMS: &str = "fleet.params";
+/// How the plan was given, so that `merge` can rebuild it.
+const PLAN: &str = "fleet.plan.json";
+
+/// Everything a plan is built from (the command line, with a population
+/// file's text rather than its path).
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+struct PlanSpec {
+    preset: String,
+    /// A population file: its path as given and its text.
+    population: Option<(String, String)>,
+    arms: Option<String>,
+    connections: u64,
+    seed: u64,
+}
 /// Runs `ramp fleet`.
 pub fn run(args: Args) -> anyhow::Result<()> {
     if args.list_presets {
@@ -90,7 +137,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         return Ok(());
     }
-    let plan = build_plan(&args)?;
+    if let Some(FleetCommand::Merge {
+        dirs,
+        out,
+        no_charts,
+    }) = &args.command
+    {
+        return merge(dirs, out, *no_charts);
+    }
+    let spec = plan_spec(&args)?;
+    let plan = build_plan(&spec)?;
     if !args.out.join(PARAMS).exists() {
         // (A run directory from before the marker has fleet's parameters.)
         run_dir::check_owner(&args.out, Owner::Fleet)?;
@@ -99,7 +155,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     run_dir::mark(&args.out, Owner::Fleet)?;
     let records = args.out.join(RECORDS);
     let params_path = args.out.join(PARAMS);
-    let params = plan.fingerprint();
+    let mut params = plan.fingerprint();
+    if let Some(s) = args.shard {
+        params.push_str(&s.params_line());
+    }
+    let (first, end) = match args.shard {
+        Some(s) => s.range(plan.connections),
+        None => (0, plan.connections),
+    };
 
     let start = if args.resume {
         let old = fs::read_to_string(&params_path).with_context(|| {
@@ -116,11 +179,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 params_difference(&old, &params)
             );
         }
-        if records.exists() {
-            prepare_resume(&records, plan.arms.len() as u64)?
-        } else {
-            0
-        }
+        first
+            + if records.exists() {
+                prepare_resume(&records, plan.arms.len() as u64, first)?
+            } else {
+                0
+            }
     } else {
         if records.exists() {
             bail!(
@@ -129,18 +193,83 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             );
         }
         write_atomic(&params_path, params.as_bytes())?;
-        0
+        first
     };
+    // How the plan was given (after the parameters check, so on --resume
+    // it describes the same plan): `merge` rebuilds it from this.
+    write_atomic(
+        &args.out.join(PLAN),
+        serde_json::to_string_pretty(&spec)?.as_bytes(),
+    )?;
     write_atomic(
         &args.out.join("scenario.toml"),
         scenario_text(&plan).as_bytes(),
     )?;
 
     let threads = run::effective_threads(args.threads);
-    if start < plan.connections {
-        simulate_all(&plan, &records, start, threads, args.quiet)?;
+    if start < end {
+        simulate_all(&plan, &records, (start, end), threads, args.quiet)?;
     }
+    if let Some(s) = args.shard {
+        if !records.exists() {
+            // An empty shard (more shards than connections).
+            fs::File::create(&records)
+                .with_context(|| format!("creating {}", records.display()))?;
+        }
+        shard::write_manifest(&args.out, &records, s, plan.connections)?;
+        println!(
+            "shard {s}: connections {first}..{end} of {}; wrote {} (records.ndjson, {}); join the \
+             shards with `ramp fleet merge DIR... -o OUT`",
+            plan.connections,
+            args.out.display(),
+            shard::MANIFEST
+        );
+        return Ok(());
+    }
+    finish(&plan, &args.out, args.no_charts)
+}
 
+/// `ramp fleet merge`: checks the shards, concatenates their records into
+/// OUT and writes what the unsharded run writes.
+fn merge(dirs: &[PathBuf], out: &Path, no_charts: bool) -> anyhow::Result<()> {
+    run_dir::check_owner(out, Owner::Fleet)?;
+    fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    run_dir::mark(out, Owner::Fleet)?;
+    let records = out.join(RECORDS);
+    if records.exists() {
+        bail!("{} exists: merge into a new directory", records.display());
+    }
+    let (params, first_dir) =
+        shard::merge_records(dirs, &records, RECORDS, PARAMS, params_difference)?;
+    let spec_path = first_dir.join(PLAN);
+    let spec: PlanSpec = serde_json::from_str(
+        &fs::read_to_string(&spec_path)
+            .with_context(|| format!("reading {}", spec_path.display()))?,
+    )
+    .with_context(|| format!("{}: not a plan", spec_path.display()))?;
+    let plan = build_plan(&spec)?;
+    if plan.fingerprint() != params {
+        let _ = fs::remove_file(&records);
+        bail!(
+            "{}: this ramp builds a different plan from the shards' parameters (differs in {}); \
+             merge with the ramp that ran the shards",
+            spec_path.display(),
+            params_difference(&params, &plan.fingerprint())
+        );
+    }
+    write_atomic(&out.join(PARAMS), params.as_bytes())?;
+    write_atomic(
+        &out.join(PLAN),
+        serde_json::to_string_pretty(&spec)?.as_bytes(),
+    )?;
+    write_atomic(&out.join("scenario.toml"), scenario_text(&plan).as_bytes())?;
+    finish(&plan, out, no_charts)
+}
+
+/// Reads a finished run's records back and writes its summary, charts and
+/// report.
+fn finish(plan: &FleetPlan, out: &Path, no_charts: bool) -> anyhow::Result<()> {
+    let records = out.join(RECORDS);
     let rows = read_rows(&records)?;
     let summary = summarize(
         &rows,
@@ -164,27 +293,27 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         md.push_str(&ramp_plot::grid::grid_table_markdown(g));
     }
-    write_atomic(&args.out.join("summary.md"), md.as_bytes())?;
+    write_atomic(&out.join("summary.md"), md.as_bytes())?;
     write_atomic(
-        &args.out.join("summary.json"),
+        &out.join("summary.json"),
         serde_json::to_string_pretty(&summary_json(&summary, &plan))?.as_bytes(),
     )?;
     print_headline(&summary, &plan);
     for g in &grids {
         print_grid_table(g);
     }
-    if !args.no_charts {
-        write_charts(&plan, &rows, &grids, &args.out)?;
+    if !no_charts {
+        write_charts(&plan, &rows, &grids, out)?;
     }
     println!(
         "\nwrote {} (records.ndjson, summary.md, summary.json{}{})",
-        args.out.display(),
-        if args.no_charts {
+        out.display(),
+        if no_charts {
             ""
         } else {
             ", ab-*.png, ab-all.svg, paired-all.png, report.html"
         },
-        if args.no_charts || grids.is_empty() {
+        if no_charts || grids.is_empty() {
             String::new()
         } else {
             grids
@@ -196,10 +325,34 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     Ok(())
 }
 
-pub(super) fn build_plan(args: &Args) -> anyhow::Result<FleetPlan> {
-    let mut plan = match &args.population {
+/// The plan's inputs from the command line (a population file is read
+/// here, so that its text travels with the run).
+fn plan_spec(args: &Args) -> anyhow::Result<PlanSpec> {
+    let population = match &args.population {
         Some(path) => {
-            let f = PopulationFile::load(path).map_err(|e| anyhow::anyhow!("{e}"))?;
+            let text = fs::read_to_string(path).with_context(|| format!("--population {path}"))?;
+            Some((path.clone(), text))
+        }
+        None => None,
+    };
+    Ok(PlanSpec {
+        preset: args.preset.clone(),
+        population,
+        arms: args.arms.clone(),
+        connections: args.connections,
+        seed: args.seed,
+    })
+}
+
+fn build_plan(args: &PlanSpec) -> anyhow::Result<FleetPlan> {
+    let mut plan = match &args.population {
+        Some((path, text)) => {
+            let stem = Path::new(path)
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| path.clone());
+            let f =
+                PopulationFile::parse(text, &stem).map_err(|e| anyhow::anyhow!("{path}: {e}"))?;
             let mut base = presets::base_scenario().map_err(|e| anyhow::anyhow!("{e}"))?;
             base.name = f.name.clone();
             let connections = match &f.population {
@@ -298,7 +451,7 @@ pub(super) fn bin_order(plan: &FleetPlan) -> Vec<String> {
 pub(super) fn simulate_all(
     plan: &FleetPlan,
     records: &Path,
-    start: u64,
+    (start, end): (u64, u64),
     threads: usize,
     quiet: bool,
 ) -> anyhow::Result<()> {
@@ -311,7 +464,7 @@ pub(super) fn simulate_all(
     let progress = if quiet {
         ProgressBar::hidden()
     } else {
-        ProgressBar::new(plan.connections)
+        ProgressBar::new(end)
     };
     progress.set_style(
         ProgressStyle::with_template(
@@ -335,6 +488,7 @@ pub(super) fn simulate_all(
     );
     let opts = run::RunOptions {
         start,
+        end,
         threads,
         ..run::RunOptions::default()
     };

@@ -13,7 +13,8 @@ use ramp_sim::fleet::summary::Row;
 /// and returns how many connections it holds. A torn last line (the run
 /// was killed mid-write) and a connection with only some of its arms are
 /// dropped; they are simulated again.
-pub fn prepare_resume(records: &Path, arms: u64) -> anyhow::Result<u64> {
+/// `first` is the run's first connection (a shard's range starts there).
+pub fn prepare_resume(records: &Path, arms: u64, first: u64) -> anyhow::Result<u64> {
     let mut f = fs::OpenOptions::new()
         .read(true)
         .write(true)
@@ -61,13 +62,13 @@ pub fn prepare_resume(records: &Path, arms: u64) -> anyhow::Result<u64> {
                     done * arms
                 )
             })?;
-        if v.get(k::CONN).and_then(|c| c.as_u64()) != Some(done - 1) {
+        if v.get(k::CONN).and_then(|c| c.as_u64()) != Some(first + done - 1) {
             bail!(
                 "--resume: {}: line {} should be connection {} but is not; the file was not written \
                  by this run",
                 records.display(),
                 done * arms,
-                done - 1
+                first + done - 1
             );
         }
     }
