@@ -27,6 +27,7 @@ fn output_is_identical_at_one_and_two_threads() {
             chunk: 1,
             window: 1,
             start: 0,
+            end: u64::MAX,
         },
     );
     let two = collect(
@@ -36,6 +37,7 @@ fn output_is_identical_at_one_and_two_threads() {
             chunk: 1,
             window: 3,
             start: 0,
+            end: u64::MAX,
         },
     );
     let two_big = collect(
@@ -45,6 +47,7 @@ fn output_is_identical_at_one_and_two_threads() {
             chunk: 5,
             window: 2,
             start: 0,
+            end: u64::MAX,
         },
     );
     assert_eq!(one.len(), 48 * 4);

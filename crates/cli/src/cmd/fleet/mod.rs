@@ -273,15 +273,15 @@ fn finish(plan: &FleetPlan, out: &Path, no_charts: bool) -> anyhow::Result<()> {
     let rows = read_rows(&records)?;
     let summary = summarize(
         &rows,
-        &arm_labels(&plan),
+        &arm_labels(plan),
         &plan.population.pops(),
-        &bin_order(&plan),
+        &bin_order(plan),
     );
     let title = format!(
         "ramp fleet: {} ({} connections, seed {})",
         plan.name, plan.connections, plan.seed
     );
-    let grids = grid_results(&plan, &rows)?;
+    let grids = grid_results(plan, &rows)?;
     let mut md = summary.to_markdown(&title);
     for g in &grids {
         md.push_str(&format!(
@@ -296,14 +296,14 @@ fn finish(plan: &FleetPlan, out: &Path, no_charts: bool) -> anyhow::Result<()> {
     write_atomic(&out.join("summary.md"), md.as_bytes())?;
     write_atomic(
         &out.join("summary.json"),
-        serde_json::to_string_pretty(&summary_json(&summary, &plan))?.as_bytes(),
+        serde_json::to_string_pretty(&summary_json(&summary, plan))?.as_bytes(),
     )?;
-    print_headline(&summary, &plan);
+    print_headline(&summary, plan);
     for g in &grids {
         print_grid_table(g);
     }
     if !no_charts {
-        write_charts(&plan, &rows, &grids, out)?;
+        write_charts(plan, &rows, &grids, out)?;
     }
     println!(
         "\nwrote {} (records.ndjson, summary.md, summary.json{}{})",
