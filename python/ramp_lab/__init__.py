@@ -1,0 +1,123 @@
+"""ramp from Python: run the binaries, read their outputs as pandas frames.
+
+    import ramp_lab
+    run = ramp_lab.fleet("-n", "2000", "--seed", "1", out="run")
+    df = ramp_lab.records(run)          # one row per connection and arm
+    s = ramp_lab.summary(run)           # one row per slice and arm
+
+The binaries are found in this order: the RAMP_BIN / NDQ_BIN environment
+variables, the directory of the running Python's scripts (where
+`pip install ./python` puts them), then PATH.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+from typing import Iterable, Union
+
+__all__ = ["binary", "fleet", "sim", "records", "summary", "loss", "RampError"]
+__version__ = "0.1.0"
+
+PathLike = Union[str, os.PathLike]
+
+
+class RampError(RuntimeError):
+    """A ramp or ndq command failed; the message holds its stderr."""
+
+
+def binary(name: str) -> str:
+    """The path of the `ramp` or `ndq` executable."""
+    env = os.environ.get(f"{name.upper()}_BIN")
+    if env:
+        return env
+    scripts = Path(sysconfig.get_path("scripts"))
+    for cand in (scripts / name, Path(sys.executable).parent / name):
+        if cand.is_file() and os.access(cand, os.X_OK):
+            return str(cand)
+    found = shutil.which(name)
+    if found:
+        return found
+    raise RampError(
+        f"cannot find `{name}`: install the package (pip install ./python) "
+        f"or set {name.upper()}_BIN"
+    )
+
+
+def run(name: str, args: Iterable[str], capture: bool = True) -> str:
+    """Runs `name args...`; returns its stdout, raises RampError on failure."""
+    cmd = [binary(name), *map(str, args)]
+    p = subprocess.run(cmd, capture_output=capture, text=True)
+    if p.returncode != 0:
+        raise RampError(f"{' '.join(cmd)}: exit {p.returncode}: {(p.stderr or '').strip()}")
+    return p.stdout or ""
+
+
+def fleet(*args: str, out: PathLike) -> Path:
+    """Runs `ramp fleet ARGS -o OUT -q` and returns OUT."""
+    run("ramp", ["fleet", *args, "-o", str(out), "-q"])
+    return Path(out)
+
+
+def sim(*args: str, records: PathLike) -> "pandas.DataFrame":  # noqa: F821
+    """Runs `ramp sim ARGS --records FILE` and returns the records as a frame."""
+    path = Path(records)
+    if path.exists():
+        path.unlink()
+    run("ramp", ["sim", *args, "--records", str(path)])
+    return _frame_from_ndjson(path)
+
+
+def _frame_from_ndjson(path: Path) -> "pandas.DataFrame":  # noqa: F821
+    import pandas as pd
+
+    kwargs = {}
+    try:
+        import pyarrow  # noqa: F401
+
+        kwargs["dtype_backend"] = "pyarrow"
+    except ImportError:
+        pass
+    if path.stat().st_size == 0:
+        return pd.DataFrame()
+    return pd.read_json(path, lines=True, **kwargs)
+
+
+def records(run_dir: PathLike) -> "pandas.DataFrame":  # noqa: F821
+    """A run directory's records.ndjson: one row per connection and arm
+    (pyarrow-backed columns when pyarrow is installed)."""
+    return _frame_from_ndjson(Path(run_dir) / "records.ndjson")
+
+
+def summary(run_dir: PathLike) -> "pandas.DataFrame":  # noqa: F821
+    """A fleet run's summary.json as a frame: one row per slice (global,
+    each region, each size bin) and arm, with the TTLB change figures."""
+    import pandas as pd
+
+    s = json.loads((Path(run_dir) / "summary.json").read_text())
+    rows = []
+    for kind, slices in (("global", [s["global"]]), ("pop", s["by_pop"]), ("bin", s["by_bin"])):
+        for sl in slices:
+            for a in sl["arms"]:
+                row = {"kind": kind, "slice": sl["label"], "connections": sl["connections"]}
+                row.update({k: v for k, v in a.items() if not isinstance(v, list)})
+                for d, v in zip(s["deciles"], a["deciles_ms"]):
+                    row[f"p{round(d)}_ms"] = v
+                rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def loss(run_dir: PathLike) -> "pandas.DataFrame":  # noqa: F821
+    """A fleet run's loss-ratio table (global and per region) as a frame."""
+    import pandas as pd
+
+    s = json.loads((Path(run_dir) / "summary.json").read_text())
+    rows = [dict(pop="all", **r) for r in s["loss"]]
+    for p in s["loss_by_pop"]:
+        rows += [dict(pop=p["pop"], **r) for r in p["arms"]]
+    return pd.DataFrame(rows)

@@ -1,0 +1,119 @@
+"""ramp_lab end to end: Dask runs equal single-process runs byte for byte,
+also when a worker is killed mid-run; frames; ndq over Dask; refusals."""
+
+import filecmp
+import json
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+import ramp_lab
+from ramp_lab import dist
+
+OUTPUTS = ["records.ndjson", "summary.json", "summary.md"]
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    from distributed import Client, LocalCluster
+
+    c = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                     host="127.0.0.1", dashboard_address=None)
+    client = Client(c)
+    yield client
+    client.close()
+    c.close()
+
+
+def single(tmp_path, args, name="single"):
+    out = tmp_path / name
+    ramp_lab.fleet(*args, "--no-charts", out=out)
+    return out
+
+
+def same(a: Path, b: Path):
+    for f in OUTPUTS:
+        assert filecmp.cmp(a / f, b / f, shallow=False), f"{f} differs"
+
+
+def test_dask_fleet_equals_the_single_process_run(tmp_path, cluster):
+    args = ["-n", "300", "--seed", "7"]
+    want = single(tmp_path, args)
+    got = dist.dist_fleet([*args, "--no-charts", "-o", str(tmp_path / "dask")], 5, cluster,
+                          progress=False)
+    same(want, got)
+    assert not (tmp_path / "dask.shards").exists()
+
+
+def test_killing_a_worker_mid_run_changes_nothing(tmp_path, cluster):
+    args = ["-n", "2400", "--seed", "3"]
+    want = single(tmp_path, args)
+    pids = cluster.run(os.getpid)
+    victim = sorted(pids.values())[0]
+
+    staging = tmp_path / "killed.shards"
+
+    def kill_after_first_shard():
+        # Mid-run: one shard is back, eleven are queued or running.
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if staging.exists() and any(staging.iterdir()):
+                break
+            time.sleep(0.01)
+        os.kill(victim, signal.SIGKILL)
+
+    t = threading.Thread(target=kill_after_first_shard)
+    t.start()
+    got = dist.dist_fleet([*args, "--no-charts", "-o", str(tmp_path / "killed")], 12, cluster,
+                          progress=False)
+    t.join()
+    # The worker really died (its nanny starts a new process).
+    assert victim not in cluster.run(os.getpid).values()
+    same(want, got)
+
+
+def test_frames(tmp_path):
+    run = single(tmp_path, ["-n", "40", "--seed", "1"])
+    r = ramp_lab.records(run)
+    assert len(r) == 40 * 4
+    for col in ["conn", "group", "ttlb-us", "num-packets.lost", "path.aqm", "pop", "access"]:
+        assert col in r.columns, col
+    s = ramp_lab.summary(run)
+    assert set(s["kind"]) == {"global", "pop", "bin"}
+    assert {"arm", "pctl_change_avg_pct", "p50_ms"} <= set(s.columns)
+    loss = ramp_lab.loss(run)
+    assert set(loss["arm"]) == {"baseline", "jumpstart", "rapid-no-jump", "rapidstart"}
+    df = ramp_lab.sim("--scenario", "seed-100m", "--cc", "newreno,rapidstart",
+                      records=tmp_path / "sim.ndjson")
+    assert list(df["cc.algorithm"].astype(str)) == ["newreno(iw=30)", "rapidstart(iw=30)"]
+
+
+def test_ndq_over_dask_equals_ndq(tmp_path, cluster):
+    run = single(tmp_path, ["-n", "60", "--seed", "2"])
+    lines = (run / "records.ndjson").read_text().splitlines(keepends=True)
+    files = []
+    for i in range(5):
+        f = tmp_path / f"part{i}.ndjson"
+        f.write_text("".join(lines[i::5]))
+        files.append(str(f))
+    q = "group_by(_.group) { {n: count(), s: sum(_.ttlb), p: percentile(_.ttlb, [0.5, 0.9])} }"
+    want = ramp_lab.run("ndq", ["-P", "1", q, *files])
+    got = dist.dist_ndq(q, files, cluster, fan_in=2).decode()
+    assert json.loads(got) == json.loads(want)
+
+
+def test_a_shard_of_another_run_is_refused(tmp_path):
+    staging = tmp_path / "s"
+    for k, seed in [(0, "1"), (1, "2")]:
+        files = dist.run_shard(["-n", "20", "--seed", seed], k, 2)
+        d = staging / str(k)
+        d.mkdir(parents=True)
+        for name, data in files.items():
+            (d / name).write_bytes(data)
+    with pytest.raises(ramp_lab.RampError, match="different runs"):
+        ramp_lab.run("ramp", ["fleet", "merge", str(staging / "0"), str(staging / "1"),
+                              "-o", str(tmp_path / "m")])
