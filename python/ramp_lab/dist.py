@@ -62,6 +62,10 @@ def _split_out(args: list[str]) -> tuple[list[str], Path, bool]:
             pass
         else:
             rest.append(a)
+    if not any(a in ("-j", "--threads") or a.startswith("--threads=") for a in rest):
+        # One task per worker thread: a shard must not take every core of
+        # its machine, or the worker's other tasks would share them.
+        rest += ["-j", "1"]
     if out is None:
         raise SystemExit("ramp_lab.dist fleet: give the run directory with -o OUT after --")
     return rest, Path(out), no_charts

@@ -18,6 +18,10 @@ fn tmp(name: &str) -> PathBuf {
 }
 
 fn fleet(out: &Path, extra: &[&str]) -> std::process::Output {
+    fleet_seed(out, "5", extra)
+}
+
+fn fleet_seed(out: &Path, seed: &str, extra: &[&str]) -> std::process::Output {
     let mut c = ramp();
     c.args([
         "fleet",
@@ -26,7 +30,7 @@ fn fleet(out: &Path, extra: &[&str]) -> std::process::Output {
         "-n",
         "24",
         "--seed",
-        "5",
+        seed,
         "-q",
         "--no-charts",
         "-o",
@@ -284,23 +288,8 @@ fn merge_refuses_foreign_missing_duplicate_and_truncated_shards() {
         String::from_utf8_lossy(&o.stderr).into_owned()
     };
     // A shard of another seed.
-    let other = {
-        let d = tmp("refuse-other-seed");
-        let mut c = ramp();
-        c.args([
-            "fleet",
-            "--preset",
-            "rapid-start-2026",
-            "-n",
-            "24",
-            "--seed",
-            "6",
-        ])
-        .args(["-q", "--no-charts", "--shard", "2/3", "-o"])
-        .arg(&d);
-        ok(&c.output().unwrap());
-        d
-    };
+    let other = tmp("refuse-other-seed");
+    ok(&fleet_seed(&other, "6", &["--shard", "2/3"]));
     let e = err(&[dirs[0].clone(), dirs[1].clone(), other], "m-seed");
     assert!(e.contains("different runs") && e.contains("seed"), "{e}");
     let e = err(&dirs[..2], "m-missing");
