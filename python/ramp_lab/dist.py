@@ -34,17 +34,31 @@ from . import RampError, binary
 SHARD_FILES = ("records.ndjson", "shard.json", "fleet.params", "fleet.plan.json", ".ramp-run")
 
 
-def run_shard(fleet_args: list[str], k: int, n: int, ramp: str | None = None) -> dict[str, bytes]:
-    """Runs shard k/n in a scratch directory on the worker and returns its
-    files. Pure function of its arguments: safe to run twice."""
+def run_shard(fleet_args: list[str], k: int, n: int, ramp: str | None = None,
+              shared: str | None = None) -> dict[str, bytes] | str:
+    """Runs shard k/n on the worker. With `shared` (a directory the driver
+    and the workers both see), the shard is written to shared/k and its
+    path returned; otherwise it runs in a scratch directory and its files
+    come back as bytes. Pure function of its arguments: safe to run twice
+    (a second run of a finished shard finds shared/k and stops)."""
     exe = ramp or binary("ramp")
-    with tempfile.TemporaryDirectory(prefix=f"ramp-shard-{k}-") as d:
+    parent = Path(shared) if shared else None
+    with tempfile.TemporaryDirectory(prefix=f"ramp-shard-{k}-", dir=parent) as d:
         out = Path(d) / "shard"
         cmd = [exe, "fleet", *fleet_args, "--shard", f"{k}/{n}", "-q", "--no-charts", "-o", str(out)]
         p = subprocess.run(cmd, capture_output=True, text=True)
         if p.returncode != 0:
             raise RampError(f"shard {k}/{n}: {' '.join(cmd)}: {p.stderr.strip()}")
-        return {f: (out / f).read_bytes() for f in SHARD_FILES if (out / f).exists()}
+        if parent is None:
+            return {f: (out / f).read_bytes() for f in SHARD_FILES if (out / f).exists()}
+        final = parent / str(k)
+        try:
+            # Atomic: a shard directory appears whole or not at all, once.
+            os.rename(out, final)
+        except OSError:
+            if not (final / "shard.json").exists():
+                raise
+        return str(final)
 
 
 def _split_out(args: list[str]) -> tuple[list[str], Path, bool]:
@@ -86,9 +100,13 @@ def _client(args):
     return Client(cluster), cluster
 
 
-def dist_fleet(fleet_args: list[str], shards: int, client, progress=True) -> Path:
+def dist_fleet(fleet_args: list[str], shards: int, client, progress=True,
+               shared: bool = False) -> Path:
     """Runs the fleet described by `fleet_args` (ramp fleet's arguments,
-    with -o OUT) as `shards` tasks on `client`, then merges into OUT."""
+    with -o OUT) as `shards` tasks on `client`, then merges into OUT.
+    `shared`: the workers see the driver's file system (a LocalCluster, or
+    a cluster on a shared mount), so shards are written in place instead of
+    sent back as bytes."""
     from distributed import as_completed
 
     rest, out, no_charts = _split_out(fleet_args)
@@ -98,8 +116,8 @@ def dist_fleet(fleet_args: list[str], shards: int, client, progress=True) -> Pat
     staging.mkdir(parents=True)
     ramp = os.environ.get("RAMP_BIN")
     futures = [
-        client.submit(run_shard, rest, k, shards, ramp, key=f"ramp-shard-{k}-of-{shards}-{time.time_ns()}",
-                      retries=3, pure=False)
+        client.submit(run_shard, rest, k, shards, ramp, str(staging.resolve()) if shared else None,
+                      key=f"ramp-shard-{k}-of-{shards}-{time.time_ns()}", retries=3, pure=False)
         for k in range(shards)
     ]
     index = {f.key: k for k, f in enumerate(futures)}
@@ -109,12 +127,13 @@ def dist_fleet(fleet_args: list[str], shards: int, client, progress=True) -> Pat
         k = index[fut.key]
         files = fut.result()
         d = staging / str(k)
-        if d.exists():
-            # One result per shard: a second would be a duplicate.
-            raise RampError(f"shard {k} returned twice")
-        d.mkdir()
-        for name, data in files.items():
-            (d / name).write_bytes(data)
+        if not shared:
+            if d.exists():
+                # One result per shard: a second would be a duplicate.
+                raise RampError(f"shard {k} returned twice")
+            d.mkdir()
+            for name, data in files.items():
+                (d / name).write_bytes(data)
         done += 1
         if progress:
             print(f"ramp_lab.dist: shard {k} done ({done}/{shards}, {time.monotonic() - t0:.1f} s)",
@@ -186,13 +205,16 @@ def main(argv: list[str] | None = None) -> int:
     where.add_argument("--local", type=int, metavar="N", help="start a LocalCluster of N workers")
     where.add_argument("--scheduler", metavar="ADDR", help="an existing Dask scheduler, tcp://HOST:8786")
     ap.add_argument("--shards", type=int, default=0, help="fleet: shards (default: 4 per worker)")
+    ap.add_argument("--shared-fs", action="store_true",
+                    help="fleet: the workers see this machine's file system (implied by --local); "
+                         "shards are written in place, not sent back")
     a = ap.parse_args(own)
     client, cluster = _client(a)
     try:
         if a.what == "fleet":
             workers = max(1, len(client.scheduler_info().get("workers", {})))
             shards = a.shards or 4 * workers
-            out = dist_fleet(passthrough, shards, client)
+            out = dist_fleet(passthrough, shards, client, shared=a.shared_fs or bool(a.local))
             print(f"wrote {out}")
         else:
             if not passthrough:

@@ -41,6 +41,7 @@ def same(a: Path, b: Path):
 
 
 def test_dask_fleet_equals_the_single_process_run(tmp_path, cluster):
+    """Shards sent back as bytes (workers without a shared file system)."""
     args = ["-n", "300", "--seed", "7"]
     want = single(tmp_path, args)
     got = dist.dist_fleet([*args, "--no-charts", "-o", str(tmp_path / "dask")], 5, cluster,
@@ -61,15 +62,16 @@ def test_killing_a_worker_mid_run_changes_nothing(tmp_path, cluster):
         # Mid-run: one shard is back, eleven are queued or running.
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
-            if staging.exists() and any(staging.iterdir()):
+            if staging.exists() and any(p.name.isdigit() for p in staging.iterdir()):
                 break
             time.sleep(0.01)
         os.kill(victim, signal.SIGKILL)
 
     t = threading.Thread(target=kill_after_first_shard)
     t.start()
+    # Shards written in place (the workers share this file system).
     got = dist.dist_fleet([*args, "--no-charts", "-o", str(tmp_path / "killed")], 12, cluster,
-                          progress=False)
+                          progress=False, shared=True)
     t.join()
     # The worker really died (its nanny starts a new process).
     assert victim not in cluster.run(os.getpid).values()
