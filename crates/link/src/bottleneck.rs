@@ -104,7 +104,7 @@ impl<P> Bottleneck<P> {
             Aqm::Step { threshold } => Discipline::DropTail {
                 step: Some(threshold),
             },
-            Aqm::Pie(p) => Discipline::Pie(Box::new(Pie::new(p, rng))),
+            Aqm::Pie(p) => Discipline::Pie(Box::new(Pie::new(p, limit_bytes, rng))),
             Aqm::CoDel(params) => Discipline::CoDel {
                 codel: CoDel::default(),
                 params,

@@ -6,9 +6,10 @@
 //! [`Bottleneck`] (a queue discipline in front of a constant-rate server),
 //! random loss ([`LossModel`]) and a propagation delay. The disciplines
 //! ([`Aqm`]) are drop-tail, L4S-style step marking, CoDel (RFC 8289),
-//! FQ-CoDel (RFC 8290), PIE (RFC 8033) and DOCSIS-PIE (RFC 8034); every
-//! one CE-marks an ECN-capable packet where it would drop it (RFC 3168
-//! §6.1.1; PIE only below its marking threshold, RFC 8033 §5.1).
+//! FQ-CoDel (RFC 8290), PIE (RFC 8033) and DOCSIS-PIE (RFC 8034); each
+//! CE-marks an ECN-capable packet where it would drop it (RFC 3168 §6.1.1;
+//! PIE only below its marking threshold, RFC 8033 §5.1), except DOCSIS-PIE:
+//! DOCSIS has no ECN, so it drops.
 
 #![forbid(unsafe_code)]
 

@@ -12,6 +12,19 @@
 //! rate), which is what RFC 8033 §5.2's rate-based estimate converges to on
 //! a constant-rate link, and what RFC 8034 prescribes outright
 //! (DOCSIS-PIE divides the queue by the configured rate).
+//!
+//! DOCSIS-PIE differs from RFC 8033 in more than its constants (RFC 8034,
+//! and the CableLabs reference model its authors published with it):
+//! - *burst protection starts at a burst, not at start-up*: no early drop
+//!   while the queue is under a third of the buffer; once it is over, the
+//!   first early drop opens the 142 ms allowance, during which the drop
+//!   probability is held at 0; the state returns to "no burst" after the
+//!   queue has been calm for a second;
+//! - its probability steps grow above 10 % (×2 up to 1, more beyond; still
+//!   capped at +2 % per update), decay by 2 % per update whenever the delay
+//!   stays under 5 ms, and gain 2 % per update above 200 ms;
+//! - per-packet probability scaled by size (byte mode) and capped at 0.85;
+//! - no ECN: DOCSIS does not mark, it drops.
 
 use std::time::Duration;
 
@@ -85,6 +98,31 @@ impl PieParams {
     };
 }
 
+/// DOCSIS-PIE's delay under which the probability decays (5 ms).
+const DOCSIS_LATENCY_LOW: Duration = Duration::from_millis(5);
+/// DOCSIS-PIE's delay above which the probability gains 2 % per update.
+const DOCSIS_LATENCY_HIGH: Duration = Duration::from_millis(200);
+/// DOCSIS-PIE's de-randomisation floor, and its cap on one packet's drop
+/// probability ("PROB_LOW").
+const DOCSIS_PROB_LOW: f64 = 0.85;
+/// Smallest packet DOCSIS-PIE scales for (bytes): the drop probability is
+/// capped at `PROB_LOW · mean / MIN_PKTSIZE`.
+const DOCSIS_MIN_PACKET: f64 = 64.0;
+/// How long the queue must stay calm before a new burst is protected again
+/// ("BURST_RESET_TIMEOUT", 1 s).
+const DOCSIS_BURST_RESET: Duration = Duration::from_secs(1);
+
+/// DOCSIS-PIE's burst protection state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum BurstState {
+    /// Calm: no early drop while the queue is under a third of the buffer.
+    NoBurst,
+    /// A burst is under way; its first early drop starts protection.
+    InBurst,
+    /// The allowance runs: no early drops, probability held at 0.
+    Protecting,
+}
+
 /// What PIE does with an arriving packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum PieVerdict {
@@ -110,18 +148,32 @@ pub(crate) struct Pie {
     accu_prob: f64,
     /// When the next probability update is due.
     next_update: Time,
+    /// DOCSIS-PIE: burst protection state, and calm updates counted
+    /// towards leaving it.
+    burst_state: BurstState,
+    calm_updates: u32,
+    /// The buffer, bytes (DOCSIS-PIE protects bursts under a third of it).
+    limit_bytes: u64,
     rng: Rng,
 }
 
 impl Pie {
-    pub(crate) fn new(params: PieParams, rng: Rng) -> Pie {
+    pub(crate) fn new(params: PieParams, limit_bytes: u64, rng: Rng) -> Pie {
         Pie {
             params,
             drop_prob: 0.0,
             qdelay_old: Duration::ZERO,
-            burst_allowance: params.max_burst,
+            // RFC 8033 protects from the start; DOCSIS-PIE from a burst's
+            // first drop.
+            burst_allowance: match params.profile {
+                PieProfile::Rfc8033 => params.max_burst,
+                PieProfile::Docsis => Duration::ZERO,
+            },
             accu_prob: 0.0,
             next_update: Time::ZERO + params.t_update,
+            burst_state: BurstState::NoBurst,
+            calm_updates: 0,
+            limit_bytes,
             rng,
         }
     }
@@ -142,8 +194,74 @@ impl Pie {
         }
     }
 
-    /// RFC 8033 §4.2 (and RFC 8034 Appendix A): one probability update.
+    /// One probability update.
     fn update(&mut self, qdelay: Duration) {
+        match self.params.profile {
+            PieProfile::Rfc8033 => self.update_rfc8033(qdelay),
+            PieProfile::Docsis => self.update_docsis(qdelay),
+        }
+    }
+
+    /// RFC 8034 (DOCSIS-PIE): one probability update.
+    fn update_docsis(&mut self, qdelay: Duration) {
+        let p = self.params;
+        if !self.burst_allowance.is_zero() {
+            self.drop_prob = 0.0;
+        } else {
+            let target = p.target.as_secs_f64();
+            let cur = qdelay.as_secs_f64();
+            let old = self.qdelay_old.as_secs_f64();
+            let scale = match self.drop_prob {
+                d if d < 0.000_001 => 1.0 / 2048.0,
+                d if d < 0.000_01 => 1.0 / 512.0,
+                d if d < 0.000_1 => 1.0 / 128.0,
+                d if d < 0.001 => 1.0 / 32.0,
+                d if d < 0.01 => 1.0 / 8.0,
+                d if d < 0.1 => 1.0 / 2.0,
+                d if d < 1.0 => 2.0,
+                d if d < 10.0 => 8.0,
+                _ => 32.0,
+            };
+            let mut delta = (p.alpha * (cur - target) + p.beta * (cur - old)) * scale;
+            if self.drop_prob >= 0.1 && delta > 0.02 {
+                delta = 0.02;
+            }
+            let mut prob = self.drop_prob + delta;
+            if qdelay < DOCSIS_LATENCY_LOW && self.qdelay_old < DOCSIS_LATENCY_LOW {
+                prob *= 0.98;
+            } else if qdelay > DOCSIS_LATENCY_HIGH {
+                prob += 0.02;
+            }
+            let cap = DOCSIS_PROB_LOW * f64::from(p.mean_packet) / DOCSIS_MIN_PACKET;
+            self.drop_prob = prob.clamp(0.0, cap);
+        }
+        self.burst_allowance = self.burst_allowance.saturating_sub(p.t_update);
+        let half = p.target / 2;
+        let calm = qdelay < half
+            && self.qdelay_old < half
+            && self.drop_prob == 0.0
+            && self.burst_allowance.is_zero();
+        let reset_after = (DOCSIS_BURST_RESET.as_nanos() / p.t_update.as_nanos().max(1)) as u32;
+        match (calm, self.burst_state) {
+            (true, BurstState::Protecting) => {
+                self.burst_state = BurstState::InBurst;
+                self.calm_updates = 0;
+            }
+            (true, BurstState::InBurst) => {
+                self.calm_updates += 1;
+                if self.calm_updates > reset_after {
+                    self.burst_state = BurstState::NoBurst;
+                    self.calm_updates = 0;
+                }
+            }
+            (false, BurstState::InBurst) => self.calm_updates = 0,
+            _ => {}
+        }
+        self.qdelay_old = qdelay;
+    }
+
+    /// RFC 8033 §4.2: one probability update.
+    fn update_rfc8033(&mut self, qdelay: Duration) {
         let p = &self.params;
         let target = p.target.as_secs_f64();
         let cur = qdelay.as_secs_f64();
@@ -192,15 +310,15 @@ impl Pie {
         if !self.burst_allowance.is_zero() {
             return PieVerdict::Pass;
         }
+        if p.profile == PieProfile::Docsis {
+            return self.on_arrival_docsis(size, backlog);
+        }
         if (self.qdelay_old < p.target / 2 && self.drop_prob < 0.2)
             || backlog <= 2 * u64::from(p.mean_packet)
         {
             return PieVerdict::Pass;
         }
-        let mut prob = self.drop_prob;
-        if p.profile == PieProfile::Docsis {
-            prob *= f64::from(size) / f64::from(p.mean_packet);
-        }
+        let prob = self.drop_prob;
         if prob == 0.0 {
             self.accu_prob = 0.0;
             return PieVerdict::Pass;
@@ -225,6 +343,45 @@ impl Pie {
             PieVerdict::Drop
         }
     }
+
+    /// DOCSIS-PIE's enqueue decision (RFC 8034): burst states, byte mode,
+    /// de-randomisation, no ECN.
+    fn on_arrival_docsis(&mut self, size: u32, backlog: u64) -> PieVerdict {
+        let p = self.params;
+        if self.drop_prob == 0.0 {
+            self.accu_prob = 0.0;
+        }
+        if self.burst_state == BurstState::NoBurst {
+            if backlog < self.limit_bytes / 3 {
+                return PieVerdict::Pass;
+            }
+            self.burst_state = BurstState::InBurst;
+        }
+        let prob =
+            (self.drop_prob * f64::from(size) / f64::from(p.mean_packet)).min(DOCSIS_PROB_LOW);
+        self.accu_prob += prob;
+        if (self.qdelay_old < p.target / 2 && self.drop_prob < 0.2)
+            || backlog <= 2 * u64::from(p.mean_packet)
+        {
+            return PieVerdict::Pass;
+        }
+        let drop = if self.accu_prob < DOCSIS_PROB_LOW {
+            false
+        } else if self.accu_prob > 10.0 * DOCSIS_PROB_LOW {
+            true
+        } else {
+            self.rng.chance(Probability::new(prob))
+        };
+        if !drop {
+            return PieVerdict::Pass;
+        }
+        self.accu_prob = 0.0;
+        if self.burst_state == BurstState::InBurst {
+            self.burst_state = BurstState::Protecting;
+            self.burst_allowance = p.max_burst;
+        }
+        PieVerdict::Drop
+    }
 }
 
 #[cfg(test)]
@@ -232,7 +389,7 @@ mod tests {
     use super::*;
 
     fn pie() -> Pie {
-        Pie::new(PieParams::RFC8033, Rng::new(1, 3))
+        Pie::new(PieParams::RFC8033, 3_000_000, Rng::new(1, 3))
     }
 
     #[test]
@@ -325,18 +482,73 @@ mod tests {
         assert!(gaps.iter().all(|g| (8..=85).contains(g)), "{gaps:?}");
     }
 
+    fn docsis() -> Pie {
+        Pie::new(PieParams::DOCSIS, 3_000_000, Rng::new(1, 3))
+    }
+
     #[test]
-    fn rfc8034_appendix_a_small_packets_are_dropped_less() {
-        let mut p = Pie::new(PieParams::DOCSIS, Rng::new(1, 3));
-        p.burst_allowance = Duration::ZERO;
+    fn rfc8034_byte_mode_small_packets_are_dropped_less_and_never_marked() {
+        let mut p = docsis();
+        // Past a burst's protection: early drops at the full probability.
+        p.burst_state = BurstState::Protecting;
         p.qdelay_old = Duration::from_millis(100);
         p.drop_prob = 0.2;
         let big = (0..5000)
-            .filter(|_| p.on_arrival(1500, false, 1_000_000) == PieVerdict::Drop)
+            .filter(|_| p.on_arrival(1500, true, 1_500_000) == PieVerdict::Drop)
             .count();
         let small = (0..5000)
-            .filter(|_| p.on_arrival(64, false, 1_000_000) == PieVerdict::Drop)
+            .filter(|_| p.on_arrival(64, true, 1_500_000) == PieVerdict::Drop)
             .count();
         assert!(small * 5 < big, "small {small} big {big}");
+        // ECT or not, DOCSIS drops: it has no ECN.
+        assert!((0..5000).all(|_| p.on_arrival(1500, true, 1_500_000) != PieVerdict::Mark));
+    }
+
+    #[test]
+    fn rfc8034_no_early_drop_while_the_queue_is_under_a_third_of_the_buffer() {
+        let mut p = docsis();
+        p.qdelay_old = Duration::from_millis(100);
+        p.drop_prob = 0.9;
+        assert!((0..2000).all(|_| p.on_arrival(1500, false, 999_999) == PieVerdict::Pass));
+        assert_eq!(p.burst_state, BurstState::NoBurst);
+    }
+
+    #[test]
+    fn rfc8034_a_bursts_first_drop_opens_the_allowance_and_holds_the_probability_at_zero() {
+        let mut p = docsis();
+        p.qdelay_old = Duration::from_millis(100);
+        p.drop_prob = 0.9;
+        let first = (0..100).position(|_| p.on_arrival(1500, false, 1_500_000) == PieVerdict::Drop);
+        assert!(first.is_some());
+        assert_eq!(p.burst_state, BurstState::Protecting);
+        assert_eq!(p.burst_allowance, Duration::from_millis(142));
+        // During the allowance: no drop, and the probability is held at 0.
+        assert!((0..1000).all(|_| p.on_arrival(1500, false, 1_500_000) == PieVerdict::Pass));
+        p.update(Duration::from_millis(150));
+        assert_eq!(p.drop_prob(), 0.0);
+        // 142 ms is 9 updates of 16 ms.
+        for _ in 0..9 {
+            p.update(Duration::from_millis(150));
+        }
+        assert!(p.burst_allowance.is_zero());
+        p.update(Duration::from_millis(150));
+        assert!(p.drop_prob() > 0.0);
+    }
+
+    #[test]
+    fn rfc8034_decays_under_5_ms_and_gains_above_200_ms() {
+        let mut p = docsis();
+        p.drop_prob = 0.5;
+        p.qdelay_old = Duration::from_millis(3);
+        p.update(Duration::from_millis(3));
+        // Step ×2 above 10 % (negative here: 0.25·(0.003 − 0.010)), then ×0.98.
+        let want = (0.5 + 2.0 * (0.25 * (0.003 - 0.010))) * 0.98;
+        assert!((p.drop_prob() - want).abs() < 1e-12, "{}", p.drop_prob());
+        let mut q = docsis();
+        q.drop_prob = 0.5;
+        q.qdelay_old = Duration::from_millis(300);
+        q.update(Duration::from_millis(300));
+        // The step is capped at 2 %, then 2 % more above 200 ms.
+        assert!((q.drop_prob() - 0.54).abs() < 1e-12, "{}", q.drop_prob());
     }
 }
