@@ -417,6 +417,14 @@ impl Controller for Bbr3 {
             .smoothed()
             .saturating_mul(4)
             .max(Duration::from_millis(100));
+        if self.pacing_rate.is_none() {
+            // §5.6.2 `BBRInitPacingRate` sets `BBR.pacing_rate` at init, so
+            // that `SetPacingRateWithGain` cannot lower it below the initial
+            // rate before the pipe is found full. ramp-cc has no RTT at
+            // construction; the first ACK frame is the first moment with a
+            // smoothed RTT, so the initial rate is fixed here.
+            self.pacing_rate = Some(self.initial_pacing_rate(rtt));
+        }
         self.rs = self.sampler.finish(self.min_rtt, stale);
         self.update_on_ack(now, summary.rtt_sample);
     }

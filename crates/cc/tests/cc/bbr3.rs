@@ -256,6 +256,26 @@ fn bbr_5_3_1_1_startup_paces_at_2_77_times_the_estimate() {
 }
 
 #[test]
+fn bbr_5_6_2_startup_pacing_never_falls_below_the_initial_rate() {
+    // One packet acknowledged 40 ms after the initial window left: the
+    // first bandwidth sample (1200 B / 40 ms = 30 kB/s) is far below what
+    // the initial window carries per RTT. `BBRInitPacingRate` sets the rate
+    // to 2.77 · IW / srtt, and `SetPacingRateWithGain` only raises it until
+    // the pipe is full, so the low sample must not slow Startup down.
+    let mut p = Path::new("bbr3(iw=10)");
+    p.send(10);
+    p.advance(Duration::from_millis(40));
+    assert!(p.ack_oldest(0));
+    assert_eq!(p.cc.state(), Bbr3State::Startup);
+    let pace = p.cc.pacing_rate(&p.rtt).unwrap().bytes_per_sec();
+    let init = 10 * MDS * 1000 / 40 * 277 / 100;
+    assert!(
+        pace + 1 >= init,
+        "pacing {pace} B/s below the initial {init} B/s"
+    );
+}
+
+#[test]
 fn bbr_5_3_1_2_a_bandwidth_plateau_ends_startup_with_the_estimate_within_5_percent() {
     let link = deep();
     let mut p = Path::new("bbr3(iw=10)");
