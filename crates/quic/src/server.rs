@@ -23,7 +23,7 @@ use http::{Method, Response, StatusCode};
 use quinn::crypto::rustls::QuicServerConfig;
 use serde_json::{Map, Value};
 
-use crate::adapter::RampFactory;
+use crate::adapter::{ConnWake, RampFactory};
 use crate::body;
 use crate::cc::CcChoice;
 use crate::h3_tracked::{AckTimes, SendEnd, TrackedBidi, TrackedConnection};
@@ -56,6 +56,50 @@ pub struct ServeConfig {
     pub idle_timeout: Duration,
 }
 
+/// Who paces a connection's sends.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SendPacing {
+    /// The controller's `pacing_rate()`, through the adapter's gate
+    /// ([`crate::adapter::gate`]); quinn's segmentation offload is off so
+    /// each datagram is gated. What the simulator's leaky-bucket pacer
+    /// models.
+    #[default]
+    Controller,
+    /// quinn 0.11's own pacer (`1.25 · window / srtt`, bursts of at least
+    /// 10 packets) with segmentation offload on: stock quinn, and the
+    /// cheaper choice when a benchmark measures the server, not a
+    /// controller.
+    Quinn,
+}
+
+impl SendPacing {
+    /// The names `--pacing` takes.
+    pub const NAMES: [&'static str; 2] = ["controller", "quinn"];
+}
+
+impl std::str::FromStr for SendPacing {
+    type Err = String;
+    fn from_str(s: &str) -> Result<SendPacing, String> {
+        match s {
+            "controller" => Ok(SendPacing::Controller),
+            "quinn" => Ok(SendPacing::Quinn),
+            _ => Err(format!(
+                "unknown pacing {s:?}: expected one of {}",
+                SendPacing::NAMES.join(", ")
+            )),
+        }
+    }
+}
+
+impl std::fmt::Display for SendPacing {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            SendPacing::Controller => "controller",
+            SendPacing::Quinn => "quinn",
+        })
+    }
+}
+
 /// Settings of [`Server::bind_with`] beyond [`ServeConfig`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ServeOptions {
@@ -74,6 +118,8 @@ pub struct ServeOptions {
     /// packet for packet with the simulator; `ramp serve` turns it on
     /// unless told `--pmtud off`.
     pub pmtud: bool,
+    /// Who paces sends (default: the controller).
+    pub pacing: SendPacing,
 }
 
 /// Smallest and largest `datagram_bytes`: RFC 9000 §14 (every path carries
@@ -124,6 +170,7 @@ struct Shared {
     idle_timeout: Duration,
     datagram_bytes: Option<u16>,
     pmtud: bool,
+    pacing: SendPacing,
     counters: Counters,
     conn_seq: AtomicU64,
 }
@@ -177,6 +224,7 @@ impl Server {
                 idle_timeout: cfg.idle_timeout,
                 datagram_bytes: opts.datagram_bytes,
                 pmtud: opts.pmtud,
+                pacing: opts.pacing,
                 counters: Counters::default(),
                 conn_seq: AtomicU64::new(0),
             }),
@@ -236,10 +284,18 @@ impl ServerHandle {
 async fn handle_connection(shared: Arc<Shared>, incoming: quinn::Incoming) {
     shared.counters.connections.fetch_add(1, Ordering::Relaxed);
     let probe = Arc::new(ConnProbe::new());
-    let factory = RampFactory::with_probe(shared.cc.build.clone(), probe.clone());
+    let mut factory = RampFactory::with_probe(shared.cc.build.clone(), probe.clone());
+    let wake = (shared.pacing == SendPacing::Controller).then(ConnWake::new);
+    if let Some(w) = &wake {
+        factory = factory.paced_by_controller(w.clone());
+    }
     let mut cfg = quinn::ServerConfig::with_crypto(shared.tls.clone());
     let mut transport = transport_config(Some(Arc::new(factory)), shared.idle_timeout);
     transport.send_window(SEND_WINDOW_BYTES);
+    if wake.is_some() {
+        // The gate judges one datagram per `window()` call (adapter::gate).
+        transport.enable_segmentation_offload(false);
+    }
     if let Some(n) = shared.datagram_bytes {
         transport.initial_mtu(n).min_mtu(n);
     } else if shared.pmtud {
@@ -252,6 +308,18 @@ async fn handle_connection(shared: Arc<Shared>, incoming: quinn::Incoming) {
     let Ok(conn) = connecting.await else {
         return;
     };
+    if let Some(w) = wake {
+        // From here the controller paces (the handshake was quinn's). The
+        // connection owns the controller, which owns `w`: detach when the
+        // connection is gone so neither keeps the other alive.
+        if w.attach(conn.clone(), SEND_WINDOW_BYTES) {
+            let closed = conn.clone();
+            tokio::spawn(async move {
+                closed.closed().await;
+                w.detach();
+            });
+        }
+    }
     let conn_id = shared.conn_seq.fetch_add(1, Ordering::Relaxed);
     let acks = AckTimes::default();
     let Ok(mut h3c) = h3::server::Connection::<_, Bytes>::new(TrackedConnection::new(

@@ -13,17 +13,19 @@ use ramp_quic::stats::PathLabels;
 use ramp_sim::link::Aqm;
 use ramp_sim::{run_connection, Scenario, TraceSink};
 
-const CONTROLLERS: [&str; 5] = [
+const CONTROLLERS: [&str; 6] = [
     "newreno",
     "cubic",
     "cubic+hystart",
     "rapidstart",
     "jumpstart",
+    "bbr3",
 ];
 const SIZE: u64 = 2_000_000;
 
-/// The simulator's version of the relay path, with quinn's settings: 1200-
-/// byte datagrams, IW 10, quinn's pacer model.
+/// The simulator's version of the relay path, with the real server's
+/// settings: 1200-byte datagrams, IW 10, the controller's pacing (the
+/// server's default, `SendPacing::Controller`) as the leaky-bucket pacer.
 fn scenario(aqm: Aqm) -> Scenario {
     let toml = format!(
         r#"
@@ -36,7 +38,7 @@ fn scenario(aqm: Aqm) -> Scenario {
         [endpoint]
         mds = 1200
         iw = 10
-        pacer = "quinn"
+        pacer = "leaky-bucket"
     "#
     );
     let mut sc = Scenario::from_toml(&toml, "real-20m-40ms").expect("scenario");

@@ -75,6 +75,13 @@ pub struct Args {
     /// control experiments compared with `ramp sim`.
     #[arg(long, default_value = "on", value_parser = ["on", "off"])]
     pmtud: String,
+    /// Who paces sends: `controller` (default) sends at the controller's
+    /// pacing rate, datagram by datagram, as the simulator does; `quinn`
+    /// leaves quinn 0.11's own pacer in charge (1.25·cwnd/srtt in bursts
+    /// of 10 or more packets, with segmentation offload), which costs less
+    /// CPU per byte (docs/real-mode.md).
+    #[arg(long, default_value = "controller", value_parser = ramp_quic::server::SendPacing::NAMES)]
+    pacing: String,
 }
 
 /// Runs `ramp serve`.
@@ -134,6 +141,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let opts = ServeOptions {
         datagram_bytes: args.datagram_bytes,
         pmtud: args.pmtud == "on",
+        pacing: args
+            .pacing
+            .parse()
+            .map_err(|e| anyhow::anyhow!("--pacing: {e}"))?,
     };
     let counters = serve_blocking_with(cfg, opts, limit, |addr| {
         // Scripts read the port from this line when listening on port 0.

@@ -11,7 +11,7 @@
 //! | `on_end_acks(now, in_flight, app_limited, largest)` | own RTT sample, the buffered `on_packet_acked`s, `on_ack_frame_end` |
 //! | `on_congestion_event(now, sent, pc, lost_bytes)` | `on_congestion_event` (`lost_bytes == 0` is ECN-CE in 0.11) |
 //! | `on_mtu_update(mtu)` | `on_mtu_update` |
-//! | `window()` | `window()` |
+//! | `window()` | `window()`, or the pacing gate's open/closed answer ([`gate`]) |
 //!
 //! Why the acknowledgements of a frame are buffered: quinn calls `on_ack`
 //! before it updates its RTT estimator with the frame's sample, and keeps
@@ -29,7 +29,13 @@
 //! batch or an ACK frame belongs to, so the shim numbers the batches itself
 //! in send order across spaces, remembers `send time → batch number`, and
 //! gives each acknowledged packet its batch's number and each frame the
-//! largest of its packets. Round tracking (HyStart++, Rapid Start) is
+//! largest of its packets. quinn stamps every batch of one driver pass
+//! with the same `now`, so several batches can share a send time: the
+//! shim keeps the run of numbers per send time and hands them out in
+//! order as that time's packets are acknowledged (quinn reports a frame's
+//! packets in packet-number order), so that each packet still gets a
+//! number of its own (BBR's delivery-rate sampler keys its per-packet
+//! state by it). Round tracking (HyStart++, Rapid Start) is
 //! therefore batch-granular and in send order: a Handshake ACK covers only
 //! batches sent before the 1-RTT flight it might otherwise have ended.
 //! (quinn's own `largest_packet_num_acked` is not used.)
@@ -37,6 +43,11 @@
 //! Bytes in flight at `on_packet_sent`: quinn does not pass it; the shim
 //! uses the value of the last `on_end_acks` plus the bytes sent since,
 //! minus the bytes declared lost since.
+//!
+//! Pacing: with a [`ConnWake`] ([`RampFactory::paced_by_controller`]), the
+//! shim sends at the controller's `pacing_rate()` instead of quinn's
+//! `1.25 · window / srtt`, through a gate behind `window()` ([`gate`]) and
+//! a waker thread that brings quinn back when the gate reopens ([`wake`]).
 
 use std::any::Any;
 use std::collections::BTreeMap;
@@ -46,11 +57,17 @@ use std::time::{Duration, Instant};
 use quinn_proto::congestion::{Controller, ControllerFactory, ControllerMetrics};
 use ramp_cc::quinn_order::RfcOrder;
 use ramp_cc::{
-    AckFrameSummary, AckedPacket, CongestionEvent, CongestionSignal, EventOrder, Metrics,
+    AckFrameSummary, AckedPacket, CongestionEvent, CongestionSignal, EventOrder, Metrics, Rate,
     RttEstimator, Time,
 };
 
 use crate::probe::ConnProbe;
+
+pub mod gate;
+pub mod wake;
+
+use gate::{PacingGate, Verdict, CLOSED_WINDOW, OPEN_WINDOW};
+pub use wake::ConnWake;
 
 /// RFC 9000 §18.2 default `max_ack_delay` (25 ms): the bound the shim's RTT
 /// estimator uses; quinn does not tell controllers the peer's value.
@@ -68,12 +85,17 @@ pub type BuildController = dyn Fn(u16) -> Box<dyn ramp_cc::Controller> + Send + 
 pub struct RampFactory {
     build: Arc<BuildController>,
     probe: Option<Arc<ConnProbe>>,
+    wake: Option<Arc<ConnWake>>,
 }
 
 impl RampFactory {
     /// A factory calling `build` for each new connection.
     pub fn new(build: Arc<BuildController>) -> RampFactory {
-        RampFactory { build, probe: None }
+        RampFactory {
+            build,
+            probe: None,
+            wake: None,
+        }
     }
 
     /// A factory for one connection whose controller reports to `probe`
@@ -82,17 +104,32 @@ impl RampFactory {
         RampFactory {
             build,
             probe: Some(probe),
+            wake: None,
         }
+    }
+
+    /// The connection's sends follow the controller's pacing rate once
+    /// `wake` is attached to the established connection (until then, and
+    /// if it never is, quinn paces). The connection must run without
+    /// segmentation offload ([`gate`]).
+    pub fn paced_by_controller(mut self, wake: Arc<ConnWake>) -> RampFactory {
+        self.wake = Some(wake);
+        self
     }
 }
 
 impl ControllerFactory for RampFactory {
     fn build(self: Arc<Self>, now: Instant, current_mtu: u16) -> Box<dyn Controller> {
-        Box::new(RampController::new(
-            (self.build)(current_mtu),
-            now,
-            self.probe.clone(),
-        ))
+        let mut c = RampController::new((self.build)(current_mtu), now, self.probe.clone());
+        if let Some(wake) = &self.wake {
+            c.gate = Some(Gate {
+                pacer: PacingGate::new(u64::from(current_mtu)),
+                wake: wake.clone(),
+            });
+            c.mds = u64::from(current_mtu);
+            c.refresh();
+        }
+        Box::new(c)
     }
 }
 
@@ -111,6 +148,31 @@ pub struct ShimCounters {
     pub congestion_events: u64,
 }
 
+/// The batch numbers that share one send time: `next..=last`, handed out
+/// to acknowledgements in order.
+#[derive(Clone, Copy, Debug)]
+struct BatchRun {
+    next: u64,
+    last: u64,
+}
+
+impl BatchRun {
+    /// The next number of the run (the last once all were handed out: a
+    /// duplicate report then maps where it did before).
+    fn hand_out(&mut self) -> u64 {
+        let pn = self.next.min(self.last);
+        self.next = pn + 1;
+        pn
+    }
+}
+
+/// The pacing gate and the waker end that brings quinn back to it.
+#[derive(Clone)]
+struct Gate {
+    pacer: PacingGate,
+    wake: Arc<ConnWake>,
+}
+
 /// A quinn [`Controller`] running a ramp-cc controller.
 pub struct RampController {
     /// The ramp-cc controller (`Send + Sync`, as quinn requires).
@@ -121,8 +183,8 @@ pub struct RampController {
     pacing_bps: Option<u64>,
     base: Instant,
     rtt: RttEstimator,
-    /// Send time of each remembered batch → its number in send order.
-    batches: BTreeMap<Instant, u64>,
+    /// Send time of remembered batches → their numbers in send order.
+    batches: BTreeMap<Instant, BatchRun>,
     /// The number of the next send batch.
     next_batch: u64,
     /// The acknowledgements of the ACK frame being processed.
@@ -131,6 +193,10 @@ pub struct RampController {
     bytes_in_flight: u64,
     counters: ShimCounters,
     probe: Option<Arc<ConnProbe>>,
+    /// The current maximum datagram size, bytes (the gate's packet).
+    mds: u64,
+    /// The controller's pacing, when the factory asked for it.
+    gate: Option<Gate>,
 }
 
 impl RampController {
@@ -159,6 +225,8 @@ impl RampController {
             bytes_in_flight: 0,
             counters: ShimCounters::default(),
             probe,
+            mds: ramp_cc::config::DEFAULT_MAX_DATAGRAM_SIZE,
+            gate: None,
         };
         c.refresh();
         c
@@ -203,14 +271,29 @@ impl RampController {
         self.window = window;
         self.ssthresh = ssthresh;
         self.pacing_bps = pacing_bps;
+        let mds = self.mds;
+        if let Some(g) = &mut self.gate {
+            g.pacer
+                .set_rate(pacing_bps.map(Rate::from_bits_per_sec), mds);
+        }
     }
 
-    fn packet_number_of(&self, sent: Instant) -> u64 {
-        self.batches
-            .range(..=sent)
-            .next_back()
-            .map(|(_, &pn)| pn)
-            .unwrap_or(0)
+    /// The gate, when it is in charge: asked for, attached to the
+    /// connection, and given a rate by the controller.
+    fn active_gate(&self) -> Option<&Gate> {
+        self.gate
+            .as_ref()
+            .filter(|g| g.wake.is_attached() && g.pacer.rate().is_some())
+    }
+
+    /// The number of an acknowledged packet sent at `sent`: the next of
+    /// that send time's run, or the last number of the newest earlier run.
+    fn packet_number_of(&mut self, sent: Instant) -> u64 {
+        match self.batches.range_mut(..=sent).next_back() {
+            Some((&t, run)) if t == sent => run.hand_out(),
+            Some((_, run)) => run.last,
+            None => 0,
+        }
     }
 
     /// One newly acknowledged packet sent at `sent` (buffered until the
@@ -267,12 +350,26 @@ impl Controller for RampController {
         self.counters.send_batches += 1;
         let batch = self.next_batch;
         self.next_batch += 1;
-        self.batches.insert(now, batch);
+        self.batches
+            .entry(now)
+            .and_modify(|run| run.last = batch)
+            .or_insert(BatchRun {
+                next: batch,
+                last: batch,
+            });
         self.bytes_in_flight = self.bytes_in_flight.saturating_add(bytes);
         let t = self.time(now);
         let in_flight = self.bytes_in_flight;
         self.inner_mut()
             .on_packet_sent(t, Some(batch), bytes, in_flight);
+        if self.active_gate().is_some() {
+            // The gate's clock is the one `window()` reads: quinn's `now`
+            // is taken once per driver pass, before the pass's datagrams.
+            let sent_at = self.time(Instant::now());
+            if let Some(g) = &mut self.gate {
+                g.pacer.on_sent(sent_at, bytes);
+            }
+        }
         self.refresh();
     }
 
@@ -349,12 +446,29 @@ impl Controller for RampController {
     }
 
     fn on_mtu_update(&mut self, new_mtu: u16) {
+        self.mds = u64::from(new_mtu);
         self.inner_mut().on_mtu_update(u64::from(new_mtu));
         self.refresh();
     }
 
     fn window(&self) -> u64 {
-        self.window
+        let Some(g) = self.active_gate() else {
+            return self.window;
+        };
+        // quinn gives `window()` no clock; it asks just before it builds
+        // the datagram, so now is the send time to judge.
+        let now = Instant::now();
+        match g
+            .pacer
+            .verdict(self.time(now), self.bytes_in_flight, self.window, self.mds)
+        {
+            Verdict::Open => OPEN_WINDOW,
+            Verdict::WindowFull => CLOSED_WINDOW,
+            Verdict::PacedUntil(t) => {
+                g.wake.book(self.base + Duration::from_nanos(t.as_nanos()));
+                CLOSED_WINDOW
+            }
+        }
     }
 
     fn metrics(&self) -> ControllerMetrics {
@@ -379,8 +493,11 @@ impl Controller for RampController {
             pending_newest_sent: self.pending_newest_sent,
             bytes_in_flight: self.bytes_in_flight,
             counters: self.counters,
-            // A copy is a snapshot: it must not report to the live probe.
+            // A copy is a snapshot: it must not report to the live probe
+            // nor book wake-ups for the live connection.
             probe: None,
+            mds: self.mds,
+            gate: None,
         })
     }
 

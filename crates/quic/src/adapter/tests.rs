@@ -221,6 +221,57 @@ fn rfc9000_12_3_batches_are_numbered_in_send_order_across_spaces() {
 }
 
 #[test]
+fn batches_of_one_driver_pass_get_numbers_of_their_own() {
+    // quinn stamps all datagrams of one driver pass with the same `now`:
+    // three batches at t = 2 ms must still be acknowledged as 1, 2, 3.
+    let (mut c, calls, base) = setup();
+    c.on_sent(base, 1200, 0);
+    for pn in 0..3 {
+        c.on_sent(base + ms(2), 1200, pn);
+    }
+    for _ in 0..3 {
+        c.ack(base + ms(2), 1200);
+    }
+    c.on_end_acks(base + ms(42), 1200, false, Some(2));
+    let acked: Vec<_> = calls
+        .lock()
+        .unwrap()
+        .iter()
+        .filter_map(|c| match c {
+            Call::Acked { pn, .. } => *pn,
+            _ => None,
+        })
+        .collect();
+    assert_eq!(acked, vec![1, 2, 3]);
+}
+
+#[test]
+fn the_gate_opens_for_the_controllers_rate_and_window_only() {
+    use quinn_proto::congestion::ControllerFactory as _;
+    // NewReno before any RTT sample: 2 · 12 000 B / 333 ms, one 1200-byte
+    // datagram every 16.7 ms, far longer than this test takes.
+    let choice = crate::cc::CcChoice::parse("newreno").unwrap();
+    let wake = ConnWake::new();
+    let factory =
+        Arc::new(RampFactory::new(choice.build.clone()).paced_by_controller(wake.clone()));
+    let mut c = factory.build(Instant::now(), 1200);
+    // Not attached yet: quinn's own window and pacer.
+    assert_eq!(c.window(), 12_000);
+    wake.attach_without_connection();
+    assert!(wake.is_attached());
+    assert_eq!(c.window(), gate::OPEN_WINDOW, "the first datagram leaves");
+    c.on_sent(Instant::now(), 1200, 0);
+    assert_eq!(c.window(), gate::CLOSED_WINDOW, "the next waits for credit");
+    // A full window closes the gate whatever the credit (RFC 9002 §7).
+    c.on_sent(Instant::now(), 10_800, 1);
+    assert_eq!(c.window(), gate::CLOSED_WINDOW);
+    // The metrics still report the controller's window, not the gate's.
+    assert_eq!(c.metrics().congestion_window, 12_000);
+    wake.detach();
+    assert_eq!(c.window(), 12_000);
+}
+
+#[test]
 fn rfc9002_7_1_zero_lost_bytes_is_ecn_ce_and_loss_carries_bytes() {
     let (mut c, calls, base) = setup();
     c.on_sent(base, 3600, 2);
@@ -321,10 +372,10 @@ mod props {
         /// §7.2's minimum of two datagrams.
         #[test]
         fn rfc9002_7_2_window_stays_above_minimum_under_any_callback_order(
-            cc in 0usize..5,
+            cc in 0usize..6,
             ops in proptest::collection::vec(op(), 1..200),
         ) {
-            let name = ["newreno", "cubic", "cubic+hystart", "rapidstart", "jumpstart"][cc];
+            let name = ["newreno", "cubic", "cubic+hystart", "rapidstart", "jumpstart", "bbr3"][cc];
             let choice = crate::cc::CcChoice::parse(name).unwrap();
             let base = Instant::now();
             let mut c = RampController::new((choice.build)(1200), base, None);

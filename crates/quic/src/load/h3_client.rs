@@ -200,7 +200,7 @@ mod tests {
             },
             ServeOptions {
                 datagram_bytes: Some(4000),
-                pmtud: false,
+                ..ServeOptions::default()
             },
         )
         .unwrap();
