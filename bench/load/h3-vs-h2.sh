@@ -8,6 +8,11 @@
 #                        `cargo build --release -p ramp`)
 #   CC=cubic            controller of the HTTP/3 server
 #   REPEAT=1            runs per cell (the table shows the median)
+#   PACING=quinn        ramp serve --pacing: quinn's own pacer with GSO (the
+#                       figures in docs/benchmarks.md; a throughput benchmark
+#                       against kernel TCP keeps segmentation offload) or
+#                       controller (ramp serve's default: GSO off, about 3x
+#                       the CPU per byte, docs/real-pacing.md)
 #   DATAGRAM=           HTTP/3 UDP payload bytes (ramp serve --datagram-bytes;
 #                       default: path MTU discovery, ramp serve's default; 6550 is the largest that
 #                       works on Linux with quinn 0.11's 10-packet GSO sends)
@@ -19,10 +24,11 @@ RAMP=${RAMP:-target/release/ramp}
 CC=${CC:-cubic}
 REPEAT=${REPEAT:-1}
 DATAGRAM=${DATAGRAM:-}
+PACING=${PACING:-quinn}
 OUT=${1:-$(mktemp -d /tmp/ramp-load.XXXXXX)}
 mkdir -p "$OUT"
 
-SERVE_ARGS=(serve --listen 127.0.0.1:0 --h2 --cc "$CC" --duration 900s)
+SERVE_ARGS=(serve --listen 127.0.0.1:0 --h2 --cc "$CC" --pacing "$PACING" --duration 900s)
 [[ -n $DATAGRAM ]] && SERVE_ARGS+=(--datagram-bytes "$DATAGRAM")
 echo "ramp ${SERVE_ARGS[*]}"
 "$RAMP" "${SERVE_ARGS[@]}" >"$OUT/serve.log" 2>&1 &

@@ -2,12 +2,15 @@
 # Real transfers through `ramp relay` against ramp-sim on the same paths:
 # the "Measured" table of docs/real-mode.md.
 #
-# Four paths (20 Mbit/s and 100 Mbit/s at 40 ms RTT with a 40 ms queue,
-# 20 Mbit/s with 0.5% random loss, 20 Mbit/s behind CoDel) x five
-# controllers, the relay running the simulator's queue (ramp-link); one 2 MB
-# download each, in-process on loopback (about a minute on a 2-core VM).
+# Five paths (20 Mbit/s and 100 Mbit/s at 40 ms RTT with a 40 ms queue,
+# seed-100m's 100 Mbit/s / 30 ms / 30 ms, 20 Mbit/s with 0.5% random loss,
+# 20 Mbit/s behind CoDel) x six controllers (BBRv3 included), the relay
+# running the simulator's queue (ramp-link) and the server pacing at the
+# controller's rate; 2 MB downloads, in-process on loopback (about 5
+# minutes with --runs 3 on a 2-core VM).
 #
-# Usage: bench/real/run.sh [--quick] > table.md
+# Usage: bench/real/run.sh [--quick] [--runs N] [--pacing controller|quinn]
+#                          [--path NAME]... [--cc SPEC]... > table.md
 set -eu
 cd "$(dirname "$0")/../.."
 exec cargo run --quiet --release -p ramp-quic --example real_vs_sim -- "$@"

@@ -9,7 +9,15 @@
 //! arrives, and over how long it spreads them (full-RTT pacing spreads a
 //! Rapid Start first flight over the whole RTT; quinn's pacer does not).
 //!
-//! Usage: cargo run --release -p ramp-quic --example real_vs_sim [-- --quick]
+//! The real server paces as `ramp serve` does by default, at the
+//! controller's rate (`--pacing controller`), and is compared with the
+//! simulator's leaky-bucket pacer; `--pacing quinn` runs stock quinn's pacer
+//! against the simulator's model of it. `--runs N` repeats each real
+//! download N times and reports the median TTLB (first flight and growth
+//! from the median run); the simulator is deterministic.
+//!
+//! Usage: cargo run --release -p ramp-quic --example real_vs_sim --
+//!   [--quick] [--runs N] [--pacing controller|quinn] [--path NAME]... [--cc SPEC]...
 
 use std::io::Write;
 use std::sync::{Arc, Mutex};
@@ -23,7 +31,7 @@ use ramp_cc::{
 use ramp_quic::cc::CcChoice;
 use ramp_quic::client::{self, GetConfig};
 use ramp_quic::relay::{Relay, RelayConfig};
-use ramp_quic::server::{ServeConfig, Server};
+use ramp_quic::server::{SendPacing, ServeConfig, ServeOptions, Server};
 use ramp_quic::stats::PathLabels;
 use ramp_quic::tls::{Identity, Trust};
 use ramp_sim::{run_connection, Scenario, TraceSink};
@@ -150,13 +158,15 @@ struct Real {
     flight_span_us: u64,
 }
 
-async fn real(path: Path, cc: &str) -> Result<Real, Box<dyn std::error::Error + Send + Sync>> {
-    let spec = ramp_cc::spec::parse(cc)?;
+async fn real(
+    path: Path,
+    cc: &str,
+    pacing: SendPacing,
+) -> Result<Real, Box<dyn std::error::Error + Send + Sync>> {
     let base = CcChoice::parse(cc)?;
     let sends = Arc::new(Mutex::new(Vec::new()));
     let sends2 = sends.clone();
     let build = base.build.clone();
-    let _ = spec;
     let choice = CcChoice::custom(
         base.name.clone(),
         Arc::new(move |mtu| {
@@ -168,15 +178,21 @@ async fn real(path: Path, cc: &str) -> Result<Real, Box<dyn std::error::Error + 
     );
     let stats =
         std::env::temp_dir().join(format!("ramp-real-vs-sim-{}.ndjson", std::process::id()));
-    let server = Server::bind(ServeConfig {
-        listen: "127.0.0.1:0".parse()?,
-        cc: choice,
-        identity: Identity::self_signed()?,
-        root: None,
-        stats: Some(stats.clone()),
-        labels: PathLabels::default(),
-        idle_timeout: Duration::from_secs(5),
-    })?;
+    let server = Server::bind_with(
+        ServeConfig {
+            listen: "127.0.0.1:0".parse()?,
+            cc: choice,
+            identity: Identity::self_signed()?,
+            root: None,
+            stats: Some(stats.clone()),
+            labels: PathLabels::default(),
+            idle_timeout: Duration::from_secs(5),
+        },
+        ServeOptions {
+            pacing,
+            ..ServeOptions::default()
+        },
+    )?;
     let addr = server.local_addr()?;
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
     let task = tokio::spawn(server.run(async move {
@@ -308,69 +324,126 @@ fn sim(path: Path, cc: &str, pacer: &str) -> Result<Sim, Box<dyn std::error::Err
     })
 }
 
+/// Growth per round: each round's bytes over the previous round's, for
+/// the rounds where both are at least 10 packets (smaller ones are the
+/// first flight's and the tail's).
+fn fmt_growth(r: &[u64]) -> String {
+    r.windows(2)
+        .filter(|w| w[0] >= 12_000 && w[1] >= 12_000)
+        .map(|w| format!("x{:.2}", w[1] as f64 / w[0] as f64))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The paths of the table: name, rate, RTT, queue, loss, discipline.
+fn paths() -> Vec<Path> {
+    let p = |name, rate_mbit, rtt_ms, queue_ms, loss, aqm| Path {
+        name,
+        rate_mbit,
+        rtt_ms,
+        queue_ms,
+        loss,
+        aqm,
+    };
+    vec![
+        p("20m-40ms", 20, 40, 40, 0.0, "droptail"),
+        p("100m-40ms", 100, 40, 40, 0.0, "droptail"),
+        // seed-100m's path (100 Mbit/s, 30 ms, 30 ms queue).
+        p("100m-30ms", 100, 30, 30, 0.0, "droptail"),
+        p("20m-40ms-0.5%", 20, 40, 40, 0.005, "droptail"),
+        p("20m-40ms-codel", 20, 40, 40, 0.0, "codel"),
+    ]
+}
+
+/// Command-line options.
+struct Options {
+    quick: bool,
+    runs: usize,
+    pacing: SendPacing,
+    paths: Vec<String>,
+    ccs: Vec<String>,
+}
+
+fn options() -> Result<Options, Box<dyn std::error::Error + Send + Sync>> {
+    let mut o = Options {
+        quick: false,
+        runs: 1,
+        pacing: SendPacing::Controller,
+        paths: Vec::new(),
+        ccs: Vec::new(),
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        let mut value = || args.next().ok_or(format!("{a} needs a value"));
+        match a.as_str() {
+            "--quick" => o.quick = true,
+            "--runs" => o.runs = value()?.parse::<usize>()?.max(1),
+            "--pacing" => o.pacing = value()?.parse()?,
+            "--path" => o.paths.push(value()?),
+            "--cc" => o.ccs.push(value()?),
+            _ => return Err(format!("unknown argument {a}").into()),
+        }
+    }
+    if o.ccs.is_empty() {
+        o.ccs = [
+            "newreno",
+            "cubic",
+            "cubic+hystart",
+            "rapidstart",
+            "jumpstart",
+            "bbr3",
+        ]
+        .map(String::from)
+        .to_vec();
+    }
+    Ok(o)
+}
+
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    let quick = std::env::args().any(|a| a == "--quick");
-    let paths = [
-        Path {
-            name: "20m-40ms",
-            rate_mbit: 20,
-            rtt_ms: 40,
-            queue_ms: 40,
-            loss: 0.0,
-            aqm: "droptail",
-        },
-        Path {
-            name: "100m-40ms",
-            rate_mbit: 100,
-            rtt_ms: 40,
-            queue_ms: 40,
-            loss: 0.0,
-            aqm: "droptail",
-        },
-        Path {
-            name: "20m-40ms-0.5%",
-            rate_mbit: 20,
-            rtt_ms: 40,
-            queue_ms: 40,
-            loss: 0.005,
-            aqm: "droptail",
-        },
-        Path {
-            name: "20m-40ms-codel",
-            rate_mbit: 20,
-            rtt_ms: 40,
-            queue_ms: 40,
-            loss: 0.0,
-            aqm: "codel",
-        },
-    ];
-    let ccs = [
-        "newreno",
-        "cubic",
-        "cubic+hystart",
-        "rapidstart",
-        "jumpstart",
-    ];
+    let o = options()?;
+    let mut paths = paths();
+    if !o.paths.is_empty() {
+        paths.retain(|p| o.paths.iter().any(|n| n == p.name));
+    }
+    if o.quick {
+        paths.truncate(1);
+    }
+    let (sim_pacer, other_pacer) = match o.pacing {
+        SendPacing::Controller => ("leaky-bucket", "quinn"),
+        SendPacing::Quinn => ("quinn", "leaky-bucket"),
+    };
+    println!(
+        "real: pacing {}, median of {} run(s); sim: {sim_pacer} pacer (and {other_pacer} beside it)",
+        o.pacing, o.runs
+    );
+    println!();
+    println!("| path | cc | real TTLB ms | sim ms | diff | sim ({other_pacer}) ms | real lost | sim lost | 1st flight real: KB in ms (RTTs) | sim |");
+    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|");
     let mut growth = Vec::new();
-    println!("| path | cc | real TTLB ms | sim (quinn pacer) ms | diff | sim (exact pacer) ms | real lost | sim lost (quinn / exact) | 1st flight real: KB in ms | sim quinn | sim exact |");
-    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
-    for path in paths.iter().take(if quick { 1 } else { paths.len() }) {
-        for cc in ccs {
-            let r = real(*path, cc).await?;
-            let q = sim(*path, cc, "quinn")?;
-            let e = sim(*path, cc, "leaky-bucket")?;
+    for path in &paths {
+        for cc in &o.ccs {
+            let mut runs = Vec::with_capacity(o.runs);
+            for _ in 0..o.runs {
+                runs.push(real(*path, cc, o.pacing).await?);
+            }
+            runs.sort_by_key(|r| r.ttlb);
+            let r = &runs[runs.len() / 2];
+            let q = sim(*path, cc, sim_pacer)?;
+            let e = sim(*path, cc, other_pacer)?;
             let ms = |d: Duration| d.as_secs_f64() * 1e3;
+            let rtt_us = (path.rtt_ms * 1000) as f64;
             growth.push(format!(
-                "| {} | {} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} | {} |",
                 path.name,
                 cc,
                 fmt_rounds(&r.rounds),
+                fmt_growth(&r.rounds),
                 fmt_rounds(&q.rounds),
-                fmt_rounds(&e.rounds)
+                fmt_growth(&q.rounds),
             ));
             println!(
-                "| {} | {} | {:.0} | {:.0} | {:+.1}% | {:.0} | {} | {} / {} | {:.1} in {:.1} | {:.1} in {:.1} | {:.1} in {:.1} |",
+                "| {} | {} | {:.0} | {:.0} | {:+.1}% | {:.0} | {} | {} | {:.1} in {:.1} ({:.2}) | {:.1} in {:.1} ({:.2}) |",
                 path.name,
                 cc,
                 ms(r.ttlb),
@@ -379,21 +452,20 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
                 ms(e.ttlb),
                 r.lost,
                 q.lost,
-                e.lost,
                 r.flight_bytes as f64 / 1e3,
                 r.flight_span_us as f64 / 1e3,
+                r.flight_span_us as f64 / rtt_us,
                 q.flight_bytes as f64 / 1e3,
                 q.flight_span_us as f64 / 1e3,
-                e.flight_bytes as f64 / 1e3,
-                e.flight_span_us as f64 / 1e3,
+                q.flight_span_us as f64 / rtt_us,
             );
         }
     }
     println!();
-    println!("Bytes sent per RTT from the first data send on (KB, rounds 1-6):");
+    println!("Bytes sent per RTT from the first data send on (KB, rounds 1-6), and growth between rounds of 10 packets or more:");
     println!();
-    println!("| path | cc | real | sim (quinn pacer) | sim (exact pacer) |");
-    println!("|---|---|---|---|---|");
+    println!("| path | cc | real | growth | sim | growth |");
+    println!("|---|---|---|---|---|---|");
     for g in growth {
         println!("{g}");
     }
