@@ -21,7 +21,9 @@ use super::style::Theme;
 use super::Chart;
 use crate::error::{Error, Result};
 use crate::grid::{GridAxis, GridResult};
-use crate::units::{format_bytes, format_ms, format_number, nice_scale, time_unit, Scale};
+use crate::units::{
+    format_bytes, format_ms, format_number, nice_scale, time_unit, AxisUnit, Scale,
+};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -189,6 +191,25 @@ impl Chart for GridChart<'_> {
         if r.series.is_empty() {
             return Err(Error::Data("grid chart: no series".to_string()));
         }
+        let (head, body) = root.split_vertically(HEAD);
+        self.draw_head(&head, theme)?;
+        let (top, rest) = body.split_vertically(TOP_PANEL);
+        let (bottom, key_area) = rest.split_vertically(BOTTOM_PANEL);
+        let scales = Scales::new(r);
+        draw_ttlb_panel(&top, r, &scales, theme)?;
+        draw_lost_panel(&bottom, r, &scales, theme)?;
+        panel_key(&key_area, &key_entries(r, theme), theme)
+    }
+}
+
+impl GridChart<'_> {
+    /// The title and the line under it, centred.
+    fn draw_head<DB: DrawingBackend>(
+        &self,
+        head: &DrawingArea<DB, Shift>,
+        theme: Theme,
+    ) -> Result<()> {
+        let r = self.result;
         let title = self
             .title
             .clone()
@@ -197,8 +218,7 @@ impl Chart for GridChart<'_> {
             .subtitle
             .clone()
             .unwrap_or_else(|| GridChart::default_subtitle(r));
-        let (w, _) = root.dim_in_pixel();
-        let (head, body) = root.split_vertically(HEAD);
+        let (w, _) = head.dim_in_pixel();
         let centre = plotters::style::text_anchor::Pos::new(
             plotters::style::text_anchor::HPos::Center,
             plotters::style::text_anchor::VPos::Center,
@@ -213,9 +233,21 @@ impl Chart for GridChart<'_> {
             &text(15.0, theme.foreground()).pos(centre),
             (w as i32 / 2, 44),
         ))?;
-        let (top, rest) = body.split_vertically(TOP_PANEL);
-        let (bottom, key_area) = rest.split_vertically(BOTTOM_PANEL);
+        Ok(())
+    }
+}
 
+/// The axes both panels share (x) and each panel's own y.
+struct Scales {
+    x: XScale,
+    /// TTLB: linear in `unit`, or log10 of milliseconds.
+    y: XScale,
+    unit: AxisUnit,
+    lost: Scale,
+}
+
+impl Scales {
+    fn new(r: &GridResult) -> Scales {
         let x = XScale::new(r.axis, &r.values);
         let pts = || r.series.iter().flat_map(|s| &s.points);
         let ttlb_max = pts()
@@ -241,138 +273,167 @@ impl Chart for GridChart<'_> {
                 ticks: s.ticks,
             }
         };
-        let y_at = |ms: f64| {
-            if y.log {
-                ms.log10()
-            } else {
-                ms / unit.divisor
-            }
-        };
         let lost_max = pts()
             .map(|p| p.lost_mean)
             .filter(|v| v.is_finite())
             .fold(0.0f64, f64::max);
-        let lost_scale = nice_scale(0.0, lost_max, 4);
-
-        let n_per_point = pts().map(|p| p.connections).max().unwrap_or(0);
-        let mut caption =
-            format!("TTLB: median per arm, band p10–p90 (n ≤ {n_per_point} per point)");
-        if !r.pooled.is_empty() {
-            caption.push_str(&format!("; pooled over {}", r.describe_pooled()));
+        Scales {
+            x,
+            y,
+            unit,
+            lost: nice_scale(0.0, lost_max, 4),
         }
-        let fx = |v: &f64| x.label(r.axis, *v);
-        let fy = |v: &f64| format_number(*v);
-        let fy_ttlb = |v: &f64| {
-            if y.log {
-                format_ms(10f64.powf(*v))
-            } else {
-                format_number(*v)
-            }
-        };
-        let colour = |i: usize| theme.series(i);
-        let n_arms = r.series.len();
-
-        // TTLB panel.
-        let mut chart = de(ChartBuilder::on(&top)
-            .margin_top(8)
-            .margin_left(14)
-            .margin_right(24)
-            .caption(&caption, text(14.0, theme.foreground()))
-            .x_label_area_size(28)
-            .y_label_area_size(LEFT)
-            .build_cartesian_2d(ranged(&x.scale()), ranged(&y.scale())))?;
-        let mut m = chart.configure_mesh();
-        styled(&mut m, theme)
-            .x_label_formatter(&fx)
-            .y_label_formatter(&fy_ttlb)
-            .y_desc(if y.log {
-                "TTLB (log scale)".to_string()
-            } else {
-                format!("TTLB ({})", unit.suffix)
-            });
-        de(m.draw())?;
-        // Bands first, all of them, so no band covers another arm's line.
-        let mut medians = Vec::new();
-        for (i, s) in r.series.iter().enumerate() {
-            let c = colour(i);
-            let ok: Vec<_> = s
-                .points
-                .iter()
-                .filter(|p| p.ttlb_median_ms.is_finite())
-                .collect();
-            let at = |p: &crate::grid::GridPoint, v: f64| (x.at(r.axis.to_display(p.x)), y_at(v));
-            if ok.len() > 1 {
-                let band: Vec<(f64, f64)> = ok
-                    .iter()
-                    .map(|p| at(p, p.ttlb_p10_ms))
-                    .chain(ok.iter().rev().map(|p| at(p, p.ttlb_p90_ms)))
-                    .collect();
-                de(chart.draw_series(std::iter::once(Polygon::new(
-                    band,
-                    c.mix(theme.band_alpha() * 0.7).filled(),
-                ))))?;
-            } else if let Some(p) = ok.first() {
-                // One value: the band as an error bar.
-                de(chart.draw_series(std::iter::once(PathElement::new(
-                    vec![at(p, p.ttlb_p10_ms), at(p, p.ttlb_p90_ms)],
-                    c.stroke_width(2),
-                ))))?;
-            }
-            let line: Vec<(f64, f64)> = ok.iter().map(|p| at(p, p.ttlb_median_ms)).collect();
-            medians.push((c, line_width(i, n_arms), line));
-        }
-
-        for (c, width, line) in medians {
-            draw_line(&mut chart, line, c, width)?;
-        }
-
-        // Packets-lost panel, same x.
-        let mut chart = de(ChartBuilder::on(&bottom)
-            .margin_top(4)
-            .margin_left(14)
-            .margin_right(24)
-            .caption(
-                "packets lost per connection (mean)",
-                text(14.0, theme.foreground()),
-            )
-            .x_label_area_size(44)
-            .y_label_area_size(LEFT)
-            .build_cartesian_2d(ranged(&x.scale()), ranged(&lost_scale)))?;
-        let mut m = chart.configure_mesh();
-        styled(&mut m, theme)
-            .x_label_formatter(&fx)
-            .y_label_formatter(&fy)
-            .x_desc(r.axis.describe())
-            .y_desc("packets lost");
-        de(m.draw())?;
-        for (i, s) in r.series.iter().enumerate() {
-            let c = colour(i);
-            let line: Vec<(f64, f64)> = s
-                .points
-                .iter()
-                .filter(|p| p.lost_mean.is_finite())
-                .map(|p| (x.at(r.axis.to_display(p.x)), p.lost_mean))
-                .collect();
-            draw_line(&mut chart, line, c, line_width(i, n_arms))?;
-        }
-
-        let key: Vec<(RGBColor, String)> = r
-            .series
-            .iter()
-            .enumerate()
-            .map(|(i, s)| {
-                let n: usize = s.points.iter().map(|p| p.connections).sum();
-                let done: usize = s.points.iter().map(|p| p.completed).sum();
-                let label = if done == n {
-                    format!("{} ({n} connections)", s.arm)
-                } else {
-                    format!("{} ({n} connections, {} did not complete)", s.arm, n - done)
-                };
-                (colour(i), label)
-            })
-            .collect();
-        panel_key(&key_area, &key, theme)
     }
+
+    /// A TTLB in milliseconds on the y axis.
+    fn y_at(&self, ms: f64) -> f64 {
+        if self.y.log {
+            ms.log10()
+        } else {
+            ms / self.unit.divisor
+        }
+    }
+}
+
+/// The TTLB panel: each arm's p10–p90 band, then every median line.
+fn draw_ttlb_panel<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    r: &GridResult,
+    sc: &Scales,
+    theme: Theme,
+) -> Result<()> {
+    let (x, y) = (&sc.x, &sc.y);
+    let n_per_point = r
+        .series
+        .iter()
+        .flat_map(|s| &s.points)
+        .map(|p| p.connections)
+        .max()
+        .unwrap_or(0);
+    let mut caption = format!("TTLB: median per arm, band p10–p90 (n ≤ {n_per_point} per point)");
+    if !r.pooled.is_empty() {
+        caption.push_str(&format!("; pooled over {}", r.describe_pooled()));
+    }
+    let fx = |v: &f64| x.label(r.axis, *v);
+    let fy_ttlb = |v: &f64| {
+        if y.log {
+            format_ms(10f64.powf(*v))
+        } else {
+            format_number(*v)
+        }
+    };
+    let n_arms = r.series.len();
+    let mut chart = de(ChartBuilder::on(area)
+        .margin_top(8)
+        .margin_left(14)
+        .margin_right(24)
+        .caption(&caption, text(14.0, theme.foreground()))
+        .x_label_area_size(28)
+        .y_label_area_size(LEFT)
+        .build_cartesian_2d(ranged(&x.scale()), ranged(&y.scale())))?;
+    let mut m = chart.configure_mesh();
+    styled(&mut m, theme)
+        .x_label_formatter(&fx)
+        .y_label_formatter(&fy_ttlb)
+        .y_desc(if y.log {
+            "TTLB (log scale)".to_string()
+        } else {
+            format!("TTLB ({})", sc.unit.suffix)
+        });
+    de(m.draw())?;
+    // Bands first, all of them, so no band covers another arm's line.
+    let mut medians = Vec::new();
+    for (i, s) in r.series.iter().enumerate() {
+        let c = theme.series(i);
+        let ok: Vec<_> = s
+            .points
+            .iter()
+            .filter(|p| p.ttlb_median_ms.is_finite())
+            .collect();
+        let at = |p: &crate::grid::GridPoint, v: f64| (x.at(r.axis.to_display(p.x)), sc.y_at(v));
+        if ok.len() > 1 {
+            let band: Vec<(f64, f64)> = ok
+                .iter()
+                .map(|p| at(p, p.ttlb_p10_ms))
+                .chain(ok.iter().rev().map(|p| at(p, p.ttlb_p90_ms)))
+                .collect();
+            de(chart.draw_series(std::iter::once(Polygon::new(
+                band,
+                c.mix(theme.band_alpha() * 0.7).filled(),
+            ))))?;
+        } else if let Some(p) = ok.first() {
+            // One value: the band as an error bar.
+            de(chart.draw_series(std::iter::once(PathElement::new(
+                vec![at(p, p.ttlb_p10_ms), at(p, p.ttlb_p90_ms)],
+                c.stroke_width(2),
+            ))))?;
+        }
+        let line: Vec<(f64, f64)> = ok.iter().map(|p| at(p, p.ttlb_median_ms)).collect();
+        medians.push((c, line_width(i, n_arms), line));
+    }
+    for (c, width, line) in medians {
+        draw_line(&mut chart, line, c, width)?;
+    }
+    Ok(())
+}
+
+/// The packets-lost panel, on the TTLB panel's x axis.
+fn draw_lost_panel<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    r: &GridResult,
+    sc: &Scales,
+    theme: Theme,
+) -> Result<()> {
+    let x = &sc.x;
+    let fx = |v: &f64| x.label(r.axis, *v);
+    let fy = |v: &f64| format_number(*v);
+    let n_arms = r.series.len();
+    let mut chart = de(ChartBuilder::on(area)
+        .margin_top(4)
+        .margin_left(14)
+        .margin_right(24)
+        .caption(
+            "packets lost per connection (mean)",
+            text(14.0, theme.foreground()),
+        )
+        .x_label_area_size(44)
+        .y_label_area_size(LEFT)
+        .build_cartesian_2d(ranged(&x.scale()), ranged(&sc.lost)))?;
+    let mut m = chart.configure_mesh();
+    styled(&mut m, theme)
+        .x_label_formatter(&fx)
+        .y_label_formatter(&fy)
+        .x_desc(r.axis.describe())
+        .y_desc("packets lost");
+    de(m.draw())?;
+    for (i, s) in r.series.iter().enumerate() {
+        let line: Vec<(f64, f64)> = s
+            .points
+            .iter()
+            .filter(|p| p.lost_mean.is_finite())
+            .map(|p| (x.at(r.axis.to_display(p.x)), p.lost_mean))
+            .collect();
+        draw_line(&mut chart, line, theme.series(i), line_width(i, n_arms))?;
+    }
+    Ok(())
+}
+
+/// The key: each arm's colour and connection count.
+fn key_entries(r: &GridResult, theme: Theme) -> Vec<(RGBColor, String)> {
+    r.series
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let n: usize = s.points.iter().map(|p| p.connections).sum();
+            let done: usize = s.points.iter().map(|p| p.completed).sum();
+            let label = if done == n {
+                format!("{} ({n} connections)", s.arm)
+            } else {
+                format!("{} ({n} connections, {} did not complete)", s.arm, n - done)
+            };
+            (theme.series(i), label)
+        })
+        .collect()
 }
 
 /// A line with a dot at each point, `width` pixels wide.
