@@ -125,14 +125,6 @@ impl Pacer {
         &self.config
     }
 
-    /// Changes the idle credit cap to `packets` (at least 1 is used), for
-    /// a caller whose quantum follows the rate (real mode sizes it to the
-    /// lateness of its wake-ups). Credit above the new cap is kept until
-    /// the next packet spends it, as with a leftover initial burst.
-    pub fn set_burst_quantum_packets(&mut self, packets: u64) {
-        self.config.burst_quantum_packets = packets;
-    }
-
     /// The idle credit cap, bytes.
     fn quantum(&self) -> i64 {
         to_i64(

@@ -385,16 +385,7 @@ fn options() -> Result<Options, Box<dyn std::error::Error + Send + Sync>> {
         }
     }
     if o.ccs.is_empty() {
-        o.ccs = [
-            "newreno",
-            "cubic",
-            "cubic+hystart",
-            "rapidstart",
-            "jumpstart",
-            "bbr3",
-        ]
-        .map(String::from)
-        .to_vec();
+        o.ccs = ramp_quic::cc::COMPARED.map(String::from).to_vec();
     }
     Ok(o)
 }
@@ -418,8 +409,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         o.pacing, o.runs
     );
     println!();
-    println!("| path | cc | real TTLB ms | sim ms | diff | sim ({other_pacer}) ms | real lost | sim lost | 1st flight real: KB in ms (RTTs) | sim |");
-    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("| path | cc | real TTLB ms | real min–max | sim ms | diff | sim ({other_pacer}) ms | real lost | sim lost | 1st flight real: KB in ms (RTTs) | sim |");
+    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     let mut growth = Vec::new();
     for path in &paths {
         for cc in &o.ccs {
@@ -429,6 +420,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
             }
             runs.sort_by_key(|r| r.ttlb);
             let r = &runs[runs.len() / 2];
+            let (lo, hi) = (runs[0].ttlb, runs[runs.len() - 1].ttlb);
             let q = sim(*path, cc, sim_pacer)?;
             let e = sim(*path, cc, other_pacer)?;
             let ms = |d: Duration| d.as_secs_f64() * 1e3;
@@ -443,10 +435,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
                 fmt_growth(&q.rounds),
             ));
             println!(
-                "| {} | {} | {:.0} | {:.0} | {:+.1}% | {:.0} | {} | {} | {:.1} in {:.1} ({:.2}) | {:.1} in {:.1} ({:.2}) |",
+                "| {} | {} | {:.0} | {:.0}–{:.0} | {:.0} | {:+.1}% | {:.0} | {} | {} | {:.1} in {:.1} ({:.2}) | {:.1} in {:.1} ({:.2}) |",
                 path.name,
                 cc,
                 ms(r.ttlb),
+                ms(lo),
+                ms(hi),
                 ms(q.ttlb),
                 (ms(r.ttlb) / ms(q.ttlb) - 1.0) * 100.0,
                 ms(e.ttlb),

@@ -6,6 +6,18 @@ use ramp_cc::{CcConfig, ControllerSpec, SpecError};
 
 use crate::adapter::BuildController;
 
+/// The controllers real mode is checked against the simulator with (the
+/// end-to-end tests, the adapter's property test, `bench/real`): each
+/// family, and each startup of the loss-based one.
+pub const COMPARED: [&str; 6] = [
+    "newreno",
+    "cubic",
+    "cubic+hystart",
+    "rapidstart",
+    "jumpstart",
+    "bbr3",
+];
+
 /// A controller chosen by name, ready to build one per connection.
 #[derive(Clone)]
 pub struct CcChoice {

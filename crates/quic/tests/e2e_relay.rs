@@ -8,19 +8,12 @@ use std::time::Duration;
 
 use common::*;
 use ramp_cc::Rate;
+use ramp_quic::cc::COMPARED as CONTROLLERS;
 use ramp_quic::relay::{Relay, RelayConfig};
 use ramp_quic::stats::PathLabels;
 use ramp_sim::link::Aqm;
 use ramp_sim::{run_connection, Scenario, TraceSink};
 
-const CONTROLLERS: [&str; 6] = [
-    "newreno",
-    "cubic",
-    "cubic+hystart",
-    "rapidstart",
-    "jumpstart",
-    "bbr3",
-];
 const SIZE: u64 = 2_000_000;
 
 /// The simulator's version of the relay path, with the real server's

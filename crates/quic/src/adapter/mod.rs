@@ -271,10 +271,8 @@ impl RampController {
         self.window = window;
         self.ssthresh = ssthresh;
         self.pacing_bps = pacing_bps;
-        let mds = self.mds;
         if let Some(g) = &mut self.gate {
-            g.pacer
-                .set_rate(pacing_bps.map(Rate::from_bits_per_sec), mds);
+            g.pacer.set_rate(pacing_bps.map(Rate::from_bits_per_sec));
         }
     }
 

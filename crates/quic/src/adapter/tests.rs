@@ -372,10 +372,10 @@ mod props {
         /// §7.2's minimum of two datagrams.
         #[test]
         fn rfc9002_7_2_window_stays_above_minimum_under_any_callback_order(
-            cc in 0usize..6,
+            cc in 0usize..crate::cc::COMPARED.len(),
             ops in proptest::collection::vec(op(), 1..200),
         ) {
-            let name = ["newreno", "cubic", "cubic+hystart", "rapidstart", "jumpstart", "bbr3"][cc];
+            let name = crate::cc::COMPARED[cc];
             let choice = crate::cc::CcChoice::parse(name).unwrap();
             let base = Instant::now();
             let mut c = RampController::new((choice.build)(1200), base, None);
