@@ -211,17 +211,12 @@ impl Pie {
             let target = p.target.as_secs_f64();
             let cur = qdelay.as_secs_f64();
             let old = self.qdelay_old.as_secs_f64();
-            let scale = match self.drop_prob {
-                d if d < 0.000_001 => 1.0 / 2048.0,
-                d if d < 0.000_01 => 1.0 / 512.0,
-                d if d < 0.000_1 => 1.0 / 128.0,
-                d if d < 0.001 => 1.0 / 32.0,
-                d if d < 0.01 => 1.0 / 8.0,
-                d if d < 0.1 => 1.0 / 2.0,
+            // The reference model continues RFC 8033's table upward.
+            let scale = small_probability_scale(self.drop_prob).unwrap_or(match self.drop_prob {
                 d if d < 1.0 => 2.0,
                 d if d < 10.0 => 8.0,
                 _ => 32.0,
-            };
+            });
             let mut delta = (p.alpha * (cur - target) + p.beta * (cur - old)) * scale;
             if self.drop_prob >= 0.1 && delta > 0.02 {
                 delta = 0.02;
@@ -267,19 +262,7 @@ impl Pie {
         let cur = qdelay.as_secs_f64();
         let old = self.qdelay_old.as_secs_f64();
         let mut delta = p.alpha * (cur - target) + p.beta * (cur - old);
-        // Auto-tuning: small probabilities move in small steps (RFC 8033
-        // §4.2), so that a light load is not punished by the gains tuned
-        // for a heavy one.
-        let scale = match self.drop_prob {
-            d if d < 0.000_001 => 1.0 / 2048.0,
-            d if d < 0.000_01 => 1.0 / 512.0,
-            d if d < 0.000_1 => 1.0 / 128.0,
-            d if d < 0.001 => 1.0 / 32.0,
-            d if d < 0.01 => 1.0 / 8.0,
-            d if d < 0.1 => 1.0 / 2.0,
-            _ => 1.0,
-        };
-        delta *= scale;
+        delta *= small_probability_scale(self.drop_prob).unwrap_or(1.0);
         // Cap the step at 2 % once the probability is high (RFC 8033 §5.5),
         // so that one large delay sample cannot force a burst of drops.
         if self.drop_prob >= 0.1 && delta > 0.02 {
@@ -382,6 +365,22 @@ impl Pie {
         }
         PieVerdict::Drop
     }
+}
+
+/// RFC 8033 §4.2's auto-tuning: small probabilities move in small steps,
+/// so that a light load is not punished by the gains tuned for a heavy
+/// one. The factor on a step while the probability is below 10 %; `None`
+/// from 10 % on, where each profile has its own.
+fn small_probability_scale(drop_prob: f64) -> Option<f64> {
+    Some(match drop_prob {
+        d if d < 0.000_001 => 1.0 / 2048.0,
+        d if d < 0.000_01 => 1.0 / 512.0,
+        d if d < 0.000_1 => 1.0 / 128.0,
+        d if d < 0.001 => 1.0 / 32.0,
+        d if d < 0.01 => 1.0 / 8.0,
+        d if d < 0.1 => 1.0 / 2.0,
+        _ => return None,
+    })
 }
 
 #[cfg(test)]
