@@ -48,12 +48,20 @@ fn temp(name: &str) -> std::path::PathBuf {
 
 #[test]
 fn serve_relay_get_end_to_end_with_stats_record() {
-    let stats = temp("serve.ndjson");
+    // quinn's own pacer, and the controller's (the default) with BBRv3.
+    end_to_end("cubic+hystart", &["--pacing", "quinn"]);
+    end_to_end("bbr3", &[]);
+}
+
+/// `ramp serve --cc CC EXTRA…` behind `ramp relay`, three verified
+/// downloads with `ramp get`, and a stats record for each.
+fn end_to_end(cc: &str, extra: &[&str]) {
+    let stats = temp(&format!("serve-{cc}.ndjson"));
     let stats_s = stats.to_string_lossy().to_string();
-    let (_server, server_addr) = start(&[
+    let mut args = vec![
         "serve",
         "--cc",
-        "cubic+hystart",
+        cc,
         "--listen",
         "127.0.0.1:0",
         "--stats",
@@ -64,7 +72,9 @@ fn serve_relay_get_end_to_end_with_stats_record() {
         "20ms",
         "--duration",
         "60s",
-    ]);
+    ];
+    args.extend_from_slice(extra);
+    let (_server, server_addr) = start(&args);
     let (_relay, relay_addr) = start(&[
         "relay",
         "--listen",
@@ -125,7 +135,7 @@ fn serve_relay_get_end_to_end_with_stats_record() {
     };
     assert_eq!(recs.len(), 3);
     for r in &recs {
-        assert_eq!(r["cc.algorithm"], "cubic+hystart");
+        assert_eq!(r["cc.algorithm"], cc);
         assert_eq!(r["path.rate-bps"], 20_000_000);
         assert_eq!(r["path.rtt-ms"], 20);
         assert!(r["ttlb"].as_u64().is_some(), "{r}");
@@ -215,6 +225,7 @@ fn rfc3986_3_2_3_get_refuses_a_bad_port() {
 fn bad_arguments_are_errors_not_panics() {
     for args in [
         &["serve", "--cc", "no-such-controller"][..],
+        &["serve", "--pacing", "fast"][..],
         &[
             "relay",
             "--listen",
