@@ -1,20 +1,21 @@
 //! Real transfers through the relay against ramp-sim on the same paths:
 //! the table of docs/real-mode.md (run by bench/real/run.sh).
 //!
-//! For each scenario × controller: one real 2 MB download (ramp serve's
+//! For each scenario × controller: real 2 MB downloads (ramp serve's
 //! stack in-process, the relay, ramp get's client) and two simulations of
-//! the same path, one with quinn's pacer model and one with ramp's exact
-//! leaky-bucket pacer. Besides TTLB and losses it measures the first data
-//! flight: the bytes the server sends in the first RTT after the request
-//! arrives, and over how long it spreads them (full-RTT pacing spreads a
+//! the same path, one with the pacer the real server runs and one with the
+//! other for reference. Besides TTLB and losses it measures the first data
+//! flight: the bytes the server sends in the first RTT after its first
+//! data send, and over how long it spreads them (full-RTT pacing spreads a
 //! Rapid Start first flight over the whole RTT; quinn's pacer does not).
 //!
 //! The real server paces as `ramp serve` does by default, at the
 //! controller's rate (`--pacing controller`), and is compared with the
 //! simulator's leaky-bucket pacer; `--pacing quinn` runs stock quinn's pacer
 //! against the simulator's model of it. `--runs N` repeats each real
-//! download N times and reports the median TTLB (first flight and growth
-//! from the median run); the simulator is deterministic.
+//! download N times and reports the median TTLB with the fastest and
+//! slowest (first flight and growth from the median run); the simulator
+//! is deterministic.
 //!
 //! Usage: cargo run --release -p ramp-quic --example real_vs_sim --
 //!   [--quick] [--runs N] [--pacing controller|quinn] [--path NAME]... [--cc SPEC]...
