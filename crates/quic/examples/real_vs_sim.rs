@@ -19,6 +19,8 @@
 //!
 //! Usage: cargo run --release -p ramp-quic --example real_vs_sim --
 //!   [--quick] [--runs N] [--pacing controller|quinn] [--path NAME]... [--cc SPEC]...
+//!   [--trace]   (each real controller's sends, ACK frames and congestion
+//!               events on stderr)
 
 use std::io::Write;
 use std::sync::{Arc, Mutex};
@@ -46,10 +48,24 @@ struct Recording {
     sends: Arc<Mutex<Vec<(Instant, u64)>>>,
 }
 
+/// `--trace`: every send, ACK frame and congestion event of the real
+/// controllers on stderr, in the controller's time.
+static TRACE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+fn tracing() -> bool {
+    TRACE.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 impl Controller for Recording {
     fn on_packet_sent(&mut self, now: Time, pn: Option<u64>, bytes: u64, in_flight: u64) {
         if let Ok(mut s) = self.sends.lock() {
             s.push((Instant::now(), bytes));
+        }
+        if tracing() {
+            eprintln!(
+                "sent t={:.3}ms pn={pn:?} bytes={bytes} inflight={in_flight}",
+                now.as_millis_f64()
+            );
         }
         self.inner.on_packet_sent(now, pn, bytes, in_flight)
     }
@@ -57,9 +73,23 @@ impl Controller for Recording {
         self.inner.on_packet_acked(now, p, rtt, al)
     }
     fn on_ack_frame_end(&mut self, now: Time, s: &AckFrameSummary, rtt: &RttEstimator) {
-        self.inner.on_ack_frame_end(now, s, rtt)
+        self.inner.on_ack_frame_end(now, s, rtt);
+        if tracing() {
+            eprintln!(
+                "ack t={:.3}ms inflight={} cwnd={} pacing-bps={:?} srtt-us={} phase={}",
+                now.as_millis_f64(),
+                s.bytes_in_flight,
+                self.inner.window(),
+                self.inner.pacing_rate(rtt).map(|r| r.bits_per_sec()),
+                rtt.smoothed().as_micros(),
+                self.inner.phase()
+            );
+        }
     }
     fn on_congestion_event(&mut self, now: Time, e: &CongestionEvent, rtt: &RttEstimator) {
+        if tracing() {
+            eprintln!("congestion t={:.3}ms {:?}", now.as_millis_f64(), e.signal);
+        }
         self.inner.on_congestion_event(now, e, rtt)
     }
     fn on_spurious_congestion(&mut self, now: Time) {
@@ -382,6 +412,7 @@ fn options() -> Result<Options, Box<dyn std::error::Error + Send + Sync>> {
             "--pacing" => o.pacing = value()?.parse()?,
             "--path" => o.paths.push(value()?),
             "--cc" => o.ccs.push(value()?),
+            "--trace" => TRACE.store(true, std::sync::atomic::Ordering::Relaxed),
             _ => return Err(format!("unknown argument {a}").into()),
         }
     }
