@@ -46,14 +46,9 @@ const SIZE: u64 = 2_000_000;
 struct Recording {
     inner: Box<dyn Controller>,
     sends: Arc<Mutex<Vec<(Instant, u64)>>>,
-}
-
-/// `--trace`: every send, ACK frame and congestion event of the real
-/// controllers on stderr, in the controller's time.
-static TRACE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-fn tracing() -> bool {
-    TRACE.load(std::sync::atomic::Ordering::Relaxed)
+    /// `--trace`: every send, ACK frame and congestion event on stderr,
+    /// in the controller's time.
+    trace: bool,
 }
 
 impl Controller for Recording {
@@ -61,7 +56,7 @@ impl Controller for Recording {
         if let Ok(mut s) = self.sends.lock() {
             s.push((Instant::now(), bytes));
         }
-        if tracing() {
+        if self.trace {
             eprintln!(
                 "sent t={:.3}ms pn={pn:?} bytes={bytes} inflight={in_flight}",
                 now.as_millis_f64()
@@ -74,7 +69,7 @@ impl Controller for Recording {
     }
     fn on_ack_frame_end(&mut self, now: Time, s: &AckFrameSummary, rtt: &RttEstimator) {
         self.inner.on_ack_frame_end(now, s, rtt);
-        if tracing() {
+        if self.trace {
             eprintln!(
                 "ack t={:.3}ms inflight={} cwnd={} pacing-bps={:?} srtt-us={} phase={}",
                 now.as_millis_f64(),
@@ -87,7 +82,7 @@ impl Controller for Recording {
         }
     }
     fn on_congestion_event(&mut self, now: Time, e: &CongestionEvent, rtt: &RttEstimator) {
-        if tracing() {
+        if self.trace {
             eprintln!("congestion t={:.3}ms {:?}", now.as_millis_f64(), e.signal);
         }
         self.inner.on_congestion_event(now, e, rtt)
@@ -123,6 +118,7 @@ impl Controller for Recording {
         Box::new(Recording {
             inner: self.inner.clone_box(),
             sends: Arc::new(Mutex::new(Vec::new())),
+            trace: self.trace,
         })
     }
 }
@@ -193,6 +189,7 @@ async fn real(
     path: Path,
     cc: &str,
     pacing: SendPacing,
+    trace: bool,
 ) -> Result<Real, Box<dyn std::error::Error + Send + Sync>> {
     let base = CcChoice::parse(cc)?;
     let sends = Arc::new(Mutex::new(Vec::new()));
@@ -204,6 +201,7 @@ async fn real(
             Box::new(Recording {
                 inner: build(mtu),
                 sends: sends2.clone(),
+                trace,
             }) as Box<dyn Controller>
         }),
     );
@@ -393,6 +391,7 @@ struct Options {
     pacing: SendPacing,
     paths: Vec<String>,
     ccs: Vec<String>,
+    trace: bool,
 }
 
 fn options() -> Result<Options, Box<dyn std::error::Error + Send + Sync>> {
@@ -402,6 +401,7 @@ fn options() -> Result<Options, Box<dyn std::error::Error + Send + Sync>> {
         pacing: SendPacing::Controller,
         paths: Vec::new(),
         ccs: Vec::new(),
+        trace: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -412,7 +412,7 @@ fn options() -> Result<Options, Box<dyn std::error::Error + Send + Sync>> {
             "--pacing" => o.pacing = value()?.parse()?,
             "--path" => o.paths.push(value()?),
             "--cc" => o.ccs.push(value()?),
-            "--trace" => TRACE.store(true, std::sync::atomic::Ordering::Relaxed),
+            "--trace" => o.trace = true,
             _ => return Err(format!("unknown argument {a}").into()),
         }
     }
@@ -448,7 +448,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         for cc in &o.ccs {
             let mut runs = Vec::with_capacity(o.runs);
             for _ in 0..o.runs {
-                runs.push(real(*path, cc, o.pacing).await?);
+                runs.push(real(*path, cc, o.pacing, o.trace).await?);
             }
             runs.sort_by_key(|r| r.ttlb);
             let r = &runs[runs.len() / 2];

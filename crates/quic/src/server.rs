@@ -73,30 +73,38 @@ pub enum SendPacing {
 }
 
 impl SendPacing {
+    /// Every choice, in `--pacing`'s order.
+    pub const ALL: [SendPacing; 2] = [SendPacing::Controller, SendPacing::Quinn];
     /// The names `--pacing` takes.
-    pub const NAMES: [&'static str; 2] = ["controller", "quinn"];
+    pub const NAMES: [&'static str; 2] = [Self::ALL[0].name(), Self::ALL[1].name()];
+
+    /// The name `--pacing` takes for this choice.
+    pub const fn name(self) -> &'static str {
+        match self {
+            SendPacing::Controller => "controller",
+            SendPacing::Quinn => "quinn",
+        }
+    }
 }
 
 impl std::str::FromStr for SendPacing {
     type Err = String;
     fn from_str(s: &str) -> Result<SendPacing, String> {
-        match s {
-            "controller" => Ok(SendPacing::Controller),
-            "quinn" => Ok(SendPacing::Quinn),
-            _ => Err(format!(
-                "unknown pacing {s:?}: expected one of {}",
-                SendPacing::NAMES.join(", ")
-            )),
-        }
+        SendPacing::ALL
+            .into_iter()
+            .find(|p| p.name() == s)
+            .ok_or_else(|| {
+                format!(
+                    "unknown pacing {s:?}: expected one of {}",
+                    SendPacing::NAMES.join(", ")
+                )
+            })
     }
 }
 
 impl std::fmt::Display for SendPacing {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            SendPacing::Controller => "controller",
-            SendPacing::Quinn => "quinn",
-        })
+        f.write_str(self.name())
     }
 }
 

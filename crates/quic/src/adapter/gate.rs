@@ -1,7 +1,7 @@
 //! The controller's pacing in real mode: a gate in front of quinn's sends.
 //!
 //! quinn 0.11 paces every connection itself, at `1.25 · window / srtt`,
-//! and never asks the controller for its rate (docs/real-mode.md shows
+//! and never asks the controller for its rate (docs/real-pacing.md shows
 //! what that does to Rapid Start's first flight and 3× growth, and BBR
 //! paces by design). The only call quinn makes before each datagram is
 //! `Controller::window()`, compared as `in_flight + datagram >= window`
@@ -89,16 +89,6 @@ pub struct PacingGate {
     /// [`PacingGate::verdict`], which quinn's `window(&self)` calls, hence
     /// an atomic.
     paced_until: AtomicU64,
-}
-
-impl Clone for PacingGate {
-    fn clone(&self) -> PacingGate {
-        PacingGate {
-            pacer: self.pacer.clone(),
-            rate: self.rate,
-            paced_until: AtomicU64::new(self.paced_until.load(Ordering::Relaxed)),
-        }
-    }
 }
 
 impl PacingGate {

@@ -121,12 +121,12 @@ impl RampFactory {
 impl ControllerFactory for RampFactory {
     fn build(self: Arc<Self>, now: Instant, current_mtu: u16) -> Box<dyn Controller> {
         let mut c = RampController::new((self.build)(current_mtu), now, self.probe.clone());
+        c.mds = u64::from(current_mtu);
         if let Some(wake) = &self.wake {
             c.gate = Some(Gate {
-                pacer: PacingGate::new(u64::from(current_mtu)),
+                pacer: PacingGate::new(c.mds),
                 wake: wake.clone(),
             });
-            c.mds = u64::from(current_mtu);
             c.refresh();
         }
         Box::new(c)
@@ -166,8 +166,8 @@ impl BatchRun {
     }
 }
 
-/// The pacing gate and the waker end that brings quinn back to it.
-#[derive(Clone)]
+/// The pacing gate and the waker end that brings quinn back to it (never
+/// cloned: a `clone_box` snapshot has no gate).
 struct Gate {
     pacer: PacingGate,
     wake: Arc<ConnWake>,
