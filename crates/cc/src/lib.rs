@@ -33,6 +33,7 @@ pub mod pacer;
 pub mod prr;
 pub mod quantile;
 pub mod quinn_order;
+pub mod rapid_floor;
 pub mod rapid_start;
 pub mod ratio;
 pub mod record_keys;
