@@ -93,7 +93,10 @@ fn jumpstart_retreat_off_keeps_the_ordinary_beta_decrease() {
 fn rfc9959_safe_retreat_cwnd_at_most_half_pipe_size_whatever_the_ca_beta() {
     // "The CWND MUST be reduced to no more than (PipeSize/2)": PipeSize is
     // 5 packets (6000 B), so the window is 3000 B with β 0.7 too.
-    for spec in ["newreno(beta=0.7)+jumpstart(iw=10)", "cubic+jumpstart(iw=10)"] {
+    for spec in [
+        "newreno(beta=0.7)+jumpstart(iw=10)",
+        "cubic+jumpstart(iw=10)",
+    ] {
         let (d, _, _) = retreat(spec);
         assert_eq!(d.cc.careful_resume().map(|c| c.pipe_size()), Some(6000));
         assert_eq!(d.window(), 3000, "{spec}");
