@@ -19,18 +19,30 @@
 //!   slow-start growth meanwhile.
 //! - **Safe Retreat Phase**: a congestion event while unvalidated or
 //!   validating means the jump overshot. The window falls to
-//!   `β·PipeSize` — what the path was seen to carry, not `β·cwnd`, which
-//!   still holds the unvalidated jump. No growth follows while the
+//!   `PipeSize/2` — what the path was seen to carry, not `β·cwnd`, which
+//!   still holds the unvalidated jump (RFC 9959: "The CWND MUST be reduced
+//!   to no more than (PipeSize/2)"). No growth follows while the
 //!   retreat lasts; when the last unvalidated packet is acknowledged (or
 //!   the recovery period ends first), `ssthresh = β·PipeSize` with the
 //!   PipeSize reached by then, and normal congestion control resumes.
 //!
-//! β is the one for the loss that ends slow start (NewReno's `ss_beta`,
-//! else its β; CUBIC's β): with 0.5 this is RFC 9959's "at most
-//! PipeSize/2", and quicly's production arm too (its jump start sets cwnd
-//! to the bytes acknowledged during the jump, then halves it). Persistent
-//! congestion leaves Careful Resume. The phases are cited by the
-//! names RFC 9959 gives them.
+//! β in `ssthresh = β·PipeSize` is the one for the loss that ends slow
+//! start (NewReno's `ss_beta`, else its β; CUBIC's β); RFC 9959 allows
+//! 0.5 to 1 there. [`RetreatBeta::Ca`] (`jumpstart(retreat_beta=ca)`)
+//! applies that β to the retreat window too: the seed experiment's
+//! `jumpstart` arm did so (its Careful Resume implementation retreated to
+//! 0.5–0.7 × PipeSize, as the experiment's slides say), which is above
+//! the RFC's MUST when β > 0.5. Persistent congestion leaves Careful
+//! Resume. The phases are cited by the names RFC 9959 gives them.
+//!
+//! Which packet is "the last unvalidated packet": RFC 9959's Validating
+//! and Safe Retreat paragraphs name the last packet sent in the
+//! Unvalidated Phase. Here it is the last application packet sent before
+//! the first jump packet was acknowledged (the Unvalidated Phase's exit);
+//! its acknowledgement (or any later packet's) ends validation and Safe
+//! Retreat alike. A packet declared lost never is acknowledged, so the
+//! recovery period's end (an ACK of a packet sent after the retreat
+//! began) also ends Safe Retreat.
 
 /// Where the jump stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,6 +57,28 @@ pub enum CrPhase {
     SafeRetreat,
 }
 
+/// The window Safe Retreat falls to.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum RetreatBeta {
+    /// `PipeSize/2`: RFC 9959's Safe Retreat Phase, "no more than
+    /// (PipeSize/2)".
+    #[default]
+    Half,
+    /// `β·PipeSize` with the congestion-avoidance algorithm's slow-start
+    /// exit β: the seed experiment's production arm.
+    Ca,
+}
+
+impl RetreatBeta {
+    /// The retreat factor, given the CA's slow-start exit β.
+    pub fn factor(self, ca_beta: crate::Ratio) -> crate::Ratio {
+        match self {
+            RetreatBeta::Half => crate::Ratio::HALF,
+            RetreatBeta::Ca => ca_beta,
+        }
+    }
+}
+
 /// Careful Resume's state while it is active.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CarefulResume {
@@ -53,15 +87,18 @@ pub struct CarefulResume {
     pipe_size: u64,
     /// The last application packet sent while unvalidated.
     last_unvalidated: Option<u64>,
+    /// The window Safe Retreat falls to.
+    retreat_beta: RetreatBeta,
 }
 
 impl CarefulResume {
     /// The jump is made with `flight_size` bytes already in flight.
-    pub fn jump(flight_size: u64) -> CarefulResume {
+    pub fn jump(flight_size: u64, retreat_beta: RetreatBeta) -> CarefulResume {
         CarefulResume {
             phase: CrPhase::Unvalidated,
             pipe_size: flight_size,
             last_unvalidated: None,
+            retreat_beta,
         }
     }
 
@@ -102,9 +139,11 @@ impl CarefulResume {
     }
 
     /// A congestion event while unvalidated or validating (Safe Retreat): the
-    /// retreat window `β·PipeSize`, before any floor.
-    pub fn retreat(&mut self, beta: crate::Ratio) -> u64 {
+    /// retreat window, `PipeSize/2` (or `β·PipeSize` with
+    /// [`RetreatBeta::Ca`]), before any floor. `ca_beta` is the CA's
+    /// slow-start exit β.
+    pub fn retreat(&mut self, ca_beta: crate::Ratio) -> u64 {
         self.phase = CrPhase::SafeRetreat;
-        beta.mul_floor(self.pipe_size)
+        self.retreat_beta.factor(ca_beta).mul_floor(self.pipe_size)
     }
 }
