@@ -373,7 +373,12 @@ fn bbr_5_2_1_on_init_stamps_are_the_flows_start_not_time_zero() {
     p.link_free = p.now;
     let out = p.run(&deep(), 300, Duration::from_millis(500));
     assert!(out.acked > 10);
-    assert_eq!(out.first(Bbr3State::ProbeRtt), None, "{:?}", &out.states[..3]);
+    assert_eq!(
+        out.first(Bbr3State::ProbeRtt),
+        None,
+        "{:?}",
+        &out.states[..3]
+    );
 }
 
 #[test]
