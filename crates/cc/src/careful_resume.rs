@@ -12,11 +12,19 @@
 //!   and grows by every acknowledged byte while the jump is unvalidated,
 //!   validating or retreating.
 //! - **Unvalidated Phase**: the jump flight is out. Its end — the first
-//!   jump packet acknowledged — sets `cwnd = max(PipeSize, flight size)`:
-//!   `PipeSize` when everything sent has already been delivered (CR leaves
-//!   at once), otherwise the flight size, and the jump is **Validating**
-//!   until the last unvalidated packet is acknowledged, with ordinary
-//!   slow-start growth meanwhile.
+//!   jump packet acknowledged — sets `cwnd = PipeSize` (at least IW) and
+//!   leaves Careful Resume when the flight left is below IW or at most
+//!   PipeSize (nothing worth validating is out); otherwise `cwnd` = the
+//!   flight size, and the jump is **Validating** until the last
+//!   unvalidated packet is acknowledged, with ordinary slow-start growth
+//!   meanwhile. RFC 9959 lists two more exits from the Unvalidated Phase,
+//!   "completed sending all unvalidated packets" (flight size reaching
+//!   cwnd) and "more than one RTT has elapsed". They are not modelled:
+//!   the jump is paced over one RTT from the measured RTT, so the flight
+//!   fills cwnd and the first jump packet's ACK comes about one RTT after
+//!   the jump in the same instant, and the exit's rule above is the same
+//!   whichever of the three fires first, computed from the flight at
+//!   that ACK.
 //! - **Safe Retreat Phase**: a congestion event while unvalidated or
 //!   validating means the jump overshot. The window falls to
 //!   `PipeSize/2` — what the path was seen to carry, not `β·cwnd`, which
@@ -79,6 +87,21 @@ impl RetreatBeta {
     }
 }
 
+/// Where the Unvalidated Phase's exit leads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnvalidatedExit {
+    /// Careful Resume is over; continue from `cwnd`.
+    Done {
+        /// The window to continue from, bytes.
+        cwnd: u64,
+    },
+    /// The Validating Phase, from `cwnd` (the flight size).
+    Validating {
+        /// The window to continue from, bytes.
+        cwnd: u64,
+    },
+}
+
 /// Careful Resume's state while it is active.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CarefulResume {
@@ -131,11 +154,21 @@ impl CarefulResume {
             )
     }
 
-    /// The first jump packet was acknowledged (the Unvalidated Phase's exit): the window to
-    /// continue from, `max(PipeSize, flight_size)`.
-    pub fn end_unvalidated(&mut self, flight_size: u64) -> u64 {
+    /// The first jump packet was acknowledged (the Unvalidated Phase's
+    /// exit) with `flight_size` bytes still in flight. RFC 9959: when the
+    /// flight is below the initial window `iw` or at most PipeSize, the
+    /// window becomes PipeSize (never below `iw`, as there was no
+    /// congestion) and Careful Resume ends ([`UnvalidatedExit::Done`]);
+    /// otherwise the window becomes the flight size and the jump is
+    /// Validating.
+    pub fn end_unvalidated(&mut self, flight_size: u64, iw: u64) -> UnvalidatedExit {
+        if flight_size < iw || flight_size <= self.pipe_size {
+            return UnvalidatedExit::Done {
+                cwnd: self.pipe_size.max(iw),
+            };
+        }
         self.phase = CrPhase::Validating;
-        self.pipe_size.max(flight_size)
+        UnvalidatedExit::Validating { cwnd: flight_size }
     }
 
     /// A congestion event while unvalidated or validating (Safe Retreat): the

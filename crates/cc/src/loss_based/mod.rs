@@ -33,7 +33,7 @@ mod state;
 
 pub use state::LossBasedState;
 
-use crate::careful_resume::{CarefulResume, CrPhase, RetreatBeta};
+use crate::careful_resume::{CarefulResume, CrPhase, RetreatBeta, UnvalidatedExit};
 use crate::config::{minimum_window, CcConfig};
 use crate::controller::{
     AckFrameSummary, AckedPacket, CcPhase, CongestionEvent, CongestionSignal, Controller, Metrics,
@@ -431,7 +431,14 @@ impl Controller for LossBased {
                     self.first_flight = FirstFlight::Done;
                     if let Some(cr) = self.careful_resume.as_mut() {
                         // RFC 9959, leaving the Unvalidated Phase.
-                        self.cwnd = cr.end_unvalidated(summary.bytes_in_flight);
+                        let iw = self.cfg.initial_window_bytes();
+                        match cr.end_unvalidated(summary.bytes_in_flight, iw) {
+                            UnvalidatedExit::Done { cwnd } => {
+                                self.cwnd = cwnd;
+                                self.careful_resume = None;
+                            }
+                            UnvalidatedExit::Validating { cwnd } => self.cwnd = cwnd,
+                        }
                     }
                 }
                 if self.first_flight == FirstFlight::Waiting && self.has_rtt_sample {

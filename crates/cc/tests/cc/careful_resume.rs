@@ -31,6 +31,33 @@ fn rfc9959_unvalidated_phase_exit_sets_cwnd_to_the_flight_size() {
 }
 
 #[test]
+fn rfc9959_unvalidated_phase_exit_with_a_flight_below_iw_sets_cwnd_to_pipe_size_and_leaves() {
+    // A 4-packet jump flight (the application had no more): at the first
+    // ACK 3 packets are in flight, fewer than IW (10), so cwnd =
+    // PipeSize, never below IW without congestion, and Careful Resume
+    // is over: there is nothing left to validate.
+    let mut d = Driver::jumped("jumpstart(iw=10)");
+    let flight = d.send(4);
+    d.advance(ms(30));
+    d.ack(&flight[..1]);
+    assert!(d.cc.careful_resume().is_none(), "Careful Resume ended");
+    assert_eq!(d.window(), 10 * MDS, "IW, not the 3-packet flight");
+}
+
+#[test]
+fn rfc9959_unvalidated_phase_exit_with_flight_at_most_pipe_size_sets_cwnd_to_pipe_size() {
+    // 12 jump packets; the ACK of the 11th acknowledges 11 at once:
+    // PipeSize 11 packets ≥ the 1-packet flight, so cwnd = PipeSize (11
+    // packets, above IW) and Careful Resume is over.
+    let mut d = Driver::jumped("jumpstart(iw=10)");
+    let flight = d.send(12);
+    d.advance(ms(30));
+    d.ack(&flight[..11]);
+    assert!(d.cc.careful_resume().is_none());
+    assert_eq!(d.window(), 11 * MDS);
+}
+
+#[test]
 fn rfc9959_validating_phase_tracks_pipe_size_and_ends_with_the_last_unvalidated_packet() {
     let (mut d, flight) = jumped("jumpstart(iw=10)");
     d.ack_each(&flight[..18]);
