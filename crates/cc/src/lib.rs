@@ -25,6 +25,7 @@ pub mod careful_resume;
 pub mod config;
 pub mod controller;
 pub mod cubic;
+pub mod ecn;
 pub mod hystart;
 pub mod jump_start;
 pub mod loss_based;
@@ -48,6 +49,7 @@ pub use config::{CcConfig, EventOrder, InitialWindow, PrrMode};
 pub use controller::{
     AckFrameSummary, AckedPacket, CcPhase, CongestionEvent, CongestionSignal, Controller, Metrics,
 };
+pub use ecn::EcnCodepoint;
 pub use loss_based::{LossBased, LossBasedState};
 pub use pacer::{AnyPacer, Pacer, PacerConfig, PacerKind, Pacing, PacingInput, QuinnPacer};
 pub use ratio::Ratio;
