@@ -12,8 +12,8 @@
 
 use std::time::Duration;
 
-use ramp_cc::rng::Rng;
-use ramp_cc::{Rate, Time};
+use ramp_vocab::rng::Rng;
+use ramp_vocab::{Rate, Time};
 
 use crate::aqm::Aqm;
 use crate::codel::{CoDel, CoDelParams, HeldQueue};
@@ -280,7 +280,7 @@ pub fn queue_bytes_for(rate: Rate, queue: Duration) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ramp_cc::EcnCodepoint;
+    use ramp_vocab::EcnCodepoint;
 
     fn mbit(v: u64) -> Rate {
         Rate::from_bits_per_sec(v * 1_000_000)

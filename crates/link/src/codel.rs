@@ -11,7 +11,7 @@
 use std::collections::VecDeque;
 use std::time::Duration;
 
-use ramp_cc::Time;
+use ramp_vocab::Time;
 
 use crate::packet::Packet;
 
@@ -188,7 +188,7 @@ impl CoDel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ramp_cc::EcnCodepoint;
+    use ramp_vocab::EcnCodepoint;
 
     fn pkt(id: u32, ect: bool) -> Packet<u32> {
         Packet {

@@ -7,7 +7,7 @@
 
 use std::collections::VecDeque;
 
-use ramp_cc::Time;
+use ramp_vocab::Time;
 
 use crate::codel::{CoDel, CoDelParams, Dequeued, HeldQueue};
 use crate::packet::Packet;
@@ -183,7 +183,7 @@ impl<P> FqCoDel<P> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ramp_cc::EcnCodepoint;
+    use ramp_vocab::EcnCodepoint;
 
     fn pkt(flow: u32, id: u32) -> Packet<(u32, u32)> {
         Packet {

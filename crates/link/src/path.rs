@@ -10,8 +10,8 @@
 
 use std::time::Duration;
 
-use ramp_cc::rng::Rng;
-use ramp_cc::{Rate, Time};
+use ramp_vocab::rng::Rng;
+use ramp_vocab::{Rate, Time};
 
 use crate::aqm::Aqm;
 use crate::bottleneck::{Admission, Bottleneck, Departure, Dequeue};
@@ -197,7 +197,7 @@ impl<P> Link<P> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ramp_cc::EcnCodepoint;
+    use ramp_vocab::EcnCodepoint;
 
     fn cfg(rate_mbit: u64, delay_ms: u64, queue_ms: u64, loss: f64) -> LinkConfig {
         let rate = Rate::from_bits_per_sec(rate_mbit * 1_000_000);
