@@ -98,7 +98,7 @@ pub fn flows_for(
     seed: u64,
 ) -> Result<Vec<FlowSetup>, SimError> {
     let cfg = cc_config(scenario);
-    let ecn = |s: &ControllerSpec| s.ecn_capable().unwrap_or(scenario.endpoint.ecn);
+    let ecn = |s: &ControllerSpec| s.ecn_codepoint().unwrap_or(scenario.endpoint.ecn);
     let mut flows = vec![FlowSetup {
         controller: spec.build(&cfg),
         ecn: ecn(spec),

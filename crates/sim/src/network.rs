@@ -50,7 +50,7 @@ impl Network {
             Packet {
                 payload: (flow, d),
                 size: d.size,
-                ect: d.ect,
+                ecn: d.ecn,
                 flow,
             },
         )

@@ -28,6 +28,7 @@
 //! ack_policy = "rfc9000"        # "chrome", "ackfreq(10,25ms)"
 //! max_ack_delay = "25ms"
 //! server_flight = 3000          # server handshake bytes (Initial + Handshake)
+//! # ecn = "ect1"               # codepoint sent: off (default), on = ect0, ect1
 //!
 //! [[flow]]                      # extra flows sharing the bottleneck
 //! cc = "cubic"
@@ -39,7 +40,7 @@ use core::fmt;
 use core::time::Duration;
 
 use ramp_cc::pacer::{PacerConfig, PacerKind};
-use ramp_cc::Rate;
+use ramp_cc::{EcnCodepoint, Rate};
 use serde::{Deserialize, Deserializer};
 
 use crate::link::{Aqm, LinkConfig, LossModel};
@@ -136,8 +137,9 @@ pub struct EndpointConfig {
     pub max_ack_delay: Duration,
     /// Bytes of the server's handshake flight (Initial + Handshake).
     pub server_flight_bytes: u64,
-    /// Send packets ECN-capable (ECT(0)).
-    pub ecn: bool,
+    /// The ECN codepoint packets carry unless a controller's spec says
+    /// (`ecn=`); Not-ECT by default.
+    pub ecn: EcnCodepoint,
     /// The server's pacer (ramp-cc): leaky bucket (default), quinn, off.
     pub pacer: PacerKind,
 }
@@ -202,7 +204,7 @@ impl Scenario {
                 ack_policy: AckPolicy::Rfc9000,
                 max_ack_delay: Duration::from_millis(25),
                 server_flight_bytes: 3000,
-                ecn: false,
+                ecn: EcnCodepoint::NotEct,
                 pacer: PacerKind::LeakyBucket(PacerConfig {
                     max_datagram_size: 1252,
                     ..PacerConfig::default()
@@ -561,7 +563,7 @@ struct FileEndpoint {
     ack_policy: Option<Q<AckPolicy>>,
     max_ack_delay: Option<Q<Duration>>,
     server_flight: Option<Q<u64>>,
-    ecn: Option<bool>,
+    ecn: Option<FileEcn>,
     pacer: Option<String>,
     pacer_initial_burst: Option<u64>,
     pacer_quantum: Option<u64>,
@@ -576,6 +578,26 @@ struct FileFlow {
 }
 
 /// Overrides a preset's value with the file's, when the file gives one.
+/// `endpoint.ecn`: a switch (`true` = ECT(0)) or a codepoint name.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum FileEcn {
+    Switch(bool),
+    Name(String),
+}
+
+impl FileEcn {
+    fn codepoint(self) -> Result<EcnCodepoint, String> {
+        match self {
+            FileEcn::Switch(true) => Ok(EcnCodepoint::Ect0),
+            FileEcn::Switch(false) => Ok(EcnCodepoint::NotEct),
+            FileEcn::Name(n) => {
+                EcnCodepoint::parse_send(&n).map_err(|e| format!("endpoint.ecn: {e}, not {n:?}"))
+            }
+        }
+    }
+}
+
 fn set<T>(dst: &mut T, file_value: Option<T>) {
     if let Some(v) = file_value {
         *dst = v;
@@ -684,7 +706,9 @@ impl FileEndpoint {
             }
             e.server_flight_bytes = b;
         }
-        set(&mut e.ecn, self.ecn);
+        if let Some(v) = self.ecn {
+            e.ecn = v.codepoint()?;
+        }
         let mut cfg = match e.pacer {
             PacerKind::LeakyBucket(c) => c,
             _ => PacerConfig::default(),

@@ -458,7 +458,7 @@ impl Controller for Bbr3 {
                 self.on_congestion_episode(now, event);
                 self.handle_lost_packet(now, event.time_sent);
             }
-            CongestionSignal::Ecn { ce_packets } => {
+            CongestionSignal::Ecn { ce_packets, .. } => {
                 // §3.7: CE marks are congestion.
                 self.tally.ce_packets += ce_packets;
                 self.on_congestion_episode(now, event);

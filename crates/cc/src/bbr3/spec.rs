@@ -6,8 +6,9 @@ use core::fmt;
 use super::{Bbr3, BETA, HEADROOM, LOSS_THRESH, STARTUP_PACING_GAIN};
 use crate::config::{CcConfig, InitialWindow};
 use crate::controller::Controller;
+use crate::ecn::EcnCodepoint;
 use crate::ratio::Ratio;
-use crate::spec::option::{self, on_off, on_off_str, OptionDef, ValueError};
+use crate::spec::option::{self, OptionDef, ValueError};
 use crate::spec::{ControllerSpec, Family, FamilySpec, SpecError, SpecPart};
 
 /// BBRv3's tunable constants (the draft's defaults unless set).
@@ -21,10 +22,10 @@ pub struct Bbr3Options {
     pub beta: Ratio,
     /// Share of `inflight_longterm` left unused (§2.8, 0.15).
     pub headroom: Ratio,
-    /// `ecn=`: send ECT(0), and leave Startup on persistent CE marking
-    /// (Linux BBRv3's rule). `None`: ECT as the endpoint sets it, the
-    /// Startup rule on.
-    pub ecn: Option<bool>,
+    /// `ecn=`: the codepoint sent; when ECN-capable, leave Startup on
+    /// persistent CE marking (Linux BBRv3's rule). `None`: the codepoint
+    /// as the endpoint sets it, the Startup rule on.
+    pub ecn: Option<EcnCodepoint>,
     /// Seed of the randomised probe wait (§5.3.3.8).
     pub seed: u64,
     /// Initial window; `None` = the config's.
@@ -105,13 +106,13 @@ pub const BBR3_OPTIONS: &[OptionDef<Bbr3Options>] = &[
     },
     OptionDef {
         key: "ecn",
-        values: "on|off",
-        help: "send ECT(0) (RFC 9000 §13.4) and leave Startup on persistent CE marks; default: ECT as the endpoint sets it, the Startup rule on",
+        values: "off|on|ect0|ect1",
+        help: "the ECN codepoint sent (RFC 9000 §13.4; on = ect0); ECN-capable, leave Startup on persistent CE marks; default: as the endpoint sets it, the Startup rule on",
         parse: |o, v| {
-            o.ecn = Some(on_off(v)?);
+            o.ecn = Some(option::ecn_codepoint(v)?);
             Ok(())
         },
-        display: |o| o.ecn.map(|b| on_off_str(b).to_string()),
+        display: |o| o.ecn.map(|e| e.spec_str().to_string()),
     },
     OptionDef {
         key: "seed",
@@ -172,7 +173,7 @@ impl FamilySpec for Bbr3Spec {
         Box::new(self.build_bbr3(cfg))
     }
 
-    fn ecn_capable(&self) -> Option<bool> {
+    fn ecn_codepoint(&self) -> Option<EcnCodepoint> {
         self.options.ecn
     }
 

@@ -112,7 +112,7 @@ impl Bbr3 {
     /// [`ECN_THRESH`] of the bytes delivered end Startup, with
     /// `inflight_longterm` at one BDP.
     fn check_startup_high_ecn(&mut self) {
-        if !self.opts.ecn.unwrap_or(true) {
+        if !self.opts.ecn.is_none_or(|e| e.is_ect()) {
             return;
         }
         let r = self.last_round;
