@@ -16,7 +16,7 @@
 
 use std::collections::VecDeque;
 
-use ramp_cc::Time;
+use ramp_vocab::Time;
 
 use crate::codel::{Backlog, CoDel, CoDelParams, Dequeued, HeldQueue};
 use crate::packet::Packet;
