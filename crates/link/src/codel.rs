@@ -288,9 +288,13 @@ mod tests {
         for i in 0..100u32 {
             let t = Time::from_millis(u64::from(i) * 10);
             q.push(t, pkt(i, false));
-            let got = c.dequeue(t + Duration::from_millis(50), &mut q, &params, Backlog::Own, &mut |_| {
-                panic!("dropped")
-            });
+            let got = c.dequeue(
+                t + Duration::from_millis(50),
+                &mut q,
+                &params,
+                Backlog::Own,
+                &mut |_| panic!("dropped"),
+            );
             assert!(got.is_some());
         }
     }

@@ -222,10 +222,7 @@ impl Bbr3 {
             opts,
             mds,
             initial_cwnd,
-            rng: Rng::new(
-                opts.seed.or(cfg.flow_seed).unwrap_or(1),
-                PROBE_WAIT_STREAM,
-            ),
+            rng: Rng::new(opts.seed.or(cfg.flow_seed).unwrap_or(1), PROBE_WAIT_STREAM),
             cwnd: initial_cwnd,
             pacing_rate: None,
             send_quantum: 2 * mds,
