@@ -10,6 +10,23 @@ use crate::ratio::Ratio;
 use crate::spec::option::{self, on_off, on_off_str, OptionDef, ValueError};
 use crate::spec::{ControllerSpec, Family, FamilySpec, SpecError, SpecPart};
 
+/// How the Startup ECN exit (Linux BBRv3's `bbr_full_ecn_cnt` rule) measures
+/// the share of a round that was CE-marked.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum EcnCount {
+    /// CE-marked bytes against delivered bytes, as Linux does: right when
+    /// the signal carries the number of newly CE-marked packets (the
+    /// simulator's loss detector, RFC 9000 §13.4.2.1 counts).
+    #[default]
+    Bytes,
+    /// ACK frames that reported new CE marks against all ACK frames of
+    /// the round: for a stack that reports at most one CE packet per
+    /// frame (quinn 0.11 passes a CE increase without its size), where
+    /// the byte rule would need every frame to acknowledge at most two
+    /// packets to reach half.
+    Frames,
+}
+
 /// BBRv3's tunable constants (the draft's defaults unless set).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Bbr3Options {
@@ -25,8 +42,13 @@ pub struct Bbr3Options {
     /// (Linux BBRv3's rule). `None`: ECT as the endpoint sets it, the
     /// Startup rule on.
     pub ecn: Option<bool>,
-    /// Seed of the randomised probe wait (§5.3.3.8).
-    pub seed: u64,
+    /// Seed of the randomised probe wait (§5.3.3.8); `None` = the
+    /// config's per-flow seed ([`CcConfig::flow_seed`]), else 1.
+    pub seed: Option<u64>,
+    /// How the Startup ECN exit measures a round's CE share.
+    pub ecn_count: EcnCount,
+    /// `quantum=`: the send quantum enters the cwnd budget (§5.6.4.2).
+    pub quantum: bool,
     /// Initial window; `None` = the config's.
     pub initial_window: Option<InitialWindow>,
 }
@@ -39,7 +61,9 @@ impl Default for Bbr3Options {
             beta: BETA,
             headroom: HEADROOM,
             ecn: None,
-            seed: 1,
+            seed: None,
+            ecn_count: EcnCount::Bytes,
+            quantum: true,
             initial_window: None,
         }
     }
@@ -106,7 +130,7 @@ pub const BBR3_OPTIONS: &[OptionDef<Bbr3Options>] = &[
     OptionDef {
         key: "ecn",
         values: "on|off",
-        help: "send ECT(0) (RFC 9000 §13.4) and leave Startup on persistent CE marks; default: ECT as the endpoint sets it, the Startup rule on",
+        help: "send ECT(0) (RFC 9000 §13.4), leave Startup on persistent CE marks and end bandwidth probes on CE; default: ECT as the endpoint sets it, the CE responses on",
         parse: |o, v| {
             o.ecn = Some(on_off(v)?);
             Ok(())
@@ -116,16 +140,40 @@ pub const BBR3_OPTIONS: &[OptionDef<Bbr3Options>] = &[
     OptionDef {
         key: "seed",
         values: "<n>",
-        help: "seed of the randomised probe wait (default 1)",
+        help: "seed of the randomised probe wait (default: the flow's seed from the simulator, else 1)",
         parse: |o, v| {
-            o.seed = v
-                .parse::<u64>()
-                .map_err(|_| ValueError::Expected("an unsigned integer"))?;
+            o.seed = Some(
+                v.parse::<u64>()
+                    .map_err(|_| ValueError::Expected("an unsigned integer"))?,
+            );
             Ok(())
         },
-        display: |o| option::unless_default(o.seed, 1, |s| s.to_string()),
+        display: |o| o.seed.map(|s| s.to_string()),
+    },
+    OptionDef {
+        key: "ecn_count",
+        values: "bytes|frames",
+        help: "Startup ECN exit: CE bytes vs delivered bytes (default, Linux) or CE-reporting ACK frames vs ACK frames (for stacks that report one CE per frame, as quinn 0.11)",
+        parse: |o, v| {
+            o.ecn_count = option::choice(v, &ECN_COUNT_CHOICES, "bytes or frames")?;
+            Ok(())
+        },
+        display: |o| option::choice_unless_default(o.ecn_count, EcnCount::Bytes, &ECN_COUNT_CHOICES),
+    },
+    OptionDef {
+        key: "quantum",
+        values: "on|off",
+        help: "count the send quantum in the cwnd budget (§5.6.4.2; default on)",
+        parse: |o, v| {
+            o.quantum = on_off(v)?;
+            Ok(())
+        },
+        display: |o| option::on_off_unless_default(o.quantum, true),
     },
 ];
+
+const ECN_COUNT_CHOICES: [(&str, EcnCount); 2] =
+    [("bytes", EcnCount::Bytes), ("frames", EcnCount::Frames)];
 
 /// A parsed `bbr3` name.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
