@@ -235,26 +235,6 @@ impl FileEcn {
 }
 
 /// Overrides a preset's value with the file's, when the file gives one.
-/// `endpoint.ecn`: a switch (`true` = ECT(0)) or a codepoint name.
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum FileEcn {
-    Switch(bool),
-    Name(String),
-}
-
-impl FileEcn {
-    fn codepoint(self) -> Result<EcnCodepoint, String> {
-        match self {
-            FileEcn::Switch(true) => Ok(EcnCodepoint::Ect0),
-            FileEcn::Switch(false) => Ok(EcnCodepoint::NotEct),
-            FileEcn::Name(n) => {
-                EcnCodepoint::parse_send(&n).map_err(|e| format!("endpoint.ecn: {e}, not {n:?}"))
-            }
-        }
-    }
-}
-
 fn set<T>(dst: &mut T, file_value: Option<T>) {
     if let Some(v) = file_value {
         *dst = v;
