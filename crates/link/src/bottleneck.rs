@@ -186,7 +186,7 @@ impl<P> Bottleneck<P> {
                 }
                 let step = *step;
                 let (at, waited) = self.server.accept(now, packet.size);
-                let ce = packet.ect && step.is_some_and(|th| waited > th);
+                let ce = packet.ecn.is_ect() && step.is_some_and(|th| waited > th);
                 Admission::Departs(Departure { packet, at, ce })
             }
             Discipline::Pie(pie) => {
@@ -198,7 +198,7 @@ impl<P> Bottleneck<P> {
                 }
                 let busy_until = self.server.busy_until();
                 pie.catch_up(now, |t| busy_until - t);
-                let ce = match pie.on_arrival(packet.size, packet.ect, backlog) {
+                let ce = match pie.on_arrival(packet.size, packet.ecn.is_ect(), backlog) {
                     PieVerdict::Drop => {
                         return Admission::Dropped {
                             packet,
@@ -282,6 +282,7 @@ pub fn queue_bytes_for(rate: Rate, queue: Duration) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ramp_vocab::EcnCodepoint;
 
     fn mbit(v: u64) -> Rate {
         Rate::from_bits_per_sec(v * 1_000_000)
@@ -291,7 +292,11 @@ mod tests {
         Packet {
             payload: (),
             size: 1000,
-            ect,
+            ecn: if ect {
+                EcnCodepoint::Ect0
+            } else {
+                EcnCodepoint::NotEct
+            },
             flow,
         }
     }
@@ -458,7 +463,7 @@ mod tests {
                 let p = Packet {
                     payload: t,
                     size: 1000,
-                    ect: false,
+                    ecn: EcnCodepoint::NotEct,
                     flow,
                 };
                 assert!(matches!(b.offer(t, p), Admission::Held { .. }));

@@ -175,7 +175,7 @@ impl CoDel {
             while self.dropping && now >= self.drop_next {
                 let p = r?;
                 self.count += 1;
-                if p.ect {
+                if p.ecn.is_ect() {
                     self.drop_next = Self::control_law(self.drop_next, params.interval, self.count);
                     return Some((p, true));
                 }
@@ -202,7 +202,7 @@ impl CoDel {
             self.drop_next = Self::control_law(now, params.interval, self.count);
             self.last_count = self.count;
             self.dropping = true;
-            if p.ect {
+            if p.ecn.is_ect() {
                 return Some((p, true));
             }
             on_drop(p);
@@ -215,12 +215,17 @@ impl CoDel {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ramp_vocab::EcnCodepoint;
 
     fn pkt(id: u32, ect: bool) -> Packet<u32> {
         Packet {
             payload: id,
             size: 1000,
-            ect,
+            ecn: if ect {
+                EcnCodepoint::Ect0
+            } else {
+                EcnCodepoint::NotEct
+            },
             flow: 0,
         }
     }

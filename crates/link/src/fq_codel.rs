@@ -199,13 +199,14 @@ impl<P> FqCoDel<P> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ramp_vocab::EcnCodepoint;
     use std::time::Duration;
 
     fn pkt(flow: u32, id: u32) -> Packet<(u32, u32)> {
         Packet {
             payload: (flow, id),
             size: 1000,
-            ect: false,
+            ecn: EcnCodepoint::NotEct,
             flow,
         }
     }

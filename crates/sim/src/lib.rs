@@ -108,7 +108,7 @@ pub fn flows_for(
     seed: u64,
 ) -> Result<Vec<FlowSetup>, SimError> {
     let cfg = cc_config(scenario);
-    let ecn = |s: &ControllerSpec| s.ecn_capable().unwrap_or(scenario.endpoint.ecn);
+    let ecn = |s: &ControllerSpec| s.ecn_codepoint().unwrap_or(scenario.endpoint.ecn);
     // Each flow draws its controller's randomness (BBRv3's probe wait)
     // from its own stream of the run's seed: concurrent flows must not
     // draw alike.

@@ -6,8 +6,9 @@ use core::fmt;
 use super::{Bbr3, BETA, HEADROOM, LOSS_THRESH, STARTUP_PACING_GAIN};
 use crate::config::{CcConfig, InitialWindow};
 use crate::controller::Controller;
+use crate::ecn::EcnCodepoint;
 use crate::ratio::Ratio;
-use crate::spec::option::{self, on_off, on_off_str, OptionDef, ValueError};
+use crate::spec::option::{self, on_off, OptionDef, ValueError};
 use crate::spec::{ControllerSpec, Family, FamilySpec, SpecError, SpecPart};
 
 /// How the Startup ECN exit (Linux BBRv3's `bbr_full_ecn_cnt` rule) measures
@@ -38,10 +39,11 @@ pub struct Bbr3Options {
     pub beta: Ratio,
     /// Share of `inflight_longterm` left unused (§2.8, 0.15).
     pub headroom: Ratio,
-    /// `ecn=`: send ECT(0), and leave Startup on persistent CE marking
-    /// (Linux BBRv3's rule). `None`: ECT as the endpoint sets it, the
-    /// Startup rule on.
-    pub ecn: Option<bool>,
+    /// `ecn=`: the codepoint sent; when ECN-capable, leave Startup on
+    /// persistent CE marking and end bandwidth probes on CE (Linux
+    /// BBRv3's rules). `None`: the codepoint as the endpoint sets it, the
+    /// CE responses on.
+    pub ecn: Option<EcnCodepoint>,
     /// Seed of the randomised probe wait (§5.3.3.8); `None` = the
     /// config's per-flow seed ([`CcConfig::flow_seed`]), else 1.
     pub seed: Option<u64>,
@@ -129,13 +131,13 @@ pub const BBR3_OPTIONS: &[OptionDef<Bbr3Options>] = &[
     },
     OptionDef {
         key: "ecn",
-        values: "on|off",
-        help: "send ECT(0) (RFC 9000 §13.4), leave Startup on persistent CE marks and end bandwidth probes on CE; default: ECT as the endpoint sets it, the CE responses on",
+        values: "off|on|ect0|ect1",
+        help: "the ECN codepoint sent (RFC 9000 §13.4; on = ect0); ECN-capable, leave Startup on persistent CE marks and end bandwidth probes on CE; default: as the endpoint sets it, the CE responses on",
         parse: |o, v| {
-            o.ecn = Some(on_off(v)?);
+            o.ecn = Some(option::ecn_codepoint(v)?);
             Ok(())
         },
-        display: |o| o.ecn.map(|b| on_off_str(b).to_string()),
+        display: |o| o.ecn.map(|e| e.spec_str().to_string()),
     },
     OptionDef {
         key: "seed",
@@ -220,7 +222,7 @@ impl FamilySpec for Bbr3Spec {
         Box::new(self.build_bbr3(cfg))
     }
 
-    fn ecn_capable(&self) -> Option<bool> {
+    fn ecn_codepoint(&self) -> Option<EcnCodepoint> {
         self.options.ecn
     }
 

@@ -85,7 +85,10 @@ impl Path {
         };
         if ce > 0 {
             let ev = CongestionEvent {
-                signal: CongestionSignal::Ecn { ce_packets: ce },
+                signal: CongestionSignal::Ecn {
+                    ce_packets: ce,
+                    ce_bytes: ce * 1200,
+                },
                 time_sent: sent,
                 persistent_congestion: false,
             };
