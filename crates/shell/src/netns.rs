@@ -76,30 +76,28 @@ impl Namespace {
             if taken.contains(&name) {
                 continue;
             }
-            // `ip netns add` creates the mount point with O_EXCL: two shells
-            // starting at once cannot both take a name.
-            if ip(&["netns", "add", &name]).is_err() {
+            // The owner file is the claim: created exclusively before the
+            // namespace, so two shells starting at once cannot take one
+            // name, and `--cleanup` never sees a namespace without its
+            // owner while it is being made.
+            if !claim(&name)? {
                 continue;
             }
-            let file = match File::open(Path::new(NETNS_DIR).join(&name)) {
-                Ok(f) => f,
+            if ip(&["netns", "add", &name]).is_err() {
+                // A namespace of that name exists after all (left by a
+                // killed shell): leave it to --cleanup.
+                let _ = std::fs::remove_file(owner_file(&name));
+                continue;
+            }
+            return match File::open(Path::new(NETNS_DIR).join(&name)) {
+                Ok(file) => Ok(Namespace { path, name, file }),
                 Err(e) => {
-                    let _ = ip(&["netns", "del", &name]);
-                    return Err(ShellError::Io(format!("{NETNS_DIR}/{name}"), e));
+                    remove(&name);
+                    Err(ShellError::Io(format!("{NETNS_DIR}/{name}"), e))
                 }
             };
-            let ns = Namespace { path, name, file };
-            ns.record_owner()?;
-            return Ok(ns);
         }
         Err(ShellError::NoFreeBlock)
-    }
-
-    fn record_owner(&self) -> Result<(), ShellError> {
-        let f = owner_file(&self.name);
-        std::fs::create_dir_all(OWNER_DIR).map_err(|e| ShellError::Io(OWNER_DIR.into(), e))?;
-        std::fs::write(&f, format!("{}\n", std::process::id()))
-            .map_err(|e| ShellError::Io(f.display().to_string(), e))
     }
 
     /// The shell's place and addresses.
@@ -209,6 +207,27 @@ impl Drop for Namespace {
     }
 }
 
+/// Creates `name`'s owner file holding this process's pid; false if
+/// another shell holds it.
+fn claim(name: &str) -> Result<bool, ShellError> {
+    std::fs::create_dir_all(OWNER_DIR).map_err(|e| ShellError::Io(OWNER_DIR.into(), e))?;
+    let f = owner_file(name);
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&f)
+    {
+        Ok(mut file) => {
+            use std::io::Write;
+            writeln!(file, "{}", std::process::id())
+                .map_err(|e| ShellError::Io(f.display().to_string(), e))?;
+            Ok(true)
+        }
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(false),
+        Err(e) => Err(ShellError::Io(f.display().to_string(), e)),
+    }
+}
+
 fn owner_file(name: &str) -> PathBuf {
     Path::new(OWNER_DIR).join(name)
 }
@@ -250,11 +269,20 @@ pub struct Cleanup {
 /// Removes every `ramp-sh-*` namespace whose shell is no longer running.
 pub fn cleanup() -> Cleanup {
     let mut report = Cleanup::default();
+    let owned: Vec<String> = std::fs::read_dir(OWNER_DIR)
+        .map(|d| {
+            d.filter_map(|e| e.ok())
+                .filter_map(|e| e.file_name().into_string().ok())
+                .collect()
+        })
+        .unwrap_or_default();
     let mut names: Vec<String> = existing_namespaces()
         .into_iter()
+        .chain(owned)
         .filter(|n| n.starts_with(NETNS_PREFIX))
         .collect();
     names.sort();
+    names.dedup();
     for name in names {
         let owner = std::fs::read_to_string(owner_file(&name))
             .ok()
