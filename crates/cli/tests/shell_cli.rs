@@ -334,7 +334,6 @@ fn the_command_reaches_only_the_outer_end_of_its_link() {
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert!(counter(&stderr, "up", "refused") >= 1, "{stderr}");
-
 }
 
 #[test]
