@@ -13,7 +13,7 @@ use std::io::{self, BufWriter, Write};
 use std::os::fd::RawFd;
 use std::time::{Duration, Instant};
 
-use ramp_cc::Time;
+use ramp_cc::{EcnCodepoint, Time};
 use ramp_link::{Delivery, DropCause, Link, Offer, Packet};
 
 use crate::addr::ShellPath;
@@ -261,10 +261,9 @@ impl Dir {
             Delivery::Arrives {
                 mut payload,
                 at,
-                ce,
+                ecn,
             } => {
-                if ce {
-                    ip::mark_ce(&mut payload);
+                if ecn == EcnCodepoint::Ce && ip::mark_ce(&mut payload) {
                     self.c.marked_ce += 1;
                 }
                 self.fifo.push_back((at, payload));
@@ -328,7 +327,7 @@ impl Dir {
         let packet = Packet {
             payload: pkt,
             size: u32::try_from(bytes).unwrap_or(u32::MAX),
-            ect: h.ect,
+            ecn: h.ecn,
             flow: h.flow,
         };
         let ev = match self.link.offer(t, packet) {
