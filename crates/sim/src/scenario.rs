@@ -18,6 +18,7 @@
 //! # reverse_rate = "10mbit"     # serialise ACKs on the reverse path
 //! # ack_aggregation = "4ms"     # release ACKs in batches every 4 ms
 //! # [[path.rate_step]]          at = "5s", rate = "10mbit" (the link's rate from then on)
+//! # trace = "lte.down"          # deliver at a Mahimahi trace's opportunities (replaces rate)
 //! # [path.gilbert_elliott]  p_good_to_bad = 0.01, p_bad_to_good = 0.3, loss_bad = 0.5
 //! # [path.policer]          rate = "10mbit", burst = "32KB"
 //!
@@ -37,12 +38,14 @@
 
 use core::fmt;
 use core::time::Duration;
+use std::path::Path;
+use std::sync::Arc;
 
 use ramp_cc::pacer::{PacerConfig, PacerKind};
 use ramp_cc::Rate;
 use serde::{Deserialize, Deserializer};
 
-use crate::link::{Aqm, LinkConfig, LossModel};
+use crate::link::{Aqm, DeliveryTrace, LinkConfig, LossModel};
 use crate::presets;
 use crate::receiver::AckPolicy;
 use crate::units;
@@ -83,6 +86,9 @@ pub struct PathConfig {
     /// `at` (since the simulation started) the link serves at `rate`. The
     /// queue limit stays the bytes it was at the first rate.
     pub rate_steps: Vec<RateStep>,
+    /// A Mahimahi delivery trace the forward link delivers at instead of
+    /// `rate` (`rate` is then the trace's mean rate).
+    pub trace: Option<Arc<DeliveryTrace>>,
 }
 
 /// One change of the bottleneck rate ([`PathConfig::rate_steps`]).
@@ -110,6 +116,7 @@ impl PathConfig {
             loss: self.loss,
             policer: self.policer,
             rate_steps: self.rate_steps.clone(),
+            trace: self.trace.clone(),
         }
     }
     /// Queue limit in time at the link rate.
@@ -194,6 +201,7 @@ impl Scenario {
                 reverse_rate: None,
                 ack_aggregation: None,
                 rate_steps: Vec::new(),
+                trace: None,
             },
             endpoint: EndpointConfig {
                 mds: 1252,
@@ -231,14 +239,22 @@ impl Scenario {
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_else(|| name_or_path.to_string());
-        Scenario::from_toml(&text, &stem).map_err(|mut e| {
+        let dir = Path::new(name_or_path).parent();
+        Scenario::parse_toml(&text, &stem, dir).map_err(|mut e| {
             e.file = name_or_path.to_string();
             e
         })
     }
 
-    /// Parses a TOML scenario. Errors name the key and its line.
+    /// Parses a TOML scenario. Errors name the key and its line. Files it
+    /// names (`path.trace`) are read relative to the working directory.
     pub fn from_toml(text: &str, name: &str) -> Result<Scenario, ScenarioError> {
+        Scenario::parse_toml(text, name, None)
+    }
+
+    /// [`Scenario::from_toml`], reading the files it names relative to
+    /// `dir` (the scenario file's directory) when given.
+    fn parse_toml(text: &str, name: &str, dir: Option<&Path>) -> Result<Scenario, ScenarioError> {
         let file: FileScenario = toml::from_str(text).map_err(|e| {
             let line = e
                 .span()
@@ -269,7 +285,7 @@ impl Scenario {
         set(&mut sc.size_bytes, file.size.map(|Q(s)| s));
         set(&mut sc.time_limit, file.time_limit.map(|Q(t)| t));
         if let Some(p) = file.path {
-            p.apply(&mut sc.path).map_err(err)?;
+            p.apply(&mut sc.path, dir).map_err(err)?;
         }
         if let Some(e) = file.endpoint {
             e.apply(&mut sc.endpoint).map_err(err)?;
@@ -312,6 +328,9 @@ impl Scenario {
         }
         if let Some(a) = p.ack_aggregation {
             within("path.ack_aggregation", a, MAX_ACK_AGGREGATION)?;
+        }
+        if p.trace.is_some() && !p.rate_steps.is_empty() {
+            return Err("path.trace: rate steps do not apply to a trace-driven link".into());
         }
         for (i, step) in p.rate_steps.iter().enumerate() {
             rate_in("path.rate_step.rate", step.rate)?;
@@ -521,6 +540,7 @@ struct FilePath {
     ack_aggregation: Option<Q<Duration>>,
     #[serde(default)]
     rate_step: Vec<FileRateStep>,
+    trace: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -583,8 +603,24 @@ fn set<T>(dst: &mut T, file_value: Option<T>) {
 }
 
 impl FilePath {
-    fn apply(self, p: &mut PathConfig) -> Result<(), String> {
+    fn apply(self, p: &mut PathConfig, dir: Option<&Path>) -> Result<(), String> {
         set(&mut p.rate, self.rate.map(|Q(r)| r));
+        if let Some(file) = &self.trace {
+            if self.rate.is_some() || !self.rate_step.is_empty() {
+                return Err(
+                    "path.trace: a trace sets the link's rate; give no rate or rate_step with it"
+                        .into(),
+                );
+            }
+            let path = match dir {
+                Some(d) if Path::new(file).is_relative() => d.join(file),
+                _ => Path::new(file).to_path_buf(),
+            };
+            let t = DeliveryTrace::load(&path).map_err(|e| format!("path.trace: {e}"))?;
+            p.rate = t.mean_rate();
+            p.rate_steps.clear();
+            p.trace = Some(Arc::new(t));
+        }
         if let Some(Q(rtt)) = self.rtt {
             if self.forward_delay.is_some() || self.reverse_delay.is_some() {
                 return Err("path.rtt: give either rtt or forward_delay/reverse_delay".into());
@@ -732,6 +768,35 @@ mod tests {
     }
 
     use super::*;
+
+    #[test]
+    fn path_trace_reads_a_mahimahi_file_relative_to_the_scenario() {
+        let dir = std::env::temp_dir().join(format!("ramp-trace-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        // One 1500-byte opportunity every 2 ms: 6 Mbit/s.
+        let ops: String = (1..=50).map(|i| format!("{}\n", 2 * i)).collect();
+        std::fs::write(dir.join("six.trace"), ops).unwrap();
+        std::fs::write(dir.join("bad.trace"), "1\n2\nfast\n").unwrap();
+        let file = dir.join("t.toml");
+        std::fs::write(&file, "[path]\ntrace = \"six.trace\"\nrtt = \"40ms\"\n").unwrap();
+        let sc = Scenario::load(file.to_str().unwrap()).unwrap();
+        assert_eq!(sc.path.rate.bits_per_sec(), 6_000_000);
+        assert_eq!(sc.path.trace.as_ref().map(|t| t.opportunities()), Some(50));
+        std::fs::write(&file, "[path]\ntrace = \"bad.trace\"\n").unwrap();
+        let msg = Scenario::load(file.to_str().unwrap())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            msg.contains("path.trace: ") && msg.contains("bad.trace:3: `fast`"),
+            "{msg}"
+        );
+        std::fs::write(&file, "[path]\ntrace = \"six.trace\"\nrate = \"5mbit\"\n").unwrap();
+        let msg = Scenario::load(file.to_str().unwrap())
+            .unwrap_err()
+            .to_string();
+        assert!(msg.contains("give no rate"), "{msg}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn every_scenario_number_has_a_range_and_the_error_names_the_key() {

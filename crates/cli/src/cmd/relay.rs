@@ -2,8 +2,10 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use anyhow::Context;
+use ramp_link::DeliveryTrace;
 use ramp_quic::relay::{Relay, RelayConfig};
 use ramp_quic::runtime::block_until_interrupted;
 use ramp_quic::units::{parse_duration, parse_loss, parse_optional_duration, parse_rate};
@@ -14,7 +16,8 @@ use ramp_quic::units::{parse_duration, parse_loss, parse_optional_duration, pars
 /// propagation delay (half the RTT each way), a buffer sized in
 /// time at the link rate run by a queue discipline (drop-tail by default;
 /// CoDel, FQ-CoDel, PIE, DOCSIS-PIE), and random loss from a seeded
-/// generator, all with the simulator's link model. Every
+/// generator, all with the simulator's link model; either direction may
+/// instead deliver at a Mahimahi trace's opportunities (--trace). Every
 /// client address gets its own upstream socket; all clients share the
 /// link. Non-QUIC datagrams and unknown senders are counted and dropped.
 #[derive(clap::Args, Debug)]
@@ -38,6 +41,14 @@ pub struct Args {
     /// fq_codel, pie, docsis_pie (the simulator's own implementations).
     #[arg(long, default_value = "droptail")]
     aqm: ramp_link::Aqm,
+    /// Mahimahi trace for the server -> client direction: one line per
+    /// 1500-byte delivery opportunity, in ms, repeating; replaces --rate
+    /// in that direction (the buffer is --queue at the trace's mean rate).
+    #[arg(long)]
+    trace: Option<PathBuf>,
+    /// Mahimahi trace for the client -> server direction.
+    #[arg(long)]
+    up_trace: Option<PathBuf>,
     /// Random loss probability, each direction (e.g. 0.5%).
     #[arg(long, default_value = "0")]
     loss: String,
@@ -71,6 +82,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     cfg.log = args.log;
     cfg.up.aqm = args.aqm;
     cfg.down.aqm = args.aqm;
+    if let Some(f) = &args.trace {
+        cfg.down
+            .set_trace(Arc::new(DeliveryTrace::load(f).context("--trace")?));
+    }
+    if let Some(f) = &args.up_trace {
+        cfg.up
+            .set_trace(Arc::new(DeliveryTrace::load(f).context("--up-trace")?));
+    }
     let relay = Relay::start(cfg).with_context(|| format!("relay on {}", args.listen))?;
     println!(
         "listening on {} upstream {}",
