@@ -6,7 +6,7 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::Duration;
 
-use ramp_cc::units::parse_duration;
+use ramp_vocab::units::parse_duration;
 
 use crate::codel::CoDelParams;
 use crate::fq_codel::FqCoDelParams;

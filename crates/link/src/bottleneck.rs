@@ -12,8 +12,8 @@
 
 use std::time::Duration;
 
-use ramp_cc::rng::Rng;
-use ramp_cc::{Rate, Time};
+use ramp_vocab::rng::Rng;
+use ramp_vocab::{Rate, Time};
 
 use crate::aqm::Aqm;
 use crate::codel::{CoDel, CoDelParams, HeldQueue};

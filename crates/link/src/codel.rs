@@ -11,7 +11,7 @@
 use std::collections::VecDeque;
 use std::time::Duration;
 
-use ramp_cc::Time;
+use ramp_vocab::Time;
 
 use crate::packet::Packet;
 

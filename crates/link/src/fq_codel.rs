@@ -7,7 +7,7 @@
 
 use std::collections::VecDeque;
 
-use ramp_cc::Time;
+use ramp_vocab::Time;
 
 use crate::codel::{CoDel, CoDelParams, Dequeued, HeldQueue};
 use crate::packet::Packet;

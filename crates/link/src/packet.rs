@@ -1,6 +1,6 @@
 //! What a link carries and what it reports back.
 
-use ramp_cc::Time;
+use ramp_vocab::Time;
 
 /// A packet offered to a link. `P` is whatever the caller needs back when
 /// the packet leaves (the simulator's datagram, the relay's bytes).

@@ -11,8 +11,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use ramp_cc::rng::Rng;
-use ramp_cc::{Rate, Time};
+use ramp_vocab::rng::Rng;
+use ramp_vocab::{Rate, Time};
 
 use crate::aqm::Aqm;
 use crate::bottleneck::{Admission, Bottleneck, Departure, Dequeue};

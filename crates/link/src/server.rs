@@ -16,7 +16,7 @@
 use std::collections::VecDeque;
 use std::time::Duration;
 
-use ramp_cc::{Rate, Time};
+use ramp_vocab::{Rate, Time};
 
 use crate::trace::TraceServer;
 

@@ -1,8 +1,8 @@
-//! Percentiles: ramp's one definition lives in [`ramp_cc::quantile`]
+//! Percentiles: ramp's one definition lives in [`ramp_vocab::quantile`]
 //! (Hyndman & Fan type 7, as numpy, DuckDB's `quantile_cont` and R); this
 //! module adds the charts' percentile grid.
 
-pub use ramp_cc::quantile::{quantile, quantile_sorted, sorted_finite};
+pub use ramp_vocab::quantile::{quantile, quantile_sorted, sorted_finite};
 
 /// The percentile grid of the A/B chart: 1, 2, …, 99 (as percents).
 pub fn percentile_grid() -> Vec<f64> {

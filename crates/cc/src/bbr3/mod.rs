@@ -196,6 +196,8 @@ pub struct Bbr3 {
     probe_rtt_round_done: bool,
     prior_cwnd: u64,
     idle_restart: bool,
+    /// A packet was sent: the clock stamps of `OnInit` are set.
+    started: bool,
     undo: UndoState,
     metrics: Metrics,
 }
@@ -265,6 +267,7 @@ impl Bbr3 {
             probe_rtt_round_done: false,
             prior_cwnd: 0,
             idle_restart: false,
+            started: false,
             undo: UndoState::default(),
             metrics: Metrics::default(),
         };
@@ -316,6 +319,19 @@ impl Bbr3 {
     /// §2.8 `BBR.MinPipeCwnd` in bytes.
     fn min_pipe_cwnd(&self) -> u64 {
         MIN_PIPE_CWND_PACKETS * self.mds
+    }
+
+    /// §5.2.1 `OnInit` sets `min_rtt_stamp`, `probe_rtt_min_stamp` and the
+    /// aggregation epoch to `Now()` (Linux's `bbr_init` too). ramp-cc
+    /// builds controllers without a clock, so the first send is the
+    /// flow's "now at start": a flow that starts late in simulated time
+    /// must not find a min_rtt that looks 5 s old at its first ACK.
+    fn stamp_start(&mut self, now: Time) {
+        self.started = true;
+        self.min_rtt_stamp = now;
+        self.probe_rtt_min_stamp = now;
+        self.extra_acked_interval_start = now;
+        self.cycle_stamp = now;
     }
 
     fn in_recovery(&self) -> bool {
@@ -375,6 +391,9 @@ impl Controller for Bbr3 {
         bytes: u64,
         bytes_in_flight: u64,
     ) {
+        if !self.started {
+            self.stamp_start(now);
+        }
         // §5.4.1 `HandleRestartFromIdle`, before the send counts.
         if bytes_in_flight <= bytes && self.sampler.is_app_limited() {
             self.handle_restart_from_idle(now);

@@ -238,14 +238,17 @@ impl<P> LossDetector<P> {
             }
             EventOrder::AcksFirst => {
                 // quinn 0.11's `on_ack_received`: the acknowledgements and
-                // the frame end (with an estimator that does not yet hold
-                // this frame's sample), then the RTT update, the losses,
-                // and ECN last.
-                self.report_acked(now, space, app_limited, cc, out);
-                self.frame_end(now, space, newest_pn, app_limited, cc, out);
+                // the frame end, then the losses, and ECN last. quinn
+                // itself updates its RTT estimate after the frame end, but
+                // ramp's real-mode shim keeps its own estimator and feeds
+                // it the frame's sample first; the simulator does the same,
+                // so controllers see this frame's sample in both orders
+                // (RFC 9002 Appendix A.7 takes it first).
                 if let Some(latest) = sample {
                     self.take_rtt_sample(now, space, latest, ack.ack_delay);
                 }
+                self.report_acked(now, space, app_limited, cc, out);
+                self.frame_end(now, space, newest_pn, app_limited, cc, out);
                 let pass = self.detect_lost(space, now, &mut out.lost, &mut out.lost_by);
                 self.on_loss_pass(now, space, &out.lost, pass, cc);
                 out.persistent_congestion = pass.persistent;

@@ -24,7 +24,7 @@
 //! | arm | spec |
 //! |---|---|
 //! | baseline: paced slow start, IW 30 | `newreno(iw=30,beta=0.7,ss_beta=0.5)` |
-//! | jumpstart: Careful Resume, 60-packet jump over one RTT, then 2× | `newreno(iw=30,beta=0.7,ss_beta=0.5)+jumpstart` |
+//! | jumpstart: Careful Resume, 60-packet jump over one RTT, then 2× | `newreno(iw=30,beta=0.7,ss_beta=0.5)+jumpstart(retreat_beta=ca)` |
 //! | rapid-no-jump: 3×/2× growth and smooth reduction, no jump | `newreno(iw=30,beta=0.7,ss_beta=0.5)+rapidstart(jump=off)` |
 //! | rapidstart: both | `newreno(iw=30,beta=0.7,ss_beta=0.5)+rapidstart` |
 //!
@@ -63,11 +63,16 @@ pub const QUICLY_SLOW_START_EXIT_BETA: Ratio = Ratio::HALF;
 
 /// The seed experiment's four arms, as it ran them on quicly: Reno with
 /// β = [`QUICLY_RENO_BETA`] and `ss_beta` = [`QUICLY_SLOW_START_EXIT_BETA`],
-/// IW 30 packets, the jump Careful Resume with a 60-packet window. A test
+/// IW 30 packets, the jump Careful Resume with a 60-packet window whose
+/// Safe Retreat uses the CA's β (`retreat_beta=ca`), as that experiment's
+/// Careful Resume did. A test
 /// keeps these spellings equal to the two constants.
 pub const SEED_ARMS: [(&str, &str); 4] = [
     ("baseline", "newreno(iw=30,beta=0.7,ss_beta=0.5)"),
-    ("jumpstart", "newreno(iw=30,beta=0.7,ss_beta=0.5)+jumpstart"),
+    (
+        "jumpstart",
+        "newreno(iw=30,beta=0.7,ss_beta=0.5)+jumpstart(retreat_beta=ca)",
+    ),
     (
         "rapid-no-jump",
         "newreno(iw=30,beta=0.7,ss_beta=0.5)+rapidstart(jump=off)",

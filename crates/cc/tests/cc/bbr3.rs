@@ -364,6 +364,24 @@ fn bbr_5_3_2_drain_paces_at_half_then_probe_bw_starts_at_one_bdp() {
 }
 
 #[test]
+fn bbr_5_2_1_on_init_stamps_are_the_flows_start_not_time_zero() {
+    // A flow whose first packet leaves at 6 s of the clock: its min_rtt
+    // and ProbeRTT stamps start then (OnInit: `Now()`), so the first ACKs
+    // do not find a 5 s old min_rtt and enter ProbeRTT.
+    let mut p = Path::new("bbr3(iw=10)");
+    p.now = Time::from_millis(6_000);
+    p.link_free = p.now;
+    let out = p.run(&deep(), 300, Duration::from_millis(500));
+    assert!(out.acked > 10);
+    assert_eq!(
+        out.first(Bbr3State::ProbeRtt),
+        None,
+        "{:?}",
+        &out.states[..3]
+    );
+}
+
+#[test]
 fn bbr_2_8_cwnd_never_below_four_packets_after_an_ack() {
     let mut p = Path::new("bbr3(iw=2)");
     p.run(&deep(), 2, LONG);

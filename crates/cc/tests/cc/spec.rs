@@ -3,6 +3,7 @@
 use crate::support;
 
 use proptest::prelude::*;
+use ramp_cc::careful_resume::RetreatBeta;
 use ramp_cc::config::{CcConfig, InitialWindow, PrrMode};
 use ramp_cc::spec::{
     self, FamilySpec, JumpStartOptions, LossBasedSpec, RapidStartSpec, StartupSpec, SEED_ARMS,
@@ -87,7 +88,8 @@ fn seed_experiment_arms_are_expressible() {
         arms[1].1.startup,
         StartupSpec::JumpStart(JumpStartOptions {
             defer: true,
-            retreat: true
+            retreat: true,
+            retreat_beta: RetreatBeta::Ca,
         })
     );
     assert!(matches!(

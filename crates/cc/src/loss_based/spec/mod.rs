@@ -13,6 +13,7 @@ use core::any::Any;
 use core::fmt;
 
 use super::{CaAlgorithm, FirstFlightStart, LossBased, Startup};
+use crate::careful_resume::RetreatBeta;
 use crate::config::{CcConfig, InitialWindow, PrrMode};
 use crate::controller::Controller;
 use crate::cubic::{Cubic, FastConvergence};
@@ -82,6 +83,9 @@ pub struct JumpStartOptions {
     /// Careful Resume's PipeSize and Safe Retreat (RFC 9959) around the
     /// jump; `false` reacts to a loss with the ordinary β·cwnd.
     pub retreat: bool,
+    /// The window Safe Retreat falls to: RFC 9959's `PipeSize/2` by
+    /// default.
+    pub retreat_beta: RetreatBeta,
 }
 
 impl Default for JumpStartOptions {
@@ -89,6 +93,7 @@ impl Default for JumpStartOptions {
         JumpStartOptions {
             defer: true,
             retreat: true,
+            retreat_beta: RetreatBeta::Half,
         }
     }
 }
@@ -428,12 +433,14 @@ impl LossBasedSpec {
                 rapid: None,
                 hystart: self.hystart,
                 careful_resume: false,
+                retreat_beta: RetreatBeta::Half,
             },
             StartupSpec::JumpStart(o) => Startup {
                 first_flight: FirstFlightStart::deferred(o.defer),
                 rapid: None,
                 hystart: self.hystart,
                 careful_resume: o.retreat,
+                retreat_beta: o.retreat_beta,
             },
             StartupSpec::RapidStart(o) => Startup {
                 first_flight: if o.jump {
@@ -444,6 +451,7 @@ impl LossBasedSpec {
                 rapid: Some(o.options),
                 hystart: self.hystart,
                 careful_resume: false,
+                retreat_beta: RetreatBeta::Half,
             },
         };
         LossBased::new(self.canonical_name(cfg), eff, ca, startup)

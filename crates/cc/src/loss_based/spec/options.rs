@@ -6,6 +6,7 @@
 use core::time::Duration;
 
 use super::{CommonOptions, CubicOptions, JumpStartOptions, NewRenoOptions, RapidStartSpec};
+use crate::careful_resume::RetreatBeta;
 use crate::config::PrrMode;
 use crate::cubic::FastConvergence;
 use crate::newreno::LOSS_REDUCTION_FACTOR;
@@ -193,7 +194,22 @@ pub const JUMPSTART_OPTIONS: &[OptionDef<JumpStartOptions>] = &[
         },
         display: |o| option::on_off_unless_default(o.retreat, true),
     },
+    OptionDef {
+        key: "retreat_beta",
+        values: "half|ca",
+        help: "Safe Retreat window: PipeSize/2 (RFC 9959, default) or the CA's β·PipeSize",
+        parse: |o, v| {
+            o.retreat_beta = option::choice(v, &RETREAT_BETA_CHOICES, "half or ca")?;
+            Ok(())
+        },
+        display: |o| {
+            option::choice_unless_default(o.retreat_beta, RetreatBeta::Half, &RETREAT_BETA_CHOICES)
+        },
+    },
 ];
+
+const RETREAT_BETA_CHOICES: [(&str, RetreatBeta); 2] =
+    [("half", RetreatBeta::Half), ("ca", RetreatBeta::Ca)];
 
 const RTT_FLOOR_CHOICES: [(&str, RttFloorSource); 2] = [
     ("fallback", RttFloorSource::Fallback),

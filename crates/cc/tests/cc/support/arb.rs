@@ -1,5 +1,6 @@
 //! A proptest strategy over every controller spec the grammar can express.
 
+use ramp_cc::careful_resume::RetreatBeta;
 use std::time::Duration;
 
 use proptest::prelude::*;
@@ -89,9 +90,17 @@ pub fn spec() -> impl Strategy<Value = LossBasedSpec> {
         );
     let startup = prop_oneof![
         Just(StartupSpec::Classic),
-        (any::<bool>(), any::<bool>()).prop_map(|(defer, retreat)| StartupSpec::JumpStart(
-            JumpStartOptions { defer, retreat }
-        )),
+        (any::<bool>(), any::<bool>(), any::<bool>()).prop_map(|(defer, retreat, ca)| {
+            StartupSpec::JumpStart(JumpStartOptions {
+                defer,
+                retreat,
+                retreat_beta: if ca {
+                    RetreatBeta::Ca
+                } else {
+                    RetreatBeta::Half
+                },
+            })
+        }),
         (any::<bool>(), any::<bool>(), rapid).prop_map(|(jump, defer, options)| {
             StartupSpec::RapidStart(RapidStartSpec {
                 jump,
