@@ -21,7 +21,7 @@ use std::fmt;
 use std::path::Path;
 use std::time::Duration;
 
-use ramp_cc::{Rate, Time};
+use ramp_vocab::{Rate, Time};
 
 /// Bytes one delivery opportunity carries: one 1500-byte MTU.
 pub const OPPORTUNITY_BYTES: u32 = 1500;
