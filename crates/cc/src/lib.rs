@@ -32,6 +32,7 @@ pub mod newreno;
 pub mod pacer;
 pub mod prr;
 pub mod quinn_order;
+pub mod rapid_floor;
 pub mod rapid_start;
 pub mod ratio;
 pub mod recovery;

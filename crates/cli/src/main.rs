@@ -6,6 +6,7 @@
 
 mod atomic_file;
 mod cmd;
+mod path_flags;
 mod run_dir;
 
 use clap::{Parser, Subcommand};

@@ -18,7 +18,7 @@ use ramp_cc::{Controller, Time};
 
 use crate::client::{Client, ClientOut, UpPacket, ACK_PACKET_BYTES};
 use crate::link::{Delivery, Offer};
-use crate::network::{Carried, Network};
+use crate::path::{Carried, Path};
 use crate::record::Record;
 use crate::scenario::Scenario;
 use crate::server::{Datagram, Phase, Server};
@@ -77,7 +77,7 @@ impl core::ops::IndexMut<DropCause> for Drops {
 /// What carries the flows' packets and orders their events: the path and
 /// the event queue.
 struct Wire {
-    net: Network,
+    net: Path,
     q: Queue,
     /// Fates decided after the offer (a dequeue-time discipline's
     /// departures and drops, FQ-CoDel's evictions), to be settled against
@@ -109,7 +109,7 @@ pub fn simulate(
     trace: &mut TraceSink,
 ) -> SimOutput {
     let mut w = Wire {
-        net: Network::new(&scenario.path, seed),
+        net: Path::new(&scenario.path, seed),
         q: Queue::new(),
         later: Vec::new(),
         link_wake: None,

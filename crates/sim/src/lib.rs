@@ -25,10 +25,8 @@ pub mod fairness;
 pub mod fleet;
 /// The link model, shared with `ramp relay` (the `ramp-link` crate).
 pub use ramp_link as link;
-pub mod network;
 pub mod parallel;
-pub mod presets;
-pub mod qlog;
+pub mod path;
 pub mod receiver;
 pub mod record;
 pub mod rng;
@@ -47,6 +45,14 @@ pub use engine::{simulate, FlowSetup, SimOutput};
 pub use record::Record;
 pub use scenario::{Scenario, ScenarioError};
 pub use trace::TraceSink;
+
+// Old module paths, kept while branches written against them merge:
+// `presets` is `scenario::presets`, `network` is `path`, `qlog` is
+// `trace::qlog`.
+#[doc(hidden)]
+pub use scenario::presets;
+#[doc(hidden)]
+pub use trace::qlog;
 
 /// A simulation that could not run.
 #[derive(Clone, Debug, PartialEq, Eq)]

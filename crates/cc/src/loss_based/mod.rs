@@ -423,7 +423,7 @@ impl Controller for LossBased {
         let n = if summary.app_limited { 0 } else { n };
         match self.phase {
             Phase::Startup => {
-                self.evaluate_rapid(rtt);
+                self.evaluate_rapid(now, rtt, had_sample);
                 self.grow_startup(n);
                 self.hystart_step(now, round_ended, had_sample);
                 // The first flight ends when its first packet is acked.

@@ -6,7 +6,9 @@ use std::time::Duration;
 use proptest::prelude::*;
 use ramp_cc::config::{InitialWindow, PrrMode};
 use ramp_cc::cubic::FastConvergence;
-use ramp_cc::rapid_start::{PreRecoveryWindow, RapidStartOptions, RttFloorSource};
+use ramp_cc::rapid_start::{
+    PreRecoveryWindow, RapidStartOptions, RttClock, RttFloorSource, ThreshCombine,
+};
 use ramp_cc::spec::{
     CaSpec, CommonOptions, CubicOptions, JumpStartOptions, LossBasedSpec, NewRenoOptions,
     RapidStartSpec, StartupSpec,
@@ -54,6 +56,7 @@ pub fn spec() -> impl Strategy<Value = LossBasedSpec> {
         (gain(), gain()),
         any::<bool>(),
         (any::<bool>(), gain()),
+        (any::<bool>(), any::<bool>(), beta(), 0u64..8),
     )
         .prop_map(
             |(
@@ -64,6 +67,7 @@ pub fn spec() -> impl Strategy<Value = LossBasedSpec> {
                 (mult, pacing_gain),
                 current,
                 (pre_cwnd, recovery_gain),
+                (max, ms_clock, k, off_ms),
             )| {
                 RapidStartOptions {
                     beta,
@@ -74,10 +78,10 @@ pub fn spec() -> impl Strategy<Value = LossBasedSpec> {
                     thresh_mult: Ratio::new(mult.num().min(10 * mult.den()), mult.den())
                         .unwrap_or(Ratio::ONE),
                     pacing_gain,
-                    rtt_floor: if current {
-                        RttFloorSource::Current
-                    } else {
-                        RttFloorSource::Fallback
+                    rtt_floor: match (current, off_ms % 2 == 0) {
+                        (true, _) => RttFloorSource::Current,
+                        (false, true) => RttFloorSource::Fallback,
+                        (false, false) => RttFloorSource::Slots,
                     },
                     pre_window: if pre_cwnd {
                         PreRecoveryWindow::Cwnd
@@ -85,6 +89,18 @@ pub fn spec() -> impl Strategy<Value = LossBasedSpec> {
                         PreRecoveryWindow::Flight
                     },
                     recovery_gain,
+                    k,
+                    thresh_combine: if max {
+                        ThreshCombine::Max
+                    } else {
+                        ThreshCombine::Min
+                    },
+                    clock: if ms_clock {
+                        RttClock::WholeMs
+                    } else {
+                        RttClock::Exact
+                    },
+                    off_below: Duration::from_millis(off_ms),
                 }
             },
         );
