@@ -46,6 +46,7 @@ pub use controller::{
 };
 pub use loss_based::{LossBased, LossBasedState};
 pub use pacer::{AnyPacer, Pacer, PacerConfig, PacerKind, Pacing, PacingInput, QuinnPacer};
+pub use ramp_vocab::EcnCodepoint;
 pub use ramp_vocab::{Rate, Time};
 pub use ratio::Ratio;
 pub use recovery::{
@@ -59,4 +60,4 @@ pub use spec::{
 
 // The vocabulary moved to ramp-vocab; these paths keep `ramp_cc::time`,
 // `ramp_cc::units` and the rest compiling for code not yet moved over.
-pub use ramp_vocab::{quantile, record_keys, rng, time, units};
+pub use ramp_vocab::{ecn, quantile, record_keys, rng, time, units};

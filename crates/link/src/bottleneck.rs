@@ -16,7 +16,7 @@ use ramp_vocab::rng::Rng;
 use ramp_vocab::{Rate, Time};
 
 use crate::aqm::Aqm;
-use crate::codel::{CoDel, CoDelParams, HeldQueue};
+use crate::codel::{Backlog, CoDel, CoDelParams, HeldQueue};
 use crate::fq_codel::FqCoDel;
 use crate::packet::{DropCause, Packet};
 use crate::pie::{Pie, PieVerdict};
@@ -208,7 +208,7 @@ impl<P> Bottleneck<P> {
                 }
                 let step = *step;
                 let (at, waited) = self.server.accept(now, packet.size);
-                let ce = packet.ect && step.is_some_and(|th| waited > th);
+                let ce = packet.ecn.is_ect() && step.is_some_and(|th| waited > th);
                 Admission::Departs(Departure { packet, at, ce })
             }
             Discipline::Pie(pie) => {
@@ -220,7 +220,7 @@ impl<P> Bottleneck<P> {
                 }
                 let busy_until = self.server.busy_until();
                 pie.catch_up(now, |t| busy_until - t);
-                let ce = match pie.on_arrival(packet.size, packet.ect, backlog) {
+                let ce = match pie.on_arrival(packet.size, packet.ecn.is_ect(), backlog) {
                     PieVerdict::Drop => {
                         return Admission::Dropped {
                             packet,
@@ -273,7 +273,9 @@ impl<P> Bottleneck<P> {
             self.server.drain(t, |_, _, _| {});
             let mut on_drop = |packet| out(Dequeue::Dropped { packet, at: t });
             let got = match &mut self.discipline {
-                Discipline::CoDel { codel, params, q } => codel.dequeue(t, q, params, &mut on_drop),
+                Discipline::CoDel { codel, params, q } => {
+                    codel.dequeue(t, q, params, Backlog::Own, &mut on_drop)
+                }
                 Discipline::FqCoDel(fq) => fq.dequeue(t, &mut on_drop),
                 Discipline::DropTail { .. } | Discipline::Pie(_) => None,
             };
@@ -302,6 +304,7 @@ pub fn queue_bytes_for(rate: Rate, queue: Duration) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ramp_vocab::EcnCodepoint;
 
     fn mbit(v: u64) -> Rate {
         Rate::from_bits_per_sec(v * 1_000_000)
@@ -311,7 +314,11 @@ mod tests {
         Packet {
             payload: (),
             size: 1000,
-            ect,
+            ecn: if ect {
+                EcnCodepoint::Ect0
+            } else {
+                EcnCodepoint::NotEct
+            },
             flow,
         }
     }
@@ -478,7 +485,7 @@ mod tests {
                 let p = Packet {
                     payload: t,
                     size: 1000,
-                    ect: false,
+                    ecn: EcnCodepoint::NotEct,
                     flow,
                 };
                 assert!(matches!(b.offer(t, p), Admission::Held { .. }));

@@ -141,7 +141,11 @@ impl<P> Link<P> {
             Delivery::Arrives {
                 payload: d.packet.payload,
                 at: d.at + self.delay,
-                ce: d.ce,
+                ecn: if d.ce {
+                    d.packet.ecn.marked()
+                } else {
+                    d.packet.ecn
+                },
             }
         }
     }
@@ -207,6 +211,7 @@ impl<P> Link<P> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ramp_vocab::EcnCodepoint;
 
     fn cfg(rate_mbit: u64, delay_ms: u64, queue_ms: u64, loss: f64) -> LinkConfig {
         let rate = Rate::from_bits_per_sec(rate_mbit * 1_000_000);
@@ -230,7 +235,7 @@ mod tests {
         Packet {
             payload: (),
             size,
-            ect: false,
+            ecn: EcnCodepoint::NotEct,
             flow: 0,
         }
     }
@@ -244,7 +249,7 @@ mod tests {
             Offer::Now(Delivery::Arrives {
                 payload: (),
                 at: Time::from_micros(21_500),
-                ce: false
+                ecn: EcnCodepoint::NotEct
             })
         );
     }
@@ -438,7 +443,7 @@ mod tests {
                     Just(Aqm::Pie(crate::PieParams::RFC8033)),
                     Just(Aqm::Pie(crate::PieParams::DOCSIS)),
                 ],
-                arrivals in proptest::collection::vec((0u64..5_000, 1u32..1500, 0u32..4, any::<bool>()), 1..300),
+                arrivals in proptest::collection::vec((0u64..5_000, 1u32..1500, 0u32..4, 0usize..4), 1..300),
             ) {
                 let rate = Rate::from_bits_per_sec(rate_kbit * 1000);
                 let c = LinkConfig {
@@ -457,7 +462,8 @@ mod tests {
                 for (i, (gap_us, size, flow, ect)) in arrivals.iter().copied().enumerate() {
                     now += Duration::from_micros(gap_us);
                     l.poll(now, |d| fates.push(d));
-                    let p = Packet { payload: (i, now, size), size, ect, flow };
+                    let ecn = EcnCodepoint::ALL[ect];
+                    let p = Packet { payload: (i, now, size), size, ecn, flow };
                     match l.offer(now, p) {
                         Offer::Now(d) => fates.push(d),
                         Offer::Held { evicted } => fates.extend(evicted),

@@ -11,13 +11,16 @@
 //! - [`rng`]: the pinned generators (xoshiro256**, splitmix64).
 //! - [`quantile`]: the one percentile definition (Hyndman & Fan type 7).
 //! - [`record_keys`]: the keys of a per-connection stats record.
+//! - [`ecn`]: the ECN codepoint a packet carries ([`EcnCodepoint`]).
 
 #![forbid(unsafe_code)]
 
+pub mod ecn;
 pub mod quantile;
 pub mod record_keys;
 pub mod rng;
 pub mod time;
 pub mod units;
 
+pub use ecn::EcnCodepoint;
 pub use time::{Rate, Time};

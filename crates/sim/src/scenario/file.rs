@@ -8,7 +8,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use ramp_cc::pacer::{PacerConfig, PacerKind};
-use ramp_cc::Rate;
+use ramp_cc::{EcnCodepoint, Rate};
 use serde::{Deserialize, Deserializer};
 
 use crate::link::{Aqm, DeliveryTrace, LossModel};
@@ -214,7 +214,7 @@ struct FileEndpoint {
     ack_policy: Option<Q<AckPolicy>>,
     max_ack_delay: Option<Q<Duration>>,
     server_flight: Option<Q<u64>>,
-    ecn: Option<bool>,
+    ecn: Option<FileEcn>,
     pacer: Option<String>,
     pacer_initial_burst: Option<u64>,
     pacer_quantum: Option<u64>,
@@ -226,6 +226,26 @@ struct FileFlow {
     cc: Option<String>,
     start: Option<Q<Duration>>,
     size: Option<Q<u64>>,
+}
+
+/// `endpoint.ecn`: a switch (`true` = ECT(0)) or a codepoint name.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum FileEcn {
+    Switch(bool),
+    Name(String),
+}
+
+impl FileEcn {
+    fn codepoint(self) -> Result<EcnCodepoint, String> {
+        match self {
+            FileEcn::Switch(true) => Ok(EcnCodepoint::Ect0),
+            FileEcn::Switch(false) => Ok(EcnCodepoint::NotEct),
+            FileEcn::Name(n) => {
+                EcnCodepoint::parse_send(&n).map_err(|e| format!("endpoint.ecn: {e}, not {n:?}"))
+            }
+        }
+    }
 }
 
 /// Overrides a preset's value with the file's, when the file gives one.
@@ -353,7 +373,9 @@ impl FileEndpoint {
             }
             e.server_flight_bytes = b;
         }
-        set(&mut e.ecn, self.ecn);
+        if let Some(v) = self.ecn {
+            e.ecn = v.codepoint()?;
+        }
         let mut cfg = match e.pacer {
             PacerKind::LeakyBucket(c) => c,
             _ => PacerConfig::default(),

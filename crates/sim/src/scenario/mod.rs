@@ -32,6 +32,7 @@
 //! ack_policy = "rfc9000"        # "chrome", "ackfreq(10,25ms)"
 //! max_ack_delay = "25ms"
 //! server_flight = 3000          # server handshake bytes (Initial + Handshake)
+//! # ecn = "ect1"               # codepoint sent: off (default), on = ect0, ect1
 //!
 //! [[flow]]                      # extra flows sharing the bottleneck
 //! cc = "cubic"
@@ -44,7 +45,7 @@ use core::time::Duration;
 use std::sync::Arc;
 
 use ramp_cc::pacer::{PacerConfig, PacerKind};
-use ramp_cc::Rate;
+use ramp_cc::{EcnCodepoint, Rate};
 
 use crate::link::{Aqm, DeliveryTrace, LinkConfig, LossModel};
 use crate::receiver::AckPolicy;
@@ -145,8 +146,9 @@ pub struct EndpointConfig {
     pub max_ack_delay: Duration,
     /// Bytes of the server's handshake flight (Initial + Handshake).
     pub server_flight_bytes: u64,
-    /// Send packets ECN-capable (ECT(0)).
-    pub ecn: bool,
+    /// The ECN codepoint packets carry unless a controller's spec says
+    /// (`ecn=`); Not-ECT by default.
+    pub ecn: EcnCodepoint,
     /// The server's pacer (ramp-cc): leaky bucket (default), quinn, off.
     pub pacer: PacerKind,
 }
@@ -212,7 +214,7 @@ impl Scenario {
                 ack_policy: AckPolicy::Rfc9000,
                 max_ack_delay: Duration::from_millis(25),
                 server_flight_bytes: 3000,
-                ecn: false,
+                ecn: EcnCodepoint::NotEct,
                 pacer: PacerKind::LeakyBucket(PacerConfig {
                     max_datagram_size: 1252,
                     ..PacerConfig::default()

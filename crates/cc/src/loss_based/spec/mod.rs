@@ -17,6 +17,7 @@ use crate::careful_resume::RetreatBeta;
 use crate::config::{CcConfig, InitialWindow, PrrMode};
 use crate::controller::Controller;
 use crate::cubic::{Cubic, FastConvergence};
+use crate::ecn::EcnCodepoint;
 use crate::newreno::{RenoGrowth, LOSS_REDUCTION_FACTOR};
 use crate::rapid_start::RapidStartOptions;
 use crate::ratio::Ratio;
@@ -148,9 +149,10 @@ pub struct CommonOptions {
     pub undo: Option<bool>,
     /// `send_one=`.
     pub send_one: Option<bool>,
-    /// `ecn=`: the arm sends ECT(0) (RFC 9000 §13.4) and so sees CE marks
-    /// where an AQM would drop; `None` leaves it to the endpoint.
-    pub ecn: Option<bool>,
+    /// `ecn=`: the codepoint the arm sends (RFC 9000 §13.4); an ECN-capable
+    /// arm sees CE marks where an AQM would drop; `None` leaves it to the
+    /// endpoint.
+    pub ecn: Option<EcnCodepoint>,
 }
 
 /// A parsed loss-based controller name.
@@ -473,6 +475,7 @@ impl FamilySpec for LossBasedSpec {
             undo: c.undo.unwrap_or(cfg.undo),
             recovery_send_one: c.send_one.unwrap_or(cfg.recovery_send_one),
             alone_on_bottleneck: cfg.alone_on_bottleneck,
+            flow_seed: cfg.flow_seed,
         }
     }
 
@@ -491,7 +494,7 @@ impl FamilySpec for LossBasedSpec {
         .to_string()
     }
 
-    fn ecn_capable(&self) -> Option<bool> {
+    fn ecn_codepoint(&self) -> Option<EcnCodepoint> {
         self.common.ecn
     }
 
