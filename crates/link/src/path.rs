@@ -346,7 +346,7 @@ mod tests {
                 Packet {
                     payload: i,
                     size: 1500,
-                    ect: false,
+                    ecn: EcnCodepoint::NotEct,
                     flow: 0,
                 },
             ) {
@@ -389,7 +389,7 @@ mod tests {
                 Packet {
                     payload: 0,
                     size: 1200,
-                    ect: false,
+                    ecn: EcnCodepoint::NotEct,
                     flow: 0,
                 },
             ) {
