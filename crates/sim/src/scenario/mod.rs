@@ -42,7 +42,7 @@
 use core::fmt;
 use core::time::Duration;
 
-use ramp_cc::pacer::{PacerConfig, PacerKind};
+use ramp_cc::pacer::{PacerConfig, PacerKind, PACED_FIRST_FLIGHT_BURST_PACKETS};
 use ramp_cc::{EcnCodepoint, Rate};
 
 use crate::link::{Aqm, LinkConfig, LossModel};
@@ -210,6 +210,7 @@ impl Scenario {
                 ecn: EcnCodepoint::NotEct,
                 pacer: PacerKind::LeakyBucket(PacerConfig {
                     max_datagram_size: 1252,
+                    initial_burst_packets: PACED_FIRST_FLIGHT_BURST_PACKETS,
                     ..PacerConfig::default()
                 }),
             },
