@@ -16,7 +16,7 @@ use ramp_vocab::rng::Rng;
 use ramp_vocab::{Rate, Time};
 
 use crate::aqm::Aqm;
-use crate::codel::{CoDel, CoDelParams, HeldQueue};
+use crate::codel::{Backlog, CoDel, CoDelParams, HeldQueue};
 use crate::fq_codel::FqCoDel;
 use crate::packet::{DropCause, Packet};
 use crate::pie::{Pie, PieVerdict};
@@ -251,7 +251,9 @@ impl<P> Bottleneck<P> {
             self.server.drain(t, |_, _, _| {});
             let mut on_drop = |packet| out(Dequeue::Dropped { packet, at: t });
             let got = match &mut self.discipline {
-                Discipline::CoDel { codel, params, q } => codel.dequeue(t, q, params, &mut on_drop),
+                Discipline::CoDel { codel, params, q } => {
+                    codel.dequeue(t, q, params, Backlog::Own, &mut on_drop)
+                }
                 Discipline::FqCoDel(fq) => fq.dequeue(t, &mut on_drop),
                 Discipline::DropTail { .. } | Discipline::Pie(_) => None,
             };

@@ -475,6 +475,7 @@ impl FamilySpec for LossBasedSpec {
             undo: c.undo.unwrap_or(cfg.undo),
             recovery_send_one: c.send_one.unwrap_or(cfg.recovery_send_one),
             alone_on_bottleneck: cfg.alone_on_bottleneck,
+            flow_seed: cfg.flow_seed,
         }
     }
 
