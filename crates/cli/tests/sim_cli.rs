@@ -287,3 +287,51 @@ fn one_unit_grammar_b_is_bytes_and_bare_rates_or_big_bare_losses_are_refused() {
         assert!(e.contains(says), "{flag} {value}: {e}");
     }
 }
+
+#[test]
+fn an_output_that_is_an_input_is_refused_before_any_work() {
+    let d = tmpdir("clobber");
+    let s = d.join("s.toml");
+    let text = "preset = \"vdsl\"\n";
+    std::fs::write(&s, text).unwrap();
+    // sim --records onto its own scenario.
+    let out = ramp()
+        .args(["sim", "--scenario"])
+        .arg(&s)
+        .args(["--size", "20KB", "--records"])
+        .arg(d.join("./s.toml"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "sim --records s.toml succeeded");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("that is an input"));
+    assert_eq!(std::fs::read_to_string(&s).unwrap(), text);
+    // compare -o onto the directory that holds its scenario (the staging
+    // swap would delete it), and a file the user keeps there.
+    let cr = d.join("cr");
+    std::fs::create_dir_all(&cr).unwrap();
+    std::fs::write(cr.join("my.toml"), text).unwrap();
+    std::fs::write(cr.join("notes.txt"), "mine").unwrap();
+    let out = ramp()
+        .args(["compare", "--size", "20KB", "--scenario"])
+        .arg(cr.join("my.toml"))
+        .arg("-o")
+        .arg(&cr)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("lies inside it"));
+    assert!(cr.join("my.toml").exists() && cr.join("notes.txt").exists());
+    // report -o onto the run's own records.
+    let run = d.join("run");
+    run_ok(&["compare", "--size", "20KB", "-o", run.to_str().unwrap()]);
+    let records = std::fs::read(run.join("records.ndjson")).unwrap();
+    let out = ramp()
+        .arg("report")
+        .arg(&run)
+        .arg("-o")
+        .arg(run.join("records.ndjson"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(std::fs::read(run.join("records.ndjson")).unwrap(), records);
+}

@@ -17,6 +17,7 @@ use ramp_vocab::{Rate, Time};
 
 use crate::aqm::Aqm;
 use crate::codel::{Backlog, CoDel, CoDelParams, HeldQueue};
+use crate::dualpi2::DualPi2;
 use crate::fq_codel::FqCoDel;
 use crate::packet::{DropCause, Packet};
 use crate::pie::{Pie, PieVerdict};
@@ -82,6 +83,7 @@ enum Discipline<P> {
         q: HeldQueue<P>,
     },
     FqCoDel(Box<FqCoDel<P>>),
+    DualPi2(Box<DualPi2<P>>),
 }
 
 /// A queue discipline, a byte limit and the link's server.
@@ -111,6 +113,7 @@ impl<P> Bottleneck<P> {
                 q: HeldQueue::new(),
             },
             Aqm::FqCoDel(p) => Discipline::FqCoDel(Box::new(FqCoDel::new(p))),
+            Aqm::DualPi2(p) => Discipline::DualPi2(Box::new(DualPi2::new(p, rng))),
         };
         Bottleneck {
             server: Server::new(rate),
@@ -135,6 +138,7 @@ impl<P> Bottleneck<P> {
         match &self.discipline {
             Discipline::CoDel { q, .. } => q.bytes(),
             Discipline::FqCoDel(fq) => fq.bytes(),
+            Discipline::DualPi2(d) => d.bytes(),
             _ => 0,
         }
     }
@@ -154,6 +158,14 @@ impl<P> Bottleneck<P> {
     pub fn pie_drop_probability(&self) -> Option<f64> {
         match &self.discipline {
             Discipline::Pie(p) => Some(p.drop_prob()),
+            _ => None,
+        }
+    }
+
+    /// DualPI2's base probability p′ (for traces), if it runs DualPI2.
+    pub fn dualpi2_base_probability(&self) -> Option<f64> {
+        match &self.discipline {
+            Discipline::DualPi2(d) => Some(d.base_probability()),
             _ => None,
         }
     }
@@ -231,6 +243,19 @@ impl<P> Bottleneck<P> {
                 self.arm(now);
                 Admission::Held { evicted }
             }
+            Discipline::DualPi2(d) => {
+                // Linux sch_dualpi2 tail-drops at its limit, for both
+                // queues alike.
+                if backlog + size > self.limit_bytes {
+                    return Admission::Dropped {
+                        packet,
+                        cause: DropCause::Queue,
+                    };
+                }
+                d.enqueue(now, packet);
+                self.arm(now);
+                Admission::Held { evicted: None }
+            }
         }
     }
 
@@ -255,6 +280,7 @@ impl<P> Bottleneck<P> {
                     codel.dequeue(t, q, params, Backlog::Own, &mut on_drop)
                 }
                 Discipline::FqCoDel(fq) => fq.dequeue(t, &mut on_drop),
+                Discipline::DualPi2(d) => d.dequeue(t, &mut on_drop).map(|(p, ce, _)| (p, ce)),
                 Discipline::DropTail { .. } | Discipline::Pie(_) => None,
             };
             let Some((packet, ce)) = got else {
@@ -266,6 +292,7 @@ impl<P> Bottleneck<P> {
             let empty = match &self.discipline {
                 Discipline::CoDel { q, .. } => q.is_empty(),
                 Discipline::FqCoDel(fq) => fq.is_empty(),
+                Discipline::DualPi2(d) => d.is_empty(),
                 _ => true,
             };
             self.next_dequeue = if empty { None } else { Some(at) };

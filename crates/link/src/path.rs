@@ -323,6 +323,7 @@ mod tests {
                     Just(Aqm::FqCoDel(Default::default())),
                     Just(Aqm::Pie(crate::PieParams::RFC8033)),
                     Just(Aqm::Pie(crate::PieParams::DOCSIS)),
+                    Just(Aqm::DualPi2(crate::DualPi2Params::LINUX)),
                 ],
                 arrivals in proptest::collection::vec((0u64..5_000, 1u32..1500, 0u32..4, 0usize..4), 1..300),
             ) {

@@ -60,6 +60,10 @@ pub struct Args {
     /// depth, every drop.
     #[arg(long)]
     log: Option<PathBuf>,
+    /// Run the forwarding loop at normal priority instead of SCHED_FIFO
+    /// (real-time priority keeps packets on time on a busy machine).
+    #[arg(long)]
+    no_realtime: bool,
     /// Remove the namespaces of shells that were killed (SIGKILL) and exit.
     #[arg(long, conflicts_with_all = ["rate", "rtt", "queue", "command"])]
     cleanup: bool,
@@ -127,6 +131,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         down: down.link_config(),
         seed: args.seed,
         log: args.log,
+        realtime: !args.no_realtime,
     };
     let out = ramp_shell::run(&cfg, &args.command)?;
     for (name, d) in [("up", out.counters.up), ("down", out.counters.down)] {

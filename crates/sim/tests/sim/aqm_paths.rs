@@ -40,6 +40,7 @@ fn every_discipline_completes_and_counts_its_drops_by_cause() {
         "fq_codel",
         "pie",
         "docsis_pie",
+        "dualpi2",
     ] {
         let sc = aqm_scenario(aqm);
         for cc in ["newreno", "rapidstart", "bbr3"] {
@@ -117,4 +118,23 @@ fn endpoint_ecn_takes_a_codepoint_name_or_a_switch() {
         panic!("ce is not sendable");
     };
     assert!(err.to_string().contains("endpoint.ecn"), "{err}");
+}
+
+#[test]
+fn rfc9332_dualpi2_end_to_end_l_flows_are_marked_early_and_classic_flows_late() {
+    let sc = aqm_scenario("dualpi2");
+    let l4s = run(&sc, "newreno(ecn=ect1)", 1);
+    let classic = run(&sc, "newreno(ecn=on)", 1);
+    assert!(l4s.completed && classic.completed);
+    // The L queue's 1 ms step marks the ECT(1) flow's slow start; the
+    // classic queue's PI (15 ms target) lets the ECT(0) flow build a
+    // standing queue first.
+    assert!(l4s.packets_acked_ce > 0, "{}", l4s.to_json());
+    assert_eq!(l4s.drops_aqm + l4s.drops_queue, 0, "{}", l4s.to_json());
+    assert!(
+        l4s.rtt_smoothed_us < classic.rtt_smoothed_us,
+        "{} / {}",
+        l4s.to_json(),
+        classic.to_json()
+    );
 }
