@@ -7,7 +7,7 @@ use core::time::Duration;
 use std::path::Path;
 use std::sync::Arc;
 
-use ramp_cc::pacer::{PacerConfig, PacerKind};
+use ramp_cc::pacer::{PacerConfig, PacerKind, PACED_FIRST_FLIGHT_BURST_PACKETS};
 use ramp_cc::{EcnCodepoint, Rate};
 use serde::{Deserialize, Deserializer};
 
@@ -378,7 +378,10 @@ impl FileEndpoint {
         }
         let mut cfg = match e.pacer {
             PacerKind::LeakyBucket(c) => c,
-            _ => PacerConfig::default(),
+            _ => PacerConfig {
+                initial_burst_packets: PACED_FIRST_FLIGHT_BURST_PACKETS,
+                ..PacerConfig::default()
+            },
         };
         cfg.max_datagram_size = e.mds;
         set(&mut cfg.initial_burst_packets, self.pacer_initial_burst);

@@ -44,7 +44,7 @@ use core::fmt;
 use core::time::Duration;
 use std::sync::Arc;
 
-use ramp_cc::pacer::{PacerConfig, PacerKind};
+use ramp_cc::pacer::{PacerConfig, PacerKind, PACED_FIRST_FLIGHT_BURST_PACKETS};
 use ramp_cc::{EcnCodepoint, Rate};
 
 use crate::link::{Aqm, DeliveryTrace, LinkConfig, LossModel};
@@ -217,6 +217,7 @@ impl Scenario {
                 ecn: EcnCodepoint::NotEct,
                 pacer: PacerKind::LeakyBucket(PacerConfig {
                     max_datagram_size: 1252,
+                    initial_burst_packets: PACED_FIRST_FLIGHT_BURST_PACKETS,
                     ..PacerConfig::default()
                 }),
             },
