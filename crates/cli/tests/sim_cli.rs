@@ -413,3 +413,17 @@ fn out_of_range_numbers_are_one_line_and_exit_2_before_any_work() {
         assert!(e.contains(needle) && e.contains("outside"), "{args:?}: {e}");
     }
 }
+
+#[test]
+fn a_scenario_from_dev_zero_is_refused_after_a_bounded_read() {
+    let out = ramp()
+        .args(["sim", "--scenario", "/dev/zero"])
+        .output()
+        .unwrap();
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{e}");
+    assert!(
+        e.contains("/dev/zero") && e.contains("longer than the maximum"),
+        "{e}"
+    );
+}

@@ -236,7 +236,10 @@ pub fn run(
     loop {
         let mut batch = Vec::with_capacity(batch_n);
         while batch.len() < batch_n {
-            match chunks.next_chunk().map_err(RunError::Usage)? {
+            match chunks.next_chunk().map_err(|e| match e {
+                crate::input::ChunkError::Io(m) => RunError::Usage(m),
+                crate::input::ChunkError::Data(m) => RunError::Data(m),
+            })? {
                 Some(c) => batch.push(c),
                 None => break,
             }

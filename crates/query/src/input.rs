@@ -247,7 +247,7 @@ impl Chunks {
     }
 
     /// The next chunk, or `None` at the end of all inputs. Errors name the source.
-    pub fn next_chunk(&mut self) -> Result<Option<Chunk>, String> {
+    pub fn next_chunk(&mut self) -> Result<Option<Chunk>, ChunkError> {
         loop {
             if self.cur.is_none() {
                 if self.next_source >= self.sources.len() {
@@ -256,7 +256,7 @@ impl Chunks {
                 let i = self.next_source;
                 self.next_source += 1;
                 let o = Self::open(&self.sources[i])
-                    .map_err(|e| format!("{}: {e}", self.sources[i].name()))?;
+                    .map_err(|e| ChunkError::Io(format!("{}: {e}", self.sources[i].name())))?;
                 self.cur = Some((i, o));
                 self.offset = 0;
             }
@@ -289,7 +289,8 @@ impl Chunks {
                     // Fill to exactly chunk (or EOF) so cut points do
                     // not depend on how the reader returns data, then cut as
                     // `cut` does for mapped files.
-                    fill(r, &mut buf, chunk, eof).map_err(|e| format!("{name}: {e}"))?;
+                    fill(r, &mut buf, chunk, eof)
+                        .map_err(|e| ChunkError::Io(format!("{name}: {e}")))?;
                     if buf.is_empty() {
                         self.cur = None;
                         continue;
@@ -308,9 +309,18 @@ impl Chunks {
                             if *eof {
                                 break buf.len();
                             }
+                            if buf.len() > MAX_LINE_BYTES {
+                                // Checked as the bytes arrive: a newline-less
+                                // stream (`/dev/zero`) must not take all memory.
+                                return Err(ChunkError::Data(format!(
+                                    "{name}:{line}: line longer than the maximum of {} MiB",
+                                    MAX_LINE_BYTES >> 20
+                                )));
+                            }
                             from = buf.len();
                             let want = buf.len() + chunk;
-                            fill(r, &mut buf, want, eof).map_err(|e| format!("{name}: {e}"))?;
+                            fill(r, &mut buf, want, eof)
+                                .map_err(|e| ChunkError::Io(format!("{name}: {e}")))?;
                         }
                     };
                     *carry = buf.split_off(end);
@@ -329,6 +339,20 @@ impl Chunks {
         }
     }
 }
+
+/// Why the next chunk could not be read.
+#[derive(Debug)]
+pub enum ChunkError {
+    /// A source could not be opened or read.
+    Io(String),
+    /// The input itself is bad (a line past [`MAX_LINE_BYTES`]).
+    Data(String),
+}
+
+/// The longest input line a stream may have (DuckDB's JSON reader stops
+/// at 16 MB by default; ramp's records are about 1.2 KB). A mapped file is
+/// not copied, so only streams need the bound.
+pub const MAX_LINE_BYTES: usize = 64 << 20;
 
 /// Reads until `buf` holds `want` bytes or the reader ends.
 fn fill(

@@ -392,3 +392,11 @@ fn a_duplicate_def_and_a_wrong_arity_select_say_what_is_wrong() {
     let o = run_ndq(&["select()"], None);
     assert_fails_with(&o, 1, "select takes 1 argument (the condition), got 0");
 }
+
+#[test]
+fn a_newline_less_stream_is_refused_once_a_line_passes_the_maximum() {
+    // /dev/zero is a stream of NULs with no newline: refused after 64 MiB,
+    // not when memory runs out.
+    let o = run_ndq(&["count()", "/dev/zero"], None);
+    assert_fails_with(&o, 2, "/dev/zero:1: line longer than the maximum of 64 MiB");
+}

@@ -229,16 +229,19 @@ impl Scenario {
         }
     }
 
+    /// The largest scenario file read: real ones are a few kB; `/dev/zero`
+    /// or a records file given by mistake is refused after this many bytes
+    /// instead of being read into memory whole.
+    pub const MAX_FILE_BYTES: u64 = 1 << 20;
+
     /// A preset by name, or a TOML file if `name_or_path` is not a preset.
     pub fn load(name_or_path: &str) -> Result<Scenario, ScenarioError> {
         if let Some(p) = presets::find(name_or_path) {
             return Ok(Scenario::from_preset(&p));
         }
-        let text = std::fs::read_to_string(name_or_path).map_err(|e| ScenarioError {
+        let text = read_bounded(name_or_path).map_err(|message| ScenarioError {
             file: name_or_path.to_string(),
-            message: format!(
-                "not a preset (see `ramp sim --list-presets`) and not a readable file: {e}"
-            ),
+            message,
         })?;
         let stem = std::path::Path::new(name_or_path)
             .file_stem()
@@ -402,4 +405,25 @@ mod tests {
         let e = Scenario::from_toml("preset = \"nope\"\n", "bad").unwrap_err();
         assert!(e.message.contains("preset"), "{e}");
     }
+}
+
+/// A scenario file's text, at most [`Scenario::MAX_FILE_BYTES`], checked
+/// as the bytes arrive.
+fn read_bounded(path: &str) -> Result<String, String> {
+    use std::io::Read;
+    let unreadable = |e: std::io::Error| {
+        format!("not a preset (see `ramp sim --list-presets`) and not a readable file: {e}")
+    };
+    let f = std::fs::File::open(path).map_err(unreadable)?;
+    let mut bytes = Vec::new();
+    f.take(Scenario::MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(unreadable)?;
+    if bytes.len() as u64 > Scenario::MAX_FILE_BYTES {
+        return Err(format!(
+            "longer than the maximum of {} KiB for a scenario file",
+            Scenario::MAX_FILE_BYTES >> 10
+        ));
+    }
+    String::from_utf8(bytes).map_err(|e| format!("not UTF-8 text: {e}"))
 }
