@@ -4,8 +4,8 @@
 //! its own module under `cmd/` and only parses arguments, calls a library,
 //! and prints.
 
-mod atomic_file;
 mod cmd;
+mod file_stem;
 mod path_flags;
 mod run_dir;
 

@@ -11,9 +11,11 @@
 //! - [`rng`]: the pinned generators (xoshiro256**, splitmix64).
 //! - [`quantile`]: the one percentile definition (Hyndman & Fan type 7).
 //! - [`record_keys`]: the keys of a per-connection stats record.
+//! - [`atomic_file`]: writing an output file whole or not at all.
 
 #![forbid(unsafe_code)]
 
+pub mod atomic_file;
 pub mod quantile;
 pub mod record_keys;
 pub mod rng;

@@ -1,14 +1,14 @@
-//! Built-in fleet experiments, one per experiment in the seed documents.
+//! Built-in fleet experiments, one per published experiment.
 //!
 //! | preset | source | arms (baseline first) | population |
 //! |---|---|---|---|
-//! | `rapid-start-2026` | seeds/002 (Fastly, 7 POPs) | baseline, jumpstart, rapid-no-jump, rapidstart | 7 regions, 200 KB – 3.2 MB |
+//! | `rapid-start-2026` | Rapid Start slides, IETF 125 (Fastly, 7 POPs) | baseline, jumpstart, rapid-no-jump, rapidstart | 7 regions, 200 KB – 3.2 MB |
 //! | `rapid-start-2026-bbr3` | the same, plus BBRv3 | the four, then bbr3 | as above |
-//! | `cubic-hystart-matrix` | seeds/000 (quiche lab matrix) | reno, cubic, cubic+hystart | grid: loss 0–8 % |
-//! | `iw10-vs-iw32` | seeds/004 (Google QUIC) | iw32, iw10 | 7 regions, 10 KB – 10 MB |
-//! | `reno-vs-cubic` | seeds/004 | cubic, reno | 7 regions, 10 KB – 10 MB |
-//! | `pacing-on-off` | seeds/004 | paced, unpaced | 7 regions, 10 KB – 10 MB |
-//! | `cubic-1conn-vs-2conn` | seeds/004 | 2conn, 1conn | 7 regions, 10 KB – 10 MB |
+//! | `cubic-hystart-matrix` | CUBIC/HyStart++ in quiche (Cloudflare lab matrix) | reno, cubic, cubic+hystart | grid: loss 0–8 % |
+//! | `iw10-vs-iw32` | Ian Swett, "QUIC Congestion Control and Loss Recovery" (Google) | iw32, iw10 | 7 regions, 10 KB – 10 MB |
+//! | `reno-vs-cubic` | the same slides | cubic, reno | 7 regions, 10 KB – 10 MB |
+//! | `pacing-on-off` | the same slides | paced, unpaced | 7 regions, 10 KB – 10 MB |
+//! | `cubic-1conn-vs-2conn` | the same slides | 2conn, 1conn | 7 regions, 10 KB – 10 MB |
 //!
 //! The Google experiments' baseline is the QUIC default of the time (CUBIC
 //! with 2-connection emulation, IW 32, paced); each preset changes one
@@ -16,7 +16,7 @@
 
 use core::time::Duration;
 
-use ramp_cc::spec::SEED_ARMS;
+use ramp_cc::spec::{SEED_ARMS, SEED_BBR3_ARMS};
 use ramp_cc::Rate;
 
 use super::arms::{parse_arms, Arm};
@@ -32,7 +32,7 @@ use crate::SimError;
 pub const PRESETS: &[(&str, &str)] = &[
     (
         "rapid-start-2026",
-        "Rapid Start production A/B (seeds/002): 4 arms, 7 regions, 200 KB-3.2 MB",
+        "Rapid Start production A/B (Rapid Start slides, IETF 125): 4 arms, 7 regions, 200 KB-3.2 MB",
     ),
     (
         "rapid-start-2026-bbr3",
@@ -40,14 +40,14 @@ pub const PRESETS: &[(&str, &str)] = &[
     ),
     (
         "cubic-hystart-matrix",
-        "Reno vs CUBIC vs CUBIC+HyStart++ over loss 0-8% (seeds/000 lab matrix)",
+        "Reno vs CUBIC vs CUBIC+HyStart++ over loss 0-8% (quiche lab matrix)",
     ),
-    ("iw10-vs-iw32", "Google QUIC: IW 10 vs IW 32 (seeds/004)"),
-    ("reno-vs-cubic", "Google QUIC: Reno vs CUBIC (seeds/004)"),
-    ("pacing-on-off", "Google QUIC: pacing on vs off (seeds/004)"),
+    ("iw10-vs-iw32", "Google QUIC: IW 10 vs IW 32 (Swett, QUIC CC slides)"),
+    ("reno-vs-cubic", "Google QUIC: Reno vs CUBIC (Swett, QUIC CC slides)"),
+    ("pacing-on-off", "Google QUIC: pacing on vs off (Swett, QUIC CC slides)"),
     (
         "cubic-1conn-vs-2conn",
-        "Google QUIC: CUBIC 1- vs 2-connection emulation (seeds/004)",
+        "Google QUIC: CUBIC 1- vs 2-connection emulation (Swett, QUIC CC slides)",
     ),
 ];
 
@@ -106,11 +106,7 @@ pub fn plan(name: &str, connections: u64, seed: u64) -> Result<FleetPlan, SimErr
     let regions = || Population::Regions(seed_regions());
     let (population, workload, arm_list, mut base) = match name {
         "rapid-start-2026" => (regions(), Workload::seed(), arms(&SEED_ARMS)?, base),
-        "rapid-start-2026-bbr3" => {
-            let mut list = SEED_ARMS.to_vec();
-            list.push(("bbr3", "bbr3"));
-            (regions(), Workload::seed(), arms(&list)?, base)
-        }
+        "rapid-start-2026-bbr3" => (regions(), Workload::seed(), arms(&SEED_BBR3_ARMS)?, base),
         "cubic-hystart-matrix" => {
             let cells = hystart_grid(1).cells();
             let k = connections.div_ceil(cells).max(1);
