@@ -36,6 +36,7 @@ pub mod jump_start;
 pub mod loss_based;
 pub mod newreno;
 pub mod pacer;
+pub mod prague;
 pub mod prr;
 pub mod quinn_order;
 pub mod rapid_floor;
@@ -52,6 +53,7 @@ pub use controller::{
 };
 pub use loss_based::{LossBased, LossBasedState};
 pub use pacer::{AnyPacer, Pacer, PacerConfig, PacerKind, Pacing, PacingInput, QuinnPacer};
+pub use ramp_vocab::EcnCodepoint;
 pub use ramp_vocab::{Rate, Time};
 pub use ratio::Ratio;
 pub use recovery::{
@@ -63,6 +65,6 @@ pub use spec::{
     parse as parse_controller, parse_list as parse_controller_list, ControllerSpec, SpecError,
 };
 
-// The vocabulary moved to ramp-vocab; these paths keep `ramp_vocab::time`,
-// `ramp_vocab::units` and the rest compiling for code not yet moved over.
-pub use ramp_vocab::{quantile, record_keys, rng, time, units};
+// The vocabulary moved to ramp-vocab; these paths keep `ramp_cc::time`,
+// `ramp_cc::units` and the rest compiling for code not yet moved over.
+pub use ramp_vocab::{ecn, quantile, record_keys, rng, time, units};

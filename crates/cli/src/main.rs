@@ -4,6 +4,7 @@
 //! its own module under `cmd/` and only parses arguments, calls a library,
 //! and prints.
 
+mod clobber;
 mod cmd;
 mod file_stem;
 mod path_flags;
@@ -41,13 +42,15 @@ enum Command {
     Load(cmd::load::Args),
     /// UDP relay emulating a bottleneck link (rate, delay, queue, loss).
     Relay(cmd::relay::Args),
+    /// Run a command in a network namespace behind an emulated link (IP level: TCP, UDP, anything).
+    Shell(cmd::shell::Args),
 }
 
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     if !matches!(
         cli.command,
-        Command::Serve(_) | Command::Relay(_) | Command::Load(_)
+        Command::Serve(_) | Command::Relay(_) | Command::Load(_) | Command::Shell(_)
     ) {
         die_quietly_on_broken_pipe();
     }
@@ -62,6 +65,7 @@ fn main() -> std::process::ExitCode {
         Command::Get(args) => cmd::get::run(args),
         Command::Load(args) => cmd::load::run(args),
         Command::Relay(args) => cmd::relay::run(args),
+        Command::Shell(args) => cmd::shell::run(args),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

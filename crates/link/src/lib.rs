@@ -6,16 +6,20 @@
 //! [`Bottleneck`] (a queue discipline in front of a constant-rate server),
 //! random loss ([`LossModel`]) and a propagation delay. The disciplines
 //! ([`Aqm`]) are drop-tail, L4S-style step marking, CoDel (RFC 8289),
-//! FQ-CoDel (RFC 8290), PIE (RFC 8033) and DOCSIS-PIE (RFC 8034); each
+//! FQ-CoDel (RFC 8290), PIE (RFC 8033), DOCSIS-PIE (RFC 8034) and DualPI2
+//! (RFC 9332, classifying by ECN codepoint: ECT(1) and CE to its L queue); each
 //! CE-marks an ECN-capable packet where it would drop it (RFC 3168 §6.1.1;
 //! PIE only below its marking threshold, RFC 8033 §5.1), except DOCSIS-PIE:
-//! DOCSIS has no ECN, so it drops.
+//! DOCSIS has no ECN, so it drops. In place of the constant-rate server,
+//! a link may deliver at the opportunities of a Mahimahi trace
+//! ([`DeliveryTrace`]).
 
 #![forbid(unsafe_code)]
 
 mod aqm;
 mod bottleneck;
 mod codel;
+mod dualpi2;
 mod fq_codel;
 mod loss;
 mod packet;
@@ -23,13 +27,16 @@ mod path;
 mod pie;
 mod policer;
 mod server;
+mod trace;
 
 pub use aqm::{Aqm, AqmParseError};
 pub use bottleneck::{queue_bytes_for, Admission, Bottleneck, Departure, Dequeue};
 pub use codel::CoDelParams;
+pub use dualpi2::{DualPi2, DualPi2Params, DualQueue};
 pub use fq_codel::FqCoDelParams;
 pub use loss::{LossElement, LossModel};
 pub use packet::{Delivery, DropCause, Packet};
 pub use path::{Link, LinkConfig, Offer, RateStep};
 pub use pie::{PieParams, PieProfile};
 pub use policer::Policer;
+pub use trace::{DeliveryTrace, TraceError, OPPORTUNITY_BYTES};

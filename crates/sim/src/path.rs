@@ -50,7 +50,7 @@ impl Path {
             Packet {
                 payload: (flow, d),
                 size: d.size,
-                ect: d.ect,
+                ecn: d.ecn,
                 flow,
             },
         )

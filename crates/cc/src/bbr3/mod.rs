@@ -37,8 +37,10 @@ pub mod rate;
 pub mod spec;
 mod startup;
 pub mod state;
+#[cfg(test)]
+mod tests;
 
-pub use spec::{Bbr3Family, Bbr3Options, Bbr3Spec};
+pub use spec::{Bbr3Family, Bbr3Options, Bbr3Spec, EcnCount};
 pub use state::Bbr3State;
 
 use crate::config::CcConfig;
@@ -110,6 +112,9 @@ struct RoundTally {
     loss_events: u32,
     lost_bytes: u64,
     ce_packets: u64,
+    /// ACK frames, and those that reported new CE marks ([`EcnCount::Frames`]).
+    ack_frames: u64,
+    ce_frames: u64,
     /// `C.delivered` when the round began.
     delivered_at_start: u64,
     /// The recovery period had already begun when the round began.
@@ -196,6 +201,11 @@ pub struct Bbr3 {
     probe_rtt_round_done: bool,
     prior_cwnd: u64,
     idle_restart: bool,
+    /// The current recovery period was opened by CE and has seen no loss
+    /// yet (for `num_ecn_loss_episodes`).
+    episode_ecn_only: bool,
+    /// This ACK frame reported new CE marks.
+    frame_ce: bool,
     /// A packet was sent: the clock stamps of `OnInit` are set.
     started: bool,
     undo: UndoState,
@@ -212,7 +222,7 @@ impl Bbr3 {
             opts,
             mds,
             initial_cwnd,
-            rng: Rng::new(opts.seed, PROBE_WAIT_STREAM),
+            rng: Rng::new(opts.seed.or(cfg.flow_seed).unwrap_or(1), PROBE_WAIT_STREAM),
             cwnd: initial_cwnd,
             pacing_rate: None,
             send_quantum: 2 * mds,
@@ -267,6 +277,8 @@ impl Bbr3 {
             probe_rtt_round_done: false,
             prior_cwnd: 0,
             idle_restart: false,
+            episode_ecn_only: false,
+            frame_ce: false,
             started: false,
             undo: UndoState::default(),
             metrics: Metrics::default(),
@@ -334,6 +346,11 @@ impl Bbr3 {
         self.cycle_stamp = now;
     }
 
+    /// Whether CE marks are acted on (`ecn=off` turns the responses off).
+    fn ecn_enabled(&self) -> bool {
+        self.opts.ecn.is_none_or(|e| e.is_ect())
+    }
+
     fn in_recovery(&self) -> bool {
         self.recovery_start.is_some()
     }
@@ -367,7 +384,16 @@ impl Bbr3 {
         let new_episode = self
             .recovery_start
             .is_none_or(|start| event.time_sent > start);
+        let is_ecn = matches!(event.signal, CongestionSignal::Ecn { .. });
         if !new_episode {
+            if !is_ecn && self.episode_ecn_only {
+                // A loss joined the episode CE opened: it is a loss
+                // episode after all (as the loss-based controllers and
+                // h2o count them).
+                self.episode_ecn_only = false;
+                self.metrics.num_ecn_loss_episodes =
+                    self.metrics.num_ecn_loss_episodes.saturating_sub(1);
+            }
             return;
         }
         if event.persistent_congestion {
@@ -377,7 +403,8 @@ impl Bbr3 {
         self.save_state_upon_loss();
         self.recovery_start = Some(now);
         self.metrics.num_loss_episodes += 1;
-        if matches!(event.signal, CongestionSignal::Ecn { .. }) {
+        self.episode_ecn_only = is_ecn;
+        if is_ecn {
             self.metrics.num_ecn_loss_episodes += 1;
         }
     }
@@ -445,6 +472,10 @@ impl Controller for Bbr3 {
             self.pacing_rate = Some(self.initial_pacing_rate(rtt));
         }
         self.rs = self.sampler.finish(self.min_rtt, stale);
+        self.tally.ack_frames += 1;
+        if core::mem::take(&mut self.frame_ce) {
+            self.tally.ce_frames += 1;
+        }
         self.update_on_ack(now, summary.rtt_sample);
     }
 
@@ -458,9 +489,15 @@ impl Controller for Bbr3 {
                 self.on_congestion_episode(now, event);
                 self.handle_lost_packet(now, event.time_sent);
             }
-            CongestionSignal::Ecn { ce_packets } => {
-                // §3.7: CE marks are congestion.
+            CongestionSignal::Ecn {
+                ce_packets,
+                ce_bytes,
+            } => {
+                // §3.7: CE marks are congestion. The newly CE-marked bytes
+                // enter the rate sample (Linux's `delivered_ce`).
                 self.tally.ce_packets += ce_packets;
+                self.frame_ce = true;
+                self.sampler.on_ce(ce_bytes);
                 self.on_congestion_episode(now, event);
                 self.note_loss();
             }

@@ -270,7 +270,10 @@ mod policy_tests {
         });
         let beta = Ratio::HALF;
         let ce = p.enter_recovery(
-            CongestionSignal::Ecn { ce_packets: 1 },
+            CongestionSignal::Ecn {
+                ce_packets: 1,
+                ce_bytes: 1200,
+            },
             120_000,
             120_000,
             beta,

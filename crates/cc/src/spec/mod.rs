@@ -47,6 +47,7 @@ pub use registry::{Family, FamilySpec, Registry, SpecPart};
 
 use crate::config::CcConfig;
 use crate::controller::Controller;
+use crate::ecn::EcnCodepoint;
 use crate::loss_based::LossBased;
 use crate::ratio::Ratio;
 
@@ -179,10 +180,10 @@ impl ControllerSpec {
         self.0.build(cfg)
     }
 
-    /// Whether the arm sends ECT(0), if its spec says (`ecn=on|off`);
-    /// `None` leaves it to the endpoint.
-    pub fn ecn_capable(&self) -> Option<bool> {
-        self.0.ecn_capable()
+    /// The ECN codepoint the arm sends, if its spec says
+    /// (`ecn=off|on|ect0|ect1`); `None` leaves it to the endpoint.
+    pub fn ecn_codepoint(&self) -> Option<EcnCodepoint> {
+        self.0.ecn_codepoint()
     }
 
     /// Builds a loss-based controller as its concrete type; `None` for

@@ -10,6 +10,7 @@ use ramp_cc::recovery::{
     AckFrame, AckOutcome, LossDetector, RecoveryConfig, SentPacket, Space, TimeoutKind,
     TimeoutOutcome,
 };
+use ramp_cc::EcnCodepoint;
 use ramp_cc::{parse_controller, CcConfig, Controller, EventOrder, RecoveryStats, Time};
 
 const MDS: u64 = 1200;
@@ -47,6 +48,7 @@ impl Conn {
                 size: MDS,
                 ack_eliciting: true,
                 in_flight: true,
+                ecn: EcnCodepoint::NotEct,
                 payload: (),
             },
             &mut *self.cc,
@@ -265,6 +267,7 @@ fn send_in(c: &mut Conn, now: Time, space: Space, pn: u64) {
         size: MDS,
         ack_eliciting: true,
         in_flight: true,
+        ecn: EcnCodepoint::NotEct,
         payload: (),
     };
     c.det.on_packet_sent(space, packet, &mut *c.cc);

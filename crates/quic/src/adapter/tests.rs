@@ -283,7 +283,10 @@ fn rfc9002_7_1_zero_lost_bytes_is_ecn_ce_and_loss_carries_bytes() {
         Call::Congestion {
             t: Time::from_millis(50),
             event: CongestionEvent {
-                signal: CongestionSignal::Ecn { ce_packets: 1 },
+                signal: CongestionSignal::Ecn {
+                    ce_packets: 1,
+                    ce_bytes: 1200,
+                },
                 time_sent: Time::ZERO,
                 persistent_congestion: false,
             },

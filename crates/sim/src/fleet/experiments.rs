@@ -1,14 +1,14 @@
-//! Built-in fleet experiments, one per published experiment.
+//! Built-in fleet experiments, one per published experiment they reproduce.
 //!
 //! | preset | source | arms (baseline first) | population |
 //! |---|---|---|---|
 //! | `rapid-start-2026` | Rapid Start slides, IETF 125 (Fastly, 7 POPs) | baseline, jumpstart, rapid-no-jump, rapidstart | 7 regions, 200 KB – 3.2 MB |
 //! | `rapid-start-2026-bbr3` | the same, plus BBRv3 | the four, then bbr3 | as above |
-//! | `cubic-hystart-matrix` | CUBIC/HyStart++ in quiche (Cloudflare lab matrix) | reno, cubic, cubic+hystart | grid: loss 0–8 % |
-//! | `iw10-vs-iw32` | Ian Swett, "QUIC Congestion Control and Loss Recovery" (Google) | iw32, iw10 | 7 regions, 10 KB – 10 MB |
-//! | `reno-vs-cubic` | the same slides | cubic, reno | 7 regions, 10 KB – 10 MB |
-//! | `pacing-on-off` | the same slides | paced, unpaced | 7 regions, 10 KB – 10 MB |
-//! | `cubic-1conn-vs-2conn` | the same slides | 2conn, 1conn | 7 regions, 10 KB – 10 MB |
+//! | `cubic-hystart-matrix` | Cloudflare, "Leveling up Web Performance with HTTP/3" (quiche lab matrix) | reno, cubic, cubic+hystart | grid: loss 0–8 % |
+//! | `iw10-vs-iw32` | Ian Swett, "QUIC Congestion Control and Loss Recovery" (Google QUIC) | iw32, iw10 | 7 regions, 10 KB – 10 MB |
+//! | `reno-vs-cubic` | the same talk | cubic, reno | 7 regions, 10 KB – 10 MB |
+//! | `pacing-on-off` | the same talk | paced, unpaced | 7 regions, 10 KB – 10 MB |
+//! | `cubic-1conn-vs-2conn` | the same talk | 2conn, 1conn | 7 regions, 10 KB – 10 MB |
 //!
 //! The Google experiments' baseline is the QUIC default of the time (CUBIC
 //! with 2-connection emulation, IW 32, paced); each preset changes one
@@ -40,14 +40,14 @@ pub const PRESETS: &[(&str, &str)] = &[
     ),
     (
         "cubic-hystart-matrix",
-        "Reno vs CUBIC vs CUBIC+HyStart++ over loss 0-8% (quiche lab matrix)",
+        "Reno vs CUBIC vs CUBIC+HyStart++ over loss 0-8% (Cloudflare's quiche lab matrix)",
     ),
-    ("iw10-vs-iw32", "Google QUIC: IW 10 vs IW 32 (Swett, QUIC CC slides)"),
-    ("reno-vs-cubic", "Google QUIC: Reno vs CUBIC (Swett, QUIC CC slides)"),
-    ("pacing-on-off", "Google QUIC: pacing on vs off (Swett, QUIC CC slides)"),
+    ("iw10-vs-iw32", "Google QUIC: IW 10 vs IW 32 (Swett, QUIC CC and loss recovery talk)"),
+    ("reno-vs-cubic", "Google QUIC: Reno vs CUBIC (Swett, QUIC CC and loss recovery talk)"),
+    ("pacing-on-off", "Google QUIC: pacing on vs off (Swett, QUIC CC and loss recovery talk)"),
     (
         "cubic-1conn-vs-2conn",
-        "Google QUIC: CUBIC 1- vs 2-connection emulation (Swett, QUIC CC slides)",
+        "Google QUIC: CUBIC 1- vs 2-connection emulation (Swett, QUIC CC and loss recovery talk)",
     ),
 ];
 

@@ -4,12 +4,14 @@
 //! keys are refused, and an error names the key and its line.
 
 use core::time::Duration;
+use std::path::Path;
+use std::sync::Arc;
 
-use ramp_cc::pacer::{PacerConfig, PacerKind};
-use ramp_cc::Rate;
+use ramp_cc::pacer::{PacerConfig, PacerKind, PACED_FIRST_FLIGHT_BURST_PACKETS};
+use ramp_cc::{EcnCodepoint, Rate};
 use serde::{Deserialize, Deserializer};
 
-use crate::link::{Aqm, LossModel};
+use crate::link::{Aqm, DeliveryTrace, LossModel};
 use crate::receiver::AckPolicy;
 use crate::units;
 use crate::web::{HttpModel, WebConfig};
@@ -19,8 +21,19 @@ use super::{
 };
 
 impl Scenario {
-    /// Parses a TOML scenario. Errors name the key and its line.
+    /// Parses a TOML scenario. Errors name the key and its line. Files it
+    /// names (`path.trace`) are read relative to the working directory.
     pub fn from_toml(text: &str, name: &str) -> Result<Scenario, ScenarioError> {
+        Scenario::parse_toml(text, name, None)
+    }
+
+    /// [`Scenario::from_toml`], reading the files it names relative to
+    /// `dir` (the scenario file's directory) when given.
+    pub(super) fn parse_toml(
+        text: &str,
+        name: &str,
+        dir: Option<&Path>,
+    ) -> Result<Scenario, ScenarioError> {
         let file: FileScenario = toml::from_str(text).map_err(|e| {
             let line = e
                 .span()
@@ -51,7 +64,7 @@ impl Scenario {
         set(&mut sc.size_bytes, file.size.map(|Q(s)| s));
         set(&mut sc.time_limit, file.time_limit.map(|Q(t)| t));
         if let Some(p) = file.path {
-            p.apply(&mut sc.path).map_err(err)?;
+            p.apply(&mut sc.path, dir).map_err(err)?;
         }
         if let Some(e) = file.endpoint {
             e.apply(&mut sc.endpoint).map_err(err)?;
@@ -160,6 +173,7 @@ struct FilePath {
     ack_aggregation: Option<Q<Duration>>,
     #[serde(default)]
     rate_step: Vec<FileRateStep>,
+    trace: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -200,7 +214,7 @@ struct FileEndpoint {
     ack_policy: Option<Q<AckPolicy>>,
     max_ack_delay: Option<Q<Duration>>,
     server_flight: Option<Q<u64>>,
-    ecn: Option<bool>,
+    ecn: Option<FileEcn>,
     pacer: Option<String>,
     pacer_initial_burst: Option<u64>,
     pacer_quantum: Option<u64>,
@@ -214,6 +228,26 @@ struct FileFlow {
     size: Option<Q<u64>>,
 }
 
+/// `endpoint.ecn`: a switch (`true` = ECT(0)) or a codepoint name.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum FileEcn {
+    Switch(bool),
+    Name(String),
+}
+
+impl FileEcn {
+    fn codepoint(self) -> Result<EcnCodepoint, String> {
+        match self {
+            FileEcn::Switch(true) => Ok(EcnCodepoint::Ect0),
+            FileEcn::Switch(false) => Ok(EcnCodepoint::NotEct),
+            FileEcn::Name(n) => {
+                EcnCodepoint::parse_send(&n).map_err(|e| format!("endpoint.ecn: {e}, not {n:?}"))
+            }
+        }
+    }
+}
+
 /// Overrides a preset's value with the file's, when the file gives one.
 fn set<T>(dst: &mut T, file_value: Option<T>) {
     if let Some(v) = file_value {
@@ -222,8 +256,24 @@ fn set<T>(dst: &mut T, file_value: Option<T>) {
 }
 
 impl FilePath {
-    fn apply(self, p: &mut PathConfig) -> Result<(), String> {
+    fn apply(self, p: &mut PathConfig, dir: Option<&Path>) -> Result<(), String> {
         set(&mut p.rate, self.rate.map(|Q(r)| r));
+        if let Some(file) = &self.trace {
+            if self.rate.is_some() || !self.rate_step.is_empty() {
+                return Err(
+                    "path.trace: a trace sets the link's rate; give no rate or rate_step with it"
+                        .into(),
+                );
+            }
+            let path = match dir {
+                Some(d) if Path::new(file).is_relative() => d.join(file),
+                _ => Path::new(file).to_path_buf(),
+            };
+            let t = DeliveryTrace::load(&path).map_err(|e| format!("path.trace: {e}"))?;
+            p.rate = t.mean_rate();
+            p.rate_steps.clear();
+            p.trace = Some(Arc::new(t));
+        }
         if let Some(Q(rtt)) = self.rtt {
             if self.forward_delay.is_some() || self.reverse_delay.is_some() {
                 return Err("path.rtt: give either rtt or forward_delay/reverse_delay".into());
@@ -323,10 +373,15 @@ impl FileEndpoint {
             }
             e.server_flight_bytes = b;
         }
-        set(&mut e.ecn, self.ecn);
+        if let Some(v) = self.ecn {
+            e.ecn = v.codepoint()?;
+        }
         let mut cfg = match e.pacer {
             PacerKind::LeakyBucket(c) => c,
-            _ => PacerConfig::default(),
+            _ => PacerConfig {
+                initial_burst_packets: PACED_FIRST_FLIGHT_BURST_PACKETS,
+                ..PacerConfig::default()
+            },
         };
         cfg.max_datagram_size = e.mds;
         set(&mut cfg.initial_burst_packets, self.pacer_initial_burst);

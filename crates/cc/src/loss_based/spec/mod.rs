@@ -17,7 +17,9 @@ use crate::careful_resume::RetreatBeta;
 use crate::config::{CcConfig, InitialWindow, PrrMode};
 use crate::controller::Controller;
 use crate::cubic::{Cubic, FastConvergence};
+use crate::ecn::EcnCodepoint;
 use crate::newreno::{RenoGrowth, LOSS_REDUCTION_FACTOR};
+use crate::prague::Prague;
 use crate::rapid_start::RapidStartOptions;
 use crate::ratio::Ratio;
 use crate::spec::option::{self, OptionDef};
@@ -73,6 +75,8 @@ pub enum CaSpec {
     NewReno(NewRenoOptions),
     /// RFC 9438 CUBIC.
     Cubic(CubicOptions),
+    /// Prague (draft-briscoe-iccrg-prague-congestion-control); no options.
+    Prague,
 }
 
 /// Jump start's options.
@@ -148,9 +152,10 @@ pub struct CommonOptions {
     pub undo: Option<bool>,
     /// `send_one=`.
     pub send_one: Option<bool>,
-    /// `ecn=`: the arm sends ECT(0) (RFC 9000 §13.4) and so sees CE marks
-    /// where an AQM would drop; `None` leaves it to the endpoint.
-    pub ecn: Option<bool>,
+    /// `ecn=`: the codepoint the arm sends (RFC 9000 §13.4); an ECN-capable
+    /// arm sees CE marks where an AQM would drop; `None` leaves it to the
+    /// endpoint.
+    pub ecn: Option<EcnCodepoint>,
 }
 
 /// A parsed loss-based controller name.
@@ -185,6 +190,7 @@ const NAMES: &[&str] = &[
     "newreno",
     "reno",
     "cubic",
+    "prague",
     "hystart",
     "rapidstart",
     "jumpstart",
@@ -243,14 +249,17 @@ impl Family for LossBasedFamily {
                 }
             }
             match part.name {
-                "newreno" | "reno" | "cubic" => {
+                "newreno" | "reno" | "cubic" | "prague" => {
                     if seen_ca {
                         return Err(SpecError::new(format!(
-                            "`{whole}`: more than one congestion-avoidance algorithm (newreno, cubic)"
+                            "`{whole}`: more than one congestion-avoidance algorithm (newreno, cubic, prague)"
                         )));
                     }
                     seen_ca = true;
-                    spec.ca = if part.name == "cubic" {
+                    spec.ca = if part.name == "prague" {
+                        apply_part::<()>(&[], &mut (), "prague", &rest, whole)?;
+                        CaSpec::Prague
+                    } else if part.name == "cubic" {
                         let mut o = CubicOptions::default();
                         apply_part(CUBIC_OPTIONS, &mut o, "cubic", &rest, whole)?;
                         CaSpec::Cubic(o)
@@ -307,6 +316,12 @@ impl Family for LossBasedFamily {
             NEWRENO_OPTIONS,
         );
         rows(&mut s, "cubic", "RFC 9438 CUBIC", CUBIC_OPTIONS);
+        rows::<()>(
+            &mut s,
+            "prague",
+            "Prague's scalable response (draft-briscoe-iccrg-prague-congestion-control; sends ECT(1) unless ecn= says)",
+            &[],
+        );
         rows::<()>(
             &mut s,
             "hystart",
@@ -376,6 +391,7 @@ impl fmt::Display for LossBasedSpec {
                 option::write(CUBIC_OPTIONS, o, &mut ca);
                 "cubic"
             }
+            CaSpec::Prague => "prague",
         };
         // A plain NewReno is implied by a startup part.
         let implied = ca_name == "newreno" && ca.is_empty() && self.startup != StartupSpec::Classic;
@@ -426,6 +442,7 @@ impl LossBasedSpec {
                 o.conns,
                 o.fast_convergence.resolve(cfg.alone_on_bottleneck),
             )),
+            CaSpec::Prague => CaAlgorithm::Prague(Prague::new()),
         };
         let startup = match self.startup {
             StartupSpec::Classic => Startup {
@@ -473,6 +490,7 @@ impl FamilySpec for LossBasedSpec {
             undo: c.undo.unwrap_or(cfg.undo),
             recovery_send_one: c.send_one.unwrap_or(cfg.recovery_send_one),
             alone_on_bottleneck: cfg.alone_on_bottleneck,
+            flow_seed: cfg.flow_seed,
         }
     }
 
@@ -491,8 +509,11 @@ impl FamilySpec for LossBasedSpec {
         .to_string()
     }
 
-    fn ecn_capable(&self) -> Option<bool> {
-        self.common.ecn
+    fn ecn_codepoint(&self) -> Option<EcnCodepoint> {
+        // A Prague arm is an L4S sender: ECT(1) (RFC 9331 §4.1) unless
+        // its spec says otherwise.
+        let l4s = (self.ca == CaSpec::Prague).then_some(EcnCodepoint::Ect1);
+        self.common.ecn.or(l4s)
     }
 
     fn without_initial_window(&self) -> Option<ControllerSpec> {

@@ -14,7 +14,7 @@ use crate::rapid_start::{
     PreRecoveryWindow, RapidStartOptions, RttClock, RttFloorSource, ThreshCombine,
 };
 use crate::ratio::Ratio;
-use crate::spec::option::{self, on_off, on_off_str, OptionDef, ValueError};
+use crate::spec::option::{self, ecn_codepoint, on_off, on_off_str, OptionDef, ValueError};
 
 const PRR_CHOICES: [(&str, PrrMode); 4] = [
     ("off", PrrMode::Off),
@@ -101,13 +101,13 @@ pub const COMMON_OPTIONS: &[OptionDef<CommonOptions>] = &[
     },
     OptionDef {
         key: "ecn",
-        values: "on|off",
-        help: "send ECT(0) (RFC 9000 §13.4) and respond to CE (RFC 9002 §7); default: as the endpoint sets it",
+        values: "off|on|ect0|ect1",
+        help: "the ECN codepoint sent (RFC 9000 §13.4; on = ect0) and a response to CE (RFC 9002 §7); default: as the endpoint sets it",
         parse: |c, v| {
-            c.ecn = Some(on_off(v)?);
+            c.ecn = Some(ecn_codepoint(v)?);
             Ok(())
         },
-        display: |c| c.ecn.map(|b| on_off_str(b).to_string()),
+        display: |c| c.ecn.map(|e| e.spec_str().to_string()),
     },
 ];
 

@@ -13,6 +13,7 @@ use ramp_cc::spec::{
     CaSpec, CommonOptions, CubicOptions, JumpStartOptions, LossBasedSpec, NewRenoOptions,
     RapidStartSpec, StartupSpec,
 };
+use ramp_cc::EcnCodepoint;
 use ramp_cc::Ratio;
 
 fn ratio_in(lo: u64, hi: u64) -> impl Strategy<Value = Ratio> {
@@ -141,7 +142,11 @@ pub fn spec() -> impl Strategy<Value = LossBasedSpec> {
         ]),
         proptest::option::of(any::<bool>()),
         proptest::option::of(any::<bool>()),
-        proptest::option::of(any::<bool>()),
+        proptest::option::of(prop_oneof![
+            Just(EcnCodepoint::NotEct),
+            Just(EcnCodepoint::Ect0),
+            Just(EcnCodepoint::Ect1)
+        ]),
     )
         .prop_map(
             |(initial_window, pacing, ss, ca, prr, undo, send_one, ecn)| CommonOptions {
