@@ -88,3 +88,21 @@ fn wifi_jitter_delays_without_reordering_and_is_seeded() {
     let msg = bad.map(|_| ()).unwrap_err().to_string();
     assert!(msg.contains("path.jitter"), "{msg}");
 }
+
+#[test]
+fn a_population_file_turns_wifi_jitter_on_for_wifi_paths_only() {
+    let text = "[[region]]\nname = \"west-europe\"\n[paths]\nwifi_jitter = true\n";
+    let f = ramp_sim::fleet::population_file::PopulationFile::parse(text, "j").unwrap();
+    let ramp_sim::fleet::Population::Regions(rs) = &f.population else {
+        panic!("regions")
+    };
+    let mut rng = ramp_sim::rng::Rng::from_u64(3);
+    for _ in 0..300 {
+        let p = rs[0].sample(&mut rng);
+        assert_eq!(
+            p.jitter.is_some(),
+            p.access == ramp_sim::fleet::Access::Wifi,
+            "{p:?}"
+        );
+    }
+}
