@@ -278,6 +278,27 @@ impl fmt::Display for ScenarioError {
 
 impl std::error::Error for ScenarioError {}
 
+/// A scenario file's text, at most [`Scenario::MAX_FILE_BYTES`], checked
+/// as the bytes arrive.
+fn read_bounded(path: &str) -> Result<String, String> {
+    use std::io::Read;
+    let unreadable = |e: std::io::Error| {
+        format!("not a preset (see `ramp sim --list-presets`) and not a readable file: {e}")
+    };
+    let f = std::fs::File::open(path).map_err(unreadable)?;
+    let mut bytes = Vec::new();
+    f.take(Scenario::MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(unreadable)?;
+    if bytes.len() as u64 > Scenario::MAX_FILE_BYTES {
+        return Err(format!(
+            "longer than the maximum of {} KiB for a scenario file",
+            Scenario::MAX_FILE_BYTES >> 10
+        ));
+    }
+    String::from_utf8(bytes).map_err(|e| format!("not UTF-8 text: {e}"))
+}
+
 #[cfg(test)]
 mod tests {
 
@@ -411,25 +432,4 @@ mod tests {
         let e = Scenario::from_toml("preset = \"nope\"\n", "bad").unwrap_err();
         assert!(e.message.contains("preset"), "{e}");
     }
-}
-
-/// A scenario file's text, at most [`Scenario::MAX_FILE_BYTES`], checked
-/// as the bytes arrive.
-fn read_bounded(path: &str) -> Result<String, String> {
-    use std::io::Read;
-    let unreadable = |e: std::io::Error| {
-        format!("not a preset (see `ramp sim --list-presets`) and not a readable file: {e}")
-    };
-    let f = std::fs::File::open(path).map_err(unreadable)?;
-    let mut bytes = Vec::new();
-    f.take(Scenario::MAX_FILE_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(unreadable)?;
-    if bytes.len() as u64 > Scenario::MAX_FILE_BYTES {
-        return Err(format!(
-            "longer than the maximum of {} KiB for a scenario file",
-            Scenario::MAX_FILE_BYTES >> 10
-        ));
-    }
-    String::from_utf8(bytes).map_err(|e| format!("not UTF-8 text: {e}"))
 }
