@@ -12,25 +12,45 @@
 //!   and grows by every acknowledged byte while the jump is unvalidated,
 //!   validating or retreating.
 //! - **Unvalidated Phase**: the jump flight is out. Its end — the first
-//!   jump packet acknowledged — sets `cwnd = max(PipeSize, flight size)`:
-//!   `PipeSize` when everything sent has already been delivered (CR leaves
-//!   at once), otherwise the flight size, and the jump is **Validating**
-//!   until the last unvalidated packet is acknowledged, with ordinary
-//!   slow-start growth meanwhile.
+//!   jump packet acknowledged — sets `cwnd = PipeSize` (at least IW) and
+//!   leaves Careful Resume when the flight left is below IW or at most
+//!   PipeSize (nothing worth validating is out); otherwise `cwnd` = the
+//!   flight size, and the jump is **Validating** until the last
+//!   unvalidated packet is acknowledged, with ordinary slow-start growth
+//!   meanwhile. RFC 9959 lists two more exits from the Unvalidated Phase,
+//!   "completed sending all unvalidated packets" (flight size reaching
+//!   cwnd) and "more than one RTT has elapsed". They are not modelled:
+//!   the jump is paced over one RTT from the measured RTT, so the flight
+//!   fills cwnd and the first jump packet's ACK comes about one RTT after
+//!   the jump in the same instant, and the exit's rule above is the same
+//!   whichever of the three fires first, computed from the flight at
+//!   that ACK.
 //! - **Safe Retreat Phase**: a congestion event while unvalidated or
 //!   validating means the jump overshot. The window falls to
-//!   `β·PipeSize` — what the path was seen to carry, not `β·cwnd`, which
-//!   still holds the unvalidated jump. No growth follows while the
+//!   `PipeSize/2` — what the path was seen to carry, not `β·cwnd`, which
+//!   still holds the unvalidated jump (RFC 9959: "The CWND MUST be reduced
+//!   to no more than (PipeSize/2)"). No growth follows while the
 //!   retreat lasts; when the last unvalidated packet is acknowledged (or
 //!   the recovery period ends first), `ssthresh = β·PipeSize` with the
 //!   PipeSize reached by then, and normal congestion control resumes.
 //!
-//! β is the one for the loss that ends slow start (NewReno's `ss_beta`,
-//! else its β; CUBIC's β): with 0.5 this is RFC 9959's "at most
-//! PipeSize/2", and quicly's production arm too (its jump start sets cwnd
-//! to the bytes acknowledged during the jump, then halves it). Persistent
-//! congestion leaves Careful Resume. The phases are cited by the
-//! names RFC 9959 gives them.
+//! β in `ssthresh = β·PipeSize` is the one for the loss that ends slow
+//! start (NewReno's `ss_beta`, else its β; CUBIC's β); RFC 9959 allows
+//! 0.5 to 1 there. [`RetreatBeta::Ca`] (`jumpstart(retreat_beta=ca)`)
+//! applies that β to the retreat window too: the seed experiment's
+//! `jumpstart` arm did so (its Careful Resume implementation retreated to
+//! 0.5–0.7 × PipeSize, as the experiment's slides say), which is above
+//! the RFC's MUST when β > 0.5. Persistent congestion leaves Careful
+//! Resume. The phases are cited by the names RFC 9959 gives them.
+//!
+//! Which packet is "the last unvalidated packet": RFC 9959's Validating
+//! and Safe Retreat paragraphs name the last packet sent in the
+//! Unvalidated Phase. Here it is the last application packet sent before
+//! the first jump packet was acknowledged (the Unvalidated Phase's exit);
+//! its acknowledgement (or any later packet's) ends validation and Safe
+//! Retreat alike. A packet declared lost never is acknowledged, so the
+//! recovery period's end (an ACK of a packet sent after the retreat
+//! began) also ends Safe Retreat.
 
 /// Where the jump stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,6 +65,43 @@ pub enum CrPhase {
     SafeRetreat,
 }
 
+/// The window Safe Retreat falls to.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum RetreatBeta {
+    /// `PipeSize/2`: RFC 9959's Safe Retreat Phase, "no more than
+    /// (PipeSize/2)".
+    #[default]
+    Half,
+    /// `β·PipeSize` with the congestion-avoidance algorithm's slow-start
+    /// exit β: the seed experiment's production arm.
+    Ca,
+}
+
+impl RetreatBeta {
+    /// The retreat factor, given the CA's slow-start exit β.
+    pub fn factor(self, ca_beta: crate::Ratio) -> crate::Ratio {
+        match self {
+            RetreatBeta::Half => crate::Ratio::HALF,
+            RetreatBeta::Ca => ca_beta,
+        }
+    }
+}
+
+/// Where the Unvalidated Phase's exit leads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnvalidatedExit {
+    /// Careful Resume is over; continue from `cwnd`.
+    Done {
+        /// The window to continue from, bytes.
+        cwnd: u64,
+    },
+    /// The Validating Phase, from `cwnd` (the flight size).
+    Validating {
+        /// The window to continue from, bytes.
+        cwnd: u64,
+    },
+}
+
 /// Careful Resume's state while it is active.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CarefulResume {
@@ -53,15 +110,18 @@ pub struct CarefulResume {
     pipe_size: u64,
     /// The last application packet sent while unvalidated.
     last_unvalidated: Option<u64>,
+    /// The window Safe Retreat falls to.
+    retreat_beta: RetreatBeta,
 }
 
 impl CarefulResume {
     /// The jump is made with `flight_size` bytes already in flight.
-    pub fn jump(flight_size: u64) -> CarefulResume {
+    pub fn jump(flight_size: u64, retreat_beta: RetreatBeta) -> CarefulResume {
         CarefulResume {
             phase: CrPhase::Unvalidated,
             pipe_size: flight_size,
             last_unvalidated: None,
+            retreat_beta,
         }
     }
 
@@ -94,17 +154,29 @@ impl CarefulResume {
             )
     }
 
-    /// The first jump packet was acknowledged (the Unvalidated Phase's exit): the window to
-    /// continue from, `max(PipeSize, flight_size)`.
-    pub fn end_unvalidated(&mut self, flight_size: u64) -> u64 {
+    /// The first jump packet was acknowledged (the Unvalidated Phase's
+    /// exit) with `flight_size` bytes still in flight. RFC 9959: when the
+    /// flight is below the initial window `iw` or at most PipeSize, the
+    /// window becomes PipeSize (never below `iw`, as there was no
+    /// congestion) and Careful Resume ends ([`UnvalidatedExit::Done`]);
+    /// otherwise the window becomes the flight size and the jump is
+    /// Validating.
+    pub fn end_unvalidated(&mut self, flight_size: u64, iw: u64) -> UnvalidatedExit {
+        if flight_size < iw || flight_size <= self.pipe_size {
+            return UnvalidatedExit::Done {
+                cwnd: self.pipe_size.max(iw),
+            };
+        }
         self.phase = CrPhase::Validating;
-        self.pipe_size.max(flight_size)
+        UnvalidatedExit::Validating { cwnd: flight_size }
     }
 
     /// A congestion event while unvalidated or validating (Safe Retreat): the
-    /// retreat window `β·PipeSize`, before any floor.
-    pub fn retreat(&mut self, beta: crate::Ratio) -> u64 {
+    /// retreat window, `PipeSize/2` (or `β·PipeSize` with
+    /// [`RetreatBeta::Ca`]), before any floor. `ca_beta` is the CA's
+    /// slow-start exit β.
+    pub fn retreat(&mut self, ca_beta: crate::Ratio) -> u64 {
         self.phase = CrPhase::SafeRetreat;
-        beta.mul_floor(self.pipe_size)
+        self.retreat_beta.factor(ca_beta).mul_floor(self.pipe_size)
     }
 }

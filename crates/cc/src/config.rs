@@ -128,6 +128,11 @@ pub struct CcConfig {
     /// the integration (not part of a controller's name): real mode and
     /// multi-flow scenarios leave it `false`.
     pub alone_on_bottleneck: bool,
+    /// A seed for this flow's own random draws (BBRv3's probe wait), so
+    /// that concurrent flows of one simulation do not draw alike; a
+    /// controller's own `seed=` option wins. `None`: the controller's
+    /// default. Like `alone_on_bottleneck`, it describes the integration.
+    pub flow_seed: Option<u64>,
 }
 
 impl Default for CcConfig {
@@ -142,6 +147,7 @@ impl Default for CcConfig {
             undo: false,
             recovery_send_one: false,
             alone_on_bottleneck: false,
+            flow_seed: None,
         }
     }
 }

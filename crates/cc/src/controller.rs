@@ -68,6 +68,12 @@ pub enum CongestionSignal {
         /// By how much: packets newly reported CE-marked (at least 1; 1
         /// when the stack does not say, as quinn 0.11 does not).
         ce_packets: u64,
+        /// The bytes of those packets, estimated: QUIC counts packets
+        /// (RFC 9000 §19.3.2), so this is `ce_packets` times the mean size
+        /// of the ECT packets the frame newly acknowledged (one full-size
+        /// datagram per packet where the stack says nothing more). A
+        /// scalable controller (Prague) takes its marked fraction from it.
+        ce_bytes: u64,
     },
 }
 

@@ -6,6 +6,7 @@
 
 mod atomic_file;
 mod cmd;
+mod path_flags;
 mod run_dir;
 
 use clap::{Parser, Subcommand};
@@ -40,13 +41,15 @@ enum Command {
     Load(cmd::load::Args),
     /// UDP relay emulating a bottleneck link (rate, delay, queue, loss).
     Relay(cmd::relay::Args),
+    /// Run a command in a network namespace behind an emulated link (IP level: TCP, UDP, anything).
+    Shell(cmd::shell::Args),
 }
 
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     if !matches!(
         cli.command,
-        Command::Serve(_) | Command::Relay(_) | Command::Load(_)
+        Command::Serve(_) | Command::Relay(_) | Command::Load(_) | Command::Shell(_)
     ) {
         die_quietly_on_broken_pipe();
     }
@@ -61,6 +64,7 @@ fn main() -> std::process::ExitCode {
         Command::Get(args) => cmd::get::run(args),
         Command::Load(args) => cmd::load::run(args),
         Command::Relay(args) => cmd::relay::run(args),
+        Command::Shell(args) => cmd::shell::run(args),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

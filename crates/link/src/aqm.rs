@@ -6,9 +6,10 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::Duration;
 
-use ramp_cc::units::parse_duration;
+use ramp_vocab::units::parse_duration;
 
 use crate::codel::CoDelParams;
+use crate::dualpi2::DualPi2Params;
 use crate::fq_codel::FqCoDelParams;
 use crate::pie::PieParams;
 
@@ -31,16 +32,20 @@ pub enum Aqm {
     FqCoDel(FqCoDelParams),
     /// PIE (RFC 8033) or DOCSIS-PIE (RFC 8034).
     Pie(PieParams),
+    /// DualPI2 (RFC 9332), Linux `sch_dualpi2`'s defaults: an L queue for
+    /// ECT(1)/CE beside a classic queue, coupled.
+    DualPi2(DualPi2Params),
 }
 
 impl Aqm {
     /// The names [`Aqm::from_str`] accepts, for help and error text.
-    pub const NAMES: &'static str = "droptail, step:<delay>, codel, fq_codel, pie, docsis_pie";
+    pub const NAMES: &'static str =
+        "droptail, step:<delay>, codel, fq_codel, pie, docsis_pie, dualpi2";
 
     /// Whether packets are held and their fate decided at dequeue (so the
     /// caller must poll the link at [`crate::Link::next_wake`]).
     pub fn decides_at_dequeue(&self) -> bool {
-        matches!(self, Aqm::CoDel(_) | Aqm::FqCoDel(_))
+        matches!(self, Aqm::CoDel(_) | Aqm::FqCoDel(_) | Aqm::DualPi2(_))
     }
 }
 
@@ -84,6 +89,7 @@ impl FromStr for Aqm {
             "fq_codel" | "fqcodel" => Aqm::FqCoDel(FqCoDelParams::default()),
             "pie" => Aqm::Pie(PieParams::RFC8033),
             "docsis_pie" | "docsispie" => Aqm::Pie(PieParams::DOCSIS),
+            "dualpi2" | "dual_pi2" => Aqm::DualPi2(DualPi2Params::LINUX),
             "step" => return Err(err("the step needs a threshold, e.g. step:1ms")),
             _ => return Err(err("unknown")),
         })
@@ -100,6 +106,7 @@ impl fmt::Display for Aqm {
             Aqm::FqCoDel(_) => f.write_str("fq_codel"),
             Aqm::Pie(p) if p.profile == crate::pie::PieProfile::Docsis => f.write_str("docsis_pie"),
             Aqm::Pie(_) => f.write_str("pie"),
+            Aqm::DualPi2(_) => f.write_str("dualpi2"),
         }
     }
 }
@@ -117,6 +124,7 @@ mod tests {
             "fq_codel",
             "pie",
             "docsis_pie",
+            "dualpi2",
         ] {
             let a: Aqm = name.parse().unwrap();
             assert_eq!(a.to_string(), name);

@@ -12,11 +12,12 @@
 
 use std::time::Duration;
 
-use ramp_cc::rng::Rng;
-use ramp_cc::{Rate, Time};
+use ramp_vocab::rng::Rng;
+use ramp_vocab::{Rate, Time};
 
 use crate::aqm::Aqm;
-use crate::codel::{CoDel, CoDelParams, HeldQueue};
+use crate::codel::{Backlog, CoDel, CoDelParams, HeldQueue};
+use crate::dualpi2::DualPi2;
 use crate::fq_codel::FqCoDel;
 use crate::packet::{DropCause, Packet};
 use crate::pie::{Pie, PieVerdict};
@@ -82,6 +83,7 @@ enum Discipline<P> {
         q: HeldQueue<P>,
     },
     FqCoDel(Box<FqCoDel<P>>),
+    DualPi2(Box<DualPi2<P>>),
 }
 
 /// A queue discipline, a byte limit and the link's server.
@@ -111,6 +113,7 @@ impl<P> Bottleneck<P> {
                 q: HeldQueue::new(),
             },
             Aqm::FqCoDel(p) => Discipline::FqCoDel(Box::new(FqCoDel::new(p))),
+            Aqm::DualPi2(p) => Discipline::DualPi2(Box::new(DualPi2::new(p, rng))),
         };
         Bottleneck {
             server: Server::new(rate),
@@ -135,6 +138,7 @@ impl<P> Bottleneck<P> {
         match &self.discipline {
             Discipline::CoDel { q, .. } => q.bytes(),
             Discipline::FqCoDel(fq) => fq.bytes(),
+            Discipline::DualPi2(d) => d.bytes(),
             _ => 0,
         }
     }
@@ -154,6 +158,14 @@ impl<P> Bottleneck<P> {
     pub fn pie_drop_probability(&self) -> Option<f64> {
         match &self.discipline {
             Discipline::Pie(p) => Some(p.drop_prob()),
+            _ => None,
+        }
+    }
+
+    /// DualPI2's base probability p′ (for traces), if it runs DualPI2.
+    pub fn dualpi2_base_probability(&self) -> Option<f64> {
+        match &self.discipline {
+            Discipline::DualPi2(d) => Some(d.base_probability()),
             _ => None,
         }
     }
@@ -186,7 +198,7 @@ impl<P> Bottleneck<P> {
                 }
                 let step = *step;
                 let (at, waited) = self.server.accept(now, packet.size);
-                let ce = packet.ect && step.is_some_and(|th| waited > th);
+                let ce = packet.ecn.is_ect() && step.is_some_and(|th| waited > th);
                 Admission::Departs(Departure { packet, at, ce })
             }
             Discipline::Pie(pie) => {
@@ -198,7 +210,7 @@ impl<P> Bottleneck<P> {
                 }
                 let busy_until = self.server.busy_until();
                 pie.catch_up(now, |t| busy_until - t);
-                let ce = match pie.on_arrival(packet.size, packet.ect, backlog) {
+                let ce = match pie.on_arrival(packet.size, packet.ecn.is_ect(), backlog) {
                     PieVerdict::Drop => {
                         return Admission::Dropped {
                             packet,
@@ -231,6 +243,19 @@ impl<P> Bottleneck<P> {
                 self.arm(now);
                 Admission::Held { evicted }
             }
+            Discipline::DualPi2(d) => {
+                // Linux sch_dualpi2 tail-drops at its limit, for both
+                // queues alike.
+                if backlog + size > self.limit_bytes {
+                    return Admission::Dropped {
+                        packet,
+                        cause: DropCause::Queue,
+                    };
+                }
+                d.enqueue(now, packet);
+                self.arm(now);
+                Admission::Held { evicted: None }
+            }
         }
     }
 
@@ -251,8 +276,11 @@ impl<P> Bottleneck<P> {
             self.server.drain(t, |_, _, _| {});
             let mut on_drop = |packet| out(Dequeue::Dropped { packet, at: t });
             let got = match &mut self.discipline {
-                Discipline::CoDel { codel, params, q } => codel.dequeue(t, q, params, &mut on_drop),
+                Discipline::CoDel { codel, params, q } => {
+                    codel.dequeue(t, q, params, Backlog::Own, &mut on_drop)
+                }
                 Discipline::FqCoDel(fq) => fq.dequeue(t, &mut on_drop),
+                Discipline::DualPi2(d) => d.dequeue(t, &mut on_drop).map(|(p, ce, _)| (p, ce)),
                 Discipline::DropTail { .. } | Discipline::Pie(_) => None,
             };
             let Some((packet, ce)) = got else {
@@ -264,6 +292,7 @@ impl<P> Bottleneck<P> {
             let empty = match &self.discipline {
                 Discipline::CoDel { q, .. } => q.is_empty(),
                 Discipline::FqCoDel(fq) => fq.is_empty(),
+                Discipline::DualPi2(d) => d.is_empty(),
                 _ => true,
             };
             self.next_dequeue = if empty { None } else { Some(at) };
@@ -280,6 +309,7 @@ pub fn queue_bytes_for(rate: Rate, queue: Duration) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ramp_vocab::EcnCodepoint;
 
     fn mbit(v: u64) -> Rate {
         Rate::from_bits_per_sec(v * 1_000_000)
@@ -289,7 +319,11 @@ mod tests {
         Packet {
             payload: (),
             size: 1000,
-            ect,
+            ecn: if ect {
+                EcnCodepoint::Ect0
+            } else {
+                EcnCodepoint::NotEct
+            },
             flow,
         }
     }
@@ -456,7 +490,7 @@ mod tests {
                 let p = Packet {
                     payload: t,
                     size: 1000,
-                    ect: false,
+                    ecn: EcnCodepoint::NotEct,
                     flow,
                 };
                 assert!(matches!(b.offer(t, p), Admission::Held { .. }));

@@ -11,7 +11,7 @@
 use std::collections::VecDeque;
 use std::time::Duration;
 
-use ramp_cc::Time;
+use ramp_vocab::Time;
 
 use crate::packet::Packet;
 
@@ -94,6 +94,24 @@ pub(crate) struct CoDel {
 /// was CE-marked instead of dropped.
 pub(crate) type Dequeued<P> = Option<(Packet<P>, bool)>;
 
+/// What CoDel's "at most one MTU queued" exception (RFC 8289 §5.4) looks
+/// at, and whether an empty queue forgets that the delay was above target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Backlog {
+    /// A CoDel queue of its own: its own bytes, and RFC 8289 §5.4's
+    /// `dodequeue`, which clears `first_above_time` on an empty queue.
+    Own,
+    /// One of FQ-CoDel's flow queues, as Linux's fq_codel runs it: the
+    /// exception sees the whole qdisc's backlog (`others` = the bytes in
+    /// the other queues), and an empty flow queue keeps its
+    /// `first_above_time` (Linux's `codel_dequeue` returns before
+    /// `codel_should_drop` when the queue is empty).
+    Shared {
+        /// Bytes held in the other flow queues.
+        others: u64,
+    },
+}
+
 impl CoDel {
     /// RFC 8289 §5.5 `control_law`: the next drop `interval / √count`
     /// after `t`.
@@ -109,14 +127,22 @@ impl CoDel {
         now: Time,
         q: &mut HeldQueue<P>,
         params: &CoDelParams,
+        backlog: Backlog,
     ) -> (Option<Packet<P>>, bool) {
         let Some((arrived, p)) = q.pop() else {
-            self.first_above = None;
+            if backlog == Backlog::Own {
+                self.first_above = None;
+            }
             return (None, false);
         };
         let sojourn = now - arrived;
         let mut ok_to_drop = false;
-        if sojourn < params.target || q.bytes() <= u64::from(params.max_packet) {
+        let others = match backlog {
+            Backlog::Own => 0,
+            Backlog::Shared { others } => others,
+        };
+        let held = q.bytes().saturating_add(others);
+        if sojourn < params.target || held <= u64::from(params.max_packet) {
             self.first_above = None;
         } else {
             match self.first_above {
@@ -137,9 +163,10 @@ impl CoDel {
         now: Time,
         q: &mut HeldQueue<P>,
         params: &CoDelParams,
+        backlog: Backlog,
         on_drop: &mut impl FnMut(Packet<P>),
     ) -> Dequeued<P> {
-        let (mut r, ok_to_drop) = self.do_dequeue(now, q, params);
+        let (mut r, ok_to_drop) = self.do_dequeue(now, q, params, backlog);
         if self.dropping {
             if !ok_to_drop {
                 // Sojourn back under target: leave the dropping state.
@@ -148,12 +175,12 @@ impl CoDel {
             while self.dropping && now >= self.drop_next {
                 let p = r?;
                 self.count += 1;
-                if p.ect {
+                if p.ecn.is_ect() {
                     self.drop_next = Self::control_law(self.drop_next, params.interval, self.count);
                     return Some((p, true));
                 }
                 on_drop(p);
-                let (next, ok) = self.do_dequeue(now, q, params);
+                let (next, ok) = self.do_dequeue(now, q, params, backlog);
                 r = next;
                 if ok {
                     self.drop_next = Self::control_law(self.drop_next, params.interval, self.count);
@@ -175,11 +202,11 @@ impl CoDel {
             self.drop_next = Self::control_law(now, params.interval, self.count);
             self.last_count = self.count;
             self.dropping = true;
-            if p.ect {
+            if p.ecn.is_ect() {
                 return Some((p, true));
             }
             on_drop(p);
-            r = self.do_dequeue(now, q, params).0;
+            r = self.do_dequeue(now, q, params, backlog).0;
         }
         r.map(|p| (p, false))
     }
@@ -188,12 +215,17 @@ impl CoDel {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ramp_vocab::EcnCodepoint;
 
     fn pkt(id: u32, ect: bool) -> Packet<u32> {
         Packet {
             payload: id,
             size: 1000,
-            ect,
+            ecn: if ect {
+                EcnCodepoint::Ect0
+            } else {
+                EcnCodepoint::NotEct
+            },
             flow: 0,
         }
     }
@@ -213,7 +245,7 @@ mod tests {
         let mut marks = Vec::new();
         while now < Time::from_millis(1000) {
             let mut dropped = Vec::new();
-            let got = c.dequeue(now, &mut q, &params, &mut |p| dropped.push(p));
+            let got = c.dequeue(now, &mut q, &params, Backlog::Own, &mut |p| dropped.push(p));
             drops.extend(dropped.iter().map(|_| now));
             if let Some((_, true)) = got {
                 marks.push(now);
@@ -261,9 +293,13 @@ mod tests {
         for i in 0..100u32 {
             let t = Time::from_millis(u64::from(i) * 10);
             q.push(t, pkt(i, false));
-            let got = c.dequeue(t + Duration::from_millis(50), &mut q, &params, &mut |_| {
-                panic!("dropped")
-            });
+            let got = c.dequeue(
+                t + Duration::from_millis(50),
+                &mut q,
+                &params,
+                Backlog::Own,
+                &mut |_| panic!("dropped"),
+            );
             assert!(got.is_some());
         }
     }

@@ -6,7 +6,8 @@
 //! [`Bottleneck`] (a queue discipline in front of a constant-rate server),
 //! random loss ([`LossModel`]) and a propagation delay. The disciplines
 //! ([`Aqm`]) are drop-tail, L4S-style step marking, CoDel (RFC 8289),
-//! FQ-CoDel (RFC 8290), PIE (RFC 8033) and DOCSIS-PIE (RFC 8034); each
+//! FQ-CoDel (RFC 8290), PIE (RFC 8033), DOCSIS-PIE (RFC 8034) and DualPI2
+//! (RFC 9332, classifying by ECN codepoint: ECT(1) and CE to its L queue); each
 //! CE-marks an ECN-capable packet where it would drop it (RFC 3168 §6.1.1;
 //! PIE only below its marking threshold, RFC 8033 §5.1), except DOCSIS-PIE:
 //! DOCSIS has no ECN, so it drops.
@@ -16,6 +17,7 @@
 mod aqm;
 mod bottleneck;
 mod codel;
+mod dualpi2;
 mod fq_codel;
 mod loss;
 mod packet;
@@ -27,6 +29,7 @@ mod server;
 pub use aqm::{Aqm, AqmParseError};
 pub use bottleneck::{queue_bytes_for, Admission, Bottleneck, Departure, Dequeue};
 pub use codel::CoDelParams;
+pub use dualpi2::{DualPi2, DualPi2Params, DualQueue};
 pub use fq_codel::FqCoDelParams;
 pub use loss::{LossElement, LossModel};
 pub use packet::{Delivery, DropCause, Packet};

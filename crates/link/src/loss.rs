@@ -2,7 +2,7 @@
 //! element with its own seeded generator so that adding an element
 //! elsewhere on the path never shifts its draws.
 
-use ramp_cc::rng::{Probability, Rng};
+use ramp_vocab::rng::{Probability, Rng};
 
 /// A random-loss model.
 #[derive(Clone, Copy, Debug, PartialEq)]

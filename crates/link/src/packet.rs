@@ -1,6 +1,6 @@
 //! What a link carries and what it reports back.
 
-use ramp_cc::Time;
+use ramp_vocab::{EcnCodepoint, Time};
 
 /// A packet offered to a link. `P` is whatever the caller needs back when
 /// the packet leaves (the simulator's datagram, the relay's bytes).
@@ -10,9 +10,10 @@ pub struct Packet<P> {
     pub payload: P,
     /// Bytes on the wire.
     pub size: u32,
-    /// ECN-capable transport (ECT(0) or ECT(1), RFC 3168 §5): an AQM marks
-    /// such a packet CE instead of dropping it.
-    pub ect: bool,
+    /// The packet's ECN codepoint (RFC 3168 §5). An AQM marks an
+    /// ECN-capable packet CE instead of dropping it; an L4S queue
+    /// (DualPI2) classifies ECT(1) and CE into its low-latency queue.
+    pub ecn: EcnCodepoint,
     /// Flow identifier for flow queueing (FQ-CoDel hashes it to a queue).
     pub flow: u32,
 }
@@ -66,8 +67,9 @@ pub enum Delivery<P> {
         /// Arrival time at the far end (last bit serialised plus the
         /// propagation delay).
         at: Time,
-        /// Whether the queue CE-marked it.
-        ce: bool,
+        /// Its ECN codepoint on arrival: CE if a queue marked it (or it
+        /// was sent CE), else as sent.
+        ecn: EcnCodepoint,
     },
     /// It was dropped at `at`.
     Dropped {

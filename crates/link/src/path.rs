@@ -10,8 +10,8 @@
 
 use std::time::Duration;
 
-use ramp_cc::rng::Rng;
-use ramp_cc::{Rate, Time};
+use ramp_vocab::rng::Rng;
+use ramp_vocab::{Rate, Time};
 
 use crate::aqm::Aqm;
 use crate::bottleneck::{Admission, Bottleneck, Departure, Dequeue};
@@ -127,7 +127,11 @@ impl<P> Link<P> {
             Delivery::Arrives {
                 payload: d.packet.payload,
                 at: d.at + self.delay,
-                ce: d.ce,
+                ecn: if d.ce {
+                    d.packet.ecn.marked()
+                } else {
+                    d.packet.ecn
+                },
             }
         }
     }
@@ -193,6 +197,7 @@ impl<P> Link<P> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ramp_vocab::EcnCodepoint;
 
     fn cfg(rate_mbit: u64, delay_ms: u64, queue_ms: u64, loss: f64) -> LinkConfig {
         let rate = Rate::from_bits_per_sec(rate_mbit * 1_000_000);
@@ -215,7 +220,7 @@ mod tests {
         Packet {
             payload: (),
             size,
-            ect: false,
+            ecn: EcnCodepoint::NotEct,
             flow: 0,
         }
     }
@@ -229,7 +234,7 @@ mod tests {
             Offer::Now(Delivery::Arrives {
                 payload: (),
                 at: Time::from_micros(21_500),
-                ce: false
+                ecn: EcnCodepoint::NotEct
             })
         );
     }
@@ -318,8 +323,9 @@ mod tests {
                     Just(Aqm::FqCoDel(Default::default())),
                     Just(Aqm::Pie(crate::PieParams::RFC8033)),
                     Just(Aqm::Pie(crate::PieParams::DOCSIS)),
+                    Just(Aqm::DualPi2(crate::DualPi2Params::LINUX)),
                 ],
-                arrivals in proptest::collection::vec((0u64..5_000, 1u32..1500, 0u32..4, any::<bool>()), 1..300),
+                arrivals in proptest::collection::vec((0u64..5_000, 1u32..1500, 0u32..4, 0usize..4), 1..300),
             ) {
                 let rate = Rate::from_bits_per_sec(rate_kbit * 1000);
                 let c = LinkConfig {
@@ -337,7 +343,8 @@ mod tests {
                 for (i, (gap_us, size, flow, ect)) in arrivals.iter().copied().enumerate() {
                     now += Duration::from_micros(gap_us);
                     l.poll(now, |d| fates.push(d));
-                    let p = Packet { payload: (i, now, size), size, ect, flow };
+                    let ecn = EcnCodepoint::ALL[ect];
+                    let p = Packet { payload: (i, now, size), size, ecn, flow };
                     match l.offer(now, p) {
                         Offer::Now(d) => fates.push(d),
                         Offer::Held { evicted } => fates.extend(evicted),

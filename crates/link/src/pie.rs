@@ -28,8 +28,8 @@
 
 use std::time::Duration;
 
-use ramp_cc::rng::{Probability, Rng};
-use ramp_cc::Time;
+use ramp_vocab::rng::{Probability, Rng};
+use ramp_vocab::Time;
 
 /// The two PIE profiles.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

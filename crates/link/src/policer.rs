@@ -1,6 +1,6 @@
 //! A token-bucket policer: no queue, so no delay signal, only drops.
 
-use ramp_cc::{Rate, Time};
+use ramp_vocab::{Rate, Time};
 
 /// A token-bucket policer with no queue: a packet passes if the bucket holds
 /// its size in tokens, and is dropped otherwise.

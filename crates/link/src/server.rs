@@ -16,7 +16,7 @@
 use std::collections::VecDeque;
 use std::time::Duration;
 
-use ramp_cc::{Rate, Time};
+use ramp_vocab::{Rate, Time};
 
 /// The serialiser and the packets it has accepted but not finished.
 #[derive(Clone, Debug)]

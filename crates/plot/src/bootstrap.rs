@@ -1,9 +1,9 @@
 //! Deterministic bootstrap resampling for confidence intervals.
 //!
-//! The generator is ramp's pinned SplitMix64 ([`ramp_cc::rng`]), so the
+//! The generator is ramp's pinned SplitMix64 ([`ramp_vocab::rng`]), so the
 //! same seed gives the same band on every platform and version.
 
-pub use ramp_cc::rng::SplitMix64;
+pub use ramp_vocab::rng::SplitMix64;
 
 /// Bootstrap settings.
 #[derive(Debug, Clone, Copy, PartialEq)]

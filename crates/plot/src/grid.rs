@@ -23,7 +23,7 @@ use crate::error::{Error, Result};
 use crate::quantile::{quantile_sorted, sorted_finite};
 use crate::record::Record;
 use crate::units::{format_bytes, format_number, format_rate};
-use ramp_cc::record_keys as k;
+use ramp_vocab::record_keys as k;
 use std::borrow::Borrow;
 use std::collections::BTreeMap;
 

@@ -1,18 +1,18 @@
-//! Percentiles: ramp's one definition lives in [`ramp_cc::quantile`]
+//! Percentiles: ramp's one definition lives in [`ramp_vocab::quantile`]
 //! (Hyndman & Fan type 7, as numpy, DuckDB's `quantile_cont` and R); this
-//! module adds the charts' percentile grid.
+//! module adds the A/B chart's percentile points.
 
-pub use ramp_cc::quantile::{quantile, quantile_sorted, sorted_finite};
+pub use ramp_vocab::quantile::{quantile, quantile_sorted, sorted_finite};
 
-/// The percentile grid of the A/B chart: 1, 2, …, 99 (as percents).
-pub fn percentile_grid() -> Vec<f64> {
+/// The percentile points of the A/B chart: 1, 2, …, 99 (as percents).
+pub fn percentile_points() -> Vec<f64> {
     (1..=99).map(f64::from).collect()
 }
 
 #[cfg(test)]
 mod tests {
     #[test]
-    fn the_grid_has_99_points() {
-        assert_eq!(super::percentile_grid().len(), 99);
+    fn there_are_99_percentile_points() {
+        assert_eq!(super::percentile_points().len(), 99);
     }
 }

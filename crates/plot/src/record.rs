@@ -4,7 +4,7 @@
 //! keys freely; consumers ask for the keys they know.
 
 use crate::error::{Error, Result};
-use ramp_cc::record_keys as k;
+use ramp_vocab::record_keys as k;
 use serde_json::{Map, Value};
 use std::path::Path;
 

@@ -31,7 +31,7 @@ use ramp_cc::{
     AckFrameSummary, AckedPacket, CcPhase, CongestionEvent, Controller, Metrics, Rate,
     RttEstimator, Time,
 };
-use ramp_quic::cc::CcChoice;
+use ramp_quic::choice::CcChoice;
 use ramp_quic::client::{self, GetConfig};
 use ramp_quic::relay::{Relay, RelayConfig};
 use ramp_quic::server::{SendPacing, ServeConfig, ServeOptions, Server};
@@ -417,7 +417,7 @@ fn options() -> Result<Options, Box<dyn std::error::Error + Send + Sync>> {
         }
     }
     if o.ccs.is_empty() {
-        o.ccs = ramp_quic::cc::COMPARED.map(String::from).to_vec();
+        o.ccs = ramp_quic::choice::COMPARED.map(String::from).to_vec();
     }
     Ok(o)
 }

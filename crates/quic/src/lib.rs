@@ -4,14 +4,14 @@
 //! - [`probe`]: what the server learns from a connection's controller.
 //! - [`relay`]: the userspace bottleneck emulator behind `ramp relay`.
 //! - [`server`], [`client`]: `ramp serve` and `ramp get` (with [`body`],
-//!   [`stats`], [`tls`], [`transport`], [`cc`]).
+//!   [`stats`], [`tls`], [`transport`], [`choice`]).
 //! - [`units`]: parsing `20mbit`, `40ms`, `0.5%`.
 
 #![forbid(unsafe_code)]
 
 pub mod adapter;
 pub mod body;
-pub mod cc;
+pub mod choice;
 pub mod client;
 pub mod h2;
 pub mod h3_tracked;
@@ -25,3 +25,8 @@ pub mod stats;
 pub mod tls;
 pub mod transport;
 pub mod units;
+
+/// The old name of [`choice`], kept while branches written against it
+/// merge.
+#[doc(hidden)]
+pub use choice as cc;

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use common::*;
 use ramp_cc::Rate;
-use ramp_quic::cc::COMPARED as CONTROLLERS;
+use ramp_quic::choice::COMPARED as CONTROLLERS;
 use ramp_quic::relay::{Relay, RelayConfig};
 use ramp_quic::stats::PathLabels;
 use ramp_sim::link::Aqm;

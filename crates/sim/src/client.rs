@@ -5,7 +5,7 @@
 use core::time::Duration;
 
 use ramp_cc::recovery::{AckFrame, Space};
-use ramp_cc::Time;
+use ramp_cc::{EcnCodepoint, Time};
 
 use crate::receiver::{AckAction, AckPolicy, AckState};
 use crate::server::{Datagram, Payload};
@@ -113,8 +113,9 @@ impl Client {
         let chunks = u32::try_from(total_bytes.div_ceil(chunk_bytes)).unwrap_or(u32::MAX);
         Client {
             acks: [
-                AckState::new(immediate, Duration::ZERO, false),
-                AckState::new(immediate, Duration::ZERO, false),
+                // RFC 9000 §13.4.1: ECN counts are kept per space.
+                AckState::new(immediate, Duration::ZERO, ecn),
+                AckState::new(immediate, Duration::ZERO, ecn),
                 AckState::new(policy, max_ack_delay, ecn),
             ],
             crypto_total: crypto_packets,
@@ -161,7 +162,7 @@ impl Client {
     }
 
     /// A server datagram arrived.
-    pub fn on_datagram(&mut self, now: Time, d: &Datagram, ce: bool, out: &mut ClientOut) {
+    pub fn on_datagram(&mut self, now: Time, d: &Datagram, ecn: EcnCodepoint, out: &mut ClientOut) {
         if self.rtt_estimate.is_zero() {
             self.rtt_estimate = now - self.t_start;
         }
@@ -173,7 +174,7 @@ impl Client {
             return;
         }
         let si = d.space.index();
-        let (new, action) = self.acks[si].on_packet(now, d.pn, true, ce, d.ect, self.rtt_estimate);
+        let (new, action) = self.acks[si].on_packet(now, d.pn, true, ecn, self.rtt_estimate);
         if new {
             match d.payload {
                 Payload::Crypto(i) => {

@@ -14,11 +14,11 @@ use std::collections::VecDeque;
 use core::time::Duration;
 
 use ramp_cc::recovery::{RecoveryConfig, Space};
-use ramp_cc::{Controller, Time};
+use ramp_cc::{Controller, EcnCodepoint, Time};
 
 use crate::client::{Client, ClientOut, UpPacket, ACK_PACKET_BYTES};
 use crate::link::{Delivery, Offer};
-use crate::network::{Carried, Network};
+use crate::path::{Carried, Path};
 use crate::record::Record;
 use crate::scenario::Scenario;
 use crate::server::{Datagram, Phase, Server};
@@ -31,8 +31,9 @@ use trace_events::{cc_snapshot, describe, space_name, trace_ack_outcome, trace_l
 pub struct FlowSetup {
     /// Its controller (built by the caller from a spec).
     pub controller: Box<dyn Controller>,
-    /// Its packets carry ECT(0), and its client reports ECN counts.
-    pub ecn: bool,
+    /// The ECN codepoint its packets carry; when ECN-capable, its client
+    /// reports ECN counts.
+    pub ecn: EcnCodepoint,
     /// A/B arm label for the record (`group`).
     pub group: String,
     /// When its client starts.
@@ -77,7 +78,7 @@ impl core::ops::IndexMut<DropCause> for Drops {
 /// What carries the flows' packets and orders their events: the path and
 /// the event queue.
 struct Wire {
-    net: Network,
+    net: Path,
     q: Queue,
     /// Fates decided after the offer (a dequeue-time discipline's
     /// departures and drops, FQ-CoDel's evictions), to be settled against
@@ -109,7 +110,7 @@ pub fn simulate(
     trace: &mut TraceSink,
 ) -> SimOutput {
     let mut w = Wire {
-        net: Network::new(&scenario.path, seed),
+        net: Path::new(&scenario.path, seed),
         q: Queue::new(),
         later: Vec::new(),
         link_wake: None,
@@ -231,7 +232,7 @@ fn set_up(
         let client = Client::new(
             ep.ack_policy,
             ep.max_ack_delay,
-            f.ecn,
+            f.ecn.is_ect(),
             server.crypto_packets(),
             f.size_bytes,
             server.chunk_bytes,
@@ -290,8 +291,8 @@ fn client_event(
             let p = flow.client.start(now);
             send_up(w, flow, fi, now, p);
         }
-        Kind::Data { d, ce } => {
-            flow.client.on_datagram(now, &d, ce, cout);
+        Kind::Data { d, ecn } => {
+            flow.client.on_datagram(now, &d, ecn, cout);
             if let (Some(t), Some(b)) = (trace, cout.delivered) {
                 t.delivered(now, b);
             }
@@ -415,8 +416,8 @@ fn route(
             trace.queue(now, bytes, delay.as_micros() as u64);
         }
         match offer {
-            Offer::Now(Delivery::Arrives { payload, at, ce }) => {
-                w.q.push_fwd(at, fi, payload.1, ce);
+            Offer::Now(Delivery::Arrives { payload, at, ecn }) => {
+                w.q.push_fwd(at, fi, payload.1, ecn);
             }
             Offer::Now(Delivery::Dropped { cause, .. }) => {
                 flow.drops[cause] += 1;
@@ -438,8 +439,8 @@ fn settle(w: &mut Wire, fl: &mut [Flow], mut trace: Option<&mut TraceSink>) {
             Delivery::Arrives {
                 payload: (fi, d),
                 at,
-                ce,
-            } => w.q.push_fwd(at, fi, d, ce),
+                ecn,
+            } => w.q.push_fwd(at, fi, d, ecn),
             Delivery::Dropped {
                 payload: (fi, d),
                 at,

@@ -25,10 +25,8 @@ pub mod fairness;
 pub mod fleet;
 /// The link model, shared with `ramp relay` (the `ramp-link` crate).
 pub use ramp_link as link;
-pub mod network;
 pub mod parallel;
-pub mod presets;
-pub mod qlog;
+pub mod path;
 pub mod receiver;
 pub mod record;
 pub mod rng;
@@ -41,12 +39,21 @@ pub mod web;
 use core::fmt;
 
 use ramp_cc::config::{CcConfig, InitialWindow};
+use ramp_cc::rng::Rng;
 use ramp_cc::spec::ControllerSpec;
 
 pub use engine::{simulate, FlowSetup, SimOutput};
 pub use record::Record;
 pub use scenario::{Scenario, ScenarioError};
 pub use trace::TraceSink;
+
+// Old module paths, kept while branches written against them merge:
+// `presets` is `scenario::presets`, `network` is `path`, `qlog` is
+// `trace::qlog`.
+#[doc(hidden)]
+pub use scenario::presets;
+#[doc(hidden)]
+pub use trace::qlog;
 
 /// A simulation that could not run.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -71,6 +78,9 @@ impl From<&str> for SimError {
         SimError(message.to_string())
     }
 }
+
+/// The random stream of the per-flow controller seeds ([`flows_for`]).
+const FLOW_SEED_STREAM: u64 = 0xF1_0253_EED5;
 
 /// The controller settings a scenario implies: its datagram size and its
 /// initial window in packets. A spec's own options (`iw=`, `pacing=`, ...)
@@ -98,9 +108,16 @@ pub fn flows_for(
     seed: u64,
 ) -> Result<Vec<FlowSetup>, SimError> {
     let cfg = cc_config(scenario);
-    let ecn = |s: &ControllerSpec| s.ecn_capable().unwrap_or(scenario.endpoint.ecn);
+    let ecn = |s: &ControllerSpec| s.ecn_codepoint().unwrap_or(scenario.endpoint.ecn);
+    // Each flow draws its controller's randomness (BBRv3's probe wait)
+    // from its own stream of the run's seed: concurrent flows must not
+    // draw alike.
+    let flow_cfg = |index: u64| CcConfig {
+        flow_seed: Some(Rng::new(seed, FLOW_SEED_STREAM.wrapping_add(index)).next_u64()),
+        ..cfg
+    };
     let mut flows = vec![FlowSetup {
-        controller: spec.build(&cfg),
+        controller: spec.build(&flow_cfg(0)),
         ecn: ecn(spec),
         group: group.to_string(),
         start: core::time::Duration::ZERO,
@@ -114,7 +131,7 @@ pub fn flows_for(
             None => spec.clone(),
         };
         flows.push(FlowSetup {
-            controller: s.build(&cfg),
+            controller: s.build(&flow_cfg(i as u64 + 1)),
             ecn: ecn(&s),
             group: String::new(),
             start: f.start,

@@ -7,6 +7,7 @@ use core::time::Duration;
 
 use crate::SimError;
 use ramp_cc::recovery::{AckFrame, EcnCounts};
+use ramp_cc::EcnCodepoint;
 use ramp_cc::Time;
 
 /// Google quiche `kMinReceivedBeforeAckDecimation`: ack every 2 packets for
@@ -137,8 +138,7 @@ impl AckState {
         now: Time,
         pn: u64,
         ack_eliciting: bool,
-        ce: bool,
-        ect: bool,
+        ecn: EcnCodepoint,
         min_rtt: Duration,
     ) -> (bool, AckAction) {
         let largest_before = self.ranges.last().map(|r| r.1);
@@ -147,13 +147,16 @@ impl AckState {
             // RFC 9000 §13.2.1 does not require acking duplicates promptly.
             return (false, AckAction::None);
         }
+        // RFC 9000 §13.4.1: one count per codepoint received.
         if let Some(e) = &mut self.ecn {
-            if ce {
-                e.ce += 1;
-            } else if ect {
-                e.ect0 += 1;
+            match ecn {
+                EcnCodepoint::Ect0 => e.ect0 += 1,
+                EcnCodepoint::Ect1 => e.ect1 += 1,
+                EcnCodepoint::Ce => e.ce += 1,
+                EcnCodepoint::NotEct => {}
             }
         }
+        let ce = ecn == EcnCodepoint::Ce;
         self.received += 1;
         if largest_before.is_none_or(|l| pn > l) {
             self.largest_recv_time = now;
@@ -285,11 +288,11 @@ mod tests {
     fn rfc9000_13_2_2_ack_every_second_packet_else_max_ack_delay() {
         let mut a = AckState::new(AckPolicy::Rfc9000, Duration::from_millis(25), false);
         assert_eq!(
-            a.on_packet(t(0), 0, true, false, false, RTT).1,
+            a.on_packet(t(0), 0, true, EcnCodepoint::NotEct, RTT).1,
             AckAction::By(t(25_000))
         );
         assert_eq!(
-            a.on_packet(t(10), 1, true, false, false, RTT).1,
+            a.on_packet(t(10), 1, true, EcnCodepoint::NotEct, RTT).1,
             AckAction::Now
         );
         let mut f = AckFrame::default();
@@ -301,25 +304,25 @@ mod tests {
     #[test]
     fn rfc9000_13_2_1_immediate_ack_on_gap_and_on_fill() {
         let mut a = AckState::new(AckPolicy::Rfc9000, Duration::from_millis(25), false);
-        a.on_packet(t(0), 0, true, false, false, RTT);
+        a.on_packet(t(0), 0, true, EcnCodepoint::NotEct, RTT);
         let mut f = AckFrame::default();
         a.write_ack(t(0), &mut f);
         // 2 is missing 1: a gap.
         assert_eq!(
-            a.on_packet(t(5), 2, true, false, false, RTT).1,
+            a.on_packet(t(5), 2, true, EcnCodepoint::NotEct, RTT).1,
             AckAction::Now
         );
         a.write_ack(t(5), &mut f);
         assert_eq!(f.ranges, vec![2..=2, 0..=0]);
         // 1 fills the gap.
         assert_eq!(
-            a.on_packet(t(6), 1, true, false, false, RTT).1,
+            a.on_packet(t(6), 1, true, EcnCodepoint::NotEct, RTT).1,
             AckAction::Now
         );
         a.write_ack(t(6), &mut f);
         assert_eq!(f.ranges, vec![0..=2]);
         // Duplicate: ignored.
-        assert!(!a.on_packet(t(7), 1, true, false, false, RTT).0);
+        assert!(!a.on_packet(t(7), 1, true, EcnCodepoint::NotEct, RTT).0);
     }
 
     #[test]
@@ -328,7 +331,7 @@ mod tests {
         let mut f = AckFrame::default();
         let mut acks_at = Vec::new();
         for pn in 0..140u64 {
-            if a.on_packet(t(pn), pn, true, false, false, RTT).1 == AckAction::Now {
+            if a.on_packet(t(pn), pn, true, EcnCodepoint::NotEct, RTT).1 == AckAction::Now {
                 a.write_ack(t(pn), &mut f);
                 acks_at.push(pn);
             }
@@ -338,24 +341,27 @@ mod tests {
         assert_eq!(&acks_at[50..], &[109, 119, 129, 139]);
         // The decimated delay is min(25 ms, min_rtt/4) = 7.5 ms.
         assert_eq!(
-            a.on_packet(t(1000), 140, true, false, false, RTT).1,
+            a.on_packet(t(1000), 140, true, EcnCodepoint::NotEct, RTT).1,
             AckAction::By(t(1000 + 7_500))
         );
     }
 
     #[test]
-    fn ack_delay_is_quantised_and_ecn_counted() {
+    fn rfc9000_19_3_2_ack_delay_is_quantised_and_each_codepoint_counted() {
         let mut a = AckState::new(AckPolicy::Rfc9000, Duration::from_millis(25), true);
-        a.on_packet(t(0), 0, true, false, true, RTT);
-        a.on_packet(t(1), 1, true, true, true, RTT);
+        a.on_packet(t(0), 0, true, EcnCodepoint::Ect0, RTT);
+        a.on_packet(t(1), 1, true, EcnCodepoint::Ce, RTT);
+        a.on_packet(t(2), 2, true, EcnCodepoint::Ect1, RTT);
+        a.on_packet(t(3), 3, true, EcnCodepoint::NotEct, RTT);
         let mut f = AckFrame::default();
-        a.write_ack(t(1 + 13), &mut f);
+        a.write_ack(t(3 + 13), &mut f);
         assert_eq!(f.ack_delay, Duration::from_micros(8));
+        // RFC 9000 §19.3.2: each codepoint counted on its own.
         assert_eq!(
             f.ecn,
             Some(EcnCounts {
                 ect0: 1,
-                ect1: 0,
+                ect1: 1,
                 ce: 1
             })
         );
@@ -371,7 +377,7 @@ mod tests {
             let mut model = std::collections::BTreeSet::new();
             for i in 0..300u64 {
                 let pn = (i + rng.next_u64() % 8).saturating_sub(4);
-                let (new, _) = a.on_packet(t(i), pn, true, false, false, RTT);
+                let (new, _) = a.on_packet(t(i), pn, true, EcnCodepoint::NotEct, RTT);
                 assert_eq!(new, model.insert(pn));
             }
             let mut f = AckFrame::default();

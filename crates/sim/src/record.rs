@@ -61,6 +61,10 @@ pub struct Record {
     pub drops_aqm: u64,
     /// Packets the client reported CE-marked (ACK frame ECN counts).
     pub packets_acked_ce: u64,
+    /// Packets the client reported received ECT(0) and ECT(1) (RFC 9000
+    /// §19.3.2), written only for a flow that sends ECT(1), so ECT(0)
+    /// flows keep the key set they always had.
+    pub packets_acked_ect: Option<[u64; 2]>,
     /// The bottleneck's queue discipline.
     pub aqm: String,
     /// RTT at the end, µs.
@@ -163,8 +167,12 @@ impl Record {
             .num(k::DROPS_RANDOM, self.drops_random)
             .num(k::DROPS_POLICER, self.drops_policer)
             .num(k::DROPS_AQM, self.drops_aqm)
-            .num(k::PACKETS_ACKED_ECN_CE, self.packets_acked_ce)
-            .num(k::RTT_MIN_MS, ms_floor(self.rtt_min_us))
+            .num(k::PACKETS_ACKED_ECN_CE, self.packets_acked_ce);
+        if let Some([ect0, ect1]) = self.packets_acked_ect {
+            m.num(k::PACKETS_ACKED_ECN_ECT0, ect0)
+                .num(k::PACKETS_ACKED_ECN_ECT1, ect1);
+        }
+        m.num(k::RTT_MIN_MS, ms_floor(self.rtt_min_us))
             .num(k::RTT_SMOOTHED_MS, ms_floor(self.rtt_smoothed_us))
             .num(k::RTT_VARIANCE_MS, ms_floor(self.rtt_variance_us))
             .num(k::RTT_LATEST_MS, ms_floor(self.rtt_latest_us))

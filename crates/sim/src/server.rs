@@ -10,7 +10,7 @@ use ramp_cc::recovery::{
     AckFrame, AckOutcome, LossDetector, RecoveryConfig, SentPacket, Space, TimeoutKind,
     TimeoutOutcome,
 };
-use ramp_cc::{Controller, Time};
+use ramp_cc::{Controller, EcnCodepoint, Time};
 
 /// RFC 9000 §8.1: before validating the client's address, a server sends at
 /// most three times the bytes it has received.
@@ -45,8 +45,8 @@ pub struct Datagram {
     pub payload: Payload,
     /// Whether this resends data sent before.
     pub retx: bool,
-    /// ECN-capable (ECT(0)).
-    pub ect: bool,
+    /// Its ECN codepoint as sent.
+    pub ecn: EcnCodepoint,
 }
 
 /// Server phase.
@@ -72,7 +72,8 @@ pub struct Server {
     /// Which pacer, so the quinn model can be restarted with the response.
     pacer_kind: PacerKind,
     mds: u64,
-    ect: bool,
+    /// The codepoint the controller's spec (or the endpoint) chose.
+    ecn: EcnCodepoint,
     /// Current phase.
     pub phase: Phase,
     next_pn: [u64; 3],
@@ -121,7 +122,7 @@ impl Server {
         mds: u64,
         total_bytes: u64,
         flight_bytes: u64,
-        ect: bool,
+        ecn: EcnCodepoint,
     ) -> Server {
         let chunk_bytes = mds - PACKET_OVERHEAD_BYTES;
         let chunks = u32::try_from(total_bytes.div_ceil(chunk_bytes)).unwrap_or(u32::MAX);
@@ -149,7 +150,7 @@ impl Server {
             pacer,
             pacer_kind,
             mds,
-            ect,
+            ecn,
             phase: Phase::Idle,
             next_pn: [0; 3],
             amp_received: 0,
@@ -471,6 +472,12 @@ impl Server {
             let pn = self.next_pn[space.index()];
             self.next_pn[space.index()] += 1;
             self.amp_sent += size;
+            // RFC 9000 §13.4.2.2: Not-ECT once validation has failed.
+            let ecn = if self.ld.ecn_capable() {
+                self.ecn
+            } else {
+                EcnCodepoint::NotEct
+            };
             self.ld.on_packet_sent(
                 space,
                 SentPacket {
@@ -479,6 +486,7 @@ impl Server {
                     size,
                     ack_eliciting: true,
                     in_flight: true,
+                    ecn,
                     payload,
                 },
                 self.cc.as_mut(),
@@ -490,9 +498,14 @@ impl Server {
                 size: size as u32,
                 payload,
                 retx,
-                ect: self.ect,
+                ecn,
             });
         }
+    }
+
+    /// The ECN codepoint the flow was set up to send.
+    pub fn ecn(&self) -> EcnCodepoint {
+        self.ecn
     }
 
     fn pacing_input(&self) -> PacingInput {

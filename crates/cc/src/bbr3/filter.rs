@@ -75,7 +75,14 @@ impl TwoCycleMax {
     }
 
     /// §5.5.6 `AdvanceMaxBwFilter`: a new cycle starts; the oldest drops.
+    /// A cycle without samples does not push the previous one out: Linux
+    /// BBRv3's `bbr_advance_max_bw_filter` returns early then ("no samples
+    /// in this window; remember old window"), so the estimate never falls
+    /// to zero for want of samples.
     pub fn advance(&mut self) {
+        if self.current == 0 {
+            return;
+        }
         self.previous = self.current;
         self.current = 0;
     }
@@ -105,7 +112,20 @@ mod tests {
         assert_eq!(f.get(), 10);
         f.advance();
         assert_eq!(f.get(), 4);
+    }
+
+    #[test]
+    fn bbr_5_5_6_a_cycle_without_samples_keeps_the_old_window_as_linux() {
+        let mut f = TwoCycleMax::default();
+        f.update(10);
         f.advance();
-        assert_eq!(f.get(), 0);
+        f.update(4);
+        f.advance();
+        f.advance();
+        f.advance();
+        assert_eq!(f.get(), 4, "no samples since: the last window stays");
+        f.update(3);
+        f.advance();
+        assert_eq!(f.get(), 3);
     }
 }

@@ -37,8 +37,10 @@ pub mod rate;
 pub mod spec;
 mod startup;
 pub mod state;
+#[cfg(test)]
+mod tests;
 
-pub use spec::{Bbr3Family, Bbr3Options, Bbr3Spec};
+pub use spec::{Bbr3Family, Bbr3Options, Bbr3Spec, EcnCount};
 pub use state::Bbr3State;
 
 use crate::config::CcConfig;
@@ -110,6 +112,9 @@ struct RoundTally {
     loss_events: u32,
     lost_bytes: u64,
     ce_packets: u64,
+    /// ACK frames, and those that reported new CE marks ([`EcnCount::Frames`]).
+    ack_frames: u64,
+    ce_frames: u64,
     /// `C.delivered` when the round began.
     delivered_at_start: u64,
     /// The recovery period had already begun when the round began.
@@ -196,6 +201,13 @@ pub struct Bbr3 {
     probe_rtt_round_done: bool,
     prior_cwnd: u64,
     idle_restart: bool,
+    /// The current recovery period was opened by CE and has seen no loss
+    /// yet (for `num_ecn_loss_episodes`).
+    episode_ecn_only: bool,
+    /// This ACK frame reported new CE marks.
+    frame_ce: bool,
+    /// A packet was sent: the clock stamps of `OnInit` are set.
+    started: bool,
     undo: UndoState,
     metrics: Metrics,
 }
@@ -210,7 +222,7 @@ impl Bbr3 {
             opts,
             mds,
             initial_cwnd,
-            rng: Rng::new(opts.seed, PROBE_WAIT_STREAM),
+            rng: Rng::new(opts.seed.or(cfg.flow_seed).unwrap_or(1), PROBE_WAIT_STREAM),
             cwnd: initial_cwnd,
             pacing_rate: None,
             send_quantum: 2 * mds,
@@ -265,6 +277,9 @@ impl Bbr3 {
             probe_rtt_round_done: false,
             prior_cwnd: 0,
             idle_restart: false,
+            episode_ecn_only: false,
+            frame_ce: false,
+            started: false,
             undo: UndoState::default(),
             metrics: Metrics::default(),
         };
@@ -318,6 +333,24 @@ impl Bbr3 {
         MIN_PIPE_CWND_PACKETS * self.mds
     }
 
+    /// §5.2.1 `OnInit` sets `min_rtt_stamp`, `probe_rtt_min_stamp` and the
+    /// aggregation epoch to `Now()` (Linux's `bbr_init` too). ramp-cc
+    /// builds controllers without a clock, so the first send is the
+    /// flow's "now at start": a flow that starts late in simulated time
+    /// must not find a min_rtt that looks 5 s old at its first ACK.
+    fn stamp_start(&mut self, now: Time) {
+        self.started = true;
+        self.min_rtt_stamp = now;
+        self.probe_rtt_min_stamp = now;
+        self.extra_acked_interval_start = now;
+        self.cycle_stamp = now;
+    }
+
+    /// Whether CE marks are acted on (`ecn=off` turns the responses off).
+    fn ecn_enabled(&self) -> bool {
+        self.opts.ecn.is_none_or(|e| e.is_ect())
+    }
+
     fn in_recovery(&self) -> bool {
         self.recovery_start.is_some()
     }
@@ -351,7 +384,16 @@ impl Bbr3 {
         let new_episode = self
             .recovery_start
             .is_none_or(|start| event.time_sent > start);
+        let is_ecn = matches!(event.signal, CongestionSignal::Ecn { .. });
         if !new_episode {
+            if !is_ecn && self.episode_ecn_only {
+                // A loss joined the episode CE opened: it is a loss
+                // episode after all (as the loss-based controllers and
+                // h2o count them).
+                self.episode_ecn_only = false;
+                self.metrics.num_ecn_loss_episodes =
+                    self.metrics.num_ecn_loss_episodes.saturating_sub(1);
+            }
             return;
         }
         if event.persistent_congestion {
@@ -361,7 +403,8 @@ impl Bbr3 {
         self.save_state_upon_loss();
         self.recovery_start = Some(now);
         self.metrics.num_loss_episodes += 1;
-        if matches!(event.signal, CongestionSignal::Ecn { .. }) {
+        self.episode_ecn_only = is_ecn;
+        if is_ecn {
             self.metrics.num_ecn_loss_episodes += 1;
         }
     }
@@ -375,6 +418,9 @@ impl Controller for Bbr3 {
         bytes: u64,
         bytes_in_flight: u64,
     ) {
+        if !self.started {
+            self.stamp_start(now);
+        }
         // §5.4.1 `HandleRestartFromIdle`, before the send counts.
         if bytes_in_flight <= bytes && self.sampler.is_app_limited() {
             self.handle_restart_from_idle(now);
@@ -426,6 +472,10 @@ impl Controller for Bbr3 {
             self.pacing_rate = Some(self.initial_pacing_rate(rtt));
         }
         self.rs = self.sampler.finish(self.min_rtt, stale);
+        self.tally.ack_frames += 1;
+        if core::mem::take(&mut self.frame_ce) {
+            self.tally.ce_frames += 1;
+        }
         self.update_on_ack(now, summary.rtt_sample);
     }
 
@@ -439,9 +489,13 @@ impl Controller for Bbr3 {
                 self.on_congestion_episode(now, event);
                 self.handle_lost_packet(now, event.time_sent);
             }
-            CongestionSignal::Ecn { ce_packets } => {
-                // §3.7: CE marks are congestion.
+            CongestionSignal::Ecn { ce_packets, .. } => {
+                // §3.7: CE marks are congestion. The newly CE-marked
+                // packets count as full-size bytes for the rate sample
+                // (Linux's `delivered_ce`).
                 self.tally.ce_packets += ce_packets;
+                self.frame_ce = true;
+                self.sampler.on_ce(ce_packets.saturating_mul(self.mds));
                 self.on_congestion_episode(now, event);
                 self.note_loss();
             }

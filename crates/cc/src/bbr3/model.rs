@@ -6,7 +6,9 @@
 use core::time::Duration;
 
 use super::startup::{inflight_at_loss, inflight_too_high};
-use super::{Bbr3, Bbr3State, UndoState, EXTRA_ACKED_FILTER_LEN, PACING_MARGIN_PERCENT};
+use super::{
+    Bbr3, Bbr3State, UndoState, ECN_THRESH, EXTRA_ACKED_FILTER_LEN, PACING_MARGIN_PERCENT,
+};
 use crate::ratio::Ratio;
 use crate::rtt::RttEstimator;
 use crate::time::{Rate, Time};
@@ -116,9 +118,32 @@ impl Bbr3 {
         }
     }
 
-    /// The per-ACK form of `IsInflightTooHigh` on the frame's rate sample.
+    /// The per-ACK form of `IsInflightTooHigh` on the frame's rate sample:
+    /// the loss rate, or (§3.7: CE is congestion; Linux BBRv3's
+    /// `bbr_is_inflight_too_high`) CE marks on more than [`ECN_THRESH`] of
+    /// the bytes the sample delivered.
     pub(super) fn rs_inflight_too_high(&self) -> bool {
         inflight_too_high(self.rs.lost, self.rs.tx_in_flight, self.opts.loss_thresh)
+            || self.rs_ecn_too_high()
+    }
+
+    /// The ECN half of [`Self::rs_inflight_too_high`].
+    pub(super) fn rs_ecn_too_high(&self) -> bool {
+        self.ecn_enabled()
+            && self.rs.delivered_ce > 0
+            && self.rs.delivered > 0
+            && self.rs.delivered_ce > ECN_THRESH.mul_floor(self.rs.delivered)
+    }
+
+    /// §5.5.10.2 `HandleInflightTooHigh` for the frame's rate sample when
+    /// its CE share is too high. The loss half runs per lost packet
+    /// ([`Self::handle_lost_packet`], as the draft has it); CE marks are
+    /// not tied to one packet, so they are judged on the ACK's sample, as
+    /// Linux does, and only for samples of a bandwidth probe.
+    pub(super) fn handle_ecn_too_high(&mut self, now: Time) {
+        if self.is_bw_probe_sample && self.rs_ecn_too_high() {
+            self.handle_inflight_too_high(now, self.rs.tx_in_flight, self.rs.is_app_limited);
+        }
     }
 
     /// §5.5.10.2 `HandleInflightTooHigh`.
@@ -222,18 +247,36 @@ impl Bbr3 {
     }
 
     /// §5.6.4.2 `QuantizationBudget` (QUIC's offload budget: one send
-    /// quantum, §5.5.8.2).
+    /// quantum, §5.5.8.2). `quantum=off` leaves the quantum out: no pacer
+    /// in ramp releases quantum-sized bursts (the simulator's leaky bucket
+    /// and real mode's pacer send packet by packet, GSO batches aside), so
+    /// the option shows what the budget costs.
     fn quantization_budget(&self, cap: u64) -> u64 {
-        let mut cap = cap.max(self.send_quantum).max(self.min_pipe_cwnd());
+        let quantum = if self.opts.quantum {
+            self.send_quantum
+        } else {
+            0
+        };
+        let mut cap = cap.max(quantum).max(self.min_pipe_cwnd());
         if self.state == Bbr3State::ProbeBwUp {
             cap += 2 * self.mds;
         }
         cap
     }
 
-    /// §5.6.4.2 `Inflight(gain)`.
+    /// §5.6.4.2 `Inflight(gain)`, on `BBR.bw`.
     pub(super) fn inflight_with_gain(&self, gain: Ratio) -> u64 {
         self.quantization_budget(self.bdp_multiple(gain))
+    }
+
+    /// §5.6.4.2 `BBRInflight(bw, gain)` on `BBR.max_bw` (§5.3.3.9
+    /// `IsTimeToCruise` uses it).
+    pub(super) fn inflight_at_max_bw(&self, gain: Ratio) -> u64 {
+        let bdp = match self.min_rtt {
+            None => self.initial_cwnd,
+            Some(rtt) => gain.mul_floor(Rate::from_bytes_per_sec(self.max_bw.get()).bytes_in(rtt)),
+        };
+        self.quantization_budget(bdp)
     }
 
     /// §5.6.4.2 `UpdateMaxInflight`: `BBR.max_inflight`.

@@ -72,7 +72,7 @@ impl Bbr3 {
         if !self.full_bw_reached {
             return;
         }
-        if self.adapt_long_term_model() {
+        if self.adapt_long_term_model(now) {
             return;
         }
         let state = self.state;
@@ -101,16 +101,17 @@ impl Bbr3 {
         }
     }
 
-    /// §5.3.3.9 `IsTimeToCruise`: DOWN has drained to the BDP and below
-    /// the headroom.
-    fn is_time_to_cruise(&self) -> bool {
+    /// §5.3.3.9 `IsTimeToCruise`: DOWN has drained to the BDP at
+    /// `BBR.max_bw` (`BBRInflight(BBR.max_bw, 1.0)`, as Linux's
+    /// `bbr_inflight(sk, bbr_max_bw(sk), BBR_UNIT)`) and below the headroom.
+    pub(super) fn is_time_to_cruise(&self) -> bool {
         if self
             .inflight_with_headroom()
             .is_some_and(|h| self.inflight > h)
         {
             return false;
         }
-        self.inflight <= self.inflight_with_gain(Ratio::ONE)
+        self.inflight <= self.inflight_at_max_bw(Ratio::ONE)
     }
 
     /// §5.3.3.9 `IsTimeToGoDown`.
@@ -144,7 +145,7 @@ impl Bbr3 {
     }
 
     /// §5.3.3.8 `PickProbeWait`: 0 or 1 extra round, and 2 to 3 s.
-    fn pick_probe_wait(&mut self) {
+    pub(super) fn pick_probe_wait(&mut self) {
         self.rounds_since_probe_up = self.rng.next_u64() & 1;
         let jitter_us = (self.rng.next_f64() * 1_000_000.0) as u64;
         self.bw_probe_wait = Duration::from_secs(2) + Duration::from_micros(jitter_us);
@@ -187,7 +188,7 @@ impl Bbr3 {
     /// §5.3.3.9 `AdaptLongTermModel`: tracks the ACK phase, advances the
     /// bandwidth filter once per cycle, and raises `inflight_longterm`
     /// while the loss rate is safe. Returns whether it changed the state.
-    fn adapt_long_term_model(&mut self) -> bool {
+    fn adapt_long_term_model(&mut self, now: Time) -> bool {
         if self.ack_phase == AckPhase::ProbeStarting && self.round_start {
             self.ack_phase = AckPhase::ProbeFeedback;
         }
@@ -205,7 +206,11 @@ impl Bbr3 {
                 return true;
             }
         }
-        if !self.rs_inflight_too_high() {
+        if self.rs_inflight_too_high() {
+            // Linux's `bbr_adapt_upper_bounds`: a probe's sample with too
+            // much CE ends the probe (losses were handled per packet).
+            self.handle_ecn_too_high(now);
+        } else {
             let Some(longterm) = self.inflight_longterm else {
                 return false;
             };

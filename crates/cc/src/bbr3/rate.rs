@@ -30,6 +30,8 @@ struct Snapshot {
     tx_in_flight: u64,
     /// `C.lost` at send time.
     lost: u64,
+    /// `C.delivered_ce` at send time.
+    delivered_ce: u64,
     acked: bool,
 }
 
@@ -50,6 +52,9 @@ pub struct RateSample {
     pub tx_in_flight: u64,
     /// Bytes declared lost since the newest acknowledged packet was sent.
     pub lost: u64,
+    /// CE-marked bytes reported since the newest acknowledged packet was
+    /// sent (Linux BBRv3's `rs->delivered_ce`).
+    pub delivered_ce: u64,
     /// Whether any acknowledged packet had a snapshot (an application
     /// packet): without one there is no sample at all.
     pub has_data: bool,
@@ -66,6 +71,8 @@ pub struct RateSampler {
     /// application-limited bubble, or 0.
     app_limited: u64,
     lost: u64,
+    /// `C.delivered_ce`: bytes newly reported CE-marked so far.
+    delivered_ce: u64,
     /// The sample being built for the current ACK frame.
     rs: RateSample,
     send_elapsed: Duration,
@@ -87,6 +94,7 @@ impl Default for RateSampler {
             first_send_time: Time::ZERO,
             app_limited: 0,
             lost: 0,
+            delivered_ce: 0,
             rs: RateSample::default(),
             send_elapsed: Duration::ZERO,
             ack_elapsed: Duration::ZERO,
@@ -130,6 +138,7 @@ impl RateSampler {
             is_app_limited: self.app_limited != 0,
             tx_in_flight: in_flight,
             lost: self.lost,
+            delivered_ce: self.delivered_ce,
             acked: false,
         });
     }
@@ -162,6 +171,7 @@ impl RateSampler {
             self.rs.is_app_limited = p.is_app_limited;
             self.rs.tx_in_flight = p.tx_in_flight;
             self.rs.lost = self.lost.saturating_sub(p.lost);
+            self.rs.delivered_ce = self.delivered_ce.saturating_sub(p.delivered_ce);
             self.send_elapsed = p.send_time.saturating_since(p.first_send_time);
             self.ack_elapsed = self.delivered_time.saturating_since(p.delivered_time);
             self.last_acked_packet = p.packet_number;
@@ -172,6 +182,13 @@ impl RateSampler {
     /// Bytes declared lost (`C.lost` grows).
     pub fn on_lost(&mut self, bytes: u64) {
         self.lost += bytes;
+    }
+
+    /// Bytes newly reported CE-marked (`C.delivered_ce` grows). RFC 9002's
+    /// order reports a frame's CE increase before its acknowledgements, so
+    /// the frame's sample counts them.
+    pub fn on_ce(&mut self, bytes: u64) {
+        self.delivered_ce += bytes;
     }
 
     /// The snapshot of the newest packet sent at or before `time_sent`:

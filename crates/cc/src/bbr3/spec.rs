@@ -6,9 +6,27 @@ use core::fmt;
 use super::{Bbr3, BETA, HEADROOM, LOSS_THRESH, STARTUP_PACING_GAIN};
 use crate::config::{CcConfig, InitialWindow};
 use crate::controller::Controller;
+use crate::ecn::EcnCodepoint;
 use crate::ratio::Ratio;
-use crate::spec::option::{self, on_off, on_off_str, OptionDef, ValueError};
+use crate::spec::option::{self, on_off, OptionDef, ValueError};
 use crate::spec::{ControllerSpec, Family, FamilySpec, SpecError, SpecPart};
+
+/// How the Startup ECN exit (Linux BBRv3's `bbr_full_ecn_cnt` rule) measures
+/// the share of a round that was CE-marked.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum EcnCount {
+    /// CE-marked bytes against delivered bytes, as Linux does: right when
+    /// the signal carries the number of newly CE-marked packets (the
+    /// simulator's loss detector, RFC 9000 §13.4.2.1 counts).
+    #[default]
+    Bytes,
+    /// ACK frames that reported new CE marks against all ACK frames of
+    /// the round: for a stack that reports at most one CE packet per
+    /// frame (quinn 0.11 passes a CE increase without its size), where
+    /// the byte rule would need every frame to acknowledge at most two
+    /// packets to reach half.
+    Frames,
+}
 
 /// BBRv3's tunable constants (the draft's defaults unless set).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -21,12 +39,17 @@ pub struct Bbr3Options {
     pub beta: Ratio,
     /// Share of `inflight_longterm` left unused (§2.8, 0.15).
     pub headroom: Ratio,
-    /// `ecn=`: send ECT(0), and leave Startup on persistent CE marking
-    /// (Linux BBRv3's rule). `None`: ECT as the endpoint sets it, the
-    /// Startup rule on.
-    pub ecn: Option<bool>,
-    /// Seed of the randomised probe wait (§5.3.3.8).
-    pub seed: u64,
+    /// `ecn=`: the codepoint sent; when ECN-capable, leave Startup on
+    /// persistent CE marking (Linux BBRv3's rule). `None`: the codepoint
+    /// as the endpoint sets it, the CE responses on.
+    pub ecn: Option<EcnCodepoint>,
+    /// Seed of the randomised probe wait (§5.3.3.8); `None` = the
+    /// config's per-flow seed ([`CcConfig::flow_seed`]), else 1.
+    pub seed: Option<u64>,
+    /// How the Startup ECN exit measures a round's CE share.
+    pub ecn_count: EcnCount,
+    /// `quantum=`: the send quantum enters the cwnd budget (§5.6.4.2).
+    pub quantum: bool,
     /// Initial window; `None` = the config's.
     pub initial_window: Option<InitialWindow>,
 }
@@ -39,7 +62,9 @@ impl Default for Bbr3Options {
             beta: BETA,
             headroom: HEADROOM,
             ecn: None,
-            seed: 1,
+            seed: None,
+            ecn_count: EcnCount::Bytes,
+            quantum: true,
             initial_window: None,
         }
     }
@@ -105,27 +130,51 @@ pub const BBR3_OPTIONS: &[OptionDef<Bbr3Options>] = &[
     },
     OptionDef {
         key: "ecn",
-        values: "on|off",
-        help: "send ECT(0) (RFC 9000 §13.4) and leave Startup on persistent CE marks; default: ECT as the endpoint sets it, the Startup rule on",
+        values: "off|on|ect0|ect1",
+        help: "the ECN codepoint sent (RFC 9000 §13.4; on = ect0); ECN-capable, leave Startup on persistent CE marks and end bandwidth probes on CE; default: as the endpoint sets it, the CE responses on",
         parse: |o, v| {
-            o.ecn = Some(on_off(v)?);
+            o.ecn = Some(option::ecn_codepoint(v)?);
             Ok(())
         },
-        display: |o| o.ecn.map(|b| on_off_str(b).to_string()),
+        display: |o| o.ecn.map(|e| e.spec_str().to_string()),
     },
     OptionDef {
         key: "seed",
         values: "<n>",
-        help: "seed of the randomised probe wait (default 1)",
+        help: "seed of the randomised probe wait (default: the flow's seed from the simulator, else 1)",
         parse: |o, v| {
-            o.seed = v
-                .parse::<u64>()
-                .map_err(|_| ValueError::Expected("an unsigned integer"))?;
+            o.seed = Some(
+                v.parse::<u64>()
+                    .map_err(|_| ValueError::Expected("an unsigned integer"))?,
+            );
             Ok(())
         },
-        display: |o| option::unless_default(o.seed, 1, |s| s.to_string()),
+        display: |o| o.seed.map(|s| s.to_string()),
+    },
+    OptionDef {
+        key: "ecn_count",
+        values: "bytes|frames",
+        help: "Startup ECN exit: CE bytes vs delivered bytes (default, Linux) or CE-reporting ACK frames vs ACK frames (for stacks that report one CE per frame, as quinn 0.11)",
+        parse: |o, v| {
+            o.ecn_count = option::choice(v, &ECN_COUNT_CHOICES, "bytes or frames")?;
+            Ok(())
+        },
+        display: |o| option::choice_unless_default(o.ecn_count, EcnCount::Bytes, &ECN_COUNT_CHOICES),
+    },
+    OptionDef {
+        key: "quantum",
+        values: "on|off",
+        help: "count the send quantum in the cwnd budget (§5.6.4.2; default on)",
+        parse: |o, v| {
+            o.quantum = on_off(v)?;
+            Ok(())
+        },
+        display: |o| option::on_off_unless_default(o.quantum, true),
     },
 ];
+
+const ECN_COUNT_CHOICES: [(&str, EcnCount); 2] =
+    [("bytes", EcnCount::Bytes), ("frames", EcnCount::Frames)];
 
 /// A parsed `bbr3` name.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -172,7 +221,7 @@ impl FamilySpec for Bbr3Spec {
         Box::new(self.build_bbr3(cfg))
     }
 
-    fn ecn_capable(&self) -> Option<bool> {
+    fn ecn_codepoint(&self) -> Option<EcnCodepoint> {
         self.options.ecn
     }
 

@@ -9,6 +9,7 @@ use super::{
     PROBE_RTT_INTERVAL, STARTUP_FULL_ECN_COUNT, STARTUP_FULL_LOSS_COUNT,
 };
 use crate::bbr3::state::AckPhase;
+use crate::bbr3::EcnCount;
 use crate::ratio::Ratio;
 use crate::time::Time;
 
@@ -102,23 +103,32 @@ impl Bbr3 {
         if too_high {
             self.undo.state = Some(Bbr3State::Startup);
             self.note_full_bw_reached();
-            let safe = self.bdp_multiple(Ratio::ONE).max(self.inflight_latest);
-            self.inflight_longterm = Some(safe);
+            self.inflight_longterm = Some(self.startup_exit_bound());
         }
     }
 
     /// The ECN exit (Linux BBRv3, since §3.7 leaves the response open):
     /// [`STARTUP_FULL_ECN_COUNT`] rounds in a row with CE on at least
-    /// [`ECN_THRESH`] of the bytes delivered end Startup, with
-    /// `inflight_longterm` at one BDP.
+    /// [`ECN_THRESH`] of the round end Startup, with `inflight_longterm` set
+    /// as the loss exit sets it, `max(BDP, inflight_latest)` (Linux's
+    /// loss and ECN checks both call `bbr_handle_queue_too_high_in_startup`). The share is of bytes, or of ACK frames with
+    /// `ecn_count=frames`.
     fn check_startup_high_ecn(&mut self) {
-        if !self.opts.ecn.unwrap_or(true) {
+        if !self.ecn_enabled() {
             return;
         }
         let r = self.last_round;
-        let delivered = self.sampler.delivered() - r.delivered_at_start;
-        let ce_bytes = r.ce_packets.saturating_mul(self.mds);
-        if r.ce_packets > 0 && ce_bytes >= ECN_THRESH.mul_floor(delivered) {
+        let heavy = match self.opts.ecn_count {
+            EcnCount::Bytes => {
+                let delivered = self.sampler.delivered() - r.delivered_at_start;
+                let ce_bytes = r.ce_packets.saturating_mul(self.mds);
+                r.ce_packets > 0 && ce_bytes >= ECN_THRESH.mul_floor(delivered)
+            }
+            EcnCount::Frames => {
+                r.ce_frames > 0 && r.ce_frames >= ECN_THRESH.mul_floor(r.ack_frames)
+            }
+        };
+        if heavy {
             self.startup_ecn_rounds += 1;
         } else {
             self.startup_ecn_rounds = 0;
@@ -126,8 +136,14 @@ impl Bbr3 {
         if self.startup_ecn_rounds >= STARTUP_FULL_ECN_COUNT {
             self.undo.state = Some(Bbr3State::Startup);
             self.note_full_bw_reached();
-            self.inflight_longterm = Some(self.inflight_with_gain(Ratio::ONE));
+            self.inflight_longterm = Some(self.startup_exit_bound());
         }
+    }
+
+    /// The `inflight_longterm` both Startup exits set: one BDP, or the
+    /// flight of the latest round if larger.
+    fn startup_exit_bound(&self) -> u64 {
+        self.bdp_multiple(Ratio::ONE).max(self.inflight_latest)
     }
 
     /// §5.3.2 `EnterDrain`.

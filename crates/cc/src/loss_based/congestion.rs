@@ -125,8 +125,9 @@ impl LossBased {
     }
 
     /// RFC 9959 Safe Retreat: a congestion event while the jump was
-    /// unvalidated or validating. The window falls to `β·PipeSize` (at
-    /// least the minimum window), not `β·cwnd`: cwnd still holds the
+    /// unvalidated or validating. The window falls to `PipeSize/2` (or
+    /// `β·PipeSize` with `retreat_beta=ca`; at least the minimum window),
+    /// not `β·cwnd`: cwnd still holds the
     /// unvalidated jump. No growth follows (a recovery period) until
     /// [`Self::finish_safe_retreat`].
     pub(super) fn enter_safe_retreat(&mut self) {

@@ -8,10 +8,15 @@ use crate::time::Time;
 
 impl LossBased {
     /// Rapid Start's growth multiplier from the current RTT floor (-02 §3.2).
-    pub(super) fn evaluate_rapid(&mut self, rtt: &RttEstimator) {
+    /// quicly's `off_below`: once `min_rtt` is below it, Rapid Start is
+    /// dropped and the startup continues as classic slow start.
+    pub(super) fn evaluate_rapid(&mut self, now: Time, rtt: &RttEstimator, sampled: bool) {
         if let Some(r) = self.rapid.as_mut() {
             let floor = self.round.rtt_floor(r.floor_falls_back());
-            r.evaluate(floor, rtt);
+            r.evaluate(now, floor, rtt, sampled);
+            if r.is_off() {
+                self.rapid = None;
+            }
         }
     }
 

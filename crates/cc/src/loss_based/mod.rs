@@ -33,7 +33,7 @@ mod state;
 
 pub use state::LossBasedState;
 
-use crate::careful_resume::{CarefulResume, CrPhase};
+use crate::careful_resume::{CarefulResume, CrPhase, RetreatBeta, UnvalidatedExit};
 use crate::config::{minimum_window, CcConfig};
 use crate::controller::{
     AckFrameSummary, AckedPacket, CcPhase, CongestionEvent, CongestionSignal, Controller, Metrics,
@@ -120,6 +120,8 @@ pub struct Startup {
     /// Careful Resume's PipeSize and Safe Retreat around the first flight
     /// ([`crate::careful_resume`]); only with `first_flight` and no `rapid`.
     pub careful_resume: bool,
+    /// The window Careful Resume's Safe Retreat falls to.
+    pub retreat_beta: RetreatBeta,
 }
 
 /// What a controller is doing; [`LossBasedState`] is derived from it.
@@ -212,7 +214,7 @@ impl LossBased {
             startup,
             first_flight,
             careful_resume: (startup.careful_resume && first_flight.is_active())
-                .then(|| CarefulResume::jump(0)),
+                .then(|| CarefulResume::jump(0, startup.retreat_beta)),
             hystart: startup.hystart.then(|| HyStart::new(cfg.pacing)),
             rapid: startup.rapid.map(RapidStart::new),
             round: RoundTracker::new(),
@@ -421,7 +423,7 @@ impl Controller for LossBased {
         let n = if summary.app_limited { 0 } else { n };
         match self.phase {
             Phase::Startup => {
-                self.evaluate_rapid(rtt);
+                self.evaluate_rapid(now, rtt, had_sample);
                 self.grow_startup(n);
                 self.hystart_step(now, round_ended, had_sample);
                 // The first flight ends when its first packet is acked.
@@ -429,7 +431,14 @@ impl Controller for LossBased {
                     self.first_flight = FirstFlight::Done;
                     if let Some(cr) = self.careful_resume.as_mut() {
                         // RFC 9959, leaving the Unvalidated Phase.
-                        self.cwnd = cr.end_unvalidated(summary.bytes_in_flight);
+                        let iw = self.cfg.initial_window_bytes();
+                        match cr.end_unvalidated(summary.bytes_in_flight, iw) {
+                            UnvalidatedExit::Done { cwnd } => {
+                                self.cwnd = cwnd;
+                                self.careful_resume = None;
+                            }
+                            UnvalidatedExit::Validating { cwnd } => self.cwnd = cwnd,
+                        }
                     }
                 }
                 if self.first_flight == FirstFlight::Waiting && self.has_rtt_sample {
@@ -437,7 +446,10 @@ impl Controller for LossBased {
                     self.cwnd = self.cwnd.max(jump);
                     self.first_flight = FirstFlight::Active { marker: None };
                     if self.startup.careful_resume {
-                        self.careful_resume = Some(CarefulResume::jump(summary.bytes_in_flight));
+                        self.careful_resume = Some(CarefulResume::jump(
+                            summary.bytes_in_flight,
+                            self.startup.retreat_beta,
+                        ));
                     }
                 }
             }

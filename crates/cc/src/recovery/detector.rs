@@ -4,6 +4,7 @@ use core::time::Duration;
 
 use super::ack_frame::{AckError, AckFrame};
 use super::config::RecoveryConfig;
+use super::ecn::{EcnSpace, EcnValidation, NewlyAcked};
 use super::outcome::{AckOutcome, TimeoutKind, TimeoutOutcome};
 use super::sent::{SentPacket, SentPackets};
 use super::spurious::{Episode, LostMemory};
@@ -28,8 +29,9 @@ pub(super) struct SpaceState<P> {
     pub(super) loss_time: Option<Time>,
     /// `time_of_last_ack_eliciting_packet[space]`.
     pub(super) time_of_last_ack_eliciting: Option<Time>,
-    /// `ecn_ce_counters[space]`.
-    pub(super) ecn_ce: u64,
+    /// `ecn_ce_counters[space]` and the other two counts, with what was
+    /// sent (RFC 9000 §13.4.2).
+    pub(super) ecn: EcnSpace,
     /// Recently declared-lost packets, for spurious-loss detection.
     pub(super) lost: LostMemory,
 }
@@ -42,7 +44,7 @@ impl<P> Default for SpaceState<P> {
             largest_acked_time_sent: None,
             loss_time: None,
             time_of_last_ack_eliciting: None,
-            ecn_ce: 0,
+            ecn: EcnSpace::default(),
             lost: LostMemory::default(),
         }
     }
@@ -107,6 +109,7 @@ impl<P> LossDetector<P> {
         let time_sent = packet.time_sent.max(self.last_sent_time);
         let (packet_number, size) = (packet.packet_number, packet.size);
         let (ack_eliciting, in_flight) = (packet.ack_eliciting, packet.in_flight);
+        let ecn = packet.ecn;
         let sp = &mut self.spaces[space.index()];
         let packet = SentPacket {
             time_sent,
@@ -120,6 +123,7 @@ impl<P> LossDetector<P> {
             return;
         }
         self.last_sent_time = time_sent;
+        sp.ecn.on_sent(ecn);
         if in_flight && ack_eliciting {
             sp.time_of_last_ack_eliciting = Some(time_sent);
         }
@@ -181,6 +185,7 @@ impl<P> LossDetector<P> {
         // Largest acknowledged, then the newly acknowledged packets.
         let episode_id = self.episode.map_or(0, |e| e.id);
         let sp = &mut self.spaces[si];
+        let advanced = sp.largest_acked.is_none_or(|l| largest > l);
         sp.largest_acked = Some(sp.largest_acked.map_or(largest, |l| l.max(largest)));
         let base = sp.sent.base();
         for r in ack.ranges.iter().rev() {
@@ -227,7 +232,7 @@ impl<P> LossDetector<P> {
                 if let Some(latest) = sample {
                     self.take_rtt_sample(now, space, latest, ack.ack_delay);
                 }
-                self.process_ecn(now, space, ack, ce_time_sent, cc, out);
+                self.process_ecn(now, space, ack, advanced, ce_time_sent, cc, out);
                 let pass = self.detect_lost(space, now, &mut out.lost, &mut out.lost_by);
                 self.on_loss_pass(now, space, &out.lost, pass, cc);
                 out.persistent_congestion = pass.persistent;
@@ -238,18 +243,21 @@ impl<P> LossDetector<P> {
             }
             EventOrder::AcksFirst => {
                 // quinn 0.11's `on_ack_received`: the acknowledgements and
-                // the frame end (with an estimator that does not yet hold
-                // this frame's sample), then the RTT update, the losses,
-                // and ECN last.
-                self.report_acked(now, space, app_limited, cc, out);
-                self.frame_end(now, space, newest_pn, app_limited, cc, out);
+                // the frame end, then the losses, and ECN last. quinn
+                // itself updates its RTT estimate after the frame end, but
+                // ramp's real-mode shim keeps its own estimator and feeds
+                // it the frame's sample first; the simulator does the same,
+                // so controllers see this frame's sample in both orders
+                // (RFC 9002 Appendix A.7 takes it first).
                 if let Some(latest) = sample {
                     self.take_rtt_sample(now, space, latest, ack.ack_delay);
                 }
+                self.report_acked(now, space, app_limited, cc, out);
+                self.frame_end(now, space, newest_pn, app_limited, cc, out);
                 let pass = self.detect_lost(space, now, &mut out.lost, &mut out.lost_by);
                 self.on_loss_pass(now, space, &out.lost, pass, cc);
                 out.persistent_congestion = pass.persistent;
-                self.process_ecn(now, space, ack, ce_time_sent, cc, out);
+                self.process_ecn(now, space, ack, advanced, ce_time_sent, cc, out);
                 self.pto_count = 0;
                 self.maybe_undo(now, cc, out);
             }
@@ -275,32 +283,50 @@ impl<P> LossDetector<P> {
         self.stats.rtt_samples += 1;
     }
 
-    /// ECN (§7.1, RFC 9000 §13.4.2): an increase of the space's CE count is
-    /// one congestion event. A lower count is ignored (validation is the
-    /// caller's).
+    /// ECN (§7.1, RFC 9000 §13.4.2): the frame's counts are validated
+    /// (§13.4.2.1; a failure turns ECN off for the connection,
+    /// §13.4.2.2), and an increase of the space's CE count is one
+    /// congestion event carrying the newly marked packets and bytes.
+    #[allow(clippy::too_many_arguments)]
     fn process_ecn(
         &mut self,
         now: Time,
         space: Space,
         ack: &AckFrame,
+        advanced: bool,
         time_sent: Time,
         cc: &mut dyn Controller,
         out: &mut AckOutcome<P>,
     ) {
-        let Some(ecn) = ack.ecn else {
-            return;
-        };
-        let sp = &mut self.spaces[space.index()];
-        if ecn.ce <= sp.ecn_ce {
+        if self.stats.ecn_validation != EcnValidation::Capable {
             return;
         }
-        let ce_packets = ecn.ce - sp.ecn_ce;
+        let mut newly = NewlyAcked::default();
+        for p in &out.acked {
+            newly.add(p.ecn, p.size);
+        }
+        let sp = &mut self.spaces[space.index()];
+        let inc = match sp.ecn.on_ack(ack.ecn, &newly, advanced) {
+            Ok(inc) => inc,
+            Err(why) => {
+                self.stats.ecn_validation = EcnValidation::Failed(why);
+                return;
+            }
+        };
+        self.stats.ecn_ect0 += inc.ect0;
+        self.stats.ecn_ect1 += inc.ect1;
+        if inc.ce == 0 {
+            return;
+        }
+        let ce_packets = inc.ce;
         self.stats.ecn_ce += ce_packets;
         self.stats.ecn_ce_events += 1;
-        sp.ecn_ce = ecn.ce;
         out.ce_increase = true;
         let event = CongestionEvent {
-            signal: CongestionSignal::Ecn { ce_packets },
+            signal: CongestionSignal::Ecn {
+                ce_packets,
+                ce_bytes: newly.ce_bytes(ce_packets),
+            },
             time_sent,
             persistent_congestion: false,
         };
@@ -406,6 +432,12 @@ impl<P> LossDetector<P> {
         self.pto_count
     }
 
+    /// Whether ECN is still in use (RFC 9000 §13.4.2.2: after a failed
+    /// validation the sender stops marking its packets ECT).
+    pub fn ecn_capable(&self) -> bool {
+        self.stats.ecn_validation == EcnValidation::Capable
+    }
+
     /// Counters since the detector was made.
     pub fn stats(&self) -> &RecoveryStats {
         &self.stats
@@ -488,7 +520,7 @@ impl<P> LossDetector<P> {
         sp.loss_time = None;
         sp.time_of_last_ack_eliciting = None;
         sp.largest_acked_time_sent = None;
-        sp.ecn_ce = 0;
+        sp.ecn = EcnSpace::default();
         sp.lost.clear();
         if let Some(e) = self.episode.as_mut() {
             // Its remembered losses are gone: the episode can't be proven

@@ -31,6 +31,7 @@
 mod ack_frame;
 mod config;
 mod detector;
+mod ecn;
 mod loss;
 mod outcome;
 mod persistent;
@@ -45,6 +46,7 @@ pub use config::{
     PACKET_THRESHOLD, PERSISTENT_CONGESTION_THRESHOLD, TIME_THRESHOLD,
 };
 pub use detector::LossDetector;
+pub use ecn::{EcnFailure, EcnValidation};
 pub use outcome::{AckOutcome, LossTrigger, TimeoutKind, TimeoutOutcome};
 pub use persistent::persistent_congestion_duration;
 pub use sent::SentPacket;

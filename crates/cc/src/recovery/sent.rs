@@ -8,6 +8,7 @@
 
 use std::collections::VecDeque;
 
+use crate::ecn::EcnCodepoint;
 use crate::time::Time;
 
 /// A packet the loss detector tracks, handed back when it is acknowledged or
@@ -25,6 +26,9 @@ pub struct SentPacket<P> {
     /// Whether it counts in bytes-in-flight (ack-eliciting or padding; an
     /// ACK-only packet is not in flight, §2).
     pub in_flight: bool,
+    /// The ECN codepoint it was sent with (RFC 9000 §13.4.2 validates the
+    /// peer's counts against these).
+    pub ecn: EcnCodepoint,
     /// The caller's payload (e.g. the stream range to retransmit).
     pub payload: P,
 }

@@ -1,6 +1,8 @@
 //! Loss-detection counters for stats records (the docs/formats.md key each
 //! feeds is named).
 
+use super::ecn::EcnValidation;
+
 /// Counters since the detector was made, over all spaces.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct RecoveryStats {
@@ -38,6 +40,12 @@ pub struct RecoveryStats {
     pub ecn_ce: u64,
     /// ACK frames that raised the CE count (one congestion event each).
     pub ecn_ce_events: u64,
+    /// Sum of increases of the peer-reported ECT(0) counts.
+    pub ecn_ect0: u64,
+    /// Sum of increases of the peer-reported ECT(1) counts.
+    pub ecn_ect1: u64,
+    /// The ECN validation state (RFC 9000 §13.4.2).
+    pub ecn_validation: EcnValidation,
     /// ACK frames processed without error.
     pub ack_frames: u64,
     /// RTT samples taken (§5.1).

@@ -24,7 +24,7 @@
 //! | arm | spec |
 //! |---|---|
 //! | baseline: paced slow start, IW 30 | `newreno(iw=30,beta=0.7,ss_beta=0.5)` |
-//! | jumpstart: Careful Resume, 60-packet jump over one RTT, then 2× | `newreno(iw=30,beta=0.7,ss_beta=0.5)+jumpstart` |
+//! | jumpstart: Careful Resume, 60-packet jump over one RTT, then 2× | `newreno(iw=30,beta=0.7,ss_beta=0.5)+jumpstart(retreat_beta=ca)` |
 //! | rapid-no-jump: 3×/2× growth and smooth reduction, no jump | `newreno(iw=30,beta=0.7,ss_beta=0.5)+rapidstart(jump=off)` |
 //! | rapidstart: both | `newreno(iw=30,beta=0.7,ss_beta=0.5)+rapidstart` |
 //!
@@ -46,6 +46,7 @@ pub use registry::{Family, FamilySpec, Registry, SpecPart};
 
 use crate::config::CcConfig;
 use crate::controller::Controller;
+use crate::ecn::EcnCodepoint;
 use crate::loss_based::LossBased;
 use crate::ratio::Ratio;
 
@@ -63,11 +64,33 @@ pub const QUICLY_SLOW_START_EXIT_BETA: Ratio = Ratio::HALF;
 
 /// The seed experiment's four arms, as it ran them on quicly: Reno with
 /// β = [`QUICLY_RENO_BETA`] and `ss_beta` = [`QUICLY_SLOW_START_EXIT_BETA`],
-/// IW 30 packets, the jump Careful Resume with a 60-packet window. A test
-/// keeps these spellings equal to the two constants.
+/// IW 30 packets, the jump Careful Resume with a 60-packet window whose
+/// Safe Retreat uses the CA's β (`retreat_beta=ca`), as that experiment's
+/// Careful Resume did, Rapid Start with quicly's values
+/// ([`crate::rapid_start::RapidStartOptions::quicly`]; [`SEED_DRAFT02_ARMS`]
+/// has -02's). A test keeps these spellings equal to the constants.
 pub const SEED_ARMS: [(&str, &str); 4] = [
     ("baseline", "newreno(iw=30,beta=0.7,ss_beta=0.5)"),
-    ("jumpstart", "newreno(iw=30,beta=0.7,ss_beta=0.5)+jumpstart"),
+    (
+        "jumpstart",
+        "newreno(iw=30,beta=0.7,ss_beta=0.5)+jumpstart(retreat_beta=ca)",
+    ),
+    (
+        "rapid-no-jump",
+        "newreno(iw=30,beta=0.7,ss_beta=0.5)+rapidstart(jump=off,thresh_mult=1.09375,rtt_floor=slots,k=11/18,thresh=max,clock=ms,off_below_ms=4)",
+    ),
+    (
+        "rapidstart",
+        "newreno(iw=30,beta=0.7,ss_beta=0.5)+rapidstart(thresh_mult=1.09375,rtt_floor=slots,k=11/18,thresh=max,clock=ms,off_below_ms=4)",
+    ),
+];
+
+/// The seed arms with draft-kazuho-ccwg-rapid-start-02's own values for
+/// Rapid Start (K = 2/3, `min(min_rtt + 4 ms, 1.10·min_rtt)` on exact RTTs,
+/// the per-round floor, no low-RTT limit) instead of quicly's.
+pub const SEED_DRAFT02_ARMS: [(&str, &str); 4] = [
+    SEED_ARMS[0],
+    SEED_ARMS[1],
     (
         "rapid-no-jump",
         "newreno(iw=30,beta=0.7,ss_beta=0.5)+rapidstart(jump=off)",
@@ -134,10 +157,10 @@ impl ControllerSpec {
         self.0.build(cfg)
     }
 
-    /// Whether the arm sends ECT(0), if its spec says (`ecn=on|off`);
-    /// `None` leaves it to the endpoint.
-    pub fn ecn_capable(&self) -> Option<bool> {
-        self.0.ecn_capable()
+    /// The ECN codepoint the arm sends, if its spec says
+    /// (`ecn=off|on|ect0|ect1`); `None` leaves it to the endpoint.
+    pub fn ecn_codepoint(&self) -> Option<EcnCodepoint> {
+        self.0.ecn_codepoint()
     }
 
     /// Builds a loss-based controller as its concrete type; `None` for

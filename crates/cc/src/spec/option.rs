@@ -4,6 +4,7 @@
 //! words the errors. A new option is one [`OptionDef`] row.
 
 use super::SpecError;
+use crate::ecn::EcnCodepoint;
 use crate::ratio::Ratio;
 
 /// Why a value was refused; the caller adds the spec, key and value.
@@ -86,6 +87,11 @@ pub fn on_off(v: &str) -> Result<bool, ValueError> {
         "off" | "false" | "0" => Ok(false),
         _ => Err(ValueError::Expected("on or off")),
     }
+}
+
+/// A sender's ECN codepoint (`off|on|ect0|ect1`, `on` = ECT(0)).
+pub fn ecn_codepoint(v: &str) -> Result<EcnCodepoint, ValueError> {
+    EcnCodepoint::parse_send(v).map_err(|_| ValueError::Expected("off, on, ect0 or ect1"))
 }
 
 /// The canonical spelling of a switch.

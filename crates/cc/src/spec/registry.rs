@@ -11,6 +11,7 @@ use core::fmt;
 use super::{ControllerSpec, SpecError};
 use crate::config::CcConfig;
 use crate::controller::Controller;
+use crate::ecn::EcnCodepoint;
 
 /// One `name(key=value,...)` part of a spec, already split.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,9 +62,10 @@ pub trait FamilySpec: fmt::Debug + fmt::Display + Send + Sync + 'static {
     /// Builds a controller.
     fn build(&self, cfg: &CcConfig) -> Box<dyn Controller>;
 
-    /// Whether this arm's packets carry ECT(0) (RFC 9000 §13.4), when the
-    /// spec says so (`ecn=on|off`); `None` leaves it to the endpoint.
-    fn ecn_capable(&self) -> Option<bool> {
+    /// The ECN codepoint this arm's packets carry (RFC 9000 §13.4), when
+    /// the spec says so (`ecn=off|on|ect0|ect1`); `None` leaves it to the
+    /// endpoint.
+    fn ecn_codepoint(&self) -> Option<EcnCodepoint> {
         None
     }
 

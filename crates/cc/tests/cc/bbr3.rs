@@ -85,7 +85,10 @@ impl Path {
         };
         if ce > 0 {
             let ev = CongestionEvent {
-                signal: CongestionSignal::Ecn { ce_packets: ce },
+                signal: CongestionSignal::Ecn {
+                    ce_packets: ce,
+                    ce_bytes: ce * 1200,
+                },
                 time_sent: sent,
                 persistent_congestion: false,
             };
@@ -170,7 +173,8 @@ impl Path {
                     continue;
                 }
                 self.link_free = start.saturating_add(service);
-                let ce = link.ce_above.is_some_and(|t| wait > t);
+                // A zero threshold marks every packet.
+                let ce = link.ce_above.is_some_and(|t| t.is_zero() || wait > t);
                 self.acks
                     .push_back((self.link_free.saturating_add(link.rtt), pn, ce));
             }
@@ -361,6 +365,67 @@ fn bbr_5_3_2_drain_paces_at_half_then_probe_bw_starts_at_one_bdp() {
         .position(|s| s.is_probe_bw())
         .expect("Drain ends");
     assert!(down < 3 * 200, "within 3 rounds of ACKs");
+}
+
+#[test]
+fn bbr_5_2_1_on_init_stamps_are_the_flows_start_not_time_zero() {
+    // A flow whose first packet leaves at 6 s of the clock: its min_rtt
+    // and ProbeRTT stamps start then (OnInit: `Now()`), so the first ACKs
+    // do not find a 5 s old min_rtt and enter ProbeRTT.
+    let mut p = Path::new("bbr3(iw=10)");
+    p.now = Time::from_millis(6_000);
+    p.link_free = p.now;
+    let out = p.run(&deep(), 300, Duration::from_millis(500));
+    assert!(out.acked > 10);
+    assert_eq!(
+        out.first(Bbr3State::ProbeRtt),
+        None,
+        "{:?}",
+        &out.states[..3]
+    );
+}
+
+#[test]
+fn bbr_3_7_ce_on_every_packet_in_probe_bw_up_ends_the_probe_and_bounds_inflight() {
+    // CE is congestion (§3.7; Linux counts it in `IsInflightTooHigh`): a
+    // probe whose packets are all CE-marked ends once a sample's CE share
+    // passes half, about 1.5 rounds after the first marks come back (2.5
+    // rounds of ~50 ms here: 129 ms), with `inflight_longterm` set.
+    // Before, CE fed only the short-term model, which UP skips: UP ran
+    // 270 ms and set no bound.
+    let mut p = Path::new("bbr3(iw=10)");
+    p.run_until(&deep(), 100_000, Duration::from_secs(8), |c| {
+        c.state() == Bbr3State::ProbeBwUp
+    });
+    assert_eq!(p.cc.state(), Bbr3State::ProbeBwUp);
+    assert_eq!(p.cc.inflight_longterm(), None, "a loss-free path so far");
+    let marking = Link {
+        ce_above: Some(Duration::ZERO),
+        ..deep()
+    };
+    let up = p.now;
+    let out = p.run_until(&marking, 100_000, Duration::from_secs(1), |c| {
+        c.state() != Bbr3State::ProbeBwUp
+    });
+    assert!(out.ce > 0);
+    assert_eq!(p.cc.state(), Bbr3State::ProbeBwDown);
+    let ran = p.now.saturating_since(up);
+    assert!(ran < Duration::from_millis(200), "UP ran {ran:?}");
+    assert!(p.cc.inflight_longterm().is_some(), "no inflight_longterm");
+}
+
+#[test]
+fn bbr_5_6_4_4_a_loss_joining_a_ce_episode_makes_it_a_loss_episode() {
+    // One recovery period, opened by CE, then a loss of a packet sent
+    // before it began: one episode, not an ECN-only one.
+    let mut p = Path::new("bbr3(iw=10)");
+    p.send(10);
+    p.advance(Duration::from_millis(40));
+    p.ack(2, 1);
+    p.lose_oldest();
+    let m = p.cc.metrics();
+    assert_eq!(m.num_loss_episodes, 1);
+    assert_eq!(m.num_ecn_loss_episodes, 0);
 }
 
 #[test]

@@ -31,6 +31,33 @@ fn rfc9959_unvalidated_phase_exit_sets_cwnd_to_the_flight_size() {
 }
 
 #[test]
+fn rfc9959_unvalidated_phase_exit_with_a_flight_below_iw_sets_cwnd_to_pipe_size_and_leaves() {
+    // A 4-packet jump flight (the application had no more): at the first
+    // ACK 3 packets are in flight, fewer than IW (10), so cwnd =
+    // PipeSize, never below IW without congestion, and Careful Resume
+    // is over: there is nothing left to validate.
+    let mut d = Driver::jumped("jumpstart(iw=10)");
+    let flight = d.send(4);
+    d.advance(ms(30));
+    d.ack(&flight[..1]);
+    assert!(d.cc.careful_resume().is_none(), "Careful Resume ended");
+    assert_eq!(d.window(), 10 * MDS, "IW, not the 3-packet flight");
+}
+
+#[test]
+fn rfc9959_unvalidated_phase_exit_with_flight_at_most_pipe_size_sets_cwnd_to_pipe_size() {
+    // 12 jump packets; the ACK of the 11th acknowledges 11 at once:
+    // PipeSize 11 packets ≥ the 1-packet flight, so cwnd = PipeSize (11
+    // packets, above IW) and Careful Resume is over.
+    let mut d = Driver::jumped("jumpstart(iw=10)");
+    let flight = d.send(12);
+    d.advance(ms(30));
+    d.ack(&flight[..11]);
+    assert!(d.cc.careful_resume().is_none());
+    assert_eq!(d.window(), 11 * MDS);
+}
+
+#[test]
 fn rfc9959_validating_phase_tracks_pipe_size_and_ends_with_the_last_unvalidated_packet() {
     let (mut d, flight) = jumped("jumpstart(iw=10)");
     d.ack_each(&flight[..18]);
@@ -90,8 +117,31 @@ fn jumpstart_retreat_off_keeps_the_ordinary_beta_decrease() {
 }
 
 #[test]
-fn rfc9959_safe_retreat_uses_the_ca_beta_quicly_reno_0_7() {
-    // quicly's production arm: Reno β 0.7, cwnd = 0.7 × bytes acked.
-    let (d, _, _) = retreat("newreno(beta=0.7)+jumpstart(iw=10)");
+fn rfc9959_safe_retreat_cwnd_at_most_half_pipe_size_whatever_the_ca_beta() {
+    // "The CWND MUST be reduced to no more than (PipeSize/2)": PipeSize is
+    // 5 packets (6000 B), so the window is 3000 B with β 0.7 too.
+    for spec in [
+        "newreno(beta=0.7)+jumpstart(iw=10)",
+        "cubic+jumpstart(iw=10)",
+    ] {
+        let (d, _, _) = retreat(spec);
+        assert_eq!(d.cc.careful_resume().map(|c| c.pipe_size()), Some(6000));
+        assert_eq!(d.window(), 3000, "{spec}");
+    }
+}
+
+#[test]
+fn rfc9959_safe_retreat_ssthresh_keeps_the_ca_beta() {
+    // β applies to ssthresh on leaving the phase (0.5 to 1 allowed).
+    let (mut d, flight, _) = retreat("newreno(beta=0.7)+jumpstart(iw=10)");
+    d.ack_each(&flight[7..19]);
+    assert!(d.cc.careful_resume().is_none());
+    assert_eq!(d.cc.ssthresh(), Some(17 * MDS * 7 / 10));
+}
+
+#[test]
+fn jumpstart_retreat_beta_ca_retreats_to_the_ca_beta_like_the_seed_arm() {
+    // The production experiment's arm: Reno β 0.7, cwnd = 0.7 × PipeSize.
+    let (d, _, _) = retreat("newreno(beta=0.7)+jumpstart(iw=10,retreat_beta=ca)");
     assert_eq!(d.window(), 5 * MDS * 7 / 10);
 }

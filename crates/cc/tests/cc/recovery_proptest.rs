@@ -12,6 +12,7 @@ use proptest::prelude::*;
 use ramp_cc::recovery::{
     AckError, AckFrame, EcnCounts, RecoveryConfig, SentPacket, Space, TimeoutKind,
 };
+use ramp_cc::EcnCodepoint;
 use ramp_cc::{EventOrder, Time};
 use recovery_support::Harness;
 
@@ -219,6 +220,7 @@ impl World {
                     size: u64::from(*size),
                     ack_eliciting: *ack_eliciting,
                     in_flight,
+                    ecn: EcnCodepoint::NotEct,
                     payload: pn,
                 };
                 self.h.det.on_packet_sent(space, packet, &mut self.h.cc);

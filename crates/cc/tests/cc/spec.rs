@@ -3,9 +3,12 @@
 use crate::support;
 
 use proptest::prelude::*;
+use ramp_cc::careful_resume::RetreatBeta;
 use ramp_cc::config::{CcConfig, InitialWindow, PrrMode};
+use ramp_cc::rapid_start::RapidStartOptions;
 use ramp_cc::spec::{
     self, FamilySpec, JumpStartOptions, LossBasedSpec, RapidStartSpec, StartupSpec, SEED_ARMS,
+    SEED_DRAFT02_ARMS,
 };
 use ramp_cc::LossBasedState;
 
@@ -87,17 +90,35 @@ fn seed_experiment_arms_are_expressible() {
         arms[1].1.startup,
         StartupSpec::JumpStart(JumpStartOptions {
             defer: true,
-            retreat: true
+            retreat: true,
+            retreat_beta: RetreatBeta::Ca,
         })
     );
-    assert!(matches!(
-        arms[2].1.startup,
-        StartupSpec::RapidStart(RapidStartSpec { jump: false, .. })
-    ));
-    assert!(matches!(
-        arms[3].1.startup,
-        StartupSpec::RapidStart(RapidStartSpec { jump: true, .. })
-    ));
+    // Both Rapid Start arms run quicly's values (h2o/quicly 45bf8a37).
+    for (i, jump) in [(2, false), (3, true)] {
+        assert_eq!(
+            arms[i].1.startup,
+            StartupSpec::RapidStart(RapidStartSpec {
+                jump,
+                defer: true,
+                options: RapidStartOptions::quicly(),
+            }),
+            "{}",
+            arms[i].0
+        );
+    }
+    // The draft's values are one arm set away: the same arms, -02's options.
+    for (i, jump) in [(2, false), (3, true)] {
+        let s = spec::parse(SEED_DRAFT02_ARMS[i].1).unwrap();
+        assert_eq!(
+            s.as_loss_based().unwrap().startup,
+            StartupSpec::RapidStart(RapidStartSpec {
+                jump,
+                defer: true,
+                options: RapidStartOptions::default(),
+            })
+        );
+    }
     // jumpstart's first flight is 60 packets once an RTT sample exists.
     let c = arms[1].1.build_loss_based(&cfg);
     assert_eq!(c.state(), LossBasedState::SlowStart);

@@ -25,6 +25,10 @@ pub enum ArmSet {
     /// (β 0.7): baseline, jumpstart (Careful Resume), rapid-no-jump,
     /// rapidstart.
     Seed,
+    /// The seed arms with draft-kazuho-ccwg-rapid-start-02's values for
+    /// Rapid Start instead of quicly's (K 2/3, min of the two margins,
+    /// exact RTTs, per-round floor, no low-RTT limit).
+    SeedDraft02,
     /// The same four arms on RFC 9002's NewReno (β 0.5).
     Rfc9002,
     /// The seed arms and BBRv3 (draft-ietf-ccwg-bbr-06) as a fifth.
@@ -39,6 +43,7 @@ impl ArmSet {
     pub fn arms(self) -> Result<Vec<Arm>, spec::SpecError> {
         let list: &[(&str, &str)] = match self {
             ArmSet::Seed => &spec::SEED_ARMS,
+            ArmSet::SeedDraft02 => &spec::SEED_DRAFT02_ARMS,
             ArmSet::Rfc9002 => &spec::RFC9002_SEED_ARMS,
             ArmSet::Extended => EXTENDED_ARMS,
             ArmSet::SeedBbr3 => SEED_BBR3_ARMS,

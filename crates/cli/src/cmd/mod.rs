@@ -9,4 +9,5 @@ pub mod plot;
 pub mod relay;
 pub mod report;
 pub mod serve;
+pub mod shell;
 pub mod sim;

@@ -6,7 +6,9 @@ use std::path::PathBuf;
 use anyhow::Context;
 use ramp_quic::relay::{Relay, RelayConfig};
 use ramp_quic::runtime::block_until_interrupted;
-use ramp_quic::units::{parse_duration, parse_loss, parse_optional_duration, parse_rate};
+use ramp_quic::units::parse_optional_duration;
+
+use crate::path_flags::PathFlags;
 
 /// Arguments of `ramp relay`.
 ///
@@ -25,22 +27,10 @@ pub struct Args {
     /// The server.
     #[arg(long)]
     upstream: SocketAddr,
-    /// Bottleneck rate, each direction (e.g. 20mbit).
-    #[arg(long)]
-    rate: String,
-    /// Base round-trip time added (e.g. 40ms; half each way).
-    #[arg(long)]
-    rtt: String,
-    /// Buffer, as time at the rate (e.g. 40ms).
-    #[arg(long)]
-    queue: String,
-    /// Queue discipline, each direction: droptail, step:<delay>, codel,
-    /// fq_codel, pie, docsis_pie (the simulator's own implementations).
-    #[arg(long, default_value = "droptail")]
-    aqm: ramp_link::Aqm,
-    /// Random loss probability, each direction (e.g. 0.5%).
-    #[arg(long, default_value = "0")]
-    loss: String,
+    /// The emulated link, each direction: `--rate`, `--rtt` and `--queue`
+    /// are required.
+    #[command(flatten)]
+    path: PathFlags,
     /// Seed of the random losses.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -54,10 +44,9 @@ pub struct Args {
 
 /// Runs `ramp relay`.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let rate = parse_rate(&args.rate).context("--rate")?;
-    let rtt = parse_duration(&args.rtt).context("--rtt")?;
-    let queue = parse_duration(&args.queue).context("--queue")?;
-    let loss = parse_loss(&args.loss).context("--loss")?;
+    let (rate, rtt, queue) = args.path.required()?;
+    let loss = args.path.loss.unwrap_or(0.0);
+    let aqm = args.path.aqm.unwrap_or_default();
     let limit = parse_optional_duration(args.duration.as_deref()).context("--duration")?;
     let mut cfg = RelayConfig::symmetric(
         args.listen,
@@ -69,8 +58,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         args.seed,
     );
     cfg.log = args.log;
-    cfg.up.aqm = args.aqm;
-    cfg.down.aqm = args.aqm;
+    cfg.up.aqm = aqm;
+    cfg.down.aqm = aqm;
     let relay = Relay::start(cfg).with_context(|| format!("relay on {}", args.listen))?;
     println!(
         "listening on {} upstream {}",

@@ -4,7 +4,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use anyhow::Context;
-use ramp_quic::cc::CcChoice;
+use ramp_quic::choice::CcChoice;
 use ramp_quic::server::{serve_blocking_with, ServeConfig, ServeOptions};
 use ramp_quic::stats::PathLabels;
 use ramp_quic::tls::Identity;

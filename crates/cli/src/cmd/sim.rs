@@ -5,8 +5,11 @@ use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 
 use anyhow::{bail, Context};
+use ramp_sim::scenario::presets;
 use ramp_sim::scenario::QueueLimit;
-use ramp_sim::{presets, run_connection, units, Record, Scenario, TraceSink};
+use ramp_sim::{run_connection, units, Record, Scenario, TraceSink};
+
+use crate::path_flags::PathFlags;
 
 /// Arguments of `ramp sim`.
 #[derive(clap::Args, Debug)]
@@ -24,22 +27,10 @@ pub struct Args {
     /// Seed of the path (random losses); default: the scenario's.
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Bottleneck rate (e.g. 20mbit).
-    #[arg(long)]
-    pub rate: Option<String>,
-    /// Base round-trip time, split evenly between the directions (e.g. 40ms).
-    #[arg(long)]
-    pub rtt: Option<String>,
-    /// Buffer in time at the link rate (e.g. 40ms).
-    #[arg(long)]
-    pub queue: Option<String>,
-    /// Queue discipline: droptail, step:<delay>, codel, fq_codel, pie,
-    /// docsis_pie.
-    #[arg(long)]
-    pub aqm: Option<ramp_sim::link::Aqm>,
-    /// Random loss after the bottleneck (e.g. 0.5%).
-    #[arg(long)]
-    pub loss: Option<String>,
+    /// The path: rate, RTT, queue, AQM and loss, each overriding the
+    /// scenario's.
+    #[command(flatten)]
+    pub path: PathFlags,
     /// Client ACK policy: rfc9000, chrome, ackfreq(N,DELAY).
     #[arg(long)]
     pub ack_policy: Option<String>,
@@ -75,27 +66,22 @@ pub fn scenario_from(args: &Args) -> anyhow::Result<Scenario> {
         }
     };
     let flag = |name: &str, e: &dyn std::fmt::Display| anyhow::anyhow!("--{name}: {e}");
-    if let Some(r) = &args.rate {
-        sc.path.rate = units::parse_rate(r).map_err(|e| flag("rate", &e))?;
+    let path = &args.path;
+    if let Some(r) = path.rate {
+        sc.path.rate = r;
     }
-    if let Some(r) = &args.rtt {
-        let d = units::parse_duration(r).map_err(|e| flag("rtt", &e))?;
+    if let Some(d) = path.rtt {
         sc.path.forward_delay = d / 2;
         sc.path.reverse_delay = d - d / 2;
     }
-    if let Some(q) = &args.queue {
-        sc.path.queue = QueueLimit::Time(units::parse_duration(q).map_err(|e| flag("queue", &e))?);
+    if let Some(q) = path.queue {
+        sc.path.queue = QueueLimit::Time(q);
     }
-    if let Some(a) = args.aqm {
+    if let Some(a) = path.aqm {
         sc.path.aqm = a;
     }
-    if let Some(l) = &args.loss {
-        let p = units::parse_loss(l).map_err(|e| flag("loss", &e))?;
-        sc.path.loss = if p > 0.0 {
-            ramp_sim::link::LossModel::Bernoulli { p }
-        } else {
-            ramp_sim::link::LossModel::None
-        };
+    if let Some(l) = path.loss_model() {
+        sc.path.loss = l;
     }
     if let Some(a) = &args.ack_policy {
         sc.endpoint.ack_policy =

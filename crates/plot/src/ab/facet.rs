@@ -34,7 +34,7 @@ impl Facet {
             let mut v = Vec::new();
             for e in edges.split(',') {
                 // The one size grammar: `300KB`, `1MiB`, `200000`.
-                let x = ramp_cc::units::parse_size(e)
+                let x = ramp_vocab::units::parse_size(e)
                     .map_err(|err| Error::Data(format!("--by size:…: {err}")))?;
                 v.push(x as f64);
             }

@@ -4,8 +4,8 @@
 //! bootstrap band per arm, one small multiple per facet.
 
 use super::axes::{
-    cartesian, de, grid_dims, grid_size, key_height, panel_key, signed_pct, styled, text, Coord,
-    Frame, TITLE_BAND,
+    cartesian, de, key_height, panel_canvas_size, panel_key, panel_layout, signed_pct, styled,
+    text, Coord, Frame, TITLE_BAND,
 };
 use super::style::Theme;
 use super::Chart;
@@ -136,7 +136,7 @@ pub(crate) fn titled<DB: DrawingBackend>(
 
 impl Chart for AbChart<'_> {
     fn size(&self) -> (u32, u32) {
-        grid_size(
+        panel_canvas_size(
             self.result.panels.len(),
             key_rows(&self.result.panels, |p| p.curves.len()),
         )
@@ -173,7 +173,7 @@ impl Chart for AbChart<'_> {
         }
         let x = nice_scale(lo, hi, 8);
         let y = percent_axis();
-        let (cols, rows) = grid_dims(r.panels.len());
+        let (cols, rows) = panel_layout(r.panels.len());
         let cells = body.split_evenly((rows, cols));
         let key_h = key_height(key_rows(&r.panels, |p| p.curves.len()));
         for (panel, cell) in r.panels.iter().zip(cells.iter()) {

@@ -196,9 +196,9 @@ pub(crate) fn note<DB: DrawingBackend>(
     de(area.draw_text(message, &style, (w as i32 / 2, h as i32 / 2)))
 }
 
-/// Columns and rows of a small-multiples grid for `n` panels (at most 3
+/// Columns and rows of a small-multiples layout for `n` panels (at most 3
 /// columns).
-pub(crate) fn grid_dims(n: usize) -> (usize, usize) {
+pub(crate) fn panel_layout(n: usize) -> (usize, usize) {
     let cols = n.clamp(1, 3);
     (cols, n.max(1).div_ceil(cols))
 }
@@ -222,8 +222,8 @@ pub(crate) fn key_height(rows: usize) -> u32 {
 
 /// Size of a small-multiples chart of `n` panels, each with a key of
 /// `key_rows` entries under it.
-pub(crate) fn grid_size(n: usize, key_rows: usize) -> (u32, u32) {
-    let (c, r) = grid_dims(n);
+pub(crate) fn panel_canvas_size(n: usize, key_rows: usize) -> (u32, u32) {
+    let (c, r) = panel_layout(n);
     (
         (PANEL.0 * c as u32).max(760),
         (PANEL.1 + key_height(key_rows)) * r as u32 + TITLE_BAND,
@@ -265,12 +265,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn grids_have_at_most_three_columns() {
-        assert_eq!(grid_dims(1), (1, 1));
-        assert_eq!(grid_dims(3), (3, 1));
-        assert_eq!(grid_dims(4), (3, 2));
-        assert_eq!(grid_dims(7), (3, 3));
-        assert_eq!(grid_dims(0), (1, 1));
+    fn panel_layouts_have_at_most_three_columns() {
+        assert_eq!(panel_layout(1), (1, 1));
+        assert_eq!(panel_layout(3), (3, 1));
+        assert_eq!(panel_layout(4), (3, 2));
+        assert_eq!(panel_layout(7), (3, 3));
+        assert_eq!(panel_layout(0), (1, 1));
         assert_eq!(signed_pct(-14.66), "−14.7%");
         assert_eq!(signed_pct(3.0), "+3.0%");
     }

@@ -6,7 +6,9 @@
 use super::ab::{
     arm_colour, draw_change_frame, key_rows, panel_caption, percent_axis, titled, FRAME,
 };
-use super::axes::{cartesian, de, grid_dims, grid_size, key_height, panel_key, signed_pct, steps};
+use super::axes::{
+    cartesian, de, key_height, panel_canvas_size, panel_key, panel_layout, signed_pct, steps,
+};
 use super::style::Theme;
 use super::Chart;
 use crate::ab::PairedResult;
@@ -54,7 +56,7 @@ pub(crate) fn ecdf_points(sorted: &[f64]) -> Vec<(f64, f64)> {
 
 impl Chart for PairedChart<'_> {
     fn size(&self) -> (u32, u32) {
-        grid_size(
+        panel_canvas_size(
             self.result.panels.len(),
             key_rows(&self.result.panels, |p| p.curves.len()),
         )
@@ -86,7 +88,7 @@ impl Chart for PairedChart<'_> {
         let (lo, hi) = all.fold((0.0f64, 0.0f64), |(a, b), &v| (a.min(v), b.max(v)));
         let x = nice_scale(lo, hi, 8);
         let y = percent_axis();
-        let (cols, rows) = grid_dims(r.panels.len());
+        let (cols, rows) = panel_layout(r.panels.len());
         let cells = body.split_evenly((rows, cols));
         let key_h = key_height(key_rows(&r.panels, |p| p.curves.len()));
         for (panel, cell) in r.panels.iter().zip(cells.iter()) {

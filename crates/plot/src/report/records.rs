@@ -13,7 +13,7 @@ use crate::ab::{AbSample, AbSamples};
 use crate::error::Result;
 use crate::grid::{GridAxis, GridSample, GridSamples};
 use crate::record::Record;
-use ramp_cc::record_keys as k;
+use ramp_vocab::record_keys as k;
 use std::borrow::Borrow;
 use std::collections::HashMap;
 use std::path::Path;

@@ -2,7 +2,7 @@
 
 use super::records::RunRecords;
 use crate::quantile::{quantile_sorted, sorted_finite};
-use ramp_cc::record_keys as k;
+use ramp_vocab::record_keys as k;
 
 /// One arm's summary: medians (and TTLB percentiles) over its records.
 #[derive(Debug, Clone, PartialEq)]

@@ -448,8 +448,12 @@ impl Controller for RampController {
         }
         let signal = if lost_bytes == 0 {
             // quinn 0.11 reports an ECN-CE increase as a zero-byte event,
-            // without the count: at least one packet was marked.
-            CongestionSignal::Ecn { ce_packets: 1 }
+            // without the count: at least one packet was marked, taken as
+            // one full-size datagram.
+            CongestionSignal::Ecn {
+                ce_packets: 1,
+                ce_bytes: self.mds,
+            }
         } else {
             self.bytes_in_flight = self.bytes_in_flight.saturating_sub(lost_bytes);
             CongestionSignal::Loss { lost_bytes }

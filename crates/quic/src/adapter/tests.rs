@@ -250,7 +250,7 @@ fn the_gate_opens_for_the_controllers_rate_and_window_only() {
     use quinn_proto::congestion::ControllerFactory as _;
     // NewReno before any RTT sample: 2 · 12 000 B / 333 ms, one 1200-byte
     // datagram every 16.7 ms, far longer than this test takes.
-    let choice = crate::cc::CcChoice::parse("newreno").unwrap();
+    let choice = crate::choice::CcChoice::parse("newreno").unwrap();
     let wake = ConnWake::new();
     let factory =
         Arc::new(RampFactory::new(choice.build.clone()).paced_by_controller(wake.clone()));
@@ -283,7 +283,10 @@ fn rfc9002_7_1_zero_lost_bytes_is_ecn_ce_and_loss_carries_bytes() {
         Call::Congestion {
             t: Time::from_millis(50),
             event: CongestionEvent {
-                signal: CongestionSignal::Ecn { ce_packets: 1 },
+                signal: CongestionSignal::Ecn {
+                    ce_packets: 1,
+                    ce_bytes: 1200,
+                },
                 time_sent: Time::ZERO,
                 persistent_congestion: false,
             },
@@ -373,11 +376,11 @@ mod props {
         /// §7.2's minimum of two datagrams.
         #[test]
         fn rfc9002_7_2_window_stays_above_minimum_under_any_callback_order(
-            cc in 0usize..crate::cc::COMPARED.len(),
+            cc in 0usize..crate::choice::COMPARED.len(),
             ops in proptest::collection::vec(op(), 1..200),
         ) {
-            let name = crate::cc::COMPARED[cc];
-            let choice = crate::cc::CcChoice::parse(name).unwrap();
+            let name = crate::choice::COMPARED[cc];
+            let choice = crate::choice::CcChoice::parse(name).unwrap();
             let base = Instant::now();
             let mut c = RampController::new((choice.build)(1200), base, None);
             let mut now = base;

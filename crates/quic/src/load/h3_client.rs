@@ -177,7 +177,7 @@ impl H3Sender {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::CcChoice;
+    use crate::choice::CcChoice;
     use crate::server::{ServeConfig, ServeOptions, Server};
     use crate::stats::PathLabels;
     use crate::tls::Identity;

@@ -18,7 +18,7 @@ use tokio::net::TcpStream;
 use tokio_rustls::TlsConnector;
 
 use super::{LoadConfig, Progress, Protocol, Summary};
-use crate::cc::CcChoice;
+use crate::choice::CcChoice;
 use crate::h2::server::{H2Config, H2Server};
 use crate::server::{ServeConfig, Server};
 use crate::stats::PathLabels;

@@ -12,6 +12,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use ramp_cc::EcnCodepoint;
 use ramp_link::{Delivery, DropCause, Offer, Packet};
 
 use super::{
@@ -38,7 +39,7 @@ fn enqueue(s: &Shared, dir: &Direction, data: Vec<u8>, dest: Dest, client: Socke
     let packet = Packet {
         payload: (data, dest),
         size: u32::try_from(bytes).unwrap_or(u32::MAX),
-        ect: false,
+        ecn: EcnCodepoint::NotEct,
         flow,
     };
     let ev = match st.link.offer(now, packet) {

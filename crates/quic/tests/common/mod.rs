@@ -7,7 +7,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use ramp_quic::cc::CcChoice;
+use ramp_quic::choice::CcChoice;
 use ramp_quic::client::{self, GetConfig, GetResult};
 use ramp_quic::server::{ServeConfig, Server, ServerHandle};
 use ramp_quic::stats::PathLabels;

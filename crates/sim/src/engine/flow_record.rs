@@ -2,6 +2,8 @@
 
 use core::time::Duration;
 
+use ramp_cc::EcnCodepoint;
+
 use super::{DropCause, Flow};
 use crate::record::Record;
 use crate::scenario::Scenario;
@@ -55,6 +57,7 @@ pub(super) fn make_record(sc: &Scenario, seed: u64, i: usize, f: &Flow) -> Recor
         drops_policer: f.drops[DropCause::Policer],
         drops_aqm: f.drops[DropCause::Aqm],
         packets_acked_ce: st.ecn_ce,
+        packets_acked_ect: (s.ecn() == EcnCodepoint::Ect1).then_some([st.ecn_ect0, st.ecn_ect1]),
         aqm: sc.path.aqm.to_string(),
         rtt_min_us: us(r.min()),
         rtt_smoothed_us: us(r.smoothed()),

@@ -5,7 +5,7 @@
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, VecDeque};
 
-use ramp_cc::Time;
+use ramp_cc::{EcnCodepoint, Time};
 
 use crate::server::Datagram;
 
@@ -16,7 +16,8 @@ pub(super) enum Kind {
     Start,
     Data {
         d: Datagram,
-        ce: bool,
+        /// The codepoint it arrives with.
+        ecn: EcnCodepoint,
     },
     Up,
     Wake,
@@ -78,7 +79,7 @@ impl Ord for HeapEvent {
 /// the three heads is processed next: the same total order as one heap.
 pub(super) struct Queue {
     heap: BinaryHeap<HeapEvent>,
-    fwd: VecDeque<(Time, u64, u32, Datagram, bool)>,
+    fwd: VecDeque<(Time, u64, u32, Datagram, EcnCodepoint)>,
     rev: VecDeque<(Time, u64, u32)>,
     seq: u64,
 }
@@ -106,11 +107,11 @@ impl Queue {
     }
 
     #[inline]
-    pub(super) fn push_fwd(&mut self, at: Time, flow: u32, d: Datagram, ce: bool) {
+    pub(super) fn push_fwd(&mut self, at: Time, flow: u32, d: Datagram, ecn: EcnCodepoint) {
         self.seq += 1;
         // Arrivals are non-decreasing (FIFO link, constant delay).
         let at = self.fwd.back().map_or(at, |b| at.max(b.0));
-        self.fwd.push_back((at, self.seq, flow, d, ce));
+        self.fwd.push_back((at, self.seq, flow, d, ecn));
     }
 
     #[inline]
@@ -147,10 +148,10 @@ impl Queue {
                     TimerKind::Link => Kind::Link,
                 },
             }),
-            2 => self.fwd.pop_front().map(|(at, _, flow, d, ce)| Event {
+            2 => self.fwd.pop_front().map(|(at, _, flow, d, ecn)| Event {
                 at,
                 flow,
-                kind: Kind::Data { d, ce },
+                kind: Kind::Data { d, ecn },
             }),
             3 => self.rev.pop_front().map(|(at, _, flow)| Event {
                 at,

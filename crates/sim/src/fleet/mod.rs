@@ -22,10 +22,10 @@
 pub mod access;
 pub mod arms;
 pub mod dist;
+pub mod experiments;
 pub mod grid;
 pub mod population;
 pub mod population_file;
-pub mod presets;
 pub mod run;
 pub mod summary;
 pub mod workload;
@@ -37,6 +37,10 @@ use crate::scenario::{QueueLimit, Scenario};
 use crate::{flows_for, simulate, SimError, TraceSink};
 
 pub use arms::{parse_arms, Arm};
+/// The old name of [`experiments`], kept while branches written against
+/// it merge.
+#[doc(hidden)]
+pub use experiments as presets;
 pub use grid::Grid;
 pub use population::{Access, PathSample, Region};
 pub use workload::{SizeDist, Workload};

@@ -40,6 +40,7 @@ fn every_discipline_completes_and_counts_its_drops_by_cause() {
         "fq_codel",
         "pie",
         "docsis_pie",
+        "dualpi2",
     ] {
         let sc = aqm_scenario(aqm);
         for cc in ["newreno", "rapidstart", "bbr3"] {
@@ -64,9 +65,76 @@ fn every_discipline_completes_and_counts_its_drops_by_cause() {
 fn ecn_is_per_arm_and_the_endpoint_default_applies_otherwise() {
     let mut sc = aqm_scenario("step:1ms");
     // The endpoint says ECN on; an arm can still opt out.
-    sc.endpoint.ecn = true;
+    sc.endpoint.ecn = ramp_cc::EcnCodepoint::Ect0;
     let on = run(&sc, "newreno", 1);
     let off = run(&sc, "newreno(ecn=off)", 1);
     assert!(on.packets_acked_ce > 0);
     assert_eq!(off.packets_acked_ce, 0);
+}
+
+#[test]
+fn rfc9000_13_4_ect1_arm_counts_each_codepoint_and_passes_validation() {
+    let sc = aqm_scenario("step:1ms");
+    let l4s = run(&sc, "newreno(ecn=ect1)", 1);
+    let classic = run(&sc, "newreno(ecn=on)", 1);
+    assert!(l4s.completed && l4s.cc_algorithm.contains("ecn=ect1"));
+    // RFC 9000 §19.3.2: the ECT(1) arm's packets come back as ECT(1) or
+    // CE, never ECT(0); validation (§13.4.2.1) held, so the CE count grew.
+    let [ect0, ect1] = l4s
+        .packets_acked_ect
+        .expect("ECT(1) flows carry the counts");
+    assert_eq!(ect0, 0);
+    assert!(ect1 > 0 && l4s.packets_acked_ce > 0, "{}", l4s.to_json());
+    // Every packet that arrived was counted once (the handshake's too).
+    assert!(
+        ect1 + l4s.packets_acked_ce >= l4s.packets_acked,
+        "{}",
+        l4s.to_json()
+    );
+    // An ECT(0) arm keeps the older key set.
+    assert_eq!(classic.packets_acked_ect, None);
+    assert!(!classic.to_json().contains("acked-ecn-ect"));
+    // Under a step threshold both codepoints are marked alike.
+    assert_eq!(l4s.packets_acked_ce, classic.packets_acked_ce);
+}
+
+#[test]
+fn endpoint_ecn_takes_a_codepoint_name_or_a_switch() {
+    for (v, want) in [
+        ("true", ramp_cc::EcnCodepoint::Ect0),
+        ("\"ect1\"", ramp_cc::EcnCodepoint::Ect1),
+        ("\"off\"", ramp_cc::EcnCodepoint::NotEct),
+    ] {
+        let sc = ramp_sim::Scenario::from_toml(
+            &format!("preset = \"seed-100m\"\n[endpoint]\necn = {v}\n"),
+            "t",
+        )
+        .expect("valid");
+        assert_eq!(sc.endpoint.ecn, want, "{v}");
+    }
+    let Err(err) =
+        ramp_sim::Scenario::from_toml("preset = \"seed-100m\"\n[endpoint]\necn = \"ce\"\n", "t")
+    else {
+        panic!("ce is not sendable");
+    };
+    assert!(err.to_string().contains("endpoint.ecn"), "{err}");
+}
+
+#[test]
+fn rfc9332_dualpi2_end_to_end_l_flows_are_marked_early_and_classic_flows_late() {
+    let sc = aqm_scenario("dualpi2");
+    let l4s = run(&sc, "newreno(ecn=ect1)", 1);
+    let classic = run(&sc, "newreno(ecn=on)", 1);
+    assert!(l4s.completed && classic.completed);
+    // The L queue's 1 ms step marks the ECT(1) flow's slow start; the
+    // classic queue's PI (15 ms target) lets the ECT(0) flow build a
+    // standing queue first.
+    assert!(l4s.packets_acked_ce > 0, "{}", l4s.to_json());
+    assert_eq!(l4s.drops_aqm + l4s.drops_queue, 0, "{}", l4s.to_json());
+    assert!(
+        l4s.rtt_smoothed_us < classic.rtt_smoothed_us,
+        "{} / {}",
+        l4s.to_json(),
+        classic.to_json()
+    );
 }

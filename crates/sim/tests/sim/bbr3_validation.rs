@@ -328,10 +328,13 @@ rate = "20mbit"
     let g = goodput_per_second(&t.events());
     let mbit: Vec<String> = g.iter().map(|b| format!("{:.1}", b / 1e6)).collect();
     eprintln!("rate step 20 -> 10 -> 20 Mbit/s, goodput per second: {mbit:?}");
-    // After the step down, within a second: no more than the new rate, and
-    // most of it (BBR drains its excess rather than collapsing).
+    // After the step down, within a second: about the new rate, and most
+    // of it (BBR drains its excess rather than collapsing). The goodput is
+    // in-order delivery, so a second in which a retransmission fills a
+    // hole can deliver a little more than the link carried in it (10.6
+    // Mbit/s in one second with the flow's own probe-wait seed).
     for &b in &g[5..10] {
-        assert!((8.0e6..=10.5e6).contains(&b), "{mbit:?}");
+        assert!((8.0e6..=11.0e6).contains(&b), "{mbit:?}");
     }
     // After the step up, within a second: back near the old rate.
     for &b in &g[11..15] {

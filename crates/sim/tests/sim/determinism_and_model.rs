@@ -113,7 +113,7 @@ fn gilbert_elliott_and_policer_paths_complete() {
 fn ecn_ce_marks_give_ecn_loss_episodes_without_drops() {
     let mut sc = scenario("seed-100m");
     sc.size_bytes = 2_000_000;
-    sc.endpoint.ecn = true;
+    sc.endpoint.ecn = ramp_cc::EcnCodepoint::Ect0;
     sc.path.aqm = ramp_sim::link::Aqm::Step {
         threshold: std::time::Duration::from_millis(1),
     };

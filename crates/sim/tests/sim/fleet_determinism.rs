@@ -2,7 +2,7 @@
 //! connection order, and a run started at connection k produces exactly
 //! the suffix of a full run.
 
-use ramp_sim::fleet::presets;
+use ramp_sim::fleet::experiments;
 use ramp_sim::fleet::run::{run, RunOptions};
 
 fn collect(plan: &ramp_sim::fleet::FleetPlan, opts: RunOptions) -> Vec<(u64, String)> {
@@ -19,7 +19,7 @@ fn collect(plan: &ramp_sim::fleet::FleetPlan, opts: RunOptions) -> Vec<(u64, Str
 
 #[test]
 fn output_is_identical_at_one_and_two_threads() {
-    let plan = presets::plan("rapid-start-2026", 48, 3).unwrap();
+    let plan = experiments::plan("rapid-start-2026", 48, 3).unwrap();
     let one = collect(
         &plan,
         RunOptions {
@@ -61,7 +61,7 @@ fn output_is_identical_at_one_and_two_threads() {
 
 #[test]
 fn starting_late_gives_the_suffix() {
-    let plan = presets::plan("rapid-start-2026", 20, 3).unwrap();
+    let plan = experiments::plan("rapid-start-2026", 20, 3).unwrap();
     let all = collect(
         &plan,
         RunOptions {
@@ -82,7 +82,7 @@ fn starting_late_gives_the_suffix() {
 
 #[test]
 fn a_failing_sink_stops_the_run() {
-    let plan = presets::plan("rapid-start-2026", 40, 3).unwrap();
+    let plan = experiments::plan("rapid-start-2026", 40, 3).unwrap();
     let mut seen = 0;
     let r = run(
         &plan,

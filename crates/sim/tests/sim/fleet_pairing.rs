@@ -2,7 +2,7 @@
 //! the same random-loss draws; a connection's path depends only on the run
 //! seed and its index.
 
-use ramp_sim::fleet::{parse_arms, presets, FleetPlan};
+use ramp_sim::fleet::{experiments, parse_arms, FleetPlan};
 
 fn field<'a>(line: &'a str, key: &str) -> &'a str {
     let k = format!("\"{key}\":");
@@ -16,7 +16,7 @@ fn field<'a>(line: &'a str, key: &str) -> &'a str {
 }
 
 fn plan(arms: &str, n: u64) -> FleetPlan {
-    let mut p = presets::plan("rapid-start-2026", n, 7).unwrap();
+    let mut p = experiments::plan("rapid-start-2026", n, 7).unwrap();
     p.arms = parse_arms(arms).unwrap();
     p
 }

@@ -62,7 +62,7 @@ fn random_scenarios_terminate_with_consistent_records() {
             "docsis_pie",
         ][i % 6];
         sc.path.aqm = aqm.parse().unwrap();
-        sc.endpoint.ecn = i % 5 == 0;
+        sc.endpoint.ecn = ramp_cc::EcnCodepoint::ALL[(i % 5 == 0) as usize];
         if i % 4 == 0 {
             sc.path.ack_aggregation = Some(Duration::from_millis(3));
             sc.path.reverse_rate = Some(ramp_cc::Rate::from_bits_per_sec(1_000_000));

@@ -13,9 +13,11 @@ use core::any::Any;
 use core::fmt;
 
 use super::{CaAlgorithm, FirstFlightStart, LossBased, Startup};
+use crate::careful_resume::RetreatBeta;
 use crate::config::{CcConfig, InitialWindow, PrrMode};
 use crate::controller::Controller;
 use crate::cubic::{Cubic, FastConvergence};
+use crate::ecn::EcnCodepoint;
 use crate::newreno::{RenoGrowth, LOSS_REDUCTION_FACTOR};
 use crate::rapid_start::RapidStartOptions;
 use crate::ratio::Ratio;
@@ -82,6 +84,9 @@ pub struct JumpStartOptions {
     /// Careful Resume's PipeSize and Safe Retreat (RFC 9959) around the
     /// jump; `false` reacts to a loss with the ordinary β·cwnd.
     pub retreat: bool,
+    /// The window Safe Retreat falls to: RFC 9959's `PipeSize/2` by
+    /// default.
+    pub retreat_beta: RetreatBeta,
 }
 
 impl Default for JumpStartOptions {
@@ -89,6 +94,7 @@ impl Default for JumpStartOptions {
         JumpStartOptions {
             defer: true,
             retreat: true,
+            retreat_beta: RetreatBeta::Half,
         }
     }
 }
@@ -143,9 +149,10 @@ pub struct CommonOptions {
     pub undo: Option<bool>,
     /// `send_one=`.
     pub send_one: Option<bool>,
-    /// `ecn=`: the arm sends ECT(0) (RFC 9000 §13.4) and so sees CE marks
-    /// where an AQM would drop; `None` leaves it to the endpoint.
-    pub ecn: Option<bool>,
+    /// `ecn=`: the codepoint the arm sends (RFC 9000 §13.4); an ECN-capable
+    /// arm sees CE marks where an AQM would drop; `None` leaves it to the
+    /// endpoint.
+    pub ecn: Option<EcnCodepoint>,
 }
 
 /// A parsed loss-based controller name.
@@ -428,12 +435,14 @@ impl LossBasedSpec {
                 rapid: None,
                 hystart: self.hystart,
                 careful_resume: false,
+                retreat_beta: RetreatBeta::Half,
             },
             StartupSpec::JumpStart(o) => Startup {
                 first_flight: FirstFlightStart::deferred(o.defer),
                 rapid: None,
                 hystart: self.hystart,
                 careful_resume: o.retreat,
+                retreat_beta: o.retreat_beta,
             },
             StartupSpec::RapidStart(o) => Startup {
                 first_flight: if o.jump {
@@ -444,6 +453,7 @@ impl LossBasedSpec {
                 rapid: Some(o.options),
                 hystart: self.hystart,
                 careful_resume: false,
+                retreat_beta: RetreatBeta::Half,
             },
         };
         LossBased::new(self.canonical_name(cfg), eff, ca, startup)
@@ -465,6 +475,7 @@ impl FamilySpec for LossBasedSpec {
             undo: c.undo.unwrap_or(cfg.undo),
             recovery_send_one: c.send_one.unwrap_or(cfg.recovery_send_one),
             alone_on_bottleneck: cfg.alone_on_bottleneck,
+            flow_seed: cfg.flow_seed,
         }
     }
 
@@ -483,7 +494,7 @@ impl FamilySpec for LossBasedSpec {
         .to_string()
     }
 
-    fn ecn_capable(&self) -> Option<bool> {
+    fn ecn_codepoint(&self) -> Option<EcnCodepoint> {
         self.common.ecn
     }
 

@@ -6,12 +6,15 @@
 use core::time::Duration;
 
 use super::{CommonOptions, CubicOptions, JumpStartOptions, NewRenoOptions, RapidStartSpec};
+use crate::careful_resume::RetreatBeta;
 use crate::config::PrrMode;
 use crate::cubic::FastConvergence;
 use crate::newreno::LOSS_REDUCTION_FACTOR;
-use crate::rapid_start::{PreRecoveryWindow, RapidStartOptions, RttFloorSource};
+use crate::rapid_start::{
+    PreRecoveryWindow, RapidStartOptions, RttClock, RttFloorSource, ThreshCombine,
+};
 use crate::ratio::Ratio;
-use crate::spec::option::{self, on_off, on_off_str, OptionDef, ValueError};
+use crate::spec::option::{self, ecn_codepoint, on_off, on_off_str, OptionDef, ValueError};
 
 const PRR_CHOICES: [(&str, PrrMode); 4] = [
     ("off", PrrMode::Off),
@@ -98,13 +101,13 @@ pub const COMMON_OPTIONS: &[OptionDef<CommonOptions>] = &[
     },
     OptionDef {
         key: "ecn",
-        values: "on|off",
-        help: "send ECT(0) (RFC 9000 §13.4) and respond to CE (RFC 9002 §7); default: as the endpoint sets it",
+        values: "off|on|ect0|ect1",
+        help: "the ECN codepoint sent (RFC 9000 §13.4; on = ect0) and a response to CE (RFC 9002 §7); default: as the endpoint sets it",
         parse: |c, v| {
-            c.ecn = Some(on_off(v)?);
+            c.ecn = Some(ecn_codepoint(v)?);
             Ok(())
         },
-        display: |c| c.ecn.map(|b| on_off_str(b).to_string()),
+        display: |c| c.ecn.map(|e| e.spec_str().to_string()),
     },
 ];
 
@@ -193,12 +196,34 @@ pub const JUMPSTART_OPTIONS: &[OptionDef<JumpStartOptions>] = &[
         },
         display: |o| option::on_off_unless_default(o.retreat, true),
     },
+    OptionDef {
+        key: "retreat_beta",
+        values: "half|ca",
+        help: "Safe Retreat window: PipeSize/2 (RFC 9959, default) or the CA's β·PipeSize",
+        parse: |o, v| {
+            o.retreat_beta = option::choice(v, &RETREAT_BETA_CHOICES, "half or ca")?;
+            Ok(())
+        },
+        display: |o| {
+            option::choice_unless_default(o.retreat_beta, RetreatBeta::Half, &RETREAT_BETA_CHOICES)
+        },
+    },
 ];
 
-const RTT_FLOOR_CHOICES: [(&str, RttFloorSource); 2] = [
+const RETREAT_BETA_CHOICES: [(&str, RetreatBeta); 2] =
+    [("half", RetreatBeta::Half), ("ca", RetreatBeta::Ca)];
+
+const RTT_FLOOR_CHOICES: [(&str, RttFloorSource); 3] = [
     ("fallback", RttFloorSource::Fallback),
     ("current", RttFloorSource::Current),
+    ("slots", RttFloorSource::Slots),
 ];
+
+const THRESH_CHOICES: [(&str, ThreshCombine); 2] =
+    [("min", ThreshCombine::Min), ("max", ThreshCombine::Max)];
+
+const CLOCK_CHOICES: [(&str, RttClock); 2] =
+    [("exact", RttClock::Exact), ("ms", RttClock::WholeMs)];
 
 const PRE_CHOICES: [(&str, PreRecoveryWindow); 2] = [
     ("flight", PreRecoveryWindow::Flight),
@@ -327,10 +352,11 @@ pub const RAPIDSTART_OPTIONS: &[OptionDef<RapidStartSpec>] = &[
     },
     OptionDef {
         key: "rtt_floor",
-        values: "fallback|current",
-        help: "where the RTT floor comes from (default fallback)",
+        values: "fallback|current|slots",
+        help: "where the RTT floor comes from (default fallback; quicly: slots)",
         parse: |o, v| {
-            o.options.rtt_floor = option::choice(v, &RTT_FLOOR_CHOICES, "fallback or current")?;
+            o.options.rtt_floor =
+                option::choice(v, &RTT_FLOOR_CHOICES, "fallback, current or slots")?;
             Ok(())
         },
         display: |o| {
@@ -354,6 +380,73 @@ pub const RAPIDSTART_OPTIONS: &[OptionDef<RapidStartSpec>] = &[
                 o.options.pre_window,
                 RapidStartOptions::default().pre_window,
                 &PRE_CHOICES,
+            )
+        },
+    },
+    OptionDef {
+        key: "k",
+        values: "<ratio>",
+        help: "K of the recovery factors, ack = K(1−β) (default 2/3; quicly 11/18)",
+        parse: |o, v| {
+            o.options.k = option::ratio(v, "a fraction between 0 and 1", |r| {
+                r.num() > 0 && r.num() <= r.den()
+            })?;
+            Ok(())
+        },
+        display: |o| {
+            option::unless_default(o.options.k, RapidStartOptions::default().k, |r| {
+                r.to_string()
+            })
+        },
+    },
+    OptionDef {
+        key: "thresh",
+        values: "min|max",
+        help: "combine the threshold's margins (default min; quicly max)",
+        parse: |o, v| {
+            o.options.thresh_combine = option::choice(v, &THRESH_CHOICES, "min or max")?;
+            Ok(())
+        },
+        display: |o| {
+            option::choice_unless_default(
+                o.options.thresh_combine,
+                RapidStartOptions::default().thresh_combine,
+                &THRESH_CHOICES,
+            )
+        },
+    },
+    OptionDef {
+        key: "clock",
+        values: "exact|ms",
+        help: "the RTT clock of the 3× test (default exact; quicly ms)",
+        parse: |o, v| {
+            o.options.clock = option::choice(v, &CLOCK_CHOICES, "exact or ms")?;
+            Ok(())
+        },
+        display: |o| {
+            option::choice_unless_default(
+                o.options.clock,
+                RapidStartOptions::default().clock,
+                &CLOCK_CHOICES,
+            )
+        },
+    },
+    OptionDef {
+        key: "off_below_ms",
+        values: "<ms>",
+        help: "turn Rapid Start off when min RTT is below this (default 0; quicly 4)",
+        parse: |o, v| match v.parse::<u64>() {
+            Ok(n) if n <= 1000 => {
+                o.options.off_below = Duration::from_millis(n);
+                Ok(())
+            }
+            _ => Err(ValueError::Expected("whole milliseconds 0..=1000")),
+        },
+        display: |o| {
+            option::unless_default(
+                o.options.off_below,
+                RapidStartOptions::default().off_below,
+                |d| d.as_millis().to_string(),
             )
         },
     },

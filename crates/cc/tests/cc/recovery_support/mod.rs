@@ -10,6 +10,7 @@ use ramp_cc::recovery::{
     AckError, AckFrame, AckOutcome, EcnCounts, LossDetector, RecoveryConfig, SentPacket, Space,
     TimeoutOutcome,
 };
+use ramp_cc::EcnCodepoint;
 use ramp_cc::{
     AckFrameSummary, AckedPacket, CongestionEvent, Controller, LossBasedState, Metrics, Rate,
     RttEstimator, Time,
@@ -165,6 +166,7 @@ impl Harness {
                 size: MDS,
                 ack_eliciting: true,
                 in_flight: true,
+                ecn: EcnCodepoint::NotEct,
                 payload: pn,
             },
             &mut self.cc,
@@ -180,6 +182,7 @@ impl Harness {
                 size: 50,
                 ack_eliciting: false,
                 in_flight: false,
+                ecn: EcnCodepoint::NotEct,
                 payload: pn,
             },
             &mut self.cc,

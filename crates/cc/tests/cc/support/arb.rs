@@ -1,15 +1,19 @@
 //! A proptest strategy over every controller spec the grammar can express.
 
+use ramp_cc::careful_resume::RetreatBeta;
 use std::time::Duration;
 
 use proptest::prelude::*;
 use ramp_cc::config::{InitialWindow, PrrMode};
 use ramp_cc::cubic::FastConvergence;
-use ramp_cc::rapid_start::{PreRecoveryWindow, RapidStartOptions, RttFloorSource};
+use ramp_cc::rapid_start::{
+    PreRecoveryWindow, RapidStartOptions, RttClock, RttFloorSource, ThreshCombine,
+};
 use ramp_cc::spec::{
     CaSpec, CommonOptions, CubicOptions, JumpStartOptions, LossBasedSpec, NewRenoOptions,
     RapidStartSpec, StartupSpec,
 };
+use ramp_cc::EcnCodepoint;
 use ramp_cc::Ratio;
 
 fn ratio_in(lo: u64, hi: u64) -> impl Strategy<Value = Ratio> {
@@ -53,6 +57,7 @@ pub fn spec() -> impl Strategy<Value = LossBasedSpec> {
         (gain(), gain()),
         any::<bool>(),
         (any::<bool>(), gain()),
+        (any::<bool>(), any::<bool>(), beta(), 0u64..8),
     )
         .prop_map(
             |(
@@ -63,6 +68,7 @@ pub fn spec() -> impl Strategy<Value = LossBasedSpec> {
                 (mult, pacing_gain),
                 current,
                 (pre_cwnd, recovery_gain),
+                (max, ms_clock, k, off_ms),
             )| {
                 RapidStartOptions {
                     beta,
@@ -73,10 +79,10 @@ pub fn spec() -> impl Strategy<Value = LossBasedSpec> {
                     thresh_mult: Ratio::new(mult.num().min(10 * mult.den()), mult.den())
                         .unwrap_or(Ratio::ONE),
                     pacing_gain,
-                    rtt_floor: if current {
-                        RttFloorSource::Current
-                    } else {
-                        RttFloorSource::Fallback
+                    rtt_floor: match (current, off_ms % 2 == 0) {
+                        (true, _) => RttFloorSource::Current,
+                        (false, true) => RttFloorSource::Fallback,
+                        (false, false) => RttFloorSource::Slots,
                     },
                     pre_window: if pre_cwnd {
                         PreRecoveryWindow::Cwnd
@@ -84,14 +90,34 @@ pub fn spec() -> impl Strategy<Value = LossBasedSpec> {
                         PreRecoveryWindow::Flight
                     },
                     recovery_gain,
+                    k,
+                    thresh_combine: if max {
+                        ThreshCombine::Max
+                    } else {
+                        ThreshCombine::Min
+                    },
+                    clock: if ms_clock {
+                        RttClock::WholeMs
+                    } else {
+                        RttClock::Exact
+                    },
+                    off_below: Duration::from_millis(off_ms),
                 }
             },
         );
     let startup = prop_oneof![
         Just(StartupSpec::Classic),
-        (any::<bool>(), any::<bool>()).prop_map(|(defer, retreat)| StartupSpec::JumpStart(
-            JumpStartOptions { defer, retreat }
-        )),
+        (any::<bool>(), any::<bool>(), any::<bool>()).prop_map(|(defer, retreat, ca)| {
+            StartupSpec::JumpStart(JumpStartOptions {
+                defer,
+                retreat,
+                retreat_beta: if ca {
+                    RetreatBeta::Ca
+                } else {
+                    RetreatBeta::Half
+                },
+            })
+        }),
         (any::<bool>(), any::<bool>(), rapid).prop_map(|(jump, defer, options)| {
             StartupSpec::RapidStart(RapidStartSpec {
                 jump,
@@ -116,7 +142,11 @@ pub fn spec() -> impl Strategy<Value = LossBasedSpec> {
         ]),
         proptest::option::of(any::<bool>()),
         proptest::option::of(any::<bool>()),
-        proptest::option::of(any::<bool>()),
+        proptest::option::of(prop_oneof![
+            Just(EcnCodepoint::NotEct),
+            Just(EcnCodepoint::Ect0),
+            Just(EcnCodepoint::Ect1)
+        ]),
     )
         .prop_map(
             |(initial_window, pacing, ss, ca, prr, undo, send_one, ecn)| CommonOptions {

@@ -155,7 +155,10 @@ impl Driver {
         self.in_flight -= lost_bytes;
         let ce_event = match (ce, largest) {
             (true, Some((_, t, _))) => Some(CongestionEvent {
-                signal: CongestionSignal::Ecn { ce_packets: 1 },
+                signal: CongestionSignal::Ecn {
+                    ce_packets: 1,
+                    ce_bytes: 1200,
+                },
                 time_sent: t,
                 persistent_congestion: false,
             }),

@@ -26,7 +26,7 @@ use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressStyle};
 use ramp_sim::fleet::population_file::PopulationFile;
 use ramp_sim::fleet::summary::summarize;
-use ramp_sim::fleet::{self, presets, run, FleetPlan, Population};
+use ramp_sim::fleet::{self, experiments, run, FleetPlan, Population};
 
 use crate::atomic_file::write_atomic;
 use crate::run_dir::{self, Owner};
@@ -65,7 +65,7 @@ pub struct Args {
     #[arg(long, value_name = "ARMS")]
     arms: Option<String>,
     /// Connections (each runs once per arm). Grids round up to whole cells.
-    #[arg(short = 'n', long, default_value_t = presets::DEFAULT_CONNECTIONS)]
+    #[arg(short = 'n', long, default_value_t = experiments::DEFAULT_CONNECTIONS)]
     connections: u64,
     /// Run seed: connection i's path depends only on (seed, i).
     #[arg(long, default_value_t = 1)]
@@ -132,7 +132,7 @@ struct PlanSpec {
 /// Runs `ramp fleet`.
 pub fn run(args: Args) -> anyhow::Result<()> {
     if args.list_presets {
-        for (name, what) in presets::PRESETS {
+        for (name, what) in experiments::PRESETS {
             println!("{name:<22} {what}");
         }
         return Ok(());
@@ -353,7 +353,7 @@ fn build_plan(args: &PlanSpec) -> anyhow::Result<FleetPlan> {
                 .unwrap_or_else(|| path.clone());
             let f =
                 PopulationFile::parse(text, &stem).map_err(|e| anyhow::anyhow!("{path}: {e}"))?;
-            let mut base = presets::base_scenario().map_err(|e| anyhow::anyhow!("{e}"))?;
+            let mut base = experiments::base_scenario().map_err(|e| anyhow::anyhow!("{e}"))?;
             base.name = f.name.clone();
             let connections = match &f.population {
                 Population::Grid(g) => g.connections(),
@@ -374,7 +374,7 @@ fn build_plan(args: &PlanSpec) -> anyhow::Result<FleetPlan> {
                 base,
             }
         }
-        None => presets::plan(&args.preset, args.connections, args.seed)
+        None => experiments::plan(&args.preset, args.connections, args.seed)
             .map_err(|e| anyhow::anyhow!("--preset: {e}"))?,
     };
     if let Some(list) = &args.arms {

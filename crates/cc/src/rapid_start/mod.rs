@@ -30,9 +30,7 @@
 
 use core::time::Duration;
 
-use crate::controller::CongestionSignal;
 use crate::ratio::Ratio;
-use crate::rtt::RttEstimator;
 
 /// -02 §3.2: the RECOMMENDED additive queue-build-up margin, 4 ms.
 pub const QUEUE_BUILDUP_ADD: Duration = Duration::from_millis(4);
@@ -41,6 +39,21 @@ pub const QUEUE_BUILDUP_MULT: Ratio = match Ratio::new(11, 10) {
     Some(r) => r,
     None => Ratio::ONE,
 };
+/// -02 §3.3's `K`, the share of the reduction `1 − β` that an acknowledged
+/// byte sent before the event costs: `ack_factor = K·(1−β)`, `loss_factor =
+/// silence_factor = β + K·(1−β)`. -02 writes the factors with K = 2/3.
+pub const K_DRAFT: Ratio = Ratio::new_const(2, 3);
+/// quicly's `QUICLY_RAPID_START_K` (11/18, include/quicly/cc.h at h2o/quicly
+/// 45bf8a37): a slightly smaller ack and loss factor than -02's.
+pub const K_QUICLY: Ratio = Ratio::new_const(11, 18);
+/// quicly's multiplicative margin of the 3× test, `min_rtt·35/32`
+/// (`quicly_cc_rapid_start_use_3x`, include/quicly/cc.h at 45bf8a37).
+pub const QUICLY_THRESH_MULT: Ratio = Ratio::new_const(35, 32);
+/// quicly switches Rapid Start off for good when `min_rtt` is below this
+/// (4 ms: the 4 RTT-floor slots of `min_rtt/4` must be at least 1 ms;
+/// `quicly_cc_rapid_start_update_rtt` at 45bf8a37).
+pub const QUICLY_OFF_BELOW: Duration = Duration::from_millis(4);
+
 /// Pacing gain while growing 3× per round (quicly's choice; -02 is silent,
 /// docs/algorithms.md ambiguity #3).
 pub const RAPID_PACING_GAIN: Ratio = match Ratio::new(3, 1) {
@@ -87,6 +100,31 @@ pub enum RttFloorSource {
     /// This round's minimum only; an empty round counts as queue build-up
     /// (2× growth).
     Current,
+    /// quicly's: the least sample over the last 4 slots of `min_rtt/4`
+    /// each, a window of about one `min_rtt` that slides with time, not
+    /// with rounds ([`crate::rapid_floor::SlotFloor`]).
+    Slots,
+}
+
+/// How the two margins of `queue_buildup_thresh` combine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ThreshCombine {
+    /// -02 §3.2: `min(min_rtt + add, mult·min_rtt)` (default).
+    Min,
+    /// quicly: `max(min_rtt + add, mult·min_rtt)` (`thresh=max`).
+    Max,
+}
+
+/// The clock Rapid Start reads RTTs with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RttClock {
+    /// The estimator's samples as they are (default).
+    Exact,
+    /// quicly's millisecond clock (`clock=ms`): a sample is `now − sent`
+    /// on timestamps in whole milliseconds (at least 1 ms, as
+    /// `quicly_rtt_update` forces), `min_rtt` the least of those, and the
+    /// threshold computed on whole milliseconds.
+    WholeMs,
 }
 
 /// Rapid Start's options.
@@ -115,6 +153,15 @@ pub struct RapidStartOptions {
     pub pre_window: PreRecoveryWindow,
     /// Pacing gain during the first recovery period.
     pub recovery_gain: Ratio,
+    /// `K` of the recovery factors ([`K_DRAFT`] by default).
+    pub k: Ratio,
+    /// How the threshold's margins combine.
+    pub thresh_combine: ThreshCombine,
+    /// The clock RTTs are read with.
+    pub clock: RttClock,
+    /// Rapid Start turns itself off for the connection when `min_rtt` is
+    /// below this (zero: never, as in -02).
+    pub off_below: Duration,
 }
 
 impl Default for RapidStartOptions {
@@ -130,20 +177,77 @@ impl Default for RapidStartOptions {
             rtt_floor: RttFloorSource::Fallback,
             pre_window: PreRecoveryWindow::Cwnd,
             recovery_gain: RAPID_RECOVERY_PACING_GAIN,
+            k: K_DRAFT,
+            thresh_combine: ThreshCombine::Min,
+            clock: RttClock::Exact,
+            off_below: Duration::ZERO,
+        }
+    }
+}
+
+impl RapidStartOptions {
+    /// The options as h2o/quicly 45bf8a37 ran Rapid Start (the seed
+    /// experiment's arms): K = 11/18, the 3× test `floor ≤ max(min + 4 ms,
+    /// min·35/32)` on a 1 ms clock over 4 slots of `min_rtt/4`, off below
+    /// 4 ms of `min_rtt`. Everything else as -02 (β is the CA's: 0.7 on
+    /// quicly's `pico`).
+    pub fn quicly() -> RapidStartOptions {
+        RapidStartOptions {
+            k: K_QUICLY,
+            thresh_combine: ThreshCombine::Max,
+            thresh_mult: QUICLY_THRESH_MULT,
+            clock: RttClock::WholeMs,
+            rtt_floor: RttFloorSource::Slots,
+            off_below: QUICLY_OFF_BELOW,
+            ..RapidStartOptions::default()
         }
     }
 }
 
 /// -02 §3.2 `queue_buildup_thresh = min(min_rtt + 4 ms, 1.10·min_rtt)`.
 pub fn queue_buildup_thresh(min_rtt: Duration, add: Duration, mult: Ratio) -> Duration {
+    queue_buildup_thresh_with(min_rtt, add, mult, ThreshCombine::Min)
+}
+
+/// `queue_buildup_thresh` with the margins combined by `combine` (quicly:
+/// `max(min_rtt + 4 ms, min_rtt·35/32)`).
+pub fn queue_buildup_thresh_with(
+    min_rtt: Duration,
+    add: Duration,
+    mult: Ratio,
+    combine: ThreshCombine,
+) -> Duration {
     let scaled_ns = u128::from(mult.num()) * min_rtt.as_nanos() / u128::from(mult.den());
     let scaled = Duration::from_nanos(u64::try_from(scaled_ns).unwrap_or(u64::MAX));
-    (min_rtt + add).min(scaled)
+    match combine {
+        ThreshCombine::Min => (min_rtt + add).min(scaled),
+        ThreshCombine::Max => (min_rtt + add).max(scaled),
+    }
+}
+
+/// quicly's threshold on its millisecond clock: `max(min + 4, min·35/32)`
+/// in whole milliseconds, the product rounded down as quicly's integer
+/// arithmetic does (`combine` picks `min` or `max` of the two margins).
+pub fn queue_buildup_thresh_ms(
+    min_ms: u64,
+    add: Duration,
+    mult: Ratio,
+    combine: ThreshCombine,
+) -> u64 {
+    let add_ms = u64::try_from(add.as_millis()).unwrap_or(u64::MAX);
+    let a = min_ms.saturating_add(add_ms);
+    let m = mult.mul_floor(min_ms);
+    match combine {
+        ThreshCombine::Min => a.min(m),
+        ThreshCombine::Max => a.max(m),
+    }
 }
 
 /// The three factors of -02 §3.3 as exact fractions over a common
-/// denominator `3q` (β = p/q): `silence = (2+β)/3`, `ack = 2(1−β)/3`,
-/// `loss = (2+β)/3`.
+/// denominator (β = p/q, K = a/b; the denominator is `3bq`, so that the
+/// floor `β/3` is exact too): `ack = K(1−β)`, `silence = loss = β +
+/// K(1−β)`; with -02's K = 2/3, `silence = loss = (2+β)/3` and `ack =
+/// 2(1−β)/3`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Factors {
     /// Numerator of `silence_factor`.
@@ -157,17 +261,24 @@ pub struct Factors {
 }
 
 impl Factors {
-    /// The factors for `beta` (which must be in (0, 1)).
+    /// The factors of -02 (K = 2/3) for `beta` (which must be in (0, 1)).
     pub fn for_beta(beta: Ratio) -> Factors {
+        Factors::for_beta_k(beta, K_DRAFT)
+    }
+
+    /// The factors for `beta` and `k` (both in (0, 1]).
+    pub fn for_beta_k(beta: Ratio, k: Ratio) -> Factors {
         let (p, q) = (beta.num(), beta.den());
-        // Saturating only matters for absurd denominators (> 2^62); the
-        // spec parser limits them to 10^6.
-        let silence = q.saturating_mul(2).saturating_add(p);
+        let (a, b) = (k.num(), k.den());
+        // Saturating only matters for absurd denominators (> 2^20 each);
+        // the spec parser limits them to 10^6.
+        let ack = a.saturating_mul(q - p.min(q)).saturating_mul(3);
+        let silence = b.saturating_mul(p).saturating_mul(3).saturating_add(ack);
         Factors {
             silence,
-            ack: (q - p.min(q)).saturating_mul(2),
+            ack,
             loss: silence,
-            den: q.saturating_mul(3),
+            den: b.saturating_mul(q).saturating_mul(3),
         }
     }
 }
@@ -176,6 +287,7 @@ impl Factors {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RapidRecovery {
     beta: Ratio,
+    k: Ratio,
     factors: Factors,
     /// The window scaled by `factors.den`.
     scaled: u128,
@@ -200,18 +312,31 @@ impl RapidRecovery {
         min_window: u64,
         iw_floor: Option<u64>,
     ) -> RapidRecovery {
-        let f = Factors::for_beta(beta);
+        RapidRecovery::enter_k(pre_recovery_cwnd, beta, K_DRAFT, min_window, iw_floor)
+    }
+
+    /// [`RapidRecovery::enter`] with the factors of `k` instead of -02's 2/3.
+    pub fn enter_k(
+        pre_recovery_cwnd: u64,
+        beta: Ratio,
+        k: Ratio,
+        min_window: u64,
+        iw_floor: Option<u64>,
+    ) -> RapidRecovery {
+        let f = Factors::for_beta_k(beta, k);
         let den = u128::from(f.den);
-        // pre·β/3 scaled by 3q is pre·p.
+        let kb = u128::from(k.den());
+        // pre·β/3 scaled by 3bq is pre·p·b.
         let mut floor_scaled = (u128::from(min_window) * den)
-            .max(u128::from(pre_recovery_cwnd) * u128::from(beta.num()));
+            .max(u128::from(pre_recovery_cwnd) * u128::from(beta.num()) * kb);
         if let Some(iw) = iw_floor {
-            // β·IW scaled by 3q is 3·p·IW.
-            floor_scaled = floor_scaled.max(3 * u128::from(beta.num()) * u128::from(iw));
+            // β·IW scaled by 3bq is 3·p·b·IW.
+            floor_scaled = floor_scaled.max(3 * u128::from(beta.num()) * kb * u128::from(iw));
         }
         let scaled = (u128::from(pre_recovery_cwnd) * u128::from(f.silence)).max(floor_scaled);
         RapidRecovery {
             beta,
+            k,
             factors: f,
             scaled,
             floor_scaled,
@@ -229,8 +354,13 @@ impl RapidRecovery {
     /// recovery entered on CE alone with the ABE-style `ce_beta` then sees
     /// a loss, which calls for the ordinary β.
     pub fn rebased(&self, beta: Ratio) -> RapidRecovery {
-        let mut r =
-            RapidRecovery::enter(self.pre_recovery_cwnd, beta, self.min_window, self.iw_floor);
+        let mut r = RapidRecovery::enter_k(
+            self.pre_recovery_cwnd,
+            beta,
+            self.k,
+            self.min_window,
+            self.iw_floor,
+        );
         r.on_acked(self.acked_total);
         r.on_lost(self.lost_total);
         r
@@ -275,192 +405,6 @@ impl RapidRecovery {
         self.factors
     }
 }
-/// Rapid Start as a startup policy of [`crate::loss_based::LossBased`]:
-/// its options and its growth state, with one method per rule of -02 that
-/// `LossBased` calls at the matching point (the map at the top of this
-/// module says which).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RapidStart {
-    opts: RapidStartOptions,
-    /// §3.2: the RTT floor is above the queue-build-up threshold (2×).
-    queue: bool,
-    /// `latch_2x`: a queue was seen once; stay at 2×.
-    latched: bool,
-}
 
-impl RapidStart {
-    /// Rapid Start with `opts`, growing 2× until an RTT floor says the
-    /// queue is empty.
-    pub fn new(opts: RapidStartOptions) -> RapidStart {
-        RapidStart {
-            opts,
-            queue: false,
-            latched: false,
-        }
-    }
-
-    /// The options.
-    pub fn options(&self) -> &RapidStartOptions {
-        &self.opts
-    }
-
-    /// -02 §3.2: re-evaluates the growth from the round's RTT `floor`
-    /// (`None`: no floor yet, so nothing says the queue is empty).
-    pub fn evaluate(&mut self, floor: Option<Duration>, rtt: &RttEstimator) {
-        let queue = match floor {
-            Some(f) if rtt.has_sample() => {
-                f > queue_buildup_thresh(rtt.min(), self.opts.thresh_add, self.opts.thresh_mult)
-            }
-            _ => true,
-        };
-        if queue && self.opts.latch_2x {
-            self.latched = true;
-        }
-        self.queue = queue || self.latched;
-    }
-
-    /// Whether the RTT floor comes from the previous round when the current
-    /// one has none yet (`rtt_floor=fallback`).
-    pub fn floor_falls_back(&self) -> bool {
-        self.opts.rtt_floor == RttFloorSource::Fallback
-    }
-
-    /// -02 §3.2: the queue is building, so growth is 2×, not 3×.
-    pub fn queue_building(&self) -> bool {
-        self.queue
-    }
-
-    /// -02 §3.2: window bytes for `base` eligible acknowledged bytes: two
-    /// per byte (3× per round) while the queue is empty, one (2×) once it
-    /// builds.
-    pub fn growth(&self, base: u64) -> u64 {
-        if self.queue {
-            base
-        } else {
-            base.saturating_mul(2)
-        }
-    }
-
-    /// The pacing gain while growing 3× ([`RAPID_PACING_GAIN`] by default).
-    pub fn pacing_gain(&self) -> Ratio {
-        self.opts.pacing_gain
-    }
-
-    /// The pacing gain in the first recovery
-    /// ([`RAPID_RECOVERY_PACING_GAIN`] by default).
-    pub fn recovery_gain(&self) -> Ratio {
-        self.opts.recovery_gain
-    }
-
-    /// The β of the smooth reduction for a loss: the option, else the
-    /// congestion-avoidance algorithm's `ca_beta`.
-    pub fn loss_beta(&self, ca_beta: Ratio) -> Ratio {
-        self.opts.beta.unwrap_or(ca_beta)
-    }
-
-    /// -02 §3.3: the congestion event (`signal`) that ends the startup
-    /// enters the first recovery, from `cwnd` (or the `flight` before the
-    /// event, with `pre=flight`) scaled by β: the CE-only β of §3.3.2 for a
-    /// CE signal, else [`RapidStart::loss_beta`]. The event's lost bytes
-    /// are charged after the scaling (docs/algorithms.md ambiguity #7).
-    pub fn enter_recovery(
-        &self,
-        signal: CongestionSignal,
-        cwnd: u64,
-        flight: u64,
-        ca_beta: Ratio,
-        min_window: u64,
-        initial_window: u64,
-    ) -> RapidRecovery {
-        let (beta, lost) = match (signal, self.opts.ce_beta) {
-            (CongestionSignal::Ecn { .. }, Some(b)) => (b, 0),
-            (CongestionSignal::Ecn { .. }, None) => (self.loss_beta(ca_beta), 0),
-            (CongestionSignal::Loss { lost_bytes }, _) => (self.loss_beta(ca_beta), lost_bytes),
-        };
-        let iw = self.opts.iw_floor.then_some(initial_window);
-        let pre = match self.opts.pre_window {
-            PreRecoveryWindow::Flight => cwnd.min(flight),
-            PreRecoveryWindow::Cwnd => cwnd,
-        };
-        let mut rr = RapidRecovery::enter(pre, beta, min_window, iw);
-        rr.on_lost(lost);
-        rr
-    }
-}
-
-#[cfg(test)]
-mod policy_tests {
-    use super::*;
-
-    fn rtt_with_min(ms: u64) -> RttEstimator {
-        let mut r = RttEstimator::default();
-        r.update(
-            Duration::from_millis(ms),
-            Duration::ZERO,
-            Duration::ZERO,
-            true,
-        );
-        r
-    }
-
-    #[test]
-    fn rapid_start_02_3_2_the_policy_grows_3x_until_the_floor_crosses_the_threshold() {
-        let mut p = RapidStart::new(RapidStartOptions::default());
-        let rtt = rtt_with_min(40);
-        p.evaluate(None, &rtt);
-        assert_eq!(p.growth(1000), 1000, "no floor: 2x");
-        p.evaluate(Some(Duration::from_millis(41)), &rtt);
-        assert_eq!(p.growth(1000), 2000, "below min(40 + 4, 44) ms: 3x");
-        p.evaluate(Some(Duration::from_millis(45)), &rtt);
-        assert!(p.queue_building());
-        p.evaluate(Some(Duration::from_millis(41)), &rtt);
-        assert!(!p.queue_building(), "without latch_2x, 3x resumes");
-        let mut latched = RapidStart::new(RapidStartOptions {
-            latch_2x: true,
-            ..RapidStartOptions::default()
-        });
-        latched.evaluate(Some(Duration::from_millis(45)), &rtt);
-        latched.evaluate(Some(Duration::from_millis(41)), &rtt);
-        assert!(latched.queue_building(), "latch_2x keeps 2x");
-    }
-
-    #[test]
-    fn rapid_start_02_3_3_2_a_ce_only_entry_uses_ce_beta_and_a_loss_charges_its_bytes() {
-        let p = RapidStart::new(RapidStartOptions {
-            ce_beta: Some(Ratio::new_const(4, 5)),
-            ..RapidStartOptions::default()
-        });
-        let beta = Ratio::HALF;
-        let ce = p.enter_recovery(
-            CongestionSignal::Ecn { ce_packets: 1 },
-            120_000,
-            120_000,
-            beta,
-            2400,
-            12_000,
-        );
-        assert_eq!(ce.beta(), Ratio::new_const(4, 5));
-        let loss = p.enter_recovery(
-            CongestionSignal::Loss { lost_bytes: 1200 },
-            120_000,
-            120_000,
-            beta,
-            2400,
-            12_000,
-        );
-        assert_eq!(loss.beta(), beta);
-        assert!(
-            loss.cwnd()
-                < RapidStart::new(RapidStartOptions::default())
-                    .enter_recovery(
-                        CongestionSignal::Loss { lost_bytes: 0 },
-                        120_000,
-                        120_000,
-                        beta,
-                        2400,
-                        12_000
-                    )
-                    .cwnd()
-        );
-    }
-}
+mod policy;
+pub use policy::RapidStart;

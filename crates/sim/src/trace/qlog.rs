@@ -14,7 +14,7 @@ use std::io::{self, Write};
 
 use ramp_cc::recovery::AckFrame;
 
-use crate::trace::{
+use super::{
     json_str, CcSnapshot, RttSnapshot, StreamRange, TraceEvent, TraceMeta, TraceOutput, TraceSink,
 };
 

@@ -71,7 +71,8 @@ fn web_workload() -> Workload {
 /// seed-100m preset's endpoint (MDS 1252, IW 30, jump 60, leaky-bucket
 /// pacer) with a 300 s limit.
 pub fn base_scenario() -> Result<Scenario, SimError> {
-    let p = crate::presets::find("seed-100m").ok_or("internal: preset seed-100m missing")?;
+    let p =
+        crate::scenario::presets::find("seed-100m").ok_or("internal: preset seed-100m missing")?;
     let mut sc = Scenario::from_preset(&p);
     sc.time_limit = FLEET_TIME_LIMIT;
     Ok(sc)

@@ -18,7 +18,7 @@ pub type Carried = (u32, Datagram);
 
 /// The whole path.
 #[derive(Debug)]
-pub struct Network {
+pub struct Path {
     /// Server -> client: the shared link model (policer, queue
     /// discipline, random loss, delay, rate steps).
     forward: Link<Carried>,
@@ -29,10 +29,10 @@ pub struct Network {
     last_reverse_arrival: Time,
 }
 
-impl Network {
+impl Path {
     /// The path of `cfg`, with random elements seeded from `seed`.
-    pub fn new(cfg: &PathConfig, seed: u64) -> Network {
-        Network {
+    pub fn new(cfg: &PathConfig, seed: u64) -> Path {
+        Path {
             forward: Link::new(&cfg.forward_link(), seed),
             reverse_delay: cfg.reverse_delay,
             reverse_rate: cfg.reverse_rate,
@@ -50,7 +50,7 @@ impl Network {
             Packet {
                 payload: (flow, d),
                 size: d.size,
-                ect: d.ect,
+                ecn: d.ecn,
                 flow,
             },
         )

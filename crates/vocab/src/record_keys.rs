@@ -56,6 +56,10 @@ pub const DROPS_AQM: &str = "path.drops-aqm";
 /// Packets the peer reported CE-marked in its ACK frames' ECN counts (h2o's
 /// key for the same count).
 pub const PACKETS_ACKED_ECN_CE: &str = "num-packets.acked-ecn-ce";
+/// Packets the peer reported received ECT(0) (RFC 9000 §19.3.2).
+pub const PACKETS_ACKED_ECN_ECT0: &str = "num-packets.acked-ecn-ect0";
+/// Packets the peer reported received ECT(1) (RFC 9000 §19.3.2).
+pub const PACKETS_ACKED_ECN_ECT1: &str = "num-packets.acked-ecn-ect1";
 /// The bottleneck's queue discipline (`droptail`, `codel`, ...).
 pub const PATH_AQM: &str = "path.aqm";
 /// min_rtt, ms.

@@ -1,6 +1,6 @@
 //! Time and rate types.
 //!
-//! ramp-cc never reads a clock: every call takes `now` as an argument. A
+//! ramp's controllers never read a clock: every call takes `now` as an argument. A
 //! [`Time`] is an integer count of nanoseconds since an epoch the caller
 //! chooses (the simulator's virtual start, or an `Instant` taken when a real
 //! connection opened), so the same controller runs identically in virtual

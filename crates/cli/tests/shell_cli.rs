@@ -1,0 +1,490 @@
+//! `ramp shell` as a process: TCP over IPv4 and IPv6, QUIC, ECN marks,
+//! reachability, nesting, exit codes, and cleanup after SIGTERM and
+//! SIGKILL. Each test needs root (or CAP_NET_ADMIN), /dev/net/tun and the
+//! `ip` command, and skips with a message where they are missing. Every
+//! shell's namespace and devices are checked gone at the end of its test.
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpListener;
+use std::process::{Child, Command, Output, Stdio};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+const RAMP: &str = env!("CARGO_BIN_EXE_ramp");
+
+/// Why this machine cannot run the shell tests, if it cannot.
+fn missing() -> Option<String> {
+    let root = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .is_some_and(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("CapEff:"))
+                .and_then(|h| u64::from_str_radix(h.trim(), 16).ok())
+                .is_some_and(|c| c & (1 << 12) != 0)
+        });
+    if !root {
+        return Some("not root and no CAP_NET_ADMIN".into());
+    }
+    if !std::path::Path::new("/dev/net/tun").exists() {
+        return Some("no /dev/net/tun".into());
+    }
+    if Command::new("ip").arg("-V").output().is_err() {
+        return Some("no ip command (iproute2)".into());
+    }
+    if Command::new("bash").arg("-c").arg("true").output().is_err() {
+        return Some("no bash".into());
+    }
+    None
+}
+
+macro_rules! need_root {
+    () => {
+        if let Some(why) = missing() {
+            eprintln!("skipped: {why}");
+            return;
+        }
+    };
+}
+
+/// A child process killed on drop.
+struct Proc(Child);
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A TCP server on every address of one family that sends `bytes` bytes
+/// to each of `conns` connections.
+fn tcp_server(v6: bool, bytes: usize, conns: usize) -> (u16, JoinHandle<()>) {
+    let l = TcpListener::bind(if v6 { "[::]:0" } else { "0.0.0.0:0" }).expect("bind");
+    let port = l.local_addr().expect("addr").port();
+    let h = std::thread::spawn(move || {
+        for _ in 0..conns {
+            let Ok((mut s, _)) = l.accept() else { return };
+            let chunk = vec![7u8; 16 * 1024];
+            let mut left = bytes;
+            while left > 0 {
+                let n = left.min(chunk.len());
+                if s.write_all(&chunk[..n]).is_err() {
+                    break;
+                }
+                left -= n;
+            }
+        }
+    });
+    (port, h)
+}
+
+fn shell(link: &[&str], script: &str) -> Output {
+    let mut args = vec!["shell"];
+    args.extend_from_slice(link);
+    args.extend_from_slice(&["--", "bash", "-c", script]);
+    Command::new(RAMP)
+        .args(&args)
+        .output()
+        .expect("ramp shell runs")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// The value of counter `name` in the closing line of direction `dir`.
+fn counter(stderr: &str, dir: &str, name: &str) -> u64 {
+    let line = stderr
+        .lines()
+        .find(|l| l.starts_with("ramp shell ") && l.contains(&format!(" {dir}: ")))
+        .unwrap_or_else(|| panic!("no {dir} line in {stderr}"));
+    let at = line
+        .find(name)
+        .unwrap_or_else(|| panic!("no {name} in {line}"));
+    let before = &line[..at];
+    let after = &line[at + name.len()..];
+    if name.starts_with("largest") {
+        after.split_whitespace().next()
+    } else {
+        before.split_whitespace().last()
+    }
+    .and_then(|n| n.parse().ok())
+    .unwrap_or_else(|| panic!("{name} in {line}"))
+}
+
+/// Namespaces and devices the shells of this machine hold now.
+fn ramp_objects() -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir("/run/netns")
+        .map(|d| {
+            d.filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.starts_with("ramp-sh-"))
+                .collect()
+        })
+        .unwrap_or_default();
+    let links = Command::new("ip")
+        .args(["-o", "link"])
+        .output()
+        .expect("ip link");
+    v.extend(
+        text(&links.stdout)
+            .lines()
+            .filter_map(|l| l.split(':').nth(1))
+            .map(|n| n.trim().to_string())
+            .filter(|n| n.starts_with("ramp-")),
+    );
+    v
+}
+
+/// The namespace a running shell with pid `pid` made, once it exists.
+fn namespace_of(pid: u32) -> String {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        if let Ok(d) = std::fs::read_dir("/run/ramp-shell") {
+            for e in d.filter_map(|e| e.ok()) {
+                if std::fs::read_to_string(e.path()).is_ok_and(|s| s.trim() == pid.to_string()) {
+                    return e.file_name().to_string_lossy().into_owned();
+                }
+            }
+        }
+        assert!(Instant::now() < deadline, "shell {pid} made no namespace");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn exists(ns: &str) -> bool {
+    std::path::Path::new("/run/netns").join(ns).exists()
+}
+
+/// The device a namespace's shell made in the host namespace.
+fn device_of(ns: &str) -> String {
+    ns.replacen("ramp-sh-", "ramp-", 1)
+}
+
+fn device_exists(dev: &str) -> bool {
+    Command::new("ip")
+        .args(["link", "show", dev])
+        .stderr(Stdio::null())
+        .stdout(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// Starts `ramp shell … -- sleep 60` and returns it with its namespace
+/// and the pids inside that namespace.
+fn sleeping_shell() -> (Proc, String, Vec<String>) {
+    let child = Command::new(RAMP)
+        .args([
+            "shell", "--rate", "10mbit", "--rtt", "10ms", "--queue", "10ms", "--", "sleep", "60",
+        ])
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("ramp shell starts");
+    let ns = namespace_of(child.id());
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let pids = loop {
+        let out = Command::new("ip")
+            .args(["netns", "pids", &ns])
+            .output()
+            .expect("ip");
+        let pids: Vec<String> = text(&out.stdout)
+            .split_whitespace()
+            .map(String::from)
+            .collect();
+        if !pids.is_empty() {
+            break pids;
+        }
+        assert!(Instant::now() < deadline, "nothing runs in {ns}");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    (Proc(child), ns, pids)
+}
+
+fn gone_within(pids: &[String], limit: Duration) -> bool {
+    let deadline = Instant::now() + limit;
+    while Instant::now() < deadline {
+        if pids
+            .iter()
+            .all(|p| !std::path::Path::new("/proc").join(p).exists())
+        {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    false
+}
+
+#[test]
+fn tcp_over_ipv4_and_ipv6_crosses_the_link_at_its_rate() {
+    need_root!();
+    const BYTES: usize = 300_000;
+    let (p4, h4) = tcp_server(false, BYTES, 1);
+    let (p6, h6) = tcp_server(true, BYTES, 1);
+    let log = std::env::temp_dir().join(format!("ramp-shell-test-{}.ndjson", std::process::id()));
+    let t = Instant::now();
+    let out = shell(
+        &["--rate", "10mbit", "--rtt", "20ms", "--queue", "20ms", "--log", &log.to_string_lossy()],
+        &format!(
+            "cat < /dev/tcp/$RAMP_SHELL_HOST/{p4} | wc -c; cat < /dev/tcp/$RAMP_SHELL_HOST6/{p6} | wc -c"
+        ),
+    );
+    let elapsed = t.elapsed();
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(stdout, format!("{BYTES}\n{BYTES}\n"), "{stderr}");
+    // 2 × 300 kB at 10 Mbit/s take at least 480 ms of serialisation.
+    assert!(
+        elapsed >= Duration::from_millis(480),
+        "{elapsed:?}: the link did not shape"
+    );
+    // The link saw wire-sized packets: no offload super-packets.
+    for dir in ["up", "down"] {
+        let largest = counter(&stderr, dir, "largest packet");
+        assert!(largest <= 1500, "{dir}: largest packet {largest}");
+    }
+    assert!(counter(&stderr, "down", "delivered") > 400, "{stderr}");
+    let log_text = std::fs::read_to_string(&log).expect("log written");
+    let enqueues = log_text
+        .lines()
+        .filter(|l| l.contains("\"ev\":\"enqueue\""))
+        .count();
+    assert!(enqueues > 400, "{enqueues} enqueue lines");
+    for l in log_text.lines().take(50) {
+        let v: serde_json::Value = serde_json::from_str(l).expect("NDJSON");
+        assert!(
+            v["t-us"].is_u64() && v["dir"].is_string() && v["bytes"].is_u64(),
+            "{l}"
+        );
+    }
+    let _ = std::fs::remove_file(&log);
+    h4.join().expect("v4 server");
+    h6.join().expect("v6 server");
+}
+
+#[test]
+fn rfc3168_6_1_1_codel_marks_ect_tcp_instead_of_dropping() {
+    need_root!();
+    let (port, h) = tcp_server(false, 1_500_000, 1);
+    let out = shell(
+        &[
+            "--rate", "5mbit", "--rtt", "20ms", "--queue", "200ms", "--aqm", "codel",
+        ],
+        &format!(
+            "echo 1 > /proc/sys/net/ipv4/tcp_ecn; cat < /dev/tcp/$RAMP_SHELL_HOST/{port} | wc -c"
+        ),
+    );
+    let stderr = text(&out.stderr);
+    assert_eq!(text(&out.stdout).trim(), "1500000", "{stderr}");
+    // Linux sends its SYN-ACK and retransmissions not-ECT (RFC 3168
+    // §6.1.1 and §6.1.5): CoDel may drop those, and marks the rest.
+    let marks = counter(&stderr, "down", "CE marks");
+    assert!(marks > 10, "{stderr}");
+    assert!(
+        counter(&stderr, "down", "AQM drops") < marks / 10,
+        "{stderr}"
+    );
+    h.join().expect("server");
+}
+
+#[test]
+fn quic_download_with_ramp_get_inside_the_shell() {
+    need_root!();
+    let mut serve = Command::new(RAMP)
+        .args(["serve", "--listen", "0.0.0.0:0", "--pmtud", "off"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("ramp serve");
+    let stdout = serve.stdout.take().expect("stdout");
+    let _serve = Proc(serve);
+    let mut line = String::new();
+    BufReader::new(stdout)
+        .read_line(&mut line)
+        .expect("first line");
+    let port = line
+        .split_whitespace()
+        .nth(2)
+        .and_then(|a| a.rsplit(':').next())
+        .unwrap_or_else(|| panic!("{line}"))
+        .to_string();
+    let out = shell(
+        &["--rate", "20mbit", "--rtt", "20ms", "--queue", "20ms"],
+        &format!("{RAMP} get https://$RAMP_SHELL_HOST:{port}/bytes/200000 --n 2 --insecure --json"),
+    );
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let ok = text(&out.stdout)
+        .lines()
+        .filter(|l| l.contains("\"verified\":true"))
+        .count();
+    assert_eq!(ok, 2, "{}", text(&out.stdout));
+    assert!(counter(&stderr, "down", "delivered") > 300, "{stderr}");
+}
+
+#[test]
+fn the_command_reaches_only_the_outer_end_of_its_link() {
+    need_root!();
+    let out = shell(
+        &["--rate", "10mbit", "--rtt", "10ms", "--queue", "10ms"],
+        // Another shell's address space (no route out), then a public
+        // address (no route at all).
+        "timeout 1 bash -c 'exec 3<>/dev/tcp/100.127.255.1/9' && exit 10; \
+         timeout 1 bash -c 'exec 3<>/dev/tcp/192.0.2.1/9' && exit 11; exit 0",
+    );
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(counter(&stderr, "up", "refused") >= 1, "{stderr}");
+}
+
+#[test]
+fn nested_shells_reach_the_host_through_both_links() {
+    need_root!();
+    let (port, h) = tcp_server(false, 100_000, 1);
+    let inner = format!(
+        "H=$RAMP_SHELL_HOST {RAMP} shell --rate 10mbit --rtt 10ms --queue 20ms -- \
+         bash -c 'echo $RAMP_SHELL_PATH; cat < /dev/tcp/$H/{port} | wc -c'"
+    );
+    let out = shell(
+        &["--rate", "20mbit", "--rtt", "10ms", "--queue", "20ms"],
+        &inner,
+    );
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let lines: Vec<String> = text(&out.stdout).lines().map(String::from).collect();
+    assert_eq!(lines.len(), 2, "{lines:?} {stderr}");
+    assert_eq!(lines[0].split('-').count(), 2, "nested path {}", lines[0]);
+    assert_eq!(lines[1], "100000", "{stderr}");
+    h.join().expect("server");
+}
+
+#[test]
+fn exit_status_and_bad_input() {
+    need_root!();
+    let out = shell(
+        &["--rate", "10mbit", "--rtt", "10ms", "--queue", "10ms"],
+        "exit 7",
+    );
+    assert_eq!(out.status.code(), Some(7));
+    let run = |args: &[&str]| Command::new(RAMP).args(args).output().expect("ramp runs");
+    let bad_queue = run(&[
+        "shell", "--rate", "10mbit", "--rtt", "10ms", "--queue", "0ms", "--", "true",
+    ]);
+    assert_eq!(bad_queue.status.code(), Some(2));
+    assert!(
+        text(&bad_queue.stderr).contains("--queue"),
+        "{}",
+        text(&bad_queue.stderr)
+    );
+    let no_rate = run(&["shell", "--rtt", "10ms", "--queue", "10ms", "--", "true"]);
+    assert_eq!(no_rate.status.code(), Some(2));
+    let bad_loss = run(&[
+        "shell", "--rate", "1mbit", "--rtt", "1ms", "--queue", "20ms", "--loss", "150%", "--",
+        "true",
+    ]);
+    assert_eq!(bad_loss.status.code(), Some(2));
+    let no_cmd = run(&[
+        "shell",
+        "--rate",
+        "10mbit",
+        "--rtt",
+        "10ms",
+        "--queue",
+        "10ms",
+        "--",
+        "/nonexistent/cmd",
+    ]);
+    assert_eq!(no_cmd.status.code(), Some(2));
+    assert!(
+        text(&no_cmd.stderr).contains("/nonexistent/cmd"),
+        "{}",
+        text(&no_cmd.stderr)
+    );
+}
+
+#[test]
+fn without_cap_net_admin_a_clear_error_and_exit_2() {
+    need_root!();
+    if Command::new("setpriv").arg("--help").output().is_err() {
+        eprintln!("skipped: no setpriv to drop privileges");
+        return;
+    }
+    let out = Command::new("setpriv")
+        .args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            "--inh-caps=-all",
+            "--bounding-set=-all",
+            "--",
+            RAMP,
+        ])
+        .args([
+            "shell", "--rate", "10mbit", "--rtt", "10ms", "--queue", "10ms", "--", "true",
+        ])
+        .output()
+        .expect("setpriv runs");
+    let stderr = text(&out.stderr);
+    if stderr.contains("Permission denied") && !stderr.contains("ramp") {
+        eprintln!("skipped: the unprivileged user cannot run {RAMP}: {stderr}");
+        return;
+    }
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("CAP_NET_ADMIN"), "{stderr}");
+}
+
+#[test]
+fn sigterm_ends_the_command_and_removes_everything() {
+    need_root!();
+    let (mut shell, ns, pids) = sleeping_shell();
+    let dev = device_of(&ns);
+    assert!(device_exists(&dev), "{dev}");
+    assert!(Command::new("kill")
+        .args(["-TERM", &shell.0.id().to_string()])
+        .status()
+        .expect("kill")
+        .success());
+    let status = shell.0.wait().expect("wait");
+    // sleep died of the SIGTERM the shell passed on: 128 + 15.
+    assert_eq!(status.code(), Some(143));
+    assert!(!exists(&ns), "{ns} left behind");
+    assert!(!device_exists(&dev), "{dev} left behind");
+    assert!(
+        gone_within(&pids, Duration::from_secs(2)),
+        "{pids:?} still running"
+    );
+}
+
+#[test]
+fn sigkill_leaves_only_the_namespace_and_cleanup_removes_it() {
+    need_root!();
+    let (mut shell, ns, pids) = sleeping_shell();
+    let dev = device_of(&ns);
+    shell.0.kill().expect("SIGKILL");
+    shell.0.wait().expect("wait");
+    // The command dies with its shell (parent-death signal), the TUN
+    // devices with their last descriptor; the namespace's mount stays.
+    assert!(
+        gone_within(&pids, Duration::from_secs(5)),
+        "{pids:?} outlived the shell"
+    );
+    assert!(!device_exists(&dev), "{dev} outlived the shell");
+    assert!(exists(&ns), "{ns} vanished by itself");
+    let out = Command::new(RAMP)
+        .args(["shell", "--cleanup"])
+        .output()
+        .expect("cleanup");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains(&format!("removed {ns}")),
+        "{}",
+        text(&out.stdout)
+    );
+    assert!(!exists(&ns), "{ns} survived --cleanup");
+    assert!(!ramp_objects().contains(&ns));
+    // A second run finds nothing of it.
+    let again = Command::new(RAMP)
+        .args(["shell", "--cleanup"])
+        .output()
+        .expect("cleanup");
+    assert!(!text(&again.stdout).contains(&ns));
+}

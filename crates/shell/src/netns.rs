@@ -1,0 +1,304 @@
+//! The shell's network namespace and devices: created with the `ip`
+//! command (iproute2), owned by a guard that removes them when dropped,
+//! and found again by name by `ramp shell --cleanup` after a SIGKILL.
+//!
+//! What a shell creates, all named with a ramp prefix:
+//! - the namespace `ramp-sh-PATH` (a bind mount under `/run/netns`), with
+//!   its TUN device `ramp-in`, and a file `/run/ramp-shell/ramp-sh-PATH`
+//!   holding the shell's pid;
+//! - in the namespace the shell runs in: the TUN device `ramp-PATH`, its
+//!   addresses and the routes to the shell's block through it.
+//!
+//! The TUN devices are not persistent: the kernel removes each when the
+//! last file descriptor on it closes, routes and addresses with it, so
+//! they vanish even when the shell is SIGKILLed. Only the namespace's
+//! bind mount (and processes still inside it) can outlive the shell.
+
+use std::fs::File;
+use std::io;
+use std::os::fd::OwnedFd;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::addr::{
+    ShellPath, INNER_DEVICE, NETNS_PREFIX, PER_PARENT, TOP_LEVEL, V4_BASE, V4_PREFIX, V6_BASE,
+    V6_PREFIX,
+};
+use crate::error::ShellError;
+use crate::sys;
+
+/// Where `ip netns` keeps its namespaces.
+const NETNS_DIR: &str = "/run/netns";
+/// Where the shell records which pid owns a namespace.
+const OWNER_DIR: &str = "/run/ramp-shell";
+/// Both devices' MTU: Ethernet's, so a packet the link sees is one the
+/// wire would carry.
+pub const MTU: u32 = 1500;
+
+/// Runs `ip ARGS`; a failure names the command and iproute2's message.
+pub fn ip(args: &[&str]) -> Result<(), ShellError> {
+    let out = Command::new("ip")
+        .args(args)
+        .output()
+        .map_err(|e| ShellError::Ip {
+            command: args.join(" "),
+            message: e.to_string(),
+        })?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(ShellError::Ip {
+            command: args.join(" "),
+            message: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+        })
+    }
+}
+
+/// A namespace the shell made; removed (with every process still in it)
+/// when dropped.
+pub struct Namespace {
+    path: ShellPath,
+    name: String,
+    file: File,
+}
+
+impl Namespace {
+    /// Creates the first free namespace: a top-level one, or one nested in
+    /// `parent` when the shell runs inside another.
+    pub fn create(parent: Option<&ShellPath>) -> Result<Namespace, ShellError> {
+        let candidates: Vec<ShellPath> = match parent {
+            None => (0..TOP_LEVEL).filter_map(ShellPath::top).collect(),
+            Some(p) => (1..PER_PARENT).filter_map(|k| p.child(k)).collect(),
+        };
+        let taken = existing_namespaces();
+        for path in candidates {
+            let name = path.netns_name();
+            if taken.contains(&name) {
+                continue;
+            }
+            // The owner file is the claim: created exclusively before the
+            // namespace, so two shells starting at once cannot take one
+            // name, and `--cleanup` never sees a namespace without its
+            // owner while it is being made.
+            if !claim(&name)? {
+                continue;
+            }
+            if ip(&["netns", "add", &name]).is_err() {
+                // A namespace of that name exists after all (left by a
+                // killed shell): leave it to --cleanup.
+                let _ = std::fs::remove_file(owner_file(&name));
+                continue;
+            }
+            return match File::open(Path::new(NETNS_DIR).join(&name)) {
+                Ok(file) => Ok(Namespace { path, name, file }),
+                Err(e) => {
+                    remove(&name);
+                    Err(ShellError::Io(format!("{NETNS_DIR}/{name}"), e))
+                }
+            };
+        }
+        Err(ShellError::NoFreeBlock)
+    }
+
+    /// The shell's place and addresses.
+    pub fn path(&self) -> &ShellPath {
+        &self.path
+    }
+
+    /// The namespace, to enter.
+    pub fn file(&self) -> &File {
+        &self.file
+    }
+
+    /// Runs `f` on a thread inside the namespace.
+    pub fn run_inside<T: Send>(&self, f: impl FnOnce() -> io::Result<T> + Send) -> io::Result<T> {
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                sys::enter_netns(&self.file)?;
+                f()
+            })
+            .join()
+            .unwrap_or_else(|_| Err(io::Error::other("namespace thread panicked")))
+        })
+    }
+
+    /// Creates both TUN devices and gives them addresses and routes; the
+    /// returned descriptors keep them alive.
+    pub fn wire(&self) -> Result<(OwnedFd, OwnedFd), ShellError> {
+        let outer_name = self.path.outer_device();
+        let io_err = |what: &str, e| ShellError::Io(what.to_string(), e);
+        let inner = self
+            .run_inside(|| {
+                // Forwarding inside the shell's own namespace, so shells
+                // nested in it reach the outside through it; the namespace
+                // has no interface but its link.
+                for f in [
+                    "/proc/sys/net/ipv4/ip_forward",
+                    "/proc/sys/net/ipv6/conf/all/forwarding",
+                ] {
+                    std::fs::write(f, "1")?;
+                }
+                sys::open_tun(INNER_DEVICE)
+            })
+            .map_err(|e| io_err(INNER_DEVICE, e))?;
+        let outer = sys::open_tun(&outer_name).map_err(|e| io_err(&outer_name, e))?;
+        let (o4, o6) = self.path.outer();
+        let (i4, i6) = self.path.inner();
+        let (b4, p4) = self.path.v4_block();
+        let (b6, p6) = self.path.v6_block();
+        let mtu = MTU.to_string();
+        let n = self.name.as_str();
+        let d = outer_name.as_str();
+        ip(&["link", "set", d, "mtu", &mtu, "up"])?;
+        ip(&["addr", "add", &format!("{o4}/30"), "dev", d])?;
+        ip(&["-6", "addr", "add", &format!("{o6}/126"), "dev", d, "nodad"])?;
+        ip(&["route", "add", &format!("{b4}/{p4}"), "dev", d])?;
+        ip(&["-6", "route", "add", &format!("{b6}/{p6}"), "dev", d])?;
+        ip(&["-n", n, "link", "set", "lo", "up"])?;
+        ip(&["-n", n, "link", "set", INNER_DEVICE, "mtu", &mtu, "up"])?;
+        ip(&[
+            "-n",
+            n,
+            "addr",
+            "add",
+            &format!("{i4}/30"),
+            "dev",
+            INNER_DEVICE,
+        ])?;
+        ip(&[
+            "-n",
+            n,
+            "-6",
+            "addr",
+            "add",
+            &format!("{i6}/126"),
+            "dev",
+            INNER_DEVICE,
+            "nodad",
+        ])?;
+        // Routes only to the shell's own address space: anything else is
+        // unreachable from inside, not sent towards the host's networks.
+        ip(&[
+            "-n",
+            n,
+            "route",
+            "add",
+            &format!("{V4_BASE}/{V4_PREFIX}"),
+            "dev",
+            INNER_DEVICE,
+        ])?;
+        ip(&[
+            "-n",
+            n,
+            "-6",
+            "route",
+            "add",
+            &format!("{V6_BASE}/{V6_PREFIX}"),
+            "dev",
+            INNER_DEVICE,
+        ])?;
+        Ok((inner, outer))
+    }
+}
+
+impl Drop for Namespace {
+    fn drop(&mut self) {
+        remove(&self.name);
+    }
+}
+
+/// Creates `name`'s owner file holding this process's pid; false if
+/// another shell holds it.
+fn claim(name: &str) -> Result<bool, ShellError> {
+    std::fs::create_dir_all(OWNER_DIR).map_err(|e| ShellError::Io(OWNER_DIR.into(), e))?;
+    let f = owner_file(name);
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&f)
+    {
+        Ok(mut file) => {
+            use std::io::Write;
+            writeln!(file, "{}", std::process::id())
+                .map_err(|e| ShellError::Io(f.display().to_string(), e))?;
+            Ok(true)
+        }
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(false),
+        Err(e) => Err(ShellError::Io(f.display().to_string(), e)),
+    }
+}
+
+fn owner_file(name: &str) -> PathBuf {
+    Path::new(OWNER_DIR).join(name)
+}
+
+/// The names under /run/netns.
+fn existing_namespaces() -> Vec<String> {
+    std::fs::read_dir(NETNS_DIR)
+        .map(|d| {
+            d.filter_map(|e| e.ok())
+                .filter_map(|e| e.file_name().into_string().ok())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Kills every process in namespace `name` and deletes it. Best effort:
+/// whatever is already gone is fine.
+fn remove(name: &str) {
+    if let Ok(out) = Command::new("ip").args(["netns", "pids", name]).output() {
+        for pid in String::from_utf8_lossy(&out.stdout).split_whitespace() {
+            if let Ok(pid) = pid.parse() {
+                sys::signal_process(pid, libc::SIGKILL);
+            }
+        }
+    }
+    let _ = ip(&["netns", "del", name]);
+    let _ = std::fs::remove_file(owner_file(name));
+}
+
+/// What `ramp shell --cleanup` did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Cleanup {
+    /// Namespaces removed (their shell was gone).
+    pub removed: Vec<String>,
+    /// Namespaces left alone: their shell is still running.
+    pub live: Vec<String>,
+}
+
+/// Removes every `ramp-sh-*` namespace whose shell is no longer running.
+pub fn cleanup() -> Cleanup {
+    let mut report = Cleanup::default();
+    let owned: Vec<String> = std::fs::read_dir(OWNER_DIR)
+        .map(|d| {
+            d.filter_map(|e| e.ok())
+                .filter_map(|e| e.file_name().into_string().ok())
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut names: Vec<String> = existing_namespaces()
+        .into_iter()
+        .chain(owned)
+        .filter(|n| n.starts_with(NETNS_PREFIX))
+        .collect();
+    names.sort();
+    names.dedup();
+    for name in names {
+        let owner = std::fs::read_to_string(owner_file(&name))
+            .ok()
+            .and_then(|s| s.trim().parse::<u32>().ok());
+        if owner.is_some_and(is_live_shell) {
+            report.live.push(name);
+        } else {
+            remove(&name);
+            report.removed.push(name);
+        }
+    }
+    report
+}
+
+/// Whether `pid` is a running ramp process (not a recycled pid).
+fn is_live_shell(pid: u32) -> bool {
+    sys::process_alive(pid)
+        && std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c.starts_with("ramp"))
+}

@@ -1,0 +1,372 @@
+//! The scenario file format: TOML read into a [`Scenario`], every key
+//! optional over a preset (the example is in the parent module's docs).
+//! Quantities go through the one unit grammar ([`crate::units`]); unknown
+//! keys are refused, and an error names the key and its line.
+
+use core::time::Duration;
+
+use ramp_cc::pacer::{PacerConfig, PacerKind};
+use ramp_cc::{EcnCodepoint, Rate};
+use serde::{Deserialize, Deserializer};
+
+use crate::link::{Aqm, LossModel};
+use crate::receiver::AckPolicy;
+use crate::units;
+use crate::web::{HttpModel, WebConfig};
+
+use super::{
+    presets, EndpointConfig, FlowConfig, PathConfig, QueueLimit, RateStep, Scenario, ScenarioError,
+};
+
+impl Scenario {
+    /// Parses a TOML scenario. Errors name the key and its line.
+    pub fn from_toml(text: &str, name: &str) -> Result<Scenario, ScenarioError> {
+        let file: FileScenario = toml::from_str(text).map_err(|e| {
+            let line = e
+                .span()
+                .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
+            ScenarioError {
+                file: name.to_string(),
+                message: match line {
+                    Some(l) => format!("line {l}: {}", e.message()),
+                    None => e.message().to_string(),
+                },
+            }
+        })?;
+        let err = |m: String| ScenarioError {
+            file: name.to_string(),
+            message: m,
+        };
+        let mut sc = match &file.preset {
+            Some(p) => Scenario::from_preset(
+                &presets::find(p).ok_or_else(|| err(format!("preset: unknown preset `{p}`")))?,
+            ),
+            None => Scenario::from_preset(
+                &presets::find("seed-100m")
+                    .ok_or_else(|| err("internal: seed-100m preset missing".to_string()))?,
+            ),
+        };
+        sc.name = file.name.clone().unwrap_or_else(|| name.to_string());
+        set(&mut sc.seed, file.seed);
+        set(&mut sc.size_bytes, file.size.map(|Q(s)| s));
+        set(&mut sc.time_limit, file.time_limit.map(|Q(t)| t));
+        if let Some(p) = file.path {
+            p.apply(&mut sc.path).map_err(err)?;
+        }
+        if let Some(e) = file.endpoint {
+            e.apply(&mut sc.endpoint).map_err(err)?;
+        }
+        for f in file.flow {
+            sc.cross_flows.push(FlowConfig {
+                cc: f.cc,
+                start: f.start.map(|q| q.0).unwrap_or_default(),
+                size_bytes: f.size.map(|q| q.0).unwrap_or(sc.size_bytes),
+            });
+        }
+        for w in file.web {
+            let mut model = HttpModel::default();
+            set(&mut model.reading, w.reading.map(|Q(d)| d));
+            set(&mut model.parsing, w.parsing.map(|Q(d)| d));
+            sc.web.push(WebConfig {
+                users: w.users,
+                cc: w.cc,
+                start: w.start.map(|q| q.0).unwrap_or_default(),
+                horizon: w.horizon.map(|q| q.0).unwrap_or(Duration::from_secs(30)),
+                model,
+            });
+        }
+        sc.validate().map_err(|e| err(e.0))?;
+        Ok(sc)
+    }
+}
+
+/// A quantity parsed from a string (or a bare number) by one of `units`.
+#[derive(Clone, Copy, Debug)]
+struct Q<T>(T);
+
+macro_rules! quantity {
+    ($t:ty, $parse:path) => {
+        impl<'de> Deserialize<'de> for Q<$t> {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let s = units::QuantityText::deserialize(d)?.0;
+                $parse(&s).map(Q).map_err(serde::de::Error::custom)
+            }
+        }
+    };
+}
+quantity!(Rate, units::parse_rate);
+quantity!(Duration, units::parse_duration);
+quantity!(u64, units::parse_size);
+quantity!(f64, units::parse_loss);
+
+impl<'de> Deserialize<'de> for Q<Aqm> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map(Q).map_err(serde::de::Error::custom)
+    }
+}
+
+impl<'de> Deserialize<'de> for Q<AckPolicy> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        AckPolicy::parse(&s)
+            .map(Q)
+            .map_err(serde::de::Error::custom)
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileScenario {
+    name: Option<String>,
+    preset: Option<String>,
+    seed: Option<u64>,
+    size: Option<Q<u64>>,
+    time_limit: Option<Q<Duration>>,
+    path: Option<FilePath>,
+    endpoint: Option<FileEndpoint>,
+    #[serde(default)]
+    flow: Vec<FileFlow>,
+    #[serde(default)]
+    web: Vec<FileWeb>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileWeb {
+    users: u32,
+    cc: Option<String>,
+    start: Option<Q<Duration>>,
+    horizon: Option<Q<Duration>>,
+    reading: Option<Q<Duration>>,
+    parsing: Option<Q<Duration>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FilePath {
+    rate: Option<Q<Rate>>,
+    rtt: Option<Q<Duration>>,
+    forward_delay: Option<Q<Duration>>,
+    reverse_delay: Option<Q<Duration>>,
+    queue: Option<Q<Duration>>,
+    queue_bytes: Option<Q<u64>>,
+    loss: Option<Q<f64>>,
+    gilbert_elliott: Option<FileGe>,
+    policer: Option<FilePolicer>,
+    aqm: Option<Q<Aqm>>,
+    ecn_threshold: Option<Q<Duration>>,
+    reverse_rate: Option<Q<Rate>>,
+    ack_aggregation: Option<Q<Duration>>,
+    #[serde(default)]
+    rate_step: Vec<FileRateStep>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileRateStep {
+    at: Q<Duration>,
+    rate: Q<Rate>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileGe {
+    p_good_to_bad: f64,
+    p_bad_to_good: f64,
+    #[serde(default)]
+    loss_good: f64,
+    #[serde(default = "one")]
+    loss_bad: f64,
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FilePolicer {
+    rate: Q<Rate>,
+    burst: Q<u64>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileEndpoint {
+    mds: Option<u64>,
+    iw: Option<u64>,
+    jump_window: Option<u64>,
+    ack_policy: Option<Q<AckPolicy>>,
+    max_ack_delay: Option<Q<Duration>>,
+    server_flight: Option<Q<u64>>,
+    ecn: Option<FileEcn>,
+    pacer: Option<String>,
+    pacer_initial_burst: Option<u64>,
+    pacer_quantum: Option<u64>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileFlow {
+    cc: Option<String>,
+    start: Option<Q<Duration>>,
+    size: Option<Q<u64>>,
+}
+
+/// `endpoint.ecn`: a switch (`true` = ECT(0)) or a codepoint name.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum FileEcn {
+    Switch(bool),
+    Name(String),
+}
+
+impl FileEcn {
+    fn codepoint(self) -> Result<EcnCodepoint, String> {
+        match self {
+            FileEcn::Switch(true) => Ok(EcnCodepoint::Ect0),
+            FileEcn::Switch(false) => Ok(EcnCodepoint::NotEct),
+            FileEcn::Name(n) => {
+                EcnCodepoint::parse_send(&n).map_err(|e| format!("endpoint.ecn: {e}, not {n:?}"))
+            }
+        }
+    }
+}
+
+/// Overrides a preset's value with the file's, when the file gives one.
+fn set<T>(dst: &mut T, file_value: Option<T>) {
+    if let Some(v) = file_value {
+        *dst = v;
+    }
+}
+
+impl FilePath {
+    fn apply(self, p: &mut PathConfig) -> Result<(), String> {
+        set(&mut p.rate, self.rate.map(|Q(r)| r));
+        if let Some(Q(rtt)) = self.rtt {
+            if self.forward_delay.is_some() || self.reverse_delay.is_some() {
+                return Err("path.rtt: give either rtt or forward_delay/reverse_delay".into());
+            }
+            p.forward_delay = rtt / 2;
+            p.reverse_delay = rtt - rtt / 2;
+        }
+        set(&mut p.forward_delay, self.forward_delay.map(|Q(d)| d));
+        set(&mut p.reverse_delay, self.reverse_delay.map(|Q(d)| d));
+        match (self.queue, self.queue_bytes) {
+            (Some(_), Some(_)) => {
+                return Err("path.queue: give either queue (time) or queue_bytes".into())
+            }
+            (Some(Q(d)), None) => p.queue = QueueLimit::Time(d),
+            (None, Some(Q(b))) => p.queue = QueueLimit::Bytes(b),
+            (None, None) => {}
+        }
+        match (self.loss, self.gilbert_elliott) {
+            (Some(_), Some(_)) => {
+                return Err("path.loss: give either loss or [path.gilbert_elliott]".into())
+            }
+            (Some(Q(l)), None) => {
+                p.loss = if l > 0.0 {
+                    LossModel::Bernoulli { p: l }
+                } else {
+                    LossModel::None
+                }
+            }
+            (None, Some(ge)) => {
+                for (k, v) in [
+                    ("p_good_to_bad", ge.p_good_to_bad),
+                    ("p_bad_to_good", ge.p_bad_to_good),
+                    ("loss_good", ge.loss_good),
+                    ("loss_bad", ge.loss_bad),
+                ] {
+                    if !(0.0..=1.0).contains(&v) {
+                        return Err(format!("path.gilbert_elliott.{k}: must lie in [0, 1]"));
+                    }
+                }
+                p.loss = LossModel::GilbertElliott {
+                    p_good_to_bad: ge.p_good_to_bad,
+                    p_bad_to_good: ge.p_bad_to_good,
+                    loss_good: ge.loss_good,
+                    loss_bad: ge.loss_bad,
+                };
+            }
+            (None, None) => {}
+        }
+        if let Some(pol) = self.policer {
+            p.policer = Some((pol.rate.0, pol.burst.0));
+        }
+        match (self.aqm, self.ecn_threshold) {
+            (Some(_), Some(_)) => {
+                return Err(
+                    "path: give either aqm or ecn_threshold (the latter is aqm = \"step:<delay>\")"
+                        .into(),
+                )
+            }
+            (Some(Q(a)), None) => p.aqm = a,
+            (None, Some(Q(threshold))) => p.aqm = Aqm::Step { threshold },
+            (None, None) => {}
+        }
+        set(&mut p.reverse_rate, self.reverse_rate.map(|Q(r)| Some(r)));
+        if let Some(Q(d)) = self.ack_aggregation {
+            if d.is_zero() {
+                return Err("path.ack_aggregation: must be positive".into());
+            }
+            p.ack_aggregation = Some(d);
+        }
+        if !self.rate_step.is_empty() {
+            p.rate_steps = self
+                .rate_step
+                .into_iter()
+                .map(|s| RateStep {
+                    at: s.at.0,
+                    rate: s.rate.0,
+                })
+                .collect();
+        }
+        Ok(())
+    }
+}
+
+impl FileEndpoint {
+    fn apply(self, e: &mut EndpointConfig) -> Result<(), String> {
+        set(&mut e.mds, self.mds);
+        if let Some(iw) = self.iw {
+            e.iw_packets = iw;
+            e.jump_packets = 2 * iw;
+        }
+        set(&mut e.jump_packets, self.jump_window);
+        set(&mut e.ack_policy, self.ack_policy.map(|Q(a)| a));
+        set(&mut e.max_ack_delay, self.max_ack_delay.map(|Q(d)| d));
+        if let Some(Q(b)) = self.server_flight {
+            if b == 0 {
+                return Err("endpoint.server_flight: must be at least 1 byte".into());
+            }
+            e.server_flight_bytes = b;
+        }
+        if let Some(v) = self.ecn {
+            e.ecn = v.codepoint()?;
+        }
+        let mut cfg = match e.pacer {
+            PacerKind::LeakyBucket(c) => c,
+            _ => PacerConfig::default(),
+        };
+        cfg.max_datagram_size = e.mds;
+        set(&mut cfg.initial_burst_packets, self.pacer_initial_burst);
+        set(&mut cfg.burst_quantum_packets, self.pacer_quantum);
+        e.pacer = match self.pacer.as_deref() {
+            None => match e.pacer {
+                PacerKind::LeakyBucket(_) => PacerKind::LeakyBucket(cfg),
+                other => other,
+            },
+            Some("leaky-bucket") | Some("leaky") => PacerKind::LeakyBucket(cfg),
+            Some("quinn") => PacerKind::Quinn,
+            Some("off") => PacerKind::Off,
+            Some(other) => {
+                return Err(format!(
+                    "endpoint.pacer: unknown pacer `{other}` (use leaky-bucket, quinn, off)"
+                ))
+            }
+        };
+        Ok(())
+    }
+}

@@ -1,0 +1,139 @@
+//! The range of every scenario number, checked once after a scenario is
+//! built (from a preset, a file or the command line), before any run.
+
+use core::time::Duration;
+
+use ramp_cc::Rate;
+
+use crate::link::Aqm;
+use crate::SimError;
+
+use super::Scenario;
+
+impl Scenario {
+    /// Checks the invariants the simulator relies on.
+    pub fn validate(&self) -> Result<(), SimError> {
+        let p = &self.path;
+        let e = &self.endpoint;
+        rate_in("path.rate", p.rate)?;
+        if let Some(r) = p.reverse_rate {
+            rate_in("path.reverse_rate", r)?;
+        }
+        within("path.forward_delay", p.forward_delay, MAX_DELAY)?;
+        within("path.reverse_delay", p.reverse_delay, MAX_DELAY)?;
+        if let Aqm::Step { threshold } = p.aqm {
+            within("path.aqm step threshold", threshold, MAX_DELAY)?;
+        }
+        if let Some(a) = p.ack_aggregation {
+            within("path.ack_aggregation", a, MAX_ACK_AGGREGATION)?;
+        }
+        for (i, step) in p.rate_steps.iter().enumerate() {
+            rate_in("path.rate_step.rate", step.rate)?;
+            if i > 0 && step.at <= p.rate_steps[i - 1].at {
+                return Err("path.rate_step: the steps' `at` times must increase".into());
+            }
+        }
+        if e.mds < 1200 || e.mds > 65_527 {
+            return Err("endpoint.mds: must lie in 1200..=65527 (RFC 9000 §14)".into());
+        }
+        if p.queue_bytes() < e.mds {
+            return Err("path.queue: must hold at least one full packet".into());
+        }
+        count_in("path.queue (bytes)", p.queue_bytes(), 1, MAX_BYTES_IN_PATH)?;
+        if let Some((rate, burst)) = p.policer {
+            rate_in("path.policer.rate", rate)?;
+            count_in("path.policer.burst", burst, e.mds, MAX_BYTES_IN_PATH)?;
+        }
+        count_in("endpoint.iw (packets)", e.iw_packets, 1, MAX_WINDOW_PACKETS)?;
+        count_in(
+            "endpoint.jump_window (packets)",
+            e.jump_packets,
+            1,
+            MAX_WINDOW_PACKETS,
+        )?;
+        within("endpoint.max_ack_delay", e.max_ack_delay, MAX_ACK_DELAY)?;
+        count_in(
+            "endpoint.server_flight (bytes)",
+            e.server_flight_bytes,
+            1,
+            MAX_SERVER_FLIGHT,
+        )?;
+        count_in("size (bytes)", self.size_bytes, 1, MAX_OBJECT)?;
+        if self.time_limit.is_zero() {
+            return Err("time_limit: must be positive".into());
+        }
+        within("time_limit", self.time_limit, MAX_TIME_LIMIT)?;
+        count_in("flows", self.cross_flows.len() as u64, 0, MAX_CROSS_FLOWS)?;
+        for (i, f) in self.cross_flows.iter().enumerate() {
+            count_in(
+                &format!("flow {}: size (bytes)", i + 1),
+                f.size_bytes,
+                1,
+                MAX_OBJECT,
+            )?;
+            within(&format!("flow {}: start", i + 1), f.start, self.time_limit)?;
+        }
+        for (i, w) in self.web.iter().enumerate() {
+            let key = |k: &str| format!("web {}: {k}", i + 1);
+            count_in(&key("users"), u64::from(w.users), 1, MAX_WEB_USERS)?;
+            within(&key("start"), w.start, self.time_limit)?;
+            within(&key("horizon"), w.horizon, self.time_limit)?;
+            if w.model.reading.is_zero() {
+                return Err(SimError(format!("{}: must be positive", key("reading"))));
+            }
+        }
+        Ok(())
+    }
+}
+
+// The documented range of every scenario number (docs/simulator.md,
+// "Ranges"): wide enough for any real path, narrow enough that a typo
+// (ms for s, bits for bytes) fails at once instead of running for hours.
+
+/// Rates: 1 kbit/s to 1 Tbit/s.
+const RATE_BYTES_PER_SEC: core::ops::RangeInclusive<u64> = 125..=125_000_000_000;
+/// One-way delays and marking thresholds: at most 10 s.
+const MAX_DELAY: Duration = Duration::from_secs(10);
+/// ACK aggregation interval: at most 1 s.
+const MAX_ACK_AGGREGATION: Duration = Duration::from_secs(1);
+/// RFC 9000 §18.2: max_ack_delay values of 2^14 ms or more are invalid.
+const MAX_ACK_DELAY: Duration = Duration::from_millis(16_383);
+/// Queue and policer bucket: at most 1 GB.
+const MAX_BYTES_IN_PATH: u64 = 1_000_000_000;
+/// Initial and jump windows: at most 10 000 packets.
+const MAX_WINDOW_PACKETS: u64 = 10_000;
+/// A server's handshake flight: at most 1 MB (real TLS flights are a few
+/// kB to a few tens of kB).
+const MAX_SERVER_FLIGHT: u64 = 1_000_000;
+/// Objects: at most 10 GB.
+const MAX_OBJECT: u64 = 10_000_000_000;
+/// Simulated time: at most one hour.
+const MAX_TIME_LIMIT: Duration = Duration::from_secs(3600);
+/// Cross flows on one bottleneck.
+const MAX_CROSS_FLOWS: u64 = 64;
+/// Web users per `[[web]]` table (each draws a page every ~30 s).
+const MAX_WEB_USERS: u64 = 256;
+
+fn within(key: &str, v: Duration, max: Duration) -> Result<(), String> {
+    if v > max {
+        return Err(format!("{key}: {v:?} is above the maximum {max:?}"));
+    }
+    Ok(())
+}
+
+fn count_in(key: &str, v: u64, lo: u64, hi: u64) -> Result<(), String> {
+    if !(lo..=hi).contains(&v) {
+        return Err(format!("{key}: {v} is outside {lo}..={hi}"));
+    }
+    Ok(())
+}
+
+fn rate_in(key: &str, r: Rate) -> Result<(), String> {
+    if !RATE_BYTES_PER_SEC.contains(&r.bytes_per_sec()) {
+        return Err(format!(
+            "{key}: {} bit/s is outside 1 kbit/s ..= 1 Tbit/s",
+            r.bits_per_sec()
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,367 @@
+//! Scenarios: a path, endpoint settings and a workload, from a preset or a
+//! TOML file.
+//!
+//! This module holds the model; `file` reads it from TOML, `limits` checks
+//! every number's range, and [`presets`] holds the built-in scenarios.
+//!
+//! ```toml
+//! preset = "seed-100m"          # optional base; every key below overrides it
+//! seed = 1
+//! size = "3MB"
+//!
+//! [path]
+//! rate = "100mbit"
+//! rtt = "30ms"                  # split evenly, or give the one-way delays:
+//! # forward_delay = "15ms"      # server -> client (data)
+//! # reverse_delay = "15ms"      # client -> server (ACKs)
+//! queue = "30ms"                # or queue_bytes = 375000
+//! loss = "0.1%"                 # Bernoulli, after the bottleneck
+//! # aqm = "fq_codel"            # droptail (default), step:1ms, codel, fq_codel, pie, docsis_pie
+//! # ecn_threshold = "1ms"       # shorthand for aqm = "step:1ms"
+//! # reverse_rate = "10mbit"     # serialise ACKs on the reverse path
+//! # ack_aggregation = "4ms"     # release ACKs in batches every 4 ms
+//! # [[path.rate_step]]          at = "5s", rate = "10mbit" (the link's rate from then on)
+//! # [path.gilbert_elliott]  p_good_to_bad = 0.01, p_bad_to_good = 0.3, loss_bad = 0.5
+//! # [path.policer]          rate = "10mbit", burst = "32KB"
+//!
+//! [endpoint]
+//! mds = 1252                    # UDP payload of a full packet, bytes
+//! iw = 30                       # initial window, packets
+//! jump_window = 60              # full-RTT pacing window, packets
+//! ack_policy = "rfc9000"        # "chrome", "ackfreq(10,25ms)"
+//! max_ack_delay = "25ms"
+//! server_flight = 3000          # server handshake bytes (Initial + Handshake)
+//! # ecn = "ect1"               # codepoint sent: off (default), on = ect0, ect1
+//!
+//! [[flow]]                      # extra flows sharing the bottleneck
+//! cc = "cubic"
+//! start = "200ms"
+//! size = "20MB"
+//! ```
+
+use core::fmt;
+use core::time::Duration;
+
+use ramp_cc::pacer::{PacerConfig, PacerKind};
+use ramp_cc::{EcnCodepoint, Rate};
+
+use crate::link::{Aqm, LinkConfig, LossModel};
+use crate::receiver::AckPolicy;
+use crate::web::WebConfig;
+
+mod file;
+mod limits;
+pub mod presets;
+
+/// How the bottleneck queue is sized.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QueueLimit {
+    /// Time at the link rate, enforced as bytes (quicly's convention).
+    Time(Duration),
+    /// Bytes.
+    Bytes(u64),
+}
+
+/// Path parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PathConfig {
+    /// Bottleneck rate (forward, data direction).
+    pub rate: Rate,
+    /// One-way propagation delay server -> client.
+    pub forward_delay: Duration,
+    /// One-way propagation delay client -> server.
+    pub reverse_delay: Duration,
+    /// Drop-tail queue limit.
+    pub queue: QueueLimit,
+    /// Random loss after the bottleneck.
+    pub loss: LossModel,
+    /// Token-bucket policer before the queue: (rate, burst bytes).
+    pub policer: Option<(Rate, u64)>,
+    /// The bottleneck's queue discipline.
+    pub aqm: Aqm,
+    /// Serialisation rate of the reverse path (None: infinitely fast).
+    pub reverse_rate: Option<Rate>,
+    /// Release reverse-path packets only at multiples of this interval.
+    pub ack_aggregation: Option<Duration>,
+    /// Changes of the bottleneck rate during the run, in time order: from
+    /// `at` (since the simulation started) the link serves at `rate`. The
+    /// queue limit stays the bytes it was at the first rate.
+    pub rate_steps: Vec<RateStep>,
+}
+
+/// One change of the bottleneck rate ([`PathConfig::rate_steps`]).
+pub use crate::link::RateStep;
+
+impl PathConfig {
+    /// Base (idle) RTT: the sum of the one-way delays.
+    pub fn rtt(&self) -> Duration {
+        self.forward_delay + self.reverse_delay
+    }
+    /// Queue limit in bytes.
+    pub fn queue_bytes(&self) -> u64 {
+        match self.queue {
+            QueueLimit::Time(d) => crate::link::queue_bytes_for(self.rate, d),
+            QueueLimit::Bytes(b) => b,
+        }
+    }
+    /// The forward (data) direction as the shared link model sees it.
+    pub fn forward_link(&self) -> LinkConfig {
+        LinkConfig {
+            rate: self.rate,
+            limit_bytes: self.queue_bytes(),
+            aqm: self.aqm,
+            delay: self.forward_delay,
+            loss: self.loss,
+            policer: self.policer,
+            rate_steps: self.rate_steps.clone(),
+        }
+    }
+    /// Queue limit in time at the link rate.
+    pub fn queue_time(&self) -> Duration {
+        match self.queue {
+            QueueLimit::Time(d) => d,
+            QueueLimit::Bytes(b) => self.rate.transmit_time(b),
+        }
+    }
+}
+
+/// Endpoint parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EndpointConfig {
+    /// Maximum datagram size (UDP payload of a full packet), bytes.
+    pub mds: u64,
+    /// Initial window, packets.
+    pub iw_packets: u64,
+    /// Jump window (full-RTT pacing of the first flight), packets.
+    pub jump_packets: u64,
+    /// The client's ACK policy.
+    pub ack_policy: AckPolicy,
+    /// The client's max_ack_delay (RFC 9000 §18.2).
+    pub max_ack_delay: Duration,
+    /// Bytes of the server's handshake flight (Initial + Handshake).
+    pub server_flight_bytes: u64,
+    /// The ECN codepoint packets carry unless a controller's spec says
+    /// (`ecn=`); Not-ECT by default.
+    pub ecn: EcnCodepoint,
+    /// The server's pacer (ramp-cc): leaky bucket (default), quinn, off.
+    pub pacer: PacerKind,
+}
+
+/// One flow on the shared bottleneck.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlowConfig {
+    /// Controller spec (None: the arm under test).
+    pub cc: Option<String>,
+    /// When the client starts its handshake.
+    pub start: Duration,
+    /// Object size, bytes.
+    pub size_bytes: u64,
+}
+
+/// A complete scenario.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scenario {
+    /// Name (preset name or file stem).
+    pub name: String,
+    /// Path.
+    pub path: PathConfig,
+    /// Endpoints.
+    pub endpoint: EndpointConfig,
+    /// The flow under test's object size, bytes.
+    pub size_bytes: u64,
+    /// Default seed.
+    pub seed: u64,
+    /// Other flows sharing the bottleneck (cross traffic).
+    pub cross_flows: Vec<FlowConfig>,
+    /// On/off web users sharing the bottleneck (`[[web]]`).
+    pub web: Vec<WebConfig>,
+    /// Simulated time after which the run stops, finished or not.
+    pub time_limit: Duration,
+}
+
+impl Scenario {
+    /// The scenario of a built-in preset.
+    pub fn from_preset(p: &presets::Preset) -> Scenario {
+        Scenario {
+            name: p.name.clone(),
+            path: PathConfig {
+                rate: p.rate,
+                forward_delay: p.rtt / 2,
+                reverse_delay: p.rtt - p.rtt / 2,
+                queue: QueueLimit::Time(p.queue),
+                loss: if p.loss > 0.0 {
+                    LossModel::Bernoulli { p: p.loss }
+                } else {
+                    LossModel::None
+                },
+                policer: None,
+                aqm: Aqm::DropTail,
+                reverse_rate: None,
+                ack_aggregation: None,
+                rate_steps: Vec::new(),
+            },
+            endpoint: EndpointConfig {
+                mds: 1252,
+                iw_packets: p.iw_packets,
+                jump_packets: p.jump_packets,
+                ack_policy: AckPolicy::Rfc9000,
+                max_ack_delay: Duration::from_millis(25),
+                server_flight_bytes: 3000,
+                ecn: EcnCodepoint::NotEct,
+                pacer: PacerKind::LeakyBucket(PacerConfig {
+                    max_datagram_size: 1252,
+                    ..PacerConfig::default()
+                }),
+            },
+            size_bytes: 3_000_000,
+            seed: 1,
+            cross_flows: Vec::new(),
+            web: Vec::new(),
+            time_limit: Duration::from_secs(600),
+        }
+    }
+
+    /// A preset by name, or a TOML file if `name_or_path` is not a preset.
+    pub fn load(name_or_path: &str) -> Result<Scenario, ScenarioError> {
+        if let Some(p) = presets::find(name_or_path) {
+            return Ok(Scenario::from_preset(&p));
+        }
+        let text = std::fs::read_to_string(name_or_path).map_err(|e| ScenarioError {
+            file: name_or_path.to_string(),
+            message: format!(
+                "not a preset (see `ramp sim --list-presets`) and not a readable file: {e}"
+            ),
+        })?;
+        let stem = std::path::Path::new(name_or_path)
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| name_or_path.to_string());
+        Scenario::from_toml(&text, &stem).map_err(|mut e| {
+            e.file = name_or_path.to_string();
+            e
+        })
+    }
+}
+
+/// A scenario that could not be loaded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScenarioError {
+    /// File (or preset) name.
+    pub file: String,
+    /// What is wrong, with the key and line when known.
+    pub message: String,
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.file, self.message)
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+#[cfg(test)]
+mod tests {
+
+    #[test]
+    fn rate_steps_parse_in_order_and_must_increase() {
+        let sc = Scenario::from_toml(
+            "[path]\nrate = \"20mbit\"\n[[path.rate_step]]\nat = \"1s\"\nrate = \"5mbit\"\n[[path.rate_step]]\nat = \"2s\"\nrate = \"20mbit\"\n",
+            "steps",
+        )
+        .unwrap();
+        assert_eq!(sc.path.rate_steps.len(), 2);
+        assert_eq!(sc.path.rate_steps[0].at, Duration::from_secs(1));
+        assert_eq!(sc.path.rate_steps[0].rate.bits_per_sec(), 5_000_000);
+        let bad = Scenario::from_toml(
+            "[[path.rate_step]]\nat = \"2s\"\nrate = \"5mbit\"\n[[path.rate_step]]\nat = \"1s\"\nrate = \"20mbit\"\n",
+            "bad",
+        );
+        let msg = bad.map(|_| ()).unwrap_err().to_string();
+        assert!(msg.contains("path.rate_step"), "{msg}");
+    }
+
+    use super::*;
+
+    #[test]
+    fn every_scenario_number_has_a_range_and_the_error_names_the_key() {
+        let base = Scenario::load("seed-100m").unwrap();
+        assert!(base.validate().is_ok());
+        type Change = Box<dyn Fn(&mut Scenario)>;
+        let cases: Vec<(&str, Change)> = vec![
+            (
+                "endpoint.server_flight",
+                Box::new(|s| s.endpoint.server_flight_bytes = 100_000_000),
+            ),
+            (
+                "path.forward_delay",
+                Box::new(|s| s.path.forward_delay = Duration::from_secs(30)),
+            ),
+            (
+                "path.rate",
+                Box::new(|s| s.path.rate = Rate::from_bits_per_sec(100)),
+            ),
+            (
+                "endpoint.iw",
+                Box::new(|s| s.endpoint.iw_packets = 1_000_000),
+            ),
+            (
+                "endpoint.max_ack_delay",
+                Box::new(|s| s.endpoint.max_ack_delay = Duration::from_secs(20)),
+            ),
+            ("size", Box::new(|s| s.size_bytes = 0)),
+            (
+                "time_limit",
+                Box::new(|s| s.time_limit = Duration::from_secs(86_400)),
+            ),
+            (
+                "path.queue",
+                Box::new(|s| s.path.queue = QueueLimit::Bytes(10_000_000_000)),
+            ),
+        ];
+        for (key, change) in cases {
+            let mut s = base.clone();
+            change(&mut s);
+            let e = s.validate().unwrap_err();
+            assert!(e.0.starts_with(key), "{key}: {e}");
+        }
+    }
+
+    #[test]
+    fn toml_overrides_a_preset() {
+        let sc = Scenario::from_toml(
+            "preset = \"vdsl\"\nsize = \"1MB\"\n[path]\nloss = \"1%\"\nqueue_bytes = 100000\n\
+             [endpoint]\nack_policy = \"ackfreq(10, 5ms)\"\n[[flow]]\ncc = \"cubic\"\nstart = \"1s\"\n",
+            "t",
+        )
+        .unwrap();
+        assert_eq!(sc.path.rate.bits_per_sec(), 55_000_000);
+        assert_eq!(sc.path.rtt(), Duration::from_millis(39));
+        assert_eq!(sc.path.queue, QueueLimit::Bytes(100_000));
+        assert_eq!(sc.path.loss, LossModel::Bernoulli { p: 0.01 });
+        assert_eq!(sc.size_bytes, 1_000_000);
+        assert_eq!(
+            sc.endpoint.ack_policy,
+            AckPolicy::AckFrequency {
+                packets: 10,
+                delay: Duration::from_millis(5)
+            }
+        );
+        assert_eq!(sc.cross_flows.len(), 1);
+        assert_eq!(sc.cross_flows[0].start, Duration::from_secs(1));
+    }
+
+    #[test]
+    fn errors_name_the_key_and_line() {
+        let e = Scenario::from_toml("seed = 1\n[path]\nrate = \"fast\"\n", "bad").unwrap_err();
+        assert!(e.message.contains("line 3"), "{e}");
+        assert!(e.message.contains("fast"), "{e}");
+        let e = Scenario::from_toml("[path]\nrtt = \"1ms\"\nqeue = \"3ms\"\n", "bad").unwrap_err();
+        assert!(
+            e.message.contains("line 3") && e.message.contains("qeue"),
+            "{e}"
+        );
+        let e = Scenario::from_toml("preset = \"nope\"\n", "bad").unwrap_err();
+        assert!(e.message.contains("preset"), "{e}");
+    }
+}

@@ -1,0 +1,26 @@
+//! ramp-vocab: the words every ramp crate shares, with no dependencies.
+//!
+//! The controllers (ramp-cc), the link model (ramp-link), the simulator,
+//! the real-mode tools and the charts all speak of the same few things;
+//! each is defined once here, at the bottom of the dependency graph, so a
+//! crate that needs only a word does not depend on the controllers.
+//!
+//! - [`time`]: [`Time`] (integer nanoseconds) and [`Rate`] (bits/s).
+//! - [`units`]: the one grammar of written quantities (`20mbit`, `40ms`,
+//!   `3MB`, `0.5%`) for command lines, scenario and population files.
+//! - [`rng`]: the pinned generators (xoshiro256**, splitmix64).
+//! - [`quantile`]: the one percentile definition (Hyndman & Fan type 7).
+//! - [`record_keys`]: the keys of a per-connection stats record.
+//! - [`ecn`]: the ECN codepoint a packet carries ([`EcnCodepoint`]).
+
+#![forbid(unsafe_code)]
+
+pub mod ecn;
+pub mod quantile;
+pub mod record_keys;
+pub mod rng;
+pub mod time;
+pub mod units;
+
+pub use ecn::EcnCodepoint;
+pub use time::{Rate, Time};
