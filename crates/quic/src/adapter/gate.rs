@@ -382,7 +382,10 @@ mod tests {
             panic!("the second datagram must wait");
         };
         let late = t.saturating_add(Duration::from_micros(480));
-        assert_eq!(gso_pass(&mut g, late, 0, u64::MAX), BURST_QUANTUM_PACKETS + 5);
+        assert_eq!(
+            gso_pass(&mut g, late, 0, u64::MAX),
+            BURST_QUANTUM_PACKETS + 5
+        );
         // And the next pass, at the same instant, has nothing left.
         assert_eq!(gso_pass(&mut g, late, 0, u64::MAX), 0);
     }

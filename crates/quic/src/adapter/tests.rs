@@ -152,7 +152,11 @@ fn rfc9002_a7_acks_reach_the_controller_after_the_frame_rtt_sample() {
     c.ack(base, 1200);
     c.ack(base, 1200);
     c.ack(base + ms(1), 1200);
-    assert_eq!(calls.lock().unwrap().len(), 3, "a batch of two datagrams is two sends");
+    assert_eq!(
+        calls.lock().unwrap().len(),
+        3,
+        "a batch of two datagrams is two sends"
+    );
     c.on_end_acks(base + ms(41), 0, false, Some(2));
     let calls = calls.lock().unwrap().clone();
     // The newest acked packet (sent at 1 ms) gives the 40 ms sample,
