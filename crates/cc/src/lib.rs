@@ -30,6 +30,7 @@ pub mod jump_start;
 pub mod loss_based;
 pub mod newreno;
 pub mod pacer;
+pub mod prague;
 pub mod prr;
 pub mod quinn_order;
 pub mod rapid_floor;

@@ -27,6 +27,15 @@ use crate::time::{Rate, Time};
 /// Google QUIC's initial unpaced burst, packets (`kInitialUnpacedBurst`).
 pub const INITIAL_BURST_PACKETS: u64 = 10;
 
+/// The credit of a pacer whose first flight is paced from its first
+/// packet: one packet leaves at once and the rest at the pacing rate, so a
+/// first flight of `W` bytes paced at `W/srtt` spans the RTT, as
+/// draft-kazuho-ccwg-rapid-start-02 §3.1 describes ("paced over one RTT")
+/// and as ramp's real mode sends it (its pacing gate takes over after the
+/// handshake with this credit). The simulator's endpoints use it; Google
+/// QUIC's [`INITIAL_BURST_PACKETS`] stays one option away.
+pub const PACED_FIRST_FLIGHT_BURST_PACKETS: u64 = 1;
+
 /// Default credit a paced sender may build up while idle, packets: 2, the
 /// lumpy-pacing size of Chromium's QUIC pacer and the minimum TSO burst of
 /// Linux `tcp_tso_autosize`. Enough for a late timer to catch up a little,

@@ -5,6 +5,7 @@
 //! and prints.
 
 mod atomic_file;
+mod clobber;
 mod cmd;
 mod path_flags;
 mod run_dir;

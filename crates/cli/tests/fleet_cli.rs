@@ -318,3 +318,111 @@ fn merge_refuses_foreign_missing_duplicate_and_truncated_shards() {
     let e = err(&dirs, "m-manifest");
     assert!(e.contains("shard manifest"), "{e}");
 }
+
+/// Rewrites `dir`'s manifest so that it matches the records now there
+/// (what a tamperer, or a buggy driver, would do).
+fn reseal(dir: &Path) {
+    let r = std::fs::read(dir.join("records.ndjson")).unwrap();
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    for &b in &r {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    let m = dir.join("shard.json");
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&m).unwrap()).unwrap();
+    v["records_bytes"] = r.len().into();
+    v["records_lines"] = r.iter().filter(|&&b| b == b'\n').count().into();
+    v["records_fnv1a64"] = format!("{h:016x}").into();
+    std::fs::write(&m, v.to_string()).unwrap();
+}
+
+#[test]
+fn merge_checks_each_record_is_its_shards_connection_and_a_failure_blocks_no_retry() {
+    let dirs = shards("conncheck", 2, &[]);
+    let good1 = std::fs::read(dirs[1].join("records.ndjson")).unwrap();
+    // Shard 0's records copied into shard 1, the manifest rewritten to match.
+    std::fs::copy(
+        dirs[0].join("records.ndjson"),
+        dirs[1].join("records.ndjson"),
+    )
+    .unwrap();
+    reseal(&dirs[1]);
+    let out = tmp("conncheck-out");
+    let o = merge(&dirs, &out);
+    assert!(!o.status.success(), "merge of copied records succeeded");
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        e.contains("records.ndjson:1: connection 0") && e.contains("must hold connection 12"),
+        "{e}"
+    );
+    assert!(!out.join("records.ndjson").exists());
+    // The shard run again, the same merge into the same directory works.
+    std::fs::write(dirs[1].join("records.ndjson"), &good1).unwrap();
+    reseal(&dirs[1]);
+    ok(&merge(&dirs, &out));
+    assert_eq!(
+        std::fs::read(out.join("records.ndjson")).unwrap().len(),
+        std::fs::read(dirs[0].join("records.ndjson")).unwrap().len() + good1.len()
+    );
+}
+
+#[test]
+fn the_manifest_lists_its_files_and_describe_says_what_a_driver_needs() {
+    let d = shards("files", 2, &[]).remove(0);
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("shard.json")).unwrap()).unwrap();
+    let files: Vec<&str> = m["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap())
+        .collect();
+    assert_eq!(files, ["records.ndjson", "fleet.params", "fleet.plan.json"]);
+    for f in files {
+        assert!(d.join(f).is_file(), "{f}");
+    }
+    // Short flags glued to their values, and a later flag overriding an
+    // earlier one, as a driver appends its own.
+    let o = ramp()
+        .args([
+            "fleet",
+            "-n",
+            "24",
+            "-j2",
+            "-oX",
+            "--describe",
+            "-o",
+            "Y",
+            "--no-charts",
+        ])
+        .output()
+        .unwrap();
+    ok(&o);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["out"], "Y");
+    assert_eq!(v["threads"], 2);
+    assert_eq!(v["no_charts"], true);
+    assert_eq!(v["connections"], 24);
+    assert!(!Path::new("Y").exists() && !Path::new("X").exists());
+}
+
+#[test]
+fn merge_refuses_an_output_that_is_one_of_its_shards() {
+    let dirs = shards("selfout", 2, &[]);
+    let o = merge(&dirs, &dirs[1]);
+    assert!(!o.status.success());
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("that is an input"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+#[test]
+fn list_presets_names_public_sources_not_files_outside_the_repository() {
+    let o = ramp().args(["fleet", "--list-presets"]).output().unwrap();
+    ok(&o);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("IETF 125"), "{text}");
+    assert!(!text.contains("seeds/"), "{text}");
+}

@@ -287,3 +287,104 @@ fn one_unit_grammar_b_is_bytes_and_bare_rates_or_big_bare_losses_are_refused() {
         assert!(e.contains(says), "{flag} {value}: {e}");
     }
 }
+
+#[test]
+fn a_trace_scenario_runs_and_a_bad_trace_names_its_line_in_sim_and_relay() {
+    let d = tmpdir("trace");
+    let ops: String = (1..=100).map(|i| format!("{i}\n")).collect();
+    std::fs::write(d.join("12mbit.trace"), ops).unwrap();
+    std::fs::write(d.join("bad.trace"), "1\n2\n0.5\n").unwrap();
+    let sc = d.join("t.toml");
+    std::fs::write(
+        &sc,
+        "size = \"300KB\"\n[path]\ntrace = \"12mbit.trace\"\nrtt = \"40ms\"\nqueue = \"100ms\"\n",
+    )
+    .unwrap();
+    let out = run_ok(&["sim", "--scenario", sc.to_str().unwrap(), "--cc", "newreno"]);
+    assert!(out.contains("TTLB ms"), "{out}");
+    std::fs::write(&sc, "[path]\ntrace = \"bad.trace\"\n").unwrap();
+    let out = ramp()
+        .args(["sim", "--scenario", sc.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("bad.trace:3: `0.5` is not a whole number"),
+        "{err}"
+    );
+    let bad = d.join("bad.trace");
+    let out = ramp()
+        .args([
+            "relay",
+            "--listen",
+            "127.0.0.1:0",
+            "--upstream",
+            "127.0.0.1:9",
+            "--rate",
+            "10mbit",
+            "--rtt",
+            "10ms",
+            "--queue",
+            "10ms",
+            "--trace",
+            bad.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--trace") && err.contains("bad.trace:3:"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn an_output_that_is_an_input_is_refused_before_any_work() {
+    let d = tmpdir("clobber");
+    let s = d.join("s.toml");
+    let text = "preset = \"vdsl\"\n";
+    std::fs::write(&s, text).unwrap();
+    // sim --records onto its own scenario.
+    let out = ramp()
+        .args(["sim", "--scenario"])
+        .arg(&s)
+        .args(["--size", "20KB", "--records"])
+        .arg(d.join("./s.toml"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "sim --records s.toml succeeded");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("that is an input"));
+    assert_eq!(std::fs::read_to_string(&s).unwrap(), text);
+    // compare -o onto the directory that holds its scenario (the staging
+    // swap would delete it), and a file the user keeps there.
+    let cr = d.join("cr");
+    std::fs::create_dir_all(&cr).unwrap();
+    std::fs::write(cr.join("my.toml"), text).unwrap();
+    std::fs::write(cr.join("notes.txt"), "mine").unwrap();
+    let out = ramp()
+        .args(["compare", "--size", "20KB", "--scenario"])
+        .arg(cr.join("my.toml"))
+        .arg("-o")
+        .arg(&cr)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("lies inside it"));
+    assert!(cr.join("my.toml").exists() && cr.join("notes.txt").exists());
+    // report -o onto the run's own records.
+    let run = d.join("run");
+    run_ok(&["compare", "--size", "20KB", "-o", run.to_str().unwrap()]);
+    let records = std::fs::read(run.join("records.ndjson")).unwrap();
+    let out = ramp()
+        .arg("report")
+        .arg(&run)
+        .arg("-o")
+        .arg(run.join("records.ndjson"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(std::fs::read(run.join("records.ndjson")).unwrap(), records);
+}

@@ -294,7 +294,7 @@ pub fn index(v: &Value, k: &Value) -> EvalResult {
     match (v, k) {
         (Value::Object(_), Value::Str(s)) => field(v, s),
         (Value::Array(a), Value::Int(i)) => {
-            let i = if *i < 0 { a.len() as i64 + *i } else { *i };
+            let i = if *i < 0 { a.len() as i128 + *i } else { *i };
             Ok(usize::try_from(i)
                 .ok()
                 .and_then(|i| a.get(i))
@@ -302,7 +302,7 @@ pub fn index(v: &Value, k: &Value) -> EvalResult {
                 .unwrap_or(Value::Null))
         }
         (Value::Array(a), Value::Float(f)) if f.fract() == 0.0 => {
-            index(&Value::Array(a.clone()), &Value::Int(*f as i64))
+            index(&Value::Array(a.clone()), &Value::Int(*f as i128))
         }
         (Value::Null, _) => Ok(Value::Null),
         (a, b) => err(format!(
@@ -425,7 +425,7 @@ mod tests {
             Ok(Value::Int(-4))
         );
         assert!(matches!(
-            binary(BinOp::Mul, Value::Int(i64::MAX), Value::Int(2)),
+            binary(BinOp::Mul, Value::Int(i128::MAX), Value::Int(2)),
             Ok(Value::Float(_))
         ));
     }

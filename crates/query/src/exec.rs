@@ -347,7 +347,7 @@ fn write_partial(q: &Query, s: &State, out: &mut dyn Write) -> Result<(), RunErr
     m.insert("plan".into(), Value::Str(q.plan_hash()));
     m.insert("query".into(), Value::Str(q.text.clone()));
     m.insert("approx".into(), Value::Bool(q.approx));
-    m.insert("stage".into(), Value::Int(q.split as i64 + 1));
+    m.insert("stage".into(), Value::Int(q.split as i128 + 1));
     m.insert("state".into(), partial::state_to_value(s));
     let mut b = Vec::new();
     crate::json::write_compact(&Value::Object(m), &mut b);

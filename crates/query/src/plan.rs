@@ -17,6 +17,7 @@ use crate::eval::{eval, Env};
 use crate::expr::{AggKind, AggPlan, Expr};
 use crate::funcs;
 use crate::lang::ast::{Ast, Def, Param, VarId};
+use crate::lang::parse::MAX_NESTING;
 use crate::lang::QueryError;
 use crate::rewrite::lift;
 use crate::value::Value;
@@ -54,6 +55,10 @@ pub struct Compiler<'a> {
     defs: HashMap<&'a str, &'a Def>,
     next_var: VarId,
     depth: usize,
+    /// How deep the expression being compiled is so far, counted after
+    /// helper inlining: helpers that are each shallow can still nest into
+    /// a deep tree, and the compiler, evaluator and drop all recurse over it.
+    nesting: usize,
     /// Position of the call being inlined (errors inside helpers point at the call).
     pos_override: Option<usize>,
 }
@@ -65,6 +70,7 @@ impl<'a> Compiler<'a> {
             defs: defs.iter().map(|d| (d.name.as_str(), d)).collect(),
             next_var,
             depth: 0,
+            nesting: 0,
             pos_override: None,
         }
     }
@@ -157,7 +163,25 @@ impl<'a> Compiler<'a> {
     }
 
     /// Compiles an expression; `target` is what `select` passes through.
+    /// The parser's nesting limit holds for the tree after inlining too, so
+    /// nesting helpers is an error, never a stack overflow.
     pub fn expr(&mut self, ast: &Ast, target: &Expr) -> Result<Expr, QueryError> {
+        if self.nesting >= MAX_NESTING {
+            return Err(self.e(
+                0,
+                format!(
+                    "expression nested too deeply after inlining helpers (more than \
+                     {MAX_NESTING} levels)"
+                ),
+            ));
+        }
+        self.nesting += 1;
+        let r = self.expr_node(ast, target);
+        self.nesting -= 1;
+        r
+    }
+
+    fn expr_node(&mut self, ast: &Ast, target: &Expr) -> Result<Expr, QueryError> {
         Ok(match ast {
             Ast::Lit(v) => Expr::Lit(v.clone()),
             Ast::Row => Expr::Row,

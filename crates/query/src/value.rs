@@ -18,8 +18,10 @@ pub enum Value {
     Null,
     /// `true` / `false`.
     Bool(bool),
-    /// An integer that fits in i64.
-    Int(i64),
+    /// An integer. Input integers are kept exact over the whole i64 and
+    /// u64 ranges (ramp's records carry u64 seeds), and integer arithmetic
+    /// stays exact up to ±2^127 before it falls back to a float.
+    Int(i128),
     /// Any other number.
     Float(f64),
     /// A string.
@@ -126,6 +128,14 @@ impl Value {
     }
 }
 
+/// Whether an integer read from input (JSON or a query literal) stays an
+/// integer: anything in i64 or u64 does, so that u64 identifiers such as
+/// seeds survive exactly; larger literals become floats, as in JSON
+/// readers that stop at 64 bits (DuckDB, jq).
+pub(crate) fn in_int_range(i: i128) -> bool {
+    (i128::from(i64::MIN)..=i128::from(u64::MAX)).contains(&i)
+}
+
 fn num_cmp(a: &Value, b: &Value) -> Ordering {
     if let (Value::Int(i), Value::Int(j)) = (a, b) {
         // Exact, also beyond 2^53 where their doubles tie.
@@ -150,14 +160,16 @@ fn num_cmp(a: &Value, b: &Value) -> Ordering {
     }
 }
 
-fn cmp_int_float(i: i64, f: f64) -> Ordering {
-    if f >= 9.223_372_036_854_776e18 {
+fn cmp_int_float(i: i128, f: f64) -> Ordering {
+    // 2^127 as f64: every float at or past it is beyond any i128.
+    const LIM: f64 = 1.701_411_834_604_692_3e38;
+    if f >= LIM {
         return Ordering::Less;
     }
-    if f < -9.223_372_036_854_776e18 {
+    if f < -LIM {
         return Ordering::Greater;
     }
-    let t = f.trunc() as i64;
+    let t = f.trunc() as i128;
     match i.cmp(&t) {
         Ordering::Equal => {
             let frac = f - f.trunc();
@@ -187,7 +199,7 @@ impl From<f64> for Value {
 
 impl From<i64> for Value {
     fn from(i: i64) -> Self {
-        Value::Int(i)
+        Value::Int(i128::from(i))
     }
 }
 
@@ -226,7 +238,7 @@ mod tests {
     fn int_equals_float() {
         assert!(Value::Int(1).loose_eq(&Value::Float(1.0)));
         assert_eq!(
-            Value::Int(i64::MAX).total_cmp(&Value::Float(9.223_372_036_854_776e18)),
+            Value::Int(i128::from(i64::MAX)).total_cmp(&Value::Float(9.223_372_036_854_776e18)),
             Ordering::Less
         );
     }

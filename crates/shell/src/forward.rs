@@ -263,10 +263,7 @@ impl Dir {
                 at,
                 ecn,
             } => {
-                // Only ECT packets enter the link as ECN-capable (see
-                // `offer`), so CE here is the queue's mark.
-                if ecn == EcnCodepoint::Ce {
-                    ip::mark_ce(&mut payload);
+                if ecn == EcnCodepoint::Ce && ip::mark_ce(&mut payload) {
                     self.c.marked_ce += 1;
                 }
                 self.fifo.push_back((at, payload));
@@ -330,8 +327,7 @@ impl Dir {
         let packet = Packet {
             payload: pkt,
             size: u32::try_from(bytes).unwrap_or(u32::MAX),
-            // An already-CE packet is offered as Not-ECT, as before.
-            ecn: if h.ect { h.ecn } else { EcnCodepoint::NotEct },
+            ecn: h.ecn,
             flow: h.flow,
         };
         let ev = match self.link.offer(t, packet) {

@@ -18,9 +18,8 @@ const ECN_CE: u8 = 0b11;
 pub struct Header {
     /// Destination address.
     pub dst: IpAddr,
-    /// ECT(0) or ECT(1): the queue may mark it CE instead of dropping it.
-    pub ect: bool,
-    /// The ECN field's codepoint (an L4S queue classifies ECT(1) apart).
+    /// The ECN field: the queue may mark ECT(0) and ECT(1) CE instead of
+    /// dropping them; an L4S queue classifies ECT(1) and CE as L4S.
     pub ecn: EcnCodepoint,
     /// A hash of (source, destination, protocol, ports) for flow queueing.
     pub flow: u32,
@@ -48,7 +47,6 @@ pub fn parse(p: &[u8]) -> Option<Header> {
             };
             Some(Header {
                 dst: IpAddr::V4(dst),
-                ect: is_ect(tos),
                 ecn: codepoint(tos),
                 flow: flow_hash(&[src, &p[16..20], &[proto], ports.unwrap_or(&[])]),
             })
@@ -69,7 +67,6 @@ pub fn parse(p: &[u8]) -> Option<Header> {
                 .flatten();
             Some(Header {
                 dst: IpAddr::V6(Ipv6Addr::from(dst)),
-                ect: is_ect(tc),
                 ecn: codepoint(tc),
                 flow: flow_hash(&[
                     &[p[1] & 0x0f, p[2], p[3]],
@@ -83,18 +80,13 @@ pub fn parse(p: &[u8]) -> Option<Header> {
     }
 }
 
-/// ECT(1) = 01, ECT(0) = 10 (RFC 3168 §5); CE is already marked and
-/// Not-ECT cannot be.
-fn is_ect(tos: u8) -> bool {
-    matches!(tos & ECN_MASK, 0b01 | 0b10)
-}
-
-/// The ECN field of a TOS / traffic-class byte (RFC 3168 §5).
+/// The codepoint of a TOS / Traffic Class byte (RFC 3168 §5: Not-ECT 00,
+/// ECT(1) 01, ECT(0) 10, CE 11).
 fn codepoint(tos: u8) -> EcnCodepoint {
     match tos & ECN_MASK {
         0b00 => EcnCodepoint::NotEct,
-        0b10 => EcnCodepoint::Ect0,
         0b01 => EcnCodepoint::Ect1,
+        0b10 => EcnCodepoint::Ect0,
         _ => EcnCodepoint::Ce,
     }
 }
@@ -112,10 +104,13 @@ fn flow_hash(parts: &[&[u8]]) -> u32 {
 
 /// Marks an ECN-capable packet CE (RFC 3168 §6.1.1), updating the IPv4
 /// header checksum incrementally (RFC 1624 eqn. 3). Packets `parse`
-/// accepted only.
-pub fn mark_ce(p: &mut [u8]) {
+/// accepted only. False if the packet was CE already.
+pub fn mark_ce(p: &mut [u8]) -> bool {
     match p[0] >> 4 {
         4 => {
+            if p[1] & ECN_MASK == ECN_CE {
+                return false;
+            }
             let old = u16::from_be_bytes([p[0], p[1]]);
             p[1] |= ECN_CE;
             let new = u16::from_be_bytes([p[0], p[1]]);
@@ -126,13 +121,18 @@ pub fn mark_ce(p: &mut [u8]) {
                 sum = (sum & 0xffff) + (sum >> 16);
             }
             p[10..12].copy_from_slice(&(!(sum as u16)).to_be_bytes());
+            true
         }
         6 => {
-            // Traffic class bits 2..4 of byte 1's high nibble hold the ECN
-            // field; IPv6 has no header checksum.
+            // The ECN field is the low two bits of the Traffic Class, bits
+            // 4..6 of byte 1; IPv6 has no header checksum.
+            if (p[1] >> 4) & ECN_MASK == ECN_CE {
+                return false;
+            }
             p[1] |= ECN_CE << 4;
+            true
         }
-        _ => {}
+        _ => false,
     }
 }
 
@@ -179,26 +179,27 @@ mod tests {
 
     #[test]
     fn rfc3168_5_ect_codepoints() {
-        for (tos, ect) in [
-            (0b00, false),
-            (0b01, true),
-            (0b10, true),
-            (0b11, false),
-            (0xb8 | 0b10, true),
+        use EcnCodepoint::*;
+        for (tos, cp) in [
+            (0b00, NotEct),
+            (0b01, Ect1),
+            (0b10, Ect0),
+            (0b11, Ce),
+            (0xb8 | 0b10, Ect0),
         ] {
-            assert_eq!(parse(&v4(tos)).unwrap().ect, ect, "v4 tos {tos:#x}");
-            assert_eq!(parse(&v6(tos)).unwrap().ect, ect, "v6 tc {tos:#x}");
+            assert_eq!(parse(&v4(tos)).unwrap().ecn, cp, "v4 tos {tos:#x}");
+            assert_eq!(parse(&v6(tos)).unwrap().ecn, cp, "v6 tc {tos:#x}");
         }
     }
 
     #[test]
     fn rfc3168_6_1_1_ce_mark_keeps_the_ipv4_checksum_valid() {
         for tos in 0..=255u8 {
-            if !is_ect(tos) {
+            if !codepoint(tos).is_ect() || codepoint(tos) == EcnCodepoint::Ce {
                 continue;
             }
             let mut p = v4(tos);
-            mark_ce(&mut p);
+            assert!(mark_ce(&mut p));
             assert_eq!(p[1], tos | ECN_CE);
             assert_eq!(
                 u16::from_be_bytes([p[10], p[11]]),
@@ -214,7 +215,8 @@ mod tests {
     fn rfc3168_6_1_1_ce_mark_on_ipv6_sets_only_the_ecn_bits() {
         let mut p = v6(0xb8 | 0b01);
         let before = p.clone();
-        mark_ce(&mut p);
+        assert!(mark_ce(&mut p));
+        assert!(!mark_ce(&mut p), "CE stays CE, marked once");
         let tc = (p[0] << 4) | (p[1] >> 4);
         assert_eq!(tc, 0xb8 | 0b11);
         assert_eq!(p[0], before[0]);

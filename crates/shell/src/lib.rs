@@ -66,6 +66,10 @@ pub struct ShellConfig {
     pub seed: u64,
     /// NDJSON event log in the relay's format.
     pub log: Option<PathBuf>,
+    /// Run the forwarding loop at real-time priority (SCHED_FIFO): on a
+    /// loaded machine the difference between packets leaving within tens
+    /// of microseconds of their time and a millisecond late.
+    pub realtime: bool,
 }
 
 /// How a shell ended.
@@ -167,6 +171,14 @@ pub fn run(cfg: &ShellConfig, command: &[OsString]) -> Result<Outcome, ShellErro
         inner: inner.as_raw_fd(),
         outer: outer.as_raw_fd(),
     };
+    if cfg.realtime {
+        // After the spawn: the command keeps the normal policy.
+        if let Err(e) = sys::realtime_priority() {
+            eprintln!(
+                "ramp shell: no real-time priority ({e}); packets may leave late on a busy machine"
+            );
+        }
+    }
     let mut status = None;
     let mut interrupted_by = None;
     let mut control = || {

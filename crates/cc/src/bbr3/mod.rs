@@ -489,13 +489,15 @@ impl Controller for Bbr3 {
                 self.on_congestion_episode(now, event);
                 self.handle_lost_packet(now, event.time_sent);
             }
-            CongestionSignal::Ecn { ce_packets, .. } => {
-                // §3.7: CE marks are congestion. The newly CE-marked
-                // packets count as full-size bytes for the rate sample
-                // (Linux's `delivered_ce`).
+            CongestionSignal::Ecn {
+                ce_packets,
+                ce_bytes,
+            } => {
+                // §3.7: CE marks are congestion. The newly CE-marked bytes
+                // enter the rate sample (Linux's `delivered_ce`).
                 self.tally.ce_packets += ce_packets;
                 self.frame_ce = true;
-                self.sampler.on_ce(ce_packets.saturating_mul(self.mds));
+                self.sampler.on_ce(ce_bytes);
                 self.on_congestion_episode(now, event);
                 self.note_loss();
             }

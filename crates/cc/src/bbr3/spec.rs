@@ -40,8 +40,9 @@ pub struct Bbr3Options {
     /// Share of `inflight_longterm` left unused (§2.8, 0.15).
     pub headroom: Ratio,
     /// `ecn=`: the codepoint sent; when ECN-capable, leave Startup on
-    /// persistent CE marking (Linux BBRv3's rule). `None`: the codepoint
-    /// as the endpoint sets it, the CE responses on.
+    /// persistent CE marking and end bandwidth probes on CE (Linux
+    /// BBRv3's rules). `None`: the codepoint as the endpoint sets it, the
+    /// CE responses on.
     pub ecn: Option<EcnCodepoint>,
     /// Seed of the randomised probe wait (§5.3.3.8); `None` = the
     /// config's per-flow seed ([`CcConfig::flow_seed`]), else 1.

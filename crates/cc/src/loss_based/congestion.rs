@@ -65,7 +65,7 @@ impl LossBased {
                         ca: self.ca.clone(),
                     });
                 }
-                let cwnd = self.cwnd;
+                let (cwnd, srtt, mds) = (self.cwnd, self.srtt, self.mds());
                 let ssthresh = match &mut self.ca {
                     CaAlgorithm::Reno {
                         beta,
@@ -76,6 +76,7 @@ impl LossBased {
                         if in_startup { ss_beta } else { beta }.mul_floor(cwnd)
                     }
                     CaAlgorithm::Cubic(c) => c.on_congestion(cwnd),
+                    CaAlgorithm::Prague(p) => p.on_congestion(cwnd, signal, srtt, mds),
                 };
                 self.ssthresh = ssthresh.max(min);
                 self.cwnd = self.ssthresh;
@@ -107,6 +108,7 @@ impl LossBased {
                 match &mut self.ca {
                     CaAlgorithm::Cubic(c) => c.on_rapid_start_handover(now, self.cwnd, beta, mds),
                     CaAlgorithm::Reno { growth, .. } => growth.reset(),
+                    CaAlgorithm::Prague(_) => {}
                 }
             }
             Phase::Recovery if self.careful_resume.is_some() => {
@@ -144,6 +146,7 @@ impl LossBased {
             CaAlgorithm::Cubic(c) => {
                 c.on_congestion(pre);
             }
+            CaAlgorithm::Prague(_) => {}
         }
         self.saved = None;
         self.phase = Phase::Recovery;
@@ -201,6 +204,7 @@ impl LossBased {
         match &mut self.ca {
             CaAlgorithm::Cubic(c) => c.on_persistent_congestion(),
             CaAlgorithm::Reno { growth, .. } => growth.reset(),
+            CaAlgorithm::Prague(_) => {}
         }
     }
 }

@@ -40,6 +40,7 @@ impl LossBased {
         self.cwnd = match &mut self.ca {
             CaAlgorithm::Reno { growth, .. } => growth.on_ack(cwnd, n, mds),
             CaAlgorithm::Cubic(c) => c.on_ack(now, cwnd, n, srtt, mds),
+            CaAlgorithm::Prague(p) => p.on_ack(cwnd, n, srtt, mds),
         };
     }
 

@@ -42,6 +42,7 @@ use crate::cubic::Cubic;
 use crate::hystart::HyStart;
 use crate::jump_start::{jump_window, FirstFlight};
 use crate::newreno::RenoGrowth;
+use crate::prague::Prague;
 use crate::prr::Prr;
 use crate::rapid_start::{RapidRecovery, RapidStart, RapidStartOptions};
 use crate::ratio::Ratio;
@@ -63,6 +64,8 @@ pub enum CaAlgorithm {
     },
     /// RFC 9438 CUBIC.
     Cubic(Cubic),
+    /// Prague's scalable response (draft-briscoe-iccrg-prague-congestion-control).
+    Prague(Prague),
 }
 
 impl CaAlgorithm {
@@ -71,6 +74,8 @@ impl CaAlgorithm {
         match self {
             CaAlgorithm::Reno { beta, .. } => *beta,
             CaAlgorithm::Cubic(c) => c.beta(),
+            // Its loss response (draft §2.3.4).
+            CaAlgorithm::Prague(_) => Ratio::HALF,
         }
     }
 
@@ -80,6 +85,7 @@ impl CaAlgorithm {
         match self {
             CaAlgorithm::Reno { ss_beta, .. } => *ss_beta,
             CaAlgorithm::Cubic(c) => c.beta(),
+            CaAlgorithm::Prague(_) => Ratio::HALF,
         }
     }
 }
@@ -367,6 +373,10 @@ impl Controller for LossBased {
     ) {
         self.any_event = true;
         self.srtt = rtt.smoothed();
+        if let CaAlgorithm::Prague(p) = &mut self.ca {
+            // α counts every acknowledged byte, in recovery or not.
+            p.on_acked(now, packet.bytes, self.srtt);
+        }
         self.in_flight = self.in_flight.saturating_sub(packet.bytes);
         self.frame_delivered = self.frame_delivered.saturating_add(packet.bytes);
         if let Some(cr) = self.careful_resume.as_mut() {
@@ -485,6 +495,12 @@ impl Controller for LossBased {
         if let CongestionSignal::Loss { lost_bytes } = event.signal {
             self.in_flight = self.in_flight.saturating_sub(lost_bytes);
             self.loss_since_frame = true;
+        }
+        if let (CaAlgorithm::Prague(p), CongestionSignal::Ecn { ce_bytes, .. }) =
+            (&mut self.ca, event.signal)
+        {
+            // Every mark feeds α, in a reduction period or not.
+            p.on_ce(ce_bytes);
         }
         if self.in_recovery_period(event.time_sent) {
             let loss_in_ecn_episode =

@@ -16,7 +16,7 @@ fn close(a: f64, b: f64, tol: f64) -> bool {
 fn cubic_of(d: &Driver) -> Cubic {
     match d.cc.ca() {
         CaAlgorithm::Cubic(c) => c.clone(),
-        CaAlgorithm::Reno { .. } => panic!("not cubic"),
+        _ => panic!("not cubic"),
     }
 }
 
@@ -275,10 +275,48 @@ fn rfc9438_4_7_fast_convergence_is_on_unless_the_flow_is_known_to_be_alone() {
         d.lose(&pns);
         match d.cc.ca() {
             CaAlgorithm::Cubic(c) => c.w_max(),
-            CaAlgorithm::Reno { .. } => unreachable!(),
+            _ => unreachable!(),
         }
     };
     // The second loss comes below the first W_max: fast convergence
     // lowers W_max further (×(1+β)/2) only when it is on.
     assert!(w_max_after_two_losses(false) < w_max_after_two_losses(true));
+}
+
+#[test]
+fn rfc9438_5_8_waiting_an_rtt_at_the_minimum_window_is_not_app_idleness() {
+    // After a congestion collapse the window is at its minimum and the
+    // sender waits a whole RTT between its 2-packet flights with nothing
+    // in flight. That wait is the window's doing, not the application's:
+    // it must not count as idle time (which would restart the CUBIC epoch
+    // every round and pin the window; quiche's CUBIC had that bug in
+    // 2026). ramp's app-limited signal comes from the sender having
+    // nothing to send, never from a gap in sending.
+    let mut d = Driver::new("cubic(iw=10)");
+    let flight = d.send(10);
+    d.advance(ms(50));
+    d.ack(&flight[..5]);
+    d.frame(&[], &flight[5..], false, true, false);
+    assert_eq!(d.cc.metrics().num_persistent_congestion, 1);
+    let min = 2 * MDS;
+    assert_eq!(d.window(), min);
+    // Another loss at the minimum: ssthresh at the minimum too, so the
+    // recovery is congestion avoidance from 2 packets.
+    let pns = d.send(2);
+    d.advance(ms(50));
+    d.lose(&pns[..1]);
+    d.ack(&pns[1..]);
+    let mut windows = vec![];
+    for _ in 0..60 {
+        let pns = d.fill_window();
+        assert!(!pns.is_empty(), "cwnd-limited: the window allows a send");
+        d.advance(ms(50));
+        d.ack_each(&pns);
+        windows.push(d.window() / MDS);
+    }
+    assert!(windows.windows(2).all(|w| w[1] >= w[0]), "{windows:?}");
+    assert!(
+        windows[59] >= 8,
+        "still pinned after 3 s of 50 ms rounds: {windows:?}"
+    );
 }

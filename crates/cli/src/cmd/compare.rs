@@ -114,6 +114,12 @@ pub struct Args {
 
 /// Runs the comparison.
 pub fn run(args: Args) -> anyhow::Result<()> {
+    let file = std::path::Path::new(&args.scenario);
+    if !args.no_report && file.exists() {
+        // The staging swap replaces --out whole: a scenario inside it
+        // would be deleted with the old run.
+        crate::clobber::refuse_output_over_inputs("--out", &args.out, &[file])?;
+    }
     let mut scenario = Scenario::load(&args.scenario)?;
     if let Some(size) = &args.size {
         scenario.size_bytes =

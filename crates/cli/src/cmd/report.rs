@@ -23,6 +23,19 @@ pub struct Args {
 
 /// Runs `ramp report`.
 pub fn run(args: Args) -> anyhow::Result<()> {
+    if let Some(out) = &args.output {
+        let d = &args.run_dir;
+        let (records, scenario, traces) = (
+            d.join("records.ndjson"),
+            d.join("scenario.toml"),
+            d.join("traces"),
+        );
+        crate::clobber::refuse_output_over_inputs(
+            "--output",
+            out,
+            &[&records, &scenario, &traces],
+        )?;
+    }
     let mut run = RunData::load(&args.run_dir)?;
     if let Some(b) = args.baseline {
         run.baseline = Some(b);

@@ -60,6 +60,10 @@ pub struct Args {
     /// depth, every drop.
     #[arg(long)]
     log: Option<PathBuf>,
+    /// Run the forwarding loop at normal priority instead of SCHED_FIFO
+    /// (real-time priority keeps packets on time on a busy machine).
+    #[arg(long)]
+    no_realtime: bool,
     /// Remove the namespaces of shells that were killed (SIGKILL) and exit.
     #[arg(long, conflicts_with_all = ["rate", "rtt", "queue", "command"])]
     cleanup: bool,
@@ -96,8 +100,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         queue,
         loss,
         aqm: args.aqm,
+        trace: None,
     };
-    let mut up = down;
+    let mut up = down.clone();
     if let Some(r) = &args.uplink_rate {
         up.rate = parse_rate(r).context("--uplink-rate")?;
         check_rate(up.rate, "--uplink-rate")?;
@@ -127,6 +132,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         down: down.link_config(),
         seed: args.seed,
         log: args.log,
+        realtime: !args.no_realtime,
     };
     let out = ramp_shell::run(&cfg, &args.command)?;
     for (name, d) in [("up", out.counters.up), ("down", out.counters.down)] {

@@ -141,6 +141,19 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         list_presets();
         return Ok(());
     }
+    if let Some(file) = args.scenario.as_deref().map(std::path::Path::new) {
+        if file.exists() {
+            for (what, out) in [
+                ("--records", &args.records),
+                ("--trace", &args.trace),
+                ("--qlog", &args.qlog),
+            ] {
+                if let Some(out) = out {
+                    crate::clobber::refuse_output_over_inputs(what, out, &[file])?;
+                }
+            }
+        }
+    }
     let sc = scenario_from(&args)?;
     let specs = ramp_cc::spec::parse_list(&args.cc).map_err(|e| anyhow::anyhow!("--cc: {e}"))?;
     if specs.is_empty() {

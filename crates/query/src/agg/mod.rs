@@ -53,7 +53,7 @@ impl SumAcc {
 
     fn add(&mut self, v: &Value, what: &str) -> Result<(), Flow> {
         match v {
-            Value::Int(i) => self.int = self.int.saturating_add(*i as i128),
+            Value::Int(i) => self.add_int(*i),
             Value::Float(x) => {
                 self.any_float = true;
                 self.add_f(*x)
@@ -70,8 +70,21 @@ impl SumAcc {
         Ok(())
     }
 
+    /// Integers are summed exactly in i128; past its range (which input
+    /// integers, at most 2^64 each, reach only after 2^63 rows) the
+    /// excess goes to the float part, as DuckDB's HUGEINT sum would fail.
+    fn add_int(&mut self, i: i128) {
+        match self.int.checked_add(i) {
+            Some(t) => self.int = t,
+            None => {
+                self.any_float = true;
+                self.add_f(i as f64);
+            }
+        }
+    }
+
     fn merge(&mut self, o: &SumAcc) {
-        self.int = self.int.saturating_add(o.int);
+        self.add_int(o.int);
         self.add_f(o.f);
         self.c += o.c;
         self.any_float |= o.any_float;
@@ -90,7 +103,7 @@ impl SumAcc {
         if self.any_float {
             Value::Float(self.total())
         } else {
-            i64::try_from(self.int).map_or(Value::Float(self.int as f64), Value::Int)
+            Value::Int(self.int)
         }
     }
 }
@@ -444,7 +457,7 @@ fn merge(a: &mut Slot, b: Slot, kind: &AggKind) -> Result<(), crate::StateError>
 
 fn finish(slot: Slot, kind: &AggKind, env: &mut Env) -> EvalResult {
     Ok(match (slot, kind) {
-        (Slot::Count(n), _) => Value::Int(n as i64),
+        (Slot::Count(n), _) => Value::Int(i128::from(n)),
         (Slot::Sum(s), AggKind::Avg(_)) => {
             if s.n == 0 {
                 Value::Null
@@ -469,7 +482,7 @@ fn finish(slot: Slot, kind: &AggKind, env: &mut Env) -> EvalResult {
             }
         }
         (Slot::Distinct(m), _) => Value::Array(m.into_values().collect()),
-        (Slot::CountDistinct(s), _) => Value::Int(s.len() as i64),
+        (Slot::CountDistinct(s), _) => Value::Int(s.len() as i128),
         (Slot::Rows(rows), AggKind::Group(_)) => {
             Value::Array(rows.into_iter().map(|(_, v)| v).collect())
         }

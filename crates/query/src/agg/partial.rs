@@ -15,7 +15,7 @@ use super::{Slot, State, SumAcc, Welford};
 use crate::value::{Map, Value};
 
 /// Format version written in `ndq_partial`.
-pub const VERSION: i64 = 1;
+pub const VERSION: i128 = 1;
 
 fn obj(kind: &str, fields: Vec<(&str, Value)>) -> Value {
     let mut m = Map::default();
@@ -31,13 +31,13 @@ fn f(x: f64) -> Value {
 }
 
 fn u(x: u64) -> Value {
-    Value::Int(x as i64)
+    Value::Int(i128::from(x))
 }
 
 fn buckets(b: &std::collections::BTreeMap<i32, u64>) -> Value {
     Value::Array(
         b.iter()
-            .map(|(k, c)| Value::Array(vec![Value::Int(*k as i64), u(*c)]))
+            .map(|(k, c)| Value::Array(vec![Value::Int(i128::from(*k)), u(*c)]))
             .collect(),
     )
 }
@@ -240,7 +240,7 @@ fn slot_from_value(v: &Value, approx: bool) -> Result<Slot, crate::StateError> {
                             Value::Int(i) => Ok(*i),
                             _ => Err("partial state: integer percentile values must be integers"),
                         })
-                        .collect::<Result<Vec<i64>, _>>()?,
+                        .collect::<Result<Vec<i128>, _>>()?,
                 )
             } else {
                 ExactVals::Floats(

@@ -81,13 +81,13 @@ impl PctState {
     }
 }
 
-/// The values of an exact percentile. Integers stay `i64` while every
+/// The values of an exact percentile. Integers stay `i128` while every
 /// value is one, so results beyond 2^53 are values of the data (DuckDB on
 /// BIGINT), not their nearest doubles.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ExactVals {
     /// Every value so far was an integer.
-    Ints(Vec<i64>),
+    Ints(Vec<i128>),
     /// Some value was a float: all as `f64`.
     Floats(Vec<f64>),
 }
@@ -159,7 +159,7 @@ fn cont_ranks(n: usize, p: f64) -> (usize, usize, f64) {
 /// Exact percentile of sorted integers `vs`: `Disc` is one of them,
 /// `Cont` interpolates in f64 (as DuckDB's `quantile_cont` returns DOUBLE),
 /// the difference taken exactly.
-pub fn exact_int(vs: &[i64], p: f64, method: PctMethod) -> Value {
+pub fn exact_int(vs: &[i128], p: f64, method: PctMethod) -> Value {
     let n = vs.len();
     if n == 0 {
         return Value::Null;
@@ -169,7 +169,8 @@ pub fn exact_int(vs: &[i64], p: f64, method: PctMethod) -> Value {
         PctMethod::Cont => {
             let (lo, hi, frac) = cont_ranks(n, p);
             let (a, b) = (vs[lo], vs[hi]);
-            let diff = (i128::from(b) - i128::from(a)) as f64;
+            // Exact for input integers (i64/u64); saturates only past ±2^127.
+            let diff = b.saturating_sub(a) as f64;
             Value::Float(a as f64 + frac * diff)
         }
     }
@@ -308,7 +309,7 @@ mod tests {
 
     #[test]
     fn integers_beyond_2_pow_53_stay_exact() {
-        let big = 9_007_199_254_740_993i64;
+        let big = 9_007_199_254_740_993i128;
         let mut st = PctState::new(false);
         for i in [big, big + 2, big - 2] {
             st.add(&Value::Int(i)).unwrap();

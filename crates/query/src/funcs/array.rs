@@ -89,11 +89,12 @@ pub(super) fn apply(b: Builtin, x: Value, mut a: Vec<Value>, name: &str) -> Eval
                 } else {
                     &[]
                 };
-                let t: i128 = xs
-                    .iter()
-                    .map(|e| if let Value::Int(i) = e { *i as i128 } else { 0 })
-                    .sum();
-                i64::try_from(t).map_or(Value::Float(t as f64), Value::Int)
+                xs.iter()
+                    .try_fold(0i128, |t, e| match e {
+                        Value::Int(i) => t.checked_add(*i),
+                        _ => Some(t),
+                    })
+                    .map_or(Value::Float(s), Value::Int)
             } else {
                 Value::Float(s)
             }

@@ -25,15 +25,15 @@ pub(super) fn apply(b: Builtin, x: Value) -> EvalResult {
         ToInt => match &x {
             Value::Str(s) => s
                 .trim()
-                .parse::<i64>()
+                .parse::<i128>()
                 .map(Value::Int)
                 .or_else(|_| {
                     s.trim()
                         .parse::<f64>()
-                        .map(|f| Value::Int(f.trunc() as i64))
+                        .map(|f| Value::Int(f.trunc() as i128))
                 })
                 .map_err(|_| Flow::Err(format!("cannot convert \"{s}\" to an integer")))?,
-            Value::Float(f) => Value::Int(f.trunc() as i64),
+            Value::Float(f) => Value::Int(f.trunc() as i128),
             other => other.clone(),
         },
         ToJson => Value::Str(crate::json::to_string(&x)),

@@ -51,7 +51,7 @@ pub(super) fn apply(b: Builtin, x: Value, a: &[Value], name: &str) -> EvalResult
 /// so `floor(2.5)` prints `2`, not `2.0`.
 fn float_or_int(f: f64) -> Value {
     if f.fract() == 0.0 && f.abs() < 9.0e15 {
-        Value::Int(f as i64)
+        Value::Int(f as i128)
     } else {
         Value::Float(f)
     }

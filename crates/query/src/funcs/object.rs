@@ -15,9 +15,9 @@ pub(super) fn inspect(b: Builtin, x: Cow<'_, Value>, key: &Value, name: &str) ->
     use Builtin::*;
     Ok(match b {
         Length => match &*x {
-            Value::Str(s) => Value::Int(s.chars().count() as i64),
-            Value::Array(v) => Value::Int(v.len() as i64),
-            Value::Object(m) => Value::Int(m.len() as i64),
+            Value::Str(s) => Value::Int(s.chars().count() as i128),
+            Value::Array(v) => Value::Int(v.len() as i128),
+            Value::Object(m) => Value::Int(m.len() as i128),
             Value::Null => Value::Int(0),
             other => return err(format!("length of a {}", other.type_name())),
         },

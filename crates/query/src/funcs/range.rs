@@ -12,7 +12,9 @@ pub(crate) fn range(a: &[Value]) -> EvalResult {
     if let Some(ints) = a
         .iter()
         .map(|v| match v {
-            Value::Int(i) => Some(*i),
+            // Bounds past i64 are taken as floats (such a range is
+            // longer than any list ndq builds anyway).
+            Value::Int(i) => i64::try_from(*i).ok(),
             _ => None,
         })
         .collect::<Option<Vec<i64>>>()
@@ -67,7 +69,7 @@ fn int_range(a: &[i64]) -> EvalResult {
     }
     Ok(Value::Array(
         (0..=n)
-            .map(|i| Value::Int((i128::from(from) + i * i128::from(step)) as i64))
+            .map(|i| Value::Int(i128::from(from) + i * i128::from(step)))
             .collect(),
     ))
 }

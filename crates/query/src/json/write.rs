@@ -93,8 +93,8 @@ fn pretty(v: &Value, out: &mut Vec<u8>, depth: usize) {
 }
 
 /// Appends an integer's decimal digits (no allocation, unlike `to_string`).
-fn write_int(i: i64, out: &mut Vec<u8>) {
-    let mut buf = [0u8; 20];
+fn write_int(i: i128, out: &mut Vec<u8>) {
+    let mut buf = [0u8; 40];
     let mut n = i.unsigned_abs();
     let mut p = buf.len();
     loop {
@@ -221,7 +221,7 @@ mod tests {
             i64::MIN,
             i64::MIN + 1,
         ] {
-            assert_eq!(to_string(&Value::Int(i)), i.to_string());
+            assert_eq!(to_string(&Value::Int(i128::from(i))), i.to_string());
         }
     }
 

@@ -8,7 +8,7 @@ use super::error::QueryError;
 pub enum Tok {
     /// A number literal: its value, and the exact integer when it is an
     /// integer literal that fits i64.
-    Num(f64, Option<i64>),
+    Num(f64, Option<i128>),
     /// A string literal (escapes decoded).
     Str(String),
     /// A regex literal: pattern and flags.
@@ -118,8 +118,14 @@ pub fn lex(src: &str) -> Result<Vec<Token>, QueryError> {
             let v: f64 = s
                 .parse()
                 .map_err(|_| QueryError::new(start, "invalid number literal"))?;
-            // Integers that do not fit i64 exactly are taken as floats.
-            let int = if int { s.parse::<i64>().ok() } else { None };
+            // Integers past u64 are taken as floats (as in JSON input).
+            let int = if int {
+                s.parse::<i128>()
+                    .ok()
+                    .filter(|i| crate::value::in_int_range(*i))
+            } else {
+                None
+            };
             out.push(Token {
                 tok: Tok::Num(v, int),
                 pos: start,

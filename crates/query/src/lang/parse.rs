@@ -6,7 +6,7 @@ use super::lex::{lex, Tok, Token};
 use crate::value::Value;
 
 /// Deepest expression nesting accepted (guards the parser's stack).
-const MAX_NESTING: usize = 200;
+pub(crate) const MAX_NESTING: usize = 200;
 
 type R<T> = Result<T, QueryError>;
 
@@ -141,6 +141,13 @@ impl Parser {
                     }
                     self.expect(",", "between parameters")?;
                 }
+            }
+            if defs.iter().any(|d: &Def| d.name == name) {
+                // The last would win silently; say so instead.
+                return Err(QueryError::new(
+                    pos,
+                    format!("helper {name} is defined twice"),
+                ));
             }
             if !self.eat("=") {
                 return Err(self.expected("'=' after the helper's parameters"));

@@ -126,6 +126,9 @@ impl Compiler<'_> {
             }
         }
         let Some((b, lo, hi)) = funcs::lookup(name, method) else {
+            if let Some(takes) = special_form_arity(name).filter(|_| !method) {
+                return Err(self.e(pos, format!("{name} takes {takes}, got {n}")));
+            }
             let hint = if method && is_agg_name(name) {
                 format!(" ({name} is an aggregation; call it as {name}(...))")
             } else {
@@ -172,6 +175,20 @@ impl Compiler<'_> {
             (self.expr(&args[0], target)?, &args[1])
         })
     }
+}
+
+/// The arities of the special forms matched above, for the error when a
+/// call of one has the wrong number of arguments (it is a known name, not
+/// an unknown function).
+fn special_form_arity(n: &str) -> Option<&'static str> {
+    Some(match n {
+        "select" => "1 argument (the condition)",
+        "flat" => "0 or 1 argument",
+        "group_by" | "apply" => "1 argument and an optional block",
+        "map" | "map_values" => "a block, or 1 argument and a block",
+        "reduce" => "2 arguments (the initial value and a block)",
+        _ => return None,
+    })
 }
 
 fn is_agg_name(n: &str) -> bool {

@@ -286,7 +286,7 @@ mod tests {
         for n in [3, LINEAR_MAX + 5, 1000] {
             let mut m = Map::default();
             for i in 0..n {
-                m.insert(format!("k{i}"), Value::Int(i as i64));
+                m.insert(format!("k{i}"), Value::Int(i as i128));
             }
             assert_eq!(m.insert("k1".into(), Value::Int(-1)), Some(Value::Int(1)));
             assert_eq!(m.len(), n);
@@ -294,7 +294,7 @@ mod tests {
             assert_eq!(m.get("k1"), Some(&Value::Int(-1)));
             assert_eq!(
                 m.get(&format!("k{}", n - 1)),
-                Some(&Value::Int(n as i64 - 1))
+                Some(&Value::Int(n as i128 - 1))
             );
             assert!(m.get("absent").is_none());
             // The index, once built, follows later inserts.
@@ -337,8 +337,8 @@ mod tests {
                 assert_eq!(inner.len(), 1);
                 assert_eq!(inner.get("key7"), Some(&Value::Bool(true)));
             }
-            st.push(&mut outer, k.clone(), Value::Int(i as i64));
-            m.insert(k.clone(), Value::Int(i as i64));
+            st.push(&mut outer, k.clone(), Value::Int(i as i128));
+            m.insert(k.clone(), Value::Int(i as i128));
         }
         let b = st.close(outer);
         assert_eq!(b.len(), 2100);

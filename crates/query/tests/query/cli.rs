@@ -367,3 +367,28 @@ fn builtin_errors_use_the_name_the_user_wrote() {
     assert_fails_with(&o, 2, "sum needs an array");
     assert!(!String::from_utf8_lossy(&o.stderr).contains("arrsum"));
 }
+
+#[test]
+fn helpers_nesting_each_other_are_an_error_not_a_stack_overflow() {
+    // Twenty helpers, each a dozen levels deep and far under the parser's
+    // limit, calling each other: the inlined tree is ~250 levels deep.
+    let mut q = String::from("def h0(x) = x;");
+    for i in 1..20 {
+        q.push_str(&format!(
+            "def h{i}(x) = h{}(x{});",
+            i - 1,
+            " + 1".repeat(12)
+        ));
+    }
+    q.push_str("h19(_.a)");
+    let o = run_ndq(&[&q], None);
+    assert_fails_with(&o, 1, "nested too deeply after inlining helpers");
+}
+
+#[test]
+fn a_duplicate_def_and_a_wrong_arity_select_say_what_is_wrong() {
+    let o = run_ndq(&["def f(x) = x; def f(x) = x + 1; f(_.a)"], None);
+    assert_fails_with(&o, 1, "helper f is defined twice");
+    let o = run_ndq(&["select()"], None);
+    assert_fails_with(&o, 1, "select takes 1 argument (the condition), got 0");
+}

@@ -188,7 +188,7 @@ fn integers_beyond_2_pow_53_stay_exact_as_in_duckdb() {
     let want = Value::Array(vec![
         first_column(c[0].clone()),
         first_column(p[0].clone()),
-        Value::Array((0..4).map(|i| Value::Int(base + i)).collect()),
+        Value::Array((0..4).map(|i| Value::Int(i128::from(base + i))).collect()),
     ]);
     close(&got, &want, "big integers");
 }

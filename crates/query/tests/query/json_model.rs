@@ -2,7 +2,7 @@
 //!
 //! Arbitrary JSON trees (escaped and raw strings, astral characters,
 //! duplicate keys, objects large enough for the lazily built key index,
-//! integers across the whole i64 range and beyond it, floats, nesting up
+//! integers across the whole i64 and u64 ranges and beyond them, floats, nesting up
 //! to the 512-level limit) are written as text with random whitespace and
 //! random escaping, parsed by [`parse_line`], and compared with what an
 //! owned, `IndexMap`-based reading of the same tree gives (the object
@@ -22,8 +22,9 @@ use ramp_query::Value;
 enum Json {
     Null,
     Bool(bool),
-    Int(i64),
-    /// An integer written beyond i64 (ndq reads it as a float).
+    /// An integer in i64 or u64 (ndq keeps it exact).
+    Int(i128),
+    /// An integer written beyond u64 or below i64 (ndq reads it as a float).
     BigInt(String),
     Float(f64),
     Str(String),
@@ -36,7 +37,7 @@ enum Json {
 enum Want {
     Null,
     Bool(bool),
-    Int(i64),
+    Int(i128),
     Float(f64),
     Str(String),
     Arr(Vec<Want>),
@@ -187,12 +188,16 @@ fn scalar() -> impl Strategy<Value = Json> {
     prop_oneof![
         Just(Json::Null),
         any::<bool>().prop_map(Json::Bool),
-        any::<i64>().prop_map(Json::Int),
+        any::<i64>().prop_map(|i| Json::Int(i.into())),
         // Exact beyond 2^53, where a double would round.
-        ((1i64 << 53)..i64::MAX).prop_map(Json::Int),
-        Just(Json::Int(i64::MIN)),
-        "-?[1-9][0-9]{19,30}".prop_map(Json::BigInt),
-        Just(Json::BigInt("9223372036854775808".into())),
+        ((1i64 << 53)..i64::MAX).prop_map(|i| Json::Int(i.into())),
+        Just(Json::Int(i64::MIN.into())),
+        // u64 identifiers (ramp's seeds) past i64 stay exact too.
+        (i64::MAX as u64..=u64::MAX).prop_map(|i| Json::Int(i.into())),
+        Just(Json::Int(u64::MAX.into())),
+        "-[1-9][0-9]{19,30}".prop_map(Json::BigInt),
+        "[1-9][0-9]{20,30}".prop_map(Json::BigInt),
+        Just(Json::BigInt("18446744073709551616".into())),
         any::<f64>()
             .prop_filter("finite", |f| f.is_finite())
             .prop_map(Json::Float),
@@ -226,7 +231,7 @@ fn nest(v: Json, depth: usize, kinds: &[bool]) -> Json {
     let mut j = v;
     for d in 1..depth {
         j = if kinds[d % kinds.len()] {
-            Json::Arr(vec![Json::Int(d as i64), j])
+            Json::Arr(vec![Json::Int(d as i128), j])
         } else {
             Json::Obj(vec![("d".into(), Json::Null), ("d".into(), j)])
         };

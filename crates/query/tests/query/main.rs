@@ -7,5 +7,6 @@ mod common;
 mod cli;
 mod doc_examples;
 mod duckdb_diff;
+mod exact_ints;
 mod json_model;
 mod props;

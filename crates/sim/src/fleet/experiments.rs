@@ -1,14 +1,14 @@
-//! Built-in fleet experiments, one per experiment in the seed documents.
+//! Built-in fleet experiments, one per published experiment they reproduce.
 //!
 //! | preset | source | arms (baseline first) | population |
 //! |---|---|---|---|
-//! | `rapid-start-2026` | seeds/002 (Fastly, 7 POPs) | baseline, jumpstart, rapid-no-jump, rapidstart | 7 regions, 200 KB – 3.2 MB |
+//! | `rapid-start-2026` | Rapid Start slides, IETF 125 (Fastly, 7 POPs) | baseline, jumpstart, rapid-no-jump, rapidstart | 7 regions, 200 KB – 3.2 MB |
 //! | `rapid-start-2026-bbr3` | the same, plus BBRv3 | the four, then bbr3 | as above |
-//! | `cubic-hystart-matrix` | seeds/000 (quiche lab matrix) | reno, cubic, cubic+hystart | grid: loss 0–8 % |
-//! | `iw10-vs-iw32` | seeds/004 (Google QUIC) | iw32, iw10 | 7 regions, 10 KB – 10 MB |
-//! | `reno-vs-cubic` | seeds/004 | cubic, reno | 7 regions, 10 KB – 10 MB |
-//! | `pacing-on-off` | seeds/004 | paced, unpaced | 7 regions, 10 KB – 10 MB |
-//! | `cubic-1conn-vs-2conn` | seeds/004 | 2conn, 1conn | 7 regions, 10 KB – 10 MB |
+//! | `cubic-hystart-matrix` | Cloudflare, "Leveling up Web Performance with HTTP/3" (quiche lab matrix) | reno, cubic, cubic+hystart | grid: loss 0–8 % |
+//! | `iw10-vs-iw32` | Ian Swett, "QUIC Congestion Control and Loss Recovery" (Google QUIC) | iw32, iw10 | 7 regions, 10 KB – 10 MB |
+//! | `reno-vs-cubic` | the same talk | cubic, reno | 7 regions, 10 KB – 10 MB |
+//! | `pacing-on-off` | the same talk | paced, unpaced | 7 regions, 10 KB – 10 MB |
+//! | `cubic-1conn-vs-2conn` | the same talk | 2conn, 1conn | 7 regions, 10 KB – 10 MB |
 //!
 //! The Google experiments' baseline is the QUIC default of the time (CUBIC
 //! with 2-connection emulation, IW 32, paced); each preset changes one
@@ -32,7 +32,7 @@ use crate::SimError;
 pub const PRESETS: &[(&str, &str)] = &[
     (
         "rapid-start-2026",
-        "Rapid Start production A/B (seeds/002): 4 arms, 7 regions, 200 KB-3.2 MB",
+        "Rapid Start production A/B (Rapid Start slides, IETF 125): 4 arms, 7 regions, 200 KB-3.2 MB",
     ),
     (
         "rapid-start-2026-bbr3",
@@ -40,14 +40,14 @@ pub const PRESETS: &[(&str, &str)] = &[
     ),
     (
         "cubic-hystart-matrix",
-        "Reno vs CUBIC vs CUBIC+HyStart++ over loss 0-8% (seeds/000 lab matrix)",
+        "Reno vs CUBIC vs CUBIC+HyStart++ over loss 0-8% (Cloudflare's quiche lab matrix)",
     ),
-    ("iw10-vs-iw32", "Google QUIC: IW 10 vs IW 32 (seeds/004)"),
-    ("reno-vs-cubic", "Google QUIC: Reno vs CUBIC (seeds/004)"),
-    ("pacing-on-off", "Google QUIC: pacing on vs off (seeds/004)"),
+    ("iw10-vs-iw32", "Google QUIC: IW 10 vs IW 32 (Swett, QUIC CC and loss recovery talk)"),
+    ("reno-vs-cubic", "Google QUIC: Reno vs CUBIC (Swett, QUIC CC and loss recovery talk)"),
+    ("pacing-on-off", "Google QUIC: pacing on vs off (Swett, QUIC CC and loss recovery talk)"),
     (
         "cubic-1conn-vs-2conn",
-        "Google QUIC: CUBIC 1- vs 2-connection emulation (seeds/004)",
+        "Google QUIC: CUBIC 1- vs 2-connection emulation (Swett, QUIC CC and loss recovery talk)",
     ),
 ];
 

@@ -44,7 +44,7 @@ pub const DECILES: [f64; 9] = [10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 9
 
 /// The percentiles whose TTLB changes are averaged into
 /// [`TtlbChange::pctl_change_avg_pct`]: p5, p15, …, p95, the steps of the
-/// seed's percentile-delta query (seeds/003: `0.05.step(0.95, 0.1)`).
+/// seed's percentile-delta query (Kazuho Oku, "Rapid Start: Faster Internet Connections, with Ruby's Help": `0.05.step(0.95, 0.1)`).
 pub const DELTA_PERCENTILES: [f64; 10] =
     [5.0, 15.0, 25.0, 35.0, 45.0, 55.0, 65.0, 75.0, 85.0, 95.0];
 

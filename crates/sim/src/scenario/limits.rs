@@ -27,6 +27,9 @@ impl Scenario {
         if let Some(a) = p.ack_aggregation {
             within("path.ack_aggregation", a, MAX_ACK_AGGREGATION)?;
         }
+        if p.trace.is_some() && !p.rate_steps.is_empty() {
+            return Err("path.trace: rate steps do not apply to a trace-driven link".into());
+        }
         for (i, step) in p.rate_steps.iter().enumerate() {
             rate_in("path.rate_step.rate", step.rate)?;
             if i > 0 && step.at <= p.rate_steps[i - 1].at {

@@ -138,3 +138,17 @@ fn rfc9332_dualpi2_end_to_end_l_flows_are_marked_early_and_classic_flows_late() 
         classic.to_json()
     );
 }
+
+#[test]
+fn prague_sends_ect1_and_any_startup_can_lead_it() {
+    let sc = aqm_scenario("dualpi2");
+    for cc in ["prague", "prague+hystart", "prague+rapidstart"] {
+        let r = run(&sc, cc, 1);
+        assert!(r.completed, "{cc}");
+        // RFC 9331 §4.1: an L4S sender marks ECT(1) by default.
+        let [ect0, ect1] = r.packets_acked_ect.expect("ECT(1) flow");
+        assert_eq!(ect0, 0, "{cc}");
+        assert!(ect1 > 0 && r.packets_acked_ce > 0, "{cc}: {}", r.to_json());
+        assert_eq!(r.packets_lost, 0, "{cc}: {}", r.to_json());
+    }
+}

@@ -349,3 +349,25 @@ fn bbr3_runs_deterministically() {
     let b = run_traced(&sc, "bbr3", 3);
     assert_eq!(a.trace, b.trace);
 }
+
+#[test]
+fn bbr_5_2_1_a_flow_starting_late_in_simulated_time_is_not_sent_to_probe_rtt() {
+    // A 5 MB BBRv3 cross flow on seed-100m, starting after the flow under
+    // test is done: its time must not depend on whether it starts before
+    // or after 5 s of simulated time (ProbeRTT's interval). With the
+    // draft's `OnInit` stamps at time zero it took 532.6 ms from 1-4 s and
+    // 742.8 ms (+39 %) from 5 s on.
+    let ttlb = |start: &str| {
+        let sc = scenario(&format!(
+            "preset = \"seed-100m\"\nsize = \"100KB\"\n[[flow]]\ncc = \"bbr3\"\nstart = \"{start}\"\nsize = \"5MB\"\n"
+        ));
+        let spec = ramp_cc::spec::parse("bbr3").unwrap();
+        let out = ramp_sim::run_flows(&sc, &spec, 1, &mut TraceSink::off()).unwrap();
+        let cross = &out[1];
+        assert!(cross.completed);
+        cross.ttlb_us
+    };
+    let (early, late) = (ttlb("2s"), ttlb("6s"));
+    eprintln!("5 MB BBRv3 cross flow: from 2 s {early} µs, from 6 s {late} µs");
+    assert!(early.abs_diff(late) * 100 <= early, "{early} vs {late} µs");
+}

@@ -110,6 +110,11 @@ fn seed_arms_land_within_10_percent_of_quicly_and_in_its_order() {
             (r, m)
         })
         .collect();
+    let within = measured
+        .iter()
+        .filter(|(r, m)| (0.90..=1.10).contains(&(m / r.quicly_ms)))
+        .count();
+    eprintln!("{within} of {} within 10 % of quicly", measured.len());
     let mut failures = Vec::new();
     for (r, m) in &measured {
         let ratio = m / r.quicly_ms;

@@ -19,6 +19,7 @@ use crate::controller::Controller;
 use crate::cubic::{Cubic, FastConvergence};
 use crate::ecn::EcnCodepoint;
 use crate::newreno::{RenoGrowth, LOSS_REDUCTION_FACTOR};
+use crate::prague::Prague;
 use crate::rapid_start::RapidStartOptions;
 use crate::ratio::Ratio;
 use crate::spec::option::{self, OptionDef};
@@ -74,6 +75,8 @@ pub enum CaSpec {
     NewReno(NewRenoOptions),
     /// RFC 9438 CUBIC.
     Cubic(CubicOptions),
+    /// Prague (draft-briscoe-iccrg-prague-congestion-control); no options.
+    Prague,
 }
 
 /// Jump start's options.
@@ -187,6 +190,7 @@ const NAMES: &[&str] = &[
     "newreno",
     "reno",
     "cubic",
+    "prague",
     "hystart",
     "rapidstart",
     "jumpstart",
@@ -245,14 +249,17 @@ impl Family for LossBasedFamily {
                 }
             }
             match part.name {
-                "newreno" | "reno" | "cubic" => {
+                "newreno" | "reno" | "cubic" | "prague" => {
                     if seen_ca {
                         return Err(SpecError::new(format!(
-                            "`{whole}`: more than one congestion-avoidance algorithm (newreno, cubic)"
+                            "`{whole}`: more than one congestion-avoidance algorithm (newreno, cubic, prague)"
                         )));
                     }
                     seen_ca = true;
-                    spec.ca = if part.name == "cubic" {
+                    spec.ca = if part.name == "prague" {
+                        apply_part::<()>(&[], &mut (), "prague", &rest, whole)?;
+                        CaSpec::Prague
+                    } else if part.name == "cubic" {
                         let mut o = CubicOptions::default();
                         apply_part(CUBIC_OPTIONS, &mut o, "cubic", &rest, whole)?;
                         CaSpec::Cubic(o)
@@ -309,6 +316,12 @@ impl Family for LossBasedFamily {
             NEWRENO_OPTIONS,
         );
         rows(&mut s, "cubic", "RFC 9438 CUBIC", CUBIC_OPTIONS);
+        rows::<()>(
+            &mut s,
+            "prague",
+            "Prague's scalable response (draft-briscoe-iccrg-prague-congestion-control; sends ECT(1) unless ecn= says)",
+            &[],
+        );
         rows::<()>(
             &mut s,
             "hystart",
@@ -378,6 +391,7 @@ impl fmt::Display for LossBasedSpec {
                 option::write(CUBIC_OPTIONS, o, &mut ca);
                 "cubic"
             }
+            CaSpec::Prague => "prague",
         };
         // A plain NewReno is implied by a startup part.
         let implied = ca_name == "newreno" && ca.is_empty() && self.startup != StartupSpec::Classic;
@@ -428,6 +442,7 @@ impl LossBasedSpec {
                 o.conns,
                 o.fast_convergence.resolve(cfg.alone_on_bottleneck),
             )),
+            CaSpec::Prague => CaAlgorithm::Prague(Prague::new()),
         };
         let startup = match self.startup {
             StartupSpec::Classic => Startup {
@@ -495,7 +510,10 @@ impl FamilySpec for LossBasedSpec {
     }
 
     fn ecn_codepoint(&self) -> Option<EcnCodepoint> {
-        self.common.ecn
+        // A Prague arm is an L4S sender: ECT(1) (RFC 9331 §4.1) unless
+        // its spec says otherwise.
+        let l4s = (self.ca == CaSpec::Prague).then_some(EcnCodepoint::Ect1);
+        self.common.ecn.or(l4s)
     }
 
     fn without_initial_window(&self) -> Option<ControllerSpec> {

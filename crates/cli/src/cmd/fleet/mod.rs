@@ -43,7 +43,10 @@ use summary::{print_grid_table, print_headline, summary_json};
 
 /// Arguments of `ramp fleet`.
 #[derive(clap::Args, Debug)]
-#[command(args_conflicts_with_subcommands = true)]
+// A later flag overrides an earlier one: a driver (ramp_lab.dist) can
+// prepend defaults and append its own `-o`/`--shard` to a user's command
+// line without parsing it.
+#[command(args_conflicts_with_subcommands = true, args_override_self = true)]
 pub struct Args {
     /// `merge`: join shard directories.
     #[command(subcommand)]
@@ -92,6 +95,11 @@ pub struct Args {
     /// List the built-in experiments and exit.
     #[arg(long)]
     list_presets: bool,
+    /// Check the arguments, print the run's settings as one JSON object
+    /// (out, no_charts, threads, connections, arms, seed, shard) and exit
+    /// without running: what a driver that shards the run needs to know.
+    #[arg(long)]
+    describe: bool,
 }
 
 /// `ramp fleet merge`.
@@ -145,8 +153,24 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     {
         return merge(dirs, out, *no_charts);
     }
+    if let Some(p) = &args.population {
+        crate::clobber::refuse_output_over_inputs("--out", &args.out, &[Path::new(p)])?;
+    }
     let spec = plan_spec(&args)?;
     let plan = build_plan(&spec)?;
+    if args.describe {
+        let d = serde_json::json!({
+            "out": args.out,
+            "no_charts": args.no_charts,
+            "threads": args.threads,
+            "connections": plan.connections,
+            "arms": arm_labels(&plan),
+            "seed": plan.seed,
+            "shard": args.shard.map(|s| s.to_string()),
+        });
+        println!("{d}");
+        return Ok(());
+    }
     if !args.out.join(PARAMS).exists() {
         // (A run directory from before the marker has fleet's parameters.)
         run_dir::check_owner(&args.out, Owner::Fleet)?;
@@ -216,7 +240,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             fs::File::create(&records)
                 .with_context(|| format!("creating {}", records.display()))?;
         }
-        shard::write_manifest(&args.out, &records, s, plan.connections)?;
+        shard::write_manifest(
+            &args.out,
+            &records,
+            s,
+            plan.connections,
+            &[RECORDS, PARAMS, PLAN],
+        )?;
         println!(
             "shard {s}: connections {first}..{end} of {}; wrote {} (records.ndjson, {}); join the \
              shards with `ramp fleet merge DIR... -o OUT`",
@@ -232,6 +262,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 /// `ramp fleet merge`: checks the shards, concatenates their records into
 /// OUT and writes what the unsharded run writes.
 fn merge(dirs: &[PathBuf], out: &Path, no_charts: bool) -> anyhow::Result<()> {
+    let inputs: Vec<&Path> = dirs.iter().map(PathBuf::as_path).collect();
+    crate::clobber::refuse_output_over_inputs("--out", out, &inputs)?;
+    let Some(first_dir) = dirs.first() else {
+        bail!("merge: give the shard directories");
+    };
     run_dir::check_owner(out, Owner::Fleet)?;
     fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     run_dir::mark(out, Owner::Fleet)?;
@@ -239,8 +274,8 @@ fn merge(dirs: &[PathBuf], out: &Path, no_charts: bool) -> anyhow::Result<()> {
     if records.exists() {
         bail!("{} exists: merge into a new directory", records.display());
     }
-    let (params, first_dir) =
-        shard::merge_records(dirs, &records, RECORDS, PARAMS, params_difference)?;
+    // The plan the shards say they ran (every shard's parameters are
+    // checked equal, and equal to this plan's, below).
     let spec_path = first_dir.join(PLAN);
     let spec: PlanSpec = serde_json::from_str(
         &fs::read_to_string(&spec_path)
@@ -248,22 +283,49 @@ fn merge(dirs: &[PathBuf], out: &Path, no_charts: bool) -> anyhow::Result<()> {
     )
     .with_context(|| format!("{}: not a plan", spec_path.display()))?;
     let plan = build_plan(&spec)?;
+    let merge_spec = shard::MergeSpec {
+        connections: plan.connections,
+        arms: plan.arms.len() as u64,
+        records_name: RECORDS,
+        params_name: PARAMS,
+    };
+    let params = shard::merge_records(dirs, &records, &merge_spec, params_difference)?;
+    // From here on the merged records exist: any failure removes them, so
+    // the same merge can simply be run again.
+    let done = finish_merge(&plan, &spec, &params, &spec_path, out, no_charts);
+    if done.is_err() {
+        for f in [RECORDS, PARAMS, PLAN, "scenario.toml"] {
+            let _ = fs::remove_file(out.join(f));
+        }
+    }
+    done
+}
+
+/// The merge after the records are joined: the plan check, then the files
+/// the unsharded run writes.
+fn finish_merge(
+    plan: &FleetPlan,
+    spec: &PlanSpec,
+    params: &str,
+    spec_path: &Path,
+    out: &Path,
+    no_charts: bool,
+) -> anyhow::Result<()> {
     if plan.fingerprint() != params {
-        let _ = fs::remove_file(&records);
         bail!(
             "{}: this ramp builds a different plan from the shards' parameters (differs in {}); \
              merge with the ramp that ran the shards",
             spec_path.display(),
-            params_difference(&params, &plan.fingerprint())
+            params_difference(params, &plan.fingerprint())
         );
     }
     write_atomic(&out.join(PARAMS), params.as_bytes())?;
     write_atomic(
         &out.join(PLAN),
-        serde_json::to_string_pretty(&spec)?.as_bytes(),
+        serde_json::to_string_pretty(spec)?.as_bytes(),
     )?;
-    write_atomic(&out.join("scenario.toml"), scenario_text(&plan).as_bytes())?;
-    finish(&plan, out, no_charts)
+    write_atomic(&out.join("scenario.toml"), scenario_text(plan).as_bytes())?;
+    finish(plan, out, no_charts)
 }
 
 /// Reads a finished run's records back and writes its summary, charts and

@@ -16,11 +16,16 @@
 //!
 //! What a merge refuses: shards of different runs (any difference in the
 //! plan's parameters, the `fleet.params` file, or in the ramp version), a
-//! shard missing, given twice, or of another shard count, and a records
-//! file that does not match its manifest (truncated, appended to, edited).
+//! shard missing, given twice, or of another shard count, a records file
+//! that does not match its manifest (truncated, appended to, edited), a
+//! manifest whose range is not its shard's, and a record whose `conn` is
+//! not the connection its line must hold (another shard's records copied in
+//! with a manifest rewritten to match). The merged records are written to a
+//! temporary file and renamed only when every check has passed, so a failed
+//! merge leaves nothing that blocks a retry.
 
 use std::fs;
-use std::io::{BufReader, BufWriter, Read, Write};
+use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
@@ -102,6 +107,11 @@ struct Manifest {
     records_bytes: u64,
     /// FNV-1a (64 bit) of the records file, hex.
     records_fnv1a64: String,
+    /// The files of the shard directory that the merge reads besides this
+    /// manifest, so that a driver moving shards between machines copies
+    /// exactly these (ramp_lab.dist does).
+    #[serde(default)]
+    files: Vec<String>,
 }
 
 /// Length, line count and FNV-1a 64 of a file.
@@ -128,7 +138,13 @@ fn digest(path: &Path) -> anyhow::Result<(u64, u64, u64)> {
 
 /// Writes `dir/shard.json` for a finished shard whose records are in
 /// `records`.
-pub fn write_manifest(dir: &Path, records: &Path, shard: Shard, total: u64) -> anyhow::Result<()> {
+pub fn write_manifest(
+    dir: &Path,
+    records: &Path,
+    shard: Shard,
+    total: u64,
+    files: &[&str],
+) -> anyhow::Result<()> {
     let (bytes, lines, h) = digest(records)?;
     let (first, end) = shard.range(total);
     let m = Manifest {
@@ -142,6 +158,7 @@ pub fn write_manifest(dir: &Path, records: &Path, shard: Shard, total: u64) -> a
         records_lines: lines,
         records_bytes: bytes,
         records_fnv1a64: format!("{h:016x}"),
+        files: files.iter().map(|f| f.to_string()).collect(),
     };
     write_atomic(
         &dir.join(MANIFEST),
@@ -216,17 +233,30 @@ fn check(dir: &Path, records_name: &str, params_name: &str) -> anyhow::Result<Ch
     })
 }
 
+/// What the merge checks the shards against: the run's connection count
+/// and arms per connection (from the plan), and the file names.
+pub struct MergeSpec<'a> {
+    /// Connections of the whole run.
+    pub connections: u64,
+    /// Records per connection.
+    pub arms: u64,
+    /// The records file's name in each shard directory.
+    pub records_name: &'a str,
+    /// The parameters file's name in each shard directory.
+    pub params_name: &'a str,
+}
+
 /// Checks `dirs` as the complete set of shards of one run and writes their
 /// records, concatenated in shard order, to `out_records`; returns the
-/// run's parameters (`fleet.params` without the shard line) and the first
-/// shard's directory.
+/// run's parameters (`fleet.params` without the shard line). On any error
+/// `out_records` is not created.
 pub fn merge_records(
     dirs: &[PathBuf],
     out_records: &Path,
-    records_name: &str,
-    params_name: &str,
+    spec: &MergeSpec,
     params_difference: impl Fn(&str, &str) -> String,
-) -> anyhow::Result<(String, PathBuf)> {
+) -> anyhow::Result<String> {
+    let (records_name, params_name) = (spec.records_name, spec.params_name);
     if dirs.is_empty() {
         bail!("merge: give the shard directories");
     }
@@ -286,21 +316,95 @@ pub fn merge_records(
     if !missing.is_empty() {
         bail!("merge: shard {} missing", missing.join(", "));
     }
-    let tmp = out_records.with_extension("ndjson.merging");
-    {
-        let f = fs::File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
-        let mut w = BufWriter::with_capacity(1 << 20, f);
-        for s in &shards {
-            let p = s.dir.join(records_name);
-            let mut r = fs::File::open(&p).with_context(|| format!("opening {}", p.display()))?;
-            std::io::copy(&mut r, &mut w).with_context(|| format!("copying {}", p.display()))?;
+    for s in &shards {
+        let m = &s.manifest;
+        let want = Shard { k: m.shard, n }.range(spec.connections);
+        if (m.first_connection, m.end_connection) != want {
+            bail!(
+                "{}: {MANIFEST} says connections {}..{}, but shard {}/{n} of a {}-connection run \
+                 holds {}..{}",
+                s.dir.display(),
+                m.first_connection,
+                m.end_connection,
+                m.shard,
+                spec.connections,
+                want.0,
+                want.1
+            );
         }
-        w.flush()
-            .with_context(|| format!("writing {}", tmp.display()))?;
+    }
+    let tmp = out_records.with_extension("ndjson.merging");
+    let written = concat_checked(&shards, &tmp, spec);
+    if let Err(e) = written {
+        let _ = fs::remove_file(&tmp);
+        return Err(e);
     }
     fs::rename(&tmp, out_records)
         .with_context(|| format!("renaming {} to {}", tmp.display(), out_records.display()))?;
-    Ok((shards[0].params.clone(), shards[0].dir.clone()))
+    Ok(shards[0].params.clone())
+}
+
+/// A record's connection index: the one field the merge reads.
+#[derive(Deserialize)]
+struct ConnOnly {
+    conn: u64,
+}
+
+/// Writes the shards' records to `tmp` in order, checking that line `i` of
+/// a shard starting at connection `first` is connection `first + i / arms`.
+fn concat_checked(shards: &[Checked], tmp: &Path, spec: &MergeSpec) -> anyhow::Result<()> {
+    let f = fs::File::create(tmp).with_context(|| format!("creating {}", tmp.display()))?;
+    let mut w = BufWriter::with_capacity(1 << 20, f);
+    let arms = spec.arms.max(1);
+    for s in shards {
+        let p = s.dir.join(spec.records_name);
+        let want_lines = (s.manifest.end_connection - s.manifest.first_connection) * arms;
+        if s.manifest.records_lines != want_lines {
+            bail!(
+                "{}: {} lines, but connections {}..{} with {arms} arms need {want_lines}",
+                p.display(),
+                s.manifest.records_lines,
+                s.manifest.first_connection,
+                s.manifest.end_connection
+            );
+        }
+        let f = fs::File::open(&p).with_context(|| format!("opening {}", p.display()))?;
+        let mut r = BufReader::with_capacity(1 << 20, f);
+        let mut line = Vec::new();
+        let mut i = 0u64;
+        loop {
+            line.clear();
+            let got = r
+                .read_until(b'\n', &mut line)
+                .with_context(|| format!("reading {}", p.display()))?;
+            if got == 0 {
+                break;
+            }
+            let want = s.manifest.first_connection + i / arms;
+            let conn = serde_json::from_slice::<ConnOnly>(&line).map(|c| c.conn);
+            if conn.as_ref().ok() != Some(&want) {
+                bail!(
+                    "{}:{}: {}, but shard {}/{} must hold connection {want} there (its range is \
+                     {}..{}): the shard's records are not its connections; run the shard again",
+                    p.display(),
+                    i + 1,
+                    match conn {
+                        Ok(c) => format!("connection {c}"),
+                        Err(e) => format!("not a record ({e})"),
+                    },
+                    s.manifest.shard,
+                    s.manifest.shards,
+                    s.manifest.first_connection,
+                    s.manifest.end_connection
+                );
+            }
+            w.write_all(&line)
+                .with_context(|| format!("writing {}", tmp.display()))?;
+            i += 1;
+        }
+    }
+    w.flush()
+        .with_context(|| format!("writing {}", tmp.display()))
 }
 
 #[cfg(test)]

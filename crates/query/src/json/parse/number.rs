@@ -4,7 +4,7 @@
 use super::cursor::Cursor;
 use super::R;
 use crate::json::simd::digit_run;
-use crate::value::Value;
+use crate::value::{in_int_range, Value};
 
 impl Cursor<'_> {
     /// Validates and steps over a number: the integer fast path inline,
@@ -88,9 +88,9 @@ impl Cursor<'_> {
                 _ => (false, text),
             };
             if digits.len() <= 18 {
-                let mut n: i64 = 0;
+                let mut n: i128 = 0;
                 for &d in digits {
-                    n = n * 10 + i64::from(d - b'0');
+                    n = n * 10 + i128::from(d - b'0');
                 }
                 return Ok(Value::Int(if neg { -n } else { n }));
             }
@@ -98,7 +98,7 @@ impl Cursor<'_> {
         // The grammar check above guarantees ASCII.
         let s = std::str::from_utf8(text).map_err(|_| self.err("invalid number"))?;
         if int {
-            if let Ok(i) = s.parse::<i64>() {
+            if let Some(i) = s.parse::<i128>().ok().filter(|i| in_int_range(*i)) {
                 return Ok(Value::Int(i));
             }
         }
@@ -125,20 +125,28 @@ mod tests {
             ("0", 0),
         ] {
             assert!(
-                matches!(parse_line(text.as_bytes()).unwrap(), Value::Int(i) if i == want),
+                matches!(parse_line(text.as_bytes()).unwrap(), Value::Int(i) if i == i128::from(want)),
                 "{text}"
             );
         }
     }
 
     #[test]
-    fn big_integers_become_floats() {
-        assert!(matches!(
-            parse_line(b"9223372036854775807").unwrap(),
-            Value::Int(i64::MAX)
-        ));
+    fn u64_integers_stay_exact_and_bigger_ones_become_floats() {
         assert!(matches!(
             parse_line(b"9223372036854775808").unwrap(),
+            Value::Int(9_223_372_036_854_775_808)
+        ));
+        assert!(matches!(
+            parse_line(b"18446744073709551615").unwrap(),
+            Value::Int(18_446_744_073_709_551_615)
+        ));
+        assert!(matches!(
+            parse_line(b"18446744073709551616").unwrap(),
+            Value::Float(_)
+        ));
+        assert!(matches!(
+            parse_line(b"-9223372036854775809").unwrap(),
             Value::Float(_)
         ));
     }

@@ -1,0 +1,68 @@
+#!/bin/sh
+# QUIC through `ramp shell` against `ramp relay` and `ramp sim` on the
+# paths of docs/real-mode.md (20 Mbit/s drop-tail and CoDel, 100 Mbit/s;
+# 40 ms RTT, 40 ms queue): 2 MB downloads with `ramp get` from one
+# `ramp serve` on the host, RUNS fresh connections per cell (median, with
+# the fastest and slowest); the simulator with 1200-byte datagrams, IW 10
+# and the leaky-bucket pacer the server runs. Needs root (ramp shell).
+#
+# Usage: sudo bench/shell/quic.sh [RUNS] [CC...] > table.md
+#   RAMP=path/to/ramp (default: target/release/ramp, built first)
+set -eu
+cd "$(dirname "$0")/../.."
+RUNS=${1:-5}
+[ $# -gt 0 ] && shift
+CCS=${*:-cubic bbr3}
+if [ -z "${RAMP:-}" ]; then
+    cargo build --quiet --release -p ramp
+    RAMP=${CARGO_TARGET_DIR:-target}/release/ramp
+fi
+SIZE=2000000
+PORT=47433
+RELAY_PORT=47434
+TMP=$(mktemp -d)
+trap 'kill $SERVE 2>/dev/null || true; kill $RELAY 2>/dev/null || true; rm -rf "$TMP"' EXIT
+SERVE=; RELAY=
+
+median() { sort -n | awk '{a[NR]=$1} END {printf "%.0f %.0f %.0f", a[int((NR+1)/2)], a[1], a[NR]}'; }
+ttlb_ms() { grep -o '"ttlb-us":[0-9]*' | cut -d: -f2 | awk '{print $1/1000}'; }
+
+echo "| path | cc | shell ms | shell min–max | relay ms | relay min–max | sim ms | shell vs relay | shell vs sim |"
+echo "|---|---|---|---|---|---|---|---|---|"
+for cc in $CCS; do
+    "$RAMP" serve --cc "$cc" --listen 0.0.0.0:$PORT --pmtud off > "$TMP/serve" 2>&1 &
+    SERVE=$!
+    sleep 1
+    for path in "20m-40ms 20mbit droptail" "20m-40ms-codel 20mbit codel" "100m-40ms 100mbit droptail"; do
+        set -- $path
+        name=$1 rate=$2 aqm=$3
+        link="--rate $rate --rtt 40ms --queue 40ms --aqm $aqm"
+        : > "$TMP/shell"
+        for _ in $(seq "$RUNS"); do
+            # shellcheck disable=SC2086
+            "$RAMP" shell $link -- sh -c "exec '$RAMP' get https://\$RAMP_SHELL_HOST:$PORT/bytes/$SIZE --insecure --json" \
+                2>>"$TMP/shell.err" | ttlb_ms >> "$TMP/shell"
+        done
+        # shellcheck disable=SC2086
+        "$RAMP" relay --listen 127.0.0.1:$RELAY_PORT --upstream 127.0.0.1:$PORT $link > /dev/null 2>&1 &
+        RELAY=$!
+        sleep 0.5
+        : > "$TMP/relay"
+        for _ in $(seq "$RUNS"); do
+            "$RAMP" get https://127.0.0.1:$RELAY_PORT/bytes/$SIZE --insecure --json | ttlb_ms >> "$TMP/relay"
+        done
+        kill $RELAY; wait $RELAY 2>/dev/null || true
+        RELAY=
+        printf 'seed = 1\n[path]\nrate = "%s"\nrtt = "40ms"\nqueue = "40ms"\naqm = "%s"\n[endpoint]\nmds = 1200\niw = 10\npacer = "leaky-bucket"\n' \
+            "$rate" "$aqm" > "$TMP/path.toml"
+        sim=$("$RAMP" sim --scenario "$TMP/path.toml" --cc "$cc" --size ${SIZE}B | awk 'NR>2 {print $2; exit}')
+        set -- $(median < "$TMP/shell")
+        s=$1 smin=$2 smax=$3
+        set -- $(median < "$TMP/relay")
+        r=$1 rmin=$2 rmax=$3
+        awk -v n="$name" -v c="$cc" -v s="$s" -v smin="$smin" -v smax="$smax" -v r="$r" -v rmin="$rmin" -v rmax="$rmax" -v m="$sim" \
+            'BEGIN {printf "| %s | %s | %d | %d–%d | %d | %d–%d | %.0f | %+.1f%% | %+.1f%% |\n", n, c, s, smin, smax, r, rmin, rmax, m, (s/r-1)*100, (s/m-1)*100}'
+    done
+    kill $SERVE; wait $SERVE 2>/dev/null || true
+    SERVE=
+done

@@ -1,0 +1,286 @@
+//! Prague's congestion avoidance (draft-briscoe-iccrg-prague-congestion-control),
+//! the scalable response L4S asks of a sender (RFC 9331 §4.3): a
+//! DCTCP-like reduction in proportion to the share of CE marks, an
+//! additive increase made independent of the RTT below a 25 ms reference,
+//! and a classic halving on loss.
+//!
+//! It runs as the congestion-avoidance algorithm of
+//! [`crate::loss_based::LossBased`], so any of ramp's startups can sit in
+//! front of it (`prague`, `prague+hystart`, `prague+rapidstart`). Where the
+//! draft leaves a number open, the L4STeam `udp_prague` reference sender
+//! (prague_cc.cpp, github.com/L4STeam/udp_prague) is followed, and the doc
+//! of each item says which.
+
+use core::time::Duration;
+
+use crate::controller::CongestionSignal;
+use crate::time::Time;
+
+/// The reference RTT of the RTT-independence (draft §2.4.4; udp_prague
+/// `REF_RTT` = 25 ms): the virtual RTT is max(srtt, 25 ms).
+pub const REF_RTT: Duration = Duration::from_millis(25);
+
+/// EWMA gain g of α (draft §2.3.2, 1/16; udp_prague `ALPHA_SHIFT` 4).
+pub const ALPHA_GAIN_SHIFT: u32 = 4;
+
+/// α is kept in fixed point with this many fractional bits (udp_prague
+/// `PROB_SHIFT` = 20).
+pub const ALPHA_SHIFT: u32 = 20;
+
+/// α = 1 in fixed point.
+pub const ALPHA_ONE: u64 = 1 << ALPHA_SHIFT;
+
+/// The additive increase once growth may speed up: the queue the flow
+/// adds per RTT, in time at its own rate (udp_prague `QUEUE_GROWTH` = 1 ms).
+pub const QUEUE_GROWTH: Duration = Duration::from_millis(1);
+
+/// Virtual RTTs a flow waits after a CE reduction before growing by
+/// [`QUEUE_GROWTH`]: `rate / RATE_STEP + MIN_STEP` (udp_prague
+/// `RATE_STEP` = 1.92 MB/s, `MIN_STEP` = 7).
+pub const RATE_STEP_BYTES_PER_SEC: u64 = 1_920_000;
+/// See [`RATE_STEP_BYTES_PER_SEC`].
+pub const MIN_STEP: u64 = 7;
+
+/// Prague's congestion-avoidance state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Prague {
+    /// α, the EWMA of the marked share, fixed point ([`ALPHA_ONE`] = 1).
+    alpha: u64,
+    /// Start of the current α period (one virtual RTT).
+    period_start: Option<Time>,
+    /// Bytes acknowledged and bytes reported CE in the period.
+    acked: u64,
+    marked: u64,
+    /// CE bytes not yet taken out of window growth.
+    ce_pending: u64,
+    /// Virtual RTTs left before growth speeds up to [`QUEUE_GROWTH`].
+    rtts_to_growth: u64,
+    /// Fractional window increase carried between ACK frames (bytes ×
+    /// cwnd, so nothing is lost to rounding).
+    carry: u128,
+}
+
+impl Default for Prague {
+    fn default() -> Self {
+        Prague::new()
+    }
+}
+
+impl Prague {
+    /// A new flow. α starts at 1, the conservative value RFC 8257 §3.3
+    /// gives DCTCP and Linux TCP Prague uses, so the CE mark that ends a
+    /// slow start halves the window (udp_prague, with no slow start,
+    /// starts at 0).
+    pub fn new() -> Prague {
+        Prague {
+            alpha: ALPHA_ONE,
+            period_start: None,
+            acked: 0,
+            marked: 0,
+            ce_pending: 0,
+            rtts_to_growth: 0,
+            carry: 0,
+        }
+    }
+
+    /// α as a fraction.
+    pub fn alpha(&self) -> f64 {
+        self.alpha as f64 / ALPHA_ONE as f64
+    }
+
+    /// The virtual RTT (draft §2.4.4).
+    pub fn vrtt(srtt: Duration) -> Duration {
+        srtt.max(REF_RTT)
+    }
+
+    /// Counts acknowledged bytes; once a virtual RTT has passed, folds the
+    /// period's marked share F into α: α += g·(F − α) (draft §2.3.2).
+    pub fn on_acked(&mut self, now: Time, bytes: u64, srtt: Duration) {
+        self.acked = self.acked.saturating_add(bytes);
+        let start = *self.period_start.get_or_insert(now);
+        if now.saturating_since(start) < Self::vrtt(srtt) || self.acked == 0 {
+            return;
+        }
+        let f = (u128::from(self.marked.min(self.acked)) << ALPHA_SHIFT) / u128::from(self.acked);
+        let f = f as u64;
+        // α += (F − α) / 16, in fixed point.
+        self.alpha = if f >= self.alpha {
+            self.alpha + ((f - self.alpha) >> ALPHA_GAIN_SHIFT)
+        } else {
+            self.alpha - ((self.alpha - f) >> ALPHA_GAIN_SHIFT)
+        };
+        self.alpha = self.alpha.min(ALPHA_ONE);
+        self.acked = 0;
+        self.marked = 0;
+        self.period_start = Some(now);
+        self.rtts_to_growth = self.rtts_to_growth.saturating_sub(1);
+    }
+
+    /// Counts newly CE-marked bytes (every mark, in or out of a reduction
+    /// period, feeds α).
+    pub fn on_ce(&mut self, ce_bytes: u64) {
+        self.marked = self.marked.saturating_add(ce_bytes);
+        self.ce_pending = self.ce_pending.saturating_add(ce_bytes);
+    }
+
+    /// The window after a congestion event that starts a reduction period:
+    /// cwnd·(1 − α/2) for CE (draft §2.3.3), cwnd/2 for loss (§2.3.4).
+    /// Growth then waits a number of virtual RTTs (udp_prague).
+    pub fn on_congestion(
+        &mut self,
+        cwnd: u64,
+        signal: CongestionSignal,
+        srtt: Duration,
+        mds: u64,
+    ) -> u64 {
+        let rate = rate_bytes_per_sec(cwnd, srtt);
+        self.carry = 0;
+        match signal {
+            CongestionSignal::Ecn { .. } => {
+                self.rtts_to_growth = rate / RATE_STEP_BYTES_PER_SEC + MIN_STEP;
+                let cut = (u128::from(cwnd) * u128::from(self.alpha)) >> (ALPHA_SHIFT + 1);
+                cwnd - cut as u64
+            }
+            CongestionSignal::Loss { .. } => {
+                // udp_prague: the vRTTs a 25 ms flow would take to grow
+                // back by half its rate one packet per RTT.
+                let vrtt = Self::vrtt(srtt).as_micros().max(1) as u64;
+                let ref_us = REF_RTT.as_micros() as u64;
+                self.rtts_to_growth = (rate / 2 / mds.max(1)) * ref_us / vrtt * ref_us / 1_000_000;
+                cwnd / 2
+            }
+        }
+    }
+
+    /// Additive increase for `n` newly acknowledged bytes (the reference's
+    /// rule, prague_cc.cpp): per RTT the window grows by `increment`
+    /// scaled by (srtt/vRTT)², where `increment` is one packet while
+    /// growth waits after a reduction, else [`QUEUE_GROWTH`] of the flow's
+    /// rate (at least a packet). CE-marked bytes do not count.
+    pub fn on_ack(&mut self, cwnd: u64, n: u64, srtt: Duration, mds: u64) -> u64 {
+        let skip = self.ce_pending.min(n);
+        self.ce_pending -= skip;
+        let n = n - skip;
+        if n == 0 || cwnd == 0 {
+            return cwnd;
+        }
+        let rate = rate_bytes_per_sec(cwnd, srtt);
+        let grown = u64::try_from(u128::from(rate) * QUEUE_GROWTH.as_nanos() / 1_000_000_000)
+            .unwrap_or(u64::MAX);
+        let increment = if self.rtts_to_growth > 0 || grown < mds {
+            mds
+        } else {
+            grown
+        };
+        let (s, v) = (srtt.as_nanos().max(1), Self::vrtt(srtt).as_nanos());
+        // Δ = n·increment·s² / (cwnd·v²), carried exactly.
+        let num = u128::from(n) * u128::from(increment) * s * s;
+        let den = u128::from(cwnd) * v * v;
+        self.carry += num;
+        let inc = self.carry / den;
+        self.carry %= den;
+        cwnd.saturating_add(u64::try_from(inc).unwrap_or(u64::MAX))
+    }
+}
+
+/// cwnd/srtt in bytes per second (0 before an RTT is known).
+fn rate_bytes_per_sec(cwnd: u64, srtt: Duration) -> u64 {
+    let ns = srtt.as_nanos();
+    if ns == 0 {
+        return 0;
+    }
+    u64::try_from(u128::from(cwnd) * 1_000_000_000 / ns).unwrap_or(u64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MDS: u64 = 1200;
+
+    fn ms(v: u64) -> Duration {
+        Duration::from_millis(v)
+    }
+
+    fn ce() -> CongestionSignal {
+        CongestionSignal::Ecn {
+            ce_packets: 1,
+            ce_bytes: MDS,
+        }
+    }
+
+    #[test]
+    fn prague_2_3_2_alpha_is_an_ewma_with_gain_one_sixteenth_per_virtual_rtt() {
+        let mut p = Prague::new();
+        p.alpha = 0;
+        let t0 = Time::ZERO;
+        // A whole period with a quarter of the bytes marked: α = 1/64.
+        p.on_acked(t0, 0, ms(10));
+        p.on_ce(25_000);
+        p.on_acked(t0 + ms(10), 100_000, ms(10));
+        // 10 ms < the 25 ms virtual RTT: no update yet.
+        assert_eq!(p.alpha(), 0.0);
+        p.on_acked(t0 + ms(25), 0, ms(10));
+        assert!((p.alpha() - 0.25 / 16.0).abs() < 1e-6, "{}", p.alpha());
+    }
+
+    #[test]
+    fn prague_2_3_3_ce_response_is_cwnd_times_one_minus_alpha_over_two() {
+        let mut p = Prague::new();
+        assert_eq!(p.on_congestion(100_000, ce(), ms(20), MDS), 50_000);
+        p.alpha = ALPHA_ONE / 4;
+        assert_eq!(p.on_congestion(100_000, ce(), ms(20), MDS), 87_500);
+        // Loss halves whatever α is.
+        assert_eq!(
+            p.on_congestion(
+                100_000,
+                CongestionSignal::Loss { lost_bytes: 1 },
+                ms(20),
+                MDS
+            ),
+            50_000
+        );
+    }
+
+    #[test]
+    fn prague_2_4_4_increase_is_rtt_independent_below_the_reference() {
+        // Over one RTT's worth of ACKs, a 5 ms flow grows (5/25)² as much
+        // per RTT as a 25 ms flow, i.e. the same per unit of time once
+        // rounds are 5x as frequent... in packets per second of growth:
+        // 5 rounds × 1/25 vs 1 round × 1.
+        let grow = |srtt: Duration| {
+            let mut p = Prague::new();
+            p.rtts_to_growth = 1; // one packet per RTT
+            let cwnd = 100 * MDS;
+            p.on_ack(cwnd, cwnd, srtt, MDS) - cwnd
+        };
+        assert_eq!(grow(ms(25)), MDS);
+        assert_eq!(grow(ms(50)), MDS);
+        let g5 = grow(ms(5));
+        assert_eq!(g5, MDS / 25);
+    }
+
+    #[test]
+    fn prague_reference_growth_adds_one_ms_of_queue_per_rtt_once_allowed() {
+        let mut p = Prague::new();
+        // 1 MB window at 25 ms: 40 MB/s, 1 ms of it = 40 kB per RTT.
+        let cwnd = 1_000_000;
+        let next = p.on_ack(cwnd, cwnd, ms(25), MDS);
+        assert_eq!(next - cwnd, 40_000);
+        // After a CE reduction growth waits rate/1.92 MB/s + 7 vRTTs.
+        p.on_congestion(cwnd, ce(), ms(25), MDS);
+        assert_eq!(
+            p.rtts_to_growth,
+            40_000_000 / RATE_STEP_BYTES_PER_SEC + MIN_STEP
+        );
+    }
+
+    #[test]
+    fn ce_marked_bytes_do_not_grow_the_window() {
+        let mut p = Prague::new();
+        p.rtts_to_growth = 1;
+        p.on_ce(10 * MDS);
+        let cwnd = 10 * MDS;
+        assert_eq!(p.on_ack(cwnd, 10 * MDS, ms(25), MDS), cwnd);
+    }
+}
