@@ -8,6 +8,7 @@ mod atomic_file;
 mod clobber;
 mod cmd;
 mod path_flags;
+mod ranges;
 mod run_dir;
 
 use clap::{Parser, Subcommand};

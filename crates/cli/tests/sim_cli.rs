@@ -388,3 +388,28 @@ fn an_output_that_is_an_input_is_refused_before_any_work() {
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(std::fs::read(run.join("records.ndjson")).unwrap(), records);
 }
+
+#[test]
+fn out_of_range_numbers_are_one_line_and_exit_2_before_any_work() {
+    for (args, needle) in [
+        (&["bench", "sim", "--seconds", "nan"][..], "--seconds"),
+        (&["bench", "sim", "--seconds", "inf"][..], "--seconds"),
+        (
+            &["get", "--timeout", "0s", "https://127.0.0.1:9/"][..],
+            "--timeout",
+        ),
+        (
+            &["get", "--concurrency", "0", "https://127.0.0.1:9/"][..],
+            "--concurrency",
+        ),
+        (
+            &["plot", "ab", "r.ndjson", "--resamples", "0"][..],
+            "--resamples",
+        ),
+    ] {
+        let out = ramp().args(args).output().unwrap();
+        let e = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {e}");
+        assert!(e.contains(needle) && e.contains("outside"), "{args:?}: {e}");
+    }
+}

@@ -21,6 +21,7 @@ mod bottleneck;
 mod codel;
 mod dualpi2;
 mod fq_codel;
+mod jitter;
 mod loss;
 mod packet;
 mod path;
@@ -34,6 +35,7 @@ pub use bottleneck::{queue_bytes_for, Admission, Bottleneck, Departure, Dequeue}
 pub use codel::CoDelParams;
 pub use dualpi2::{DualPi2, DualPi2Params, DualQueue};
 pub use fq_codel::FqCoDelParams;
+pub use jitter::{Jitter, MAX_JITTER};
 pub use loss::{LossElement, LossModel};
 pub use packet::{Delivery, DropCause, Packet};
 pub use path::{Link, LinkConfig, Offer, RateStep};

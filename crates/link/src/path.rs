@@ -16,6 +16,7 @@ use ramp_vocab::{Rate, Time};
 
 use crate::aqm::Aqm;
 use crate::bottleneck::{Admission, Bottleneck, Departure, Dequeue};
+use crate::jitter::{Jitter, JitterElement};
 use crate::loss::{LossElement, LossModel};
 use crate::packet::{Delivery, DropCause, Packet};
 use crate::policer::Policer;
@@ -39,6 +40,8 @@ enum Stream {
     Loss = 1,
     /// PIE's drop draws.
     Aqm = 3,
+    /// Delay variation draws (4 is the simulator's web users').
+    Jitter = 5,
 }
 
 /// A link direction's configuration.
@@ -62,6 +65,8 @@ pub struct LinkConfig {
     /// (which should then be the trace's mean rate, as it sizes nothing
     /// but time-given buffers). Rate steps do not apply to a trace.
     pub trace: Option<Arc<DeliveryTrace>>,
+    /// Delay variation after the queue, without reordering (a Wi-Fi hop).
+    pub jitter: Option<Jitter>,
 }
 
 /// What [`Link::offer`] did.
@@ -84,6 +89,7 @@ pub struct Link<P> {
     bottleneck: Bottleneck<P>,
     loss: LossElement,
     delay: Duration,
+    jitter: Option<JitterElement>,
     /// Rate steps not yet applied, earliest last.
     rate_steps: Vec<RateStep>,
 }
@@ -109,6 +115,9 @@ impl<P> Link<P> {
             },
             loss: LossElement::new(cfg.loss, Rng::new(seed, Stream::Loss as u64)),
             delay: cfg.delay,
+            jitter: cfg
+                .jitter
+                .map(|j| JitterElement::new(j, Rng::new(seed, Stream::Jitter as u64))),
             rate_steps: cfg.rate_steps.iter().rev().copied().collect(),
         }
     }
@@ -140,7 +149,10 @@ impl<P> Link<P> {
         } else {
             Delivery::Arrives {
                 payload: d.packet.payload,
-                at: d.at + self.delay,
+                at: match &mut self.jitter {
+                    Some(j) => j.apply(d.at) + self.delay,
+                    None => d.at + self.delay,
+                },
                 ecn: if d.ce {
                     d.packet.ecn.marked()
                 } else {
@@ -228,6 +240,7 @@ mod tests {
             policer: None,
             rate_steps: Vec::new(),
             trace: None,
+            jitter: None,
         }
     }
 
@@ -456,6 +469,7 @@ mod tests {
                     policer: None,
                     rate_steps: Vec::new(),
                     trace: None,
+                    jitter: None,
                 };
                 let mut l: Link<(usize, Time, u32)> = Link::new(&c, 5);
                 let mut now = Time::ZERO;

@@ -55,6 +55,7 @@ impl LinkParams {
             policer: None,
             rate_steps: Vec::new(),
             trace: self.trace.clone(),
+            jitter: None,
         }
     }
 }

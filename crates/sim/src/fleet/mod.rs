@@ -204,6 +204,7 @@ impl FleetPlan {
         p.aqm = path.aqm;
         p.policer = path.policer;
         p.ack_aggregation = path.ack_aggregation;
+        p.jitter = path.jitter;
         sc.endpoint.ack_policy = path.ack_policy;
         if path.web_users > 0 {
             // Other users' browsers: CUBIC (Chrome's QUIC default), a page

@@ -124,6 +124,8 @@ pub struct PathSample {
     pub policer: Option<(Rate, u64)>,
     /// ACK batching on the reverse path (Wi-Fi block ACKs).
     pub ack_aggregation: Option<Duration>,
+    /// Data-path delay variation without reordering (Wi-Fi).
+    pub jitter: Option<crate::link::Jitter>,
     /// The client's ACK policy.
     pub ack_policy: AckPolicy,
     /// Web users browsing on the same bottleneck (0: none).
@@ -304,6 +306,7 @@ impl Region {
             loss: ap.loss,
             policer,
             ack_aggregation: ap.ack_aggregation,
+            jitter: ap.jitter,
             ack_policy,
             web_users,
         }

@@ -174,6 +174,14 @@ struct FilePath {
     #[serde(default)]
     rate_step: Vec<FileRateStep>,
     trace: Option<String>,
+    jitter: Option<FileJitter>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileJitter {
+    median: Q<Duration>,
+    p90: Q<Duration>,
 }
 
 #[derive(Deserialize)]
@@ -258,6 +266,16 @@ fn set<T>(dst: &mut T, file_value: Option<T>) {
 impl FilePath {
     fn apply(self, p: &mut PathConfig, dir: Option<&Path>) -> Result<(), String> {
         set(&mut p.rate, self.rate.map(|Q(r)| r));
+        if let Some(j) = &self.jitter {
+            let (median, p90) = (j.median.0, j.p90.0);
+            if median.is_zero() || p90 < median || p90 > crate::link::MAX_JITTER {
+                return Err(format!(
+                    "path.jitter: need 0 < median <= p90 <= {:?}",
+                    crate::link::MAX_JITTER
+                ));
+            }
+            p.jitter = Some(crate::link::Jitter { median, p90 });
+        }
         if let Some(file) = &self.trace {
             if self.rate.is_some() || !self.rate_step.is_empty() {
                 return Err(

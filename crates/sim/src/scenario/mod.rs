@@ -22,6 +22,7 @@
 //! # ack_aggregation = "4ms"     # release ACKs in batches every 4 ms
 //! # [[path.rate_step]]          at = "5s", rate = "10mbit" (the link's rate from then on)
 //! # trace = "lte.down"          # deliver at a Mahimahi trace's opportunities (replaces rate)
+//! # [path.jitter]           median = "3ms", p90 = "20ms" (Wi-Fi delay variation, no reordering)
 //! # [path.gilbert_elliott]  p_good_to_bad = 0.01, p_bad_to_good = 0.3, loss_bad = 0.5
 //! # [path.policer]          rate = "10mbit", burst = "32KB"
 //!
@@ -47,7 +48,7 @@ use std::sync::Arc;
 use ramp_cc::pacer::{PacerConfig, PacerKind, PACED_FIRST_FLIGHT_BURST_PACKETS};
 use ramp_cc::{EcnCodepoint, Rate};
 
-use crate::link::{Aqm, DeliveryTrace, LinkConfig, LossModel};
+use crate::link::{Aqm, DeliveryTrace, Jitter, LinkConfig, LossModel};
 use crate::receiver::AckPolicy;
 use crate::web::WebConfig;
 
@@ -92,6 +93,9 @@ pub struct PathConfig {
     /// A Mahimahi delivery trace the forward link delivers at instead of
     /// `rate` (`rate` is then the trace's mean rate).
     pub trace: Option<Arc<DeliveryTrace>>,
+    /// Log-normal delay variation after the bottleneck that never
+    /// reorders (a Wi-Fi hop; `ramp_link::Jitter`).
+    pub jitter: Option<Jitter>,
 }
 
 /// One change of the bottleneck rate ([`PathConfig::rate_steps`]).
@@ -120,6 +124,7 @@ impl PathConfig {
             policer: self.policer,
             rate_steps: self.rate_steps.clone(),
             trace: self.trace.clone(),
+            jitter: self.jitter,
         }
     }
     /// Queue limit in time at the link rate.
@@ -206,6 +211,7 @@ impl Scenario {
                 ack_aggregation: None,
                 rate_steps: Vec::new(),
                 trace: None,
+                jitter: None,
             },
             endpoint: EndpointConfig {
                 mds: 1252,
