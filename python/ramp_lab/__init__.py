@@ -15,20 +15,29 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import sys
 import sysconfig
+import tempfile
+from collections.abc import Iterable
+from importlib import metadata
 from pathlib import Path
-from typing import Iterable, Union
+from typing import TYPE_CHECKING, Any, Union
 
-__all__ = ["binary", "fleet", "sim", "records", "summary", "loss", "RampError"]
-__version__ = "0.1.0"
+from .proc import RampError, run_checked
 
-PathLike = Union[str, os.PathLike]
+if TYPE_CHECKING:
+    import pandas
 
+__all__ = ["binary", "run", "fleet", "sim", "records", "summary", "loss", "RampError",
+           "__version__"]
 
-class RampError(RuntimeError):
-    """A ramp or ndq command failed; the message holds its stderr."""
+try:
+    # One version: the installed distribution's (pyproject.toml).
+    __version__ = metadata.version("ramp-lab")
+except metadata.PackageNotFoundError:  # run from a source tree
+    __version__ = "0+unknown"
+
+PathLike = Union[str, "os.PathLike[str]"]
 
 
 def binary(name: str) -> str:
@@ -49,13 +58,9 @@ def binary(name: str) -> str:
     )
 
 
-def run(name: str, args: Iterable[str], capture: bool = True) -> str:
+def run(name: str, args: Iterable[str]) -> str:
     """Runs `name args...`; returns its stdout, raises RampError on failure."""
-    cmd = [binary(name), *map(str, args)]
-    p = subprocess.run(cmd, capture_output=capture, text=True)
-    if p.returncode != 0:
-        raise RampError(f"{' '.join(cmd)}: exit {p.returncode}: {(p.stderr or '').strip()}")
-    return p.stdout or ""
+    return run_checked([binary(name), *map(str, args)]).decode()
 
 
 def fleet(*args: str, out: PathLike) -> Path:
@@ -64,37 +69,45 @@ def fleet(*args: str, out: PathLike) -> Path:
     return Path(out)
 
 
-def sim(*args: str, records: PathLike) -> "pandas.DataFrame":  # noqa: F821
-    """Runs `ramp sim ARGS --records FILE` and returns the records as a frame."""
+def sim(*args: str, records: PathLike | None = None) -> pandas.DataFrame:
+    """Runs `ramp sim ARGS` and returns its records as a frame. With
+    `records`, ramp appends them to that file (as `--records` does) and the
+    frame holds the lines this call added; the file is never removed."""
+    if records is None:
+        with tempfile.TemporaryDirectory(prefix="ramp-sim-") as d:
+            return sim(*args, records=Path(d) / "records.ndjson")
     path = Path(records)
-    if path.exists():
-        path.unlink()
+    start = path.stat().st_size if path.exists() else 0
     run("ramp", ["sim", *args, "--records", str(path)])
-    return _frame_from_ndjson(path)
+    with path.open("rb") as f:
+        f.seek(start)
+        return _frame_from_ndjson_bytes(f.read())
 
 
-def _frame_from_ndjson(path: Path) -> "pandas.DataFrame":  # noqa: F821
+def _frame_from_ndjson_bytes(data: bytes) -> pandas.DataFrame:
+    import io
+
     import pandas as pd
 
-    kwargs = {}
+    if not data.strip():
+        return pd.DataFrame()
+    kwargs: dict[str, Any] = {}
     try:
         import pyarrow  # noqa: F401
 
         kwargs["dtype_backend"] = "pyarrow"
     except ImportError:
         pass
-    if path.stat().st_size == 0:
-        return pd.DataFrame()
-    return pd.read_json(path, lines=True, **kwargs)
+    return pd.read_json(io.BytesIO(data), lines=True, **kwargs)
 
 
-def records(run_dir: PathLike) -> "pandas.DataFrame":  # noqa: F821
+def records(run_dir: PathLike) -> pandas.DataFrame:
     """A run directory's records.ndjson: one row per connection and arm
     (pyarrow-backed columns when pyarrow is installed)."""
-    return _frame_from_ndjson(Path(run_dir) / "records.ndjson")
+    return _frame_from_ndjson_bytes((Path(run_dir) / "records.ndjson").read_bytes())
 
 
-def summary(run_dir: PathLike) -> "pandas.DataFrame":  # noqa: F821
+def summary(run_dir: PathLike) -> pandas.DataFrame:
     """A fleet run's summary.json as a frame: one row per slice (global,
     each region, each size bin) and arm, with the TTLB change figures."""
     import pandas as pd
@@ -112,7 +125,7 @@ def summary(run_dir: PathLike) -> "pandas.DataFrame":  # noqa: F821
     return pd.DataFrame(rows)
 
 
-def loss(run_dir: PathLike) -> "pandas.DataFrame":  # noqa: F821
+def loss(run_dir: PathLike) -> pandas.DataFrame:
     """A fleet run's loss-ratio table (global and per region) as a frame."""
     import pandas as pd
 

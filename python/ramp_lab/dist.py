@@ -1,17 +1,25 @@
 """Run ramp's work on a Dask cluster.
 
-    python -m ramp_lab.dist fleet --local 2 --shards 8 -- -n 4000 --seed 1 -o run/
-    python -m ramp_lab.dist fleet --scheduler tcp://HOST:8786 --shards 64 -- --preset rapid-start-2026 -n 1000000 -o run/
-    python -m ramp_lab.dist ndq --local 2 -- 'group_by(_.group) { count() }' logs/*.ndjson
+    ramp-lab fleet --local 2 --shards 8 -- -n 4000 --seed 1 -o run/
+    ramp-lab fleet --scheduler tcp://HOST:8786 --shards 64 -- \
+        --preset rapid-start-2026 -n 1000000 -o run/
+    ramp-lab ndq --local 2 -- 'group_by(_.group) { count() }' logs/*.ndjson
 
-fleet: shard K of S runs `ramp fleet ARGS --shard K/S` on a worker, in a
-scratch directory there, and sends back the shard's files (records,
-manifest, parameters); the driver writes them under OUT.shards/K and runs
-`ramp fleet merge`, which checks every shard and writes OUT exactly as the
-single-process run would. A task whose worker dies is run again on
-another worker (Dask retries it); its result replaces nothing, because a
-shard is written under OUT.shards only once, from the one result the
-driver receives for it, so no shard is ever counted twice.
+(`python -m ramp_lab.dist` is the same program.)
+
+fleet: the driver never parses `ramp fleet`'s command line: it asks ramp
+(`ramp fleet ARGS --describe`) for the run directory and options. Shard K
+of S runs `ramp fleet -j 1 ARGS --shard K/S -q --no-charts -o SCRATCH` on a
+worker (a later flag overrides an earlier one, so a user's `-j` wins over
+the driver's default of one thread per task, and the driver's `-o` over
+the user's); the shard's manifest lists the files the merge needs, which
+come back to the driver and are written under OUT.shards/K; `ramp fleet
+merge` then checks every shard, and every record's connection, and writes
+OUT exactly as the single-process run would. A task whose worker dies is
+run again on another worker (Dask reschedules it); a shard is written
+under OUT.shards only once, from the one result the driver receives for
+it, so no shard is ever counted twice. A task that fails (ramp exits
+non-zero) is not retried: the same arguments would fail the same way.
 
 ndq: one task per file runs `ndq --emit-partial QUERY FILE`; the driver
 merges the partial states in a tree of `ndq --merge` calls (fan-in 8).
@@ -20,37 +28,67 @@ merges the partial states in a tree of `ndq --merge` calls (fan-in 8).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any, TypeVar, Union
 
-from . import RampError, binary
+from . import binary
+from .proc import RampError, run_checked
 
-# Files of a finished shard directory that the merge reads.
-SHARD_FILES = ("records.ndjson", "shard.json", "fleet.params", "fleet.plan.json", ".ramp-run")
+T = TypeVar("T")
+# A task's outcome: ("ok", value) or ("err", message). Failures travel as
+# values so that Dask does not retry them (only a lost worker is retried).
+Outcome = tuple[str, Any]
+ShardResult = Union[dict[str, bytes], str]
 
 
-def run_shard(fleet_args: list[str], k: int, n: int, ramp: str | None = None,
-              shared: str | None = None) -> dict[str, bytes] | str:
+def _outcome(f: Callable[..., T], *args: Any) -> Outcome:
+    try:
+        return ("ok", f(*args))
+    except RampError as e:
+        return ("err", str(e))
+
+
+def _value(o: Outcome) -> Any:
+    kind, v = o
+    if kind == "err":
+        raise RampError(v)
+    return v
+
+
+def describe(fleet_args: Sequence[str], ramp: str | None = None) -> dict[str, Any]:
+    """What `ramp fleet ARGS` would do (`--describe`): its run directory,
+    options and plan, checked by ramp itself."""
+    exe = ramp or binary("ramp")
+    out = run_checked([exe, "fleet", *fleet_args, "--describe"], "ramp fleet")
+    d: dict[str, Any] = json.loads(out)
+    return d
+
+
+def run_shard(fleet_args: Sequence[str], k: int, n: int, ramp: str | None = None,
+              shared: str | None = None) -> ShardResult:
     """Runs shard k/n on the worker. With `shared` (a directory the driver
     and the workers both see), the shard is written to shared/k and its
-    path returned; otherwise it runs in a scratch directory and its files
-    come back as bytes. Pure function of its arguments: safe to run twice
-    (a second run of a finished shard finds shared/k and stops)."""
+    path returned; otherwise it runs in a scratch directory and the files
+    its manifest lists come back as bytes. Safe to run twice (a second run
+    of a finished shard finds shared/k and stops)."""
     exe = ramp or binary("ramp")
     parent = Path(shared) if shared else None
     with tempfile.TemporaryDirectory(prefix=f"ramp-shard-{k}-", dir=parent) as d:
         out = Path(d) / "shard"
-        cmd = [exe, "fleet", *fleet_args, "--shard", f"{k}/{n}", "-q", "--no-charts", "-o", str(out)]
-        p = subprocess.run(cmd, capture_output=True, text=True)
-        if p.returncode != 0:
-            raise RampError(f"shard {k}/{n}: {' '.join(cmd)}: {p.stderr.strip()}")
+        cmd = [exe, "fleet", "-j", "1", *fleet_args, "--shard", f"{k}/{n}", "-q", "--no-charts",
+               "-o", str(out)]
+        run_checked(cmd, f"shard {k}/{n}")
+        manifest = out / "shard.json"
         if parent is None:
-            return {f: (out / f).read_bytes() for f in SHARD_FILES if (out / f).exists()}
+            names = ["shard.json", *json.loads(manifest.read_text()).get("files", [])]
+            return {f: (out / f).read_bytes() for f in names}
         final = parent / str(k)
         try:
             # Atomic: a shard directory appears whole or not at all, once.
@@ -61,31 +99,7 @@ def run_shard(fleet_args: list[str], k: int, n: int, ramp: str | None = None,
         return str(final)
 
 
-def _split_out(args: list[str]) -> tuple[list[str], Path, bool]:
-    """Takes -o/--out (required) and --no-charts out of the fleet arguments."""
-    rest, out, no_charts = [], None, False
-    it = iter(args)
-    for a in it:
-        if a in ("-o", "--out"):
-            out = next(it, None)
-        elif a.startswith("--out="):
-            out = a.split("=", 1)[1]
-        elif a == "--no-charts":
-            no_charts = True
-        elif a in ("-q", "--quiet"):
-            pass
-        else:
-            rest.append(a)
-    if not any(a in ("-j", "--threads") or a.startswith("--threads=") for a in rest):
-        # One task per worker thread: a shard must not take every core of
-        # its machine, or the worker's other tasks would share them.
-        rest += ["-j", "1"]
-    if out is None:
-        raise SystemExit("ramp_lab.dist fleet: give the run directory with -o OUT after --")
-    return rest, Path(out), no_charts
-
-
-def _client(args):
+def _client(args: argparse.Namespace) -> tuple[Any, Any]:
     from distributed import Client, LocalCluster
 
     if args.scheduler:
@@ -100,7 +114,7 @@ def _client(args):
     return Client(cluster), cluster
 
 
-def dist_fleet(fleet_args: list[str], shards: int, client, progress=True,
+def dist_fleet(fleet_args: Sequence[str], shards: int, client: Any, progress: bool = True,
                shared: bool = False) -> Path:
     """Runs the fleet described by `fleet_args` (ramp fleet's arguments,
     with -o OUT) as `shards` tasks on `client`, then merges into OUT.
@@ -109,87 +123,105 @@ def dist_fleet(fleet_args: list[str], shards: int, client, progress=True,
     sent back as bytes."""
     from distributed import as_completed
 
-    rest, out, no_charts = _split_out(fleet_args)
+    if shards < 1:
+        raise RampError(f"--shards {shards}: need at least 1")
+    ramp = os.environ.get("RAMP_BIN")
+    d = describe(fleet_args, ramp)
+    out = Path(d["out"])
+    if (out / "records.ndjson").exists():
+        # Refused now, not after every shard has run.
+        raise RampError(f"{out / 'records.ndjson'} exists: choose another -o (ramp fleet merge "
+                        "writes a new run)")
     staging = out.with_name(out.name + ".shards")
     if staging.exists():
         shutil.rmtree(staging)
     staging.mkdir(parents=True)
-    ramp = os.environ.get("RAMP_BIN")
-    futures = [
-        client.submit(run_shard, rest, k, shards, ramp, str(staging.resolve()) if shared else None,
-                      key=f"ramp-shard-{k}-of-{shards}-{time.time_ns()}", retries=3, pure=False)
-        for k in range(shards)
-    ]
-    index = {f.key: k for k, f in enumerate(futures)}
-    done = 0
-    t0 = time.monotonic()
-    for fut in as_completed(futures):
-        k = index[fut.key]
-        files = fut.result()
-        d = staging / str(k)
-        if not shared:
-            if d.exists():
-                # One result per shard: a second would be a duplicate.
-                raise RampError(f"shard {k} returned twice")
-            d.mkdir()
-            for name, data in files.items():
-                (d / name).write_bytes(data)
-        done += 1
+    try:
+        futures = [
+            client.submit(_outcome, run_shard, list(fleet_args), k, shards, ramp,
+                          str(staging.resolve()) if shared else None,
+                          key=f"ramp-shard-{k}-of-{shards}-{time.time_ns()}", pure=False)
+            for k in range(shards)
+        ]
+        index = {f.key: k for k, f in enumerate(futures)}
+        done = 0
+        t0 = time.monotonic()
+        for fut in as_completed(futures):
+            k = index[fut.key]
+            files = _value(fut.result())
+            sd = staging / str(k)
+            if not shared:
+                if sd.exists():
+                    # One result per shard: a second would be a duplicate.
+                    raise RampError(f"shard {k} returned twice")
+                sd.mkdir()
+                for name, data in files.items():
+                    (sd / name).write_bytes(data)
+            done += 1
+            if progress:
+                print(f"ramp_lab.dist: shard {k} done ({done}/{shards}, "
+                      f"{time.monotonic() - t0:.1f} s)", file=sys.stderr, flush=True)
+        cmd = [ramp or binary("ramp"), "fleet", "merge",
+               *[str(staging / str(k)) for k in range(shards)], "-o", str(out)]
+        if d.get("no_charts"):
+            cmd.append("--no-charts")
+        t1 = time.monotonic()
+        run_checked(cmd, "ramp fleet merge")
         if progress:
-            print(f"ramp_lab.dist: shard {k} done ({done}/{shards}, {time.monotonic() - t0:.1f} s)",
-                  file=sys.stderr, flush=True)
-    cmd = [binary("ramp"), "fleet", "merge", *[str(staging / str(k)) for k in range(shards)],
-           "-o", str(out)]
-    if no_charts:
-        cmd.append("--no-charts")
-    t1 = time.monotonic()
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    if p.returncode != 0:
-        raise RampError(f"{' '.join(cmd)}: {p.stderr.strip()}")
-    if progress:
-        print(f"ramp_lab.dist: merged {shards} shards into {out} in {time.monotonic() - t1:.1f} s",
-              file=sys.stderr, flush=True)
-    shutil.rmtree(staging)
+            print(f"ramp_lab.dist: merged {shards} shards into {out} in "
+                  f"{time.monotonic() - t1:.1f} s", file=sys.stderr, flush=True)
+    finally:
+        # Finished shards and a killed worker's half-written temporary
+        # shard alike: nothing under OUT.shards outlives the run.
+        shutil.rmtree(staging, ignore_errors=True)
     return out
 
 
 def run_partial(query: str, path: str, ndq: str | None = None) -> bytes:
     """`ndq --emit-partial QUERY FILE` on a worker: the file's partial state."""
     exe = ndq or binary("ndq")
-    p = subprocess.run([exe, "--emit-partial", "-P", "1", query, path], capture_output=True)
-    if p.returncode != 0:
-        raise RampError(f"ndq on {path}: {p.stderr.decode(errors='replace').strip()}")
-    return p.stdout
+    return run_checked([exe, "--emit-partial", "-P", "1", query, path], f"ndq on {path}")
 
 
-def merge_partials(query: str, parts: list[bytes], final: bool, ndq: str | None = None) -> bytes:
+def merge_partials(query: str, parts: list[Outcome], final: bool,
+                   ndq: str | None = None) -> bytes:
     """`ndq --merge` of partial states; `final` prints the result, else a
     partial state again (for the next level of the tree)."""
     exe = ndq or binary("ndq")
     with tempfile.TemporaryDirectory(prefix="ndq-merge-") as d:
         files = []
-        for i, b in enumerate(parts):
+        for i, o in enumerate(parts):
             f = Path(d) / f"{i}.partial"
-            f.write_bytes(b)
+            f.write_bytes(_value(o))
             files.append(str(f))
         cmd = [exe, "--merge", query, *files]
         if not final:
             cmd.insert(1, "--emit-partial")
-        p = subprocess.run(cmd, capture_output=True)
-        if p.returncode != 0:
-            raise RampError(f"ndq --merge: {p.stderr.decode(errors='replace').strip()}")
-        return p.stdout
+        return run_checked(cmd, "ndq --merge")
 
 
-def dist_ndq(query: str, files: list[str], client, fan_in: int = 8) -> bytes:
+def dist_ndq(query: str, files: Sequence[str], client: Any, fan_in: int = 8) -> bytes:
     """The query's result over `files`, one task per file, merged in a tree."""
+    if not files:
+        raise RampError("ndq: give at least one input file")
+    if fan_in < 2:
+        raise RampError(f"fan-in {fan_in}: need at least 2")
     ndq = os.environ.get("NDQ_BIN")
-    level = [client.submit(run_partial, query, f, ndq, pure=False, retries=3) for f in files]
+    level = [client.submit(_outcome, run_partial, query, f, ndq, pure=False) for f in files]
     while len(level) > fan_in:
-        level = [client.submit(merge_partials, query, level[i:i + fan_in], False, ndq, pure=False,
-                               retries=3)
+        level = [client.submit(_outcome, merge_partials, query, level[i:i + fan_in], False, ndq,
+                               pure=False)
                  for i in range(0, len(level), fan_in)]
-    return client.submit(merge_partials, query, level, True, ndq, pure=False, retries=3).result()
+    result: bytes = _value(
+        client.submit(_outcome, merge_partials, query, level, True, ndq, pure=False).result())
+    return result
+
+
+def _positive(s: str) -> int:
+    v = int(s)
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"{v}: need at least 1")
+    return v
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -199,17 +231,28 @@ def main(argv: list[str] | None = None) -> int:
         own, passthrough = argv[:i], argv[i + 1:]
     else:
         own, passthrough = argv, []
-    ap = argparse.ArgumentParser(prog="python -m ramp_lab.dist", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="ramp-lab", description=(__doc__ or "").split("\n\n")[0])
     ap.add_argument("what", choices=["fleet", "ndq"])
     where = ap.add_mutually_exclusive_group(required=True)
-    where.add_argument("--local", type=int, metavar="N", help="start a LocalCluster of N workers")
+    where.add_argument("--local", type=_positive, metavar="N",
+                       help="start a LocalCluster of N workers")
     where.add_argument("--scheduler", metavar="ADDR", help="an existing Dask scheduler, tcp://HOST:8786")
-    ap.add_argument("--shards", type=int, default=0, help="fleet: shards (default: 4 per worker)")
+    ap.add_argument("--shards", type=_positive, default=None,
+                    help="fleet: shards (default: 4 per worker)")
     ap.add_argument("--shared-fs", action="store_true",
                     help="fleet: the workers see this machine's file system (implied by --local); "
                          "shards are written in place, not sent back")
     a = ap.parse_args(own)
-    client, cluster = _client(a)
+    # Checked before a cluster starts.
+    if a.what == "ndq" and len(passthrough) < 2:
+        ap.error("ndq: give the query and at least one file after --")
+    try:
+        if a.what == "fleet":
+            describe(passthrough, os.environ.get("RAMP_BIN"))
+        client, cluster = _client(a)
+    except RampError as e:
+        print(f"ramp-lab: {e}", file=sys.stderr)
+        return 2
     try:
         if a.what == "fleet":
             workers = max(1, len(client.scheduler_info().get("workers", {})))
@@ -217,12 +260,10 @@ def main(argv: list[str] | None = None) -> int:
             out = dist_fleet(passthrough, shards, client, shared=a.shared_fs or bool(a.local))
             print(f"wrote {out}")
         else:
-            if not passthrough:
-                raise SystemExit("ramp_lab.dist ndq: give the query and files after --")
             sys.stdout.buffer.write(dist_ndq(passthrough[0], passthrough[1:], client))
     except RampError as e:
-        print(f"ramp_lab.dist: {e}", file=sys.stderr)
-        return 1
+        print(f"ramp-lab: {e}", file=sys.stderr)
+        return 2
     finally:
         client.close()
         if cluster is not None:

@@ -1,5 +1,6 @@
 """ramp_lab end to end: Dask runs equal single-process runs byte for byte,
-also when a worker is killed mid-run; frames; ndq over Dask; refusals."""
+also when a worker is killed mid-run; frames; ndq over Dask; refusals that
+come before any work; errors that lead with ramp's own line."""
 
 import filecmp
 import json
@@ -15,18 +16,6 @@ import ramp_lab
 from ramp_lab import dist
 
 OUTPUTS = ["records.ndjson", "summary.json", "summary.md"]
-
-
-@pytest.fixture(scope="module")
-def cluster():
-    from distributed import Client, LocalCluster
-
-    c = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                     host="127.0.0.1", dashboard_address=None)
-    client = Client(c)
-    yield client
-    client.close()
-    c.close()
 
 
 def single(tmp_path, args, name="single"):
@@ -76,6 +65,8 @@ def test_killing_a_worker_mid_run_changes_nothing(tmp_path, cluster):
     # The worker really died (its nanny starts a new process).
     assert victim not in cluster.run(os.getpid).values()
     same(want, got)
+    # The killed worker's temporary shard went with the staging directory.
+    assert not staging.exists()
 
 
 def test_frames(tmp_path):
@@ -89,8 +80,7 @@ def test_frames(tmp_path):
     assert {"arm", "pctl_change_avg_pct", "p50_ms"} <= set(s.columns)
     loss = ramp_lab.loss(run)
     assert set(loss["arm"]) == {"baseline", "jumpstart", "rapid-no-jump", "rapidstart"}
-    df = ramp_lab.sim("--scenario", "seed-100m", "--cc", "newreno,rapidstart",
-                      records=tmp_path / "sim.ndjson")
+    df = ramp_lab.sim("--scenario", "seed-100m", "--cc", "newreno,rapidstart")
     assert list(df["cc.algorithm"].astype(str)) == ["newreno(iw=30)", "rapidstart(iw=30)"]
 
 
@@ -112,6 +102,7 @@ def test_a_shard_of_another_run_is_refused(tmp_path):
     staging = tmp_path / "s"
     for k, seed in [(0, "1"), (1, "2")]:
         files = dist.run_shard(["-n", "20", "--seed", seed], k, 2)
+        assert isinstance(files, dict)
         d = staging / str(k)
         d.mkdir(parents=True)
         for name, data in files.items():
@@ -119,3 +110,67 @@ def test_a_shard_of_another_run_is_refused(tmp_path):
     with pytest.raises(ramp_lab.RampError, match="different runs"):
         ramp_lab.run("ramp", ["fleet", "merge", str(staging / "0"), str(staging / "1"),
                               "-o", str(tmp_path / "m")])
+
+
+def test_short_flags_glued_to_values_pass_through_untouched(tmp_path, cluster):
+    """The driver asks ramp what the arguments mean instead of parsing them."""
+    args = ["-n", "60", "--seed", "4"]
+    want = single(tmp_path, args)
+    out = tmp_path / "glued"
+    got = dist.dist_fleet([*args, "-j2", f"-o{out}", "--no-charts"], 3, cluster, progress=False)
+    assert got == out
+    same(want, got)
+
+
+def test_an_existing_run_is_refused_before_any_shard_runs(tmp_path, cluster):
+    out = tmp_path / "taken"
+    out.mkdir()
+    (out / "records.ndjson").write_text("{}\n")
+    with pytest.raises(ramp_lab.RampError, match="exists"):
+        dist.dist_fleet(["-n", "20", "-o", str(out)], 2, cluster, progress=False)
+    assert not (tmp_path / "taken.shards").exists()
+
+
+def test_a_failing_shard_is_not_retried_and_leads_with_ramps_error(cluster):
+    # A population file that is not there: deterministic, so one attempt.
+    fut = cluster.submit(dist._outcome, dist.run_shard, ["--population", "/nonexistent.toml"],
+                         0, 2, os.environ.get("RAMP_BIN"), None, pure=False)
+    kind, msg = fut.result()
+    assert kind == "err"
+    first = msg.splitlines()[0]
+    assert first.startswith("shard 0/2: ramp: error: --population /nonexistent.toml"), msg
+
+
+def test_bad_driver_arguments_fail_before_a_cluster_starts(capsys):
+    with pytest.raises(SystemExit) as e:
+        dist.main(["fleet", "--local", "0", "--", "-n", "10"])
+    assert e.value.code == 2
+    with pytest.raises(SystemExit) as e:
+        dist.main(["ndq", "--local", "1", "--", "count()"])
+    assert e.value.code == 2
+    assert "at least one file" in capsys.readouterr().err
+    assert dist.main(["fleet", "--local", "1", "--", "--arms", "only=newreno"]) == 2
+    assert "ramp-lab: ramp fleet: ramp: error: --arms" in capsys.readouterr().err
+
+
+def test_children_read_no_stdin():
+    # `cat` with the driver's stdin would wait for the terminal.
+    assert ramp_lab.proc.run_checked(["cat"]) == b""
+
+
+def test_sim_appends_to_the_callers_file_and_never_removes_it(tmp_path):
+    f = tmp_path / "mine.ndjson"
+    f.write_text('{"kept": 1}\n')
+    df = ramp_lab.sim("--scenario", "seed-100m", "--cc", "newreno", records=f)
+    assert len(df) == 1 and "cc.algorithm" in df.columns
+    assert f.read_text().startswith('{"kept": 1}\n')
+    assert len(f.read_text().splitlines()) == 2
+
+
+def test_one_version():
+    from importlib import metadata
+
+    try:
+        assert ramp_lab.__version__ == metadata.version("ramp-lab")
+    except metadata.PackageNotFoundError:
+        assert ramp_lab.__version__ == "0+unknown"

@@ -13,7 +13,7 @@
 //!   controller's rate and refills at `1.25 · window / smoothed_rtt`, with a
 //!   bucket of `clamp(window · 2 ms / smoothed_rtt, 10·MTU, 256·MTU)` and, when
 //!   short, a wait until a **full** bucket has refilled, times 4/5. It shows
-//!   what stock quinn does to a paced first flight (issue 7).
+//!   what stock quinn does to a paced first flight (docs/recovery.md).
 //!
 //! Both are sans-IO: time comes in as [`Time`], so they run in virtual time
 //! (the simulator polls `next_send_time` and schedules a wake-up) and in
@@ -26,6 +26,15 @@ use crate::time::{Rate, Time};
 
 /// Google QUIC's initial unpaced burst, packets (`kInitialUnpacedBurst`).
 pub const INITIAL_BURST_PACKETS: u64 = 10;
+
+/// The credit of a pacer whose first flight is paced from its first
+/// packet: one packet leaves at once and the rest at the pacing rate, so a
+/// first flight of `W` bytes paced at `W/srtt` spans the RTT, as
+/// draft-kazuho-ccwg-rapid-start-02 §3.1 describes ("paced over one RTT")
+/// and as ramp's real mode sends it (its pacing gate takes over after the
+/// handshake with this credit). The simulator's endpoints use it; Google
+/// QUIC's [`INITIAL_BURST_PACKETS`] stays one option away.
+pub const PACED_FIRST_FLIGHT_BURST_PACKETS: u64 = 1;
 
 /// Default credit a paced sender may build up while idle, packets: 2, the
 /// lumpy-pacing size of Chromium's QUIC pacer and the minimum TSO burst of
@@ -489,7 +498,7 @@ mod tests {
 
     #[test]
     fn quinn_first_flight_is_two_bursts_of_ten() {
-        // quinn.md §1.3: IW 12,000 B, jump window 24,000 B, srtt 50 ms:
+        // quinn-proto 0.11 (connection/pacing.rs): IW 12,000 B, jump window 24,000 B, srtt 50 ms:
         // 10 packets at once, then a 20 ms wait.
         let t0 = Time::from_millis(10);
         let mut q = QuinnPacer::new(ms(50), 24_000, 1200, t0);

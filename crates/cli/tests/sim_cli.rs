@@ -289,6 +289,59 @@ fn one_unit_grammar_b_is_bytes_and_bare_rates_or_big_bare_losses_are_refused() {
 }
 
 #[test]
+fn a_trace_scenario_runs_and_a_bad_trace_names_its_line_in_sim_and_relay() {
+    let d = tmpdir("trace");
+    let ops: String = (1..=100).map(|i| format!("{i}\n")).collect();
+    std::fs::write(d.join("12mbit.trace"), ops).unwrap();
+    std::fs::write(d.join("bad.trace"), "1\n2\n0.5\n").unwrap();
+    let sc = d.join("t.toml");
+    std::fs::write(
+        &sc,
+        "size = \"300KB\"\n[path]\ntrace = \"12mbit.trace\"\nrtt = \"40ms\"\nqueue = \"100ms\"\n",
+    )
+    .unwrap();
+    let out = run_ok(&["sim", "--scenario", sc.to_str().unwrap(), "--cc", "newreno"]);
+    assert!(out.contains("TTLB ms"), "{out}");
+    std::fs::write(&sc, "[path]\ntrace = \"bad.trace\"\n").unwrap();
+    let out = ramp()
+        .args(["sim", "--scenario", sc.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("bad.trace:3: `0.5` is not a whole number"),
+        "{err}"
+    );
+    let bad = d.join("bad.trace");
+    let out = ramp()
+        .args([
+            "relay",
+            "--listen",
+            "127.0.0.1:0",
+            "--upstream",
+            "127.0.0.1:9",
+            "--rate",
+            "10mbit",
+            "--rtt",
+            "10ms",
+            "--queue",
+            "10ms",
+            "--trace",
+            bad.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--trace") && err.contains("bad.trace:3:"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
 fn an_output_that_is_an_input_is_refused_before_any_work() {
     let d = tmpdir("clobber");
     let s = d.join("s.toml");
@@ -334,4 +387,29 @@ fn an_output_that_is_an_input_is_refused_before_any_work() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(std::fs::read(run.join("records.ndjson")).unwrap(), records);
+}
+
+#[test]
+fn out_of_range_numbers_are_one_line_and_exit_2_before_any_work() {
+    for (args, needle) in [
+        (&["bench", "sim", "--seconds", "nan"][..], "--seconds"),
+        (&["bench", "sim", "--seconds", "inf"][..], "--seconds"),
+        (
+            &["get", "--timeout", "0s", "https://127.0.0.1:9/"][..],
+            "--timeout",
+        ),
+        (
+            &["get", "--concurrency", "0", "https://127.0.0.1:9/"][..],
+            "--concurrency",
+        ),
+        (
+            &["plot", "ab", "r.ndjson", "--resamples", "0"][..],
+            "--resamples",
+        ),
+    ] {
+        let out = ramp().args(args).output().unwrap();
+        let e = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {e}");
+        assert!(e.contains(needle) && e.contains("outside"), "{args:?}: {e}");
+    }
 }

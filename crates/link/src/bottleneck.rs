@@ -22,6 +22,7 @@ use crate::fq_codel::FqCoDel;
 use crate::packet::{DropCause, Packet};
 use crate::pie::{Pie, PieVerdict};
 use crate::server::Server;
+use crate::trace::DeliveryTrace;
 
 /// A packet leaving the bottleneck.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -101,6 +102,22 @@ impl<P> Bottleneck<P> {
     /// A link of `rate` running `aqm` over a buffer of `limit_bytes` (the
     /// packet in service included). `rng` feeds PIE's random drops.
     pub fn new(rate: Rate, limit_bytes: u64, aqm: Aqm, rng: Rng) -> Bottleneck<P> {
+        Bottleneck::with_server(Server::new(rate), limit_bytes, aqm, rng)
+    }
+
+    /// A link that delivers at `trace`'s opportunities (Mahimahi's
+    /// trace-driven link) instead of at a constant rate; [`Bottleneck::rate`]
+    /// is then the trace's mean rate.
+    pub fn with_trace(
+        trace: std::sync::Arc<DeliveryTrace>,
+        limit_bytes: u64,
+        aqm: Aqm,
+        rng: Rng,
+    ) -> Bottleneck<P> {
+        Bottleneck::with_server(Server::with_trace(trace), limit_bytes, aqm, rng)
+    }
+
+    fn with_server(server: Server, limit_bytes: u64, aqm: Aqm, rng: Rng) -> Bottleneck<P> {
         let discipline = match aqm {
             Aqm::DropTail => Discipline::DropTail { step: None },
             Aqm::Step { threshold } => Discipline::DropTail {
@@ -116,16 +133,21 @@ impl<P> Bottleneck<P> {
             Aqm::DualPi2(p) => Discipline::DualPi2(Box::new(DualPi2::new(p, rng))),
         };
         Bottleneck {
-            server: Server::new(rate),
+            server,
             limit_bytes,
             discipline,
             next_dequeue: None,
         }
     }
 
-    /// The link rate.
+    /// The link rate (a trace-driven link's mean rate).
     pub fn rate(&self) -> Rate {
         self.server.rate()
+    }
+
+    /// The delivery trace of a trace-driven link.
+    pub fn trace(&self) -> Option<&DeliveryTrace> {
+        self.server.trace()
     }
 
     /// Serves packets from now on at `rate` (a rate step); packets already

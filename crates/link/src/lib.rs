@@ -10,7 +10,9 @@
 //! (RFC 9332, classifying by ECN codepoint: ECT(1) and CE to its L queue); each
 //! CE-marks an ECN-capable packet where it would drop it (RFC 3168 §6.1.1;
 //! PIE only below its marking threshold, RFC 8033 §5.1), except DOCSIS-PIE:
-//! DOCSIS has no ECN, so it drops.
+//! DOCSIS has no ECN, so it drops. In place of the constant-rate server,
+//! a link may deliver at the opportunities of a Mahimahi trace
+//! ([`DeliveryTrace`]).
 
 #![forbid(unsafe_code)]
 
@@ -19,20 +21,24 @@ mod bottleneck;
 mod codel;
 mod dualpi2;
 mod fq_codel;
+mod jitter;
 mod loss;
 mod packet;
 mod path;
 mod pie;
 mod policer;
 mod server;
+mod trace;
 
 pub use aqm::{Aqm, AqmParseError};
 pub use bottleneck::{queue_bytes_for, Admission, Bottleneck, Departure, Dequeue};
 pub use codel::CoDelParams;
 pub use dualpi2::{DualPi2, DualPi2Params, DualQueue};
 pub use fq_codel::FqCoDelParams;
+pub use jitter::{Jitter, MAX_JITTER};
 pub use loss::{LossElement, LossModel};
 pub use packet::{Delivery, DropCause, Packet};
 pub use path::{Link, LinkConfig, Offer, RateStep};
 pub use pie::{PieParams, PieProfile};
 pub use policer::Policer;
+pub use trace::{DeliveryTrace, TraceError, OPPORTUNITY_BYTES};

@@ -8,6 +8,7 @@
 //! drawn) is this module's, so a real run and a simulated one see the same
 //! queue.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use ramp_vocab::rng::Rng;
@@ -15,9 +16,11 @@ use ramp_vocab::{Rate, Time};
 
 use crate::aqm::Aqm;
 use crate::bottleneck::{Admission, Bottleneck, Departure, Dequeue};
+use crate::jitter::{Jitter, JitterElement};
 use crate::loss::{LossElement, LossModel};
 use crate::packet::{Delivery, DropCause, Packet};
 use crate::policer::Policer;
+use crate::trace::DeliveryTrace;
 
 /// One change of the bottleneck rate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,6 +40,8 @@ enum Stream {
     Loss = 1,
     /// PIE's drop draws.
     Aqm = 3,
+    /// Delay variation draws (4 is the simulator's web users').
+    Jitter = 5,
 }
 
 /// A link direction's configuration.
@@ -56,6 +61,12 @@ pub struct LinkConfig {
     pub policer: Option<(Rate, u64)>,
     /// Rate changes, in time order.
     pub rate_steps: Vec<RateStep>,
+    /// Deliver at a Mahimahi trace's opportunities instead of at `rate`
+    /// (which should then be the trace's mean rate, as it sizes nothing
+    /// but time-given buffers). Rate steps do not apply to a trace.
+    pub trace: Option<Arc<DeliveryTrace>>,
+    /// Delay variation after the queue, without reordering (a Wi-Fi hop).
+    pub jitter: Option<Jitter>,
 }
 
 /// What [`Link::offer`] did.
@@ -78,6 +89,7 @@ pub struct Link<P> {
     bottleneck: Bottleneck<P>,
     loss: LossElement,
     delay: Duration,
+    jitter: Option<JitterElement>,
     /// Rate steps not yet applied, earliest last.
     rate_steps: Vec<RateStep>,
 }
@@ -87,14 +99,25 @@ impl<P> Link<P> {
     pub fn new(cfg: &LinkConfig, seed: u64) -> Link<P> {
         Link {
             policer: cfg.policer.map(|(r, b)| Policer::new(r, b)),
-            bottleneck: Bottleneck::new(
-                cfg.rate,
-                cfg.limit_bytes,
-                cfg.aqm,
-                Rng::new(seed, Stream::Aqm as u64),
-            ),
+            bottleneck: match &cfg.trace {
+                None => Bottleneck::new(
+                    cfg.rate,
+                    cfg.limit_bytes,
+                    cfg.aqm,
+                    Rng::new(seed, Stream::Aqm as u64),
+                ),
+                Some(t) => Bottleneck::with_trace(
+                    Arc::clone(t),
+                    cfg.limit_bytes,
+                    cfg.aqm,
+                    Rng::new(seed, Stream::Aqm as u64),
+                ),
+            },
             loss: LossElement::new(cfg.loss, Rng::new(seed, Stream::Loss as u64)),
             delay: cfg.delay,
+            jitter: cfg
+                .jitter
+                .map(|j| JitterElement::new(j, Rng::new(seed, Stream::Jitter as u64))),
             rate_steps: cfg.rate_steps.iter().rev().copied().collect(),
         }
     }
@@ -126,7 +149,10 @@ impl<P> Link<P> {
         } else {
             Delivery::Arrives {
                 payload: d.packet.payload,
-                at: d.at + self.delay,
+                at: match &mut self.jitter {
+                    Some(j) => j.apply(d.at) + self.delay,
+                    None => d.at + self.delay,
+                },
                 ecn: if d.ce {
                     d.packet.ecn.marked()
                 } else {
@@ -213,6 +239,8 @@ mod tests {
             },
             policer: None,
             rate_steps: Vec::new(),
+            trace: None,
+            jitter: None,
         }
     }
 
@@ -302,6 +330,110 @@ mod tests {
         );
     }
 
+    /// A trace link with `text`'s opportunities, 20 ms of delay and a
+    /// large buffer.
+    fn trace_link(text: &str) -> Link<u32> {
+        let t = Arc::new(DeliveryTrace::parse(text, "t.trace").unwrap());
+        let mut c = cfg(1, 20, 1000, 0.0);
+        c.rate = t.mean_rate();
+        c.limit_bytes = 100_000_000;
+        c.trace = Some(t);
+        Link::new(&c, 1)
+    }
+
+    #[test]
+    fn trace_link_delivers_at_the_trace_rate_over_repetitions() {
+        // A bursty 30 ms trace: 20 opportunities at 5 ms, 10 at 17 ms, 30
+        // at 30 ms = 60 per period, 24 Mbit/s on average. A backlogged
+        // sender gets exactly 60 x 1500 bytes per period, period after
+        // period, each delivered at an opportunity's time plus the delay.
+        let text: String = [(5, 20), (17, 10), (30, 30)]
+            .iter()
+            .flat_map(|&(t, n)| std::iter::repeat_n(format!("{t}\n"), n))
+            .collect();
+        let mut l = trace_link(&text);
+        let mut arrivals = Vec::new();
+        for i in 0..3000u32 {
+            match l.offer(
+                Time::ZERO,
+                Packet {
+                    payload: i,
+                    size: 1500,
+                    ecn: EcnCodepoint::NotEct,
+                    flow: 0,
+                },
+            ) {
+                Offer::Now(Delivery::Arrives { at, .. }) => arrivals.push(at),
+                o => panic!("{o:?}"),
+            }
+        }
+        assert_eq!(l.bottleneck_ref().rate().bits_per_sec(), 24_000_000);
+        // 10 periods (300 ms) carry 600 packets; the 601st waits for the
+        // 11th period's first opportunity, at 305 ms (+ 20 ms delay).
+        assert_eq!(arrivals[599], Time::from_millis(320));
+        assert_eq!(arrivals[600], Time::from_millis(325));
+        let per_ms = |ms: u64| {
+            arrivals
+                .iter()
+                .filter(|&&a| a == Time::from_millis(ms + 20))
+                .count()
+        };
+        for c in 0..10 {
+            assert_eq!(
+                (per_ms(30 * c + 5), per_ms(30 * c + 17)),
+                (20, 10),
+                "period {c}"
+            );
+        }
+        // 3000 packets take 50 periods: the last leaves at 1500 ms.
+        assert_eq!(arrivals[2999], Time::from_millis(1520));
+    }
+
+    #[test]
+    fn trace_link_loses_opportunities_when_idle() {
+        // One opportunity per ms; a packet every 4 ms uses one in four and
+        // waits at most until the next whole millisecond.
+        let text: String = (1..=8).map(|i| format!("{i}\n")).collect();
+        let mut l = trace_link(&text);
+        for i in 0..40u64 {
+            let now = Time::from_micros(i * 4000 + 300);
+            match l.offer(
+                now,
+                Packet {
+                    payload: 0,
+                    size: 1200,
+                    ecn: EcnCodepoint::NotEct,
+                    flow: 0,
+                },
+            ) {
+                Offer::Now(Delivery::Arrives { at, .. }) => {
+                    assert_eq!(at, Time::from_millis(i * 4 + 1 + 20))
+                }
+                o => panic!("{o:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn trace_link_buffer_counts_bytes_until_their_opportunity() {
+        // 3000-byte buffer, one opportunity every 10 ms: two packets queue,
+        // the third is dropped until the first opportunity has fired.
+        let t = Arc::new(DeliveryTrace::parse("10\n", "t.trace").unwrap());
+        let mut c = cfg(1, 0, 1000, 0.0);
+        c.limit_bytes = 3000;
+        c.trace = Some(t);
+        let mut l: Link<()> = Link::new(&c, 1);
+        let fate = |l: &mut Link<()>, ms| match l.offer(Time::from_millis(ms), pkt(1500)) {
+            Offer::Now(Delivery::Arrives { at, .. }) => Some(at),
+            Offer::Now(Delivery::Dropped { .. }) => None,
+            o => panic!("{o:?}"),
+        };
+        assert_eq!(fate(&mut l, 0), Some(Time::from_millis(10)));
+        assert_eq!(fate(&mut l, 0), Some(Time::from_millis(20)));
+        assert_eq!(fate(&mut l, 0), None);
+        assert_eq!(fate(&mut l, 10), Some(Time::from_millis(30)));
+    }
+
     mod props {
         use super::*;
         use proptest::prelude::*;
@@ -336,6 +468,8 @@ mod tests {
                     loss: LossModel::None,
                     policer: None,
                     rate_steps: Vec::new(),
+                    trace: None,
+                    jitter: None,
                 };
                 let mut l: Link<(usize, Time, u32)> = Link::new(&c, 5);
                 let mut now = Time::ZERO;

@@ -18,6 +18,8 @@ use std::time::Duration;
 
 use ramp_vocab::{Rate, Time};
 
+use crate::trace::TraceServer;
+
 /// The serialiser and the packets it has accepted but not finished.
 #[derive(Clone, Debug)]
 pub(crate) struct Server {
@@ -31,6 +33,9 @@ pub(crate) struct Server {
     /// Serialisation time of the last packet size seen (sizes repeat: a
     /// u128 division per packet is a measurable share of a simulation).
     last_tx: (u32, Duration),
+    /// A trace-driven link's schedule: departures at the trace's delivery
+    /// opportunities instead of at `rate` (which is then the trace's mean).
+    trace: Option<TraceServer>,
 }
 
 impl Server {
@@ -41,7 +46,20 @@ impl Server {
             in_service: VecDeque::new(),
             backlog_bytes: 0,
             last_tx: (0, Duration::ZERO),
+            trace: None,
         }
+    }
+
+    /// A server that delivers at `trace`'s opportunities.
+    pub(crate) fn with_trace(trace: std::sync::Arc<crate::trace::DeliveryTrace>) -> Server {
+        let mut s = Server::new(trace.mean_rate());
+        s.trace = Some(TraceServer::new(trace));
+        s
+    }
+
+    /// The delivery trace, on a trace-driven link.
+    pub(crate) fn trace(&self) -> Option<&crate::trace::DeliveryTrace> {
+        self.trace.as_ref().map(|t| t.trace())
     }
 
     pub(crate) fn rate(&self) -> Rate {
@@ -49,7 +67,8 @@ impl Server {
     }
 
     /// Serves packets accepted from now on at `rate`; packets already
-    /// accepted keep their departure times.
+    /// accepted keep their departure times. A trace-driven server keeps
+    /// its trace (configurations reject rate steps on a trace).
     pub(crate) fn set_rate(&mut self, rate: Rate) {
         self.rate = rate;
         self.last_tx = (0, Duration::ZERO);
@@ -90,6 +109,13 @@ impl Server {
     /// and the time it waited before its serialisation started.
     #[inline]
     pub(crate) fn accept(&mut self, now: Time, size: u32) -> (Time, Duration) {
+        if let Some(tr) = &mut self.trace {
+            let (departure, first) = tr.accept(now, size);
+            self.busy_until = departure;
+            self.in_service.push_back((departure, size));
+            self.backlog_bytes += u64::from(size);
+            return (departure, first - now);
+        }
         let start = self.busy_until.max(now);
         let waited = start - now;
         if self.last_tx.0 != size {

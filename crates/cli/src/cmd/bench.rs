@@ -11,7 +11,7 @@ pub enum Target {
     /// (seed-100m, 3 MB transfers, alternating newreno and rapidstart).
     Sim {
         /// Wall-clock seconds to run (kept short: the machine is shared).
-        #[arg(long, default_value_t = 5.0)]
+        #[arg(long, default_value_t = 5.0, value_parser = crate::ranges::number_in(0.1, 120.0))]
         seconds: f64,
         /// Scenario (preset or TOML file).
         #[arg(long, default_value = "seed-100m")]
@@ -45,7 +45,7 @@ fn bench_sim(seconds: f64, scenario: &str, cc: &str) -> anyhow::Result<()> {
     let mut sc = Scenario::load(scenario)?;
     sc.size_bytes = 3_000_000;
     let specs = ramp_cc::spec::parse_list(cc).map_err(|e| anyhow::anyhow!("--cc: {e}"))?;
-    let budget = Duration::from_secs_f64(seconds.clamp(0.1, 120.0));
+    let budget = Duration::from_secs_f64(seconds);
     let r = ramp_sim::bench::run(&sc, &specs, budget)?;
     println!(
         "ramp bench sim: scenario {}, {} bytes, cc {cc}, 1 thread",

@@ -6,7 +6,6 @@ use std::time::Duration;
 use anyhow::Context;
 use ramp_quic::client::{get_blocking, Distribution, GetConfig, GetResult};
 use ramp_quic::tls::Trust;
-use ramp_quic::units::parse_duration;
 
 /// Arguments of `ramp get`.
 ///
@@ -21,7 +20,7 @@ pub struct Args {
     #[arg(long, default_value_t = 1)]
     n: usize,
     /// Connections in parallel.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = crate::ranges::number_in(1usize, 1024))]
     concurrency: usize,
     /// Accept any server certificate (like curl's --insecure).
     #[arg(long)]
@@ -33,8 +32,8 @@ pub struct Args {
     #[arg(long)]
     json: bool,
     /// Give up on one request after this long.
-    #[arg(long, default_value = "60s")]
-    timeout: String,
+    #[arg(long, default_value = "60s", value_parser = crate::ranges::duration_in(Duration::from_millis(1), Duration::from_secs(3600)))]
+    timeout: Duration,
 }
 
 /// Runs `ramp get`.
@@ -55,9 +54,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             .parse()
             .with_context(|| format!("URL {:?}", args.url))?,
         n: args.n,
-        concurrency: args.concurrency.max(1),
+        concurrency: args.concurrency,
         trust,
-        timeout: parse_duration(&args.timeout).context("--timeout")?,
+        timeout: args.timeout,
     };
     let results = get_blocking(&cfg).map_err(|e| anyhow::anyhow!("{e}"))?;
     let failed = results.iter().filter(|r| !r.is_ok()).count();

@@ -42,7 +42,7 @@ enum ChartCmd {
         #[command(flatten)]
         ab: AbArgs,
         /// Bootstrap resamples for the 95% band.
-        #[arg(long, default_value_t = 400)]
+        #[arg(long, default_value_t = 400, value_parser = crate::ranges::number_in(1usize, 100_000))]
         resamples: usize,
         /// Seed of the bootstrap resampling.
         #[arg(long, default_value_t = 0x5eed)]
@@ -177,7 +177,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             out,
         } => {
             let mut o = ab.options()?;
-            o.bootstrap.resamples = (*resamples).max(1);
+            o.bootstrap.resamples = *resamples;
             o.bootstrap.seed = *seed;
             // Streamed: only arm, TTLB, facet and path of each line are kept.
             let samples = AbSamples::read(records, &o)?;

@@ -2,8 +2,10 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use anyhow::Context;
+use ramp_link::DeliveryTrace;
 use ramp_quic::relay::{Relay, RelayConfig};
 use ramp_quic::runtime::block_until_interrupted;
 use ramp_quic::units::parse_optional_duration;
@@ -16,7 +18,8 @@ use crate::path_flags::PathFlags;
 /// propagation delay (half the RTT each way), a buffer sized in
 /// time at the link rate run by a queue discipline (drop-tail by default;
 /// CoDel, FQ-CoDel, PIE, DOCSIS-PIE), and random loss from a seeded
-/// generator, all with the simulator's link model. Every
+/// generator, all with the simulator's link model; either direction may
+/// instead deliver at a Mahimahi trace's opportunities (--trace). Every
 /// client address gets its own upstream socket; all clients share the
 /// link. Non-QUIC datagrams and unknown senders are counted and dropped.
 #[derive(clap::Args, Debug)]
@@ -31,6 +34,14 @@ pub struct Args {
     /// are required.
     #[command(flatten)]
     path: PathFlags,
+    /// Mahimahi trace for the server -> client direction: one line per
+    /// 1500-byte delivery opportunity, in ms, repeating; replaces --rate
+    /// in that direction (the buffer is --queue at the trace's mean rate).
+    #[arg(long)]
+    trace: Option<PathBuf>,
+    /// Mahimahi trace for the client -> server direction.
+    #[arg(long)]
+    up_trace: Option<PathBuf>,
     /// Seed of the random losses.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -60,6 +71,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     cfg.log = args.log;
     cfg.up.aqm = aqm;
     cfg.down.aqm = aqm;
+    if let Some(f) = &args.trace {
+        cfg.down
+            .set_trace(Arc::new(DeliveryTrace::load(f).context("--trace")?));
+    }
+    if let Some(f) = &args.up_trace {
+        cfg.up
+            .set_trace(Arc::new(DeliveryTrace::load(f).context("--up-trace")?));
+    }
     let relay = Relay::start(cfg).with_context(|| format!("relay on {}", args.listen))?;
     println!(
         "listening on {} upstream {}",

@@ -100,8 +100,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         queue,
         loss,
         aqm: args.aqm,
+        trace: None,
     };
-    let mut up = down;
+    let mut up = down.clone();
     if let Some(r) = &args.uplink_rate {
         up.rate = parse_rate(r).context("--uplink-rate")?;
         check_rate(up.rate, "--uplink-rate")?;

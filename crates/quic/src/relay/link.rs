@@ -9,13 +9,14 @@
 //! reads UDP payloads, not the IP header's ECN field), so an AQM drops
 //! where it would mark.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use ramp_cc::Rate;
-use ramp_link::{queue_bytes_for, Aqm, LinkConfig, LossModel};
+use ramp_link::{queue_bytes_for, Aqm, DeliveryTrace, LinkConfig, LossModel};
 
 /// The properties of one direction.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct LinkParams {
     /// Serialisation rate.
     pub rate: Rate,
@@ -27,9 +28,18 @@ pub struct LinkParams {
     pub loss: f64,
     /// Queue discipline.
     pub aqm: Aqm,
+    /// Deliver at a Mahimahi trace's opportunities instead of at `rate`.
+    pub trace: Option<Arc<DeliveryTrace>>,
 }
 
 impl LinkParams {
+    /// Delivers at `trace` from now on; the rate becomes its mean rate
+    /// (which sizes the buffer given as time).
+    pub fn set_trace(&mut self, trace: Arc<DeliveryTrace>) {
+        self.rate = trace.mean_rate();
+        self.trace = Some(trace);
+    }
+
     /// The shared model's configuration of this direction.
     pub fn link_config(&self) -> LinkConfig {
         LinkConfig {
@@ -44,6 +54,8 @@ impl LinkParams {
             },
             policer: None,
             rate_steps: Vec::new(),
+            trace: self.trace.clone(),
+            jitter: None,
         }
     }
 }

@@ -99,11 +99,12 @@ impl RelayConfig {
             queue,
             loss,
             aqm: ramp_link::Aqm::DropTail,
+            trace: None,
         };
         RelayConfig {
             listen,
             upstream,
-            up: p,
+            up: p.clone(),
             down: p,
             seed,
             log: None,
@@ -277,7 +278,7 @@ struct Shared {
 
 impl Shared {
     fn now(&self) -> Time {
-        Time::from_nanos(ramp_cc::time::duration_nanos(self.base.elapsed()))
+        Time::from_nanos(ramp_vocab::time::duration_nanos(self.base.elapsed()))
     }
 
     fn log(&self, line: String) {
@@ -360,8 +361,8 @@ impl Relay {
             stop: AtomicBool::new(false),
             listen,
             upstream: cfg.upstream,
-            up: dir("up", cfg.up, cfg.seed ^ 0x7570),
-            down: dir("down", cfg.down, cfg.seed ^ 0x646f_776e),
+            up: dir("up", cfg.up.clone(), cfg.seed ^ 0x7570),
+            down: dir("down", cfg.down.clone(), cfg.seed ^ 0x646f_776e),
             clients: Mutex::new(HashMap::new()),
             unknown: AtomicU64::new(0),
             admitted: AtomicU64::new(0),

@@ -95,6 +95,11 @@ pub struct PathModel {
     /// Buffer of a mobile path, ms: 300 ms – 2 s (Jiang et al. measured
     /// RTTs inflated by seconds behind cellular buffers). [published range]
     pub mobile_buffer_ms: (f64, f64),
+    /// Delay variation of a Wi-Fi hop's data path, without reordering
+    /// (`ramp_link::Jitter`; WiFiSeer's median 3 ms / p90 20 ms when on,
+    /// Sui et al., MobiSys 2016). [off in the fitted model; its ablation
+    /// row is in docs/experiments.md]
+    pub wifi_jitter: Option<crate::link::Jitter>,
 }
 
 impl Default for PathModel {
@@ -112,6 +117,7 @@ impl Default for PathModel {
             aqm_buffer_ms: (100.0, 250.0),
             droptail_buffer_ms: (50.0, 250.0),
             mobile_buffer_ms: (300.0, 2000.0),
+            wifi_jitter: None,
         }
     }
 }
@@ -128,6 +134,8 @@ pub struct AccessPath {
     pub loss: LossModel,
     /// ACK batching (Wi-Fi block ACKs).
     pub ack_aggregation: Option<Duration>,
+    /// Data-path delay variation (Wi-Fi).
+    pub jitter: Option<crate::link::Jitter>,
 }
 
 fn lerp_log(u: f64, (lo, hi): (f64, f64)) -> f64 {
@@ -170,6 +178,7 @@ impl PathModel {
                     buffer_ms,
                     loss: bernoulli(p),
                     ack_aggregation: None,
+                    jitter: None,
                 }
             }
             Access::Wifi => {
@@ -183,6 +192,7 @@ impl PathModel {
                     buffer_ms,
                     loss: bernoulli(lerp_log(u[3], (1e-4, self.wifi_loss_max.max(1e-4)))),
                     ack_aggregation: Some(agg),
+                    jitter: self.wifi_jitter,
                 }
             }
             Access::Mobile => AccessPath {
@@ -190,6 +200,7 @@ impl PathModel {
                 buffer_ms: lerp_log(u[2], self.mobile_buffer_ms),
                 loss: bursty(u[3] * self.mobile_loss_max),
                 ack_aggregation: None,
+                jitter: None,
             },
         }
     }

@@ -213,6 +213,7 @@ impl Grid {
                 },
                 policer: None,
                 ack_aggregation: None,
+                jitter: None,
                 ack_policy: self.ack_policy,
                 web_users: 0,
             },

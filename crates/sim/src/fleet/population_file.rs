@@ -28,6 +28,7 @@
 //! policed_scale = 1.0                # × each region's policed share
 //! cross_traffic_share = 0.2          # paths with web users on the bottleneck
 //! cross_traffic_users = 2            # (3GPP HTTP model, CUBIC; default 0 / 2)
+//! wifi_jitter = true                 # Wi-Fi delay variation, WiFiSeer's (default off)
 //!
 //! # or, instead of regions, a grid:
 //! # [grid]
@@ -93,6 +94,7 @@ struct FilePaths {
     policed_scale: Option<f64>,
     cross_traffic_share: Option<f64>,
     cross_traffic_users: Option<u32>,
+    wifi_jitter: Option<bool>,
 }
 
 #[derive(Deserialize)]
@@ -409,6 +411,9 @@ fn paths(p: &FilePaths) -> Result<PathModel, String> {
         &mut m.cross_traffic_share,
         1.0,
     )?;
+    if let Some(on) = p.wifi_jitter {
+        m.wifi_jitter = on.then_some(crate::link::Jitter::WIFI_SUI_2016);
+    }
     if let Some(u) = p.cross_traffic_users {
         if !(1..=64).contains(&u) {
             return Err("cross_traffic_users: must lie in 1..=64".into());

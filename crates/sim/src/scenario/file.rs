@@ -4,12 +4,14 @@
 //! keys are refused, and an error names the key and its line.
 
 use core::time::Duration;
+use std::path::Path;
+use std::sync::Arc;
 
-use ramp_cc::pacer::{PacerConfig, PacerKind};
+use ramp_cc::pacer::{PacerConfig, PacerKind, PACED_FIRST_FLIGHT_BURST_PACKETS};
 use ramp_cc::{EcnCodepoint, Rate};
 use serde::{Deserialize, Deserializer};
 
-use crate::link::{Aqm, LossModel};
+use crate::link::{Aqm, DeliveryTrace, LossModel};
 use crate::receiver::AckPolicy;
 use crate::units;
 use crate::web::{HttpModel, WebConfig};
@@ -19,8 +21,19 @@ use super::{
 };
 
 impl Scenario {
-    /// Parses a TOML scenario. Errors name the key and its line.
+    /// Parses a TOML scenario. Errors name the key and its line. Files it
+    /// names (`path.trace`) are read relative to the working directory.
     pub fn from_toml(text: &str, name: &str) -> Result<Scenario, ScenarioError> {
+        Scenario::parse_toml(text, name, None)
+    }
+
+    /// [`Scenario::from_toml`], reading the files it names relative to
+    /// `dir` (the scenario file's directory) when given.
+    pub(super) fn parse_toml(
+        text: &str,
+        name: &str,
+        dir: Option<&Path>,
+    ) -> Result<Scenario, ScenarioError> {
         let file: FileScenario = toml::from_str(text).map_err(|e| {
             let line = e
                 .span()
@@ -51,7 +64,7 @@ impl Scenario {
         set(&mut sc.size_bytes, file.size.map(|Q(s)| s));
         set(&mut sc.time_limit, file.time_limit.map(|Q(t)| t));
         if let Some(p) = file.path {
-            p.apply(&mut sc.path).map_err(err)?;
+            p.apply(&mut sc.path, dir).map_err(err)?;
         }
         if let Some(e) = file.endpoint {
             e.apply(&mut sc.endpoint).map_err(err)?;
@@ -160,6 +173,15 @@ struct FilePath {
     ack_aggregation: Option<Q<Duration>>,
     #[serde(default)]
     rate_step: Vec<FileRateStep>,
+    trace: Option<String>,
+    jitter: Option<FileJitter>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileJitter {
+    median: Q<Duration>,
+    p90: Q<Duration>,
 }
 
 #[derive(Deserialize)]
@@ -242,8 +264,34 @@ fn set<T>(dst: &mut T, file_value: Option<T>) {
 }
 
 impl FilePath {
-    fn apply(self, p: &mut PathConfig) -> Result<(), String> {
+    fn apply(self, p: &mut PathConfig, dir: Option<&Path>) -> Result<(), String> {
         set(&mut p.rate, self.rate.map(|Q(r)| r));
+        if let Some(j) = &self.jitter {
+            let (median, p90) = (j.median.0, j.p90.0);
+            if median.is_zero() || p90 < median || p90 > crate::link::MAX_JITTER {
+                return Err(format!(
+                    "path.jitter: need 0 < median <= p90 <= {:?}",
+                    crate::link::MAX_JITTER
+                ));
+            }
+            p.jitter = Some(crate::link::Jitter { median, p90 });
+        }
+        if let Some(file) = &self.trace {
+            if self.rate.is_some() || !self.rate_step.is_empty() {
+                return Err(
+                    "path.trace: a trace sets the link's rate; give no rate or rate_step with it"
+                        .into(),
+                );
+            }
+            let path = match dir {
+                Some(d) if Path::new(file).is_relative() => d.join(file),
+                _ => Path::new(file).to_path_buf(),
+            };
+            let t = DeliveryTrace::load(&path).map_err(|e| format!("path.trace: {e}"))?;
+            p.rate = t.mean_rate();
+            p.rate_steps.clear();
+            p.trace = Some(Arc::new(t));
+        }
         if let Some(Q(rtt)) = self.rtt {
             if self.forward_delay.is_some() || self.reverse_delay.is_some() {
                 return Err("path.rtt: give either rtt or forward_delay/reverse_delay".into());
@@ -348,7 +396,10 @@ impl FileEndpoint {
         }
         let mut cfg = match e.pacer {
             PacerKind::LeakyBucket(c) => c,
-            _ => PacerConfig::default(),
+            _ => PacerConfig {
+                initial_burst_packets: PACED_FIRST_FLIGHT_BURST_PACKETS,
+                ..PacerConfig::default()
+            },
         };
         cfg.max_datagram_size = e.mds;
         set(&mut cfg.initial_burst_packets, self.pacer_initial_burst);

@@ -27,6 +27,9 @@ impl Scenario {
         if let Some(a) = p.ack_aggregation {
             within("path.ack_aggregation", a, MAX_ACK_AGGREGATION)?;
         }
+        if p.trace.is_some() && !p.rate_steps.is_empty() {
+            return Err("path.trace: rate steps do not apply to a trace-driven link".into());
+        }
         for (i, step) in p.rate_steps.iter().enumerate() {
             rate_in("path.rate_step.rate", step.rate)?;
             if i > 0 && step.at <= p.rate_steps[i - 1].at {
@@ -78,8 +81,22 @@ impl Scenario {
             count_in(&key("users"), u64::from(w.users), 1, MAX_WEB_USERS)?;
             within(&key("start"), w.start, self.time_limit)?;
             within(&key("horizon"), w.horizon, self.time_limit)?;
-            if w.model.reading.is_zero() {
-                return Err(SimError(format!("{}: must be positive", key("reading"))));
+            duration_in(&key("reading"), w.model.reading, MIN_READING, MAX_READING)?;
+            within(&key("parsing"), w.model.parsing, MAX_PARSING)?;
+            // Each user loads about horizon / reading pages: bound the
+            // total before anything is drawn, so memory stays bounded.
+            let pages =
+                f64::from(w.users) * w.horizon.as_secs_f64() / w.model.reading.as_secs_f64();
+            if pages > MAX_WEB_PAGES {
+                return Err(SimError(format!(
+                    "{}: {} users over {:?} at one page per {:?} of reading is ~{pages:.0} \
+                     pages, above the maximum {MAX_WEB_PAGES} (fewer users, a shorter horizon \
+                     or a longer reading time)",
+                    key("users"),
+                    w.users,
+                    w.horizon,
+                    w.model.reading
+                )));
             }
         }
         Ok(())
@@ -113,6 +130,21 @@ const MAX_TIME_LIMIT: Duration = Duration::from_secs(3600);
 const MAX_CROSS_FLOWS: u64 = 64;
 /// Web users per `[[web]]` table (each draws a page every ~30 s).
 const MAX_WEB_USERS: u64 = 256;
+/// Mean reading time between pages: 1 s to 1 h (the model's default is
+/// 30 s; below a second a "user" is a load generator, not a reader).
+const MIN_READING: Duration = Duration::from_secs(1);
+const MAX_READING: Duration = Duration::from_secs(3600);
+/// Mean parsing time before embedded objects start: at most 10 s.
+const MAX_PARSING: Duration = Duration::from_secs(10);
+/// Expected page loads of one `[[web]]` table (users × horizon / reading).
+const MAX_WEB_PAGES: f64 = 100_000.0;
+
+fn duration_in(key: &str, v: Duration, lo: Duration, hi: Duration) -> Result<(), String> {
+    if v < lo || v > hi {
+        return Err(format!("{key}: {v:?} is outside {lo:?} ..= {hi:?}"));
+    }
+    Ok(())
+}
 
 fn within(key: &str, v: Duration, max: Duration) -> Result<(), String> {
     if v > max {

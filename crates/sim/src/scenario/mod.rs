@@ -21,6 +21,8 @@
 //! # reverse_rate = "10mbit"     # serialise ACKs on the reverse path
 //! # ack_aggregation = "4ms"     # release ACKs in batches every 4 ms
 //! # [[path.rate_step]]          at = "5s", rate = "10mbit" (the link's rate from then on)
+//! # trace = "lte.down"          # deliver at a Mahimahi trace's opportunities (replaces rate)
+//! # [path.jitter]           median = "3ms", p90 = "20ms" (Wi-Fi delay variation, no reordering)
 //! # [path.gilbert_elliott]  p_good_to_bad = 0.01, p_bad_to_good = 0.3, loss_bad = 0.5
 //! # [path.policer]          rate = "10mbit", burst = "32KB"
 //!
@@ -41,11 +43,12 @@
 
 use core::fmt;
 use core::time::Duration;
+use std::sync::Arc;
 
-use ramp_cc::pacer::{PacerConfig, PacerKind};
+use ramp_cc::pacer::{PacerConfig, PacerKind, PACED_FIRST_FLIGHT_BURST_PACKETS};
 use ramp_cc::{EcnCodepoint, Rate};
 
-use crate::link::{Aqm, LinkConfig, LossModel};
+use crate::link::{Aqm, DeliveryTrace, Jitter, LinkConfig, LossModel};
 use crate::receiver::AckPolicy;
 use crate::web::WebConfig;
 
@@ -87,6 +90,12 @@ pub struct PathConfig {
     /// `at` (since the simulation started) the link serves at `rate`. The
     /// queue limit stays the bytes it was at the first rate.
     pub rate_steps: Vec<RateStep>,
+    /// A Mahimahi delivery trace the forward link delivers at instead of
+    /// `rate` (`rate` is then the trace's mean rate).
+    pub trace: Option<Arc<DeliveryTrace>>,
+    /// Log-normal delay variation after the bottleneck that never
+    /// reorders (a Wi-Fi hop; `ramp_link::Jitter`).
+    pub jitter: Option<Jitter>,
 }
 
 /// One change of the bottleneck rate ([`PathConfig::rate_steps`]).
@@ -114,6 +123,8 @@ impl PathConfig {
             loss: self.loss,
             policer: self.policer,
             rate_steps: self.rate_steps.clone(),
+            trace: self.trace.clone(),
+            jitter: self.jitter,
         }
     }
     /// Queue limit in time at the link rate.
@@ -199,6 +210,8 @@ impl Scenario {
                 reverse_rate: None,
                 ack_aggregation: None,
                 rate_steps: Vec::new(),
+                trace: None,
+                jitter: None,
             },
             endpoint: EndpointConfig {
                 mds: 1252,
@@ -210,6 +223,7 @@ impl Scenario {
                 ecn: EcnCodepoint::NotEct,
                 pacer: PacerKind::LeakyBucket(PacerConfig {
                     max_datagram_size: 1252,
+                    initial_burst_packets: PACED_FIRST_FLIGHT_BURST_PACKETS,
                     ..PacerConfig::default()
                 }),
             },
@@ -236,7 +250,8 @@ impl Scenario {
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_else(|| name_or_path.to_string());
-        Scenario::from_toml(&text, &stem).map_err(|mut e| {
+        let dir = std::path::Path::new(name_or_path).parent();
+        Scenario::parse_toml(&text, &stem, dir).map_err(|mut e| {
             e.file = name_or_path.to_string();
             e
         })
@@ -262,6 +277,35 @@ impl std::error::Error for ScenarioError {}
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn path_trace_reads_a_mahimahi_file_relative_to_the_scenario() {
+        let dir = std::env::temp_dir().join(format!("ramp-trace-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        // One 1500-byte opportunity every 2 ms: 6 Mbit/s.
+        let ops: String = (1..=50).map(|i| format!("{}\n", 2 * i)).collect();
+        std::fs::write(dir.join("six.trace"), ops).unwrap();
+        std::fs::write(dir.join("bad.trace"), "1\n2\nfast\n").unwrap();
+        let file = dir.join("t.toml");
+        std::fs::write(&file, "[path]\ntrace = \"six.trace\"\nrtt = \"40ms\"\n").unwrap();
+        let sc = Scenario::load(file.to_str().unwrap()).unwrap();
+        assert_eq!(sc.path.rate.bits_per_sec(), 6_000_000);
+        assert_eq!(sc.path.trace.as_ref().map(|t| t.opportunities()), Some(50));
+        std::fs::write(&file, "[path]\ntrace = \"bad.trace\"\n").unwrap();
+        let msg = Scenario::load(file.to_str().unwrap())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            msg.contains("path.trace: ") && msg.contains("bad.trace:3: `fast`"),
+            "{msg}"
+        );
+        std::fs::write(&file, "[path]\ntrace = \"six.trace\"\nrate = \"5mbit\"\n").unwrap();
+        let msg = Scenario::load(file.to_str().unwrap())
+            .unwrap_err()
+            .to_string();
+        assert!(msg.contains("give no rate"), "{msg}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn rate_steps_parse_in_order_and_must_increase() {

@@ -15,3 +15,4 @@ mod quicly_differential;
 mod quinn_pacer;
 mod robustness;
 mod seed_figures;
+mod trace_paths;

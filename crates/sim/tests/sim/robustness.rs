@@ -99,3 +99,28 @@ fn a_time_limit_stops_an_unfinishable_run() {
     assert!(!r.completed);
     assert_eq!(r.ttlb_us, 0);
 }
+
+#[test]
+fn web_tables_have_ranges_checked_before_any_page_is_drawn() {
+    use ramp_sim::Scenario;
+    let base = "preset = \"seed-100m\"\ntime_limit = \"60s\"\n[[web]]\nusers = 4\n";
+    // Fine: the model's defaults, and a one-second reading time.
+    assert!(Scenario::from_toml(base, "ok").is_ok());
+    assert!(Scenario::from_toml(&format!("{base}reading = \"1s\"\n"), "ok").is_ok());
+    for (extra, needle) in [
+        // This one grew to 24 GB before it was bounded.
+        ("parsing = \"0s\"\nreading = \"1ns\"\n", "web 1: reading"),
+        ("reading = \"61min\"\n", "web 1: reading"),
+        ("parsing = \"11s\"\n", "web 1: parsing"),
+    ] {
+        let e = Scenario::from_toml(&format!("{base}{extra}"), "w")
+            .expect_err(extra)
+            .to_string();
+        assert!(e.contains(needle), "{extra}: {e}");
+    }
+    let many = "preset = \"seed-100m\"\ntime_limit = \"60min\"\n[[web]]\nusers = 256\nhorizon = \"60min\"\nreading = \"1s\"\n";
+    let e = Scenario::from_toml(many, "w")
+        .expect_err("pages")
+        .to_string();
+    assert!(e.contains("pages, above the maximum"), "{e}");
+}

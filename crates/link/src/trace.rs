@@ -1,0 +1,318 @@
+//! Trace-driven link capacity in Mahimahi's format (Netravali et al.,
+//! "Mahimahi: Accurate Record-and-Replay for HTTP", USENIX ATC 2015;
+//! `mm-link`, `src/packet/link_queue.cc`).
+//!
+//! A trace file has one line per *delivery opportunity*: a whole number of
+//! milliseconds since the link started, non-decreasing, at which the link
+//! may deliver one MTU-sized packet's worth of bytes (1500 B). Several
+//! lines with the same time are several opportunities at that instant. The
+//! file repeats: the last line's time is the period, and opportunity `i` of
+//! repetition `c` falls at `c * period + t_i`.
+//!
+//! As in `mm-link`, an opportunity that finds the queue empty is lost, and
+//! the bytes of one opportunity are shared by the packets queued when it
+//! fires: a packet smaller than 1500 B leaves the rest for the next packet,
+//! a larger one uses as many opportunities as it needs and leaves at the
+//! last of them. (`mm-link` counts 1504 B per opportunity, an MTU plus its
+//! tunnel's 4-byte header; ramp counts the MTU, since its packets are UDP
+//! payloads without that header.)
+
+use std::fmt;
+use std::path::Path;
+use std::time::Duration;
+
+use ramp_vocab::{Rate, Time};
+
+/// Bytes one delivery opportunity carries: one 1500-byte MTU.
+pub const OPPORTUNITY_BYTES: u32 = 1500;
+
+/// Longest accepted period, ms (one day): a longer trace is almost surely
+/// microseconds or a timestamp mistaken for milliseconds.
+const MAX_PERIOD_MS: u64 = 86_400_000;
+
+/// Most opportunities accepted in one file (about 18 Gbit/s for a minute).
+const MAX_OPPORTUNITIES: usize = 100_000_000;
+
+/// A delivery schedule read from a Mahimahi trace.
+#[derive(Clone, PartialEq, Eq)]
+pub struct DeliveryTrace {
+    /// Where it came from (for messages and records).
+    name: String,
+    /// Opportunity times within one period, ms, non-decreasing.
+    ms: Vec<u64>,
+    /// The last line's time: the trace repeats after it.
+    period_ms: u64,
+}
+
+/// Name, size, period and a hash of the times: enough to tell traces
+/// apart (fleet fingerprints print plans with `{:?}`) without printing
+/// every line.
+impl fmt::Debug for DeliveryTrace {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // FNV-1a over the times.
+        let hash = self.ms.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &t| {
+            t.to_le_bytes()
+                .iter()
+                .fold(h, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+        });
+        f.debug_struct("DeliveryTrace")
+            .field("name", &self.name)
+            .field("opportunities", &self.ms.len())
+            .field("period_ms", &self.period_ms)
+            .field("fnv1a", &format_args!("{hash:016x}"))
+            .finish()
+    }
+}
+
+/// A trace that could not be read: the file, the line (1-based) when the
+/// fault is on one, and what is wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraceError {
+    /// The file.
+    pub file: String,
+    /// The line, when the fault is on one.
+    pub line: Option<usize>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for TraceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(l) => write!(f, "{}:{}: {}", self.file, l, self.message),
+            None => write!(f, "{}: {}", self.file, self.message),
+        }
+    }
+}
+
+impl std::error::Error for TraceError {}
+
+impl DeliveryTrace {
+    /// Reads the trace file at `path`.
+    pub fn load(path: &Path) -> Result<DeliveryTrace, TraceError> {
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| TraceError {
+            file: file.clone(),
+            line: None,
+            message: format!("cannot read the trace: {e}"),
+        })?;
+        DeliveryTrace::parse(&text, &file)
+    }
+
+    /// Parses a trace's text; `file` names it in errors.
+    pub fn parse(text: &str, file: &str) -> Result<DeliveryTrace, TraceError> {
+        let err = |line: Option<usize>, message: String| TraceError {
+            file: file.to_string(),
+            line,
+            message,
+        };
+        let mut ms: Vec<u64> = Vec::new();
+        for (i, raw) in text.lines().enumerate() {
+            let line = i + 1;
+            let s = raw.trim();
+            let t: u64 = s.parse().map_err(|_| {
+                err(
+                    Some(line),
+                    format!("`{s}` is not a whole number of milliseconds"),
+                )
+            })?;
+            if let Some(&prev) = ms.last() {
+                if t < prev {
+                    return Err(err(
+                        Some(line),
+                        format!("{t} ms is before the previous line's {prev} ms (times must not decrease)"),
+                    ));
+                }
+            }
+            if t > MAX_PERIOD_MS {
+                return Err(err(
+                    Some(line),
+                    format!("{t} ms is above the longest accepted trace ({MAX_PERIOD_MS} ms)"),
+                ));
+            }
+            if ms.len() == MAX_OPPORTUNITIES {
+                return Err(err(
+                    Some(line),
+                    format!("more than {MAX_OPPORTUNITIES} delivery opportunities"),
+                ));
+            }
+            ms.push(t);
+        }
+        let period_ms = match ms.last() {
+            None => return Err(err(None, "the trace has no delivery opportunities".into())),
+            Some(0) => {
+                return Err(err(
+                    Some(ms.len()),
+                    "the trace must last a non-zero time (its last line is its period)".into(),
+                ))
+            }
+            Some(&p) => p,
+        };
+        Ok(DeliveryTrace {
+            name: file.to_string(),
+            ms,
+            period_ms,
+        })
+    }
+
+    /// The file it was read from.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The period after which the trace repeats.
+    pub fn period(&self) -> Duration {
+        Duration::from_millis(self.period_ms)
+    }
+
+    /// Delivery opportunities in one period.
+    pub fn opportunities(&self) -> usize {
+        self.ms.len()
+    }
+
+    /// The long-run rate: one period's bytes over the period.
+    pub fn mean_rate(&self) -> Rate {
+        let bytes = self.ms.len() as u64 * u64::from(OPPORTUNITY_BYTES);
+        Rate::from_bytes_over(bytes, self.period())
+    }
+
+    /// When opportunity `k` (counted from the start, over repetitions)
+    /// fires.
+    pub fn at(&self, k: u64) -> Time {
+        let n = self.ms.len() as u64;
+        let ms = (k / n) * self.period_ms + self.ms[(k % n) as usize];
+        Time::from_millis(ms)
+    }
+
+    /// The first opportunity that fires at or after `t`.
+    pub fn first_at_or_after(&self, t: Time) -> u64 {
+        let n = self.ms.len() as u64;
+        let period_ns = self.period_ms * 1_000_000;
+        let cycle = t.as_nanos() / period_ns;
+        let within = t.as_nanos() - cycle * period_ns;
+        let i = self.ms.partition_point(|&m| m * 1_000_000 < within) as u64;
+        cycle * n + i
+    }
+}
+
+/// A server that delivers at a trace's opportunities: where the last
+/// accepted packet ended (opportunity index, bytes it left unused).
+#[derive(Clone, Debug)]
+pub(crate) struct TraceServer {
+    trace: std::sync::Arc<DeliveryTrace>,
+    last: Option<(u64, u32)>,
+}
+
+impl TraceServer {
+    pub(crate) fn new(trace: std::sync::Arc<DeliveryTrace>) -> TraceServer {
+        TraceServer { trace, last: None }
+    }
+
+    pub(crate) fn trace(&self) -> &DeliveryTrace {
+        &self.trace
+    }
+
+    /// A packet of `size` bytes arrives at `now`, behind every packet
+    /// accepted before it: returns the time of the opportunity that
+    /// carries its last byte and of the first one it uses.
+    pub(crate) fn accept(&mut self, now: Time, size: u32) -> (Time, Time) {
+        let tr = &self.trace;
+        // An opportunity still firing at or after `now` with bytes left is
+        // shared with the packet before; otherwise the first one from now.
+        let (mut k, mut left) = match self.last {
+            Some((k, left)) if tr.at(k) >= now => {
+                if left > 0 {
+                    (k, left)
+                } else {
+                    (k + 1, OPPORTUNITY_BYTES)
+                }
+            }
+            _ => (tr.first_at_or_after(now), OPPORTUNITY_BYTES),
+        };
+        let first = tr.at(k);
+        let mut need = size;
+        while need > left {
+            need -= left;
+            k += 1;
+            left = OPPORTUNITY_BYTES;
+        }
+        left -= need;
+        self.last = Some((k, left));
+        (tr.at(k), first)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn trace(text: &str) -> DeliveryTrace {
+        DeliveryTrace::parse(text, "t.trace").unwrap()
+    }
+
+    #[test]
+    fn parse_errors_name_file_and_line() {
+        let e = DeliveryTrace::parse("1\n2\nx3\n", "up.trace").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "up.trace:3: `x3` is not a whole number of milliseconds"
+        );
+        let e = DeliveryTrace::parse("5\n4\n", "up.trace").unwrap_err();
+        assert_eq!(e.line, Some(2));
+        assert!(e.message.contains("must not decrease"), "{e}");
+        let e = DeliveryTrace::parse("0\n0\n", "z.trace").unwrap_err();
+        assert_eq!(e.line, Some(2));
+        let e = DeliveryTrace::parse("", "e.trace").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "e.trace: the trace has no delivery opportunities"
+        );
+        let e = DeliveryTrace::parse("1\n-2\n", "n.trace").unwrap_err();
+        assert_eq!(e.line, Some(2));
+        let e = DeliveryTrace::parse("1\n\n3\n", "b.trace").unwrap_err();
+        assert_eq!(e.line, Some(2));
+        let e = DeliveryTrace::load(Path::new("/nonexistent/x.trace")).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("/nonexistent/x.trace: cannot read"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn opportunities_repeat_with_the_last_time_as_period() {
+        let t = trace("0\n3\n3\n10\n");
+        assert_eq!(t.period(), Duration::from_millis(10));
+        let times: Vec<u64> = (0..9).map(|k| t.at(k).as_nanos() / 1_000_000).collect();
+        assert_eq!(times, [0, 3, 3, 10, 10, 13, 13, 20, 20]);
+        assert_eq!(t.first_at_or_after(Time::ZERO), 0);
+        assert_eq!(t.first_at_or_after(Time::from_micros(1)), 1);
+        assert_eq!(t.first_at_or_after(Time::from_millis(4)), 3);
+        assert_eq!(t.first_at_or_after(Time::from_micros(10_001)), 5);
+        assert_eq!(t.first_at_or_after(Time::from_millis(25)), 11);
+    }
+
+    #[test]
+    fn mean_rate_is_a_period_of_mtus() {
+        // 12 Mbit/s = one 1500-byte opportunity per ms.
+        let text: String = (1..=1000).map(|i| format!("{i}\n")).collect();
+        assert_eq!(trace(&text).mean_rate().bits_per_sec(), 12_000_000);
+    }
+
+    #[test]
+    fn packets_share_and_span_opportunities_in_order() {
+        let tr = std::sync::Arc::new(trace("1\n2\n3\n4\n"));
+        let mut s = TraceServer::new(tr);
+        let ms = |t: Time| t.as_nanos() / 1_000_000;
+        // Two 750-byte packets share the 1 ms opportunity.
+        assert_eq!(ms(s.accept(Time::ZERO, 750).0), 1);
+        assert_eq!(ms(s.accept(Time::ZERO, 750).0), 1);
+        // A 2000-byte packet spans 2 ms and 3 ms; 1000 bytes of 3 ms are left.
+        let (dep, first) = s.accept(Time::ZERO, 2000);
+        assert_eq!((ms(dep), ms(first)), (3, 2));
+        assert_eq!(ms(s.accept(Time::ZERO, 1000).0), 3);
+        // The queue is empty after 3 ms: opportunities 4 ms and 5 ms (the
+        // repetition's first) pass unused; a packet at 5.5 ms waits for 6.
+        assert_eq!(ms(s.accept(Time::from_micros(5_500), 100).0), 6);
+    }
+}
