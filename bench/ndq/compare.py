@@ -24,9 +24,8 @@ import json, os, shutil, subprocess, sys, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
-GEN = os.environ.get("GEN_H2O_LOG") or next(
-    (p for p in [os.path.join(REPO, "..", "shared", "data", "gen-h2o-log"), "/work/shared/data/gen-h2o-log"] if os.path.exists(p)),
-    None)
+# The log generator is not part of the repository: point GEN_H2O_LOG at it.
+GEN = os.environ.get("GEN_H2O_LOG")
 DIR = os.environ.get("NDQ_BENCH_DIR", "/tmp/ndq-bench")
 LINES = int(os.environ.get("LINES", "250000"))
 RUNS = int(os.environ.get("RUNS", "3"))

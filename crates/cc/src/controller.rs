@@ -11,11 +11,11 @@
 //! the real-network adapter is a thin shim, and the simulator's loss detector
 //! ([`crate::recovery`]) drives the very same calls.
 //!
-//! Order of calls inside one ACK frame. RFC 9002 Appendix A processes ECN,
-//! then losses, then acknowledgements; quinn 0.11 delivers the
-//! acknowledgements first and the congestion events after `on_end_acks`.
-//! Controllers must give sensible results under both orders; ramp's own loss
-//! detector uses the RFC order.
+//! Order of calls inside one ACK frame: RFC 9002 Appendix A's, ECN, then
+//! losses, then acknowledgements. ramp's loss detector calls in that order;
+//! quinn 0.11 delivers the acknowledgements first, and the quinn adapter
+//! wraps every controller in [`crate::quinn_order::RfcOrder`], which
+//! restores the RFC order. So a controller is written for that one order.
 
 use core::fmt;
 use core::time::Duration;

@@ -4,19 +4,25 @@
 //! events as method calls, so the same code runs inside the deterministic
 //! simulator (virtual time) and inside quinn (real time).
 //!
-//! - [`rtt`]: the RFC 9002 §5 RTT estimator.
-//! - [`controller`]: the [`Controller`] trait every algorithm implements.
-//! - [`spec`]: controllers by name (`cubic+rapidstart(iw=30)`), built from a
-//!   [`CcConfig`] into a [`LossBased`] controller composed of a
-//!   congestion-avoidance algorithm ([`newreno`], [`cubic`]) and a startup
-//!   policy ([`jump_start`], [`rapid_start`], [`hystart`]), with optional
-//!   [`prr`].
+//! - [`controller`]: the [`Controller`] trait every algorithm implements,
+//!   called in RFC 9002 Appendix A order.
+//! - [`spec`]: controllers by name and options (`cubic+rapidstart(iw=30)`,
+//!   `bbr3`), through a [`spec::Registry`] of families: adding one is a
+//!   module and a registry line. The loss-based family ([`LossBased`])
+//!   composes a congestion-avoidance algorithm ([`newreno`], [`cubic`]), a
+//!   startup ([`jump_start`] with [`careful_resume`], [`rapid_start`],
+//!   [`hystart`]) and optional [`prr`]; [`bbr3`] is its own family.
 //! - [`recovery`]: RFC 9002 §6 loss detection ([`LossDetector`]): sent
 //!   packets, thresholds, PTO, persistent congestion, ECN-CE, spurious
-//!   losses; it drives a [`Controller`] in RFC 9002 Appendix A order.
+//!   losses; with [`rtt`], the RFC 9002 §5 RTT estimator.
+//! - [`quinn_order`]: [`quinn_order::RfcOrder`], which restores the RFC
+//!   order for a controller that quinn calls in its own.
 //! - [`pacer`]: when the next packet may leave: ramp's leaky-bucket
 //!   [`Pacer`] and a model of quinn 0.11's ([`QuinnPacer`]), behind
 //!   [`Pacing`].
+//!
+//! Time, rates, units, the RNG and the record keys are ramp-vocab's; they
+//! are re-exported here under their old paths.
 
 #![forbid(unsafe_code)]
 

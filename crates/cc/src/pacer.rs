@@ -13,7 +13,7 @@
 //!   controller's rate and refills at `1.25 · window / smoothed_rtt`, with a
 //!   bucket of `clamp(window · 2 ms / smoothed_rtt, 10·MTU, 256·MTU)` and, when
 //!   short, a wait until a **full** bucket has refilled, times 4/5. It shows
-//!   what stock quinn does to a paced first flight (issue 7).
+//!   what stock quinn does to a paced first flight (docs/recovery.md).
 //!
 //! Both are sans-IO: time comes in as [`Time`], so they run in virtual time
 //! (the simulator polls `next_send_time` and schedules a wake-up) and in
@@ -498,7 +498,7 @@ mod tests {
 
     #[test]
     fn quinn_first_flight_is_two_bursts_of_ten() {
-        // quinn.md §1.3: IW 12,000 B, jump window 24,000 B, srtt 50 ms:
+        // quinn-proto 0.11 (connection/pacing.rs): IW 12,000 B, jump window 24,000 B, srtt 50 ms:
         // 10 packets at once, then a 20 ms wait.
         let t0 = Time::from_millis(10);
         let mut q = QuinnPacer::new(ms(50), 24_000, 1200, t0);

@@ -16,8 +16,9 @@
 //! restores the snapshot, delivers the frame's events first and then
 //! replays its acknowledgements and its end, with the frame's lost bytes
 //! taken out of the reported bytes in flight (quinn reports them before its
-//! loss detection runs). Why it lives in ramp-cc rather than in the quinn
-//! adapter: the simulator's quinn mode needs the same wrapper.
+//! loss detection runs). It lives in ramp-cc, beside the controllers it
+//! wraps, so that the recovery tests drive any controller through it in
+//! quinn's order without a QUIC stack.
 
 use core::fmt;
 

@@ -4,9 +4,9 @@
 //! its own module under `cmd/` and only parses arguments, calls a library,
 //! and prints.
 
-mod atomic_file;
 mod clobber;
 mod cmd;
+mod file_stem;
 mod path_flags;
 mod ranges;
 mod run_dir;

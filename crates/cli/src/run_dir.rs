@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
 
-use crate::atomic_file::write_atomic;
+use ramp_vocab::atomic_file::write_atomic;
 
 /// The file that names the command owning a run directory.
 pub const MARKER: &str = ".ramp-run";
@@ -77,7 +77,8 @@ pub fn check_owner(dir: &Path, owner: Owner) -> anyhow::Result<()> {
 
 /// Marks `dir` (which must exist) as `owner`'s.
 pub fn mark(dir: &Path, owner: Owner) -> anyhow::Result<()> {
-    write_atomic(&dir.join(MARKER), format!("{}\n", owner.name()).as_bytes())
+    write_atomic(&dir.join(MARKER), format!("{}\n", owner.name()).as_bytes())?;
+    Ok(())
 }
 
 /// A run being written into a staging directory beside its target; removed

@@ -1,23 +1,11 @@
-//! Writing output files whole or not at all: write a temporary file next to
-//! the target, then rename it over the target.
+//! Writing output files whole or not at all, with ramp's one temporary-file
+//! scheme ([`ramp_vocab::atomic_file`]); [`with_temp_file`] is for encoders
+//! that write a path themselves.
 
 use crate::error::{Error, Result};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-/// A temporary path in the same directory as `target` (so the rename stays
-/// on one file system), keeping `target`'s extension so that encoders that
-/// pick a format by extension still do.
-pub(crate) fn temp_path(target: &Path) -> PathBuf {
-    let name = target
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "out".to_string());
-    let ext = target
-        .extension()
-        .map(|e| format!(".{}", e.to_string_lossy()))
-        .unwrap_or_default();
-    target.with_file_name(format!(".{name}.{}.tmp{ext}", std::process::id()))
-}
+use ramp_vocab::atomic_file::temp_path;
 
 /// Runs `write` on a temporary path, then renames it to `target`; on any
 /// error the temporary file is removed and `target` is left untouched.
@@ -31,11 +19,9 @@ pub(crate) fn with_temp_file(target: &Path, write: impl FnOnce(&Path) -> Result<
     result
 }
 
-/// Writes `bytes` to `target` atomically (temporary file, then rename).
+/// Writes `bytes` to `target` atomically ([`ramp_vocab::atomic_file`]).
 pub fn write_atomic(target: &Path, bytes: &[u8]) -> Result<()> {
-    with_temp_file(target, |tmp| {
-        std::fs::write(tmp, bytes).map_err(|e| Error::io(target, &e))
-    })
+    ramp_vocab::atomic_file::write_atomic(target, bytes).map_err(|e| Error::io(target, &e.source))
 }
 
 #[cfg(test)]

@@ -26,7 +26,6 @@ use std::io::Write;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use ramp_cc::record_keys as k;
 use ramp_cc::{
     AckFrameSummary, AckedPacket, CcPhase, CongestionEvent, Controller, Metrics, Rate,
     RttEstimator, Time,
@@ -38,6 +37,7 @@ use ramp_quic::server::{SendPacing, ServeConfig, ServeOptions, Server};
 use ramp_quic::stats::PathLabels;
 use ramp_quic::tls::{Identity, Trust};
 use ramp_sim::{run_connection, Scenario, TraceSink};
+use ramp_vocab::record_keys as k;
 
 const SIZE: u64 = 2_000_000;
 

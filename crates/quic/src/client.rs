@@ -19,7 +19,8 @@ use serde_json::{Map, Value};
 use crate::body::pattern_byte;
 use crate::tls::{self, Trust};
 use crate::transport::transport_config;
-use ramp_cc::record_keys as k;
+use ramp_vocab::quantile::quantile_sorted;
+use ramp_vocab::record_keys as k;
 
 /// An error of `ramp get`.
 pub type Error = Box<dyn std::error::Error + Send + Sync>;
@@ -353,13 +354,8 @@ impl Distribution {
         }
         let mut s: Vec<f64> = samples.iter().map(|d| d.as_secs_f64()).collect();
         s.sort_by(f64::total_cmp);
-        let q = |p: f64| {
-            // Hyndman & Fan type 7 (R's default): linear between order stats.
-            let h = (s.len() - 1) as f64 * p;
-            let lo = h.floor() as usize;
-            let hi = h.ceil() as usize;
-            Duration::from_secs_f64(s[lo] + (h - lo as f64) * (s[hi] - s[lo]))
-        };
+        // ramp's one percentile definition (Hyndman & Fan type 7).
+        let q = |p: f64| Duration::from_secs_f64(quantile_sorted(&s, p).unwrap_or(0.0));
         let mean = s.iter().sum::<f64>() / s.len() as f64;
         Some(Distribution {
             count: s.len(),

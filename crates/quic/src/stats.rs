@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use ramp_cc::record_keys as k;
+use ramp_vocab::record_keys as k;
 use serde_json::{Map, Value};
 
 /// Appends records to an NDJSON file, one flushed line per record, so a

@@ -1,10 +1,10 @@
 //! Quantities on the command line of the real-mode commands: the one
-//! grammar of [`ramp_cc::units`] (B = bytes, b = bits, units required on
+//! grammar of [`ramp_vocab::units`] (B = bytes, b = bits, units required on
 //! rates and durations, percentages for loss), shared with the simulator.
 
 use std::time::Duration;
 
-pub use ramp_cc::units::{parse_duration, parse_loss, parse_rate, parse_size, UnitError};
+pub use ramp_vocab::units::{parse_duration, parse_loss, parse_rate, parse_size, UnitError};
 
 /// [`parse_duration`] of an optional flag's value: `None` stays `None`.
 pub fn parse_optional_duration(input: Option<&str>) -> Result<Option<Duration>, UnitError> {

@@ -6,8 +6,8 @@
 
 use core::time::Duration;
 
-use ramp_cc::time::duration_nanos;
 use ramp_cc::Time;
+use ramp_vocab::time::duration_nanos;
 
 use crate::link::{Delivery, Link, Offer, Packet};
 use crate::scenario::PathConfig;

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use ramp_cc::record_keys as k;
+use ramp_vocab::record_keys as k;
 
 use crate::trace::json_str;
 

@@ -23,7 +23,7 @@
 
 use core::time::Duration;
 
-use ramp_cc::rng::Rng;
+use ramp_vocab::rng::Rng;
 
 use crate::scenario::FlowConfig;
 

@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use ramp_cc::units::{parse_duration, parse_loss, parse_rate, parse_size};
+use ramp_vocab::units::{parse_duration, parse_loss, parse_rate, parse_size};
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(text) = std::str::from_utf8(data) {

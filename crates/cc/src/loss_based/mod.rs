@@ -169,7 +169,6 @@ pub struct LossBased {
     /// Careful Resume while it is active (jump start with `retreat=on`).
     careful_resume: Option<CarefulResume>,
     hystart: Option<HyStart>,
-    /// Rapid Start saw queue build-up at the last evaluation (2× growth).
     /// Rapid Start's policy and growth state, when it is on.
     rapid: Option<RapidStart>,
     round: RoundTracker,

@@ -3,9 +3,9 @@
 
 use super::SpecError;
 
-/// Splits a comma-separated list of specs, keeping commas inside
-/// parentheses.
-pub(super) fn split_list(names: &str) -> Vec<&str> {
+/// Splits a comma-separated list of specs (or of `label=spec` arms),
+/// keeping commas inside parentheses: they separate a spec's options.
+pub fn split_list(names: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut depth = 0i32;
     let mut start = 0;

@@ -42,6 +42,7 @@ pub use crate::loss_based::spec::{
     CaSpec, CommonOptions, CubicOptions, JumpStartOptions, LossBasedFamily, LossBasedSpec,
     NewRenoOptions, RapidStartSpec, StartupSpec,
 };
+pub use grammar::split_list;
 pub use registry::{Family, FamilySpec, Registry, SpecPart};
 
 use crate::config::CcConfig;
@@ -107,6 +108,28 @@ pub const RFC9002_SEED_ARMS: [(&str, &str); 4] = [
     ("jumpstart", "jumpstart(iw=30)"),
     ("rapid-no-jump", "rapidstart(iw=30,jump=off)"),
     ("rapidstart", "rapidstart(iw=30)"),
+];
+
+/// The seed arms and BBRv3 (draft-ietf-ccwg-bbr-06) as a fifth.
+pub const SEED_BBR3_ARMS: [(&str, &str); 5] = [
+    SEED_ARMS[0],
+    SEED_ARMS[1],
+    SEED_ARMS[2],
+    SEED_ARMS[3],
+    ("bbr3", "bbr3"),
+];
+
+/// Paced slow start, jump start, HyStart++ and Rapid Start, each over
+/// RFC 9002 NewReno and over CUBIC (RFC 9438), with the scenario's IW.
+pub const EXTENDED_ARMS: [(&str, &str); 8] = [
+    ("slowstart", "newreno"),
+    ("jumpstart", "jumpstart"),
+    ("hystart", "newreno+hystart"),
+    ("rapidstart", "rapidstart"),
+    ("cubic", "cubic"),
+    ("cubic+jumpstart", "cubic+jumpstart"),
+    ("cubic+hystart", "cubic+hystart"),
+    ("cubic+rapidstart", "cubic+rapidstart"),
 ];
 
 /// A parsed controller name of any family: cheap to clone, prints its

@@ -154,7 +154,7 @@ fn send_when_allowed(p: &mut impl Pacing, mut now: Time, input: &PacingInput) ->
 
 #[test]
 fn quinn_model_spreads_a_jump_start_flight_as_two_bursts() {
-    // issue 7 / quinn.md §1.3: 2·IW = 24,000 B over srtt 50 ms with the
+    // quinn-proto 0.11 (connection/pacing.rs): 2·IW = 24,000 B over srtt 50 ms with the
     // stock pacer: how many of the 20 packets leave when.
     let input = PacingInput {
         rate: Some(Rate::from_bytes_per_sec(24_000 * 20)), // ignored by quinn

@@ -14,8 +14,9 @@ use ramp_cc::spec;
 use ramp_sim::fleet::arms::{parse_arms, Arm};
 use ramp_sim::{flows_for, simulate, Record, Scenario, TraceSink};
 
-use crate::atomic_file::write_atomic;
+use crate::file_stem::safe_stem;
 use crate::run_dir::{Owner, Staging};
+use ramp_vocab::atomic_file::write_atomic;
 
 /// The arm sets `ramp compare` runs when `--cc` names none. The first arm
 /// of each is the baseline; the scenario supplies IW and the jump window.
@@ -45,8 +46,8 @@ impl ArmSet {
             ArmSet::Seed => &spec::SEED_ARMS,
             ArmSet::SeedDraft02 => &spec::SEED_DRAFT02_ARMS,
             ArmSet::Rfc9002 => &spec::RFC9002_SEED_ARMS,
-            ArmSet::Extended => EXTENDED_ARMS,
-            ArmSet::SeedBbr3 => SEED_BBR3_ARMS,
+            ArmSet::Extended => &spec::EXTENDED_ARMS,
+            ArmSet::SeedBbr3 => &spec::SEED_BBR3_ARMS,
         };
         list.iter()
             .map(|(label, name)| {
@@ -59,27 +60,6 @@ impl ArmSet {
             .collect()
     }
 }
-
-/// `--arms extended`: the eight arms of `ramp compare` before the seed arms
-/// became the default.
-const SEED_BBR3_ARMS: &[(&str, &str)] = &[
-    spec::SEED_ARMS[0],
-    spec::SEED_ARMS[1],
-    spec::SEED_ARMS[2],
-    spec::SEED_ARMS[3],
-    ("bbr3", "bbr3"),
-];
-
-const EXTENDED_ARMS: &[(&str, &str)] = &[
-    ("slowstart", "newreno"),
-    ("jumpstart", "jumpstart"),
-    ("hystart", "newreno+hystart"),
-    ("rapidstart", "rapidstart"),
-    ("cubic", "cubic"),
-    ("cubic+jumpstart", "cubic+jumpstart"),
-    ("cubic+hystart", "cubic+hystart"),
-    ("cubic+rapidstart", "cubic+rapidstart"),
-];
 
 /// Arguments of `ramp compare`.
 #[derive(clap::Args, Debug)]
@@ -185,17 +165,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 
 /// The trace file of arm `i`: numbered so that name order is arm order.
 fn trace_path(dir: &Path, i: usize, label: &str) -> PathBuf {
-    let safe: String = label
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '+' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    dir.join(format!("{i:02}-{safe}.ndjson"))
+    dir.join(format!("{i:02}-{}.ndjson", safe_stem(label)))
 }
 
 /// Simulates every arm on its own copy of the path, in parallel. Each arm's

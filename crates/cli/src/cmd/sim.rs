@@ -9,6 +9,7 @@ use ramp_sim::scenario::presets;
 use ramp_sim::scenario::QueueLimit;
 use ramp_sim::{run_connection, units, Record, Scenario, TraceSink};
 
+use crate::file_stem::safe_stem;
 use crate::path_flags::PathFlags;
 
 /// Arguments of `ramp sim`.
@@ -102,17 +103,7 @@ pub fn scenario_from(args: &Args) -> anyhow::Result<Scenario> {
 }
 
 fn file_name(i: usize, cc: &str) -> String {
-    let clean: String = cc
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    format!("{i}-{clean}")
+    format!("{i}-{}", safe_stem(cc))
 }
 
 /// Prints the preset table.

@@ -257,7 +257,7 @@ impl RampController {
     }
 
     fn time(&self, t: Instant) -> Time {
-        Time::from_nanos(ramp_cc::time::duration_nanos(
+        Time::from_nanos(ramp_vocab::time::duration_nanos(
             t.saturating_duration_since(self.base),
         ))
     }

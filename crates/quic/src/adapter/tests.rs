@@ -370,8 +370,8 @@ mod props {
     }
 
     proptest! {
-        /// Any order of quinn callbacks, with every controller name of
-        /// issue 7: no panic, and the window never drops below RFC 9002
+        /// Any order of quinn callbacks, with every controller real mode is
+        /// compared with the simulator on: no panic, and the window never drops below RFC 9002
         /// §7.2's minimum of two datagrams.
         #[test]
         fn rfc9002_7_2_window_stays_above_minimum_under_any_callback_order(

@@ -278,7 +278,7 @@ struct Shared {
 
 impl Shared {
     fn now(&self) -> Time {
-        Time::from_nanos(ramp_cc::time::duration_nanos(self.base.elapsed()))
+        Time::from_nanos(ramp_vocab::time::duration_nanos(self.base.elapsed()))
     }
 
     fn log(&self, line: String) {

@@ -179,7 +179,7 @@ pub(super) fn client_rx_loop(s: &Arc<Shared>, client_threads: &Arc<Mutex<Vec<Joi
 
 fn sweep_idle_clients(s: &Shared) {
     let now = s.now().as_nanos();
-    let idle = ramp_cc::time::duration_nanos(s.client_idle);
+    let idle = ramp_vocab::time::duration_nanos(s.client_idle);
     let mut map = s.clients.lock().unwrap_or_else(|p| p.into_inner());
     map.retain(|_, c| {
         let keep = now.saturating_sub(c.last_seen_ns.load(Ordering::Relaxed)) < idle;

@@ -98,7 +98,7 @@ pub(super) fn tx_loop(s: &Shared, dir: &Direction) {
                     c.delivered.fetch_add(1, Ordering::Relaxed);
                     c.delivered_bytes
                         .fetch_add(p.data.len() as u64, Ordering::Relaxed);
-                    let late_ns = ramp_cc::time::duration_nanos(late);
+                    let late_ns = ramp_vocab::time::duration_nanos(late);
                     c.lateness_sum_ns.fetch_add(late_ns, Ordering::Relaxed);
                     c.lateness_max_ns.fetch_max(late_ns, Ordering::Relaxed);
                     if late > Duration::from_millis(1) {

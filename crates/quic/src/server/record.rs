@@ -5,7 +5,7 @@ use serde_json::{Map, Value};
 
 use crate::probe::{ConnProbe, ProbeSnapshot};
 use crate::stats::{ms, us};
-use ramp_cc::record_keys as k;
+use ramp_vocab::record_keys as k;
 
 use super::request::{Ids, Outcome};
 use super::Shared;

@@ -17,7 +17,7 @@ pub struct Arm {
 /// The first arm is the baseline. Labels must be unique.
 pub fn parse_arms(list: &str) -> Result<Vec<Arm>, String> {
     let mut arms: Vec<Arm> = Vec::new();
-    for item in split_top_level(list) {
+    for item in spec::split_list(list) {
         let item = item.trim();
         if item.is_empty() {
             continue;
@@ -50,25 +50,6 @@ pub fn parse_arms(list: &str) -> Result<Vec<Arm>, String> {
         return Err("no arms given".to_string());
     }
     Ok(arms)
-}
-
-/// Splits on commas outside parentheses.
-pub fn split_top_level(s: &str) -> Vec<&str> {
-    let mut parts = Vec::new();
-    let (mut depth, mut start) = (0i32, 0usize);
-    for (i, c) in s.char_indices() {
-        match c {
-            '(' => depth += 1,
-            ')' => depth -= 1,
-            ',' if depth == 0 => {
-                parts.push(&s[start..i]);
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    parts.push(&s[start..]);
-    parts
 }
 
 #[cfg(test)]

@@ -6,8 +6,8 @@ use crate::rng::Rng;
 use crate::SimError;
 
 /// An empirical distribution of a positive quantity given by quantiles
-/// (simulation.md §3.2: "prefer the empirical quantiles ... log-linear
-/// between the points"). Below the first and above the last point the
+/// (M-Lab NDT publishes quantiles, not fits: they are used as they are,
+/// log-linear between the points; docs/simulator.md). Below the first and above the last point the
 /// table is extended to p1 and p99 with the lognormal slope of the outer
 /// points, and draws are clamped there: the tails beyond are not known.
 #[derive(Clone, Debug, PartialEq)]

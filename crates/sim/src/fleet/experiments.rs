@@ -16,7 +16,7 @@
 
 use core::time::Duration;
 
-use ramp_cc::spec::SEED_ARMS;
+use ramp_cc::spec::{SEED_ARMS, SEED_BBR3_ARMS};
 use ramp_cc::Rate;
 
 use super::arms::{parse_arms, Arm};
@@ -106,11 +106,7 @@ pub fn plan(name: &str, connections: u64, seed: u64) -> Result<FleetPlan, SimErr
     let regions = || Population::Regions(seed_regions());
     let (population, workload, arm_list, mut base) = match name {
         "rapid-start-2026" => (regions(), Workload::seed(), arms(&SEED_ARMS)?, base),
-        "rapid-start-2026-bbr3" => {
-            let mut list = SEED_ARMS.to_vec();
-            list.push(("bbr3", "bbr3"));
-            (regions(), Workload::seed(), arms(&list)?, base)
-        }
+        "rapid-start-2026-bbr3" => (regions(), Workload::seed(), arms(&SEED_BBR3_ARMS)?, base),
         "cubic-hystart-matrix" => {
             let cells = hystart_grid(1).cells();
             let k = connections.div_ceil(cells).max(1);

@@ -2,7 +2,7 @@
 //! population, each run once per arm (controller), as in the Rapid Start
 //! production experiment (the Rapid Start slides, IETF 125) — in simulation.
 //!
-//! - [`Population`]: regions ([`population::Region`], simulation.md §3) or a
+//! - [`Population`]: regions ([`population::Region`], docs/experiments.md) or a
 //!   [`grid::Grid`] of fixed paths.
 //! - [`workload::Workload`]: object sizes and the bins they are reported in.
 //! - [`arms::Arm`]: a labelled controller; the first arm is the baseline.
@@ -16,7 +16,7 @@
 //!   bounded reorder window (memory flat in the number of connections).
 //! - [`summary`]: TTLB change per arm against the baseline and the
 //!   loss-ratio table, globally, per region and per size bin.
-//! - [`presets`]: the experiments of the seed documents.
+//! - [`experiments`]: the built-in experiments, one per published one.
 //! - [`population_file`]: custom populations in TOML.
 
 pub mod access;
@@ -286,7 +286,7 @@ impl FleetPlan {
 /// record's JSON object.
 fn with_fleet_keys(json: &str, c: &Connection) -> String {
     let body = json.strip_suffix('}').unwrap_or(json);
-    use ramp_cc::record_keys::{ACCESS, CONN, POLICED, POP, SIZE_BIN, WEB_USERS};
+    use ramp_vocab::record_keys::{ACCESS, CONN, POLICED, POP, SIZE_BIN, WEB_USERS};
     format!(
         "{body},\"{POP}\":{},\"{ACCESS}\":\"{}\",\"{POLICED}\":{},\"{WEB_USERS}\":{},\"{SIZE_BIN}\":{},\"{CONN}\":{}{}}}",
         crate::trace::json_str(&c.pop),

@@ -165,8 +165,8 @@ fn builtin(name: &str, bw: [f64; 5], rtt: [f64; 5], mix: [f64; 4], ookla: [f64; 
 
 /// The seven regions of the Rapid Start production experiment: name,
 /// bandwidth quantiles (Mbit/s), RTT quantiles (ms) and access mixture
-/// (mobile, wifi, wired, policed), from simulation.md §3.2 (NDT
-/// quantiles) and §3.3 (mixture).
+/// (mobile, wifi, wired, policed): M-Lab NDT regional quantiles and an
+/// access mixture per region (docs/experiments.md, "Population model").
 /// The last pair is the region's Ookla Speedtest Global Index medians
 /// (fixed, mobile; Mbit/s, median of the region's countries, Oct 2025).
 type RegionRow = (&'static str, [f64; 5], [f64; 5], [f64; 4], [f64; 2]);
@@ -225,7 +225,7 @@ const SEED_REGIONS: [RegionRow; 7] = [
 
 /// The seven regions of the Rapid Start production experiment (East and
 /// South-East Asia, Western and Eastern Europe, Africa, North and South
-/// America), from simulation.md §3.2 (NDT quantiles) and §3.3 (mixture).
+/// America): M-Lab NDT quantiles and access mixtures (docs/experiments.md).
 pub fn seed_regions() -> Vec<Region> {
     SEED_REGIONS
         .iter()

@@ -44,7 +44,8 @@ pub const DECILES: [f64; 9] = [10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 9
 
 /// The percentiles whose TTLB changes are averaged into
 /// [`TtlbChange::pctl_change_avg_pct`]: p5, p15, …, p95, the steps of the
-/// seed's percentile-delta query (Kazuho Oku, "Rapid Start: Faster Internet Connections, with Ruby's Help": `0.05.step(0.95, 0.1)`).
+/// percentile-delta query in Kazuho Oku's talk "Rapid Start: Faster
+/// Internet Connections, with Ruby's Help" (`0.05.step(0.95, 0.1)`).
 pub const DELTA_PERCENTILES: [f64; 10] =
     [5.0, 15.0, 25.0, 35.0, 45.0, 55.0, 65.0, 75.0, 85.0, 95.0];
 
@@ -118,10 +119,10 @@ pub struct Summary {
     pub loss_by_pop: Vec<(String, Vec<LossRow>)>,
 }
 
-/// The p-th percentile (0–100) of sorted `v` ([`ramp_cc::quantile`]'s
+/// The p-th percentile (0–100) of sorted `v` ([`ramp_vocab::quantile`]'s
 /// definition), NaN when `v` is empty.
 pub fn percentile(sorted: &[f64], p: f64) -> f64 {
-    ramp_cc::quantile::quantile_sorted(sorted, p / 100.0).unwrap_or(f64::NAN)
+    ramp_vocab::quantile::quantile_sorted(sorted, p / 100.0).unwrap_or(f64::NAN)
 }
 
 fn change(v: f64, base: f64) -> f64 {

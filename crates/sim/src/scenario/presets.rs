@@ -4,7 +4,7 @@
 //! figure and the talk's VDSL example; the `NETWORKS` table of quicly's
 //! `t/simulator-plot.rb`; the Pantheon calibrated emulators; WebPageTest's
 //! `connectivity.ini.sample`; and per-region poor/median/good profiles built
-//! from M-Lab NDT quantiles (§3.4: poor = bandwidth p25 with RTT p75 and a
+//! from M-Lab NDT quantiles (poor = bandwidth p25 with RTT p75 and a
 //! 200 ms queue, median = p50/p50/100 ms, good = p75/p25/30 ms).
 
 use core::time::Duration;
@@ -50,7 +50,7 @@ const TALK: &str = "RubyKaigi Rapid Start talk (VDSL example; queue assumed 30 m
 const QUICLY: &str = "quicly t/simulator-plot.rb NETWORKS";
 const PANTHEON: &str = "Pantheon calibrated emulator (RTT = 2 x one-way)";
 const WPT: &str = "WebPageTest connectivity.ini.sample (queue assumed 100 ms)";
-const REGION: &str = "M-Lab NDT Oct 2025 regional quantiles (simulation.md 3.4)";
+const REGION: &str = "M-Lab NDT Oct 2025 regional quantiles";
 
 /// Regional quantiles: (name, bw p25/p50/p75 Mbit/s, rtt p25/p50/p75 ms).
 const REGIONS: &[(&str, [f64; 3], [f64; 3])] = &[
@@ -123,7 +123,7 @@ pub fn all() -> Vec<Preset> {
         p("wpt-edge", WPT, 0.24, 840.0, 100.0, 0.0),
     ];
     for (region, bw, rtt) in REGIONS {
-        // Only Africa's poor profile carries random loss (simulation.md 3.4).
+        // Only Africa's poor profile carries random loss (docs/simulator.md).
         let poor_loss = if *region == "africa" { 0.005 } else { 0.0 };
         v.push(p(
             &format!("{region}-poor"),

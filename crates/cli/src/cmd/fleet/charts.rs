@@ -8,7 +8,7 @@ use ramp_sim::fleet::summary::Row;
 use ramp_sim::fleet::{FleetPlan, Population};
 
 use super::arm_labels;
-use ramp_cc::record_keys as k;
+use ramp_vocab::record_keys as k;
 
 /// The records as ramp-plot sees them, made one at a time (each analysis
 /// keeps only its own few fields per record, never the JSON maps): only

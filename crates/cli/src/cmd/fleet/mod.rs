@@ -28,8 +28,8 @@ use ramp_sim::fleet::population_file::PopulationFile;
 use ramp_sim::fleet::summary::summarize;
 use ramp_sim::fleet::{self, experiments, run, FleetPlan, Population};
 
-use crate::atomic_file::write_atomic;
 use crate::run_dir::{self, Owner};
+use ramp_vocab::atomic_file::write_atomic;
 
 mod charts;
 mod records;

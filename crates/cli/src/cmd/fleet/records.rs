@@ -6,8 +6,8 @@ use std::io::{BufRead, BufReader, Seek, SeekFrom};
 use std::path::Path;
 
 use anyhow::{bail, Context};
-use ramp_cc::record_keys as k;
 use ramp_sim::fleet::summary::Row;
+use ramp_vocab::record_keys as k;
 
 /// Cuts `records` back to its last whole connection (`arms` lines each)
 /// and returns how many connections it holds. A torn last line (the run

@@ -32,7 +32,7 @@ use std::str::FromStr;
 use anyhow::{bail, Context};
 use serde::{Deserialize, Serialize};
 
-use crate::atomic_file::write_atomic;
+use ramp_vocab::atomic_file::write_atomic;
 
 /// The manifest's file name in a shard directory.
 pub const MANIFEST: &str = "shard.json";
@@ -163,7 +163,8 @@ pub fn write_manifest(
     write_atomic(
         &dir.join(MANIFEST),
         serde_json::to_string_pretty(&m)?.as_bytes(),
-    )
+    )?;
+    Ok(())
 }
 
 /// One shard directory, checked.
