@@ -488,3 +488,40 @@ fn sigkill_leaves_only_the_namespace_and_cleanup_removes_it() {
         .expect("cleanup");
     assert!(!text(&again.stdout).contains(&ns));
 }
+
+#[test]
+fn mahimahi_trace_replaces_the_downlink_rate() {
+    need_root!();
+    // One 1500-byte opportunity per ms: 12 Mbit/s, where --rate says 1.
+    let trace = std::env::temp_dir().join(format!("ramp-shell-test-{}.trace", std::process::id()));
+    std::fs::write(
+        &trace,
+        (1..=10).map(|i| format!("{i}\n")).collect::<String>(),
+    )
+    .expect("trace");
+    let (port, h) = tcp_server(false, 300_000, 1);
+    let t = Instant::now();
+    let out = shell(
+        &[
+            "--rate",
+            "1mbit",
+            "--rtt",
+            "10ms",
+            "--queue",
+            "100ms",
+            "--trace",
+            &trace.to_string_lossy(),
+        ],
+        &format!("cat < /dev/tcp/$RAMP_SHELL_HOST/{port} | wc -c"),
+    );
+    let elapsed = t.elapsed();
+    assert_eq!(text(&out.stdout).trim(), "300000", "{}", text(&out.stderr));
+    // 300 kB at 12 Mbit/s: 200 ms at least; at --rate's 1 Mbit/s it would be 2.4 s.
+    assert!(elapsed >= Duration::from_millis(200), "{elapsed:?}");
+    assert!(
+        elapsed < Duration::from_millis(2_000),
+        "{elapsed:?}: the trace was not used"
+    );
+    let _ = std::fs::remove_file(&trace);
+    h.join().expect("server");
+}

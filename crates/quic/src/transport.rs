@@ -10,12 +10,24 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use quinn::{IdleTimeout, TransportConfig, VarInt};
+use quinn::{IdleTimeout, MtuDiscoveryConfig, TransportConfig, VarInt};
 
 use crate::adapter::RampFactory;
 
 /// UDP payload size used on every path (RFC 9000 §14.1 minimum).
 pub const DATAGRAM_BYTES: u16 = 1200;
+
+/// The largest UDP payload path MTU discovery searches up to: 6550 bytes,
+/// the largest datagram a full GSO batch of quinn 0.11 still carries.
+/// quinn sends up to 10 datagrams per batch (`MAX_TRANSMIT_SEGMENTS` in
+/// quinn 0.11.12's `connection.rs`), and Linux sends the batch as one UDP
+/// datagram split by the kernel, whose length field bounds the whole:
+/// `(65 535 − 20 IPv4 − 8 UDP) / 10 = 6550`. quinn's own default bound,
+/// 1452, is sized for Ethernet; above it, discovery finds what the path
+/// carries (RFC 8899 §5.1.2: up to the local interface's MTU): 1472 on an
+/// Ethernet path, the bound itself on loopback, where kernel TCP also runs
+/// with 64 KB segments.
+pub const PMTUD_UPPER_BOUND: u16 = 6550;
 
 /// Receive windows: 1 GiB, far above any emulated BDP.
 const RECEIVE_WINDOW_BYTES: u32 = 1 << 30;
@@ -40,4 +52,12 @@ pub fn transport_config(factory: Option<Arc<RampFactory>>, idle: Duration) -> Tr
         t.congestion_controller_factory(f);
     }
     t
+}
+
+/// quinn's path MTU discovery (DPLPMTUD, RFC 8899) searching up to
+/// [`PMTUD_UPPER_BOUND`].
+pub fn path_mtu_discovery() -> MtuDiscoveryConfig {
+    let mut m = MtuDiscoveryConfig::default();
+    m.upper_bound(PMTUD_UPPER_BOUND);
+    m
 }

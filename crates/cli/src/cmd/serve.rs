@@ -70,7 +70,8 @@ pub struct Args {
     #[arg(long)]
     datagram_bytes: Option<u16>,
     /// Path MTU discovery: `on` (default, as quinn) probes from 1200 bytes
-    /// up to 1452; `off` keeps every packet at 1200 bytes, the size the
+    /// up to 6550, the largest a 10-datagram GSO send carries (an Ethernet
+    /// path settles at 1472, loopback at 6550); `off` keeps every packet at 1200 bytes, the size the
     /// simulator models — use it (or --datagram-bytes) for congestion
     /// control experiments compared with `ramp sim`.
     #[arg(long, default_value = "on", value_parser = ["on", "off"])]
@@ -78,8 +79,7 @@ pub struct Args {
     /// Who paces sends: `controller` (default) sends at the controller's
     /// pacing rate, datagram by datagram, as the simulator does; `quinn`
     /// leaves quinn 0.11's own pacer in charge (1.25·cwnd/srtt in bursts
-    /// of 10 or more packets, with segmentation offload), which costs less
-    /// CPU per byte (docs/real-mode.md).
+    /// of 10 or more packets), for reference (docs/real-pacing.md).
     #[arg(long, default_value = "controller", value_parser = ramp_quic::server::SendPacing::NAMES)]
     pacing: String,
 }

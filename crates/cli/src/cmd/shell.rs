@@ -2,10 +2,12 @@
 
 use std::ffi::OsString;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
 use ramp_cc::Rate;
+use ramp_link::DeliveryTrace;
 use ramp_quic::relay::LinkParams;
 use ramp_quic::units::{parse_duration, parse_loss, parse_rate};
 use ramp_shell::{DirCounters, ShellConfig};
@@ -53,6 +55,14 @@ pub struct Args {
     /// The uplink's random loss, when it differs.
     #[arg(long)]
     uplink_loss: Option<String>,
+    /// Mahimahi trace for the downlink (into the shell): one line per
+    /// 1500-byte delivery opportunity, in ms, repeating; replaces --rate
+    /// in that direction (the buffer is --queue at the trace's mean rate).
+    #[arg(long)]
+    trace: Option<PathBuf>,
+    /// Mahimahi trace for the uplink; replaces --uplink-rate.
+    #[arg(long)]
+    uplink_trace: Option<PathBuf>,
     /// Seed of the random elements.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -94,7 +104,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let queue = parse_duration(required(&args.queue, "--queue")?).context("--queue")?;
     let loss = parse_loss(&args.loss).context("--loss")?;
     check_rate(rate, "--rate")?;
-    let down = LinkParams {
+    let mut down = LinkParams {
         rate,
         delay: rtt / 2,
         queue,
@@ -126,6 +136,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 ramp_shell::MTU
             );
         }
+    }
+    if let Some(f) = &args.trace {
+        down.set_trace(Arc::new(DeliveryTrace::load(f).context("--trace")?));
+    }
+    if let Some(f) = &args.uplink_trace {
+        up.set_trace(Arc::new(DeliveryTrace::load(f).context("--uplink-trace")?));
     }
     let cfg = ShellConfig {
         up: up.link_config(),

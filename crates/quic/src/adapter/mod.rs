@@ -6,7 +6,7 @@
 //!
 //! | quinn | ramp-cc |
 //! |---|---|
-//! | `on_sent(now, bytes, last_pn)` (once per send batch) | `on_packet_sent` |
+//! | `on_sent(now, bytes, last_pn)` (once per send batch) | `on_packet_sent` per datagram of the batch |
 //! | `on_ack(now, sent, bytes, app_limited, _)` (per packet) | buffered, then `on_packet_acked` |
 //! | `on_end_acks(now, in_flight, app_limited, largest)` | own RTT sample, the buffered `on_packet_acked`s, `on_ack_frame_end` |
 //! | `on_congestion_event(now, sent, pc, lost_bytes)` | `on_congestion_event` (`lost_bytes == 0` is ECN-CE in 0.11) |
@@ -21,6 +21,13 @@
 //! expose to controllers), updates the estimator, and only then hands the
 //! packets to the controller, so that they see the same up-to-date RTT as in
 //! ramp's own loss detector (RFC 9002 Appendix A.7 order).
+//!
+//! Send batches: with segmentation offload quinn sends up to ten
+//! datagrams in one batch and reports them with one `on_sent` of their
+//! total bytes. Every datagram of a GSO batch but the last has the
+//! batch's segment size, at most the path MTU, so the shim hands the
+//! controller `ceil(bytes / MTU)` datagrams (the batch's bytes split
+//! evenly), each with a number of its own, as the simulator sends them.
 //!
 //! Packet numbers: quinn reports one `last_packet_number` per send batch,
 //! numbered per packet-number space, and none per acknowledged packet;
@@ -110,8 +117,8 @@ impl RampFactory {
 
     /// The connection's sends follow the controller's pacing rate once
     /// `wake` is attached to the established connection (until then, and
-    /// if it never is, quinn paces). The connection must run without
-    /// segmentation offload ([`gate`]).
+    /// if it never is, quinn paces). Segmentation offload may stay on: the
+    /// gate charges each datagram of a batch ([`gate`]).
     pub fn paced_by_controller(mut self, wake: Arc<ConnWake>) -> RampFactory {
         self.wake = Some(wake);
         self
@@ -144,6 +151,8 @@ pub struct ShimCounters {
     pub ack_frames: u64,
     /// Send batches (`on_sent` calls).
     pub send_batches: u64,
+    /// Datagrams handed to the controller (`ceil(bytes / MTU)` per batch).
+    pub datagrams_sent: u64,
     /// Congestion events reported by quinn (loss passes and CE increases).
     pub congestion_events: u64,
 }
@@ -284,6 +293,15 @@ impl RampController {
             .filter(|g| g.wake.is_attached() && g.pacer.rate().is_some())
     }
 
+    /// quinn is not inside a send pass (it takes ACKs and losses between
+    /// passes): grants the gate made since the last batch stand for no
+    /// datagram.
+    fn end_send_pass(&self) {
+        if let Some(g) = &self.gate {
+            g.pacer.end_pass();
+        }
+    }
+
     /// The number of an acknowledged packet sent at `sent`: the next of
     /// that send time's run, or the last number of the newest earlier run.
     fn packet_number_of(&mut self, sent: Instant) -> u64 {
@@ -346,20 +364,26 @@ impl RampController {
 impl Controller for RampController {
     fn on_sent(&mut self, now: Instant, bytes: u64, _last_packet_number: u64) {
         self.counters.send_batches += 1;
-        let batch = self.next_batch;
-        self.next_batch += 1;
-        self.batches
-            .entry(now)
-            .and_modify(|run| run.last = batch)
-            .or_insert(BatchRun {
-                next: batch,
-                last: batch,
-            });
-        self.bytes_in_flight = self.bytes_in_flight.saturating_add(bytes);
         let t = self.time(now);
-        let in_flight = self.bytes_in_flight;
-        self.inner_mut()
-            .on_packet_sent(t, Some(batch), bytes, in_flight);
+        let datagrams = bytes.div_ceil(self.mds.max(1)).max(1);
+        for i in 0..datagrams {
+            // Even split: the sizes add up to the batch's bytes exactly.
+            let size = bytes * (i + 1) / datagrams - bytes * i / datagrams;
+            let number = self.next_batch;
+            self.next_batch += 1;
+            self.batches
+                .entry(now)
+                .and_modify(|run| run.last = number)
+                .or_insert(BatchRun {
+                    next: number,
+                    last: number,
+                });
+            self.bytes_in_flight = self.bytes_in_flight.saturating_add(size);
+            let in_flight = self.bytes_in_flight;
+            self.inner_mut()
+                .on_packet_sent(t, Some(number), size, in_flight);
+        }
+        self.counters.datagrams_sent += datagrams;
         if self.active_gate().is_some() {
             // The gate's clock is the one `window()` reads: quinn's `now`
             // is taken once per driver pass, before the pass's datagrams.
@@ -390,6 +414,7 @@ impl Controller for RampController {
         _largest_packet_num_acked: Option<u64>,
     ) {
         self.counters.ack_frames += 1;
+        self.end_send_pass();
         self.bytes_in_flight = in_flight;
         self.flush_acks(now, in_flight, app_limited);
         if let Some(horizon) = now.checked_sub(BATCH_MEMORY) {
@@ -415,6 +440,7 @@ impl Controller for RampController {
         lost_bytes: u64,
     ) {
         self.counters.congestion_events += 1;
+        self.end_send_pass();
         if !self.pending.is_empty() {
             // Acks without a frame end (quinn's Retry path): deliver them first.
             let in_flight = self.bytes_in_flight;
@@ -449,6 +475,9 @@ impl Controller for RampController {
 
     fn on_mtu_update(&mut self, new_mtu: u16) {
         self.mds = u64::from(new_mtu);
+        if let Some(g) = &mut self.gate {
+            g.pacer.set_datagram_size(self.mds);
+        }
         self.inner_mut().on_mtu_update(u64::from(new_mtu));
         self.refresh();
     }
@@ -462,7 +491,7 @@ impl Controller for RampController {
         let now = Instant::now();
         match g
             .pacer
-            .verdict(self.time(now), self.bytes_in_flight, self.window, self.mds)
+            .ask(self.time(now), self.bytes_in_flight, self.window)
         {
             Verdict::Open => OPEN_WINDOW,
             Verdict::WindowFull => CLOSED_WINDOW,

@@ -145,19 +145,23 @@ fn quinn_instants_map_to_nanoseconds_since_build() {
 #[test]
 fn rfc9002_a7_acks_reach_the_controller_after_the_frame_rtt_sample() {
     let (mut c, calls, base) = setup();
-    c.on_sent(base, 2400, 1); // packets 0 and 1, one batch
+    c.on_sent(base, 2400, 1); // packets 0 and 1, one GSO batch
     c.on_sent(base + ms(1), 1200, 2);
     // quinn: on_ack per packet, then on_end_acks; nothing reaches the
     // controller before the frame ends.
     c.ack(base, 1200);
     c.ack(base, 1200);
     c.ack(base + ms(1), 1200);
-    assert_eq!(calls.lock().unwrap().len(), 2);
+    assert_eq!(
+        calls.lock().unwrap().len(),
+        3,
+        "a batch of two datagrams is two sends"
+    );
     c.on_end_acks(base + ms(41), 0, false, Some(2));
     let calls = calls.lock().unwrap().clone();
     // The newest acked packet (sent at 1 ms) gives the 40 ms sample,
     // seen by every packet of the frame.
-    let acked: Vec<_> = calls[2..5].to_vec();
+    let acked: Vec<_> = calls[3..6].to_vec();
     let acked_at_41 = |pn, sent| Call::Acked {
         t: Time::from_millis(41),
         pn,
@@ -169,17 +173,17 @@ fn rfc9002_a7_acks_reach_the_controller_after_the_frame_rtt_sample() {
         acked,
         vec![
             acked_at_41(Some(0), Time::ZERO),
-            acked_at_41(Some(0), Time::ZERO),
-            acked_at_41(Some(1), Time::from_millis(1)),
+            acked_at_41(Some(1), Time::ZERO),
+            acked_at_41(Some(2), Time::from_millis(1)),
         ]
     );
     assert_eq!(
-        calls[5],
+        calls[6],
         Call::FrameEnd {
             t: Time::from_millis(41),
             summary: AckFrameSummary {
                 bytes_in_flight: 0,
-                largest_acked: Some(1),
+                largest_acked: Some(2),
                 rtt_sample: Some(ms(40)),
                 app_limited: false,
             },
@@ -274,7 +278,7 @@ fn the_gate_opens_for_the_controllers_rate_and_window_only() {
 #[test]
 fn rfc9002_7_1_zero_lost_bytes_is_ecn_ce_and_loss_carries_bytes() {
     let (mut c, calls, base) = setup();
-    c.on_sent(base, 3600, 2);
+    c.on_sent(base, 1200, 2);
     c.on_congestion_event(base + ms(50), base, false, 0);
     c.on_congestion_event(base + ms(60), base, true, 1200);
     let calls = calls.lock().unwrap().clone();
@@ -324,7 +328,8 @@ fn bytes_in_flight_estimate_follows_sends_acks_and_losses() {
             _ => None,
         })
         .collect();
-    assert_eq!(in_flight, vec![2400, 3600, 2400]);
+    // The 2400-byte batch is two datagrams.
+    assert_eq!(in_flight, vec![1200, 2400, 3600, 2400]);
     assert_eq!(calls.last(), Some(&Call::Mtu(1400)));
 }
 
@@ -410,4 +415,38 @@ mod props {
             }
         }
     }
+}
+
+#[test]
+fn a_gso_batch_reaches_the_controller_datagram_by_datagram() {
+    // quinn reports a GSO batch with one `on_sent` of its total bytes:
+    // 3 × 1200 + 500 bytes is four datagrams, each numbered, their sizes
+    // adding up to the batch.
+    let (mut c, calls, base) = setup();
+    c.on_sent(base, 3 * 1200 + 500, 7);
+    let sent: Vec<(Option<u64>, u64, u64)> = calls
+        .lock()
+        .unwrap()
+        .iter()
+        .filter_map(|call| match call {
+            Call::Sent {
+                pn,
+                bytes,
+                in_flight,
+                ..
+            } => Some((*pn, *bytes, *in_flight)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        sent,
+        vec![
+            (Some(0), 1025, 1025),
+            (Some(1), 1025, 2050),
+            (Some(2), 1025, 3075),
+            (Some(3), 1025, 4100),
+        ]
+    );
+    assert_eq!(c.counters().send_batches, 1);
+    assert_eq!(c.counters().datagrams_sent, 4);
 }

@@ -26,14 +26,10 @@ pub(super) async fn handle_connection(shared: Arc<Shared>, incoming: quinn::Inco
     let mut cfg = quinn::ServerConfig::with_crypto(shared.tls.clone());
     let mut transport = transport_config(Some(Arc::new(factory)), shared.idle_timeout);
     transport.send_window(SEND_WINDOW_BYTES);
-    if wake.is_some() {
-        // The gate judges one datagram per `window()` call (adapter::gate).
-        transport.enable_segmentation_offload(false);
-    }
     if let Some(n) = shared.datagram_bytes {
         transport.initial_mtu(n).min_mtu(n);
     } else if shared.pmtud {
-        transport.mtu_discovery_config(Some(quinn::MtuDiscoveryConfig::default()));
+        transport.mtu_discovery_config(Some(crate::transport::path_mtu_discovery()));
     }
     cfg.transport_config(Arc::new(transport));
     let Ok(connecting) = incoming.accept_with(Arc::new(cfg)) else {

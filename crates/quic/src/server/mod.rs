@@ -57,15 +57,12 @@ pub struct ServeConfig {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum SendPacing {
     /// The controller's `pacing_rate()`, through the adapter's gate
-    /// ([`crate::adapter::gate`]); quinn's segmentation offload is off so
-    /// each datagram is gated. What the simulator's leaky-bucket pacer
-    /// models.
+    /// ([`crate::adapter::gate`]), which charges each datagram of a GSO
+    /// batch. What the simulator's leaky-bucket pacer models.
     #[default]
     Controller,
     /// quinn 0.11's own pacer (`1.25 · window / srtt`, bursts of at least
-    /// 10 packets) with segmentation offload on: stock quinn, and the
-    /// cheaper choice when a benchmark measures the server, not a
-    /// controller.
+    /// 10 packets): stock quinn, for reference.
     Quinn,
 }
 
@@ -117,8 +114,8 @@ pub struct ServeOptions {
     /// packets in one GSO send, which must fit 64 KiB.
     pub datagram_bytes: Option<u16>,
     /// Without a fixed `datagram_bytes`: run path MTU discovery (quinn's
-    /// DPLPMTUD, RFC 8899 / RFC 9000 §14.3, from 1200 bytes up to quinn's
-    /// 1452-byte bound) instead of staying at 1200. Off here, so library
+    /// DPLPMTUD, RFC 8899 / RFC 9000 §14.3, from 1200 bytes up to
+    /// [`crate::transport::PMTUD_UPPER_BOUND`]) instead of staying at 1200. Off here, so library
     /// users (the real-vs-simulator benchmark, the end-to-end tests) compare
     /// packet for packet with the simulator; `ramp serve` turns it on
     /// unless told `--pmtud off`.
