@@ -1,9 +1,9 @@
 """Run ramp's work on a Dask cluster.
 
-    ramp-lab fleet --local 2 --shards 8 -- -n 4000 --seed 1 -o run/
-    ramp-lab fleet --scheduler tcp://HOST:8786 --shards 64 -- \
+    python -m ramp_lab fleet --local 2 --shards 8 -- -n 4000 --seed 1 -o run/
+    python -m ramp_lab fleet --scheduler tcp://HOST:8786 --shards 64 -- \
         --preset rapid-start-2026 -n 1000000 -o run/
-    ramp-lab ndq --local 2 -- 'group_by(_.group) { count() }' logs/*.ndjson
+    python -m ramp_lab ndq --local 2 -- 'group_by(_.group) { count() }' logs/*.ndjson
 
 (`python -m ramp_lab.dist` is the same program.)
 
@@ -231,7 +231,9 @@ def main(argv: list[str] | None = None) -> int:
         own, passthrough = argv[:i], argv[i + 1:]
     else:
         own, passthrough = argv, []
-    ap = argparse.ArgumentParser(prog="ramp-lab", description=(__doc__ or "").split("\n\n")[0])
+    ap = argparse.ArgumentParser(
+        prog="python -m ramp_lab", description=(__doc__ or "").split("\n\n")[0]
+    )
     ap.add_argument("what", choices=["fleet", "ndq"])
     where = ap.add_mutually_exclusive_group(required=True)
     where.add_argument("--local", type=_positive, metavar="N",
