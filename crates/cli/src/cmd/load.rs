@@ -197,6 +197,7 @@ pub fn start_h2_server(
     listen: std::net::SocketAddr,
     identity: &ramp_quic::tls::Identity,
     root: Option<PathBuf>,
+    tcp_cc: Option<String>,
     limit: Option<Duration>,
 ) -> anyhow::Result<()> {
     use ramp_quic::h2::server::{serve_blocking, H2Config};
@@ -204,6 +205,7 @@ pub fn start_h2_server(
         listen,
         identity: ramp_quic::h2::tls::clone_identity(identity),
         root,
+        tcp_cc,
     };
     let (tx, rx) = std::sync::mpsc::channel::<Result<(), String>>();
     let tx_err = tx.clone();
