@@ -8,7 +8,13 @@
 #     namespace (net.ipv4.tcp_sack=0: the SYN offers no SACK, so the
 #     connection has none; RFC 2018), to test what SACK is worth;
 #   - ramp's QUIC `cubic`, `newreno`, `cubic+hystart`, `rapidstart`,
-#     `bbr3` (`ramp serve --cc`), fetched with `ramp get`;
+#     `bbr3` (`ramp serve --cc`), fetched with `ramp get`, with DATAGRAM-
+#     byte UDP payloads (default 1472: a full packet is 1500 bytes on the
+#     wire, as a full TCP segment with MSS 1448 and timestamps is; at a
+#     given per-packet loss rate a loss-limited flow's rate is
+#     proportional to its packet size, so unequal sizes would decide the
+#     comparison by themselves). The servers write their stats records
+#     (loss episodes, PTOs) to OUT/serve-quic-CC.ndjson;
 #   - and the simulator (`ramp sim`) for the same QUIC controllers, paths
 #     and seeds.
 # Download time is from the request to the last byte (curl:
@@ -26,7 +32,9 @@
 #
 # Usage: sudo bench/shell/lab.sh [OUT]        (default OUT: lab-out)
 #   RUNS=3 SIZE=1000000 LOSSES="0 1 2 4 8" RATES="10mbit 50mbit"
-#   RTTS="20ms 80ms" JOBS=4 (the queue is one RTT at the rate, 1 BDP)
+#   RTTS="20ms 80ms" JOBS=4 DATAGRAM=1472 (the queue is one RTT at the
+#   rate, 1 BDP) LOSS=both (random loss on both links; `down`: on the
+#   downlink only, as the simulator, whose ACK path is lossless)
 #   RAMP=path/to/ramp (default: the release build, built first)
 set -eu
 cd "$(dirname "$0")/../.."
@@ -36,6 +44,7 @@ if [ "${1:-}" = "--job" ]; then
     stack=$2 cc=$3 rate=$4 rtt=$5 loss=$6 seed=$7
     port=$(grep "^$stack $cc " "$LAB_OUT/ports" | cut -d' ' -f3)
     link="--rate $rate --rtt $rtt --queue $rtt --loss $loss% --seed $seed"
+    [ "$LAB_LOSS" = down ] && link="$link --uplink-loss 0%"
     url="https://\$RAMP_SHELL_HOST:$port/bytes/$LAB_SIZE"
     curl_w="-sk -o /dev/null -m 600 -w '%{time_pretransfer} %{time_total} %{size_download} %{http_version}'"
     case $stack in
@@ -93,6 +102,9 @@ LOSSES=${LOSSES:-0 1 2 4 8}
 RATES=${RATES:-10mbit 50mbit}
 RTTS=${RTTS:-20ms 80ms}
 JOBS=${JOBS:-4}
+DATAGRAM=${DATAGRAM:-1472}
+LOSS=${LOSS:-both}
+case $LOSS in both | down) ;; *) echo "lab.sh: LOSS must be both or down" >&2; exit 2 ;; esac
 QUIC_CCS="cubic newreno cubic+hystart rapidstart bbr3"
 TCP_CCS="cubic reno"
 if [ -z "${RAMP:-}" ]; then
@@ -126,7 +138,8 @@ for cc in $TCP_CCS; do
     port=$((port + 1))
 done
 for cc in $QUIC_CCS; do
-    "$RAMP" serve --cc "$cc" --listen "0.0.0.0:$port" --pmtud off > "$OUT/serve-quic-$cc.log" 2>&1 &
+    "$RAMP" serve --cc "$cc" --listen "0.0.0.0:$port" --datagram-bytes "$DATAGRAM" \
+        --stats "$OUT/serve-quic-$cc.ndjson" > "$OUT/serve-quic-$cc.log" 2>&1 &
     PIDS="$PIDS $!"
     echo "quic $cc $port" >> "$OUT/ports"
     port=$((port + 1))
@@ -145,12 +158,12 @@ done; done; done \
     | awk 'BEGIN {srand(1)} {print rand() "\t" $0}' | sort -n | cut -f2- > "$OUT/jobs"
 echo "lab.sh: $(wc -l < "$OUT/jobs") downloads, $JOBS at a time; load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 start=$(date +%s)
-LAB_OUT=$OUT LAB_SIZE=$SIZE RAMP=$RAMP xargs -P "$JOBS" -L 1 sh "$0" --job < "$OUT/jobs"
+LAB_OUT=$OUT LAB_SIZE=$SIZE LAB_LOSS=$LOSS RAMP=$RAMP xargs -P "$JOBS" -L 1 sh "$0" --job < "$OUT/jobs"
 echo "lab.sh: done in $(($(date +%s) - start)) s; load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 
-# The simulator: the same paths, controllers and seeds (1200-byte
-# datagrams, IW 10 and the leaky-bucket pacer, as ramp serve --pmtud off).
-printf '[endpoint]\nmds = 1200\niw = 10\npacer = "leaky-bucket"\n' > "$OUT/sim.toml"
+# The simulator: the same paths, controllers and seeds (the same
+# datagram size, IW 10 and the leaky-bucket pacer, as ramp serve's).
+printf '[endpoint]\nmds = %s\niw = 10\npacer = "leaky-bucket"\n' "$DATAGRAM" > "$OUT/sim.toml"
 : > "$OUT/sim.ndjson"
 for rate in $RATES; do for rtt in $RTTS; do for loss in $LOSSES; do
     for seed in $(seq "$RUNS"); do
@@ -164,5 +177,6 @@ done; done; done
     _ + {"group": "sim QUIC " + cc, "cc.algorithm": cc, "stack": "sim", "ttlb-us": _["client-ttlb-us"]}' \
     "$OUT/sim.ndjson" >> "$OUT/records.ndjson"
 rm "$OUT/sim.ndjson"
+for f in "$OUT"/serve-quic-*.ndjson; do [ -s "$f" ] || rm -f "$f"; done
 
 sh bench/shell/lab_report.sh "$OUT"

@@ -74,12 +74,16 @@ pub(crate) fn parse_head(head: &[u8]) -> Result<RequestHead, HeadError> {
         .split('\n')
         .map(|l| l.strip_suffix('\r').unwrap_or(l))
         .skip_while(|l| l.is_empty());
-    let request_line = lines.next().ok_or(HeadError::Malformed("no request line"))?;
+    let request_line = lines
+        .next()
+        .ok_or(HeadError::Malformed("no request line"))?;
     let mut parts = request_line.split(' ');
     let (Some(method), Some(target), Some(version), None) =
         (parts.next(), parts.next(), parts.next(), parts.next())
     else {
-        return Err(HeadError::Malformed("request line is not METHOD TARGET VERSION"));
+        return Err(HeadError::Malformed(
+            "request line is not METHOD TARGET VERSION",
+        ));
     };
     let http11 = match version {
         "HTTP/1.1" => true,
@@ -92,7 +96,11 @@ pub(crate) fn parse_head(head: &[u8]) -> Result<RequestHead, HeadError> {
         // Only origin-form (RFC 9112 §3.2.1): this is not a proxy.
         return Err(HeadError::Malformed("target is not origin-form"));
     }
-    let path = target.split(['?', '#']).next().unwrap_or(target).to_string();
+    let path = target
+        .split(['?', '#'])
+        .next()
+        .unwrap_or(target)
+        .to_string();
     let mut host = false;
     let mut close = !http11;
     for line in lines.take_while(|l| !l.is_empty()) {
@@ -359,7 +367,10 @@ mod tests {
         // HEAD: the length of the GET, no body.
         let end = rest.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4;
         let head = std::str::from_utf8(&rest[..end]).unwrap();
-        assert!(head.starts_with("HTTP/1.1 200 OK\r\ncontent-length: 7\r\n"), "{head}");
+        assert!(
+            head.starts_with("HTTP/1.1 200 OK\r\ncontent-length: 7\r\n"),
+            "{head}"
+        );
         let (h, body, rest) = split_response(&rest[end..]);
         assert!(h.starts_with("HTTP/1.1 404 "), "{h}");
         assert!(h.contains("connection: close"), "{h}");
@@ -372,7 +383,11 @@ mod tests {
         for (req, status) in [
             (b"GET / HTTP/1.1\r\n\r\n".to_vec(), "400"),
             (
-                [b"GET / HTTP/1.1\r\nX: ".to_vec(), vec![b'a'; MAX_HEAD_BYTES + 10]].concat(),
+                [
+                    b"GET / HTTP/1.1\r\nX: ".to_vec(),
+                    vec![b'a'; MAX_HEAD_BYTES + 10],
+                ]
+                .concat(),
                 "431",
             ),
         ] {

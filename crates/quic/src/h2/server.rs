@@ -373,6 +373,9 @@ mod tests {
             panic!("an unknown controller was accepted");
         };
         let msg = e.to_string();
-        assert!(msg.contains("\"no-such-cc\"") && msg.contains("this kernel has"), "{msg}");
+        assert!(
+            msg.contains("\"no-such-cc\"") && msg.contains("this kernel has"),
+            "{msg}"
+        );
     }
 }
