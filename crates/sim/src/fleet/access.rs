@@ -100,6 +100,12 @@ pub struct PathModel {
     /// Sui et al., MobiSys 2016). [off in the fitted model; its ablation
     /// row is in docs/experiments.md]
     pub wifi_jitter: Option<crate::link::Jitter>,
+    /// ACK batching at the data sender on every path: the server's
+    /// receive loop with ramp's real-mode wake-up latencies
+    /// (`crate::wakeup`). [off in the fitted model: measured on ramp's
+    /// real server, not on a production one; its ablation row is in
+    /// docs/experiments.md]
+    pub ack_batching: bool,
 }
 
 impl Default for PathModel {
@@ -118,6 +124,7 @@ impl Default for PathModel {
             droptail_buffer_ms: (50.0, 250.0),
             mobile_buffer_ms: (300.0, 2000.0),
             wifi_jitter: None,
+            ack_batching: false,
         }
     }
 }

@@ -214,6 +214,7 @@ impl Grid {
                 policer: None,
                 ack_aggregation: None,
                 jitter: None,
+                ack_batching: false,
                 ack_policy: self.ack_policy,
                 web_users: 0,
             },

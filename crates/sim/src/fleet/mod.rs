@@ -205,6 +205,9 @@ impl FleetPlan {
         p.policer = path.policer;
         p.ack_aggregation = path.ack_aggregation;
         p.jitter = path.jitter;
+        p.ack_batching = path
+            .ack_batching
+            .then(crate::wakeup::WakeupLatency::real_mode_measured);
         sc.endpoint.ack_policy = path.ack_policy;
         if path.web_users > 0 {
             // Other users' browsers: CUBIC (Chrome's QUIC default), a page

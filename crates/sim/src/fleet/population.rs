@@ -126,6 +126,8 @@ pub struct PathSample {
     pub ack_aggregation: Option<Duration>,
     /// Data-path delay variation without reordering (Wi-Fi).
     pub jitter: Option<crate::link::Jitter>,
+    /// ACK batching at the data sender (`crate::wakeup`).
+    pub ack_batching: bool,
     /// The client's ACK policy.
     pub ack_policy: AckPolicy,
     /// Web users browsing on the same bottleneck (0: none).
@@ -307,6 +309,7 @@ impl Region {
             policer,
             ack_aggregation: ap.ack_aggregation,
             jitter: ap.jitter,
+            ack_batching: self.paths.ack_batching,
             ack_policy,
             web_users,
         }

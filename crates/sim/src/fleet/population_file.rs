@@ -29,6 +29,7 @@
 //! cross_traffic_share = 0.2          # paths with web users on the bottleneck
 //! cross_traffic_users = 2            # (3GPP HTTP model, CUBIC; default 0 / 2)
 //! wifi_jitter = true                 # Wi-Fi delay variation, WiFiSeer's (default off)
+//! ack_batching = true                # the sender's receive loop, real mode's (default off)
 //!
 //! # or, instead of regions, a grid:
 //! # [grid]
@@ -95,6 +96,7 @@ struct FilePaths {
     cross_traffic_share: Option<f64>,
     cross_traffic_users: Option<u32>,
     wifi_jitter: Option<bool>,
+    ack_batching: Option<bool>,
 }
 
 #[derive(Deserialize)]
@@ -413,6 +415,9 @@ fn paths(p: &FilePaths) -> Result<PathModel, String> {
     )?;
     if let Some(on) = p.wifi_jitter {
         m.wifi_jitter = on.then_some(crate::link::Jitter::WIFI_SUI_2016);
+    }
+    if let Some(on) = p.ack_batching {
+        m.ack_batching = on;
     }
     if let Some(u) = p.cross_traffic_users {
         if !(1..=64).contains(&u) {

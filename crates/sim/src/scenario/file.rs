@@ -175,6 +175,37 @@ struct FilePath {
     rate_step: Vec<FileRateStep>,
     trace: Option<String>,
     jitter: Option<FileJitter>,
+    ack_batching: Option<FileBatching>,
+}
+
+/// `path.ack_batching`: a built-in table's name or quantile points.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum FileBatching {
+    Name(String),
+    Table(Vec<(f64, u64)>),
+}
+
+impl FileBatching {
+    fn latency(self) -> Result<Option<crate::wakeup::WakeupLatency>, String> {
+        use crate::wakeup::WakeupLatency;
+        match self {
+            FileBatching::Name(n) if n == "real-mode" => {
+                Ok(Some(WakeupLatency::real_mode_measured()))
+            }
+            FileBatching::Name(n) if n == "off" => Ok(None),
+            FileBatching::Name(n) => Err(format!(
+                "path.ack_batching: \"real-mode\", \"off\" or a table [[p, µs], ...], not {n:?}"
+            )),
+            FileBatching::Table(t) => WakeupLatency::new(
+                t.into_iter()
+                    .map(|(p, us)| (p, Duration::from_micros(us)))
+                    .collect(),
+            )
+            .map(Some)
+            .map_err(|e| format!("path.ack_batching: {e}")),
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -360,6 +391,9 @@ impl FilePath {
                 return Err("path.ack_aggregation: must be positive".into());
             }
             p.ack_aggregation = Some(d);
+        }
+        if let Some(b) = self.ack_batching {
+            p.ack_batching = b.latency()?;
         }
         if !self.rate_step.is_empty() {
             p.rate_steps = self

@@ -20,6 +20,8 @@
 //! # ecn_threshold = "1ms"       # shorthand for aqm = "step:1ms"
 //! # reverse_rate = "10mbit"     # serialise ACKs on the reverse path
 //! # ack_aggregation = "4ms"     # release ACKs in batches every 4 ms
+//! # ack_batching = "real-mode"  # the sender's receive loop (crate::wakeup); or a
+//! #                             # table [[p, µs], ...] from p = 0 to 1
 //! # [[path.rate_step]]          at = "5s", rate = "10mbit" (the link's rate from then on)
 //! # trace = "lte.down"          # deliver at a Mahimahi trace's opportunities (replaces rate)
 //! # [path.jitter]           median = "3ms", p90 = "20ms" (Wi-Fi delay variation, no reordering)
@@ -96,6 +98,9 @@ pub struct PathConfig {
     /// Log-normal delay variation after the bottleneck that never
     /// reorders (a Wi-Fi hop; `ramp_link::Jitter`).
     pub jitter: Option<Jitter>,
+    /// The data sender's receive loop: ACK frames processed in wake-ups
+    /// ([`crate::wakeup`]); None: each at its arrival.
+    pub ack_batching: Option<crate::wakeup::WakeupLatency>,
 }
 
 /// One change of the bottleneck rate ([`PathConfig::rate_steps`]).
@@ -212,6 +217,7 @@ impl Scenario {
                 rate_steps: Vec::new(),
                 trace: None,
                 jitter: None,
+                ack_batching: None,
             },
             endpoint: EndpointConfig {
                 mds: 1252,
