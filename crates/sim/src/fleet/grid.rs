@@ -215,6 +215,8 @@ impl Grid {
                 ack_aggregation: None,
                 jitter: None,
                 ack_batching: false,
+                cellular: false,
+                trace: None,
                 ack_policy: self.ack_policy,
                 web_users: 0,
             },

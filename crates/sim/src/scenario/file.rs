@@ -176,6 +176,31 @@ struct FilePath {
     trace: Option<String>,
     jitter: Option<FileJitter>,
     ack_batching: Option<FileBatching>,
+    cellular: Option<FileCellular>,
+}
+
+/// `[path.cellular]`: every key optional, CellReplay's defaults.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileCellular {
+    light_bytes: Option<Q<u64>>,
+    light_fraction: Option<f64>,
+    idle_reset: Option<Q<Duration>>,
+    drift_mean: Option<f64>,
+    drift_period: Option<Q<Duration>>,
+}
+
+impl FileCellular {
+    fn cellular(self) -> Result<crate::link::Cellular, String> {
+        let mut c = crate::link::Cellular::CELLREPLAY;
+        set(&mut c.light_bytes, self.light_bytes.map(|Q(b)| b));
+        set(&mut c.light_fraction, self.light_fraction);
+        set(&mut c.idle_reset, self.idle_reset.map(|Q(d)| d));
+        set(&mut c.drift_mean, self.drift_mean);
+        set(&mut c.drift_period, self.drift_period.map(|Q(d)| d));
+        c.check().map_err(|e| format!("path.cellular.{e}"))?;
+        Ok(c)
+    }
 }
 
 /// `path.ack_batching`: a built-in table's name or quantile points.
@@ -394,6 +419,12 @@ impl FilePath {
         }
         if let Some(b) = self.ack_batching {
             p.ack_batching = b.latency()?;
+        }
+        if let Some(c) = self.cellular {
+            if self.trace.is_some() {
+                return Err("path.cellular: a trace-driven link cannot be cellular too".into());
+            }
+            p.cellular = Some(c.cellular()?);
         }
         if !self.rate_step.is_empty() {
             p.rate_steps = self
