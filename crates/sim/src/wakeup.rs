@@ -179,7 +179,7 @@ mod tests {
         let mut at = Time::ZERO;
         let mut r = Rng::new(9, 9);
         for _ in 0..10_000 {
-            at = at + Duration::from_micros((r.next_f64() * 400.0) as u64);
+            at += Duration::from_micros((r.next_f64() * 400.0) as u64);
             let p = e.process_at(at);
             assert!(p >= at && p >= last);
             last = p;
