@@ -46,7 +46,7 @@ use ramp_vocab::time::duration_nanos;
 
 pub mod socket;
 
-pub use socket::{bind, StampedRuntime, StampedSocket};
+pub use socket::{bind, Bound, StampedRuntime, StampedSocket};
 
 /// How many hand-overs the log remembers. A connection processes its
 /// datagrams shortly after the driver hands them over; 16 384 receives

@@ -77,12 +77,21 @@ impl fmt::Debug for StampedSocket {
     }
 }
 
-/// Binds `addr` and returns the socket and runtime to build a quinn
+/// What [`bind`] returns: the socket and runtime to build a quinn
 /// endpoint with (`Endpoint::new_with_abstract_socket`), and the log the
-/// controllers read. Must be called inside a tokio runtime.
-pub fn bind(
-    addr: SocketAddr,
-) -> io::Result<(Arc<dyn AsyncUdpSocket>, Arc<dyn Runtime>, Arc<ArrivalLog>)> {
+/// controllers read.
+pub struct Bound {
+    /// The [`StampedSocket`].
+    pub socket: Arc<dyn AsyncUdpSocket>,
+    /// The [`StampedRuntime`] sharing its clock.
+    pub runtime: Arc<dyn Runtime>,
+    /// The socket's receive times.
+    pub log: Arc<ArrivalLog>,
+}
+
+/// Binds `addr` with kernel receive times. Must be called inside a tokio
+/// runtime.
+pub fn bind(addr: SocketAddr) -> io::Result<Bound> {
     let sock = std::net::UdpSocket::bind(addr)?;
     let dup = sock.try_clone()?;
     let clock = Arc::new(StrictClock::new());
@@ -97,18 +106,22 @@ pub fn bind(
         log: log.clone(),
         handed_over: AtomicBool::new(false),
     };
-    Ok((Arc::new(socket), Arc::new(StampedRuntime::new(clock)), log))
+    Ok(Bound {
+        socket: Arc::new(socket),
+        runtime: Arc::new(StampedRuntime::new(clock)),
+        log,
+    })
 }
 
 /// quinn-udp 0.6's receive description as quinn-udp 0.5's (quinn's).
 fn to_quinn_meta(m: &stamped::RecvMeta) -> RecvMeta {
-    let mut out = RecvMeta::default();
-    out.addr = m.addr;
-    out.len = m.len;
-    out.stride = m.stride;
-    out.ecn = m.ecn.and_then(|e| EcnCodepoint::from_bits(e as u8));
-    out.dst_ip = m.dst_ip;
-    out
+    RecvMeta {
+        addr: m.addr,
+        len: m.len,
+        stride: m.stride,
+        ecn: m.ecn.and_then(|e| EcnCodepoint::from_bits(e as u8)),
+        dst_ip: m.dst_ip,
+    }
 }
 
 impl AsyncUdpSocket for StampedSocket {

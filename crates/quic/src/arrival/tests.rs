@@ -139,7 +139,11 @@ async fn loopback_download_times_ack_frames_by_the_kernel() {
         tls::server_config(Identity::self_signed().unwrap()).unwrap(),
     )
     .unwrap();
-    let (socket, runtime, log) = bind("127.0.0.1:0".parse().unwrap()).unwrap();
+    let Bound {
+        socket,
+        runtime,
+        log,
+    } = bind("127.0.0.1:0".parse().unwrap()).unwrap();
     let probe = Arc::new(ConnProbe::new());
     let choice = crate::choice::CcChoice::parse("cubic").unwrap();
     let factory =

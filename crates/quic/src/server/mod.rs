@@ -270,16 +270,15 @@ impl Server {
         let listen_err = |e: std::io::Error| format!("listen on {}: {e}", cfg.listen);
         let (endpoint, arrivals) = match opts.ack_timing {
             AckTiming::Kernel => {
-                let (socket, runtime, log) =
-                    crate::arrival::bind(cfg.listen).map_err(listen_err)?;
+                let bound = crate::arrival::bind(cfg.listen).map_err(listen_err)?;
                 let endpoint = quinn::Endpoint::new_with_abstract_socket(
                     quinn::EndpointConfig::default(),
                     Some(default_cfg),
-                    socket,
-                    runtime,
+                    bound.socket,
+                    bound.runtime,
                 )
                 .map_err(listen_err)?;
-                (endpoint, Some(log))
+                (endpoint, Some(bound.log))
             }
             AckTiming::Driver => (
                 quinn::Endpoint::server(default_cfg, cfg.listen).map_err(listen_err)?,
