@@ -20,6 +20,7 @@
 
 pub mod bench;
 pub mod client;
+pub mod flow_control;
 pub mod engine;
 pub mod fairness;
 pub mod fleet;
@@ -29,6 +30,7 @@ pub mod parallel;
 pub mod path;
 pub mod receiver;
 pub mod record;
+pub mod resumption;
 pub mod rng;
 pub mod scenario;
 pub mod server;
