@@ -20,10 +20,10 @@
 
 pub mod bench;
 pub mod client;
-pub mod flow_control;
 pub mod engine;
 pub mod fairness;
 pub mod fleet;
+pub mod flow_control;
 /// The link model, shared with `ramp relay` (the `ramp-link` crate).
 pub use ramp_link as link;
 pub mod parallel;

@@ -334,7 +334,8 @@ impl Server {
         }
         self.ack_out = ack_out;
         self.cwnd_max = self.cwnd_max.max(self.cc.window());
-        let serving = self.phase == Phase::Serving || (self.early && self.phase == Phase::Handshake);
+        let serving =
+            self.phase == Phase::Serving || (self.early && self.phase == Phase::Handshake);
         if serving && self.acked_count == self.chunks {
             self.phase = Phase::Done;
             self.t_done = Some(now);
@@ -438,7 +439,8 @@ impl Server {
         if self.next_chunk < self.chunks {
             // RFC 9000 §4.1: new stream data only up to the client's
             // limit; resent data was already counted.
-            let end = u64::from(self.next_chunk) * self.chunk_bytes + self.chunk_len(self.next_chunk);
+            let end =
+                u64::from(self.next_chunk) * self.chunk_bytes + self.chunk_len(self.next_chunk);
             if end <= self.fc_limit {
                 self.fc_blocked = false;
                 return Some((Payload::Stream(self.next_chunk), false));

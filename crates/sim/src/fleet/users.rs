@@ -73,10 +73,7 @@ impl Users {
                         Some((r, _)) if r < p.rate => r,
                         _ => p.rate,
                     };
-                    sc.endpoint.resume = Some(ramp_cc::resume::SavedPath {
-                        rate,
-                        rtt: p.rtt(),
-                    });
+                    sc.endpoint.resume = Some(ramp_cc::resume::SavedPath { rate, rtt: p.rtt() });
                 }
             }
         }

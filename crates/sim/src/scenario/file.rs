@@ -502,9 +502,7 @@ impl FileEndpoint {
             }
             (None, None) => {}
             _ => {
-                return Err(
-                    "endpoint.resume_rate: give resume_rate and resume_rtt together".into(),
-                )
+                return Err("endpoint.resume_rate: give resume_rate and resume_rtt together".into())
             }
         }
         if let Some(v) = self.ecn {

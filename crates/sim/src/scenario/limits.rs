@@ -64,7 +64,12 @@ impl Scenario {
         }
         if let Some(w) = e.flow_windows {
             use crate::flow_control::{MAX_WINDOW, MIN_WINDOW};
-            count_in("endpoint.stream_window (bytes)", w.stream, MIN_WINDOW, MAX_WINDOW)?;
+            count_in(
+                "endpoint.stream_window (bytes)",
+                w.stream,
+                MIN_WINDOW,
+                MAX_WINDOW,
+            )?;
             count_in(
                 "endpoint.connection_window (bytes)",
                 w.connection,

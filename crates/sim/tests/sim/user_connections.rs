@@ -37,13 +37,20 @@ fn rfc9000_4_1_a_window_below_the_bdp_limits_the_transfer() {
         "{} µs < {floor_us} µs",
         limited.ttlb_us
     );
-    assert!(limited.ttlb_us > 2 * free.ttlb_us, "{} vs {}", limited.ttlb_us, free.ttlb_us);
+    assert!(
+        limited.ttlb_us > 2 * free.ttlb_us,
+        "{} vs {}",
+        limited.ttlb_us,
+        free.ttlb_us
+    );
     let [updates, blocked] = limited.flow_control.expect("flow-control keys");
     assert!(updates >= size / window, "{updates} updates");
     assert!(blocked >= 1);
     // Flow control is not congestion: nothing was lost to it.
     assert_eq!(limited.packets_lost, free.packets_lost);
-    assert!(limited.to_json().contains("\"num-frames-sent.stream_data_blocked\":"));
+    assert!(limited
+        .to_json()
+        .contains("\"num-frames-sent.stream_data_blocked\":"));
     assert!(!free.to_json().contains("stream_data_blocked"));
 }
 
@@ -56,7 +63,11 @@ fn rfc9000_4_1_the_connection_window_binds_when_smaller_than_the_stream_window()
     });
     let r = run(&sc, "newreno", 1);
     assert!(r.completed);
-    assert!(r.ttlb_us >= 1_000_000 * 100_000 / 50_000 * 9 / 10, "{}", r.ttlb_us);
+    assert!(
+        r.ttlb_us >= 1_000_000 * 100_000 / 50_000 * 9 / 10,
+        "{}",
+        r.ttlb_us
+    );
 }
 
 #[test]
@@ -69,7 +80,11 @@ fn chrome_windows_above_the_bdp_change_nothing() {
     let chrome = run(&sc, "rapidstart", 1);
     assert_eq!(chrome.ttlb_us, free.ttlb_us);
     assert_eq!(chrome.packets_sent, free.packets_sent);
-    assert_eq!(chrome.flow_control, Some([0, 0]), "no update below half of 6 MiB");
+    assert_eq!(
+        chrome.flow_control,
+        Some([0, 0]),
+        "no update below half of 6 MiB"
+    );
 }
 
 #[test]
@@ -111,8 +126,8 @@ fn population_users_table_sets_the_windows_and_is_invisible_when_off() {
     let off = PopulationFile::parse(base, "p").unwrap();
     assert!(off.workload.users.is_off());
     assert!(!format!("{:?}", off.workload).contains("users"));
-    let on = PopulationFile::parse(&format!("{base}[users]\nflow_control = \"chrome\"\n"), "p")
-        .unwrap();
+    let on =
+        PopulationFile::parse(&format!("{base}[users]\nflow_control = \"chrome\"\n"), "p").unwrap();
     assert_eq!(on.workload.users.flow_windows, Some(FlowWindows::CHROME));
     assert!(format!("{:?}", on.workload).contains("users"));
     let e = PopulationFile::parse(&format!("{base}[users]\nflow_control = \"edge\"\n"), "p")
@@ -144,7 +159,11 @@ fn server_bytes_before(t: &Traced, t_us_end: u64) -> u64 {
 
 #[test]
 fn rfc9000_8_1_server_sends_at_most_three_times_received_before_validation() {
-    let t = run_traced(&resumed(Resumption::ZeroRtt { token: false }), "rapidstart", 1);
+    let t = run_traced(
+        &resumed(Resumption::ZeroRtt { token: false }),
+        "rapidstart",
+        1,
+    );
     assert!(t.record.completed);
     // The client's Initial (with the 0-RTT request, 1252 B) reaches the
     // server at 15 ms; its Finished, which validates the address, at 45 ms.
@@ -158,7 +177,11 @@ fn rfc9000_8_1_server_sends_at_most_three_times_received_before_validation() {
 
 #[test]
 fn rfc9000_8_1_3_a_token_validates_the_address_at_the_first_initial() {
-    let t = run_traced(&resumed(Resumption::ZeroRtt { token: true }), "rapidstart", 1);
+    let t = run_traced(
+        &resumed(Resumption::ZeroRtt { token: true }),
+        "rapidstart",
+        1,
+    );
     assert!(t.record.completed);
     assert!(server_bytes_before(&t, 45_000) > 3 * 1252);
 }
@@ -166,8 +189,16 @@ fn rfc9000_8_1_3_a_token_validates_the_address_at_the_first_initial() {
 #[test]
 fn rfc9001_4_6_the_0rtt_request_leaves_with_the_first_flight() {
     let full = run(&resumed(Resumption::Full), "rapidstart", 1);
-    let token = run(&resumed(Resumption::ZeroRtt { token: true }), "rapidstart", 1);
-    let no_token = run(&resumed(Resumption::ZeroRtt { token: false }), "rapidstart", 1);
+    let token = run(
+        &resumed(Resumption::ZeroRtt { token: true }),
+        "rapidstart",
+        1,
+    );
+    let no_token = run(
+        &resumed(Resumption::ZeroRtt { token: false }),
+        "rapidstart",
+        1,
+    );
     assert!(full.completed && token.completed && no_token.completed);
     // The request reaches the server half an RTT after the client starts
     // instead of one and a half, so the first byte reaches the client one
@@ -185,7 +216,11 @@ fn rfc9001_4_6_the_0rtt_request_leaves_with_the_first_flight() {
         first_byte(&token),
         first_byte(&full)
     );
-    assert!((30_000..40_000).contains(&token.ttfb_us), "{}", token.ttfb_us);
+    assert!(
+        (30_000..40_000).contains(&token.ttfb_us),
+        "{}",
+        token.ttfb_us
+    );
     // The last byte comes sooner too, but by much less than an RTT: the
     // 0.5-RTT data leaves before the server has an RTT sample, so the
     // pacer spreads the first window over RFC 9002's 333 ms initial RTT
@@ -213,7 +248,11 @@ fn rfc9000_14_1_client_initial_datagrams_are_padded_with_0rtt() {
         1200,
         1252,
     );
-    assert_eq!(c.ack_bytes(Space::Initial), 50, "the full handshake model is unchanged");
+    assert_eq!(
+        c.ack_bytes(Space::Initial),
+        50,
+        "the full handshake model is unchanged"
+    );
     let c = c.with_zero_rtt(true);
     assert_eq!(c.ack_bytes(Space::Initial), 1252);
     assert_eq!(c.ack_bytes(Space::Handshake), 50);
@@ -254,7 +293,9 @@ fn population_resumed_share_draws_0rtt_without_moving_the_paths() {
         }
     };
     let off = plan(base);
-    let on = plan(&format!("{base}[users]\nresumed_share = 0.5\ntoken_share = 0.5\n"));
+    let on = plan(&format!(
+        "{base}[users]\nresumed_share = 0.5\ntoken_share = 0.5\n"
+    ));
     let (mut resumed, mut token) = (0, 0);
     for i in 0..400 {
         let (a, b) = (off.connection(i), on.connection(i));
@@ -270,7 +311,10 @@ fn population_resumed_share_draws_0rtt_without_moving_the_paths() {
         }
     }
     assert!((160..240).contains(&resumed), "{resumed} of 400 resumed");
-    assert!((resumed / 4..resumed * 3 / 4).contains(&token), "{token} of {resumed}");
+    assert!(
+        (resumed / 4..resumed * 3 / 4).contains(&token),
+        "{token} of {resumed}"
+    );
     let e = PopulationFile::parse(&format!("{base}[users]\nresumed_share = 1.5\n"), "p")
         .unwrap_err()
         .to_string();
@@ -293,7 +337,11 @@ fn rfc9959_a_confirmed_saved_window_sizes_the_jump() {
     });
     let resumed_jump = run(&sc, "jumpstart", 1);
     assert!(plain.completed && resumed_jump.completed);
-    assert!(resumed_jump.cwnd_maximum >= 187_000, "{}", resumed_jump.cwnd_maximum);
+    assert!(
+        resumed_jump.cwnd_maximum >= 187_000,
+        "{}",
+        resumed_jump.cwnd_maximum
+    );
     // The client has every byte sooner (the server's TTLB also carries
     // the client's delayed ACK of the last packet, which can hide it).
     assert!(
