@@ -21,8 +21,11 @@
 //!   [`Pacer`] and a model of quinn 0.11's ([`QuinnPacer`]), behind
 //!   [`Pacing`].
 //!
-//! Time, rates, units, the RNG and the record keys are ramp-vocab's; they
-//! are re-exported here under their old paths.
+//! Time, rates, units, the RNG and the record keys are ramp-vocab's. The
+//! three vocabulary types this crate's own signatures use ([`Time`],
+//! [`Rate`], [`EcnCodepoint`]) are re-exported at the root, as quinn-proto
+//! re-exports the types its API needs, so a controller can be written
+//! against ramp-cc alone.
 
 #![forbid(unsafe_code)]
 
@@ -53,8 +56,7 @@ pub use controller::{
 };
 pub use loss_based::{LossBased, LossBasedState};
 pub use pacer::{AnyPacer, Pacer, PacerConfig, PacerKind, Pacing, PacingInput, QuinnPacer};
-pub use ramp_vocab::EcnCodepoint;
-pub use ramp_vocab::{Rate, Time};
+pub use ramp_vocab::{EcnCodepoint, Rate, Time};
 pub use ratio::Ratio;
 pub use recovery::{
     AckError, AckFrame, AckOutcome, EcnCounts, LossDetector, RecoveryConfig, RecoveryStats,
@@ -64,7 +66,3 @@ pub use rtt::RttEstimator;
 pub use spec::{
     parse as parse_controller, parse_list as parse_controller_list, ControllerSpec, SpecError,
 };
-
-// The vocabulary moved to ramp-vocab; these paths keep `ramp_cc::time`,
-// `ramp_cc::units` and the rest compiling for code not yet moved over.
-pub use ramp_vocab::{ecn, quantile, record_keys, rng, time, units};

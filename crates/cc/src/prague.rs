@@ -14,7 +14,7 @@
 use core::time::Duration;
 
 use crate::controller::CongestionSignal;
-use crate::time::Time;
+use ramp_vocab::time::Time;
 
 /// The reference RTT of the RTT-independence (draft §2.4.4; udp_prague
 /// `REF_RTT` = 25 ms): the virtual RTT is max(srtt, 25 ms).

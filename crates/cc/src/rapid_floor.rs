@@ -14,7 +14,7 @@
 
 use core::time::Duration;
 
-use crate::time::Time;
+use ramp_vocab::time::Time;
 
 /// The number of slots the floor is kept over (quicly's
 /// `PTLS_ELEMENTSOF(rtt_samples)`).

@@ -1,8 +1,6 @@
-//! Percentiles: ramp's one definition lives in [`ramp_vocab::quantile`]
-//! (Hyndman & Fan type 7, as numpy, DuckDB's `quantile_cont` and R); this
-//! module adds the A/B chart's percentile points.
-
-pub use ramp_vocab::quantile::{quantile, quantile_sorted, sorted_finite};
+//! The A/B chart's percentile points. The percentile itself is ramp's one
+//! definition in [`ramp_vocab::quantile`] (Hyndman & Fan type 7, as numpy,
+//! DuckDB's `quantile_cont` and R).
 
 /// The percentile points of the A/B chart: 1, 2, …, 99 (as percents).
 pub fn percentile_points() -> Vec<f64> {

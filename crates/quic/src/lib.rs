@@ -25,8 +25,3 @@ pub mod stats;
 pub mod tls;
 pub mod transport;
 pub mod units;
-
-/// The old name of [`choice`], kept while branches written against it
-/// merge.
-#[doc(hidden)]
-pub use choice as cc;

@@ -13,8 +13,8 @@ use std::io::{self, BufWriter, Write};
 use std::os::fd::RawFd;
 use std::time::{Duration, Instant};
 
-use ramp_cc::{EcnCodepoint, Time};
 use ramp_link::{Delivery, DropCause, Link, Offer, Packet};
+use ramp_vocab::{EcnCodepoint, Time};
 
 use crate::addr::ShellPath;
 use crate::ip;
@@ -170,7 +170,7 @@ pub fn run(
 ) -> io::Result<Counters> {
     sys::tight_timer_slack();
     let start = Instant::now();
-    let now = || Time::from_nanos(ramp_cc::time::duration_nanos(start.elapsed()));
+    let now = || Time::from_nanos(ramp_vocab::time::duration_nanos(start.elapsed()));
     let mut log = Log(log.map(BufWriter::new));
     let mut dirs = [
         Dir {
@@ -240,7 +240,7 @@ impl Dir {
             };
             match sys::write_packet(self.to, &pkt) {
                 Ok(()) => {
-                    let late = ramp_cc::time::duration_nanos(t.saturating_since(due));
+                    let late = ramp_vocab::time::duration_nanos(t.saturating_since(due));
                     self.c.delivered += 1;
                     self.c.delivered_bytes += pkt.len() as u64;
                     self.c.lateness_sum_ns += late;

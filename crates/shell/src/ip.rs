@@ -5,7 +5,7 @@
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
-use ramp_cc::EcnCodepoint;
+use ramp_vocab::EcnCodepoint;
 
 /// The ECN field's codepoints (RFC 3168 §5): the two low bits of the IPv4
 /// TOS byte / IPv6 Traffic Class.

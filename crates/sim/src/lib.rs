@@ -39,21 +39,13 @@ pub mod web;
 use core::fmt;
 
 use ramp_cc::config::{CcConfig, InitialWindow};
-use ramp_cc::rng::Rng;
 use ramp_cc::spec::ControllerSpec;
+use ramp_vocab::rng::Rng;
 
 pub use engine::{simulate, FlowSetup, SimOutput};
 pub use record::Record;
 pub use scenario::{Scenario, ScenarioError};
 pub use trace::TraceSink;
-
-// Old module paths, kept while branches written against them merge:
-// `presets` is `scenario::presets`, `network` is `path`, `qlog` is
-// `trace::qlog`.
-#[doc(hidden)]
-pub use scenario::presets;
-#[doc(hidden)]
-pub use trace::qlog;
 
 /// A simulation that could not run.
 #[derive(Clone, Debug, PartialEq, Eq)]

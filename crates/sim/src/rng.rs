@@ -1,7 +1,7 @@
 //! The simulator's random streams: which fixed stream number each random
 //! element of a path draws from (the generators are [`ramp_vocab::rng`]'s).
 
-pub use ramp_vocab::rng::{Probability, Rng};
+use ramp_vocab::rng::Rng;
 
 /// Identifiers of the random elements of a path. Fixed numbers: changing one
 /// changes every simulation's output.

@@ -1,8 +1,6 @@
-//! Human-written quantities in scenario and population files and on the
-//! command line: the one grammar of [`ramp_vocab::units`] (B = bytes, b =
-//! bits, units required on rates and durations, percentages for loss).
-
-pub use ramp_vocab::units::{parse_duration, parse_loss, parse_rate, parse_size, UnitError};
+//! Human-written quantities in scenario and population files, kept as text
+//! for the one grammar of [`ramp_vocab::units`] (B = bytes, b = bits, units
+//! required on rates and durations, percentages for loss).
 
 /// A quantity as a file writes it: a string (`"20mbit"`) or a bare TOML
 /// number, kept as text for the parsers above. Anything else is refused

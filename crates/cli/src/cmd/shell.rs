@@ -9,8 +9,8 @@ use anyhow::Context;
 use ramp_cc::Rate;
 use ramp_link::DeliveryTrace;
 use ramp_quic::relay::LinkParams;
-use ramp_quic::units::{parse_duration, parse_loss, parse_rate};
 use ramp_shell::{DirCounters, ShellConfig};
+use ramp_vocab::units::{parse_duration, parse_loss, parse_rate};
 
 /// Arguments of `ramp shell`.
 ///
