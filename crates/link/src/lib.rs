@@ -15,6 +15,7 @@
 //! ([`DeliveryTrace`]).
 
 #![forbid(unsafe_code)]
+#![warn(unreachable_pub)]
 
 mod aqm;
 mod bottleneck;

@@ -131,7 +131,7 @@ impl Log {
 }
 
 /// The ends of the forwarding loop.
-pub struct Devices {
+pub(crate) struct Devices {
     /// The TUN device in the command's namespace.
     pub inner: RawFd,
     /// The TUN device in the namespace the shell runs in.
@@ -148,7 +148,7 @@ pub struct Counters {
 }
 
 /// What the loop asks its owner after every wake-up.
-pub trait Control {
+pub(crate) trait Control {
     /// True to stop forwarding now.
     fn stop(&mut self) -> bool;
 }
@@ -160,7 +160,7 @@ impl<F: FnMut() -> bool> Control for F {
 }
 
 /// Forwards until `control` says stop; returns the counters.
-pub fn run(
+pub(crate) fn run(
     dev: &Devices,
     path: &ShellPath,
     up: Link<Vec<u8>>,

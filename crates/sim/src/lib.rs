@@ -17,23 +17,23 @@
 //! ```
 
 #![forbid(unsafe_code)]
+#![warn(unreachable_pub)]
 
 pub mod bench;
-pub mod client;
-pub mod engine;
+mod client;
+mod engine;
 pub mod fairness;
 pub mod fleet;
 /// The link model, shared with `ramp relay` (the `ramp-link` crate).
 pub use ramp_link as link;
 pub mod parallel;
-pub mod path;
+mod path;
 pub mod receiver;
-pub mod record;
-pub mod rng;
+mod record;
 pub mod scenario;
-pub mod server;
+mod server;
 pub mod trace;
-pub mod units;
+mod units;
 pub mod web;
 
 use core::fmt;

@@ -6,7 +6,7 @@
 /// number, kept as text for the parsers above. Anything else is refused
 /// with a message that says what was expected.
 #[derive(Clone, Debug, PartialEq)]
-pub struct QuantityText(pub String);
+pub(crate) struct QuantityText(pub String);
 
 impl<'de> serde::Deserialize<'de> for QuantityText {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
