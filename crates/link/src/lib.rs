@@ -12,7 +12,9 @@
 //! PIE only below its marking threshold, RFC 8033 §5.1), except DOCSIS-PIE:
 //! DOCSIS has no ECN, so it drops. In place of the constant-rate server,
 //! a link may deliver at the opportunities of a Mahimahi trace
-//! ([`DeliveryTrace`]).
+//! ([`DeliveryTrace`]). The real-time forwarders that drive a link on a
+//! wall clock (`ramp relay`, `ramp shell`) count what they did in
+//! [`ForwardCounters`].
 
 #![forbid(unsafe_code)]
 #![warn(unreachable_pub)]
@@ -21,6 +23,7 @@ mod aqm;
 mod bottleneck;
 mod codel;
 mod dualpi2;
+mod forward;
 mod fq_codel;
 mod jitter;
 mod loss;
@@ -35,6 +38,7 @@ pub use aqm::{Aqm, AqmParseError};
 pub use bottleneck::{queue_bytes_for, Admission, Bottleneck, Departure, Dequeue};
 pub use codel::CoDelParams;
 pub use dualpi2::{DualPi2, DualPi2Params, DualQueue};
+pub use forward::{drop_event, ForwardCounters};
 pub use fq_codel::FqCoDelParams;
 pub use jitter::{Jitter, MAX_JITTER};
 pub use loss::{LossElement, LossModel};
