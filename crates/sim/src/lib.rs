@@ -30,10 +30,12 @@ pub mod parallel;
 mod path;
 pub mod receiver;
 mod record;
+mod rng;
 pub mod scenario;
 mod server;
 pub mod trace;
 mod units;
+pub mod wakeup;
 pub mod web;
 
 use core::fmt;
