@@ -193,6 +193,12 @@ pub trait Controller: Send + Sync + fmt::Debug {
     /// The path MTU changed; windows in packets are recomputed.
     fn on_mtu_update(&mut self, max_datagram_size: u64);
 
+    /// Parameters saved from an earlier connection on this path (RFC 9959;
+    /// [`crate::resume`]), given before the first packet. Controllers that
+    /// jump use them for the jump once an RTT sample confirms the path;
+    /// the default ignores them.
+    fn resume_from(&mut self, _saved: crate::resume::SavedPath) {}
+
     /// The congestion window, bytes.
     fn window(&self) -> u64;
 

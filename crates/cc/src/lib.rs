@@ -47,6 +47,7 @@ mod rapid_floor;
 pub mod rapid_start;
 mod ratio;
 pub mod recovery;
+pub mod resume;
 pub mod round;
 mod rtt;
 pub mod spec;

@@ -284,6 +284,11 @@ impl Controller for Box<dyn Controller> {
     }
 
     #[inline]
+    fn resume_from(&mut self, saved: crate::resume::SavedPath) {
+        (**self).resume_from(saved);
+    }
+
+    #[inline]
     fn window(&self) -> u64 {
         (**self).window()
     }

@@ -20,16 +20,18 @@
 #![warn(unreachable_pub)]
 
 pub mod bench;
-mod client;
+pub mod client;
 mod engine;
 pub mod fairness;
 pub mod fleet;
+pub mod flow_control;
 /// The link model, shared with `ramp relay` (the `ramp-link` crate).
 pub use ramp_link as link;
 pub mod parallel;
 mod path;
 pub mod receiver;
 mod record;
+pub mod resumption;
 mod rng;
 pub mod scenario;
 mod server;

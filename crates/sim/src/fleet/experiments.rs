@@ -77,6 +77,7 @@ fn web_workload() -> Workload {
             hi: 10_000_000,
         },
         bin_edges: vec![10_000, 100_000, 1_000_000, 10_000_000],
+        users: Default::default(),
     }
 }
 

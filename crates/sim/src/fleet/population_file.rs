@@ -35,6 +35,12 @@
 //! trace_share = 0.5                  # mobile paths replaying a Mahimahi trace (default 0)
 //! traces = ["lte.down", "5g.down"]   # ... drawn uniformly from these (paths from the working directory)
 //!
+//! [users]                            # the client side (fleet/users.rs), all off by default
+//! flow_control = "chrome"            # receive windows 6 MiB / stream, 15 MiB / connection
+//! resumed_share = 0.5                # connections resumed with a 0-RTT request [assumption]
+//! token_share = 1.0                  # of those, server holds a NEW_TOKEN token [assumption]
+//! resume_jumpstart = true            # those jump to the path's saved window (RFC 9959)
+//!
 //! # or, instead of regions, a grid:
 //! # [grid]
 //! # rates = ["10mbit", "100mbit"]
@@ -86,6 +92,7 @@ struct File {
     region: Vec<toml::Spanned<FileRegion>>,
     grid: Option<toml::Spanned<FileGrid>>,
     paths: Option<toml::Spanned<FilePaths>>,
+    users: Option<toml::Spanned<super::users::FileUsers>>,
 }
 
 #[derive(Deserialize)]
@@ -193,13 +200,20 @@ impl PopulationFile {
             Some(s) => format!("line {}: {}", line_of(text, s.start), e.message().trim()),
             None => e.message().trim().to_string(),
         })?;
-        let workload = match &file.workload {
+        let mut workload = match &file.workload {
             None => Workload::seed(),
             Some(w) => {
                 let at = line_of(text, w.span().start);
                 workload(w.get_ref()).map_err(|e| format!("line {at}: workload.{e}"))?
             }
         };
+        if let Some(u) = &file.users {
+            let at = line_of(text, u.span().start);
+            workload.users = u
+                .get_ref()
+                .model()
+                .map_err(|e| format!("line {at}: users.{e}"))?;
+        }
         let population = match (&file.grid, file.region.is_empty()) {
             (Some(_), false) => {
                 return Err(SimError(
@@ -287,7 +301,11 @@ fn workload(w: &FileWorkload) -> Result<Workload, String> {
             e
         }
     };
-    Ok(Workload { sizes, bin_edges })
+    Ok(Workload {
+        sizes,
+        bin_edges,
+        users: Default::default(),
+    })
 }
 
 fn table(key: &str, v: &[f64]) -> Result<QuantileTable, String> {
