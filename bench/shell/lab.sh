@@ -32,7 +32,7 @@
 #
 # Usage: sudo bench/shell/lab.sh [OUT]        (default OUT: lab-out)
 #   RUNS=3 SIZE=1000000 LOSSES="0 1 2 4 8" RATES="10mbit 50mbit"
-#   RTTS="20ms 80ms" JOBS=4 DATAGRAM=1472 (the queue is one RTT at the
+#   RTTS="20ms 80ms" JOBS=6 DATAGRAM=1472 (the queue is one RTT at the
 #   rate, 1 BDP) LOSS=both (random loss on both links; `down`: on the
 #   downlink only, as the simulator, whose ACK path is lossless)
 #   RAMP=path/to/ramp (default: the release build, built first)
@@ -101,7 +101,7 @@ SIZE=${SIZE:-1000000}
 LOSSES=${LOSSES:-0 1 2 4 8}
 RATES=${RATES:-10mbit 50mbit}
 RTTS=${RTTS:-20ms 80ms}
-JOBS=${JOBS:-4}
+JOBS=${JOBS:-6}
 DATAGRAM=${DATAGRAM:-1472}
 LOSS=${LOSS:-both}
 case $LOSS in both | down) ;; *) echo "lab.sh: LOSS must be both or down" >&2; exit 2 ;; esac
