@@ -130,7 +130,10 @@ impl<P> Bottleneck<P> {
                 q: HeldQueue::new(),
             },
             Aqm::FqCoDel(p) => Discipline::FqCoDel(Box::new(FqCoDel::new(p))),
-            Aqm::DualPi2(p) => Discipline::DualPi2(Box::new(DualPi2::new(p, rng))),
+            Aqm::DualPi2(p) => {
+                let p = p.at_rate(server.rate().bits_per_sec());
+                Discipline::DualPi2(Box::new(DualPi2::new(p, rng)))
+            }
         };
         Bottleneck {
             server,
@@ -148,6 +151,12 @@ impl<P> Bottleneck<P> {
     /// The delivery trace of a trace-driven link.
     pub fn trace(&self) -> Option<&DeliveryTrace> {
         self.server.trace()
+    }
+
+    /// Makes the link cellular: the first bytes of each burst after idle
+    /// go slower (`crate::cellular`).
+    pub fn set_cellular(&mut self, c: crate::Cellular) {
+        self.server.set_cellular(c);
     }
 
     /// Serves packets from now on at `rate` (a rate step); packets already

@@ -52,7 +52,7 @@ impl Access {
 /// The shares and ranges that turn an access type into a bottleneck.
 /// Fields marked *fitted* are the calibration's free parameters; the rest
 /// are assumptions or published ranges, as each says.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PathModel {
     /// Share of fixed accesses (wired and behind Wi-Fi) whose
     /// bottleneck runs an AQM; the rest are legacy drop-tail. [assumption:
@@ -63,6 +63,12 @@ pub struct PathModel {
     /// FQ-CoDel (RFC 8290) in the home router or the ISP's CPE. The fit
     /// puts it at 0: see docs/experiments.md, "Calibration".
     pub docsis_share: f64,
+    /// Of the AQM'd fixed accesses, the share whose bottleneck runs L4S:
+    /// Low Latency DOCSIS, modelled as DualPI2 with the DOCSIS immediate
+    /// AQM's ramp (`docsis_lld`, docs/l4s.md). Taken from the share
+    /// [`PathModel::docsis_share`] leaves, before FQ-CoDel's. [assumption:
+    /// 0 in the fitted model; the `l4s-2026` preset sets it]
+    pub l4s_share: f64,
     /// Share of Wi-Fi hops that are the bottleneck and run FQ-CoDel
     /// (Linux mac80211's per-station queues, since Linux 4.x; OpenWrt).
     /// [assumption: 0.3]
@@ -100,6 +106,24 @@ pub struct PathModel {
     /// Sui et al., MobiSys 2016). [off in the fitted model; its ablation
     /// row is in docs/experiments.md]
     pub wifi_jitter: Option<crate::link::Jitter>,
+    /// ACK batching at the data sender on every path: the server's
+    /// receive loop with ramp's real-mode wake-up latencies
+    /// (`crate::wakeup`). [off in the fitted model: measured on ramp's
+    /// real server, not on a production one; its ablation row is in
+    /// docs/experiments.md]
+    pub ack_batching: bool,
+    /// Share of mobile paths whose bottleneck is a cellular link
+    /// (`ramp_link::Cellular`, CellReplay's defaults: less capacity for a
+    /// burst after idle, a drifting base RTT). [off in the fitted model;
+    /// 1 = every mobile path, which is what "mobile" means in the regions'
+    /// mixtures]
+    pub cellular_share: f64,
+    /// Share of mobile paths that replay one of [`PathModel::traces`]
+    /// (drawn uniformly) instead of a constant rate. [0 unless traces are
+    /// given: no trace set is bundled]
+    pub trace_share: f64,
+    /// Mahimahi delivery traces for `trace_share`.
+    pub traces: Vec<std::sync::Arc<crate::link::DeliveryTrace>>,
 }
 
 impl Default for PathModel {
@@ -108,6 +132,7 @@ impl Default for PathModel {
         PathModel {
             fixed_aqm_share: 0.7,
             docsis_share: 0.0,
+            l4s_share: 0.0,
             wifi_fq_codel_share: 0.3,
             wifi_loss_max: 0.02,
             mobile_loss_max: 0.03,
@@ -118,6 +143,10 @@ impl Default for PathModel {
             droptail_buffer_ms: (50.0, 250.0),
             mobile_buffer_ms: (300.0, 2000.0),
             wifi_jitter: None,
+            ack_batching: false,
+            cellular_share: 0.0,
+            trace_share: 0.0,
+            traces: Vec::new(),
         }
     }
 }
@@ -151,6 +180,8 @@ impl PathModel {
             if u_aqm < self.fixed_aqm_share {
                 let aqm = if u_kind < self.docsis_share {
                     Aqm::Pie(crate::link::PieParams::DOCSIS)
+                } else if u_kind < self.docsis_share + self.l4s_share {
+                    Aqm::DualPi2(crate::link::DualPi2Params::DOCSIS_LLD)
                 } else {
                     Aqm::FqCoDel(Default::default())
                 };
