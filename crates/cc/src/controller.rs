@@ -204,6 +204,13 @@ pub trait Controller: Send + Sync + fmt::Debug {
     /// flight over one full RTT, slow start at twice the window per RTT.
     fn pacing_rate(&self, rtt: &RttEstimator) -> Option<Rate>;
 
+    /// The longest burst the controller wants the pacer to send, as time
+    /// at the pacing rate, or `None` for the pacer's own quantum. Prague
+    /// follows its reference sender's 250 µs (udp_prague `BURST_TIME`).
+    fn pacing_burst(&self) -> Option<Duration> {
+        None
+    }
+
     /// The current phase.
     fn phase(&self) -> CcPhase;
 

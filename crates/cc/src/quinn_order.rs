@@ -215,6 +215,10 @@ impl<C: Controller + Clone + 'static> Controller for RfcOrder<C> {
         self.inner.pacing_rate(rtt)
     }
 
+    fn pacing_burst(&self) -> Option<core::time::Duration> {
+        self.inner.pacing_burst()
+    }
+
     fn phase(&self) -> CcPhase {
         self.inner.phase()
     }
@@ -292,6 +296,11 @@ impl Controller for Box<dyn Controller> {
     #[inline]
     fn pacing_rate(&self, rtt: &RttEstimator) -> Option<Rate> {
         (**self).pacing_rate(rtt)
+    }
+
+    #[inline]
+    fn pacing_burst(&self) -> Option<core::time::Duration> {
+        (**self).pacing_burst()
     }
 
     #[inline]

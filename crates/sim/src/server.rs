@@ -141,6 +141,7 @@ impl Server {
             window: cwnd,
             smoothed_rtt: ld.rtt().smoothed(),
             max_datagram_size: mds,
+            burst: cc.pacing_burst(),
         };
         let pacer_kind = pacer;
         let pacer = pacer.build(Time::ZERO, &input);
@@ -514,6 +515,7 @@ impl Server {
             window: self.cc.window(),
             smoothed_rtt: self.ld.rtt().smoothed(),
             max_datagram_size: self.mds,
+            burst: self.cc.pacing_burst(),
         }
     }
 

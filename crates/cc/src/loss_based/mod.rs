@@ -532,7 +532,12 @@ impl Controller for LossBased {
                 CongestionSignal::Loss { lost_bytes } => lost_bytes,
                 CongestionSignal::Ecn { .. } => 0,
             };
-            self.start_recovery(now, event.signal, self.in_flight.saturating_add(lost));
+            // Prague reduces at most once per virtual RTT (draft §2.3.3).
+            let held = matches!(&self.ca, CaAlgorithm::Prague(p)
+                if p.holds_reduction(now, event.signal, self.srtt));
+            if !held {
+                self.start_recovery(now, event.signal, self.in_flight.saturating_add(lost));
+            }
         }
         if event.persistent_congestion {
             self.persistent_congestion();
@@ -596,6 +601,13 @@ impl Controller for LossBased {
 
     fn pacing_rate(&self, rtt: &RttEstimator) -> Option<Rate> {
         self.pacing_rate_for(rtt.smoothed())
+    }
+
+    fn pacing_burst(&self) -> Option<Duration> {
+        match self.ca {
+            CaAlgorithm::Prague(_) => Some(crate::prague::BURST_TIME),
+            _ => None,
+        }
     }
 
     fn phase(&self) -> CcPhase {

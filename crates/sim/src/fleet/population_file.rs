@@ -22,6 +22,7 @@
 //! [paths]                            # the access model (PathModel), all regions
 //! fixed_aqm_share = 0.7              # fixed accesses behind an AQM
 //! docsis_share = 0.5                 # of those, DOCSIS-PIE (the rest FQ-CoDel)
+//! l4s_share = 0.3                    # of those, Low Latency DOCSIS (docsis_lld)
 //! wifi_fq_codel_share = 0.3          # Wi-Fi hops running FQ-CoDel
 //! wifi_loss_max = 0.01               # Wi-Fi loss: log-uniform 0.01 % .. this
 //! mobile_loss_max = 0.005            # mobile mean loss: uniform 0 .. this
@@ -92,6 +93,7 @@ struct File {
 struct FilePaths {
     fixed_aqm_share: Option<f64>,
     docsis_share: Option<f64>,
+    l4s_share: Option<f64>,
     wifi_fq_codel_share: Option<f64>,
     wifi_loss_max: Option<f64>,
     mobile_loss_max: Option<f64>,
@@ -399,6 +401,13 @@ fn paths(p: &FilePaths) -> Result<PathModel, String> {
         1.0,
     )?;
     share("docsis_share", p.docsis_share, &mut m.docsis_share, 1.0)?;
+    share("l4s_share", p.l4s_share, &mut m.l4s_share, 1.0)?;
+    if m.docsis_share + m.l4s_share > 1.0 {
+        return Err(format!(
+            "docsis_share + l4s_share: {} + {} exceeds 1 (both are shares of the AQM'd fixed accesses)",
+            m.docsis_share, m.l4s_share
+        ));
+    }
     share(
         "wifi_fq_codel_share",
         p.wifi_fq_codel_share,
