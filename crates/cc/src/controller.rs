@@ -21,7 +21,7 @@ use core::fmt;
 use core::time::Duration;
 
 use crate::rtt::RttEstimator;
-use crate::time::{Rate, Time};
+use ramp_vocab::time::{Rate, Time};
 
 /// A newly acknowledged, in-flight, ack-eliciting packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -192,6 +192,12 @@ pub trait Controller: Send + Sync + fmt::Debug {
 
     /// The path MTU changed; windows in packets are recomputed.
     fn on_mtu_update(&mut self, max_datagram_size: u64);
+
+    /// Parameters saved from an earlier connection on this path (RFC 9959;
+    /// [`crate::resume`]), given before the first packet. Controllers that
+    /// jump use them for the jump once an RTT sample confirms the path;
+    /// the default ignores them.
+    fn resume_from(&mut self, _saved: crate::resume::SavedPath) {}
 
     /// The congestion window, bytes.
     fn window(&self) -> u64;

@@ -27,7 +27,7 @@ use crate::controller::{
     AckFrameSummary, AckedPacket, CcPhase, CongestionEvent, CongestionSignal, Controller, Metrics,
 };
 use crate::rtt::RttEstimator;
-use crate::time::{Rate, Time};
+use ramp_vocab::time::{Rate, Time};
 
 /// One ACK frame as the wrapper saw it.
 #[derive(Clone, Debug)]
@@ -281,6 +281,11 @@ impl Controller for Box<dyn Controller> {
     #[inline]
     fn on_mtu_update(&mut self, max_datagram_size: u64) {
         (**self).on_mtu_update(max_datagram_size);
+    }
+
+    #[inline]
+    fn resume_from(&mut self, saved: crate::resume::SavedPath) {
+        (**self).resume_from(saved);
     }
 
     #[inline]

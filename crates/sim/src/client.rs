@@ -7,27 +7,30 @@ use core::time::Duration;
 use ramp_cc::recovery::{AckFrame, Space};
 use ramp_cc::{EcnCodepoint, Time};
 
+use crate::flow_control::{FlowWindows, ReceiveWindows};
 use crate::receiver::{AckAction, AckPolicy, AckState};
 use crate::server::{Datagram, Payload};
 
 /// The client's first datagram: an Initial padded to 1200 bytes (RFC 9000
 /// §14.1) — counted at the full datagram size of the scenario.
-pub const CLIENT_INITIAL_MIN_BYTES: u64 = 1200;
+pub(crate) const CLIENT_INITIAL_MIN_BYTES: u64 = 1200;
 /// Client Handshake packet with Finished coalesced with the 1-RTT request
 /// (HEADERS of a GET): about 200 bytes.
-pub const CLIENT_FINISHED_REQUEST_BYTES: u64 = 200;
+pub(crate) const CLIENT_FINISHED_REQUEST_BYTES: u64 = 200;
 /// An ACK-only packet (short header, ACK frame with a few ranges, tag).
-pub const ACK_PACKET_BYTES: u64 = 50;
+pub(crate) const ACK_PACKET_BYTES: u64 = 50;
 /// Floor of the client's handshake PTO (RFC 9002 `kGranularity`).
-pub const MIN_PTO: Duration = Duration::from_millis(1);
+pub(crate) const MIN_PTO: Duration = Duration::from_millis(1);
 
 /// A packet from the client to the server.
 #[derive(Clone, Debug)]
-pub enum UpPacket {
+pub(crate) enum UpPacket {
     /// The client's Initial (ClientHello).
     Initial {
         /// Datagram bytes.
         bytes: u64,
+        /// A 0-RTT packet with the request is coalesced with it.
+        request: bool,
     },
     /// Handshake Finished coalesced with the request.
     FinishedRequest {
@@ -44,6 +47,14 @@ pub enum UpPacket {
         /// Initial padded to the datagram size.
         handshake: bool,
     },
+    /// MAX_STREAM_DATA and MAX_DATA frames raising the server's limits
+    /// (RFC 9000 §19.9, §19.10), in one 1-RTT packet.
+    MaxData {
+        /// The response stream's new limit, bytes.
+        stream: u64,
+        /// The connection's new limit, bytes.
+        connection: u64,
+    },
     /// An ACK-only packet.
     Ack {
         /// The space acknowledged.
@@ -55,7 +66,7 @@ pub enum UpPacket {
 
 /// What the client wants done after an event.
 #[derive(Debug, Default)]
-pub struct ClientOut {
+pub(crate) struct ClientOut {
     /// Packets to send, in order.
     pub send: Vec<UpPacket>,
     /// New in-order delivered bytes total, if it changed.
@@ -90,6 +101,12 @@ pub struct Client {
     initial_bytes: u64,
     hs_pto_at: Option<Time>,
     hs_pto_count: u32,
+    /// Receive windows (None: unlimited).
+    fc: Option<ReceiveWindows>,
+    /// The request leaves with the first flight (0-RTT).
+    zero_rtt: bool,
+    /// When the request left.
+    pub t_request_sent: Option<Time>,
 }
 
 impl Client {
@@ -135,20 +152,58 @@ impl Client {
             initial_bytes: mds.max(CLIENT_INITIAL_MIN_BYTES),
             hs_pto_at: None,
             hs_pto_count: 0,
+            fc: None,
+            zero_rtt: false,
+            t_request_sent: None,
         }
     }
 
+    /// A resumed connection sends its request in 0-RTT, with its Initial
+    /// (crate::resumption).
+    pub fn with_zero_rtt(mut self, on: bool) -> Client {
+        self.zero_rtt = on;
+        self
+    }
+
+    /// Bytes of an ACK-only datagram in `space`: with 0-RTT modelled, a
+    /// datagram carrying an Initial packet is padded to the datagram size
+    /// (RFC 9000 §14.1); otherwise every ACK counts 50 bytes, as the full
+    /// handshake model always has.
+    pub fn ack_bytes(&self, space: Space) -> u64 {
+        if self.zero_rtt && space == Space::Initial {
+            self.initial_bytes
+        } else {
+            ACK_PACKET_BYTES
+        }
+    }
+
+    /// Sets the client's receive windows (RFC 9000 §4); unlimited unless
+    /// called.
+    pub fn with_flow_windows(mut self, w: Option<FlowWindows>) -> Client {
+        self.fc = w.map(ReceiveWindows::new);
+        self
+    }
+
+    /// Window updates sent (packets with MAX_STREAM_DATA / MAX_DATA).
+    pub fn window_updates(&self) -> u64 {
+        self.fc.as_ref().map_or(0, |f| f.updates)
+    }
+
     /// Starts the connection: the Initial.
-    pub fn start(&mut self, now: Time) -> UpPacket {
+    pub(crate) fn start(&mut self, now: Time) -> UpPacket {
         self.t_start = now;
         self.hs_pto_at = Some(now + CLIENT_FIRST_PTO);
+        if self.zero_rtt {
+            self.t_request_sent = Some(now);
+        }
         UpPacket::Initial {
             bytes: self.initial_bytes,
+            request: self.zero_rtt,
         }
     }
 
     /// Returns an ACK frame to the pool (after the server consumed it).
-    pub fn recycle(&mut self, frame: AckFrame) {
+    pub(crate) fn recycle(&mut self, frame: AckFrame) {
         if self.frames.len() < 16 {
             self.frames.push(frame);
         }
@@ -162,7 +217,13 @@ impl Client {
     }
 
     /// A server datagram arrived.
-    pub fn on_datagram(&mut self, now: Time, d: &Datagram, ecn: EcnCodepoint, out: &mut ClientOut) {
+    pub(crate) fn on_datagram(
+        &mut self,
+        now: Time,
+        d: &Datagram,
+        ecn: EcnCodepoint,
+        out: &mut ClientOut,
+    ) {
         if self.rtt_estimate.is_zero() {
             self.rtt_estimate = now - self.t_start;
         }
@@ -202,9 +263,14 @@ impl Client {
         if self.t_handshake.is_none() && self.crypto_count == self.crypto_total {
             self.t_handshake = Some(now);
             self.hs_pto_at = None;
-            out.send.push(UpPacket::FinishedRequest {
-                bytes: CLIENT_FINISHED_REQUEST_BYTES,
-            });
+            let bytes = if self.zero_rtt {
+                // The request already left in 0-RTT: Finished alone.
+                crate::resumption::CLIENT_FINISHED_BYTES
+            } else {
+                self.t_request_sent = Some(now);
+                CLIENT_FINISHED_REQUEST_BYTES
+            };
+            out.send.push(UpPacket::FinishedRequest { bytes });
         }
     }
 
@@ -228,12 +294,17 @@ impl Client {
             out.delivered = Some(delivered);
             if delivered == self.total_bytes {
                 self.t_last_byte = Some(now);
+            } else if let Some((stream, connection)) =
+                self.fc.as_mut().and_then(|f| f.on_consumed(delivered))
+            {
+                // The application reads at once; the update leaves now.
+                out.send.push(UpPacket::MaxData { stream, connection });
             }
         }
     }
 
     /// In-order response bytes received.
-    pub fn delivered_bytes(&self) -> u64 {
+    pub(crate) fn delivered_bytes(&self) -> u64 {
         (u64::from(self.next_in_order) * self.chunk_bytes).min(self.total_bytes)
     }
 
@@ -250,7 +321,7 @@ impl Client {
     }
 
     /// The client's next timer: the delayed ACK or the handshake PTO.
-    pub fn next_timer(&self) -> Option<Time> {
+    pub(crate) fn next_timer(&self) -> Option<Time> {
         match (self.ack_deadline(), self.hs_pto_at) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -259,7 +330,7 @@ impl Client {
 
     /// A client timer fired: send the delayed ACK and/or the handshake
     /// probe that are due.
-    pub fn on_timer(&mut self, now: Time, out: &mut ClientOut) {
+    pub(crate) fn on_timer(&mut self, now: Time, out: &mut ClientOut) {
         let si = Space::Application.index();
         if self.acks[si].deadline().is_some_and(|d| d <= now) {
             self.ack(now, Space::Application, out);
@@ -281,7 +352,7 @@ impl Client {
     }
 
     /// When the pending application ACK is due, if one is pending.
-    pub fn ack_deadline(&self) -> Option<Time> {
+    pub(crate) fn ack_deadline(&self) -> Option<Time> {
         self.acks[Space::Application.index()].deadline()
     }
 }

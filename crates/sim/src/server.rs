@@ -14,16 +14,16 @@ use ramp_cc::{Controller, EcnCodepoint, Time};
 
 /// RFC 9000 §8.1: before validating the client's address, a server sends at
 /// most three times the bytes it has received.
-pub const AMPLIFICATION_FACTOR: u64 = 3;
+pub(crate) const AMPLIFICATION_FACTOR: u64 = 3;
 /// Bytes of a full 1-RTT packet that are not stream data: short header
 /// (1 + 8-byte connection ID + 2-byte packet number), STREAM frame header
 /// (about 9 bytes) and the 16-byte AEAD tag, rounded up to h2o's observed
 /// 1252-byte packets carrying 1200 bytes of data (about 52 bytes).
-pub const PACKET_OVERHEAD_BYTES: u64 = 52;
+pub(crate) const PACKET_OVERHEAD_BYTES: u64 = 52;
 
 /// What a packet carries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Payload {
+pub(crate) enum Payload {
     /// Handshake data: packet `n` of the server's flight.
     Crypto(u16),
     /// Response data: chunk `n` (offset `n x chunk_bytes`).
@@ -34,7 +34,7 @@ pub enum Payload {
 
 /// A datagram on its way from the server to the client.
 #[derive(Clone, Copy, Debug)]
-pub struct Datagram {
+pub(crate) struct Datagram {
     /// Packet-number space.
     pub space: Space,
     /// Packet number.
@@ -51,7 +51,7 @@ pub struct Datagram {
 
 /// Server phase.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Phase {
+pub(crate) enum Phase {
     /// Waiting for the client's Initial.
     Idle,
     /// Handshake flight sent, waiting for the request.
@@ -63,7 +63,7 @@ pub enum Phase {
 }
 
 /// The server of one flow.
-pub struct Server {
+pub(crate) struct Server {
     /// RFC 9002 loss detection (ramp-cc).
     pub ld: LossDetector<Payload>,
     /// The controller (ramp-cc).
@@ -114,12 +114,24 @@ pub struct Server {
     pub ack_out: AckOutcome<Payload>,
     /// Outcome of the last timeout (for traces).
     pub timeout_out: TimeoutOutcome<Payload>,
+    /// Stream bytes the client allows (RFC 9000 §4.1: the smaller of
+    /// MAX_STREAM_DATA and MAX_DATA, one stream); `u64::MAX` without flow
+    /// control.
+    fc_limit: u64,
+    /// The request arrived in 0-RTT: the response is sent during the
+    /// handshake, once the flight is out (0.5-RTT data).
+    early: bool,
+    /// Whether the sender is blocked by flow control now.
+    fc_blocked: bool,
+    /// Times the sender became blocked by flow control (each would send a
+    /// STREAM_DATA_BLOCKED or DATA_BLOCKED frame, RFC 9000 §4.1).
+    pub fc_blocked_count: u64,
 }
 
 impl Server {
     /// A server sending `total_bytes`, with a handshake flight of
     /// `flight_bytes`.
-    pub fn new(
+    pub(crate) fn new(
         cc: Box<dyn Controller>,
         recovery: RecoveryConfig,
         pacer: PacerKind,
@@ -184,16 +196,64 @@ impl Server {
             cwnd_max: cwnd,
             ack_out: AckOutcome::new(),
             timeout_out: TimeoutOutcome::new(),
+            fc_limit: u64::MAX,
+            early: false,
+            fc_blocked: false,
+            fc_blocked_count: 0,
         }
     }
 
+    /// Sets the client's initial flow-control limit on the response's
+    /// stream bytes (from its transport parameters).
+    pub(crate) fn with_flow_limit(mut self, limit: Option<u64>) -> Server {
+        self.fc_limit = limit.unwrap_or(u64::MAX);
+        self
+    }
+
+    /// The server holds an address-validation token for the client (RFC
+    /// 9000 §8.1.3): no anti-amplification limit from the start.
+    pub(crate) fn with_token(mut self, token: bool) -> Server {
+        self.validated = token;
+        self
+    }
+
+    /// The client's Initial arrived with a 0-RTT request coalesced: the
+    /// response starts as soon as the handshake flight is out, still under
+    /// the anti-amplification limit (RFC 9000 §8.1) until the address is
+    /// validated.
+    pub(crate) fn on_client_initial_with_request(
+        &mut self,
+        now: Time,
+        bytes: u64,
+        out: &mut Vec<Datagram>,
+    ) -> Option<Time> {
+        if self.phase == Phase::Idle {
+            self.early = true;
+            self.t_request = Some(now);
+        }
+        self.on_client_initial(now, bytes, out)
+    }
+
+    /// MAX_STREAM_DATA / MAX_DATA arrived: limits only ever rise (RFC 9000
+    /// §4.1: a frame that does not raise the limit is ignored).
+    pub(crate) fn on_max_data(
+        &mut self,
+        now: Time,
+        stream: u64,
+        connection: u64,
+        out: &mut Vec<Datagram>,
+    ) -> Option<Time> {
+        self.fc_limit = self.fc_limit.max(stream.min(connection));
+        self.try_send(now, out)
+    }
+
     /// Number of packets in the handshake flight.
-    pub fn crypto_packets(&self) -> u16 {
+    pub(crate) fn crypto_packets(&self) -> u16 {
         u16::try_from(self.crypto_sizes.len()).unwrap_or(u16::MAX)
     }
 
     /// Stream bytes of chunk `c`.
-    pub fn chunk_len(&self, c: u32) -> u64 {
+    pub(crate) fn chunk_len(&self, c: u32) -> u64 {
         let off = u64::from(c) * self.chunk_bytes;
         self.chunk_bytes.min(self.total_bytes - off)
     }
@@ -203,7 +263,7 @@ impl Server {
     }
 
     /// The client's Initial arrived.
-    pub fn on_client_initial(
+    pub(crate) fn on_client_initial(
         &mut self,
         now: Time,
         bytes: u64,
@@ -218,7 +278,7 @@ impl Server {
 
     /// A client Handshake packet arrived (validates the address, RFC 9000
     /// §8.1; the server then drops its Initial keys, RFC 9001 §4.9.1).
-    pub fn on_client_handshake(&mut self, bytes: u64) {
+    pub(crate) fn on_client_handshake(&mut self, bytes: u64) {
         self.amp_received += bytes;
         if !self.validated {
             self.validated = true;
@@ -228,14 +288,19 @@ impl Server {
 
     /// The client's Finished and the request arrived: the handshake is
     /// confirmed (RFC 9001 §4.1.2) and the response starts.
-    pub fn on_request(&mut self, now: Time, bytes: u64, out: &mut Vec<Datagram>) -> Option<Time> {
+    pub(crate) fn on_request(
+        &mut self,
+        now: Time,
+        bytes: u64,
+        out: &mut Vec<Datagram>,
+    ) -> Option<Time> {
         self.on_client_handshake(bytes);
         if self.phase == Phase::Handshake {
             self.ld.set_handshake_confirmed();
             self.ld.discard_space(Space::Handshake);
             self.crypto_retx.clear();
             self.phase = Phase::Serving;
-            self.t_request = Some(now);
+            self.t_request.get_or_insert(now);
             if self.pacer_kind == PacerKind::Quinn {
                 // A real quinn server sends HANDSHAKE_DONE, session tickets
                 // and the HTTP/3 control and QPACK streams through the same
@@ -253,7 +318,7 @@ impl Server {
     }
 
     /// An ACK frame arrived. Returns when to wake to send next.
-    pub fn on_ack(
+    pub(crate) fn on_ack(
         &mut self,
         now: Time,
         space: Space,
@@ -280,7 +345,9 @@ impl Server {
         }
         self.ack_out = ack_out;
         self.cwnd_max = self.cwnd_max.max(self.cc.window());
-        if self.phase == Phase::Serving && self.acked_count == self.chunks {
+        let serving =
+            self.phase == Phase::Serving || (self.early && self.phase == Phase::Handshake);
+        if serving && self.acked_count == self.chunks {
             self.phase = Phase::Done;
             self.t_done = Some(now);
         }
@@ -288,7 +355,7 @@ impl Server {
     }
 
     /// The loss-detection timer fired.
-    pub fn on_timer(&mut self, now: Time, out: &mut Vec<Datagram>) -> Option<Time> {
+    pub(crate) fn on_timer(&mut self, now: Time, out: &mut Vec<Datagram>) -> Option<Time> {
         let mut to = std::mem::take(&mut self.timeout_out);
         self.ld.on_timeout(now, self.cc.as_mut(), &mut to);
         match to.kind {
@@ -381,7 +448,18 @@ impl Server {
             }
         }
         if self.next_chunk < self.chunks {
-            return Some((Payload::Stream(self.next_chunk), false));
+            // RFC 9000 §4.1: new stream data only up to the client's
+            // limit; resent data was already counted.
+            let end =
+                u64::from(self.next_chunk) * self.chunk_bytes + self.chunk_len(self.next_chunk);
+            if end <= self.fc_limit {
+                self.fc_blocked = false;
+                return Some((Payload::Stream(self.next_chunk), false));
+            }
+            if !self.fc_blocked {
+                self.fc_blocked = true;
+                self.fc_blocked_count += 1;
+            }
         }
         if probe {
             if self.lowest_unacked < self.chunks {
@@ -404,12 +482,19 @@ impl Server {
     /// Sends whatever the window, the pacer and the amplification limit
     /// allow, appending datagrams to `out`. Returns the time at which the
     /// pacer allows the next packet, if it is what stops sending.
-    pub fn try_send(&mut self, now: Time, out: &mut Vec<Datagram>) -> Option<Time> {
+    pub(crate) fn try_send(&mut self, now: Time, out: &mut Vec<Datagram>) -> Option<Time> {
         loop {
             let probe = self.probes > 0;
             let (space, next) = match self.phase {
                 Phase::Idle => return None,
-                Phase::Handshake => (Space::Handshake, self.next_crypto(probe)),
+                Phase::Handshake if self.early && self.crypto_acked.iter().all(|&a| a) => {
+                    (Space::Application, self.next_stream(probe))
+                }
+                Phase::Handshake => match self.next_crypto(probe) {
+                    // 0.5-RTT data once the flight is out (0-RTT request).
+                    None if self.early => (Space::Application, self.next_stream(probe)),
+                    next => (Space::Handshake, next),
+                },
                 Phase::Serving => (Space::Application, self.next_stream(probe)),
                 Phase::Done => {
                     self.probes = 0;
@@ -511,7 +596,7 @@ impl Server {
     }
 
     /// The ECN codepoint the flow was set up to send.
-    pub fn ecn(&self) -> EcnCodepoint {
+    pub(crate) fn ecn(&self) -> EcnCodepoint {
         self.ecn
     }
 
@@ -526,7 +611,7 @@ impl Server {
     }
 
     /// The loss-detection timer deadline.
-    pub fn timer(&self) -> Option<Time> {
+    pub(crate) fn timer(&self) -> Option<Time> {
         if self.phase == Phase::Done {
             return None;
         }

@@ -28,19 +28,16 @@ pub mod population;
 pub mod population_file;
 pub mod run;
 pub mod summary;
+pub mod users;
 pub mod workload;
 
 use core::time::Duration;
 
-use crate::rng::Rng;
 use crate::scenario::{QueueLimit, Scenario};
 use crate::{flows_for, simulate, SimError, TraceSink};
+use ramp_vocab::rng::Rng;
 
 pub use arms::{parse_arms, Arm};
-/// The old name of [`experiments`], kept while branches written against
-/// it merge.
-#[doc(hidden)]
-pub use experiments as presets;
 pub use grid::Grid;
 pub use population::{Access, PathSample, Region};
 pub use workload::{SizeDist, Workload};
@@ -215,6 +212,7 @@ impl FleetPlan {
             p.rate_steps.clear();
         }
         sc.endpoint.ack_policy = path.ack_policy;
+        self.workload.users.apply(&mut sc, path_seed);
         if path.web_users > 0 {
             // Other users' browsers: CUBIC (Chrome's QUIC default), a page
             // each at the start, then the 3GPP model's reading times.

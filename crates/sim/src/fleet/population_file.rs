@@ -35,6 +35,12 @@
 //! trace_share = 0.5                  # mobile paths replaying a Mahimahi trace (default 0)
 //! traces = ["lte.down", "5g.down"]   # ... drawn uniformly from these (paths from the working directory)
 //!
+//! [users]                            # the client side (fleet/users.rs), all off by default
+//! flow_control = "chrome"            # receive windows 6 MiB / stream, 15 MiB / connection
+//! resumed_share = 0.5                # connections resumed with a 0-RTT request [assumption]
+//! token_share = 1.0                  # of those, server holds a NEW_TOKEN token [assumption]
+//! resume_jumpstart = true            # those jump to the path's saved window (RFC 9959)
+//!
 //! # or, instead of regions, a grid:
 //! # [grid]
 //! # rates = ["10mbit", "100mbit"]
@@ -74,7 +80,7 @@ pub struct PopulationFile {
     pub workload: Workload,
 }
 
-/// A quantity in the file (see `units::QuantityText`).
+/// A quantity in the file (see `crate::units::QuantityText`).
 type Qty = units::QuantityText;
 
 #[derive(Deserialize)]
@@ -86,6 +92,7 @@ struct File {
     region: Vec<toml::Spanned<FileRegion>>,
     grid: Option<toml::Spanned<FileGrid>>,
     paths: Option<toml::Spanned<FilePaths>>,
+    users: Option<toml::Spanned<super::users::FileUsers>>,
 }
 
 #[derive(Deserialize)]
@@ -168,7 +175,7 @@ const QUANTILE_PS: [f64; 5] = [0.10, 0.25, 0.50, 0.75, 0.90];
 fn parse_list<T>(
     key: &str,
     v: &[Qty],
-    f: impl Fn(&str) -> Result<T, units::UnitError>,
+    f: impl Fn(&str) -> Result<T, ramp_vocab::units::UnitError>,
 ) -> Result<Vec<T>, String> {
     v.iter()
         .map(|q| f(&q.0.clone()).map_err(|e| format!("{key}: {e}")))
@@ -193,13 +200,20 @@ impl PopulationFile {
             Some(s) => format!("line {}: {}", line_of(text, s.start), e.message().trim()),
             None => e.message().trim().to_string(),
         })?;
-        let workload = match &file.workload {
+        let mut workload = match &file.workload {
             None => Workload::seed(),
             Some(w) => {
                 let at = line_of(text, w.span().start);
                 workload(w.get_ref()).map_err(|e| format!("line {at}: workload.{e}"))?
             }
         };
+        if let Some(u) = &file.users {
+            let at = line_of(text, u.span().start);
+            workload.users = u
+                .get_ref()
+                .model()
+                .map_err(|e| format!("line {at}: users.{e}"))?;
+        }
         let population = match (&file.grid, file.region.is_empty()) {
             (Some(_), false) => {
                 return Err(SimError(
@@ -254,8 +268,9 @@ impl PopulationFile {
 }
 
 fn workload(w: &FileWorkload) -> Result<Workload, String> {
-    let size =
-        |key: &str, q: &Qty| units::parse_size(&q.0.clone()).map_err(|e| format!("{key}: {e}"));
+    let size = |key: &str, q: &Qty| {
+        ramp_vocab::units::parse_size(&q.0.clone()).map_err(|e| format!("{key}: {e}"))
+    };
     let sizes = match (&w.size, &w.min_size, &w.max_size) {
         (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
             return Err("size: give either size or min_size/max_size".into())
@@ -279,14 +294,18 @@ fn workload(w: &FileWorkload) -> Result<Workload, String> {
     let bin_edges = match &w.bins {
         None => super::workload::SEED_BIN_EDGES.to_vec(),
         Some(b) => {
-            let e = parse_list("bins", b, units::parse_size)?;
+            let e = parse_list("bins", b, ramp_vocab::units::parse_size)?;
             if e.windows(2).any(|w| w[0] >= w[1]) {
                 return Err("bins: edges must be strictly ascending".into());
             }
             e
         }
     };
-    Ok(Workload { sizes, bin_edges })
+    Ok(Workload {
+        sizes,
+        bin_edges,
+        users: Default::default(),
+    })
 }
 
 fn table(key: &str, v: &[f64]) -> Result<QuantileTable, String> {
@@ -461,14 +480,14 @@ fn paths(p: &FilePaths) -> Result<PathModel, String> {
 }
 
 fn grid(g: &FileGrid) -> Result<Grid, String> {
-    let rates: Vec<Rate> = parse_list("rates", &g.rates, units::parse_rate)?;
-    let rtts: Vec<Duration> = parse_list("rtts", &g.rtts, units::parse_duration)?;
-    let queues: Vec<Duration> = parse_list("queues", &g.queues, units::parse_duration)?;
-    let mut losses: Vec<f64> = parse_list("losses", &g.losses, units::parse_loss)?;
+    let rates: Vec<Rate> = parse_list("rates", &g.rates, ramp_vocab::units::parse_rate)?;
+    let rtts: Vec<Duration> = parse_list("rtts", &g.rtts, ramp_vocab::units::parse_duration)?;
+    let queues: Vec<Duration> = parse_list("queues", &g.queues, ramp_vocab::units::parse_duration)?;
+    let mut losses: Vec<f64> = parse_list("losses", &g.losses, ramp_vocab::units::parse_loss)?;
     if losses.is_empty() {
         losses.push(0.0);
     }
-    let sizes: Vec<u64> = parse_list("sizes", &g.sizes, units::parse_size)?;
+    let sizes: Vec<u64> = parse_list("sizes", &g.sizes, ramp_vocab::units::parse_size)?;
     let ack_policy = match &g.ack_policy {
         Some(a) => AckPolicy::parse(a).map_err(|e| format!("ack_policy: {e}"))?,
         None => AckPolicy::Rfc9000,
