@@ -9,6 +9,7 @@
 //! - [`units`]: parsing `20mbit`, `40ms`, `0.5%`.
 
 #![forbid(unsafe_code)]
+#![warn(unreachable_pub)]
 
 pub mod adapter;
 pub mod arrival;
@@ -16,19 +17,14 @@ pub mod body;
 pub mod choice;
 pub mod client;
 pub mod h2;
-pub mod h3_tracked;
+mod h3_tracked;
 pub mod load;
 pub mod probe;
 pub mod relay;
-pub mod route;
+mod route;
 pub mod runtime;
 pub mod server;
 pub mod stats;
 pub mod tls;
 pub mod transport;
 pub mod units;
-
-/// The old name of [`choice`], kept while branches written against it
-/// merge.
-#[doc(hidden)]
-pub use choice as cc;
