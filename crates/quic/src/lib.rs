@@ -1,6 +1,7 @@
 //! ramp-cc inside quinn: HTTP/3 server and client, UDP link emulator.
 //!
 //! - [`adapter`]: ramp-cc controllers as quinn congestion controllers.
+//! - [`arrival`]: kernel receive times for the server's ACK processing.
 //! - [`probe`]: what the server learns from a connection's controller.
 //! - [`relay`]: the userspace bottleneck emulator behind `ramp relay`.
 //! - [`server`], [`client`]: `ramp serve` and `ramp get` (with [`body`],
@@ -8,25 +9,22 @@
 //! - [`units`]: parsing `20mbit`, `40ms`, `0.5%`.
 
 #![forbid(unsafe_code)]
+#![warn(unreachable_pub)]
 
 pub mod adapter;
+pub mod arrival;
 pub mod body;
 pub mod choice;
 pub mod client;
 pub mod h2;
-pub mod h3_tracked;
+mod h3_tracked;
 pub mod load;
 pub mod probe;
 pub mod relay;
-pub mod route;
+mod route;
 pub mod runtime;
 pub mod server;
 pub mod stats;
 pub mod tls;
 pub mod transport;
 pub mod units;
-
-/// The old name of [`choice`], kept while branches written against it
-/// merge.
-#[doc(hidden)]
-pub use choice as cc;

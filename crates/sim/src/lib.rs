@@ -17,46 +17,39 @@
 //! ```
 
 #![forbid(unsafe_code)]
+#![warn(unreachable_pub)]
 
 pub mod bench;
 pub mod client;
-pub mod engine;
+mod engine;
 pub mod fairness;
 pub mod fleet;
 pub mod flow_control;
 /// The link model, shared with `ramp relay` (the `ramp-link` crate).
 pub use ramp_link as link;
 pub mod parallel;
-pub mod path;
+mod path;
 pub mod receiver;
-pub mod record;
+mod record;
 pub mod resumption;
-pub mod rng;
+mod rng;
 pub mod scenario;
-pub mod server;
+mod server;
 pub mod trace;
-pub mod units;
+mod units;
 pub mod wakeup;
 pub mod web;
 
 use core::fmt;
 
 use ramp_cc::config::{CcConfig, InitialWindow};
-use ramp_cc::rng::Rng;
 use ramp_cc::spec::ControllerSpec;
+use ramp_vocab::rng::Rng;
 
 pub use engine::{simulate, FlowSetup, SimOutput};
 pub use record::Record;
 pub use scenario::{Scenario, ScenarioError};
 pub use trace::TraceSink;
-
-// Old module paths, kept while branches written against them merge:
-// `presets` is `scenario::presets`, `network` is `path`, `qlog` is
-// `trace::qlog`.
-#[doc(hidden)]
-pub use scenario::presets;
-#[doc(hidden)]
-pub use trace::qlog;
 
 /// A simulation that could not run.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -126,11 +119,23 @@ pub fn flows_for(
         start: core::time::Duration::ZERO,
         size_bytes: scenario.size_bytes,
     }];
-    let web: Vec<scenario::FlowConfig> = scenario.web.iter().flat_map(|w| w.flows(seed)).collect();
-    for (i, f) in scenario.cross_flows.iter().chain(&web).enumerate() {
+    // Each flow with the table it came from, for errors: `flow N` for the
+    // N-th `[[flow]]`, `web N` for the users of the N-th `[[web]]`.
+    let cross = scenario
+        .cross_flows
+        .iter()
+        .cloned()
+        .enumerate()
+        .map(|(i, f)| (format!("flow {}", i + 1), f));
+    let web = scenario.web.iter().enumerate().flat_map(|(i, w)| {
+        w.flows(seed)
+            .into_iter()
+            .map(move |f| (format!("web {}", i + 1), f))
+    });
+    for (i, (table, f)) in cross.chain(web).enumerate() {
         let s = match &f.cc {
             Some(name) => ramp_cc::spec::parse(name)
-                .map_err(|e| SimError(format!("flow {}: cc `{name}`: {e}", i + 1)))?,
+                .map_err(|e| SimError(format!("{table}: cc `{name}`: {e}")))?,
             None => spec.clone(),
         };
         flows.push(FlowSetup {

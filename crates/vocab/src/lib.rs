@@ -15,6 +15,7 @@
 //! - [`ecn`]: the ECN codepoint a packet carries ([`EcnCodepoint`]).
 
 #![forbid(unsafe_code)]
+#![warn(unreachable_pub)]
 
 pub mod atomic_file;
 pub mod ecn;

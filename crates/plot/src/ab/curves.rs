@@ -11,10 +11,11 @@
 
 use super::facet::Facet;
 use super::samples::{check_baseline, group, AbOptions, AbSamples};
-use crate::bootstrap::{percentile_interval, resample_quantiles, SplitMix64};
+use crate::bootstrap::{percentile_interval, resample_quantiles};
 use crate::error::Result;
-use crate::quantile::{quantile_sorted, sorted_finite};
 use crate::record::Record;
+use ramp_vocab::quantile::{quantile_sorted, sorted_finite};
+use ramp_vocab::rng::SplitMix64;
 
 /// One point of an A/B curve.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -98,7 +99,7 @@ pub fn ab_curves(records: &[Record], opts: &AbOptions) -> Result<AbResult> {
 pub fn ab_curves_of(samples: &AbSamples, opts: &AbOptions) -> Result<AbResult> {
     let (groups, arms) = group(samples);
     let skipped = samples.skipped;
-    check_baseline(&arms, opts)?;
+    check_baseline(samples, &arms, opts)?;
     let probs: Vec<f64> = (1..=99).map(|p| f64::from(p) / 100.0).collect();
     let bs = opts.bootstrap;
     let mut panels = Vec::new();
