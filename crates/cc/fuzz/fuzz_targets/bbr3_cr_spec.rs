@@ -8,7 +8,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use ramp_cc::rtt::RttEstimator;
+use ramp_cc::RttEstimator;
 
 /// Families: BBRv3 alone, and Careful Resume as jump start's retreat
 /// (RFC 9959) over NewReno and CUBIC.
