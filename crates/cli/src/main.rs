@@ -10,6 +10,7 @@ mod file_stem;
 mod path_flags;
 mod ranges;
 mod run_dir;
+mod stdout_line;
 
 use clap::{Parser, Subcommand};
 

@@ -274,3 +274,44 @@ fn bad_arguments_are_errors_not_panics() {
         );
     }
 }
+
+/// `ramp serve ... | head -1` and `ramp relay ... | true`: the servers
+/// keep SIGPIPE ignored, so a closed stdout is EPIPE on their
+/// `listening on` lines; that must neither panic nor stop the server
+/// (it runs to its --duration and exits 0).
+#[cfg(unix)]
+#[test]
+fn serve_and_relay_outlive_a_closed_stdout() {
+    let relay: &[&str] = &[
+        "relay",
+        "--listen",
+        "127.0.0.1:0",
+        "--upstream",
+        "127.0.0.1:9",
+        "--rate",
+        "20mbit",
+        "--rtt",
+        "20ms",
+        "--queue",
+        "20ms",
+        "--duration",
+        "1s",
+    ];
+    let serve_h2: &[&str] = &["serve", "--listen", "127.0.0.1:0", "--h2", "--duration", "1s"];
+    for args in [serve_h2, relay] {
+        let mut child = Command::new(RAMP)
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("ramp starts");
+        // Close the read end before the child writes its first line.
+        drop(child.stdout.take());
+        let t0 = Instant::now();
+        let out = child.wait_with_output().expect("ramp ends");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+        assert!(t0.elapsed() >= Duration::from_millis(900), "{args:?} ran to its --duration");
+    }
+}

@@ -80,7 +80,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             .set_trace(Arc::new(DeliveryTrace::load(f).context("--up-trace")?));
     }
     let relay = Relay::start(cfg).with_context(|| format!("relay on {}", args.listen))?;
-    println!(
+    crate::stdout_line::say!(
         "listening on {} upstream {}",
         relay.local_addr(),
         args.upstream
