@@ -104,7 +104,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         );
     }
     eprintln!(
-        "ramp relay: {} clients ({} evicted unanswered, {} refused with the table full), {} unknown datagrams",
+        "ramp relay: {} clients ({} evicted unanswered or finished, {} refused with the table full), {} unknown datagrams",
         c.clients, c.evicted, c.refused, c.unknown
     );
     Ok(())
