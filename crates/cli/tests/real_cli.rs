@@ -178,11 +178,10 @@ fn get_summary_and_errors() {
 
 #[test]
 fn get_honours_timeout_for_the_handshake_and_prints_only_the_error() {
-    // Nobody answers on this UDP port: the handshake never completes.
-    let port = std::net::UdpSocket::bind("127.0.0.1:0")
-        .and_then(|s| s.local_addr())
-        .map(|a| a.port())
-        .expect("ephemeral port");
+    // A socket that never answers holds the port (a closed port would
+    // answer with ICMP): the handshake never completes.
+    let silent = std::net::UdpSocket::bind("127.0.0.1:0").expect("bind");
+    let port = silent.local_addr().map(|a| a.port()).expect("ephemeral port");
     let t0 = Instant::now();
     let out = Command::new(RAMP)
         .args([
@@ -314,4 +313,28 @@ fn serve_and_relay_outlive_a_closed_stdout() {
         assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
         assert!(t0.elapsed() >= Duration::from_millis(900), "{args:?} ran to its --duration");
     }
+}
+
+/// A dead server (nothing bound to the port) answers with ICMP port
+/// unreachable: `ramp get` fails at once naming the address, not after
+/// its 60 s default --timeout.
+#[test]
+fn get_fails_fast_on_a_closed_port_naming_the_address() {
+    let port = std::net::UdpSocket::bind("127.0.0.1:0")
+        .and_then(|s| s.local_addr())
+        .map(|a| a.port())
+        .expect("ephemeral port");
+    let t0 = Instant::now();
+    let out = Command::new(RAMP)
+        .args(["get", &format!("https://127.0.0.1:{port}/bytes/1"), "--insecure"])
+        .output()
+        .expect("ramp get runs");
+    let elapsed = t0.elapsed();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!("127.0.0.1:{port} is unreachable")),
+        "{stderr}"
+    );
+    assert!(elapsed < Duration::from_secs(5), "{elapsed:?}");
 }

@@ -25,6 +25,7 @@ pub mod stats;
 pub mod tls;
 pub mod transport;
 pub mod units;
+mod unreachable;
 
 /// The old name of [`choice`], kept while branches written against it
 /// merge.
