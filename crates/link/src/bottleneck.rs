@@ -150,6 +150,12 @@ impl<P> Bottleneck<P> {
         self.server.trace()
     }
 
+    /// Makes the link cellular: the first bytes of each burst after idle
+    /// go slower (`crate::cellular`).
+    pub fn set_cellular(&mut self, c: crate::Cellular) {
+        self.server.set_cellular(c);
+    }
+
     /// Serves packets from now on at `rate` (a rate step); packets already
     /// in service keep their departure times.
     pub fn set_rate(&mut self, rate: Rate) {

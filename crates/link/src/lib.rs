@@ -12,12 +12,14 @@
 //! PIE only below its marking threshold, RFC 8033 §5.1), except DOCSIS-PIE:
 //! DOCSIS has no ECN, so it drops. In place of the constant-rate server,
 //! a link may deliver at the opportunities of a Mahimahi trace
-//! ([`DeliveryTrace`]).
+//! ([`DeliveryTrace`]), and a link may be cellular ([`Cellular`]: less
+//! capacity for a burst after idle, a drifting base delay).
 
 #![forbid(unsafe_code)]
 
 mod aqm;
 mod bottleneck;
+mod cellular;
 mod codel;
 mod dualpi2;
 mod fq_codel;
@@ -32,6 +34,7 @@ mod trace;
 
 pub use aqm::{Aqm, AqmParseError};
 pub use bottleneck::{queue_bytes_for, Admission, Bottleneck, Departure, Dequeue};
+pub use cellular::Cellular;
 pub use codel::CoDelParams;
 pub use dualpi2::{DualPi2, DualPi2Params, DualQueue};
 pub use fq_codel::FqCoDelParams;

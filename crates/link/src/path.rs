@@ -16,6 +16,7 @@ use ramp_vocab::{Rate, Time};
 
 use crate::aqm::Aqm;
 use crate::bottleneck::{Admission, Bottleneck, Departure, Dequeue};
+use crate::cellular::{Cellular, DriftElement};
 use crate::jitter::{Jitter, JitterElement};
 use crate::loss::{LossElement, LossModel};
 use crate::packet::{Delivery, DropCause, Packet};
@@ -42,6 +43,8 @@ enum Stream {
     Aqm = 3,
     /// Delay variation draws (4 is the simulator's web users').
     Jitter = 5,
+    /// A cellular link's base-delay drift.
+    Drift = 6,
 }
 
 /// A link direction's configuration.
@@ -67,6 +70,11 @@ pub struct LinkConfig {
     pub trace: Option<Arc<DeliveryTrace>>,
     /// Delay variation after the queue, without reordering (a Wi-Fi hop).
     pub jitter: Option<Jitter>,
+    /// A cellular link (`crate::Cellular`): load-dependent capacity and
+    /// base-delay drift, the drift a share of `cellular_rtt`.
+    pub cellular: Option<Cellular>,
+    /// The path's base RTT, which the cellular drift is a share of.
+    pub cellular_rtt: Duration,
 }
 
 /// What [`Link::offer`] did.
@@ -90,6 +98,7 @@ pub struct Link<P> {
     loss: LossElement,
     delay: Duration,
     jitter: Option<JitterElement>,
+    drift: Option<DriftElement>,
     /// Rate steps not yet applied, earliest last.
     rate_steps: Vec<RateStep>,
 }
@@ -97,7 +106,7 @@ pub struct Link<P> {
 impl<P> Link<P> {
     /// A link of `cfg` whose random elements draw from streams of `seed`.
     pub fn new(cfg: &LinkConfig, seed: u64) -> Link<P> {
-        Link {
+        let mut link = Link {
             policer: cfg.policer.map(|(r, b)| Policer::new(r, b)),
             bottleneck: match &cfg.trace {
                 None => Bottleneck::new(
@@ -118,8 +127,15 @@ impl<P> Link<P> {
             jitter: cfg
                 .jitter
                 .map(|j| JitterElement::new(j, Rng::new(seed, Stream::Jitter as u64))),
+            drift: cfg.cellular.filter(|c| c.drift_mean > 0.0).map(|c| {
+                DriftElement::new(c, cfg.cellular_rtt, Rng::new(seed, Stream::Drift as u64))
+            }),
             rate_steps: cfg.rate_steps.iter().rev().copied().collect(),
+        };
+        if let Some(c) = cfg.cellular {
+            link.bottleneck.set_cellular(c);
         }
+        link
     }
 
     /// The bottleneck (for traces: backlog, delay, departures).
@@ -149,9 +165,15 @@ impl<P> Link<P> {
         } else {
             Delivery::Arrives {
                 payload: d.packet.payload,
-                at: match &mut self.jitter {
-                    Some(j) => j.apply(d.at) + self.delay,
-                    None => d.at + self.delay,
+                at: {
+                    let at = match &mut self.jitter {
+                        Some(j) => j.apply(d.at) + self.delay,
+                        None => d.at + self.delay,
+                    };
+                    match &mut self.drift {
+                        Some(dr) => dr.apply(d.at, at),
+                        None => at,
+                    }
                 },
                 ecn: if d.ce {
                     d.packet.ecn.marked()
@@ -241,6 +263,8 @@ mod tests {
             rate_steps: Vec::new(),
             trace: None,
             jitter: None,
+            cellular: None,
+            cellular_rtt: Duration::ZERO,
         }
     }
 
@@ -470,6 +494,8 @@ mod tests {
                     rate_steps: Vec::new(),
                     trace: None,
                     jitter: None,
+                    cellular: None,
+                    cellular_rtt: Duration::ZERO,
                 };
                 let mut l: Link<(usize, Time, u32)> = Link::new(&c, 5);
                 let mut now = Time::ZERO;

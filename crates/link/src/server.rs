@@ -36,6 +36,8 @@ pub(crate) struct Server {
     /// A trace-driven link's schedule: departures at the trace's delivery
     /// opportunities instead of at `rate` (which is then the trace's mean).
     trace: Option<TraceServer>,
+    /// A cellular link's light phase (`crate::cellular`).
+    light: Option<crate::cellular::LightPhase>,
 }
 
 impl Server {
@@ -47,6 +49,7 @@ impl Server {
             backlog_bytes: 0,
             last_tx: (0, Duration::ZERO),
             trace: None,
+            light: None,
         }
     }
 
@@ -55,6 +58,12 @@ impl Server {
         let mut s = Server::new(trace.mean_rate());
         s.trace = Some(TraceServer::new(trace));
         s
+    }
+
+    /// Serves the first bytes of each burst after idle slower (a cellular
+    /// link, `crate::cellular`).
+    pub(crate) fn set_cellular(&mut self, c: crate::cellular::Cellular) {
+        self.light = Some(crate::cellular::LightPhase::new(c));
     }
 
     /// The delivery trace, on a trace-driven link.
@@ -121,7 +130,11 @@ impl Server {
         if self.last_tx.0 != size {
             self.last_tx = (size, self.rate.transmit_time(u64::from(size)));
         }
-        let departure = start + self.last_tx.1;
+        let tx = match &mut self.light {
+            Some(l) => l.serialisation(start.max(now), self.busy_until, size, self.last_tx.1),
+            None => self.last_tx.1,
+        };
+        let departure = start + tx;
         self.busy_until = departure;
         self.in_service.push_back((departure, size));
         self.backlog_bytes += u64::from(size);

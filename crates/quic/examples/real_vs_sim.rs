@@ -20,10 +20,11 @@
 //! Usage: cargo run --release -p ramp-quic --example real_vs_sim --
 //!   [--quick] [--runs N] [--pacing controller|quinn] [--path NAME]... [--cc SPEC]...
 //!   [--trace]   (each real controller's sends, ACK frames and congestion
-//!               events on stderr)
+//!               events on stderr, and the relay's per-datagram log kept in
+//!               the temporary directory: docs/real-pacing.md, ACK batching)
 
 use std::io::Write;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use ramp_cc::{
@@ -40,6 +41,17 @@ use ramp_sim::{run_connection, Scenario, TraceSink};
 use ramp_vocab::record_keys as k;
 
 const SIZE: u64 = 2_000_000;
+
+/// The process's clock origin for `--trace`'s `wall-us` and the relay
+/// log's offset, so ACK processing can be set against datagram arrivals.
+static EPOCH: OnceLock<Instant> = OnceLock::new();
+
+/// Microseconds since [`EPOCH`].
+fn wall_us(t: Instant) -> f64 {
+    t.saturating_duration_since(*EPOCH.get_or_init(Instant::now))
+        .as_secs_f64()
+        * 1e6
+}
 
 /// Send times of a connection, recorded around the real controller.
 #[derive(Debug)]
@@ -71,8 +83,9 @@ impl Controller for Recording {
         self.inner.on_ack_frame_end(now, s, rtt);
         if self.trace {
             eprintln!(
-                "ack t={:.3}ms inflight={} cwnd={} pacing-bps={:?} srtt-us={} phase={}",
+                "ack t={:.3}ms wall-us={:.1} inflight={} cwnd={} pacing-bps={:?} srtt-us={} phase={}",
                 now.as_millis_f64(),
+                wall_us(Instant::now()),
                 s.bytes_in_flight,
                 self.inner.window(),
                 self.inner.pacing_rate(rtt).map(|r| r.bits_per_sec()),
@@ -238,7 +251,24 @@ async fn real(
     );
     relay_cfg.up.aqm = path.aqm.parse()?;
     relay_cfg.down.aqm = relay_cfg.up.aqm;
+    let relay_log = trace.then(|| {
+        static RUN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        std::env::temp_dir().join(format!(
+            "ramp-real-vs-sim-relay-{}-{n}.ndjson",
+            std::process::id()
+        ))
+    });
+    relay_cfg.log = relay_log.clone();
     let relay = Relay::start(relay_cfg)?;
+    if let Some(p) = &relay_log {
+        eprintln!(
+            "run cc={cc} path={} relay-log={} relay-epoch-us={:.1}",
+            path.name,
+            p.display(),
+            wall_us(relay.epoch())
+        );
+    }
     let cfg = GetConfig {
         url: format!("https://{}/bytes/{SIZE}", relay.local_addr()).parse()?,
         n: 1,
@@ -314,14 +344,24 @@ struct Sim {
     flight_span_us: u64,
 }
 
-fn sim(path: Path, cc: &str, pacer: &str) -> Result<Sim, Box<dyn std::error::Error + Send + Sync>> {
+/// One simulation of `path`; `batching` = Some(seed) turns on ACK batching
+/// at the sender (the real server's measured wake-ups, `ramp_sim::wakeup`)
+/// with that seed.
+fn sim(
+    path: Path,
+    cc: &str,
+    pacer: &str,
+    batching: Option<u64>,
+) -> Result<Sim, Box<dyn std::error::Error + Send + Sync>> {
     let toml = format!(
-        "seed = 1\n[path]\nrate = \"{}mbit\"\nrtt = \"{}ms\"\nqueue = \"{}ms\"\nloss = \"{}%\"\naqm = \"{}\"\n[endpoint]\nmds = 1200\niw = 10\npacer = \"{pacer}\"\n",
+        "seed = {}\n[path]\nrate = \"{}mbit\"\nrtt = \"{}ms\"\nqueue = \"{}ms\"\nloss = \"{}%\"\naqm = \"{}\"\nack_batching = \"{}\"\n[endpoint]\nmds = 1200\niw = 10\npacer = \"{pacer}\"\n",
+        batching.unwrap_or(1),
         path.rate_mbit,
         path.rtt_ms,
         path.queue_ms,
         path.loss * 100.0,
-        path.aqm
+        path.aqm,
+        if batching.is_some() { "real-mode" } else { "off" },
     );
     let mut sc = Scenario::from_toml(&toml, path.name).map_err(|e| e.message)?;
     sc.size_bytes = SIZE;
@@ -424,6 +464,7 @@ fn options() -> Result<Options, Box<dyn std::error::Error + Send + Sync>> {
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    EPOCH.get_or_init(Instant::now);
     let o = options()?;
     let mut paths = paths();
     if !o.paths.is_empty() {
@@ -441,8 +482,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         o.pacing, o.runs
     );
     println!();
-    println!("| path | cc | real TTLB ms | real min–max | sim ms | diff | sim ({other_pacer}) ms | real lost | sim lost | 1st flight real: KB in ms (RTTs) | sim |");
-    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("| path | cc | real TTLB ms | real min–max | sim ms | diff | sim ({other_pacer}) ms | real lost | sim lost | 1st flight real: KB in ms (RTTs) | sim | sim, ACK batching ms | diff |");
+    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     let mut growth = Vec::new();
     for path in &paths {
         for cc in &o.ccs {
@@ -453,8 +494,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
             runs.sort_by_key(|r| r.ttlb);
             let r = &runs[runs.len() / 2];
             let (lo, hi) = (runs[0].ttlb, runs[runs.len() - 1].ttlb);
-            let q = sim(*path, cc, sim_pacer)?;
-            let e = sim(*path, cc, other_pacer)?;
+            let q = sim(*path, cc, sim_pacer, None)?;
+            let e = sim(*path, cc, other_pacer, None)?;
+            // ACK batching draws wake-up latencies: the median of 5 seeds.
+            let mut b = (1..=5)
+                .map(|s| sim(*path, cc, sim_pacer, Some(s)).map(|x| x.ttlb))
+                .collect::<Result<Vec<_>, _>>()?;
+            b.sort();
+            let b = b[b.len() / 2];
             let ms = |d: Duration| d.as_secs_f64() * 1e3;
             let rtt_us = (path.rtt_ms * 1000) as f64;
             growth.push(format!(
@@ -467,7 +514,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
                 fmt_growth(&q.rounds),
             ));
             println!(
-                "| {} | {} | {:.0} | {:.0}–{:.0} | {:.0} | {:+.1}% | {:.0} | {} | {} | {:.1} in {:.1} ({:.2}) | {:.1} in {:.1} ({:.2}) |",
+                "| {} | {} | {:.0} | {:.0}–{:.0} | {:.0} | {:+.1}% | {:.0} | {} | {} | {:.1} in {:.1} ({:.2}) | {:.1} in {:.1} ({:.2}) | {:.0} | {:+.1}% |",
                 path.name,
                 cc,
                 ms(r.ttlb),
@@ -484,6 +531,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
                 q.flight_bytes as f64 / 1e3,
                 q.flight_span_us as f64 / 1e3,
                 q.flight_span_us as f64 / rtt_us,
+                ms(b),
+                (ms(r.ttlb) / ms(b) - 1.0) * 100.0,
             );
         }
     }

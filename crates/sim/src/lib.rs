@@ -34,6 +34,7 @@ pub mod scenario;
 pub mod server;
 pub mod trace;
 pub mod units;
+pub mod wakeup;
 pub mod web;
 
 use core::fmt;

@@ -2,7 +2,8 @@
 //! discipline and bottleneck -> random loss -> propagation delay, the model
 //! `ramp relay` runs too) shared by every flow, and the reverse path
 //! (optional serialisation and ACK aggregation, then propagation delay;
-//! lossless).
+//! lossless), ending in the data sender's receive loop when ACK batching
+//! at the sender is on (`crate::wakeup`).
 
 use core::time::Duration;
 
@@ -26,6 +27,8 @@ pub struct Path {
     reverse_rate: Option<ramp_cc::Rate>,
     reverse_busy_until: Time,
     ack_aggregation_ns: Option<u64>,
+    /// The data sender's receive loop (ACK batching at the sender).
+    wakeup: Option<crate::wakeup::WakeupElement>,
     last_reverse_arrival: Time,
 }
 
@@ -38,6 +41,9 @@ impl Path {
             reverse_rate: cfg.reverse_rate,
             reverse_busy_until: Time::ZERO,
             ack_aggregation_ns: cfg.ack_aggregation.map(duration_nanos).filter(|n| *n > 0),
+            wakeup: cfg.ack_batching.clone().map(|l| {
+                crate::wakeup::WakeupElement::new(l, crate::rng::Stream::SenderWakeup.rng(seed))
+            }),
             last_reverse_arrival: Time::ZERO,
         }
     }
@@ -97,7 +103,11 @@ impl Path {
             let ns = t.as_nanos();
             t = Time::from_nanos(ns.div_ceil(agg).saturating_mul(agg));
         }
-        let at = (t + self.reverse_delay).max(self.last_reverse_arrival);
+        let mut at = (t + self.reverse_delay).max(self.last_reverse_arrival);
+        if let Some(w) = &mut self.wakeup {
+            // Arrivals are non-decreasing, and so are wake-ups.
+            at = w.process_at(at);
+        }
         self.last_reverse_arrival = at;
         at
     }

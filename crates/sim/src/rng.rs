@@ -13,6 +13,8 @@ pub enum Stream {
     /// The reverse (ACK) path's random-loss element (unused: the reverse
     /// path is lossless; reserved so adding it changes nothing else).
     ReverseLoss = 2,
+    /// The data sender's receive-path wake-ups (`crate::wakeup`).
+    SenderWakeup = 3,
 }
 
 impl Stream {

@@ -56,6 +56,8 @@ impl LinkParams {
             rate_steps: Vec::new(),
             trace: self.trace.clone(),
             jitter: None,
+            cellular: None,
+            cellular_rtt: Duration::ZERO,
         }
     }
 }

@@ -82,7 +82,8 @@ pub struct RelayConfig {
     pub down: LinkParams,
     /// Seed of the random losses (each direction derives its own stream).
     pub seed: u64,
-    /// NDJSON event log (queue depth on every enqueue, every drop).
+    /// NDJSON event log (queue depth on every enqueue, every drop, every
+    /// delivery).
     pub log: Option<PathBuf>,
     /// Most clients served at once; more are counted as `unknown`.
     pub max_clients: usize,
@@ -423,6 +424,11 @@ impl Relay {
     /// The address clients send to.
     pub fn local_addr(&self) -> SocketAddr {
         self.local_addr
+    }
+
+    /// The instant the log's `t-us` counts from.
+    pub fn epoch(&self) -> Instant {
+        self.shared.base
     }
 
     /// The counters so far.

@@ -104,6 +104,17 @@ pub(super) fn tx_loop(s: &Shared, dir: &Direction) {
                     if late > Duration::from_millis(1) {
                         c.late_over_1ms.fetch_add(1, Ordering::Relaxed);
                     }
+                    if s.log_enabled {
+                        // When the datagram really left (after the send
+                        // call), for receive-path measurements at the far
+                        // end (docs/real-pacing.md, ACK batching).
+                        s.log(format!(
+                            "{{\"t-us\":{},\"dir\":\"{}\",\"ev\":\"deliver\",\"bytes\":{}}}",
+                            s.now().as_micros(),
+                            dir.name,
+                            p.data.len()
+                        ));
+                    }
                 }
                 Err(_) => {
                     c.send_errors.fetch_add(1, Ordering::Relaxed);

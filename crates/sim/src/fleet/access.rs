@@ -52,7 +52,7 @@ impl Access {
 /// The shares and ranges that turn an access type into a bottleneck.
 /// Fields marked *fitted* are the calibration's free parameters; the rest
 /// are assumptions or published ranges, as each says.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PathModel {
     /// Share of fixed accesses (wired and behind Wi-Fi) whose
     /// bottleneck runs an AQM; the rest are legacy drop-tail. [assumption:
@@ -100,6 +100,24 @@ pub struct PathModel {
     /// Sui et al., MobiSys 2016). [off in the fitted model; its ablation
     /// row is in docs/experiments.md]
     pub wifi_jitter: Option<crate::link::Jitter>,
+    /// ACK batching at the data sender on every path: the server's
+    /// receive loop with ramp's real-mode wake-up latencies
+    /// (`crate::wakeup`). [off in the fitted model: measured on ramp's
+    /// real server, not on a production one; its ablation row is in
+    /// docs/experiments.md]
+    pub ack_batching: bool,
+    /// Share of mobile paths whose bottleneck is a cellular link
+    /// (`ramp_link::Cellular`, CellReplay's defaults: less capacity for a
+    /// burst after idle, a drifting base RTT). [off in the fitted model;
+    /// 1 = every mobile path, which is what "mobile" means in the regions'
+    /// mixtures]
+    pub cellular_share: f64,
+    /// Share of mobile paths that replay one of [`PathModel::traces`]
+    /// (drawn uniformly) instead of a constant rate. [0 unless traces are
+    /// given: no trace set is bundled]
+    pub trace_share: f64,
+    /// Mahimahi delivery traces for `trace_share`.
+    pub traces: Vec<std::sync::Arc<crate::link::DeliveryTrace>>,
 }
 
 impl Default for PathModel {
@@ -118,6 +136,10 @@ impl Default for PathModel {
             droptail_buffer_ms: (50.0, 250.0),
             mobile_buffer_ms: (300.0, 2000.0),
             wifi_jitter: None,
+            ack_batching: false,
+            cellular_share: 0.0,
+            trace_share: 0.0,
+            traces: Vec::new(),
         }
     }
 }

@@ -173,7 +173,8 @@ impl FleetPlan {
                     }
                     u -= w;
                 }
-                let path = region.sample(&mut rng);
+                let mut path = region.sample(&mut rng);
+                region.cellular_links(&mut path, path_seed);
                 let size = self.workload.sample(&mut rng);
                 let bin = self.workload.bin_of(size);
                 (region.name.clone(), path, size, bin, None)
@@ -205,6 +206,14 @@ impl FleetPlan {
         p.policer = path.policer;
         p.ack_aggregation = path.ack_aggregation;
         p.jitter = path.jitter;
+        p.ack_batching = path
+            .ack_batching
+            .then(crate::wakeup::WakeupLatency::real_mode_measured);
+        p.cellular = path.cellular.then_some(crate::link::Cellular::CELLREPLAY);
+        if let Some(t) = &path.trace {
+            p.trace = Some(std::sync::Arc::clone(t));
+            p.rate_steps.clear();
+        }
         sc.endpoint.ack_policy = path.ack_policy;
         if path.web_users > 0 {
             // Other users' browsers: CUBIC (Chrome's QUIC default), a page

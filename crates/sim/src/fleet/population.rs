@@ -126,6 +126,12 @@ pub struct PathSample {
     pub ack_aggregation: Option<Duration>,
     /// Data-path delay variation without reordering (Wi-Fi).
     pub jitter: Option<crate::link::Jitter>,
+    /// ACK batching at the data sender (`crate::wakeup`).
+    pub ack_batching: bool,
+    /// A cellular bottleneck (`ramp_link::Cellular`).
+    pub cellular: bool,
+    /// A trace-driven bottleneck (replaces `rate`).
+    pub trace: Option<std::sync::Arc<crate::link::DeliveryTrace>>,
     /// The client's ACK policy.
     pub ack_policy: AckPolicy,
     /// Web users browsing on the same bottleneck (0: none).
@@ -234,6 +240,29 @@ pub fn seed_regions() -> Vec<Region> {
 }
 
 impl Region {
+    /// Makes a mobile path cellular or trace-driven, by the model's
+    /// `cellular_share` and `trace_share`, from a generator of its own
+    /// (seeded by the path's seed), so that turning either on changes no
+    /// other draw of any connection.
+    pub fn cellular_links(&self, path: &mut PathSample, path_seed: u64) {
+        /// The stream of these draws (any fixed number apart from the
+        /// sampling stream's).
+        const CELLULAR_STREAM: u64 = 0xCE11_0A1E_2025_0001;
+        let m = &self.paths;
+        if path.access != Access::Mobile || (m.cellular_share <= 0.0 && m.trace_share <= 0.0) {
+            return;
+        }
+        let mut rng = Rng::from_u64(path_seed ^ CELLULAR_STREAM);
+        let (u_trace, u_pick, u_cell) = (rng.next_f64(), rng.next_f64(), rng.next_f64());
+        if u_trace < m.trace_share && !m.traces.is_empty() {
+            let i = ((u_pick * m.traces.len() as f64) as usize).min(m.traces.len() - 1);
+            path.rate = m.traces[i].mean_rate();
+            path.trace = Some(std::sync::Arc::clone(&m.traces[i]));
+        } else if u_cell < m.cellular_share {
+            path.cellular = true;
+        }
+    }
+
     /// Draws one path. Uses only `rng`, in a fixed order of draws.
     pub fn sample(&self, rng: &mut Rng) -> PathSample {
         let m = &self.mix;
@@ -307,6 +336,9 @@ impl Region {
             policer,
             ack_aggregation: ap.ack_aggregation,
             jitter: ap.jitter,
+            ack_batching: self.paths.ack_batching,
+            cellular: false,
+            trace: None,
             ack_policy,
             web_users,
         }

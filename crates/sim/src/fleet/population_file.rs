@@ -29,6 +29,10 @@
 //! cross_traffic_share = 0.2          # paths with web users on the bottleneck
 //! cross_traffic_users = 2            # (3GPP HTTP model, CUBIC; default 0 / 2)
 //! wifi_jitter = true                 # Wi-Fi delay variation, WiFiSeer's (default off)
+//! ack_batching = true                # the sender's receive loop, real mode's (default off)
+//! cellular_share = 1.0               # mobile paths on a cellular link, CellReplay's (default 0)
+//! trace_share = 0.5                  # mobile paths replaying a Mahimahi trace (default 0)
+//! traces = ["lte.down", "5g.down"]   # ... drawn uniformly from these (paths from the working directory)
 //!
 //! # or, instead of regions, a grid:
 //! # [grid]
@@ -95,6 +99,10 @@ struct FilePaths {
     cross_traffic_share: Option<f64>,
     cross_traffic_users: Option<u32>,
     wifi_jitter: Option<bool>,
+    ack_batching: Option<bool>,
+    cellular_share: Option<f64>,
+    trace_share: Option<f64>,
+    traces: Option<Vec<String>>,
 }
 
 #[derive(Deserialize)]
@@ -221,7 +229,7 @@ impl PopulationFile {
                     let fr = r.get_ref();
                     let mut reg =
                         region(fr).map_err(|e| format!("line {at}: region `{}`: {e}", fr.name))?;
-                    reg.paths = model;
+                    reg.paths = model.clone();
                     if out.iter().any(|o: &Region| o.name == reg.name) {
                         return Err(
                             format!("line {at}: region `{}`: defined twice", reg.name).into()
@@ -413,6 +421,26 @@ fn paths(p: &FilePaths) -> Result<PathModel, String> {
     )?;
     if let Some(on) = p.wifi_jitter {
         m.wifi_jitter = on.then_some(crate::link::Jitter::WIFI_SUI_2016);
+    }
+    if let Some(on) = p.ack_batching {
+        m.ack_batching = on;
+    }
+    share(
+        "cellular_share",
+        p.cellular_share,
+        &mut m.cellular_share,
+        1.0,
+    )?;
+    share("trace_share", p.trace_share, &mut m.trace_share, 1.0)?;
+    if let Some(files) = &p.traces {
+        for f in files {
+            let t = crate::link::DeliveryTrace::load(std::path::Path::new(f))
+                .map_err(|e| format!("traces: {e}"))?;
+            m.traces.push(std::sync::Arc::new(t));
+        }
+    }
+    if m.trace_share > 0.0 && m.traces.is_empty() {
+        return Err("trace_share: give the traces to draw from (traces = [\"file\", ...])".into());
     }
     if let Some(u) = p.cross_traffic_users {
         if !(1..=64).contains(&u) {

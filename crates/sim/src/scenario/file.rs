@@ -175,6 +175,62 @@ struct FilePath {
     rate_step: Vec<FileRateStep>,
     trace: Option<String>,
     jitter: Option<FileJitter>,
+    ack_batching: Option<FileBatching>,
+    cellular: Option<FileCellular>,
+}
+
+/// `[path.cellular]`: every key optional, CellReplay's defaults.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileCellular {
+    light_bytes: Option<Q<u64>>,
+    light_fraction: Option<f64>,
+    idle_reset: Option<Q<Duration>>,
+    drift_mean: Option<f64>,
+    drift_period: Option<Q<Duration>>,
+}
+
+impl FileCellular {
+    fn cellular(self) -> Result<crate::link::Cellular, String> {
+        let mut c = crate::link::Cellular::CELLREPLAY;
+        set(&mut c.light_bytes, self.light_bytes.map(|Q(b)| b));
+        set(&mut c.light_fraction, self.light_fraction);
+        set(&mut c.idle_reset, self.idle_reset.map(|Q(d)| d));
+        set(&mut c.drift_mean, self.drift_mean);
+        set(&mut c.drift_period, self.drift_period.map(|Q(d)| d));
+        c.check().map_err(|e| format!("path.cellular.{e}"))?;
+        Ok(c)
+    }
+}
+
+/// `path.ack_batching`: a built-in table's name or quantile points.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum FileBatching {
+    Name(String),
+    Table(Vec<(f64, u64)>),
+}
+
+impl FileBatching {
+    fn latency(self) -> Result<Option<crate::wakeup::WakeupLatency>, String> {
+        use crate::wakeup::WakeupLatency;
+        match self {
+            FileBatching::Name(n) if n == "real-mode" => {
+                Ok(Some(WakeupLatency::real_mode_measured()))
+            }
+            FileBatching::Name(n) if n == "off" => Ok(None),
+            FileBatching::Name(n) => Err(format!(
+                "path.ack_batching: \"real-mode\", \"off\" or a table [[p, µs], ...], not {n:?}"
+            )),
+            FileBatching::Table(t) => WakeupLatency::new(
+                t.into_iter()
+                    .map(|(p, us)| (p, Duration::from_micros(us)))
+                    .collect(),
+            )
+            .map(Some)
+            .map_err(|e| format!("path.ack_batching: {e}")),
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -360,6 +416,15 @@ impl FilePath {
                 return Err("path.ack_aggregation: must be positive".into());
             }
             p.ack_aggregation = Some(d);
+        }
+        if let Some(b) = self.ack_batching {
+            p.ack_batching = b.latency()?;
+        }
+        if let Some(c) = self.cellular {
+            if self.trace.is_some() {
+                return Err("path.cellular: a trace-driven link cannot be cellular too".into());
+            }
+            p.cellular = Some(c.cellular()?);
         }
         if !self.rate_step.is_empty() {
             p.rate_steps = self

@@ -20,9 +20,13 @@
 //! # ecn_threshold = "1ms"       # shorthand for aqm = "step:1ms"
 //! # reverse_rate = "10mbit"     # serialise ACKs on the reverse path
 //! # ack_aggregation = "4ms"     # release ACKs in batches every 4 ms
+//! # ack_batching = "real-mode"  # the sender's receive loop (crate::wakeup); or a
+//! #                             # table [[p, µs], ...] from p = 0 to 1
 //! # [[path.rate_step]]          at = "5s", rate = "10mbit" (the link's rate from then on)
 //! # trace = "lte.down"          # deliver at a Mahimahi trace's opportunities (replaces rate)
 //! # [path.jitter]           median = "3ms", p90 = "20ms" (Wi-Fi delay variation, no reordering)
+//! # [path.cellular]         (CellReplay's defaults; each key optional:) light_bytes = 280000,
+//! #                         light_fraction = 0.5, idle_reset = "50ms", drift_mean = 0.15, drift_period = "1s"
 //! # [path.gilbert_elliott]  p_good_to_bad = 0.01, p_bad_to_good = 0.3, loss_bad = 0.5
 //! # [path.policer]          rate = "10mbit", burst = "32KB"
 //!
@@ -96,6 +100,12 @@ pub struct PathConfig {
     /// Log-normal delay variation after the bottleneck that never
     /// reorders (a Wi-Fi hop; `ramp_link::Jitter`).
     pub jitter: Option<Jitter>,
+    /// The data sender's receive loop: ACK frames processed in wake-ups
+    /// ([`crate::wakeup`]); None: each at its arrival.
+    pub ack_batching: Option<crate::wakeup::WakeupLatency>,
+    /// A cellular forward link (`ramp_link::Cellular`): less capacity for
+    /// a burst after idle, a drifting base delay.
+    pub cellular: Option<crate::link::Cellular>,
 }
 
 /// One change of the bottleneck rate ([`PathConfig::rate_steps`]).
@@ -125,6 +135,8 @@ impl PathConfig {
             rate_steps: self.rate_steps.clone(),
             trace: self.trace.clone(),
             jitter: self.jitter,
+            cellular: self.cellular,
+            cellular_rtt: self.rtt(),
         }
     }
     /// Queue limit in time at the link rate.
@@ -212,6 +224,8 @@ impl Scenario {
                 rate_steps: Vec::new(),
                 trace: None,
                 jitter: None,
+                ack_batching: None,
+                cellular: None,
             },
             endpoint: EndpointConfig {
                 mds: 1252,

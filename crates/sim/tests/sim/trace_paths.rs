@@ -106,3 +106,84 @@ fn a_population_file_turns_wifi_jitter_on_for_wifi_paths_only() {
         );
     }
 }
+
+#[test]
+fn a_cellular_link_slows_a_short_transfer_more_than_a_long_one_and_is_seeded() {
+    // CellReplay's mechanism: the first 280 KB of a burst after idle go at
+    // half the rate. A 200 KB object lies wholly in that phase; a 4 MB one
+    // mostly after it.
+    let base = "[path]\nrate = \"20mbit\"\nrtt = \"40ms\"\nqueue = \"200ms\"\n";
+    let ttlb = |size: &str, cellular: bool| {
+        let text = format!(
+            "size = \"{size}\"\n{base}{}",
+            if cellular {
+                "[path.cellular]\ndrift_mean = 0\n"
+            } else {
+                ""
+            }
+        );
+        let sc = ramp_sim::Scenario::from_toml(&text, "cell").unwrap();
+        let r = run(&sc, "cubic", 1);
+        assert!(r.completed);
+        r.ttlb_us as f64
+    };
+    let short = ttlb("200KB", true) / ttlb("200KB", false);
+    let long = ttlb("4MB", true) / ttlb("4MB", false);
+    assert!(
+        short > long && long > 1.0,
+        "short ×{short:.3}, long ×{long:.3}"
+    );
+    // With the drift on, runs are seeded and the RTT grows.
+    let drift =
+        ramp_sim::Scenario::from_toml(&format!("size = \"1MB\"\n{base}[path.cellular]\n"), "drift")
+            .unwrap();
+    let (a, b) = (run(&drift, "cubic", 5), run(&drift, "cubic", 5));
+    assert_eq!(a.to_json(), b.to_json());
+    assert_eq!(a.packets_lost_spurious, 0, "{}", a.to_json());
+    for (bad, key) in [
+        ("light_fraction = 0", "path.cellular.light_fraction"),
+        ("drift_mean = 2", "path.cellular.drift_mean"),
+        ("nonsense = 1", "nonsense"),
+    ] {
+        let e = ramp_sim::Scenario::from_toml(&format!("{base}[path.cellular]\n{bad}\n"), "bad")
+            .map(|_| ())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(key), "{e}");
+    }
+}
+
+#[test]
+fn a_population_file_makes_mobile_paths_cellular_without_moving_other_draws() {
+    let parse = |extra: &str| {
+        let text = format!("[[region]]\nname = \"africa\"\n[paths]\n{extra}");
+        let f = ramp_sim::fleet::population_file::PopulationFile::parse(&text, "c").unwrap();
+        let ramp_sim::fleet::Population::Regions(rs) = f.population else {
+            panic!("regions")
+        };
+        rs.into_iter().next().unwrap()
+    };
+    let (off, on) = (parse(""), parse("cellular_share = 1.0\n"));
+    let (mut r1, mut r2) = (
+        ramp_sim::rng::Rng::from_u64(9),
+        ramp_sim::rng::Rng::from_u64(9),
+    );
+    let mut cellular = 0;
+    for seed in 0..400u64 {
+        let a = off.sample(&mut r1);
+        let mut b = on.sample(&mut r2);
+        on.cellular_links(&mut b, seed);
+        assert_eq!((a.rate, a.rtt, a.access), (b.rate, b.rtt, b.access));
+        assert_eq!(b.cellular, b.access == ramp_sim::fleet::Access::Mobile);
+        cellular += usize::from(b.cellular);
+    }
+    assert!(cellular > 100, "{cellular} cellular paths of 400 in Africa");
+    let e = ramp_sim::fleet::population_file::PopulationFile::parse(
+        "[[region]]\nname = \"africa\"\n[paths]\ntrace_share = 0.5\n",
+        "t",
+    )
+    .map(|_| ())
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("trace_share"), "{e}");
+}
