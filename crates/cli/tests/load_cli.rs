@@ -337,6 +337,7 @@ fn serve_listen_port_0_puts_http2_on_the_http3_port() {
 /// Runs `ramp ARGS` to its end and returns its output with its peak RSS
 /// in kB (from wait4's rusage, so the child's own high-water mark).
 #[cfg(target_os = "linux")]
+#[allow(clippy::zombie_processes, reason = "reaped by wait4, for its rusage")]
 fn run_measured(args: &[&str]) -> (std::process::ExitStatus, String, u64) {
     use std::io::Read as _;
     use std::os::unix::process::ExitStatusExt as _;
@@ -375,8 +376,19 @@ fn a_huge_n_allocates_per_started_request_not_up_front() {
     let url = format!("https://localhost:{}/bytes/100", serve.port("h2"));
     let t0 = Instant::now();
     let (status, stderr, rss_kb) = run_measured(&[
-        "load", &url, "--insecure", "--quiet", "--h2", "-n", "500000000", "-c", "2", "-m", "4",
-        "-D", "1s",
+        "load",
+        &url,
+        "--insecure",
+        "--quiet",
+        "--h2",
+        "-n",
+        "500000000",
+        "-c",
+        "2",
+        "-m",
+        "4",
+        "-D",
+        "1s",
     ]);
     assert!(!stderr.contains("panicked"), "{stderr}");
     // In-flight requests at the cap end as timeouts: a failed run, exit 2.

@@ -181,7 +181,10 @@ fn get_honours_timeout_for_the_handshake_and_prints_only_the_error() {
     // A socket that never answers holds the port (a closed port would
     // answer with ICMP): the handshake never completes.
     let silent = std::net::UdpSocket::bind("127.0.0.1:0").expect("bind");
-    let port = silent.local_addr().map(|a| a.port()).expect("ephemeral port");
+    let port = silent
+        .local_addr()
+        .map(|a| a.port())
+        .expect("ephemeral port");
     let t0 = Instant::now();
     let out = Command::new(RAMP)
         .args([
@@ -296,7 +299,14 @@ fn serve_and_relay_outlive_a_closed_stdout() {
         "--duration",
         "1s",
     ];
-    let serve_h2: &[&str] = &["serve", "--listen", "127.0.0.1:0", "--h2", "--duration", "1s"];
+    let serve_h2: &[&str] = &[
+        "serve",
+        "--listen",
+        "127.0.0.1:0",
+        "--h2",
+        "--duration",
+        "1s",
+    ];
     for args in [serve_h2, relay] {
         let mut child = Command::new(RAMP)
             .args(args)
@@ -311,7 +321,10 @@ fn serve_and_relay_outlive_a_closed_stdout() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
         assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
-        assert!(t0.elapsed() >= Duration::from_millis(900), "{args:?} ran to its --duration");
+        assert!(
+            t0.elapsed() >= Duration::from_millis(900),
+            "{args:?} ran to its --duration"
+        );
     }
 }
 
@@ -326,7 +339,11 @@ fn get_fails_fast_on_a_closed_port_naming_the_address() {
         .expect("ephemeral port");
     let t0 = Instant::now();
     let out = Command::new(RAMP)
-        .args(["get", &format!("https://127.0.0.1:{port}/bytes/1"), "--insecure"])
+        .args([
+            "get",
+            &format!("https://127.0.0.1:{port}/bytes/1"),
+            "--insecure",
+        ])
         .output()
         .expect("ramp get runs");
     let elapsed = t0.elapsed();

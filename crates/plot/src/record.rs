@@ -136,9 +136,11 @@ pub fn for_each_record(path: &Path, mut f: impl FnMut(Record) -> Result<()>) -> 
     let source = path.display().to_string();
     let file = std::fs::File::open(path).map_err(|e| Error::io(path, &e))?;
     let reader = std::io::BufReader::with_capacity(1 << 20, file);
-    for_each_line(reader, &source, |n, line| match record_of(line, &source, n)? {
-        Some(r) => f(r),
-        None => Ok(()),
+    for_each_line(reader, &source, |n, line| {
+        match record_of(line, &source, n)? {
+            Some(r) => f(r),
+            None => Ok(()),
+        }
     })
 }
 

@@ -352,10 +352,10 @@ pub enum ChunkError {
     Data(String),
 }
 
+use ramp_vocab::lines::LineTooLong;
 /// The longest input line a stream may have: ramp-vocab's one bound for
 /// every line reader. A mapped file is not copied, so only streams need it.
 pub use ramp_vocab::lines::MAX_LINE_BYTES;
-use ramp_vocab::lines::LineTooLong;
 
 /// Reads until `buf` holds `want` bytes or the reader ends.
 fn fill(
