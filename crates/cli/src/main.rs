@@ -7,6 +7,7 @@
 mod clobber;
 mod cmd;
 mod file_stem;
+mod interrupt;
 mod path_flags;
 mod ranges;
 mod run_dir;
