@@ -193,6 +193,12 @@ pub trait Controller: Send + Sync + fmt::Debug {
     /// The path MTU changed; windows in packets are recomputed.
     fn on_mtu_update(&mut self, max_datagram_size: u64);
 
+    /// Parameters saved from an earlier connection on this path (RFC 9959;
+    /// [`crate::resume`]), given before the first packet. Controllers that
+    /// jump use them for the jump once an RTT sample confirms the path;
+    /// the default ignores them.
+    fn resume_from(&mut self, _saved: crate::resume::SavedPath) {}
+
     /// The congestion window, bytes.
     fn window(&self) -> u64;
 
@@ -203,6 +209,13 @@ pub trait Controller: Send + Sync + fmt::Debug {
     /// unpaced. The controller owns its rate: Rapid Start paces its first
     /// flight over one full RTT, slow start at twice the window per RTT.
     fn pacing_rate(&self, rtt: &RttEstimator) -> Option<Rate>;
+
+    /// The longest burst the controller wants the pacer to send, as time
+    /// at the pacing rate, or `None` for the pacer's own quantum. Prague
+    /// follows its reference sender's 250 µs (udp_prague `BURST_TIME`).
+    fn pacing_burst(&self) -> Option<Duration> {
+        None
+    }
 
     /// The current phase.
     fn phase(&self) -> CcPhase;

@@ -43,6 +43,7 @@ pub mod rapid_floor;
 pub mod rapid_start;
 pub mod ratio;
 pub mod recovery;
+pub mod resume;
 pub mod round;
 pub mod rtt;
 pub mod spec;

@@ -54,6 +54,10 @@ pub struct PacingInput {
     pub smoothed_rtt: Duration,
     /// The current maximum datagram size, bytes.
     pub max_datagram_size: u64,
+    /// The controller's own limit on a burst, as time at the pacing rate
+    /// ([`Controller::pacing_burst`](crate::Controller::pacing_burst);
+    /// Prague's 250 µs); `None` leaves the pacer's quantum alone.
+    pub burst: Option<Duration>,
 }
 
 /// A pacer. The caller asks [`Pacing::next_send_time`] before sending a
@@ -110,6 +114,8 @@ pub struct Pacer {
     /// Credit at `last`, bytes; negative is debt.
     credit: i64,
     last: Option<Time>,
+    /// The controller's burst limit ([`PacingInput::burst`]).
+    burst: Option<Duration>,
 }
 
 fn to_i64(v: u64) -> i64 {
@@ -126,6 +132,7 @@ impl Pacer {
             config,
             credit: to_i64(initial),
             last: None,
+            burst: None,
         }
     }
 
@@ -144,6 +151,19 @@ impl Pacer {
         )
     }
 
+    /// The most credit may build to at `rate`: the quantum, or less when
+    /// the controller limits its bursts to a time at the rate (at least
+    /// one packet).
+    fn cap(&self, rate: Rate) -> i64 {
+        let q = self.quantum();
+        match self.burst {
+            Some(b) => {
+                q.min(to_i64(rate.bytes_in(b)).max(to_i64(self.config.max_datagram_size.max(1))))
+            }
+            None => q,
+        }
+    }
+
     /// Credit available at `now` with `rate`.
     fn credit_at(&self, now: Time, rate: Rate) -> i64 {
         let Some(last) = self.last else {
@@ -151,7 +171,7 @@ impl Pacer {
         };
         let accrued = to_i64(rate.bytes_in(now.saturating_since(last)));
         // A leftover initial burst above the quantum does not grow.
-        let cap = self.quantum().max(self.credit);
+        let cap = self.cap(rate).max(self.credit);
         self.credit.saturating_add(accrued).min(cap)
     }
 
@@ -180,7 +200,7 @@ impl Pacer {
         }
         let credit = self.credit_at(now, rate);
         // A packet larger than the quantum waits for a full quantum only.
-        let needed = to_i64(bytes).min(self.quantum().max(self.credit));
+        let needed = to_i64(bytes).min(self.cap(rate).max(self.credit));
         if credit >= needed {
             return now;
         }
@@ -208,9 +228,11 @@ impl Pacer {
 
 impl Pacing for Pacer {
     fn next_send_time(&mut self, now: Time, input: &PacingInput, bytes: u64) -> Time {
+        self.burst = input.burst;
         Pacer::next_send_time(self, now, input.rate, bytes)
     }
     fn on_packet_sent(&mut self, now: Time, bytes: u64, input: &PacingInput) {
+        self.burst = input.burst;
         Pacer::on_packet_sent(self, now, bytes, input.rate)
     }
 }
@@ -560,6 +582,7 @@ mod tests {
             window: 24_000,
             smoothed_rtt: ms(50),
             max_datagram_size: 1200,
+            burst: None,
         };
         let t = Time::ZERO;
         let mut off = PacerKind::Off.build(t, &input);

@@ -41,6 +41,13 @@ pub const RATE_STEP_BYTES_PER_SEC: u64 = 1_920_000;
 /// See [`RATE_STEP_BYTES_PER_SEC`].
 pub const MIN_STEP: u64 = 7;
 
+/// The longest burst Prague's pacer sends, as time at the pacing rate
+/// (udp_prague `BURST_TIME` = 250 µs, at least one packet): at 10 Mbit/s
+/// one packet at a time, so that a flow does not queue its own second
+/// packet behind the first for a packet's serialisation time, which is
+/// over the 1 ms step there (docs/l4s.md).
+pub const BURST_TIME: Duration = Duration::from_micros(250);
+
 /// Prague's congestion-avoidance state.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Prague {
@@ -58,6 +65,9 @@ pub struct Prague {
     /// Fractional window increase carried between ACK frames (bytes ×
     /// cwnd, so nothing is lost to rounding).
     carry: u128,
+    /// When the window was last reduced, for any cause, and for loss.
+    reduced_at: Option<Time>,
+    lost_at: Option<Time>,
 }
 
 impl Default for Prague {
@@ -80,7 +90,24 @@ impl Prague {
             ce_pending: 0,
             rtts_to_growth: 0,
             carry: 0,
+            reduced_at: None,
+            lost_at: None,
         }
+    }
+
+    /// Whether a congestion event at `now` must not reduce the window
+    /// again yet (draft §2.3.3: at most one reduction per virtual RTT;
+    /// udp_prague's `cs_in_cwr` and `cs_in_loss` states, which end when
+    /// both a packet sent after the reduction is acknowledged, as RFC
+    /// 9002's recovery period, and a virtual RTT has passed). A CE mark
+    /// waits a virtual RTT after any reduction; a loss only after a loss
+    /// reduction (the reference reduces for loss while in CWR).
+    pub fn holds_reduction(&self, now: Time, signal: CongestionSignal, srtt: Duration) -> bool {
+        let since = match signal {
+            CongestionSignal::Ecn { .. } => self.reduced_at,
+            CongestionSignal::Loss { .. } => self.lost_at,
+        };
+        since.is_some_and(|t| now.saturating_since(t) < Self::vrtt(srtt))
     }
 
     /// α as a fraction.
@@ -128,6 +155,7 @@ impl Prague {
     /// Growth then waits a number of virtual RTTs (udp_prague).
     pub fn on_congestion(
         &mut self,
+        now: Time,
         cwnd: u64,
         signal: CongestionSignal,
         srtt: Duration,
@@ -135,6 +163,10 @@ impl Prague {
     ) -> u64 {
         let rate = rate_bytes_per_sec(cwnd, srtt);
         self.carry = 0;
+        self.reduced_at = Some(now);
+        if matches!(signal, CongestionSignal::Loss { .. }) {
+            self.lost_at = Some(now);
+        }
         match signal {
             CongestionSignal::Ecn { .. } => {
                 self.rtts_to_growth = rate / RATE_STEP_BYTES_PER_SEC + MIN_STEP;
@@ -227,12 +259,19 @@ mod tests {
     #[test]
     fn prague_2_3_3_ce_response_is_cwnd_times_one_minus_alpha_over_two() {
         let mut p = Prague::new();
-        assert_eq!(p.on_congestion(100_000, ce(), ms(20), MDS), 50_000);
+        assert_eq!(
+            p.on_congestion(Time::ZERO, 100_000, ce(), ms(20), MDS),
+            50_000
+        );
         p.alpha = ALPHA_ONE / 4;
-        assert_eq!(p.on_congestion(100_000, ce(), ms(20), MDS), 87_500);
+        assert_eq!(
+            p.on_congestion(Time::ZERO, 100_000, ce(), ms(20), MDS),
+            87_500
+        );
         // Loss halves whatever α is.
         assert_eq!(
             p.on_congestion(
+                Time::ZERO,
                 100_000,
                 CongestionSignal::Loss { lost_bytes: 1 },
                 ms(20),
@@ -268,11 +307,29 @@ mod tests {
         let next = p.on_ack(cwnd, cwnd, ms(25), MDS);
         assert_eq!(next - cwnd, 40_000);
         // After a CE reduction growth waits rate/1.92 MB/s + 7 vRTTs.
-        p.on_congestion(cwnd, ce(), ms(25), MDS);
+        p.on_congestion(Time::ZERO, cwnd, ce(), ms(25), MDS);
         assert_eq!(
             p.rtts_to_growth,
             40_000_000 / RATE_STEP_BYTES_PER_SEC + MIN_STEP
         );
+    }
+
+    #[test]
+    fn prague_2_3_3_at_most_one_reduction_per_virtual_rtt() {
+        let mut p = Prague::new();
+        let t0 = Time::ZERO + ms(100);
+        p.on_congestion(t0, 100_000, ce(), ms(10), MDS);
+        // 10 ms RTT: the virtual RTT is 25 ms, so CE 20 ms later is held.
+        assert!(p.holds_reduction(t0 + ms(20), ce(), ms(10)));
+        assert!(!p.holds_reduction(t0 + ms(25), ce(), ms(10)));
+        // Above 25 ms the virtual RTT is the RTT.
+        assert!(p.holds_reduction(t0 + ms(30), ce(), ms(40)));
+        // A loss is not held by a CE reduction, only by a loss one.
+        let loss = CongestionSignal::Loss { lost_bytes: 1 };
+        assert!(!p.holds_reduction(t0 + ms(1), loss, ms(10)));
+        p.on_congestion(t0, 100_000, loss, ms(10), MDS);
+        assert!(p.holds_reduction(t0 + ms(1), loss, ms(10)));
+        assert!(!Prague::new().holds_reduction(t0, ce(), ms(10)));
     }
 
     #[test]

@@ -215,6 +215,10 @@ impl<C: Controller + Clone + 'static> Controller for RfcOrder<C> {
         self.inner.pacing_rate(rtt)
     }
 
+    fn pacing_burst(&self) -> Option<core::time::Duration> {
+        self.inner.pacing_burst()
+    }
+
     fn phase(&self) -> CcPhase {
         self.inner.phase()
     }
@@ -280,6 +284,11 @@ impl Controller for Box<dyn Controller> {
     }
 
     #[inline]
+    fn resume_from(&mut self, saved: crate::resume::SavedPath) {
+        (**self).resume_from(saved);
+    }
+
+    #[inline]
     fn window(&self) -> u64 {
         (**self).window()
     }
@@ -292,6 +301,11 @@ impl Controller for Box<dyn Controller> {
     #[inline]
     fn pacing_rate(&self, rtt: &RttEstimator) -> Option<Rate> {
         (**self).pacing_rate(rtt)
+    }
+
+    #[inline]
+    fn pacing_burst(&self) -> Option<core::time::Duration> {
+        (**self).pacing_burst()
     }
 
     #[inline]

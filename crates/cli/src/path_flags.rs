@@ -27,7 +27,7 @@ pub struct PathFlags {
     #[arg(long, value_parser = parse_duration)]
     pub queue: Option<Duration>,
     /// Queue discipline: droptail, step:<delay>, codel, fq_codel, pie,
-    /// docsis_pie (default: droptail).
+    /// docsis_pie, dualpi2, docsis_lld (default: droptail).
     #[arg(long)]
     pub aqm: Option<Aqm>,
     /// Random loss after the bottleneck (e.g. 0.5%; default: none).

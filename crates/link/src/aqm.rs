@@ -33,14 +33,16 @@ pub enum Aqm {
     /// PIE (RFC 8033) or DOCSIS-PIE (RFC 8034).
     Pie(PieParams),
     /// DualPI2 (RFC 9332), Linux `sch_dualpi2`'s defaults: an L queue for
-    /// ECT(1)/CE beside a classic queue, coupled.
+    /// ECT(1)/CE beside a classic queue, coupled; or its DOCSIS Low
+    /// Latency variant (`docsis_lld`), the L queue's step replaced by the
+    /// DOCSIS immediate AQM's ramp.
     DualPi2(DualPi2Params),
 }
 
 impl Aqm {
     /// The names [`Aqm::from_str`] accepts, for help and error text.
     pub const NAMES: &'static str =
-        "droptail, step:<delay>, codel, fq_codel, pie, docsis_pie, dualpi2";
+        "droptail, step:<delay>, codel, fq_codel, pie, docsis_pie, dualpi2, docsis_lld";
 
     /// Whether packets are held and their fate decided at dequeue (so the
     /// caller must poll the link at [`crate::Link::next_wake`]).
@@ -90,6 +92,7 @@ impl FromStr for Aqm {
             "pie" => Aqm::Pie(PieParams::RFC8033),
             "docsis_pie" | "docsispie" => Aqm::Pie(PieParams::DOCSIS),
             "dualpi2" | "dual_pi2" => Aqm::DualPi2(DualPi2Params::LINUX),
+            "docsis_lld" | "docsislld" | "lld" => Aqm::DualPi2(DualPi2Params::DOCSIS_LLD),
             "step" => return Err(err("the step needs a threshold, e.g. step:1ms")),
             _ => return Err(err("unknown")),
         })
@@ -106,6 +109,7 @@ impl fmt::Display for Aqm {
             Aqm::FqCoDel(_) => f.write_str("fq_codel"),
             Aqm::Pie(p) if p.profile == crate::pie::PieProfile::Docsis => f.write_str("docsis_pie"),
             Aqm::Pie(_) => f.write_str("pie"),
+            Aqm::DualPi2(p) if p.is_docsis_lld() => f.write_str("docsis_lld"),
             Aqm::DualPi2(_) => f.write_str("dualpi2"),
         }
     }
@@ -125,6 +129,7 @@ mod tests {
             "pie",
             "docsis_pie",
             "dualpi2",
+            "docsis_lld",
         ] {
             let a: Aqm = name.parse().unwrap();
             assert_eq!(a.to_string(), name);

@@ -130,7 +130,10 @@ impl<P> Bottleneck<P> {
                 q: HeldQueue::new(),
             },
             Aqm::FqCoDel(p) => Discipline::FqCoDel(Box::new(FqCoDel::new(p))),
-            Aqm::DualPi2(p) => Discipline::DualPi2(Box::new(DualPi2::new(p, rng))),
+            Aqm::DualPi2(p) => {
+                let p = p.at_rate(server.rate().bits_per_sec());
+                Discipline::DualPi2(Box::new(DualPi2::new(p, rng)))
+            }
         };
         Bottleneck {
             server,

@@ -12,7 +12,10 @@
 //!   p_C = (p′)² (§2.4: the square makes a classic flow's rate, ∝ 1/√p_C,
 //!   come out equal to a scalable flow's, ∝ 1/p_CL);
 //! - the L queue marks with the larger of the coupled p_CL = k·p′ and its
-//!   native AQM, a step at `step` of sojourn time (§2.5.1, §4.1.1);
+//!   native AQM (§2.5.1, §4.1.1): Linux's step at 1 ms of sojourn time
+//!   (optionally in packets, and only for packets that found
+//!   `min_qlen_step` packets queued), or the DOCSIS Low Latency ramp
+//!   ([`NativeAqm::Ramp`], `--aqm docsis_lld`);
 //! - a weighted round robin gives the C queue `c_protection` of the link
 //!   while both are backlogged (§2.5.2; Linux's credit counter);
 //! - on overload, when p_CL ≥ 1, the L queue drops with p_C instead of
@@ -43,9 +46,9 @@ pub struct DualPi2Params {
     pub alpha: f64,
     /// Proportional gain β in Hz (Linux 819/256 ≈ 3.2).
     pub beta: f64,
-    /// The L queue's step threshold in sojourn time (Linux `step_thresh`,
-    /// 1 ms).
-    pub step: Duration,
+    /// The L queue's native AQM: Linux's step (1 ms of sojourn time) or
+    /// the DOCSIS Low Latency ramp.
+    pub native: NativeAqm,
     /// The coupling factor k (Linux `coupling_factor`, 2; RFC 9332 §2.4).
     pub coupling: f64,
     /// Share of the link the C queue gets while both queues are
@@ -65,12 +68,102 @@ impl DualPi2Params {
         tupdate: Duration::from_millis(16),
         alpha: 41.0 / 256.0,
         beta: 819.0 / 256.0,
-        step: Duration::from_millis(1),
+        native: NativeAqm::Step {
+            threshold: StepThreshold::Sojourn(Duration::from_millis(1)),
+            min_qlen: 0,
+        },
         coupling: 2.0,
         c_protection: 10,
         drop_overload: true,
         mtu: 1514,
     };
+}
+
+/// The L queue's native (uncoupled) AQM (RFC 9332 §2.5.1.1: a shallow
+/// threshold on the L queue's own delay).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum NativeAqm {
+    /// Linux `sch_dualpi2`'s step: mark every L packet whose queue
+    /// exceeds `threshold` (net/sched/sch_dualpi2.c `do_step_aqm`), if at
+    /// its enqueue the L queue already held at least `min_qlen` packets
+    /// (`min_qlen_step`, Linux default 0: always).
+    Step {
+        /// The step threshold (Linux `step_thresh`, 1 ms, or in packets).
+        threshold: StepThreshold,
+        /// Linux `min_qlen_step`: packets the L queue must hold when a
+        /// packet arrives for the step to apply to it.
+        min_qlen: u32,
+    },
+    /// The DOCSIS Low Latency immediate AQM (CableLabs MULPIv3.1, Annex N,
+    /// "IAQM"): the marking probability ramps linearly from 0 at `min` of
+    /// queue delay to 1 at `max` (defaults 475 µs to 1 ms: `MAXTH` 1 ms and
+    /// a range of 2^19 ns). The ramp's floor keeps `min` at no less than
+    /// two MTUs' serialisation time at the link rate
+    /// ([`DualPi2Params::at_rate`]).
+    Ramp {
+        /// Queue delay below which nothing is marked.
+        min: Duration,
+        /// Queue delay from which everything is marked.
+        max: Duration,
+    },
+}
+
+/// What Linux's step compares with its threshold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StepThreshold {
+    /// The packet's sojourn time (Linux default, 1 ms).
+    Sojourn(Duration),
+    /// The L queue's length in packets after the packet leaves (Linux
+    /// `step_thresh` with the packets unit).
+    Packets(u32),
+}
+
+/// The DOCSIS IAQM ramp's range, 2^19 ns (MULPIv3.1 Annex N `LG_RANGE`
+/// = 19).
+pub const DOCSIS_RAMP_RANGE: Duration = Duration::from_nanos(1 << 19);
+
+/// The DOCSIS IAQM ramp's top (MULPIv3.1 Annex N `MAXTH`, 1 ms).
+pub const DOCSIS_RAMP_MAX: Duration = Duration::from_millis(1);
+
+impl DualPi2Params {
+    /// The DOCSIS Low Latency variant: DualPI2's coupled PI and scheduler
+    /// with the IAQM ramp (475 µs – 1 ms) as the L queue's native AQM.
+    /// The classic side keeps Linux's PI parameters (an assumption: the
+    /// DOCSIS classic AQM is not modelled separately).
+    pub const DOCSIS_LLD: DualPi2Params = DualPi2Params {
+        native: NativeAqm::Ramp {
+            min: Duration::from_nanos(
+                DOCSIS_RAMP_MAX.as_nanos() as u64 - DOCSIS_RAMP_RANGE.as_nanos() as u64,
+            ),
+            max: DOCSIS_RAMP_MAX,
+        },
+        ..DualPi2Params::LINUX
+    };
+
+    /// Whether the L queue runs the DOCSIS ramp.
+    pub fn is_docsis_lld(&self) -> bool {
+        matches!(self.native, NativeAqm::Ramp { .. })
+    }
+
+    /// The parameters for a link of `bits_per_sec`: the DOCSIS ramp's
+    /// floor raises its `min` to two MTUs' serialisation time (MULPIv3.1
+    /// Annex N `FLOOR`), keeping its range, so that at low rates one
+    /// packet ahead does not mark the next. Linux's step has no floor.
+    pub fn at_rate(mut self, bits_per_sec: u64) -> DualPi2Params {
+        if let NativeAqm::Ramp { min, max } = &mut self.native {
+            if bits_per_sec > 0 {
+                let floor_ns =
+                    2 * u128::from(self.mtu) * 8 * 1_000_000_000 / u128::from(bits_per_sec);
+                let floor = Duration::from_nanos(u64::try_from(floor_ns).unwrap_or(u64::MAX));
+                if floor > *min {
+                    let range = max.saturating_sub(*min);
+                    *min = floor;
+                    *max = floor + range;
+                }
+            }
+        }
+        self
+    }
 }
 
 impl Default for DualPi2Params {
@@ -97,10 +190,11 @@ pub(crate) enum Verdict {
     Drop,
 }
 
-/// One FIFO with its byte count.
+/// One FIFO with its byte count; each packet with its arrival time and
+/// whether the L queue's native AQM applies to it (Linux `apply_step`).
 #[derive(Clone, Debug)]
 struct Fifo<P> {
-    q: VecDeque<(Time, Packet<P>)>,
+    q: VecDeque<(Time, bool, Packet<P>)>,
     bytes: u64,
 }
 
@@ -114,7 +208,7 @@ impl<P> Fifo<P> {
     fn sojourn(&self, now: Time) -> Duration {
         self.q
             .front()
-            .map_or(Duration::ZERO, |(t, _)| now.saturating_since(*t))
+            .map_or(Duration::ZERO, |(t, _, _)| now.saturating_since(*t))
     }
 }
 
@@ -185,12 +279,22 @@ impl<P> DualPi2<P> {
     /// Queues `p` at `now`.
     pub fn enqueue(&mut self, now: Time, p: Packet<P>) {
         self.catch_up(now);
-        let q = match Self::classify(&p) {
-            DualQueue::L => &mut self.l,
-            DualQueue::C => &mut self.c,
+        let (q, apply) = match Self::classify(&p) {
+            DualQueue::L => {
+                // Linux `skb_apply_step`: the step applies if the L queue
+                // already holds `min_qlen_step` packets.
+                let apply = match self.params.native {
+                    NativeAqm::Step { min_qlen, .. } => {
+                        self.l.q.len() >= usize::try_from(min_qlen).unwrap_or(usize::MAX)
+                    }
+                    NativeAqm::Ramp { .. } => true,
+                };
+                (&mut self.l, apply)
+            }
+            DualQueue::C => (&mut self.c, false),
         };
         q.bytes += u64::from(p.size);
-        q.q.push_back((now, p));
+        q.q.push_back((now, apply, p));
     }
 
     /// Runs the PI updates due by `now` (RFC 9332 Appendix A.2
@@ -228,7 +332,7 @@ impl<P> DualPi2<P> {
                 DualQueue::L => self.l.q.front(),
                 DualQueue::C => self.c.q.front(),
             };
-            let len = head.map_or(0, |(_, p)| i64::from(p.size));
+            let len = head.map_or(0, |(_, _, p)| i64::from(p.size));
             self.credit += match pick {
                 DualQueue::L => wc * len,
                 DualQueue::C => -(100 - wc) * len,
@@ -257,28 +361,26 @@ impl<P> DualPi2<P> {
                 DualQueue::L => &mut self.l,
                 DualQueue::C => &mut self.c,
             };
-            let (t_in, p) = fifo.q.pop_front()?;
+            let (t_in, apply, p) = fifo.q.pop_front()?;
             fifo.bytes -= u64::from(p.size);
-            let sojourn = now.saturating_since(t_in);
-            match self.decide(which, &p, sojourn, backlog) {
+            let ahead = Ahead {
+                sojourn: now.saturating_since(t_in),
+                backlog,
+                l_len: self.l.q.len(),
+                apply,
+            };
+            match self.decide(which, &p, ahead) {
                 Verdict::Send(ce) => return Some((p, ce, which)),
                 Verdict::Drop => on_drop(p),
             }
         }
     }
 
-    /// The fate of `p` from `which` queue after `sojourn`, with `backlog`
-    /// bytes queued before it left (RFC 9332 Appendix A.1
-    /// `dualpi2_dequeue`, Linux `must_drop` and the step).
-    fn decide(
-        &mut self,
-        which: DualQueue,
-        p: &Packet<P>,
-        sojourn: Duration,
-        backlog: u64,
-    ) -> Verdict {
+    /// The fate of `p` from `which` queue, given what it saw (RFC 9332
+    /// Appendix A.1 `dualpi2_dequeue`, Linux `must_drop` and the step).
+    fn decide(&mut self, which: DualQueue, p: &Packet<P>, ahead: Ahead) -> Verdict {
         let pp = self.prob;
-        let guard = backlog < 2 * u64::from(self.params.mtu);
+        let guard = ahead.backlog < 2 * u64::from(self.params.mtu);
         match which {
             DualQueue::C => {
                 // p_C = (p')².
@@ -299,15 +401,53 @@ impl<P> DualPi2<P> {
                         return Verdict::Drop;
                     }
                 }
-                // The native step, then the coupled marking: the larger
-                // of the two probabilities (the step's is 0 or 1).
-                if sojourn > self.params.step {
-                    return Verdict::Send(true);
+                let coupled = if guard { 0.0 } else { p_cl };
+                match self.params.native {
+                    NativeAqm::Step { threshold, .. } => {
+                        // The step (probability 0 or 1), then the coupled
+                        // marking: the larger of the two.
+                        let over = match threshold {
+                            StepThreshold::Sojourn(t) => ahead.sojourn > t,
+                            StepThreshold::Packets(n) => {
+                                ahead.l_len > usize::try_from(n).unwrap_or(usize::MAX)
+                            }
+                        };
+                        if ahead.apply && over {
+                            return Verdict::Send(true);
+                        }
+                        Verdict::Send(self.roll(coupled))
+                    }
+                    NativeAqm::Ramp { min, max } => {
+                        // MULPIv3.1 Annex N: one roll against the larger of
+                        // the ramp's and the coupled probability.
+                        let native = ramp(ahead.sojourn, min, max);
+                        Verdict::Send(self.roll(native.max(coupled)))
+                    }
                 }
-                let coupled = !guard && self.roll(p_cl);
-                Verdict::Send(coupled)
             }
         }
+    }
+}
+
+/// What a packet saw when it left: its sojourn, the bytes queued in
+/// both queues before it left, the L queue's length after it left, and
+/// whether the step applies to it.
+#[derive(Clone, Copy, Debug)]
+struct Ahead {
+    sojourn: Duration,
+    backlog: u64,
+    l_len: usize,
+    apply: bool,
+}
+
+/// The DOCSIS IAQM ramp: 0 below `min`, 1 from `max`, linear between.
+fn ramp(qdelay: Duration, min: Duration, max: Duration) -> f64 {
+    if qdelay <= min {
+        0.0
+    } else if qdelay >= max {
+        1.0
+    } else {
+        (qdelay - min).as_secs_f64() / (max - min).as_secs_f64()
     }
 }
 
@@ -327,6 +467,17 @@ mod tests {
 
     fn dq() -> DualPi2<u32> {
         DualPi2::new(DualPi2Params::LINUX, Rng::new(1, 2))
+    }
+
+    /// A packet that waited `sojourn` with `backlog` bytes queued, the
+    /// step applying to it.
+    fn at(sojourn: Duration, backlog: u64) -> Ahead {
+        Ahead {
+            sojourn,
+            backlog,
+            l_len: 0,
+            apply: true,
+        }
     }
 
     fn ms(v: u64) -> Time {
@@ -352,8 +503,7 @@ mod tests {
             if q.decide(
                 DualQueue::C,
                 &pkt(i, EcnCodepoint::Ect0),
-                Duration::ZERO,
-                backlog,
+                at(Duration::ZERO, backlog),
             ) == Verdict::Send(true)
             {
                 c_marks += 1;
@@ -361,8 +511,7 @@ mod tests {
             if q.decide(
                 DualQueue::L,
                 &pkt(i, EcnCodepoint::Ect1),
-                Duration::ZERO,
-                backlog,
+                at(Duration::ZERO, backlog),
             ) == Verdict::Send(true)
             {
                 l_marks += 1;
@@ -380,8 +529,7 @@ mod tests {
             q.decide(
                 DualQueue::C,
                 &pkt(0, EcnCodepoint::NotEct),
-                Duration::ZERO,
-                1 << 20
+                at(Duration::ZERO, 1 << 20)
             ),
             Verdict::Drop
         );
@@ -393,17 +541,17 @@ mod tests {
         q.prob = 0.0;
         let p = pkt(0, EcnCodepoint::Ect1);
         assert_eq!(
-            q.decide(DualQueue::L, &p, Duration::from_micros(999), 0),
+            q.decide(DualQueue::L, &p, at(Duration::from_micros(999), 0)),
             Verdict::Send(false)
         );
         assert_eq!(
-            q.decide(DualQueue::L, &p, Duration::from_micros(1001), 0),
+            q.decide(DualQueue::L, &p, at(Duration::from_micros(1001), 0)),
             Verdict::Send(true)
         );
         // The classic queue has no step.
         let c = pkt(0, EcnCodepoint::Ect0);
         assert_eq!(
-            q.decide(DualQueue::C, &c, Duration::from_millis(50), 0),
+            q.decide(DualQueue::C, &c, at(Duration::from_millis(50), 0)),
             Verdict::Send(false)
         );
     }
@@ -465,8 +613,7 @@ mod tests {
             if q.decide(
                 DualQueue::L,
                 &pkt(i, EcnCodepoint::Ect1),
-                Duration::ZERO,
-                1 << 20,
+                at(Duration::ZERO, 1 << 20),
             ) == Verdict::Drop
             {
                 drops += 1;
@@ -487,8 +634,7 @@ mod tests {
             q.decide(
                 DualQueue::L,
                 &pkt(0, EcnCodepoint::Ect1),
-                Duration::ZERO,
-                1 << 20
+                at(Duration::ZERO, 1 << 20)
             ),
             Verdict::Send(true)
         );
@@ -500,8 +646,116 @@ mod tests {
         q.prob = 1.0;
         let p = pkt(0, EcnCodepoint::NotEct);
         assert_eq!(
-            q.decide(DualQueue::C, &p, Duration::ZERO, 2 * 1514 - 1),
+            q.decide(DualQueue::C, &p, at(Duration::ZERO, 2 * 1514 - 1)),
             Verdict::Send(false)
+        );
+    }
+
+    #[test]
+    fn linux_min_qlen_step_spares_packets_that_found_a_short_l_queue() {
+        // net/sched/sch_dualpi2.c `skb_apply_step`: with min_qlen_step 2,
+        // the first two packets of a burst are never step-marked.
+        let mut q = DualPi2::<u32>::new(
+            DualPi2Params {
+                native: NativeAqm::Step {
+                    threshold: StepThreshold::Sojourn(Duration::from_millis(1)),
+                    min_qlen: 2,
+                },
+                ..DualPi2Params::LINUX
+            },
+            Rng::new(1, 2),
+        );
+        for i in 0..4 {
+            q.enqueue(Time::ZERO, pkt(i, EcnCodepoint::Ect1));
+        }
+        // All four waited 5 ms (> the 1 ms step); p' is still 0.
+        let marks: Vec<bool> = (0..4)
+            .map(|_| q.dequeue(ms(5), &mut |_| panic!("no drop")).unwrap().1)
+            .collect();
+        assert_eq!(marks, [false, false, true, true]);
+        // Linux's default (0) applies the step to every packet.
+        let mut q = dq();
+        for i in 0..2 {
+            q.enqueue(Time::ZERO, pkt(i, EcnCodepoint::Ect1));
+        }
+        assert!(q.dequeue(ms(5), &mut |_| ()).unwrap().1);
+    }
+
+    #[test]
+    fn linux_step_threshold_in_packets_counts_the_l_queue_left_behind() {
+        let mut q = DualPi2::<u32>::new(
+            DualPi2Params {
+                native: NativeAqm::Step {
+                    threshold: StepThreshold::Packets(2),
+                    min_qlen: 0,
+                },
+                ..DualPi2Params::LINUX
+            },
+            Rng::new(1, 2),
+        );
+        for i in 0..5 {
+            q.enqueue(Time::ZERO, pkt(i, EcnCodepoint::Ect1));
+        }
+        // Left behind: 4, 3, 2, 1, 0 packets; marked while more than 2.
+        let marks: Vec<bool> = (0..5)
+            .map(|_| q.dequeue(ms(50), &mut |_| ()).unwrap().1)
+            .collect();
+        assert_eq!(marks, [true, true, false, false, false]);
+    }
+
+    #[test]
+    fn docsis_mulpi_annex_n_ramp_marks_linearly_from_min_to_max() {
+        let mut q = DualPi2::<u32>::new(DualPi2Params::DOCSIS_LLD, Rng::new(3, 4));
+        let NativeAqm::Ramp { min, max } = DualPi2Params::DOCSIS_LLD.native else {
+            panic!("not a ramp");
+        };
+        assert_eq!(max, Duration::from_millis(1));
+        assert_eq!(max - min, DOCSIS_RAMP_RANGE);
+        let p = pkt(0, EcnCodepoint::Ect1);
+        // Nothing queued ahead: only the ramp can mark (p' = 0).
+        assert_eq!(q.decide(DualQueue::L, &p, at(min, 0)), Verdict::Send(false));
+        assert_eq!(q.decide(DualQueue::L, &p, at(max, 0)), Verdict::Send(true));
+        let mid = min + (max - min) / 4;
+        let n = 20_000;
+        let marked = (0..n)
+            .filter(|_| q.decide(DualQueue::L, &p, at(mid, 0)) == Verdict::Send(true))
+            .count();
+        let share = marked as f64 / n as f64;
+        assert!((share - 0.25).abs() < 0.015, "ramp at a quarter: {share}");
+        // The larger of the ramp and the coupled probability: p' = 0.4
+        // gives p_CL = 0.8 below the ramp.
+        q.prob = 0.4;
+        let marked = (0..n)
+            .filter(|_| {
+                q.decide(DualQueue::L, &p, at(Duration::ZERO, 1 << 20)) == Verdict::Send(true)
+            })
+            .count();
+        let share = marked as f64 / n as f64;
+        assert!(
+            (share - 0.8).abs() < 0.015,
+            "coupled under the ramp: {share}"
+        );
+    }
+
+    #[test]
+    fn docsis_mulpi_annex_n_floor_lifts_the_ramp_to_two_mtus_at_low_rates() {
+        // 10 Mbit/s: two 1514-byte frames take 2.42 ms; the ramp moves up
+        // and keeps its range.
+        let p = DualPi2Params::DOCSIS_LLD.at_rate(10_000_000);
+        let NativeAqm::Ramp { min, max } = p.native else {
+            panic!("not a ramp");
+        };
+        assert_eq!(min, Duration::from_nanos(2 * 1514 * 8 * 100));
+        assert_eq!(max - min, DOCSIS_RAMP_RANGE);
+        // 100 Mbit/s: 242 µs is under 475 µs, so the default stands.
+        assert_eq!(
+            DualPi2Params::DOCSIS_LLD.at_rate(100_000_000),
+            DualPi2Params::DOCSIS_LLD
+        );
+        // Linux's step has no floor.
+        assert_eq!(
+            DualPi2Params::LINUX.at_rate(10_000_000),
+            DualPi2Params::LINUX
         );
     }
 

@@ -36,7 +36,9 @@ pub use aqm::{Aqm, AqmParseError};
 pub use bottleneck::{queue_bytes_for, Admission, Bottleneck, Departure, Dequeue};
 pub use cellular::Cellular;
 pub use codel::CoDelParams;
-pub use dualpi2::{DualPi2, DualPi2Params, DualQueue};
+pub use dualpi2::{
+    DualPi2, DualPi2Params, DualQueue, NativeAqm, StepThreshold, DOCSIS_RAMP_MAX, DOCSIS_RAMP_RANGE,
+};
 pub use fq_codel::FqCoDelParams;
 pub use jitter::{Jitter, MAX_JITTER};
 pub use loss::{LossElement, LossModel};

@@ -34,7 +34,7 @@ use ramp_cc::{
 use ramp_quic::choice::CcChoice;
 use ramp_quic::client::{self, GetConfig};
 use ramp_quic::relay::{Relay, RelayConfig};
-use ramp_quic::server::{SendPacing, ServeConfig, ServeOptions, Server};
+use ramp_quic::server::{AckTiming, SendPacing, ServeConfig, ServeOptions, Server};
 use ramp_quic::stats::PathLabels;
 use ramp_quic::tls::{Identity, Trust};
 use ramp_sim::{run_connection, Scenario, TraceSink};
@@ -53,11 +53,16 @@ fn wall_us(t: Instant) -> f64 {
         * 1e6
 }
 
+#[path = "real_vs_sim/fidelity.rs"]
+mod fidelity;
+
 /// Send times of a connection, recorded around the real controller.
 #[derive(Debug)]
 struct Recording {
     inner: Box<dyn Controller>,
     sends: Arc<Mutex<Vec<(Instant, u64)>>>,
+    /// The controller's time of every ACK frame.
+    acks: Arc<Mutex<Vec<Time>>>,
     /// `--trace`: every send, ACK frame and congestion event on stderr,
     /// in the controller's time.
     trace: bool,
@@ -81,6 +86,9 @@ impl Controller for Recording {
     }
     fn on_ack_frame_end(&mut self, now: Time, s: &AckFrameSummary, rtt: &RttEstimator) {
         self.inner.on_ack_frame_end(now, s, rtt);
+        if let Ok(mut a) = self.acks.lock() {
+            a.push(now);
+        }
         if self.trace {
             eprintln!(
                 "ack t={:.3}ms wall-us={:.1} inflight={} cwnd={} pacing-bps={:?} srtt-us={} phase={}",
@@ -131,6 +139,7 @@ impl Controller for Recording {
         Box::new(Recording {
             inner: self.inner.clone_box(),
             sends: Arc::new(Mutex::new(Vec::new())),
+            acks: Arc::new(Mutex::new(Vec::new())),
             trace: self.trace,
         })
     }
@@ -196,17 +205,32 @@ struct Real {
     lost: u64,
     flight_bytes: u64,
     flight_span_us: u64,
+    /// ACK frames the controller saw, and how many of them shared their
+    /// time with another frame.
+    ack_frames: u64,
+    ack_frames_shared: u64,
+}
+
+/// ACK frames, and those whose time another frame has too.
+fn shared_times(times: &[Time]) -> (u64, u64) {
+    let mut counts = std::collections::BTreeMap::<Time, u64>::new();
+    for t in times {
+        *counts.entry(*t).or_default() += 1;
+    }
+    let shared = counts.values().filter(|&&n| n > 1).sum();
+    (times.len() as u64, shared)
 }
 
 async fn real(
     path: Path,
     cc: &str,
-    pacing: SendPacing,
-    trace: bool,
+    o: &Options,
 ) -> Result<Real, Box<dyn std::error::Error + Send + Sync>> {
+    let (pacing, ack_timing, trace) = (o.pacing, o.ack_timing, o.trace);
     let base = CcChoice::parse(cc)?;
     let sends = Arc::new(Mutex::new(Vec::new()));
-    let sends2 = sends.clone();
+    let acks = Arc::new(Mutex::new(Vec::new()));
+    let (sends2, acks2) = (sends.clone(), acks.clone());
     let build = base.build.clone();
     let choice = CcChoice::custom(
         base.name.clone(),
@@ -214,6 +238,7 @@ async fn real(
             Box::new(Recording {
                 inner: build(mtu),
                 sends: sends2.clone(),
+                acks: acks2.clone(),
                 trace,
             }) as Box<dyn Controller>
         }),
@@ -232,6 +257,7 @@ async fn real(
         },
         ServeOptions {
             pacing,
+            ack_timing,
             ..ServeOptions::default()
         },
     )?;
@@ -310,12 +336,15 @@ async fn real(
     let rtt_us = path.rtt_ms * 1000;
     let (flight_bytes, flight_span_us) = first_flight(&sends, rtt_us * 3 / 2, rtt_us);
     let _ = std::fs::remove_file(&stats);
+    let (ack_frames, ack_frames_shared) = shared_times(&acks.lock().map_err(|_| "poisoned")?);
     Ok(Real {
         rounds: rounds(&sends, rtt_us * 3 / 2, rtt_us, 6),
         ttlb,
         lost,
         flight_bytes,
         flight_span_us,
+        ack_frames,
+        ack_frames_shared,
     })
 }
 
@@ -429,19 +458,23 @@ struct Options {
     quick: bool,
     runs: usize,
     pacing: SendPacing,
+    ack_timing: AckTiming,
     paths: Vec<String>,
     ccs: Vec<String>,
     trace: bool,
+    fidelity: bool,
 }
 
 fn options() -> Result<Options, Box<dyn std::error::Error + Send + Sync>> {
     let mut o = Options {
         quick: false,
-        runs: 1,
+        runs: 0,
         pacing: SendPacing::Controller,
+        ack_timing: AckTiming::default(),
         paths: Vec::new(),
         ccs: Vec::new(),
         trace: false,
+        fidelity: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -450,16 +483,96 @@ fn options() -> Result<Options, Box<dyn std::error::Error + Send + Sync>> {
             "--quick" => o.quick = true,
             "--runs" => o.runs = value()?.parse::<usize>()?.max(1),
             "--pacing" => o.pacing = value()?.parse()?,
+            "--ack-timing" => o.ack_timing = value()?.parse()?,
             "--path" => o.paths.push(value()?),
             "--cc" => o.ccs.push(value()?),
             "--trace" => o.trace = true,
+            "--fidelity" => o.fidelity = true,
             _ => return Err(format!("unknown argument {a}").into()),
         }
     }
+    if o.fidelity {
+        if o.paths.is_empty() {
+            o.paths = fidelity::PATHS.map(String::from).to_vec();
+        }
+        if o.runs == 0 {
+            o.runs = fidelity::RUNS;
+        }
+    }
+    o.runs = o.runs.max(1);
     if o.ccs.is_empty() {
         o.ccs = ramp_quic::choice::COMPARED.map(String::from).to_vec();
     }
     Ok(o)
+}
+
+/// One path × controller: the real runs (fastest first) and the two
+/// simulations.
+struct Row {
+    path: Path,
+    cc: String,
+    runs: Vec<Real>,
+    /// The simulator with the real server's pacer.
+    sim: Sim,
+    /// The simulator with the other pacer.
+    other: Sim,
+    /// The simulator with ACK batching at the sender: median TTLB of 5 seeds.
+    batched: Duration,
+}
+
+/// ACK batching draws wake-up latencies: the median TTLB of 5 seeds.
+fn batched_median(
+    path: Path,
+    cc: &str,
+    pacer: &str,
+) -> Result<Duration, Box<dyn std::error::Error + Send + Sync>> {
+    let mut b = (1..=5)
+        .map(|s| sim(path, cc, pacer, Some(s)).map(|x| x.ttlb))
+        .collect::<Result<Vec<_>, _>>()?;
+    b.sort();
+    Ok(b[b.len() / 2])
+}
+
+impl Row {
+    fn median(&self) -> &Real {
+        &self.runs[self.runs.len() / 2]
+    }
+
+    /// Real median TTLB over simulated, less one.
+    fn diff(&self) -> f64 {
+        self.median().ttlb.as_secs_f64() / self.sim.ttlb.as_secs_f64() - 1.0
+    }
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+fn print_row(row: &Row) {
+    let (r, q, e) = (row.median(), &row.sim, &row.other);
+    let (lo, hi) = (row.runs[0].ttlb, row.runs[row.runs.len() - 1].ttlb);
+    let rtt_us = (row.path.rtt_ms * 1000) as f64;
+    println!(
+        "| {} | {} | {:.0} | {:.0}–{:.0} | {:.0} | {:+.1}% | {:.0} | {} | {} | {:.1} in {:.1} ({:.2}) | {:.1} in {:.1} ({:.2}) | {:.0} | {:+.1}% |",
+        row.path.name,
+        row.cc,
+        ms(r.ttlb),
+        ms(lo),
+        ms(hi),
+        ms(q.ttlb),
+        row.diff() * 100.0,
+        ms(e.ttlb),
+        r.lost,
+        q.lost,
+        r.flight_bytes as f64 / 1e3,
+        r.flight_span_us as f64 / 1e3,
+        r.flight_span_us as f64 / rtt_us,
+        q.flight_bytes as f64 / 1e3,
+        q.flight_span_us as f64 / 1e3,
+        q.flight_span_us as f64 / rtt_us,
+        ms(row.batched),
+        (ms(r.ttlb) / ms(row.batched) - 1.0) * 100.0,
+    );
 }
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
@@ -478,62 +591,30 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         SendPacing::Quinn => ("quinn", "leaky-bucket"),
     };
     println!(
-        "real: pacing {}, median of {} run(s); sim: {sim_pacer} pacer (and {other_pacer} beside it)",
-        o.pacing, o.runs
+        "real: pacing {}, ACK timing {}, median of {} run(s); sim: {sim_pacer} pacer (and {other_pacer} beside it)",
+        o.pacing, o.ack_timing, o.runs
     );
     println!();
     println!("| path | cc | real TTLB ms | real min–max | sim ms | diff | sim ({other_pacer}) ms | real lost | sim lost | 1st flight real: KB in ms (RTTs) | sim | sim, ACK batching ms | diff |");
     println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
-    let mut growth = Vec::new();
+    let mut rows = Vec::new();
     for path in &paths {
         for cc in &o.ccs {
             let mut runs = Vec::with_capacity(o.runs);
             for _ in 0..o.runs {
-                runs.push(real(*path, cc, o.pacing, o.trace).await?);
+                runs.push(real(*path, cc, &o).await?);
             }
             runs.sort_by_key(|r| r.ttlb);
-            let r = &runs[runs.len() / 2];
-            let (lo, hi) = (runs[0].ttlb, runs[runs.len() - 1].ttlb);
-            let q = sim(*path, cc, sim_pacer, None)?;
-            let e = sim(*path, cc, other_pacer, None)?;
-            // ACK batching draws wake-up latencies: the median of 5 seeds.
-            let mut b = (1..=5)
-                .map(|s| sim(*path, cc, sim_pacer, Some(s)).map(|x| x.ttlb))
-                .collect::<Result<Vec<_>, _>>()?;
-            b.sort();
-            let b = b[b.len() / 2];
-            let ms = |d: Duration| d.as_secs_f64() * 1e3;
-            let rtt_us = (path.rtt_ms * 1000) as f64;
-            growth.push(format!(
-                "| {} | {} | {} | {} | {} | {} |",
-                path.name,
-                cc,
-                fmt_rounds(&r.rounds),
-                fmt_growth(&r.rounds),
-                fmt_rounds(&q.rounds),
-                fmt_growth(&q.rounds),
-            ));
-            println!(
-                "| {} | {} | {:.0} | {:.0}–{:.0} | {:.0} | {:+.1}% | {:.0} | {} | {} | {:.1} in {:.1} ({:.2}) | {:.1} in {:.1} ({:.2}) | {:.0} | {:+.1}% |",
-                path.name,
-                cc,
-                ms(r.ttlb),
-                ms(lo),
-                ms(hi),
-                ms(q.ttlb),
-                (ms(r.ttlb) / ms(q.ttlb) - 1.0) * 100.0,
-                ms(e.ttlb),
-                r.lost,
-                q.lost,
-                r.flight_bytes as f64 / 1e3,
-                r.flight_span_us as f64 / 1e3,
-                r.flight_span_us as f64 / rtt_us,
-                q.flight_bytes as f64 / 1e3,
-                q.flight_span_us as f64 / 1e3,
-                q.flight_span_us as f64 / rtt_us,
-                ms(b),
-                (ms(r.ttlb) / ms(b) - 1.0) * 100.0,
-            );
+            let row = Row {
+                path: *path,
+                cc: cc.clone(),
+                runs,
+                sim: sim(*path, cc, sim_pacer, None)?,
+                other: sim(*path, cc, other_pacer, None)?,
+                batched: batched_median(*path, cc, sim_pacer)?,
+            };
+            print_row(&row);
+            rows.push(row);
         }
     }
     println!();
@@ -541,8 +622,38 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     println!();
     println!("| path | cc | real | growth | sim | growth |");
     println!("|---|---|---|---|---|---|");
-    for g in growth {
-        println!("{g}");
+    for row in &rows {
+        println!(
+            "| {} | {} | {} | {} | {} | {} |",
+            row.path.name,
+            row.cc,
+            fmt_rounds(&row.median().rounds),
+            fmt_growth(&row.median().rounds),
+            fmt_rounds(&row.sim.rounds),
+            fmt_growth(&row.sim.rounds),
+        );
+    }
+    println!();
+    println!("ACK frames the real controller saw with the same time as another frame (all runs; ACK timing {}):", o.ack_timing);
+    println!();
+    println!("| path | cc | ACK frames | sharing a time |");
+    println!("|---|---|---:|---:|");
+    for row in &rows {
+        let frames: u64 = row.runs.iter().map(|r| r.ack_frames).sum();
+        let shared: u64 = row.runs.iter().map(|r| r.ack_frames_shared).sum();
+        println!(
+            "| {} | {} | {frames} | {:.1}% |",
+            row.path.name,
+            row.cc,
+            shared as f64 * 100.0 / frames.max(1) as f64
+        );
+    }
+    if o.fidelity {
+        println!();
+        let failed = fidelity::report(&rows);
+        if failed > 0 {
+            return Err(format!("{failed} fidelity check(s) failed").into());
+        }
     }
     Ok(())
 }

@@ -1,6 +1,7 @@
 //! ramp-cc inside quinn: HTTP/3 server and client, UDP link emulator.
 //!
 //! - [`adapter`]: ramp-cc controllers as quinn congestion controllers.
+//! - [`arrival`]: kernel receive times for the server's ACK processing.
 //! - [`probe`]: what the server learns from a connection's controller.
 //! - [`relay`]: the userspace bottleneck emulator behind `ramp relay`.
 //! - [`server`], [`client`]: `ramp serve` and `ramp get` (with [`body`],
@@ -10,6 +11,7 @@
 #![forbid(unsafe_code)]
 
 pub mod adapter;
+pub mod arrival;
 pub mod body;
 pub mod choice;
 pub mod client;

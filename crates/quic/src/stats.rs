@@ -83,7 +83,7 @@ impl PathLabels {
 
 /// Whole milliseconds when exact, else a fraction.
 fn ms_f(d: Duration) -> Value {
-    if d.as_nanos() % 1_000_000 == 0 {
+    if d.as_nanos().is_multiple_of(1_000_000) {
         Value::from(d.as_millis() as u64)
     } else {
         Value::from(d.as_secs_f64() * 1e3)

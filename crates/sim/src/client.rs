@@ -7,6 +7,7 @@ use core::time::Duration;
 use ramp_cc::recovery::{AckFrame, Space};
 use ramp_cc::{EcnCodepoint, Time};
 
+use crate::flow_control::{FlowWindows, ReceiveWindows};
 use crate::receiver::{AckAction, AckPolicy, AckState};
 use crate::server::{Datagram, Payload};
 
@@ -28,6 +29,8 @@ pub enum UpPacket {
     Initial {
         /// Datagram bytes.
         bytes: u64,
+        /// A 0-RTT packet with the request is coalesced with it.
+        request: bool,
     },
     /// Handshake Finished coalesced with the request.
     FinishedRequest {
@@ -43,6 +46,14 @@ pub enum UpPacket {
         /// A Handshake packet (the client has Handshake keys), else an
         /// Initial padded to the datagram size.
         handshake: bool,
+    },
+    /// MAX_STREAM_DATA and MAX_DATA frames raising the server's limits
+    /// (RFC 9000 §19.9, §19.10), in one 1-RTT packet.
+    MaxData {
+        /// The response stream's new limit, bytes.
+        stream: u64,
+        /// The connection's new limit, bytes.
+        connection: u64,
     },
     /// An ACK-only packet.
     Ack {
@@ -90,6 +101,12 @@ pub struct Client {
     initial_bytes: u64,
     hs_pto_at: Option<Time>,
     hs_pto_count: u32,
+    /// Receive windows (None: unlimited).
+    fc: Option<ReceiveWindows>,
+    /// The request leaves with the first flight (0-RTT).
+    zero_rtt: bool,
+    /// When the request left.
+    pub t_request_sent: Option<Time>,
 }
 
 impl Client {
@@ -135,15 +152,53 @@ impl Client {
             initial_bytes: mds.max(CLIENT_INITIAL_MIN_BYTES),
             hs_pto_at: None,
             hs_pto_count: 0,
+            fc: None,
+            zero_rtt: false,
+            t_request_sent: None,
         }
+    }
+
+    /// A resumed connection sends its request in 0-RTT, with its Initial
+    /// (crate::resumption).
+    pub fn with_zero_rtt(mut self, on: bool) -> Client {
+        self.zero_rtt = on;
+        self
+    }
+
+    /// Bytes of an ACK-only datagram in `space`: with 0-RTT modelled, a
+    /// datagram carrying an Initial packet is padded to the datagram size
+    /// (RFC 9000 §14.1); otherwise every ACK counts 50 bytes, as the full
+    /// handshake model always has.
+    pub fn ack_bytes(&self, space: Space) -> u64 {
+        if self.zero_rtt && space == Space::Initial {
+            self.initial_bytes
+        } else {
+            ACK_PACKET_BYTES
+        }
+    }
+
+    /// Sets the client's receive windows (RFC 9000 §4); unlimited unless
+    /// called.
+    pub fn with_flow_windows(mut self, w: Option<FlowWindows>) -> Client {
+        self.fc = w.map(ReceiveWindows::new);
+        self
+    }
+
+    /// Window updates sent (packets with MAX_STREAM_DATA / MAX_DATA).
+    pub fn window_updates(&self) -> u64 {
+        self.fc.as_ref().map_or(0, |f| f.updates)
     }
 
     /// Starts the connection: the Initial.
     pub fn start(&mut self, now: Time) -> UpPacket {
         self.t_start = now;
         self.hs_pto_at = Some(now + CLIENT_FIRST_PTO);
+        if self.zero_rtt {
+            self.t_request_sent = Some(now);
+        }
         UpPacket::Initial {
             bytes: self.initial_bytes,
+            request: self.zero_rtt,
         }
     }
 
@@ -202,9 +257,14 @@ impl Client {
         if self.t_handshake.is_none() && self.crypto_count == self.crypto_total {
             self.t_handshake = Some(now);
             self.hs_pto_at = None;
-            out.send.push(UpPacket::FinishedRequest {
-                bytes: CLIENT_FINISHED_REQUEST_BYTES,
-            });
+            let bytes = if self.zero_rtt {
+                // The request already left in 0-RTT: Finished alone.
+                crate::resumption::CLIENT_FINISHED_BYTES
+            } else {
+                self.t_request_sent = Some(now);
+                CLIENT_FINISHED_REQUEST_BYTES
+            };
+            out.send.push(UpPacket::FinishedRequest { bytes });
         }
     }
 
@@ -228,6 +288,11 @@ impl Client {
             out.delivered = Some(delivered);
             if delivered == self.total_bytes {
                 self.t_last_byte = Some(now);
+            } else if let Some((stream, connection)) =
+                self.fc.as_mut().and_then(|f| f.on_consumed(delivered))
+            {
+                // The application reads at once; the update leaves now.
+                out.send.push(UpPacket::MaxData { stream, connection });
             }
         }
     }

@@ -23,12 +23,14 @@ pub mod client;
 pub mod engine;
 pub mod fairness;
 pub mod fleet;
+pub mod flow_control;
 /// The link model, shared with `ramp relay` (the `ramp-link` crate).
 pub use ramp_link as link;
 pub mod parallel;
 pub mod path;
 pub mod receiver;
 pub mod record;
+pub mod resumption;
 pub mod rng;
 pub mod scenario;
 pub mod server;

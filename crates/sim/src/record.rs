@@ -101,6 +101,13 @@ pub struct Record {
     pub path_loss: f64,
     /// ACK policy name.
     pub ack_policy: String,
+    /// With client flow-control windows: the window updates the client
+    /// sent and the times the server was blocked by them. None without
+    /// windows, so such records keep their key set.
+    pub flow_control: Option<[u64; 2]>,
+    /// How a resumed connection started (`0rtt`, `0rtt-token`); None for
+    /// a full handshake, whose records keep their key set.
+    pub resumption: Option<&'static str>,
 }
 
 fn ms_floor(us: u64) -> u64 {
@@ -196,8 +203,15 @@ impl Record {
             .num(k::PATH_QUEUE_MS, self.path_queue_ms)
             .num(k::PATH_LOSS, self.path_loss)
             .text(k::PATH_ACK_POLICY, &self.ack_policy)
-            .text(k::PATH_AQM, &self.aqm)
-            .finish()
+            .text(k::PATH_AQM, &self.aqm);
+        if let Some([updates, blocked]) = self.flow_control {
+            m.num(k::MAX_STREAM_DATA_RECEIVED, updates)
+                .num(k::STREAM_DATA_BLOCKED_SENT, blocked);
+        }
+        if let Some(r) = self.resumption {
+            m.text(k::RESUMPTION, r);
+        }
+        m.finish()
     }
 }
 

@@ -110,6 +110,18 @@ pub struct Server {
     pub ack_out: AckOutcome<Payload>,
     /// Outcome of the last timeout (for traces).
     pub timeout_out: TimeoutOutcome<Payload>,
+    /// Stream bytes the client allows (RFC 9000 §4.1: the smaller of
+    /// MAX_STREAM_DATA and MAX_DATA, one stream); `u64::MAX` without flow
+    /// control.
+    fc_limit: u64,
+    /// The request arrived in 0-RTT: the response is sent during the
+    /// handshake, once the flight is out (0.5-RTT data).
+    early: bool,
+    /// Whether the sender is blocked by flow control now.
+    fc_blocked: bool,
+    /// Times the sender became blocked by flow control (each would send a
+    /// STREAM_DATA_BLOCKED or DATA_BLOCKED frame, RFC 9000 §4.1).
+    pub fc_blocked_count: u64,
 }
 
 impl Server {
@@ -141,6 +153,7 @@ impl Server {
             window: cwnd,
             smoothed_rtt: ld.rtt().smoothed(),
             max_datagram_size: mds,
+            burst: cc.pacing_burst(),
         };
         let pacer_kind = pacer;
         let pacer = pacer.build(Time::ZERO, &input);
@@ -177,7 +190,55 @@ impl Server {
             cwnd_max: cwnd,
             ack_out: AckOutcome::new(),
             timeout_out: TimeoutOutcome::new(),
+            fc_limit: u64::MAX,
+            early: false,
+            fc_blocked: false,
+            fc_blocked_count: 0,
         }
+    }
+
+    /// Sets the client's initial flow-control limit on the response's
+    /// stream bytes (from its transport parameters).
+    pub fn with_flow_limit(mut self, limit: Option<u64>) -> Server {
+        self.fc_limit = limit.unwrap_or(u64::MAX);
+        self
+    }
+
+    /// The server holds an address-validation token for the client (RFC
+    /// 9000 §8.1.3): no anti-amplification limit from the start.
+    pub fn with_token(mut self, token: bool) -> Server {
+        self.validated = token;
+        self
+    }
+
+    /// The client's Initial arrived with a 0-RTT request coalesced: the
+    /// response starts as soon as the handshake flight is out, still under
+    /// the anti-amplification limit (RFC 9000 §8.1) until the address is
+    /// validated.
+    pub fn on_client_initial_with_request(
+        &mut self,
+        now: Time,
+        bytes: u64,
+        out: &mut Vec<Datagram>,
+    ) -> Option<Time> {
+        if self.phase == Phase::Idle {
+            self.early = true;
+            self.t_request = Some(now);
+        }
+        self.on_client_initial(now, bytes, out)
+    }
+
+    /// MAX_STREAM_DATA / MAX_DATA arrived: limits only ever rise (RFC 9000
+    /// §4.1: a frame that does not raise the limit is ignored).
+    pub fn on_max_data(
+        &mut self,
+        now: Time,
+        stream: u64,
+        connection: u64,
+        out: &mut Vec<Datagram>,
+    ) -> Option<Time> {
+        self.fc_limit = self.fc_limit.max(stream.min(connection));
+        self.try_send(now, out)
     }
 
     /// Number of packets in the handshake flight.
@@ -228,7 +289,7 @@ impl Server {
             self.ld.discard_space(Space::Handshake);
             self.crypto_retx.clear();
             self.phase = Phase::Serving;
-            self.t_request = Some(now);
+            self.t_request.get_or_insert(now);
             if self.pacer_kind == PacerKind::Quinn {
                 // A real quinn server sends HANDSHAKE_DONE, session tickets
                 // and the HTTP/3 control and QPACK streams through the same
@@ -273,7 +334,9 @@ impl Server {
         }
         self.ack_out = ack_out;
         self.cwnd_max = self.cwnd_max.max(self.cc.window());
-        if self.phase == Phase::Serving && self.acked_count == self.chunks {
+        let serving =
+            self.phase == Phase::Serving || (self.early && self.phase == Phase::Handshake);
+        if serving && self.acked_count == self.chunks {
             self.phase = Phase::Done;
             self.t_done = Some(now);
         }
@@ -374,7 +437,18 @@ impl Server {
             }
         }
         if self.next_chunk < self.chunks {
-            return Some((Payload::Stream(self.next_chunk), false));
+            // RFC 9000 §4.1: new stream data only up to the client's
+            // limit; resent data was already counted.
+            let end =
+                u64::from(self.next_chunk) * self.chunk_bytes + self.chunk_len(self.next_chunk);
+            if end <= self.fc_limit {
+                self.fc_blocked = false;
+                return Some((Payload::Stream(self.next_chunk), false));
+            }
+            if !self.fc_blocked {
+                self.fc_blocked = true;
+                self.fc_blocked_count += 1;
+            }
         }
         if probe {
             if self.lowest_unacked < self.chunks {
@@ -402,7 +476,14 @@ impl Server {
             let probe = self.probes > 0;
             let (space, next) = match self.phase {
                 Phase::Idle => return None,
-                Phase::Handshake => (Space::Handshake, self.next_crypto(probe)),
+                Phase::Handshake if self.early && self.crypto_acked.iter().all(|&a| a) => {
+                    (Space::Application, self.next_stream(probe))
+                }
+                Phase::Handshake => match self.next_crypto(probe) {
+                    // 0.5-RTT data once the flight is out (0-RTT request).
+                    None if self.early => (Space::Application, self.next_stream(probe)),
+                    next => (Space::Handshake, next),
+                },
                 Phase::Serving => (Space::Application, self.next_stream(probe)),
                 Phase::Done => {
                     self.probes = 0;
@@ -514,6 +595,7 @@ impl Server {
             window: self.cc.window(),
             smoothed_rtt: self.ld.rtt().smoothed(),
             max_datagram_size: self.mds,
+            burst: self.cc.pacing_burst(),
         }
     }
 

@@ -100,6 +100,16 @@ pub const PATH_QUEUE_MS: &str = "path.queue-ms";
 pub const PATH_LOSS: &str = "path.loss";
 /// The client's ACK policy.
 pub const PATH_ACK_POLICY: &str = "path.ack-policy";
+/// MAX_STREAM_DATA/MAX_DATA updates the server received from the client
+/// (h2o's key; written only when the client has flow-control windows).
+pub const MAX_STREAM_DATA_RECEIVED: &str = "num-frames-received.max_stream_data";
+/// Times the server became blocked by the client's flow-control limit,
+/// each a STREAM_DATA_BLOCKED frame (h2o's key; written only with
+/// windows).
+pub const STREAM_DATA_BLOCKED_SENT: &str = "num-frames-sent.stream_data_blocked";
+/// How a resumed connection started: `0rtt` (request in 0-RTT, no
+/// address-validation token) or `0rtt-token`; absent for a full handshake.
+pub const RESUMPTION: &str = "resumption";
 /// A fleet connection's index.
 pub const CONN: &str = "conn";
 /// A fleet connection's region.

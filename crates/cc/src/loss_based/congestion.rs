@@ -76,7 +76,7 @@ impl LossBased {
                         if in_startup { ss_beta } else { beta }.mul_floor(cwnd)
                     }
                     CaAlgorithm::Cubic(c) => c.on_congestion(cwnd),
-                    CaAlgorithm::Prague(p) => p.on_congestion(cwnd, signal, srtt, mds),
+                    CaAlgorithm::Prague(p) => p.on_congestion(now, cwnd, signal, srtt, mds),
                 };
                 self.ssthresh = ssthresh.max(min);
                 self.cwnd = self.ssthresh;

@@ -153,6 +153,11 @@ struct Saved {
     ca: CaAlgorithm,
 }
 
+/// The largest jump a saved window may ask for (1 GB): far above any
+/// simulated path's bandwidth-delay product; it keeps a corrupt or
+/// absurd saved rate from overflowing the window arithmetic.
+pub const MAX_RESUMED_JUMP_BYTES: u64 = 1 << 30;
+
 /// A loss-based controller: NewReno or CUBIC with a startup policy.
 #[derive(Clone, Debug)]
 pub struct LossBased {
@@ -174,6 +179,9 @@ pub struct LossBased {
     round: RoundTracker,
     prr: Option<Prr>,
     saved: Option<Saved>,
+    /// Parameters remembered from an earlier connection on the path
+    /// (RFC 9959; [`crate::resume`]): they size the jump once confirmed.
+    resume: Option<crate::resume::SavedPath>,
     /// The current recovery period was started by ECN-CE and has seen no
     /// loss yet (h2o's ECN episode count; `ce_beta`).
     episode_ecn_only: bool,
@@ -225,6 +233,7 @@ impl LossBased {
             round: RoundTracker::new(),
             prr: None,
             saved: None,
+            resume: None,
             episode_ecn_only: false,
             send_one_pending: false,
             frame_growth_bytes: 0,
@@ -451,7 +460,12 @@ impl Controller for LossBased {
                     }
                 }
                 if self.first_flight == FirstFlight::Waiting && self.has_rtt_sample {
-                    let jump = jump_window(self.cfg.initial_window_bytes());
+                    let mut jump = jump_window(self.cfg.initial_window_bytes());
+                    // RFC 9959: a saved window, once the RTT confirms the
+                    // path; never below the jump made without one.
+                    if let Some(w) = self.resume.and_then(|s| s.jump_window(rtt.min())) {
+                        jump = jump.max(w.min(MAX_RESUMED_JUMP_BYTES));
+                    }
                     self.cwnd = self.cwnd.max(jump);
                     self.first_flight = FirstFlight::Active { marker: None };
                     if self.startup.careful_resume {
@@ -532,7 +546,12 @@ impl Controller for LossBased {
                 CongestionSignal::Loss { lost_bytes } => lost_bytes,
                 CongestionSignal::Ecn { .. } => 0,
             };
-            self.start_recovery(now, event.signal, self.in_flight.saturating_add(lost));
+            // Prague reduces at most once per virtual RTT (draft §2.3.3).
+            let held = matches!(&self.ca, CaAlgorithm::Prague(p)
+                if p.holds_reduction(now, event.signal, self.srtt));
+            if !held {
+                self.start_recovery(now, event.signal, self.in_flight.saturating_add(lost));
+            }
         }
         if event.persistent_congestion {
             self.persistent_congestion();
@@ -556,6 +575,10 @@ impl Controller for LossBased {
         self.prr = None;
         self.phase = self.phase_for_window();
         self.metrics.num_spurious_undos += 1;
+    }
+
+    fn resume_from(&mut self, saved: crate::resume::SavedPath) {
+        self.resume = Some(saved);
     }
 
     fn on_mtu_update(&mut self, max_datagram_size: u64) {
@@ -596,6 +619,13 @@ impl Controller for LossBased {
 
     fn pacing_rate(&self, rtt: &RttEstimator) -> Option<Rate> {
         self.pacing_rate_for(rtt.smoothed())
+    }
+
+    fn pacing_burst(&self) -> Option<Duration> {
+        match self.ca {
+            CaAlgorithm::Prague(_) => Some(crate::prague::BURST_TIME),
+            _ => None,
+        }
     }
 
     fn phase(&self) -> CcPhase {

@@ -86,6 +86,7 @@ proptest! {
             window: windows[0],
             smoothed_rtt: srtt,
             max_datagram_size: 1200,
+            burst: None,
         };
         let kind = if quinn { PacerKind::Quinn } else { PacerKind::default() };
         let mut p = kind.build(Time::ZERO, &input);
@@ -134,7 +135,13 @@ proptest! {
             prop_assert!(burst <= cap);
         }
         // And when it waits, it asks to be woken strictly later.
-        let input = PacingInput { rate: None, window, smoothed_rtt: srtt, max_datagram_size: 1200 };
+        let input = PacingInput {
+            rate: None,
+            window,
+            smoothed_rtt: srtt,
+            max_datagram_size: 1200,
+            burst: None,
+        };
         prop_assert!(Pacing::next_send_time(&mut q, t, &input, 1200) > t);
     }
 }
@@ -161,6 +168,7 @@ fn quinn_model_spreads_a_jump_start_flight_as_two_bursts() {
         window: 24_000,
         smoothed_rtt: Duration::from_millis(50),
         max_datagram_size: 1200,
+        burst: None,
     };
     let t0 = Time::ZERO;
     let mut p = PacerKind::Quinn.build(t0, &input);
@@ -201,4 +209,40 @@ fn quinn_model_sends_two_buckets_after_an_idle_period() {
         at_once += 1;
     }
     assert_eq!(at_once, 20);
+}
+
+/// Prague's burst limit (udp_prague `BURST_TIME`, 250 µs at the pacing
+/// rate, at least one packet) lowers the quantum at low rates only.
+#[test]
+fn a_controller_burst_limit_caps_the_quantum_at_low_rates() {
+    let burst_after_idle = |rate_bps: u64, burst: Option<Duration>| {
+        let mut p = Pacer::new(PacerConfig {
+            initial_burst_packets: 1,
+            burst_quantum_packets: 2,
+            max_datagram_size: 1200,
+        });
+        let input = PacingInput {
+            rate: Some(Rate::from_bits_per_sec(rate_bps)),
+            window: 1 << 20,
+            smoothed_rtt: Duration::from_millis(20),
+            max_datagram_size: 1200,
+            burst,
+        };
+        let mut t = Time::ZERO;
+        Pacing::on_packet_sent(&mut p, t, 1200, &input);
+        // Idle for 100 ms, then count the packets that may leave at once.
+        t += Duration::from_millis(100);
+        let mut n = 0;
+        while Pacing::next_send_time(&mut p, t, &input, 1200) == t {
+            Pacing::on_packet_sent(&mut p, t, 1200, &input);
+            n += 1;
+        }
+        n
+    };
+    let b = Some(Duration::from_micros(250));
+    // 10 Mbit/s: 250 µs is 312 bytes, so one packet at a time.
+    assert_eq!(burst_after_idle(10_000_000, None), 2);
+    assert_eq!(burst_after_idle(10_000_000, b), 1);
+    // 100 Mbit/s: 250 µs is 3125 bytes, over the 2-packet quantum.
+    assert_eq!(burst_after_idle(100_000_000, b), 2);
 }

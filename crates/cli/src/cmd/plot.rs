@@ -1,7 +1,9 @@
 //! `ramp plot`: draw one chart from a trace or records file.
 
 use anyhow::Context as _;
-use ramp_plot::chart::{save, AbChart, DeliveryChart, GridChart, PairedChart, Theme, TimeSeqChart};
+use ramp_plot::chart::{
+    save, AbChart, DeliveryChart, GridChart, PairedChart, Theme, TimeSeqChart, XyChart, XyData,
+};
 use ramp_plot::{
     ab_curves_of, grid_curves, paired_deltas_of, read_trace, AbOptions, AbSamples, Facet, GridAxis,
     GridSamples,
@@ -78,6 +80,24 @@ enum ChartCmd {
         #[command(flatten)]
         out: OutputArgs,
     },
+    /// y against x from a CSV (header `x label,series,...`, one row per
+    /// x), one line per series: bench tables such as a rate ratio
+    /// against RTT.
+    Xy {
+        /// CSV file.
+        csv: PathBuf,
+        /// Description of the y axis.
+        #[arg(long, default_value = "")]
+        y_label: String,
+        /// Shade a reference band of y, `LO,HI` (e.g. `0.5,2`).
+        #[arg(long, value_delimiter = ',', num_args = 2)]
+        band: Option<Vec<f64>>,
+        /// Logarithmic y axis.
+        #[arg(long)]
+        log_y: bool,
+        #[command(flatten)]
+        out: OutputArgs,
+    },
 }
 
 #[derive(clap::Args, Debug)]
@@ -140,7 +160,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         | ChartCmd::Delivery { out, .. }
         | ChartCmd::Ab { out, .. }
         | ChartCmd::Paired { out, .. }
-        | ChartCmd::Grid { out, .. } => out,
+        | ChartCmd::Grid { out, .. }
+        | ChartCmd::Xy { out, .. } => out,
     };
     // Fail on a bad output name before reading any input.
     ramp_plot::chart::Format::of_path(&out.output)?;
@@ -230,6 +251,23 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             let mut c = GridChart::new(&result);
             if let Some(title) = &out.title {
                 c = c.title(title);
+            }
+            save(&c, &out.output, theme)?;
+        }
+        ChartCmd::Xy {
+            csv,
+            y_label,
+            band,
+            log_y,
+            out,
+        } => {
+            let text = std::fs::read_to_string(csv)
+                .with_context(|| format!("reading {}", csv.display()))?;
+            let data = XyData::parse_csv(&text).with_context(|| format!("{}", csv.display()))?;
+            let title = out.title.clone().unwrap_or_else(|| y_label.clone());
+            let mut c = XyChart::new(&data, title, y_label.as_str()).log_y(*log_y);
+            if let Some([lo, hi]) = band.as_deref() {
+                c = c.band(*lo, *hi);
             }
             save(&c, &out.output, theme)?;
         }

@@ -82,6 +82,13 @@ pub struct Args {
     /// of 10 or more packets), for reference (docs/real-pacing.md).
     #[arg(long, default_value = "controller", value_parser = ramp_quic::server::SendPacing::NAMES)]
     pacing: String,
+    /// The time an ACK frame is given to the controller: `kernel`
+    /// (default) is when the kernel received its datagram
+    /// (SO_TIMESTAMPNS), as the simulator times each ACK; `driver` is
+    /// quinn 0.11's one time per receive wake-up, shared by every
+    /// datagram read in it (docs/real-pacing.md).
+    #[arg(long, default_value = "kernel", value_parser = ramp_quic::server::AckTiming::NAMES)]
+    ack_timing: String,
 }
 
 /// Runs `ramp serve`.
@@ -145,6 +152,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             .pacing
             .parse()
             .map_err(|e| anyhow::anyhow!("--pacing: {e}"))?,
+        ack_timing: args
+            .ack_timing
+            .parse()
+            .map_err(|e| anyhow::anyhow!("--ack-timing: {e}"))?,
     };
     let counters = serve_blocking_with(cfg, opts, limit, |addr| {
         // Scripts read the port from this line when listening on port 0.

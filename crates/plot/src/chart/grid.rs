@@ -88,7 +88,7 @@ fn log_x(values: &[f64]) -> bool {
 
 /// The x scale in plot coordinates (display units, or their log10) and
 /// the function from display units to plot coordinates.
-struct XScale {
+pub(super) struct XScale {
     log: bool,
     lo: f64,
     hi: f64,
@@ -98,11 +98,16 @@ struct XScale {
 impl XScale {
     fn new(axis: GridAxis, values: &[f64]) -> XScale {
         let shown: Vec<f64> = values.iter().map(|&v| axis.to_display(v)).collect();
+        XScale::of_shown(&shown)
+    }
+
+    /// The scale of sorted display values: log when they span a decade.
+    pub(super) fn of_shown(shown: &[f64]) -> XScale {
         let (lo, hi) = (
             shown.first().copied().unwrap_or(0.0),
             shown.last().copied().unwrap_or(1.0),
         );
-        if log_x(&shown) {
+        if log_x(shown) {
             XScale::log(lo, hi)
         } else {
             // From 0 (lower is better reads off a common origin), padded
@@ -120,7 +125,7 @@ impl XScale {
 
     /// A log axis over `[lo, hi]` (positive), padded by 8 % of a decade
     /// each side, ticks at 1, 2, 5 × 10^k (only 10^k past three decades).
-    fn log(lo: f64, hi: f64) -> XScale {
+    pub(super) fn log(lo: f64, hi: f64) -> XScale {
         let (l, h) = (lo.log10() - 0.08, hi.log10() + 0.08);
         let mantissas: &[f64] = if h - l > 3.0 {
             &[1.0]
@@ -144,7 +149,17 @@ impl XScale {
         }
     }
 
-    fn at(&self, shown: f64) -> f64 {
+    /// A linear axis on the ticks of `s`.
+    pub(super) fn linear(s: Scale) -> XScale {
+        XScale {
+            log: false,
+            lo: s.lo,
+            hi: s.hi,
+            ticks: s.ticks,
+        }
+    }
+
+    pub(super) fn at(&self, shown: f64) -> f64 {
         if self.log {
             shown.log10()
         } else {
@@ -152,12 +167,21 @@ impl XScale {
         }
     }
 
-    fn scale(&self) -> Scale {
+    pub(super) fn scale(&self) -> Scale {
         Scale {
             lo: self.lo,
             hi: self.hi,
             ticks: self.ticks.clone(),
             step: 0.0,
+        }
+    }
+
+    /// The display value at plot coordinate `coord`.
+    pub(super) fn value(&self, coord: f64) -> f64 {
+        if self.log {
+            10f64.powf(coord)
+        } else {
+            coord
         }
     }
 

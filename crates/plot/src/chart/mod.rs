@@ -8,6 +8,7 @@
 //! - [`AbChart`]: percentile versus % change of TTLB, with bootstrap bands.
 //! - [`PairedChart`]: CDF of per-path % change.
 //! - [`GridChart`]: TTLB and packets lost against a grid axis, per arm.
+//! - [`XyChart`]: y against x from a CSV, one line per series.
 
 pub mod ab;
 mod axes;
@@ -17,6 +18,7 @@ pub mod paired;
 pub mod style;
 pub mod thin;
 pub mod timeseq;
+pub mod xy;
 
 pub use ab::AbChart;
 pub use delivery::DeliveryChart;
@@ -25,6 +27,7 @@ pub use paired::PairedChart;
 
 pub use style::Theme;
 pub use timeseq::TimeSeqChart;
+pub use xy::{XyChart, XyData};
 
 use crate::error::{Error, Result};
 use crate::output::with_temp_file;

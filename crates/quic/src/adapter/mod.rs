@@ -51,6 +51,12 @@
 //! uses the value of the last `on_end_acks` plus the bytes sent since,
 //! minus the bytes declared lost since.
 //!
+//! ACK times: quinn processes every datagram of one endpoint wake-up
+//! with the same `now`. With an [`ArrivalLog`]
+//! ([`RampFactory::with_arrivals`]), the shim gives the controller (and
+//! takes its RTT sample at) each ACK frame's kernel arrival time instead
+//! ([`crate::arrival`]).
+//!
 //! Pacing: with a [`ConnWake`] ([`RampFactory::paced_by_controller`]), the
 //! shim sends at the controller's `pacing_rate()` instead of quinn's
 //! `1.25 · window / srtt`, through a gate behind `window()` ([`gate`]) and
@@ -68,6 +74,7 @@ use ramp_cc::{
     RttEstimator, Time,
 };
 
+use crate::arrival::{AckClock, ArrivalLog};
 use crate::probe::ConnProbe;
 
 pub mod gate;
@@ -93,6 +100,7 @@ pub struct RampFactory {
     build: Arc<BuildController>,
     probe: Option<Arc<ConnProbe>>,
     wake: Option<Arc<ConnWake>>,
+    arrivals: Option<Arc<ArrivalLog>>,
 }
 
 impl RampFactory {
@@ -102,6 +110,7 @@ impl RampFactory {
             build,
             probe: None,
             wake: None,
+            arrivals: None,
         }
     }
 
@@ -112,6 +121,7 @@ impl RampFactory {
             build,
             probe: Some(probe),
             wake: None,
+            arrivals: None,
         }
     }
 
@@ -123,12 +133,20 @@ impl RampFactory {
         self.wake = Some(wake);
         self
     }
+
+    /// ACK frames are timed by their datagrams' kernel arrival, read from
+    /// `log` (the server socket's, [`crate::arrival::bind`]).
+    pub fn with_arrivals(mut self, log: Arc<ArrivalLog>) -> RampFactory {
+        self.arrivals = Some(log);
+        self
+    }
 }
 
 impl ControllerFactory for RampFactory {
     fn build(self: Arc<Self>, now: Instant, current_mtu: u16) -> Box<dyn Controller> {
         let mut c = RampController::new((self.build)(current_mtu), now, self.probe.clone());
         c.mds = u64::from(current_mtu);
+        c.ack_clock = self.arrivals.clone().map(AckClock::new);
         if let Some(wake) = &self.wake {
             c.gate = Some(Gate {
                 pacer: PacingGate::new(c.mds),
@@ -155,6 +173,8 @@ pub struct ShimCounters {
     pub datagrams_sent: u64,
     /// Congestion events reported by quinn (loss passes and CE increases).
     pub congestion_events: u64,
+    /// ACK frames timed by their datagram's kernel arrival.
+    pub ack_frames_kernel_timed: u64,
 }
 
 /// The batch numbers that share one send time: `next..=last`, handed out
@@ -206,6 +226,8 @@ pub struct RampController {
     mds: u64,
     /// The controller's pacing, when the factory asked for it.
     gate: Option<Gate>,
+    /// Kernel arrival times of ACK frames, when the factory has them.
+    ack_clock: Option<AckClock>,
 }
 
 impl RampController {
@@ -236,6 +258,7 @@ impl RampController {
             probe,
             mds: ramp_cc::config::DEFAULT_MAX_DATAGRAM_SIZE,
             gate: None,
+            ack_clock: None,
         };
         c.refresh();
         c
@@ -416,7 +439,15 @@ impl Controller for RampController {
         self.counters.ack_frames += 1;
         self.end_send_pass();
         self.bytes_in_flight = in_flight;
-        self.flush_acks(now, in_flight, app_limited);
+        let at = match &mut self.ack_clock {
+            Some(clock) => {
+                let (at, stamped) = clock.frame_time(now);
+                self.counters.ack_frames_kernel_timed += u64::from(stamped);
+                at
+            }
+            None => now,
+        };
+        self.flush_acks(at, in_flight, app_limited);
         if let Some(horizon) = now.checked_sub(BATCH_MEMORY) {
             // Keep the newest batch at or before the horizon so a lookup
             // for an ancient packet still finds a number.
@@ -441,6 +472,7 @@ impl Controller for RampController {
     ) {
         self.counters.congestion_events += 1;
         self.end_send_pass();
+        let now = self.ack_clock.as_ref().map_or(now, |c| c.event_time(now));
         if !self.pending.is_empty() {
             // Acks without a frame end (quinn's Retry path): deliver them first.
             let in_flight = self.bytes_in_flight;
@@ -529,6 +561,7 @@ impl Controller for RampController {
             probe: None,
             mds: self.mds,
             gate: None,
+            ack_clock: self.ack_clock.clone(),
         })
     }
 

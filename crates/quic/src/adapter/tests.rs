@@ -450,3 +450,77 @@ fn a_gso_batch_reaches_the_controller_datagram_by_datagram() {
     assert_eq!(c.counters().send_batches, 1);
     assert_eq!(c.counters().datagrams_sent, 4);
 }
+
+#[test]
+fn ack_frames_are_timed_by_their_datagrams_kernel_arrival() {
+    // Two ACK-only datagrams reached the kernel 30.0 and 30.5 ms after the
+    // sends, but quinn's driver read both in one wake-up at 41 ms and
+    // processed them with one `now`. With the socket's log, each frame gets
+    // its own arrival time, and the RTT sample is taken at it.
+    let (mut c, calls, base) = setup();
+    let log = Arc::new(crate::arrival::ArrivalLog::new());
+    c.ack_clock = Some(crate::arrival::AckClock::new(log.clone()));
+    c.on_sent(base, 1200, 0);
+    c.on_sent(base + ms(1), 1200, 1);
+    // One wake-up per datagram (the socket's rule): driver time n, then
+    // the hand-over p just after it.
+    let n1 = base + ms(41);
+    log.record(n1 + Duration::from_nanos(1), Some(base + ms(30)));
+    let n2 = n1 + Duration::from_nanos(2);
+    log.record(
+        n2 + Duration::from_nanos(1),
+        Some(base + Duration::from_micros(31_500)),
+    );
+    c.ack(base, 1200);
+    c.on_end_acks(n1, 1200, false, Some(0));
+    c.ack(base + ms(1), 1200);
+    c.on_end_acks(n2, 0, false, Some(1));
+    // A loss revealed by the second frame is timed with it.
+    c.on_congestion_event(n2, base, false, 1200);
+    let calls = calls.lock().unwrap().clone();
+    let ends: Vec<(Time, Option<Duration>)> = calls
+        .iter()
+        .filter_map(|c| match c {
+            Call::FrameEnd { t, summary } => Some((*t, summary.rtt_sample)),
+            _ => None,
+        })
+        .collect();
+    // (The loss after the frame makes RfcOrder hand the frame end over
+    // again, at the same time.)
+    assert_eq!(
+        ends[..2],
+        [
+            (Time::from_millis(30), Some(ms(30))),
+            (
+                Time::from_micros(31_500),
+                Some(Duration::from_micros(30_500))
+            ),
+        ]
+    );
+    assert!(calls.contains(&Call::Congestion {
+        t: Time::from_micros(31_500),
+        event: CongestionEvent {
+            signal: CongestionSignal::Loss { lost_bytes: 1200 },
+            time_sent: Time::ZERO,
+            persistent_congestion: false,
+        },
+    }));
+    assert_eq!(c.counters().ack_frames_kernel_timed, 2);
+}
+
+#[test]
+fn without_a_stamp_the_frame_keeps_quinns_time() {
+    let (mut c, calls, base) = setup();
+    c.ack_clock = Some(crate::arrival::AckClock::new(Arc::new(
+        crate::arrival::ArrivalLog::new(),
+    )));
+    c.on_sent(base, 1200, 0);
+    c.ack(base, 1200);
+    c.on_end_acks(base + ms(40), 0, false, Some(0));
+    let calls = calls.lock().unwrap().clone();
+    assert!(matches!(
+        calls.last(),
+        Some(Call::FrameEnd { t, .. }) if *t == Time::from_millis(40)
+    ));
+    assert_eq!(c.counters().ack_frames_kernel_timed, 0);
+}

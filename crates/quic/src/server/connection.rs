@@ -23,6 +23,9 @@ pub(super) async fn handle_connection(shared: Arc<Shared>, incoming: quinn::Inco
     if let Some(w) = &wake {
         factory = factory.paced_by_controller(w.clone());
     }
+    if let Some(log) = &shared.arrivals {
+        factory = factory.with_arrivals(log.clone());
+    }
     let mut cfg = quinn::ServerConfig::with_crypto(shared.tls.clone());
     let mut transport = transport_config(Some(Arc::new(factory)), shared.idle_timeout);
     transport.send_window(SEND_WINDOW_BYTES);

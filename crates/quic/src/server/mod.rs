@@ -20,6 +20,7 @@ use std::time::Duration;
 
 use quinn::crypto::rustls::QuicServerConfig;
 
+use crate::arrival::ArrivalLog;
 use crate::choice::CcChoice;
 use crate::stats::{PathLabels, StatsWriter};
 use crate::tls::{self, Identity};
@@ -102,6 +103,55 @@ impl std::fmt::Display for SendPacing {
     }
 }
 
+/// What time the controller is given for an ACK frame.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum AckTiming {
+    /// The kernel's receive time of the datagram that carried it
+    /// (`SO_TIMESTAMPNS`, [`crate::arrival`]), as the simulator processes
+    /// each ACK frame at its arrival.
+    #[default]
+    Kernel,
+    /// quinn's: one time per endpoint wake-up, shared by every datagram
+    /// read in it (stock quinn 0.11), for reference.
+    Driver,
+}
+
+impl AckTiming {
+    /// Every choice, in `--ack-timing`'s order.
+    pub const ALL: [AckTiming; 2] = [AckTiming::Kernel, AckTiming::Driver];
+    /// The names `--ack-timing` takes.
+    pub const NAMES: [&'static str; 2] = [Self::ALL[0].name(), Self::ALL[1].name()];
+
+    /// The name `--ack-timing` takes for this choice.
+    pub const fn name(self) -> &'static str {
+        match self {
+            AckTiming::Kernel => "kernel",
+            AckTiming::Driver => "driver",
+        }
+    }
+}
+
+impl std::str::FromStr for AckTiming {
+    type Err = String;
+    fn from_str(s: &str) -> Result<AckTiming, String> {
+        AckTiming::ALL
+            .into_iter()
+            .find(|p| p.name() == s)
+            .ok_or_else(|| {
+                format!(
+                    "unknown ACK timing {s:?}: expected one of {}",
+                    AckTiming::NAMES.join(", ")
+                )
+            })
+    }
+}
+
+impl std::fmt::Display for AckTiming {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// Settings of [`Server::bind_with`] beyond [`ServeConfig`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ServeOptions {
@@ -122,6 +172,8 @@ pub struct ServeOptions {
     pub pmtud: bool,
     /// Who paces sends (default: the controller).
     pub pacing: SendPacing,
+    /// Which time ACK frames are given (default: the kernel's).
+    pub ack_timing: AckTiming,
 }
 
 /// Smallest and largest `datagram_bytes`: RFC 9000 §14 (every path carries
@@ -173,6 +225,8 @@ struct Shared {
     datagram_bytes: Option<u16>,
     pmtud: bool,
     pacing: SendPacing,
+    /// The socket's receive times, with [`AckTiming::Kernel`].
+    arrivals: Option<Arc<ArrivalLog>>,
     counters: Counters,
     conn_seq: AtomicU64,
 }
@@ -213,8 +267,24 @@ impl Server {
         // is accepted with its own (`accept_with`).
         let mut default_cfg = quinn::ServerConfig::with_crypto(tls.clone());
         default_cfg.transport_config(Arc::new(transport_config(None, cfg.idle_timeout)));
-        let endpoint = quinn::Endpoint::server(default_cfg, cfg.listen)
-            .map_err(|e| format!("listen on {}: {e}", cfg.listen))?;
+        let listen_err = |e: std::io::Error| format!("listen on {}: {e}", cfg.listen);
+        let (endpoint, arrivals) = match opts.ack_timing {
+            AckTiming::Kernel => {
+                let bound = crate::arrival::bind(cfg.listen).map_err(listen_err)?;
+                let endpoint = quinn::Endpoint::new_with_abstract_socket(
+                    quinn::EndpointConfig::default(),
+                    Some(default_cfg),
+                    bound.socket,
+                    bound.runtime,
+                )
+                .map_err(listen_err)?;
+                (endpoint, Some(bound.log))
+            }
+            AckTiming::Driver => (
+                quinn::Endpoint::server(default_cfg, cfg.listen).map_err(listen_err)?,
+                None,
+            ),
+        };
         Ok(Server {
             endpoint,
             shared: Arc::new(Shared {
@@ -227,6 +297,7 @@ impl Server {
                 datagram_bytes: opts.datagram_bytes,
                 pmtud: opts.pmtud,
                 pacing: opts.pacing,
+                arrivals,
                 counters: Counters::default(),
                 conn_seq: AtomicU64::new(0),
             }),

@@ -38,7 +38,7 @@ pub(super) fn make_record(sc: &Scenario, seed: u64, i: usize, f: &Flow) -> Recor
             _ => 0,
         },
         client_ttlb_us: c.t_last_byte.map(|t| us(t - c.t_start)).unwrap_or(0),
-        ttfb_us: match (c.t_handshake, c.t_first_byte) {
+        ttfb_us: match (c.t_request_sent, c.t_first_byte) {
             (Some(a), Some(b)) => us(b - a),
             _ => 0,
         },
@@ -76,5 +76,14 @@ pub(super) fn make_record(sc: &Scenario, seed: u64, i: usize, f: &Flow) -> Recor
         path_queue_ms: sc.path.queue_time().as_secs_f64() * 1e3,
         path_loss: sc.path.loss.mean_loss(),
         ack_policy: sc.endpoint.ack_policy.to_string(),
+        flow_control: sc
+            .endpoint
+            .flow_windows
+            .map(|_| [c.window_updates(), s.fc_blocked_count]),
+        resumption: if i == 0 {
+            sc.endpoint.resumption.record_value()
+        } else {
+            None
+        },
     }
 }

@@ -20,6 +20,7 @@ use crate::client::{Client, ClientOut, UpPacket, ACK_PACKET_BYTES};
 use crate::link::{Delivery, Offer};
 use crate::path::{Carried, Path};
 use crate::record::Record;
+use crate::resumption::Resumption;
 use crate::scenario::Scenario;
 use crate::server::{Datagram, Phase, Server};
 use crate::trace::{TraceMeta, TraceSink};
@@ -220,15 +221,34 @@ fn set_up(
     };
     let mut fl: Vec<Flow> = Vec::with_capacity(flows.len());
     for (i, f) in flows.into_iter().enumerate() {
+        // Resumption is the flow under test's: other flows are other
+        // users' connections.
+        let resumption = if i == 0 {
+            ep.resumption
+        } else {
+            Resumption::Full
+        };
+        let mut controller = f.controller;
+        if let (0, Some(saved)) = (i, ep.resume) {
+            controller.resume_from(saved);
+        }
         let server = Server::new(
-            f.controller,
+            controller,
             recovery.clone(),
             ep.pacer,
             ep.mds,
             f.size_bytes,
-            ep.server_flight_bytes,
+            if resumption.zero_rtt() {
+                // A PSK handshake's flight, one padded datagram
+                // (crate::resumption).
+                ep.mds.max(crate::client::CLIENT_INITIAL_MIN_BYTES)
+            } else {
+                ep.server_flight_bytes
+            },
             f.ecn,
-        );
+        )
+        .with_flow_limit(ep.flow_windows.map(|w| w.initial_limit()))
+        .with_token(resumption.validated_at_start());
         let client = Client::new(
             ep.ack_policy,
             ep.max_ack_delay,
@@ -237,7 +257,9 @@ fn set_up(
             f.size_bytes,
             server.chunk_bytes,
             ep.mds,
-        );
+        )
+        .with_flow_windows(ep.flow_windows)
+        .with_zero_rtt(resumption.zero_rtt());
         let start = Time::ZERO + f.start;
         q.push(start, i as u32, TimerKind::Start);
         if i == 0 && trace.is_on() {
@@ -332,7 +354,13 @@ fn server_event(
 ) -> Option<Option<Time>> {
     match kind {
         Kind::Up => Some(match flow.up.pop_front() {
-            Some(UpPacket::Initial { bytes }) => flow.server.on_client_initial(now, bytes, dgs),
+            Some(UpPacket::Initial { bytes, request }) => {
+                if request {
+                    flow.server.on_client_initial_with_request(now, bytes, dgs)
+                } else {
+                    flow.server.on_client_initial(now, bytes, dgs)
+                }
+            }
             Some(UpPacket::FinishedRequest { bytes }) => flow.server.on_request(now, bytes, dgs),
             Some(UpPacket::Probe { bytes, handshake }) => {
                 if handshake {
@@ -342,11 +370,15 @@ fn server_event(
                     flow.server.on_client_initial(now, bytes, dgs)
                 }
             }
+            Some(UpPacket::MaxData { stream, connection }) => {
+                flow.server.on_max_data(now, stream, connection, dgs)
+            }
             Some(UpPacket::Ack { space, frame }) => {
+                let bytes = flow.client.ack_bytes(space);
                 if space == Space::Initial {
-                    flow.server.on_client_initial(now, ACK_PACKET_BYTES, dgs);
+                    flow.server.on_client_initial(now, bytes, dgs);
                 } else {
-                    flow.server.on_client_handshake(ACK_PACKET_BYTES);
+                    flow.server.on_client_handshake(bytes);
                 }
                 if let Some(t) = trace.as_deref_mut() {
                     t.ack_received(now, space_name(space), &frame);
@@ -516,10 +548,12 @@ fn arm_client_timer(q: &mut Queue, flow: &mut Flow, fi: u32) {
 
 fn send_up(w: &mut Wire, flow: &mut Flow, fi: u32, now: Time, p: UpPacket) {
     let bytes = match &p {
-        UpPacket::Initial { bytes }
+        UpPacket::Initial { bytes, .. }
         | UpPacket::FinishedRequest { bytes }
         | UpPacket::Probe { bytes, .. } => *bytes,
-        UpPacket::Ack { .. } => ACK_PACKET_BYTES,
+        UpPacket::Ack { space, .. } => flow.client.ack_bytes(*space),
+        // MAX_STREAM_DATA and MAX_DATA fit a packet the size of an ACK.
+        UpPacket::MaxData { .. } => ACK_PACKET_BYTES,
     };
     let at = w.net.reverse(now, bytes as u32);
     flow.up.push_back(p);

@@ -63,6 +63,12 @@ pub struct PathModel {
     /// FQ-CoDel (RFC 8290) in the home router or the ISP's CPE. The fit
     /// puts it at 0: see docs/experiments.md, "Calibration".
     pub docsis_share: f64,
+    /// Of the AQM'd fixed accesses, the share whose bottleneck runs L4S:
+    /// Low Latency DOCSIS, modelled as DualPI2 with the DOCSIS immediate
+    /// AQM's ramp (`docsis_lld`, docs/l4s.md). Taken from the share
+    /// [`PathModel::docsis_share`] leaves, before FQ-CoDel's. [assumption:
+    /// 0 in the fitted model; the `l4s-2026` preset sets it]
+    pub l4s_share: f64,
     /// Share of Wi-Fi hops that are the bottleneck and run FQ-CoDel
     /// (Linux mac80211's per-station queues, since Linux 4.x; OpenWrt).
     /// [assumption: 0.3]
@@ -126,6 +132,7 @@ impl Default for PathModel {
         PathModel {
             fixed_aqm_share: 0.7,
             docsis_share: 0.0,
+            l4s_share: 0.0,
             wifi_fq_codel_share: 0.3,
             wifi_loss_max: 0.02,
             mobile_loss_max: 0.03,
@@ -173,6 +180,8 @@ impl PathModel {
             if u_aqm < self.fixed_aqm_share {
                 let aqm = if u_kind < self.docsis_share {
                     Aqm::Pie(crate::link::PieParams::DOCSIS)
+                } else if u_kind < self.docsis_share + self.l4s_share {
+                    Aqm::DualPi2(crate::link::DualPi2Params::DOCSIS_LLD)
                 } else {
                     Aqm::FqCoDel(Default::default())
                 };

@@ -28,6 +28,7 @@ pub mod population;
 pub mod population_file;
 pub mod run;
 pub mod summary;
+pub mod users;
 pub mod workload;
 
 use core::time::Duration;
@@ -215,6 +216,7 @@ impl FleetPlan {
             p.rate_steps.clear();
         }
         sc.endpoint.ack_policy = path.ack_policy;
+        self.workload.users.apply(&mut sc, path_seed);
         if path.web_users > 0 {
             // Other users' browsers: CUBIC (Chrome's QUIC default), a page
             // each at the start, then the 3GPP model's reading times.

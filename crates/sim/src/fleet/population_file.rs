@@ -22,6 +22,7 @@
 //! [paths]                            # the access model (PathModel), all regions
 //! fixed_aqm_share = 0.7              # fixed accesses behind an AQM
 //! docsis_share = 0.5                 # of those, DOCSIS-PIE (the rest FQ-CoDel)
+//! l4s_share = 0.3                    # of those, Low Latency DOCSIS (docsis_lld)
 //! wifi_fq_codel_share = 0.3          # Wi-Fi hops running FQ-CoDel
 //! wifi_loss_max = 0.01               # Wi-Fi loss: log-uniform 0.01 % .. this
 //! mobile_loss_max = 0.005            # mobile mean loss: uniform 0 .. this
@@ -33,6 +34,12 @@
 //! cellular_share = 1.0               # mobile paths on a cellular link, CellReplay's (default 0)
 //! trace_share = 0.5                  # mobile paths replaying a Mahimahi trace (default 0)
 //! traces = ["lte.down", "5g.down"]   # ... drawn uniformly from these (paths from the working directory)
+//!
+//! [users]                            # the client side (fleet/users.rs), all off by default
+//! flow_control = "chrome"            # receive windows 6 MiB / stream, 15 MiB / connection
+//! resumed_share = 0.5                # connections resumed with a 0-RTT request [assumption]
+//! token_share = 1.0                  # of those, server holds a NEW_TOKEN token [assumption]
+//! resume_jumpstart = true            # those jump to the path's saved window (RFC 9959)
 //!
 //! # or, instead of regions, a grid:
 //! # [grid]
@@ -85,6 +92,7 @@ struct File {
     region: Vec<toml::Spanned<FileRegion>>,
     grid: Option<toml::Spanned<FileGrid>>,
     paths: Option<toml::Spanned<FilePaths>>,
+    users: Option<toml::Spanned<super::users::FileUsers>>,
 }
 
 #[derive(Deserialize)]
@@ -92,6 +100,7 @@ struct File {
 struct FilePaths {
     fixed_aqm_share: Option<f64>,
     docsis_share: Option<f64>,
+    l4s_share: Option<f64>,
     wifi_fq_codel_share: Option<f64>,
     wifi_loss_max: Option<f64>,
     mobile_loss_max: Option<f64>,
@@ -191,13 +200,20 @@ impl PopulationFile {
             Some(s) => format!("line {}: {}", line_of(text, s.start), e.message().trim()),
             None => e.message().trim().to_string(),
         })?;
-        let workload = match &file.workload {
+        let mut workload = match &file.workload {
             None => Workload::seed(),
             Some(w) => {
                 let at = line_of(text, w.span().start);
                 workload(w.get_ref()).map_err(|e| format!("line {at}: workload.{e}"))?
             }
         };
+        if let Some(u) = &file.users {
+            let at = line_of(text, u.span().start);
+            workload.users = u
+                .get_ref()
+                .model()
+                .map_err(|e| format!("line {at}: users.{e}"))?;
+        }
         let population = match (&file.grid, file.region.is_empty()) {
             (Some(_), false) => {
                 return Err(SimError(
@@ -284,7 +300,11 @@ fn workload(w: &FileWorkload) -> Result<Workload, String> {
             e
         }
     };
-    Ok(Workload { sizes, bin_edges })
+    Ok(Workload {
+        sizes,
+        bin_edges,
+        users: Default::default(),
+    })
 }
 
 fn table(key: &str, v: &[f64]) -> Result<QuantileTable, String> {
@@ -399,6 +419,13 @@ fn paths(p: &FilePaths) -> Result<PathModel, String> {
         1.0,
     )?;
     share("docsis_share", p.docsis_share, &mut m.docsis_share, 1.0)?;
+    share("l4s_share", p.l4s_share, &mut m.l4s_share, 1.0)?;
+    if m.docsis_share + m.l4s_share > 1.0 {
+        return Err(format!(
+            "docsis_share + l4s_share: {} + {} exceeds 1 (both are shares of the AQM'd fixed accesses)",
+            m.docsis_share, m.l4s_share
+        ));
+    }
     share(
         "wifi_fq_codel_share",
         p.wifi_fq_codel_share,

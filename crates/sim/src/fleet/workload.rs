@@ -22,7 +22,7 @@ pub enum SizeDist {
 pub const SEED_BIN_EDGES: [u64; 5] = [200_000, 400_000, 800_000, 1_600_000, 3_200_000];
 
 /// A workload: sizes and the bins they are reported in.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct Workload {
     /// Size distribution.
     pub sizes: SizeDist,
@@ -30,6 +30,23 @@ pub struct Workload {
     /// below the first edge in bin "< first", at or above the last in
     /// "≥ last".
     pub bin_edges: Vec<u64>,
+    /// The client side of the connections (all off by default).
+    pub users: super::users::Users,
+}
+
+/// The run's parameters (`fleet.params`) print the workload with `{:?}`:
+/// the users' model appears only when on, so runs without it keep their
+/// parameters, and `--resume` their directories.
+impl core::fmt::Debug for Workload {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let mut d = f.debug_struct("Workload");
+        d.field("sizes", &self.sizes)
+            .field("bin_edges", &self.bin_edges);
+        if !self.users.is_off() {
+            d.field("users", &self.users);
+        }
+        d.finish()
+    }
 }
 
 impl Workload {
@@ -41,6 +58,7 @@ impl Workload {
                 hi: SEED_BIN_EDGES[4],
             },
             bin_edges: SEED_BIN_EDGES.to_vec(),
+            users: Default::default(),
         }
     }
 

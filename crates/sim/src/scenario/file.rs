@@ -282,6 +282,12 @@ struct FileEndpoint {
     pacer: Option<String>,
     pacer_initial_burst: Option<u64>,
     pacer_quantum: Option<u64>,
+    flow_control: Option<String>,
+    stream_window: Option<Q<u64>>,
+    connection_window: Option<Q<u64>>,
+    resumption: Option<String>,
+    resume_rate: Option<Q<Rate>>,
+    resume_rtt: Option<Q<Duration>>,
 }
 
 #[derive(Deserialize)]
@@ -441,6 +447,33 @@ impl FilePath {
 }
 
 impl FileEndpoint {
+    /// `flow_control = "chrome" | "off"`, then `stream_window` /
+    /// `connection_window` override either window (the other stays
+    /// Chrome's when none was set).
+    fn apply_flow_control(&self, e: &mut EndpointConfig) -> Result<(), String> {
+        use crate::flow_control::FlowWindows;
+        match self.flow_control.as_deref() {
+            None => {}
+            Some("chrome") => e.flow_windows = Some(FlowWindows::CHROME),
+            Some("off") => e.flow_windows = None,
+            Some(other) => {
+                return Err(format!(
+                    "endpoint.flow_control: unknown setting `{other}` (use chrome, off)"
+                ))
+            }
+        }
+        if self.stream_window.is_some() || self.connection_window.is_some() {
+            let mut w = e.flow_windows.unwrap_or(FlowWindows::CHROME);
+            set(&mut w.stream, self.stream_window.as_ref().map(|Q(b)| *b));
+            set(
+                &mut w.connection,
+                self.connection_window.as_ref().map(|Q(b)| *b),
+            );
+            e.flow_windows = Some(w);
+        }
+        Ok(())
+    }
+
     fn apply(self, e: &mut EndpointConfig) -> Result<(), String> {
         set(&mut e.mds, self.mds);
         if let Some(iw) = self.iw {
@@ -455,6 +488,22 @@ impl FileEndpoint {
                 return Err("endpoint.server_flight: must be at least 1 byte".into());
             }
             e.server_flight_bytes = b;
+        }
+        self.apply_flow_control(e)?;
+        if let Some(r) = &self.resumption {
+            e.resumption = crate::resumption::Resumption::parse(r)?;
+        }
+        match (&self.resume_rate, &self.resume_rtt) {
+            (Some(Q(rate)), Some(Q(rtt))) => {
+                e.resume = Some(ramp_cc::resume::SavedPath {
+                    rate: *rate,
+                    rtt: *rtt,
+                })
+            }
+            (None, None) => {}
+            _ => {
+                return Err("endpoint.resume_rate: give resume_rate and resume_rtt together".into())
+            }
         }
         if let Some(v) = self.ecn {
             e.ecn = v.codepoint()?;

@@ -55,6 +55,28 @@ impl Scenario {
             MAX_WINDOW_PACKETS,
         )?;
         within("endpoint.max_ack_delay", e.max_ack_delay, MAX_ACK_DELAY)?;
+        if let Some(saved) = e.resume {
+            rate_in("endpoint.resume_rate", saved.rate)?;
+            if saved.rtt.is_zero() {
+                return Err("endpoint.resume_rtt: must be positive".into());
+            }
+            within("endpoint.resume_rtt", saved.rtt, MAX_DELAY)?;
+        }
+        if let Some(w) = e.flow_windows {
+            use crate::flow_control::{MAX_WINDOW, MIN_WINDOW};
+            count_in(
+                "endpoint.stream_window (bytes)",
+                w.stream,
+                MIN_WINDOW,
+                MAX_WINDOW,
+            )?;
+            count_in(
+                "endpoint.connection_window (bytes)",
+                w.connection,
+                MIN_WINDOW,
+                MAX_WINDOW,
+            )?;
+        }
         count_in(
             "endpoint.server_flight (bytes)",
             e.server_flight_bytes,

@@ -38,6 +38,12 @@
 //! max_ack_delay = "25ms"
 //! server_flight = 3000          # server handshake bytes (Initial + Handshake)
 //! # ecn = "ect1"               # codepoint sent: off (default), on = ect0, ect1
+//! # flow_control = "chrome"    # client receive windows 6 MiB / 15 MiB (default off)
+//! # stream_window = "1MiB"     # or either window alone (1200 B ..= 1 GiB)
+//! # connection_window = "4MiB"
+//! # resumption = "0rtt"        # full (default), 0rtt, 0rtt-token (crate::resumption)
+//! # resume_rate = "50mbit"     # saved delivery rate and min RTT of an earlier
+//! # resume_rtt = "40ms"        # connection (RFC 9959, ramp_cc::resume); both or neither
 //!
 //! [[flow]]                      # extra flows sharing the bottleneck
 //! cc = "cubic"
@@ -168,6 +174,16 @@ pub struct EndpointConfig {
     pub ecn: EcnCodepoint,
     /// The server's pacer (ramp-cc): leaky bucket (default), quinn, off.
     pub pacer: PacerKind,
+    /// The client's flow-control receive windows (RFC 9000 §4); None:
+    /// unlimited (the default).
+    pub flow_windows: Option<crate::flow_control::FlowWindows>,
+    /// How the connection starts: a full 1-RTT handshake (the default) or
+    /// a resumed one with 0-RTT.
+    pub resumption: crate::resumption::Resumption,
+    /// Parameters saved from an earlier connection on the path (RFC 9959),
+    /// given to the flow under test's controller: a jumping controller
+    /// sizes its jump from them once an RTT sample confirms the path.
+    pub resume: Option<ramp_cc::resume::SavedPath>,
 }
 
 /// One flow on the shared bottleneck.
@@ -240,6 +256,9 @@ impl Scenario {
                     initial_burst_packets: PACED_FIRST_FLIGHT_BURST_PACKETS,
                     ..PacerConfig::default()
                 }),
+                flow_windows: None,
+                resumption: crate::resumption::Resumption::Full,
+                resume: None,
             },
             size_bytes: 3_000_000,
             seed: 1,

@@ -41,6 +41,7 @@ fn every_discipline_completes_and_counts_its_drops_by_cause() {
         "pie",
         "docsis_pie",
         "dualpi2",
+        "docsis_lld",
     ] {
         let sc = aqm_scenario(aqm);
         for cc in ["newreno", "rapidstart", "bbr3"] {
@@ -150,5 +151,26 @@ fn prague_sends_ect1_and_any_startup_can_lead_it() {
         assert_eq!(ect0, 0, "{cc}");
         assert!(ect1 > 0 && r.packets_acked_ce > 0, "{cc}: {}", r.to_json());
         assert_eq!(r.packets_lost, 0, "{cc}: {}", r.to_json());
+    }
+}
+
+/// At 10 Mbit/s a 1252-byte packet takes 1.0 ms to serialise, so a
+/// packet that queues behind one other is over DualPI2's 1 ms step. With
+/// ramp's 2-packet pacing quantum Prague sent ACK-clocked pairs, the
+/// second of each was marked, and the window collapsed to 2 packets (1 MB
+/// took ~9 s). Prague's own 250 µs burst (udp_prague `BURST_TIME`) sends
+/// one packet at a time there; the DOCSIS ramp's floor (two MTUs'
+/// serialisation) spares a lone packet ahead by design.
+#[test]
+fn prague_at_10_mbit_s_over_an_l4s_queue_fills_the_link() {
+    for aqm in ["dualpi2", "docsis_lld"] {
+        let mut sc = aqm_scenario(aqm);
+        sc.path.rate = ramp_cc::Rate::from_bits_per_sec(10_000_000);
+        sc.size_bytes = 1_000_000;
+        let r = run(&sc, "prague", 1);
+        assert!(r.completed, "{aqm}");
+        // 1 MB at 10 Mbit/s is 0.8 s of serialisation; allow startup.
+        assert!(r.ttlb_us < 1_500_000, "{aqm}: {}", r.to_json());
+        assert!(r.packets_acked_ce > 0, "{aqm}: {}", r.to_json());
     }
 }

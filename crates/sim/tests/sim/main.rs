@@ -16,3 +16,4 @@ mod quinn_pacer;
 mod robustness;
 mod seed_figures;
 mod trace_paths;
+mod user_connections;
