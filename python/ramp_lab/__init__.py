@@ -6,8 +6,8 @@
     s = ramp_lab.summary(run)           # one row per slice and arm
 
 The binaries are found in this order: the RAMP_BIN / NDQ_BIN environment
-variables, the directory of the running Python's scripts (where
-`pip install ./python` puts them), then PATH.
+variables, the directory of the running Python's scripts (where the
+ramp-bin distribution, `pip install ./python/bin`, puts them), then PATH.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def binary(name: str) -> str:
     if found:
         return found
     raise RampError(
-        f"cannot find `{name}`: install the package (pip install ./python) "
+        f"cannot find `{name}`: install ramp-bin (pip install ./python/bin) "
         f"or set {name.upper()}_BIN"
     )
 

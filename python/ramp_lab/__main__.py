@@ -1,11 +1,9 @@
-"""`python -m ramp_lab fleet|ndq ...`: the Dask driver (ramp_lab.dist).
-
-maturin's `bin` bindings, which install the `ramp` and `ndq` programs, refuse a
-`[project.scripts]` entry beside them, so the driver is run as a module.
-"""
-
-import sys
+"""`ramp-lab fleet|ndq ...` (also `python -m ramp_lab`): the Dask driver
+(ramp_lab.dist)."""
 
 from ramp_lab.dist import main
 
-sys.exit(main())
+__all__ = ["main"]
+
+if __name__ == "__main__":
+    raise SystemExit(main())

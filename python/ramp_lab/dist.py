@@ -1,11 +1,11 @@
 """Run ramp's work on a Dask cluster.
 
-    python -m ramp_lab fleet --local 2 --shards 8 -- -n 4000 --seed 1 -o run/
-    python -m ramp_lab fleet --scheduler tcp://HOST:8786 --shards 64 -- \
+    ramp-lab fleet --local 2 --shards 8 -- -n 4000 --seed 1 -o run/
+    ramp-lab fleet --scheduler tcp://HOST:8786 --shards 64 -- \
         --preset rapid-start-2026 -n 1000000 -o run/
-    python -m ramp_lab ndq --local 2 -- 'group_by(_.group) { count() }' logs/*.ndjson
+    ramp-lab ndq --local 2 -- 'group_by(_.group) { count() }' logs/*.ndjson
 
-(`python -m ramp_lab.dist` is the same program.)
+(`python -m ramp_lab` and `python -m ramp_lab.dist` are the same program.)
 
 fleet: the driver never parses `ramp fleet`'s command line: it asks ramp
 (`ramp fleet ARGS --describe`) for the run directory and options. Shard K
@@ -232,7 +232,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         own, passthrough = argv, []
     ap = argparse.ArgumentParser(
-        prog="python -m ramp_lab", description=(__doc__ or "").split("\n\n")[0]
+        prog="ramp-lab", description=(__doc__ or "").split("\n\n")[0]
     )
     ap.add_argument("what", choices=["fleet", "ndq"])
     where = ap.add_mutually_exclusive_group(required=True)

@@ -21,7 +21,7 @@ use core::fmt;
 use core::time::Duration;
 
 use crate::rtt::RttEstimator;
-use crate::time::{Rate, Time};
+use ramp_vocab::time::{Rate, Time};
 
 /// A newly acknowledged, in-flight, ack-eliciting packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

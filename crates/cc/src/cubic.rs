@@ -15,7 +15,7 @@
 use core::time::Duration;
 
 use crate::ratio::Ratio;
-use crate::time::Time;
+use ramp_vocab::time::Time;
 
 /// RFC 9438 §4.1 / §5.1: `C = 0.4` segments/s³ (SHOULD).
 pub const C: f64 = 0.4;

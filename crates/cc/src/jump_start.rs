@@ -12,7 +12,7 @@
 
 /// The first flight's progress.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FirstFlight {
+pub(crate) enum FirstFlight {
     /// Waiting for the first RTT sample before jumping.
     Waiting,
     /// The window was raised to the jump window; `marker` is the first
@@ -27,14 +27,14 @@ pub enum FirstFlight {
 
 impl FirstFlight {
     /// A packet was sent.
-    pub fn on_packet_sent(&mut self, packet_number: u64) {
+    pub(crate) fn on_packet_sent(&mut self, packet_number: u64) {
         if let FirstFlight::Active { marker: m @ None } = self {
             *m = Some(packet_number);
         }
     }
 
     /// Whether an ACK with this largest acknowledged packet ends the flight.
-    pub fn ends_with(&self, largest_acked: Option<u64>) -> bool {
+    pub(crate) fn ends_with(&self, largest_acked: Option<u64>) -> bool {
         match (self, largest_acked) {
             (FirstFlight::Active { marker: Some(m) }, Some(l)) => l >= *m,
             _ => false,
@@ -46,7 +46,7 @@ impl FirstFlight {
     /// window `2·IW` already includes the packets sent before it (quicly and
     /// Careful Resume likewise size the jump against what is in flight).
     /// Initial and Handshake packets (`None`) count as sent before it.
-    pub fn predates(&self, packet_number: Option<u64>) -> bool {
+    pub(crate) fn predates(&self, packet_number: Option<u64>) -> bool {
         match (self, packet_number) {
             (FirstFlight::Active { marker: Some(m) }, Some(pn)) => pn < *m,
             (FirstFlight::Active { .. }, _) => true,
@@ -55,12 +55,12 @@ impl FirstFlight {
     }
 
     /// Whether the first flight is being sent now.
-    pub fn is_active(&self) -> bool {
+    pub(crate) fn is_active(&self) -> bool {
         matches!(self, FirstFlight::Active { .. })
     }
 }
 
 /// The jump window: `2·IW` (-02 §3.1, "up to 2 × IW").
-pub fn jump_window(initial_window: u64) -> u64 {
+pub(crate) fn jump_window(initial_window: u64) -> u64 {
     initial_window.saturating_mul(2)
 }

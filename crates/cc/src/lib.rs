@@ -4,48 +4,52 @@
 //! events as method calls, so the same code runs inside the deterministic
 //! simulator (virtual time) and inside quinn (real time).
 //!
-//! - [`controller`]: the [`Controller`] trait every algorithm implements,
-//!   called in RFC 9002 Appendix A order.
+//! - [`Controller`]: the trait every algorithm implements, called in RFC
+//!   9002 Appendix A order.
 //! - [`spec`]: controllers by name and options (`cubic+rapidstart(iw=30)`,
 //!   `bbr3`), through a [`spec::Registry`] of families: adding one is a
 //!   module and a registry line. The loss-based family ([`LossBased`])
 //!   composes a congestion-avoidance algorithm ([`newreno`], [`cubic`]), a
-//!   startup ([`jump_start`] with [`careful_resume`], [`rapid_start`],
+//!   startup (jump start with [`careful_resume`], [`rapid_start`],
 //!   [`hystart`]) and optional [`prr`]; [`bbr3`] is its own family.
 //! - [`recovery`]: RFC 9002 §6 loss detection ([`LossDetector`]): sent
 //!   packets, thresholds, PTO, persistent congestion, ECN-CE, spurious
-//!   losses; with [`rtt`], the RFC 9002 §5 RTT estimator.
+//!   losses; with [`RttEstimator`], the RFC 9002 §5 RTT estimator.
 //! - [`quinn_order`]: [`quinn_order::RfcOrder`], which restores the RFC
 //!   order for a controller that quinn calls in its own.
 //! - [`pacer`]: when the next packet may leave: ramp's leaky-bucket
 //!   [`Pacer`] and a model of quinn 0.11's ([`QuinnPacer`]), behind
 //!   [`Pacing`].
 //!
-//! Time, rates, units, the RNG and the record keys are ramp-vocab's; they
-//! are re-exported here under their old paths.
+//! Time, rates, units, the RNG and the record keys are ramp-vocab's. The
+//! three vocabulary types this crate's own signatures use ([`Time`],
+//! [`Rate`], [`EcnCodepoint`]) are re-exported at the root, as quinn-proto
+//! re-exports the types its API needs, so a controller can be written
+//! against ramp-cc alone.
 
 #![forbid(unsafe_code)]
+#![warn(unreachable_pub)]
 
 pub mod bbr3;
 pub mod careful_resume;
 pub mod config;
-pub mod controller;
+mod controller;
 pub mod cubic;
 pub mod hystart;
-pub mod jump_start;
+mod jump_start;
 pub mod loss_based;
 pub mod newreno;
 pub mod pacer;
 pub mod prague;
 pub mod prr;
 pub mod quinn_order;
-pub mod rapid_floor;
+mod rapid_floor;
 pub mod rapid_start;
-pub mod ratio;
+mod ratio;
 pub mod recovery;
 pub mod resume;
 pub mod round;
-pub mod rtt;
+mod rtt;
 pub mod spec;
 
 pub use config::{CcConfig, EventOrder, InitialWindow, PrrMode};
@@ -54,9 +58,8 @@ pub use controller::{
 };
 pub use loss_based::{LossBased, LossBasedState};
 pub use pacer::{AnyPacer, Pacer, PacerConfig, PacerKind, Pacing, PacingInput, QuinnPacer};
-pub use ramp_vocab::EcnCodepoint;
-pub use ramp_vocab::{Rate, Time};
-pub use ratio::Ratio;
+pub use ramp_vocab::{EcnCodepoint, Rate, Time};
+pub use ratio::{ParseRatioError, Ratio};
 pub use recovery::{
     AckError, AckFrame, AckOutcome, EcnCounts, LossDetector, RecoveryConfig, RecoveryStats,
     SentPacket, Space, TimeoutKind, TimeoutOutcome,
@@ -65,7 +68,3 @@ pub use rtt::RttEstimator;
 pub use spec::{
     parse as parse_controller, parse_list as parse_controller_list, ControllerSpec, SpecError,
 };
-
-// The vocabulary moved to ramp-vocab; these paths keep `ramp_cc::time`,
-// `ramp_cc::units` and the rest compiling for code not yet moved over.
-pub use ramp_vocab::{ecn, quantile, record_keys, rng, time, units};

@@ -7,7 +7,7 @@
 use crate::ratio::Ratio;
 
 /// RFC 9002 §7.3.2 `kLossReductionFactor`.
-pub const LOSS_REDUCTION_FACTOR: Ratio = Ratio::HALF;
+pub(crate) const LOSS_REDUCTION_FACTOR: Ratio = Ratio::HALF;
 
 /// RFC 9002 §7.3.3 additive increase: `cwnd += mds·acked/cwnd` per ACK,
 /// i.e. one `mds` per window of acknowledged bytes. Computed with an exact

@@ -22,7 +22,7 @@
 use core::fmt;
 use core::time::Duration;
 
-use crate::time::{Rate, Time};
+use ramp_vocab::time::{Rate, Time};
 
 /// Google QUIC's initial unpaced burst, packets (`kInitialUnpacedBurst`).
 pub const INITIAL_BURST_PACKETS: u64 = 10;

@@ -14,32 +14,32 @@
 use core::time::Duration;
 
 use crate::controller::CongestionSignal;
-use crate::time::Time;
+use ramp_vocab::time::Time;
 
 /// The reference RTT of the RTT-independence (draft §2.4.4; udp_prague
 /// `REF_RTT` = 25 ms): the virtual RTT is max(srtt, 25 ms).
-pub const REF_RTT: Duration = Duration::from_millis(25);
+pub(crate) const REF_RTT: Duration = Duration::from_millis(25);
 
 /// EWMA gain g of α (draft §2.3.2, 1/16; udp_prague `ALPHA_SHIFT` 4).
-pub const ALPHA_GAIN_SHIFT: u32 = 4;
+pub(crate) const ALPHA_GAIN_SHIFT: u32 = 4;
 
 /// α is kept in fixed point with this many fractional bits (udp_prague
 /// `PROB_SHIFT` = 20).
-pub const ALPHA_SHIFT: u32 = 20;
+pub(crate) const ALPHA_SHIFT: u32 = 20;
 
 /// α = 1 in fixed point.
-pub const ALPHA_ONE: u64 = 1 << ALPHA_SHIFT;
+pub(crate) const ALPHA_ONE: u64 = 1 << ALPHA_SHIFT;
 
 /// The additive increase once growth may speed up: the queue the flow
 /// adds per RTT, in time at its own rate (udp_prague `QUEUE_GROWTH` = 1 ms).
-pub const QUEUE_GROWTH: Duration = Duration::from_millis(1);
+pub(crate) const QUEUE_GROWTH: Duration = Duration::from_millis(1);
 
 /// Virtual RTTs a flow waits after a CE reduction before growing by
 /// [`QUEUE_GROWTH`]: `rate / RATE_STEP + MIN_STEP` (udp_prague
 /// `RATE_STEP` = 1.92 MB/s, `MIN_STEP` = 7).
-pub const RATE_STEP_BYTES_PER_SEC: u64 = 1_920_000;
+pub(crate) const RATE_STEP_BYTES_PER_SEC: u64 = 1_920_000;
 /// See [`RATE_STEP_BYTES_PER_SEC`].
-pub const MIN_STEP: u64 = 7;
+pub(crate) const MIN_STEP: u64 = 7;
 
 /// The longest burst Prague's pacer sends, as time at the pacing rate
 /// (udp_prague `BURST_TIME` = 250 µs, at least one packet): at 10 Mbit/s

@@ -27,7 +27,7 @@ use crate::controller::{
     AckFrameSummary, AckedPacket, CcPhase, CongestionEvent, CongestionSignal, Controller, Metrics,
 };
 use crate::rtt::RttEstimator;
-use crate::time::{Rate, Time};
+use ramp_vocab::time::{Rate, Time};
 
 /// One ACK frame as the wrapper saw it.
 #[derive(Clone, Debug)]

@@ -14,17 +14,17 @@
 
 use core::time::Duration;
 
-use crate::time::Time;
+use ramp_vocab::time::Time;
 
 /// The number of slots the floor is kept over (quicly's
 /// `PTLS_ELEMENTSOF(rtt_samples)`).
-pub const SLOTS: u64 = 4;
+pub(crate) const SLOTS: u64 = 4;
 
 /// quicly's RTT sample on its millisecond clock: `now − sent` with both
 /// times in whole milliseconds, and at least 1 ms ("Force minimum RTT
 /// sample to 1ms" in `quicly_rtt_update`). `latest` is the exact sample the
 /// packet was acknowledged with at `now`.
-pub fn whole_ms_sample(now: Time, latest: Duration) -> u64 {
+pub(crate) fn whole_ms_sample(now: Time, latest: Duration) -> u64 {
     let now_ns = now.as_nanos();
     let sent_ns = now_ns.saturating_sub(u64::try_from(latest.as_nanos()).unwrap_or(u64::MAX));
     (now_ns / 1_000_000 - sent_ns / 1_000_000).max(1)
@@ -34,7 +34,7 @@ pub fn whole_ms_sample(now: Time, latest: Duration) -> u64 {
 /// window of between ¾ and one `min_rtt` that slides with time. Times and
 /// RTTs are in one unit chosen by the caller (quicly: milliseconds).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SlotFloor {
+pub(crate) struct SlotFloor {
     /// When the newest slot ends; `None` before the first sample.
     newest_until: Option<u64>,
     /// The least sample of each slot, newest first (`u64::MAX`: empty).
@@ -55,7 +55,7 @@ impl SlotFloor {
     /// at least [`SLOTS`] units: the caller turns Rapid Start off below).
     /// The first call opens a slot that ends one unit later, as quicly's
     /// does at connection start.
-    pub fn update(&mut self, now: u64, min_rtt: u64, latest: u64) {
+    pub(crate) fn update(&mut self, now: u64, min_rtt: u64, latest: u64) {
         let until = *self.newest_until.get_or_insert(now.saturating_add(1));
         if now < until {
             self.slots[0] = self.slots[0].min(latest);
@@ -74,7 +74,7 @@ impl SlotFloor {
     }
 
     /// The floor: the least sample in the window (`None` before any).
-    pub fn floor(&self) -> Option<u64> {
+    pub(crate) fn floor(&self) -> Option<u64> {
         let f = self.slots.iter().copied().min().unwrap_or(u64::MAX);
         (f != u64::MAX).then_some(f)
     }

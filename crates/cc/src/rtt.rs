@@ -10,11 +10,11 @@ use core::time::Duration;
 
 /// RFC 9002 §6.2.2 `kInitialRtt`: the RTT assumed before any sample (333 ms,
 /// so the first PTO is about one second).
-pub const INITIAL_RTT: Duration = Duration::from_millis(333);
+pub(crate) const INITIAL_RTT: Duration = Duration::from_millis(333);
 
 /// RFC 9002 §6.1.2 `kGranularity`: the system timer granularity, 1 ms. Used as
 /// the floor of the loss delay and of `4·rttvar` in the PTO.
-pub const GRANULARITY: Duration = Duration::from_millis(1);
+pub(crate) const GRANULARITY: Duration = Duration::from_millis(1);
 
 /// The RFC 9002 §5 RTT estimator.
 #[derive(Clone, Debug)]

@@ -1,6 +1,7 @@
 //! The path flags every command that builds a bottleneck shares:
 //! `--rate`, `--rtt`, `--queue`, `--aqm` and `--loss`, defined once and
-//! flattened into each command's arguments (`ramp sim`, `ramp relay`).
+//! flattened into each command's arguments (`ramp sim`, `ramp relay`,
+//! `ramp shell`).
 //!
 //! Values are parsed by clap with the one unit grammar
 //! ([`ramp_vocab::units`]), so a bad value is refused before any work,
@@ -48,7 +49,7 @@ impl PathFlags {
     }
 
     /// Rate, RTT and queue for a command that has no other source for
-    /// them (`ramp relay`): all three must be given.
+    /// them (`ramp relay`, `ramp shell`): all three must be given.
     pub fn required(&self) -> anyhow::Result<(Rate, Duration, Duration)> {
         let missing = |flag: &str| anyhow!("--{flag} is required");
         Ok((

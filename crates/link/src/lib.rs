@@ -13,15 +13,19 @@
 //! DOCSIS has no ECN, so it drops. In place of the constant-rate server,
 //! a link may deliver at the opportunities of a Mahimahi trace
 //! ([`DeliveryTrace`]), and a link may be cellular ([`Cellular`]: less
-//! capacity for a burst after idle, a drifting base delay).
+//! capacity for a burst after idle, a drifting base delay). The real-time
+//! forwarders that drive a link on a wall clock (`ramp relay`, `ramp
+//! shell`) count what they did in [`ForwardCounters`].
 
 #![forbid(unsafe_code)]
+#![warn(unreachable_pub)]
 
 mod aqm;
 mod bottleneck;
 mod cellular;
 mod codel;
 mod dualpi2;
+mod forward;
 mod fq_codel;
 mod jitter;
 mod loss;
@@ -39,6 +43,7 @@ pub use codel::CoDelParams;
 pub use dualpi2::{
     DualPi2, DualPi2Params, DualQueue, NativeAqm, StepThreshold, DOCSIS_RAMP_MAX, DOCSIS_RAMP_RANGE,
 };
+pub use forward::{drop_event, ForwardCounters};
 pub use fq_codel::FqCoDelParams;
 pub use jitter::{Jitter, MAX_JITTER};
 pub use loss::{LossElement, LossModel};

@@ -3,7 +3,7 @@
 //! The generator is ramp's pinned SplitMix64 ([`ramp_vocab::rng`]), so the
 //! same seed gives the same band on every platform and version.
 
-pub use ramp_vocab::rng::SplitMix64;
+use ramp_vocab::rng::SplitMix64;
 
 /// Bootstrap settings.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -103,15 +103,15 @@ pub fn percentile_interval(replicates: &mut [f64], level: f64) -> Option<(f64, f
     replicates.sort_by(f64::total_cmp);
     let a = (1.0 - level) / 2.0;
     Some((
-        crate::quantile::quantile_sorted(replicates, a)?,
-        crate::quantile::quantile_sorted(replicates, 1.0 - a)?,
+        ramp_vocab::quantile::quantile_sorted(replicates, a)?,
+        ramp_vocab::quantile::quantile_sorted(replicates, 1.0 - a)?,
     ))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::quantile::{quantile_sorted, sorted_finite};
+    use ramp_vocab::quantile::{quantile_sorted, sorted_finite};
 
     #[test]
     fn splitmix64_reference_values() {

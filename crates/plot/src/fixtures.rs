@@ -6,7 +6,7 @@
 //! that charts and the report can be exercised on data shaped like the
 //! real thing, written exactly in the docs/formats.md formats.
 
-use crate::bootstrap::SplitMix64;
+use ramp_vocab::rng::SplitMix64;
 use std::collections::{BinaryHeap, VecDeque};
 use std::fmt::Write as _;
 

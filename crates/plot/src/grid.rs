@@ -20,9 +20,9 @@
 //! says which, so a chart can say so.
 
 use crate::error::{Error, Result};
-use crate::quantile::{quantile_sorted, sorted_finite};
 use crate::record::Record;
 use crate::units::{format_bytes, format_number, format_rate};
+use ramp_vocab::quantile::{quantile_sorted, sorted_finite};
 use ramp_vocab::record_keys as k;
 use std::borrow::Borrow;
 use std::collections::BTreeMap;

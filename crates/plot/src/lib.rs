@@ -7,34 +7,36 @@
 //!   (one connection's event stream).
 //! - Analysis: [`ab_curves`] and [`paired_deltas`] (A/B percentile-versus-Δ
 //!   with bootstrap bands; per-path deltas), with percentiles as defined in
-//!   [`quantile`].
+//!   [`ramp_vocab::quantile`].
 //! - Grids: [`grid_curves`] (TTLB and packets lost against one axis of a
 //!   path grid, per arm).
 //! - Charts: see [`chart`].
 //! - Report: [`write_report`].
 
 #![forbid(unsafe_code)]
+#![warn(unreachable_pub)]
 
-pub mod ab;
+mod ab;
 pub mod bootstrap;
 pub mod chart;
-pub mod error;
+mod error;
 #[cfg(any(test, feature = "fixtures"))]
 pub mod fixtures;
 pub mod grid;
-pub mod output;
-pub mod quantile;
-pub mod record;
-pub mod report;
+mod output;
+mod record;
+mod report;
 pub mod trace;
 pub mod units;
 
 pub use ab::{
-    ab_curves, ab_curves_of, paired_deltas, paired_deltas_of, AbOptions, AbResult, AbSamples,
-    Facet, PairedResult,
+    ab_curves, ab_curves_of, paired_deltas, paired_deltas_of, AbCurve, AbOptions, AbPanel, AbPoint,
+    AbResult, AbSample, AbSamples, Facet, PairedCurve, PairedPanel, PairedResult,
 };
 pub use error::{Error, Result};
 pub use grid::{grid_curves, GridAxis, GridResult, GridSamples};
 pub use record::{parse_records, read_records, Record};
-pub use report::{render_report, write_report, RunData, RunRecords};
+pub use report::{
+    render_report, summarise, write_report, ArmSummary, ReportChart, RunData, RunRecords,
+};
 pub use trace::{parse_trace, read_trace, Trace, TraceMeta};

@@ -20,7 +20,7 @@ pub(crate) fn with_temp_file(target: &Path, write: impl FnOnce(&Path) -> Result<
 }
 
 /// Writes `bytes` to `target` atomically ([`ramp_vocab::atomic_file`]).
-pub fn write_atomic(target: &Path, bytes: &[u8]) -> Result<()> {
+pub(crate) fn write_atomic(target: &Path, bytes: &[u8]) -> Result<()> {
     ramp_vocab::atomic_file::write_atomic(target, bytes).map_err(|e| Error::io(target, &e.source))
 }
 

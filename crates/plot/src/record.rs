@@ -132,7 +132,7 @@ pub fn parse_records(text: &str, source: &str) -> Result<Vec<Record>> {
 /// Streams an NDJSON records file, handing each record (with its line
 /// number set) to `f`, so that callers keep only what they need of each
 /// line. Errors name the file and line.
-pub fn for_each_record(path: &Path, mut f: impl FnMut(Record) -> Result<()>) -> Result<()> {
+pub(crate) fn for_each_record(path: &Path, mut f: impl FnMut(Record) -> Result<()>) -> Result<()> {
     let source = path.display().to_string();
     let file = std::fs::File::open(path).map_err(|e| Error::io(path, &e))?;
     let reader = std::io::BufReader::with_capacity(1 << 20, file);

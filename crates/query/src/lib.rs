@@ -12,19 +12,20 @@
 //! let out = run_str(r#"group_by(_.k) { sum(_.v) }"#, "{\"k\":\"a\",\"v\":1}\n{\"k\":\"a\",\"v\":2}\n", Format::Json).unwrap();
 //! assert_eq!(out, "{\"a\":3}\n");
 //! ```
+#![warn(unreachable_pub)]
 
 pub mod agg;
 mod error;
 pub mod eval;
-pub mod exec;
+mod exec;
 pub mod expr;
 pub mod funcs;
 pub mod input;
 pub mod json;
 pub mod lang;
-pub mod output;
+mod output;
 pub mod plan;
-pub mod projection;
+mod projection;
 pub mod query;
 mod rewrite;
 pub mod value;

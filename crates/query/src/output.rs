@@ -24,7 +24,7 @@ pub enum Format {
 }
 
 /// Appends one output value in `fmt`, newline-terminated.
-pub fn format_value(v: &Value, fmt: Format, out: &mut Vec<u8>) {
+pub(crate) fn format_value(v: &Value, fmt: Format, out: &mut Vec<u8>) {
     match fmt {
         Format::Json => write_compact(v, out),
         Format::Pretty => write_pretty(v, out),

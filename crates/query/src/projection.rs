@@ -56,7 +56,7 @@ fn agg_fields(k: &AggKind, keys: &mut BTreeSet<String>) -> bool {
 /// `None` when some stage needs the whole value (then lines are fully parsed).
 /// Stages that only filter (`select`) pass the line on, so the keys of the
 /// following stages count too.
-pub fn projection(stages: &[Stage]) -> Option<Vec<String>> {
+pub(crate) fn projection(stages: &[Stage]) -> Option<Vec<String>> {
     let mut keys = BTreeSet::new();
     for st in stages {
         match &st.kind {
@@ -86,7 +86,7 @@ pub fn projection(stages: &[Stage]) -> Option<Vec<String>> {
 /// For a pipeline of filters only (`select(...) >> select(...)`), the keys
 /// the filters read: such a query prints its input lines unchanged, so it
 /// can print the original bytes instead of re-encoding a fully parsed row.
-pub fn filter_projection(stages: &[Stage]) -> Option<Vec<String>> {
+pub(crate) fn filter_projection(stages: &[Stage]) -> Option<Vec<String>> {
     let mut keys = BTreeSet::new();
     for st in stages {
         match &st.kind {

@@ -251,7 +251,7 @@ impl Query {
 /// Runs stages `from..` serially over values that arrive one at a time
 /// (after the parallel part): per-value stages stream, each aggregating
 /// stage collects until [`Tail::finish`].
-pub struct Tail<'q> {
+pub(crate) struct Tail<'q> {
     q: &'q Query,
     from: usize,
     states: Vec<Option<State>>,
@@ -262,7 +262,7 @@ pub struct Tail<'q> {
 impl<'q> Tail<'q> {
     /// A tail over stages `from..`; `first` is the already-merged state of
     /// stage `from` when it aggregates.
-    pub fn new(q: &'q Query, from: usize, first: Option<State>) -> Self {
+    pub(crate) fn new(q: &'q Query, from: usize, first: Option<State>) -> Self {
         let mut states: Vec<Option<State>> = q
             .stages
             .iter()
@@ -283,7 +283,7 @@ impl<'q> Tail<'q> {
     }
 
     /// Feeds `v` into stage `i`.
-    pub fn push(
+    pub(crate) fn push(
         &mut self,
         i: usize,
         v: Value,
@@ -324,7 +324,7 @@ impl<'q> Tail<'q> {
     }
 
     /// Finishes every aggregating stage in order, pushing results on.
-    pub fn finish(mut self, out: &mut dyn FnMut(Value)) -> Result<(), StageError> {
+    pub(crate) fn finish(mut self, out: &mut dyn FnMut(Value)) -> Result<(), StageError> {
         for i in self.from..self.q.stages.len() {
             let StageKind::Agg { plan, spread } = &self.q.stages[i].kind else {
                 continue;
@@ -352,7 +352,7 @@ impl<'q> Tail<'q> {
 }
 
 /// Message of a non-drop flow.
-pub fn flow_msg(f: Flow) -> String {
+pub(crate) fn flow_msg(f: Flow) -> String {
     match f {
         Flow::Err(m) => m,
         Flow::Drop => "select cannot be used at this point".into(),

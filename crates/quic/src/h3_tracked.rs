@@ -34,7 +34,7 @@ use tokio::sync::oneshot;
 
 /// How a request stream's send side ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum SendEnd {
+pub(crate) enum SendEnd {
     /// Finished, and the peer acknowledged every byte, at this time.
     Acked(Instant),
     /// The peer stopped the stream (STOP_SENDING) with this code.
@@ -45,13 +45,13 @@ pub enum SendEnd {
 
 /// Per connection: stream id → the receiver of that stream's end.
 #[derive(Clone, Default)]
-pub struct AckTimes {
+pub(crate) struct AckTimes {
     map: Arc<Mutex<HashMap<u64, oneshot::Receiver<SendEnd>>>>,
 }
 
 impl AckTimes {
     /// Takes the receiver for stream `id` (once).
-    pub fn take(&self, id: u64) -> Option<oneshot::Receiver<SendEnd>> {
+    pub(crate) fn take(&self, id: u64) -> Option<oneshot::Receiver<SendEnd>> {
         self.map
             .lock()
             .unwrap_or_else(|p| p.into_inner())
@@ -93,7 +93,7 @@ fn accept_bi(conn: &quinn::Connection) -> AcceptBiFuture {
 
 /// The server side of an h3 connection over quinn, with acknowledgement
 /// tracking of request streams.
-pub struct TrackedConnection {
+pub(crate) struct TrackedConnection {
     conn: quinn::Connection,
     inner: h3_quinn::Connection,
     accepting: AcceptBiFuture,
@@ -106,7 +106,7 @@ pub struct TrackedConnection {
 impl TrackedConnection {
     /// Wraps an established quinn connection. Response payloads that are
     /// slices of `shared` go to quinn without a copy (module docs).
-    pub fn new(conn: quinn::Connection, acks: AckTimes, shared: Bytes) -> TrackedConnection {
+    pub(crate) fn new(conn: quinn::Connection, acks: AckTimes, shared: Bytes) -> TrackedConnection {
         let inner = h3_quinn::Connection::new(conn.clone());
         let opener = Opener {
             inner: <h3_quinn::Connection as quic::Connection<Bytes>>::opener(&inner),
@@ -203,7 +203,7 @@ fn server_opens_no_bidi() -> StreamErrorIncoming {
 }
 
 /// Opens the server's unidirectional streams (via h3-quinn).
-pub struct Opener {
+pub(crate) struct Opener {
     inner: h3_quinn::OpenStreams,
 }
 
@@ -231,13 +231,13 @@ impl<B: Buf> quic::OpenStreams<B> for Opener {
 }
 
 /// A request stream.
-pub struct TrackedBidi<B: Buf> {
+pub(crate) struct TrackedBidi<B: Buf> {
     send: TrackedSend<B>,
     recv: TrackedRecv,
 }
 
 /// The send half of a request stream.
-pub struct TrackedSend<B: Buf> {
+pub(crate) struct TrackedSend<B: Buf> {
     stream: quinn::SendStream,
     writing: Option<WriteBuf<B>>,
     /// Payload bytes inside this buffer are sent without a copy.
@@ -269,7 +269,7 @@ fn poll_write_shared(
 }
 
 /// The receive half of a request stream.
-pub struct TrackedRecv {
+pub(crate) struct TrackedRecv {
     stream: quinn::RecvStream,
 }
 

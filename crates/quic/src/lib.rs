@@ -9,6 +9,7 @@
 //! - [`units`]: parsing `20mbit`, `40ms`, `0.5%`.
 
 #![forbid(unsafe_code)]
+#![warn(unreachable_pub)]
 
 pub mod adapter;
 pub mod arrival;
@@ -16,11 +17,11 @@ pub mod body;
 pub mod choice;
 pub mod client;
 pub mod h2;
-pub mod h3_tracked;
+mod h3_tracked;
 pub mod load;
 pub mod probe;
 pub mod relay;
-pub mod route;
+mod route;
 pub mod runtime;
 pub mod server;
 pub mod stats;
@@ -28,8 +29,3 @@ pub mod tls;
 pub mod transport;
 pub mod units;
 mod unreachable;
-
-/// The old name of [`choice`], kept while branches written against it
-/// merge.
-#[doc(hidden)]
-pub use choice as cc;

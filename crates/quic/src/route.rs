@@ -15,7 +15,7 @@ use crate::body::{self, Body, NotServed, CHUNK_BYTES};
 /// The body for `method path`, or the error status to answer with:
 /// 405 for anything but GET and HEAD (RFC 9110 §15.5.6), 400 for a
 /// malformed path or one leaving the root, 404 for no such object.
-pub fn route(method: &Method, path: &str, root: Option<&Path>) -> Result<Body, StatusCode> {
+pub(crate) fn route(method: &Method, path: &str, root: Option<&Path>) -> Result<Body, StatusCode> {
     if method != Method::GET && method != Method::HEAD {
         return Err(StatusCode::METHOD_NOT_ALLOWED);
     }
@@ -27,7 +27,7 @@ pub fn route(method: &Method, path: &str, root: Option<&Path>) -> Result<Body, S
 
 /// Reads a [`Body`] as chunks of at most [`CHUNK_BYTES`], so a response of
 /// any size holds at most one chunk in memory here.
-pub struct Chunks {
+pub(crate) struct Chunks {
     source: Source,
     left_bytes: u64,
 }
@@ -40,7 +40,7 @@ enum Source {
 impl Chunks {
     /// Opens the body (the file, for [`Body::File`]); the error names the
     /// file.
-    pub async fn open(body: &Body) -> std::io::Result<Chunks> {
+    pub(crate) async fn open(body: &Body) -> std::io::Result<Chunks> {
         let source = match body {
             Body::Pattern { .. } => Source::Pattern { offset: 0 },
             Body::File { path, .. } => Source::File {
@@ -57,13 +57,13 @@ impl Chunks {
     }
 
     /// Bytes not yet returned.
-    pub fn left_bytes(&self) -> u64 {
+    pub(crate) fn left_bytes(&self) -> u64 {
         self.left_bytes
     }
 
     /// The next chunk, `None` at the end. A file that shrinks while being
     /// sent is an error (the Content-Length already went out).
-    pub async fn next(&mut self) -> std::io::Result<Option<Bytes>> {
+    pub(crate) async fn next(&mut self) -> std::io::Result<Option<Bytes>> {
         if self.left_bytes == 0 {
             return Ok(None);
         }

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-pub use ramp_vocab::units::{parse_duration, parse_loss, parse_rate, parse_size, UnitError};
+use ramp_vocab::units::{parse_duration, UnitError};
 
 /// [`parse_duration`] of an optional flag's value: `None` stays `None`.
 pub fn parse_optional_duration(input: Option<&str>) -> Result<Option<Duration>, UnitError> {

@@ -98,8 +98,8 @@ fn measure() -> Result<String, String> {
         "idle one-way {idle:?} (model {idle_model:?}); burst hand-over {hand_over:?}, arrival error median {:.0} µs worst {:.0} µs, {within}/{N} within 1 ms; relay lateness mean {:?} max {:?}, {} of {} over 1 ms",
         median * 1e6,
         worst * 1e6,
-        c.up.lateness_mean,
-        c.up.lateness_max,
+        c.up.lateness_mean(),
+        c.up.lateness_max(),
         c.up.late_over_1ms,
         c.up.delivered
     );
@@ -113,7 +113,7 @@ fn measure() -> Result<String, String> {
         && median > -0.000_2
         && median < 0.001 + hand_over.as_secs_f64()
         && c.up.late_over_1ms * 100 <= c.up.delivered
-        && c.up.lateness_mean < Duration::from_micros(200)
+        && c.up.lateness_mean() < Duration::from_micros(200)
         && c.up.dropped_queue == 0;
     if ok {
         Ok(report)

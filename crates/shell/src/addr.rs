@@ -23,20 +23,20 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::str::FromStr;
 
 /// The base of the shell's IPv4 space: 100.64.0.0/10 (RFC 6598).
-pub const V4_BASE: Ipv4Addr = Ipv4Addr::new(100, 64, 0, 0);
+pub(crate) const V4_BASE: Ipv4Addr = Ipv4Addr::new(100, 64, 0, 0);
 /// The IPv4 space's prefix length.
-pub const V4_PREFIX: u8 = 10;
+pub(crate) const V4_PREFIX: u8 = 10;
 /// The shell's IPv6 space, a unique local /48 (RFC 4193; "ram" in ASCII).
-pub const V6_BASE: Ipv6Addr = Ipv6Addr::new(0xfd72, 0x616d, 0x7000, 0, 0, 0, 0, 0);
+pub(crate) const V6_BASE: Ipv6Addr = Ipv6Addr::new(0xfd72, 0x616d, 0x7000, 0, 0, 0, 0, 0);
 /// The IPv6 space's prefix length.
-pub const V6_PREFIX: u8 = 48;
+pub(crate) const V6_PREFIX: u8 = 48;
 
 /// Number of top-level shells: 2^(20 - 10) blocks of /20.
-pub const TOP_LEVEL: u16 = 1024;
+pub(crate) const TOP_LEVEL: u16 = 1024;
 /// Nested shells per parent (index 0 is the parent's own link).
-pub const PER_PARENT: u16 = 16;
+pub(crate) const PER_PARENT: u16 = 16;
 /// Deepest nesting.
-pub const MAX_DEPTH: usize = 3;
+pub(crate) const MAX_DEPTH: usize = 3;
 
 /// A shell's place in the nesting: `[a]`, `[a, k]` or `[a, k, m]`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -165,7 +165,7 @@ pub const NETNS_PREFIX: &str = "ramp-sh-";
 /// Prefix of every device a shell creates in the namespace it runs in.
 pub const DEVICE_PREFIX: &str = "ramp-";
 /// The TUN device's name inside the command's namespace.
-pub const INNER_DEVICE: &str = "ramp-in";
+pub(crate) const INNER_DEVICE: &str = "ramp-in";
 
 impl fmt::Display for ShellPath {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -8,13 +8,14 @@
 //! packet leaves within the kernel's wake-up latency of its time.
 
 use std::collections::VecDeque;
+use std::fmt;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::os::fd::RawFd;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use ramp_cc::{EcnCodepoint, Time};
-use ramp_link::{Delivery, DropCause, Link, Offer, Packet};
+use ramp_link::{drop_event, Delivery, ForwardCounters, Link, Offer, Packet};
+use ramp_vocab::{EcnCodepoint, Time};
 
 use crate::addr::ShellPath;
 use crate::ip;
@@ -25,67 +26,28 @@ const READ_BATCH: usize = 64;
 /// Largest packet read; the devices' MTU is far below it.
 const BUF_BYTES: usize = 65_536;
 
-/// One direction's counters, printed when the shell ends (the relay's
-/// closing-line fields, plus the shell's own).
+/// One direction's counters, printed when the shell ends: the relay's
+/// ([`ForwardCounters`]), plus the shell's own.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct DirCounters {
-    /// Packets read from the device.
-    pub received: u64,
-    /// Packets written out at their delivery time.
-    pub delivered: u64,
-    /// Bytes written out.
-    pub delivered_bytes: u64,
-    /// Tail drops (and FQ-CoDel's overflow drops, and policer drops).
-    pub dropped_queue: u64,
-    /// The queue discipline's early drops.
-    pub dropped_aqm: u64,
-    /// Random losses.
-    pub dropped_loss: u64,
+    /// What the link and the forwarding did, as the relay counts it.
+    pub link: ForwardCounters,
     /// ECN-capable packets marked CE.
     pub marked_ce: u64,
     /// Packets to a destination the shell does not let the command reach.
     pub refused: u64,
-    /// Packets that are not IPv4 or IPv6.
-    pub malformed: u64,
-    /// Largest backlog, bytes, an arrival found plus itself.
-    pub max_queue_bytes: u64,
     /// Largest packet read (at most the MTU: no offload super-packets).
     pub max_packet_bytes: u64,
-    /// Sum of send lateness against the model, ns.
-    pub lateness_sum_ns: u64,
-    /// Largest send lateness, ns.
-    pub lateness_max_ns: u64,
-    /// Sends more than 1 ms late.
-    pub late_over_1ms: u64,
-    /// Writes the device refused.
-    pub write_errors: u64,
 }
 
-impl DirCounters {
-    fn count_drop(&mut self, cause: DropCause) {
-        match cause {
-            DropCause::Queue | DropCause::Policer => self.dropped_queue += 1,
-            DropCause::Aqm => self.dropped_aqm += 1,
-            DropCause::Random => self.dropped_loss += 1,
-        }
-    }
-
-    /// Mean send lateness.
-    pub fn lateness_mean(&self) -> Duration {
-        Duration::from_nanos(
-            self.lateness_sum_ns
-                .checked_div(self.delivered)
-                .unwrap_or(0),
+/// The closing line's counters: the relay's, then the shell's own.
+impl fmt::Display for DirCounters {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}; {} CE marks, {} refused, largest packet {} bytes",
+            self.link, self.marked_ce, self.refused, self.max_packet_bytes
         )
-    }
-}
-
-/// The event-log name of a drop (the relay's names).
-fn drop_event(cause: DropCause) -> &'static str {
-    match cause {
-        DropCause::Queue | DropCause::Policer => "drop-queue",
-        DropCause::Aqm => "drop-aqm",
-        DropCause::Random => "drop-loss",
     }
 }
 
@@ -131,7 +93,7 @@ impl Log {
 }
 
 /// The ends of the forwarding loop.
-pub struct Devices {
+pub(crate) struct Devices {
     /// The TUN device in the command's namespace.
     pub inner: RawFd,
     /// The TUN device in the namespace the shell runs in.
@@ -148,7 +110,7 @@ pub struct Counters {
 }
 
 /// What the loop asks its owner after every wake-up.
-pub trait Control {
+pub(crate) trait Control {
     /// True to stop forwarding now.
     fn stop(&mut self) -> bool;
 }
@@ -160,7 +122,7 @@ impl<F: FnMut() -> bool> Control for F {
 }
 
 /// Forwards until `control` says stop; returns the counters.
-pub fn run(
+pub(crate) fn run(
     dev: &Devices,
     path: &ShellPath,
     up: Link<Vec<u8>>,
@@ -170,7 +132,7 @@ pub fn run(
 ) -> io::Result<Counters> {
     sys::tight_timer_slack();
     let start = Instant::now();
-    let now = || Time::from_nanos(ramp_cc::time::duration_nanos(start.elapsed()));
+    let now = || Time::from_nanos(ramp_vocab::time::duration_nanos(start.elapsed()));
     let mut log = Log(log.map(BufWriter::new));
     let mut dirs = [
         Dir {
@@ -239,17 +201,11 @@ impl Dir {
                 break;
             };
             match sys::write_packet(self.to, &pkt) {
-                Ok(()) => {
-                    let late = ramp_cc::time::duration_nanos(t.saturating_since(due));
-                    self.c.delivered += 1;
-                    self.c.delivered_bytes += pkt.len() as u64;
-                    self.c.lateness_sum_ns += late;
-                    self.c.lateness_max_ns = self.c.lateness_max_ns.max(late);
-                    if late > 1_000_000 {
-                        self.c.late_over_1ms += 1;
-                    }
-                }
-                Err(_) => self.c.write_errors += 1,
+                Ok(()) => self
+                    .c
+                    .link
+                    .count_delivered(pkt.len() as u64, t.saturating_since(due)),
+                Err(_) => self.c.link.send_errors += 1,
             }
         }
     }
@@ -269,7 +225,7 @@ impl Dir {
                 self.fifo.push_back((at, payload));
             }
             Delivery::Dropped { payload, at, cause } => {
-                self.c.count_drop(cause);
+                self.c.link.count_drop(cause);
                 let backlog = self.link.bottleneck_ref().backlog_bytes();
                 log.line(|| {
                     format!(
@@ -297,11 +253,11 @@ impl Dir {
                 return Ok(());
             };
             let t = now();
-            self.c.received += 1;
+            self.c.link.received += 1;
             self.c.max_packet_bytes = self.c.max_packet_bytes.max(n as u64);
             let pkt = &buf[..n];
             let Some(h) = ip::parse(pkt) else {
-                self.c.malformed += 1;
+                self.c.link.malformed += 1;
                 log.line(|| self.other_event(t, "malformed", n, None));
                 continue;
             };
@@ -333,17 +289,17 @@ impl Dir {
         let ev = match self.link.offer(t, packet) {
             Offer::Now(d @ Delivery::Arrives { .. }) => {
                 self.decided(d, &mut Log(None));
-                self.c.max_queue_bytes = self.c.max_queue_bytes.max(queue_bytes + bytes);
+                self.c.link.max_queue_bytes = self.c.link.max_queue_bytes.max(queue_bytes + bytes);
                 "enqueue"
             }
             Offer::Now(Delivery::Dropped { cause, .. }) => {
-                self.c.count_drop(cause);
+                self.c.link.count_drop(cause);
                 drop_event(cause)
             }
             Offer::Held { evicted } => {
-                self.c.max_queue_bytes = self.c.max_queue_bytes.max(queue_bytes + bytes);
+                self.c.link.max_queue_bytes = self.c.link.max_queue_bytes.max(queue_bytes + bytes);
                 if let Some(Delivery::Dropped { cause, .. }) = evicted {
-                    self.c.count_drop(cause);
+                    self.c.link.count_drop(cause);
                 }
                 "enqueue"
             }

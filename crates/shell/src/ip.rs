@@ -5,7 +5,7 @@
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
-use ramp_cc::EcnCodepoint;
+use ramp_vocab::EcnCodepoint;
 
 /// The ECN field's codepoints (RFC 3168 §5): the two low bits of the IPv4
 /// TOS byte / IPv6 Traffic Class.
@@ -15,7 +15,7 @@ const ECN_CE: u8 = 0b11;
 
 /// The header fields the link reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Header {
+pub(crate) struct Header {
     /// Destination address.
     pub dst: IpAddr,
     /// The ECN field: the queue may mark ECT(0) and ECT(1) CE instead of
@@ -27,7 +27,7 @@ pub struct Header {
 
 /// Reads the header of an IPv4 or IPv6 packet; `None` if it is neither or
 /// shorter than its header.
-pub fn parse(p: &[u8]) -> Option<Header> {
+pub(crate) fn parse(p: &[u8]) -> Option<Header> {
     match p.first()? >> 4 {
         4 => {
             let ihl = usize::from(p[0] & 0x0f) * 4;
@@ -105,7 +105,7 @@ fn flow_hash(parts: &[&[u8]]) -> u32 {
 /// Marks an ECN-capable packet CE (RFC 3168 §6.1.1), updating the IPv4
 /// header checksum incrementally (RFC 1624 eqn. 3). Packets `parse`
 /// accepted only. False if the packet was CE already.
-pub fn mark_ce(p: &mut [u8]) -> bool {
+pub(crate) fn mark_ce(p: &mut [u8]) -> bool {
     match p[0] >> 4 {
         4 => {
             if p[1] & ECN_MASK == ECN_CE {

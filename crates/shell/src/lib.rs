@@ -15,10 +15,11 @@
 //! command reaches only the outer end of its link (and of the links of
 //! any shells it is nested in): nothing is forwarded or translated to
 //! any other network. See docs/shell.md.
+#![warn(unreachable_pub)]
 
 mod addr;
 mod error;
-pub mod forward;
+mod forward;
 mod ip;
 mod netns;
 mod sys;
@@ -33,7 +34,7 @@ use std::time::{Duration, Instant};
 
 use ramp_link::{Link, LinkConfig};
 
-pub use addr::{ShellPath, DEVICE_PREFIX, NETNS_PREFIX};
+pub use addr::{PathError, ShellPath, DEVICE_PREFIX, NETNS_PREFIX};
 pub use error::ShellError;
 pub use forward::{Counters, DirCounters};
 pub use netns::{cleanup, Cleanup, MTU};

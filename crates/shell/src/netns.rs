@@ -36,7 +36,7 @@ const OWNER_DIR: &str = "/run/ramp-shell";
 pub const MTU: u32 = 1500;
 
 /// Runs `ip ARGS`; a failure names the command and iproute2's message.
-pub fn ip(args: &[&str]) -> Result<(), ShellError> {
+pub(crate) fn ip(args: &[&str]) -> Result<(), ShellError> {
     let out = Command::new("ip")
         .args(args)
         .output()
@@ -56,7 +56,7 @@ pub fn ip(args: &[&str]) -> Result<(), ShellError> {
 
 /// A namespace the shell made; removed (with every process still in it)
 /// when dropped.
-pub struct Namespace {
+pub(crate) struct Namespace {
     path: ShellPath,
     name: String,
     file: File,
@@ -65,7 +65,7 @@ pub struct Namespace {
 impl Namespace {
     /// Creates the first free namespace: a top-level one, or one nested in
     /// `parent` when the shell runs inside another.
-    pub fn create(parent: Option<&ShellPath>) -> Result<Namespace, ShellError> {
+    pub(crate) fn create(parent: Option<&ShellPath>) -> Result<Namespace, ShellError> {
         let candidates: Vec<ShellPath> = match parent {
             None => (0..TOP_LEVEL).filter_map(ShellPath::top).collect(),
             Some(p) => (1..PER_PARENT).filter_map(|k| p.child(k)).collect(),
@@ -101,17 +101,20 @@ impl Namespace {
     }
 
     /// The shell's place and addresses.
-    pub fn path(&self) -> &ShellPath {
+    pub(crate) fn path(&self) -> &ShellPath {
         &self.path
     }
 
     /// The namespace, to enter.
-    pub fn file(&self) -> &File {
+    pub(crate) fn file(&self) -> &File {
         &self.file
     }
 
     /// Runs `f` on a thread inside the namespace.
-    pub fn run_inside<T: Send>(&self, f: impl FnOnce() -> io::Result<T> + Send) -> io::Result<T> {
+    pub(crate) fn run_inside<T: Send>(
+        &self,
+        f: impl FnOnce() -> io::Result<T> + Send,
+    ) -> io::Result<T> {
         std::thread::scope(|s| {
             s.spawn(|| {
                 sys::enter_netns(&self.file)?;
@@ -124,7 +127,7 @@ impl Namespace {
 
     /// Creates both TUN devices and gives them addresses and routes; the
     /// returned descriptors keep them alive.
-    pub fn wire(&self) -> Result<(OwnedFd, OwnedFd), ShellError> {
+    pub(crate) fn wire(&self) -> Result<(OwnedFd, OwnedFd), ShellError> {
         let outer_name = self.path.outer_device();
         let io_err = |what: &str, e| ShellError::Io(what.to_string(), e);
         let inner = self

@@ -15,7 +15,8 @@ static CAUGHT: AtomicU32 = AtomicU32::new(0);
 
 /// The signals the shell handles: they end the shell (INT, TERM, HUP) or
 /// report the child's death (CHLD).
-pub const HANDLED: [libc::c_int; 4] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGCHLD];
+pub(crate) const HANDLED: [libc::c_int; 4] =
+    [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGCHLD];
 
 extern "C" fn on_signal(sig: libc::c_int) {
     // Only an atomic store: async-signal-safe.
@@ -39,7 +40,7 @@ fn handled_set() -> libc::sigset_t {
 /// Installs the handlers and blocks the handled signals on the calling
 /// thread (threads spawned later inherit the mask): they are delivered only
 /// inside [`wait_readable`], so none is lost between a check and a wait.
-pub fn catch_signals() -> io::Result<()> {
+pub(crate) fn catch_signals() -> io::Result<()> {
     let set = handled_set();
     // SAFETY: a zeroed sigaction with a valid handler and an empty mask;
     // the handler only touches an atomic.
@@ -61,7 +62,7 @@ pub fn catch_signals() -> io::Result<()> {
 }
 
 /// Returns and clears the signals caught so far (bit n = signal n).
-pub fn take_signals() -> u32 {
+pub(crate) fn take_signals() -> u32 {
     CAUGHT.swap(0, Ordering::SeqCst)
 }
 
@@ -70,7 +71,7 @@ pub fn take_signals() -> u32 {
 /// SIGKILLed shell does not leave its command running).
 ///
 /// Only async-signal-safe calls.
-pub fn child_pre_exec() -> io::Result<()> {
+pub(crate) fn child_pre_exec() -> io::Result<()> {
     let set = handled_set();
     // SAFETY: signal, sigprocmask and prctl are async-signal-safe and take
     // valid arguments.
@@ -90,7 +91,7 @@ pub fn child_pre_exec() -> io::Result<()> {
 
 /// Asks for timer wake-ups without the default 50 µs slack, so a packet
 /// leaves close to its modelled time.
-pub fn tight_timer_slack() {
+pub(crate) fn tight_timer_slack() {
     // SAFETY: prctl with an integer argument.
     unsafe {
         libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong);
@@ -99,7 +100,7 @@ pub fn tight_timer_slack() {
 
 /// Whether the process may configure networking: effective uid 0 or
 /// CAP_NET_ADMIN (bit 12) in its effective capability set.
-pub fn can_admin_network() -> bool {
+pub(crate) fn can_admin_network() -> bool {
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } == 0 {
         return true;
@@ -118,7 +119,7 @@ pub fn can_admin_network() -> bool {
 /// Opens a TUN device named `name` (no packet-information header, no
 /// virtio-net header: the kernel segments GSO packets before handing them
 /// over, so every packet read is at most the MTU), non-blocking.
-pub fn open_tun(name: &str) -> io::Result<OwnedFd> {
+pub(crate) fn open_tun(name: &str) -> io::Result<OwnedFd> {
     let path = CString::new("/dev/net/tun").map_err(io::Error::other)?;
     if name.len() >= libc::IFNAMSIZ {
         return Err(io::Error::new(
@@ -155,7 +156,7 @@ pub fn open_tun(name: &str) -> io::Result<OwnedFd> {
 
 /// Moves the calling thread into the network namespace `ns` (an open
 /// `/run/netns/NAME` file).
-pub fn enter_netns(ns: &File) -> io::Result<()> {
+pub(crate) fn enter_netns(ns: &File) -> io::Result<()> {
     // SAFETY: setns with a valid fd; affects only the calling thread.
     if unsafe { libc::setns(ns.as_raw_fd(), libc::CLONE_NEWNET) } != 0 {
         return Err(io::Error::last_os_error());
@@ -164,7 +165,7 @@ pub fn enter_netns(ns: &File) -> io::Result<()> {
 }
 
 /// Reads one packet; `Ok(None)` when none is waiting.
-pub fn read_packet(fd: RawFd, buf: &mut [u8]) -> io::Result<Option<usize>> {
+pub(crate) fn read_packet(fd: RawFd, buf: &mut [u8]) -> io::Result<Option<usize>> {
     // SAFETY: buf is valid for buf.len() bytes.
     let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
     if n < 0 {
@@ -178,7 +179,7 @@ pub fn read_packet(fd: RawFd, buf: &mut [u8]) -> io::Result<Option<usize>> {
 }
 
 /// Writes one packet.
-pub fn write_packet(fd: RawFd, pkt: &[u8]) -> io::Result<()> {
+pub(crate) fn write_packet(fd: RawFd, pkt: &[u8]) -> io::Result<()> {
     // SAFETY: pkt is valid for pkt.len() bytes.
     let n = unsafe { libc::write(fd, pkt.as_ptr().cast(), pkt.len()) };
     if n < 0 {
@@ -190,7 +191,7 @@ pub fn write_packet(fd: RawFd, pkt: &[u8]) -> io::Result<()> {
 /// Waits until one of `fds` is readable, `timeout` passes (`None`: no
 /// limit) or a handled signal arrives (delivered only during this wait).
 /// Returns which fds are readable.
-pub fn wait_readable(fds: [RawFd; 2], timeout: Option<Duration>) -> io::Result<[bool; 2]> {
+pub(crate) fn wait_readable(fds: [RawFd; 2], timeout: Option<Duration>) -> io::Result<[bool; 2]> {
     let mut p = fds.map(|fd| libc::pollfd {
         fd,
         events: libc::POLLIN,
@@ -219,7 +220,7 @@ pub fn wait_readable(fds: [RawFd; 2], timeout: Option<Duration>) -> io::Result<[
 }
 
 /// Sends `sig` to process `pid`; false if it no longer exists.
-pub fn signal_process(pid: u32, sig: libc::c_int) -> bool {
+pub(crate) fn signal_process(pid: u32, sig: libc::c_int) -> bool {
     let Ok(pid) = libc::pid_t::try_from(pid) else {
         return false;
     };
@@ -228,7 +229,7 @@ pub fn signal_process(pid: u32, sig: libc::c_int) -> bool {
 }
 
 /// Whether process `pid` exists.
-pub fn process_alive(pid: u32) -> bool {
+pub(crate) fn process_alive(pid: u32) -> bool {
     let Ok(pid) = libc::pid_t::try_from(pid) else {
         return false;
     };
@@ -241,7 +242,7 @@ pub fn process_alive(pid: u32) -> bool {
 /// the scheduler next gets round to it on a loaded machine. It blocks in
 /// `ppoll` between packets, so it takes only the CPU it needs (and the
 /// kernel's real-time throttling keeps 5 % for everything else).
-pub fn realtime_priority() -> io::Result<()> {
+pub(crate) fn realtime_priority() -> io::Result<()> {
     let p = libc::sched_param { sched_priority: 10 };
     // SAFETY: pid 0 = the calling thread; p is a valid sched_param.
     if unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &p) } != 0 {

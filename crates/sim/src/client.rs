@@ -13,18 +13,18 @@ use crate::server::{Datagram, Payload};
 
 /// The client's first datagram: an Initial padded to 1200 bytes (RFC 9000
 /// §14.1) — counted at the full datagram size of the scenario.
-pub const CLIENT_INITIAL_MIN_BYTES: u64 = 1200;
+pub(crate) const CLIENT_INITIAL_MIN_BYTES: u64 = 1200;
 /// Client Handshake packet with Finished coalesced with the 1-RTT request
 /// (HEADERS of a GET): about 200 bytes.
-pub const CLIENT_FINISHED_REQUEST_BYTES: u64 = 200;
+pub(crate) const CLIENT_FINISHED_REQUEST_BYTES: u64 = 200;
 /// An ACK-only packet (short header, ACK frame with a few ranges, tag).
-pub const ACK_PACKET_BYTES: u64 = 50;
+pub(crate) const ACK_PACKET_BYTES: u64 = 50;
 /// Floor of the client's handshake PTO (RFC 9002 `kGranularity`).
-pub const MIN_PTO: Duration = Duration::from_millis(1);
+pub(crate) const MIN_PTO: Duration = Duration::from_millis(1);
 
 /// A packet from the client to the server.
 #[derive(Clone, Debug)]
-pub enum UpPacket {
+pub(crate) enum UpPacket {
     /// The client's Initial (ClientHello).
     Initial {
         /// Datagram bytes.
@@ -66,7 +66,7 @@ pub enum UpPacket {
 
 /// What the client wants done after an event.
 #[derive(Debug, Default)]
-pub struct ClientOut {
+pub(crate) struct ClientOut {
     /// Packets to send, in order.
     pub send: Vec<UpPacket>,
     /// New in-order delivered bytes total, if it changed.
@@ -190,7 +190,7 @@ impl Client {
     }
 
     /// Starts the connection: the Initial.
-    pub fn start(&mut self, now: Time) -> UpPacket {
+    pub(crate) fn start(&mut self, now: Time) -> UpPacket {
         self.t_start = now;
         self.hs_pto_at = Some(now + CLIENT_FIRST_PTO);
         if self.zero_rtt {
@@ -203,7 +203,7 @@ impl Client {
     }
 
     /// Returns an ACK frame to the pool (after the server consumed it).
-    pub fn recycle(&mut self, frame: AckFrame) {
+    pub(crate) fn recycle(&mut self, frame: AckFrame) {
         if self.frames.len() < 16 {
             self.frames.push(frame);
         }
@@ -217,7 +217,13 @@ impl Client {
     }
 
     /// A server datagram arrived.
-    pub fn on_datagram(&mut self, now: Time, d: &Datagram, ecn: EcnCodepoint, out: &mut ClientOut) {
+    pub(crate) fn on_datagram(
+        &mut self,
+        now: Time,
+        d: &Datagram,
+        ecn: EcnCodepoint,
+        out: &mut ClientOut,
+    ) {
         if self.rtt_estimate.is_zero() {
             self.rtt_estimate = now - self.t_start;
         }
@@ -298,7 +304,7 @@ impl Client {
     }
 
     /// In-order response bytes received.
-    pub fn delivered_bytes(&self) -> u64 {
+    pub(crate) fn delivered_bytes(&self) -> u64 {
         (u64::from(self.next_in_order) * self.chunk_bytes).min(self.total_bytes)
     }
 
@@ -315,7 +321,7 @@ impl Client {
     }
 
     /// The client's next timer: the delayed ACK or the handshake PTO.
-    pub fn next_timer(&self) -> Option<Time> {
+    pub(crate) fn next_timer(&self) -> Option<Time> {
         match (self.ack_deadline(), self.hs_pto_at) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -324,7 +330,7 @@ impl Client {
 
     /// A client timer fired: send the delayed ACK and/or the handshake
     /// probe that are due.
-    pub fn on_timer(&mut self, now: Time, out: &mut ClientOut) {
+    pub(crate) fn on_timer(&mut self, now: Time, out: &mut ClientOut) {
         let si = Space::Application.index();
         if self.acks[si].deadline().is_some_and(|d| d <= now) {
             self.ack(now, Space::Application, out);
@@ -346,7 +352,7 @@ impl Client {
     }
 
     /// When the pending application ACK is due, if one is pending.
-    pub fn ack_deadline(&self) -> Option<Time> {
+    pub(crate) fn ack_deadline(&self) -> Option<Time> {
         self.acks[Space::Application.index()].deadline()
     }
 }

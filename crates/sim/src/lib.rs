@@ -17,46 +17,39 @@
 //! ```
 
 #![forbid(unsafe_code)]
+#![warn(unreachable_pub)]
 
 pub mod bench;
 pub mod client;
-pub mod engine;
+mod engine;
 pub mod fairness;
 pub mod fleet;
 pub mod flow_control;
 /// The link model, shared with `ramp relay` (the `ramp-link` crate).
 pub use ramp_link as link;
 pub mod parallel;
-pub mod path;
+mod path;
 pub mod receiver;
-pub mod record;
+mod record;
 pub mod resumption;
-pub mod rng;
+mod rng;
 pub mod scenario;
-pub mod server;
+mod server;
 pub mod trace;
-pub mod units;
+mod units;
 pub mod wakeup;
 pub mod web;
 
 use core::fmt;
 
 use ramp_cc::config::{CcConfig, InitialWindow};
-use ramp_cc::rng::Rng;
 use ramp_cc::spec::ControllerSpec;
+use ramp_vocab::rng::Rng;
 
 pub use engine::{simulate, FlowSetup, SimOutput};
 pub use record::Record;
 pub use scenario::{Scenario, ScenarioError};
 pub use trace::TraceSink;
-
-// Old module paths, kept while branches written against them merge:
-// `presets` is `scenario::presets`, `network` is `path`, `qlog` is
-// `trace::qlog`.
-#[doc(hidden)]
-pub use scenario::presets;
-#[doc(hidden)]
-pub use trace::qlog;
 
 /// A simulation that could not run.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -15,11 +15,11 @@ use crate::scenario::PathConfig;
 use crate::server::Datagram;
 
 /// What the forward link carries: a datagram and its flow's index.
-pub type Carried = (u32, Datagram);
+pub(crate) type Carried = (u32, Datagram);
 
 /// The whole path.
 #[derive(Debug)]
-pub struct Path {
+pub(crate) struct Path {
     /// Server -> client: the shared link model (policer, queue
     /// discipline, random loss, delay, rate steps).
     forward: Link<Carried>,
@@ -34,7 +34,7 @@ pub struct Path {
 
 impl Path {
     /// The path of `cfg`, with random elements seeded from `seed`.
-    pub fn new(cfg: &PathConfig, seed: u64) -> Path {
+    pub(crate) fn new(cfg: &PathConfig, seed: u64) -> Path {
         Path {
             forward: Link::new(&cfg.forward_link(), seed),
             reverse_delay: cfg.reverse_delay,
@@ -50,7 +50,7 @@ impl Path {
 
     /// Offers flow `flow`'s server datagram `d` to the forward link at `now`.
     #[inline]
-    pub fn forward(&mut self, now: Time, flow: u32, d: Datagram) -> Offer<Carried> {
+    pub(crate) fn forward(&mut self, now: Time, flow: u32, d: Datagram) -> Offer<Carried> {
         self.forward.offer(
             now,
             Packet {
@@ -63,25 +63,25 @@ impl Path {
     }
 
     /// When the forward link next dequeues a held packet (CoDel, FQ-CoDel).
-    pub fn next_wake(&self) -> Option<Time> {
+    pub(crate) fn next_wake(&self) -> Option<Time> {
         self.forward.next_wake()
     }
 
     /// Runs the forward link's dequeues due by `now`; `out` gets each
     /// packet's fate.
-    pub fn poll(&mut self, now: Time, out: impl FnMut(Delivery<Carried>)) {
+    pub(crate) fn poll(&mut self, now: Time, out: impl FnMut(Delivery<Carried>)) {
         self.forward.poll(now, out);
     }
 
     /// Reports every bottleneck departure up to `now` (time, backlog after,
     /// queueing delay then), for the dequeue side of queue traces.
-    pub fn drain_queue(&mut self, now: Time, on_departure: impl FnMut(Time, u64, Duration)) {
+    pub(crate) fn drain_queue(&mut self, now: Time, on_departure: impl FnMut(Time, u64, Duration)) {
         self.forward.bottleneck().drain_reporting(now, on_departure);
     }
 
     /// Bottleneck backlog (bytes) and the delay a packet arriving at `now`
     /// would see, for traces.
-    pub fn queue_state(&self, now: Time) -> (u64, Duration) {
+    pub(crate) fn queue_state(&self, now: Time) -> (u64, Duration) {
         let b = self.forward.bottleneck_ref();
         (b.backlog_bytes(), b.queue_delay(now))
     }
@@ -91,7 +91,7 @@ impl Path {
     /// FIFO), which lets each flow keep its in-flight client packets in a
     /// plain queue.
     #[inline]
-    pub fn reverse(&mut self, now: Time, size: u32) -> Time {
+    pub(crate) fn reverse(&mut self, now: Time, size: u32) -> Time {
         let mut t = now;
         if let Some(r) = self.reverse_rate {
             let start = self.reverse_busy_until.max(now);

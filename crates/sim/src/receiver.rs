@@ -68,7 +68,7 @@ impl AckPolicy {
         if packets == 0 {
             return Err(format!("`{s}`: ackfreq packet count must be at least 1").into());
         }
-        let delay = crate::units::parse_duration(d).map_err(|e| e.to_string())?;
+        let delay = ramp_vocab::units::parse_duration(d).map_err(|e| e.to_string())?;
         Ok(AckPolicy::AckFrequency { packets, delay })
     }
 }
@@ -371,7 +371,7 @@ mod tests {
     fn ranges_match_a_set_model_under_random_arrivals() {
         // Random reordering, duplicates and gaps: the frame must list the
         // newest received packet numbers exactly, descending and disjoint.
-        let mut rng = crate::rng::Rng::from_u64(99);
+        let mut rng = ramp_vocab::rng::Rng::from_u64(99);
         for _ in 0..200 {
             let mut a = AckState::new(AckPolicy::Rfc9000, Duration::from_millis(25), false);
             let mut model = std::collections::BTreeSet::new();

@@ -1,25 +1,21 @@
-//! The simulator's random streams: which fixed stream number each random
-//! element of a path draws from (the generators are [`ramp_vocab::rng`]'s).
+//! The simulator's own random streams: which fixed stream number each of
+//! its random elements draws from (the generators are
+//! [`ramp_vocab::rng`]'s; the link's elements number theirs in ramp-link).
 
-pub use ramp_vocab::rng::{Probability, Rng};
+use ramp_vocab::rng::Rng;
 
-/// Identifiers of the random elements of a path. Fixed numbers: changing one
-/// changes every simulation's output.
+/// Identifiers of the simulator's random elements. Fixed numbers: changing
+/// one changes every simulation's output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u64)]
-pub enum Stream {
-    /// The forward (data) path's random-loss element.
-    ForwardLoss = 1,
-    /// The reverse (ACK) path's random-loss element (unused: the reverse
-    /// path is lossless; reserved so adding it changes nothing else).
-    ReverseLoss = 2,
+pub(crate) enum Stream {
     /// The data sender's receive-path wake-ups (`crate::wakeup`).
     SenderWakeup = 3,
 }
 
 impl Stream {
     /// A generator for this element of the path with seed `seed`.
-    pub fn rng(self, seed: u64) -> Rng {
+    pub(crate) fn rng(self, seed: u64) -> Rng {
         Rng::new(seed, self as u64)
     }
 }

@@ -14,16 +14,16 @@ use ramp_cc::{Controller, EcnCodepoint, Time};
 
 /// RFC 9000 §8.1: before validating the client's address, a server sends at
 /// most three times the bytes it has received.
-pub const AMPLIFICATION_FACTOR: u64 = 3;
+pub(crate) const AMPLIFICATION_FACTOR: u64 = 3;
 /// Bytes of a full 1-RTT packet that are not stream data: short header
 /// (1 + 8-byte connection ID + 2-byte packet number), STREAM frame header
 /// (about 9 bytes) and the 16-byte AEAD tag, rounded up to h2o's observed
 /// 1252-byte packets carrying 1200 bytes of data (about 52 bytes).
-pub const PACKET_OVERHEAD_BYTES: u64 = 52;
+pub(crate) const PACKET_OVERHEAD_BYTES: u64 = 52;
 
 /// What a packet carries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Payload {
+pub(crate) enum Payload {
     /// Handshake data: packet `n` of the server's flight.
     Crypto(u16),
     /// Response data: chunk `n` (offset `n x chunk_bytes`).
@@ -34,7 +34,7 @@ pub enum Payload {
 
 /// A datagram on its way from the server to the client.
 #[derive(Clone, Copy, Debug)]
-pub struct Datagram {
+pub(crate) struct Datagram {
     /// Packet-number space.
     pub space: Space,
     /// Packet number.
@@ -51,7 +51,7 @@ pub struct Datagram {
 
 /// Server phase.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Phase {
+pub(crate) enum Phase {
     /// Waiting for the client's Initial.
     Idle,
     /// Handshake flight sent, waiting for the request.
@@ -63,7 +63,7 @@ pub enum Phase {
 }
 
 /// The server of one flow.
-pub struct Server {
+pub(crate) struct Server {
     /// RFC 9002 loss detection (ramp-cc).
     pub ld: LossDetector<Payload>,
     /// The controller (ramp-cc).
@@ -127,7 +127,7 @@ pub struct Server {
 impl Server {
     /// A server sending `total_bytes`, with a handshake flight of
     /// `flight_bytes`.
-    pub fn new(
+    pub(crate) fn new(
         cc: Box<dyn Controller>,
         recovery: RecoveryConfig,
         pacer: PacerKind,
@@ -199,14 +199,14 @@ impl Server {
 
     /// Sets the client's initial flow-control limit on the response's
     /// stream bytes (from its transport parameters).
-    pub fn with_flow_limit(mut self, limit: Option<u64>) -> Server {
+    pub(crate) fn with_flow_limit(mut self, limit: Option<u64>) -> Server {
         self.fc_limit = limit.unwrap_or(u64::MAX);
         self
     }
 
     /// The server holds an address-validation token for the client (RFC
     /// 9000 §8.1.3): no anti-amplification limit from the start.
-    pub fn with_token(mut self, token: bool) -> Server {
+    pub(crate) fn with_token(mut self, token: bool) -> Server {
         self.validated = token;
         self
     }
@@ -215,7 +215,7 @@ impl Server {
     /// response starts as soon as the handshake flight is out, still under
     /// the anti-amplification limit (RFC 9000 §8.1) until the address is
     /// validated.
-    pub fn on_client_initial_with_request(
+    pub(crate) fn on_client_initial_with_request(
         &mut self,
         now: Time,
         bytes: u64,
@@ -230,7 +230,7 @@ impl Server {
 
     /// MAX_STREAM_DATA / MAX_DATA arrived: limits only ever rise (RFC 9000
     /// §4.1: a frame that does not raise the limit is ignored).
-    pub fn on_max_data(
+    pub(crate) fn on_max_data(
         &mut self,
         now: Time,
         stream: u64,
@@ -242,12 +242,12 @@ impl Server {
     }
 
     /// Number of packets in the handshake flight.
-    pub fn crypto_packets(&self) -> u16 {
+    pub(crate) fn crypto_packets(&self) -> u16 {
         u16::try_from(self.crypto_sizes.len()).unwrap_or(u16::MAX)
     }
 
     /// Stream bytes of chunk `c`.
-    pub fn chunk_len(&self, c: u32) -> u64 {
+    pub(crate) fn chunk_len(&self, c: u32) -> u64 {
         let off = u64::from(c) * self.chunk_bytes;
         self.chunk_bytes.min(self.total_bytes - off)
     }
@@ -257,7 +257,7 @@ impl Server {
     }
 
     /// The client's Initial arrived.
-    pub fn on_client_initial(
+    pub(crate) fn on_client_initial(
         &mut self,
         now: Time,
         bytes: u64,
@@ -272,7 +272,7 @@ impl Server {
 
     /// A client Handshake packet arrived (validates the address, RFC 9000
     /// §8.1; the server then drops its Initial keys, RFC 9001 §4.9.1).
-    pub fn on_client_handshake(&mut self, bytes: u64) {
+    pub(crate) fn on_client_handshake(&mut self, bytes: u64) {
         self.amp_received += bytes;
         if !self.validated {
             self.validated = true;
@@ -282,7 +282,12 @@ impl Server {
 
     /// The client's Finished and the request arrived: the handshake is
     /// confirmed (RFC 9001 §4.1.2) and the response starts.
-    pub fn on_request(&mut self, now: Time, bytes: u64, out: &mut Vec<Datagram>) -> Option<Time> {
+    pub(crate) fn on_request(
+        &mut self,
+        now: Time,
+        bytes: u64,
+        out: &mut Vec<Datagram>,
+    ) -> Option<Time> {
         self.on_client_handshake(bytes);
         if self.phase == Phase::Handshake {
             self.ld.set_handshake_confirmed();
@@ -307,7 +312,7 @@ impl Server {
     }
 
     /// An ACK frame arrived. Returns when to wake to send next.
-    pub fn on_ack(
+    pub(crate) fn on_ack(
         &mut self,
         now: Time,
         space: Space,
@@ -344,7 +349,7 @@ impl Server {
     }
 
     /// The loss-detection timer fired.
-    pub fn on_timer(&mut self, now: Time, out: &mut Vec<Datagram>) -> Option<Time> {
+    pub(crate) fn on_timer(&mut self, now: Time, out: &mut Vec<Datagram>) -> Option<Time> {
         let mut to = std::mem::take(&mut self.timeout_out);
         self.ld.on_timeout(now, self.cc.as_mut(), &mut to);
         match to.kind {
@@ -471,7 +476,7 @@ impl Server {
     /// Sends whatever the window, the pacer and the amplification limit
     /// allow, appending datagrams to `out`. Returns the time at which the
     /// pacer allows the next packet, if it is what stops sending.
-    pub fn try_send(&mut self, now: Time, out: &mut Vec<Datagram>) -> Option<Time> {
+    pub(crate) fn try_send(&mut self, now: Time, out: &mut Vec<Datagram>) -> Option<Time> {
         loop {
             let probe = self.probes > 0;
             let (space, next) = match self.phase {
@@ -585,7 +590,7 @@ impl Server {
     }
 
     /// The ECN codepoint the flow was set up to send.
-    pub fn ecn(&self) -> EcnCodepoint {
+    pub(crate) fn ecn(&self) -> EcnCodepoint {
         self.ecn
     }
 
@@ -600,7 +605,7 @@ impl Server {
     }
 
     /// The loss-detection timer deadline.
-    pub fn timer(&self) -> Option<Time> {
+    pub(crate) fn timer(&self) -> Option<Time> {
         if self.phase == Phase::Done {
             return None;
         }

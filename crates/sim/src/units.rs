@@ -1,14 +1,12 @@
-//! Human-written quantities in scenario and population files and on the
-//! command line: the one grammar of [`ramp_vocab::units`] (B = bytes, b =
-//! bits, units required on rates and durations, percentages for loss).
-
-pub use ramp_vocab::units::{parse_duration, parse_loss, parse_rate, parse_size, UnitError};
+//! Human-written quantities in scenario and population files, kept as text
+//! for the one grammar of [`ramp_vocab::units`] (B = bytes, b = bits, units
+//! required on rates and durations, percentages for loss).
 
 /// A quantity as a file writes it: a string (`"20mbit"`) or a bare TOML
 /// number, kept as text for the parsers above. Anything else is refused
 /// with a message that says what was expected.
 #[derive(Clone, Debug, PartialEq)]
-pub struct QuantityText(pub String);
+pub(crate) struct QuantityText(pub String);
 
 impl<'de> serde::Deserialize<'de> for QuantityText {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {

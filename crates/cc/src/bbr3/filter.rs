@@ -6,24 +6,24 @@
 /// Nichols' algorithm, as BBR uses it): exact when the maximum is recent,
 /// and within one sub-window of the true window otherwise.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct WindowedMax {
+pub(super) struct WindowedMax {
     best: [(u64, u64); 3],
 }
 
 impl WindowedMax {
     /// The current maximum.
-    pub fn get(&self) -> u64 {
+    pub(super) fn get(&self) -> u64 {
         self.best[0].1
     }
 
     /// Forgets everything; the next sample starts a new window.
-    pub fn reset(&mut self, tick: u64, value: u64) {
+    pub(super) fn reset(&mut self, tick: u64, value: u64) {
         self.best = [(tick, value); 3];
     }
 
     /// Adds `value` at `tick` (ticks never go back) and returns the maximum
     /// over the last `window` ticks.
-    pub fn update(&mut self, tick: u64, value: u64, window: u64) -> u64 {
+    pub(super) fn update(&mut self, tick: u64, value: u64, window: u64) -> u64 {
         let new = (tick, value);
         if value >= self.best[0].1 || tick.saturating_sub(self.best[0].0) > window {
             self.reset(tick, value);
@@ -58,19 +58,19 @@ impl WindowedMax {
 /// 2 ProbeBW cycles): the maximum of the current cycle's samples and the
 /// previous cycle's, advanced once per cycle.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct TwoCycleMax {
+pub(super) struct TwoCycleMax {
     previous: u64,
     current: u64,
 }
 
 impl TwoCycleMax {
     /// The maximum over the two cycles.
-    pub fn get(&self) -> u64 {
+    pub(super) fn get(&self) -> u64 {
         self.previous.max(self.current)
     }
 
     /// Adds a sample to the current cycle.
-    pub fn update(&mut self, value: u64) {
+    pub(super) fn update(&mut self, value: u64) {
         self.current = self.current.max(value);
     }
 
@@ -79,7 +79,7 @@ impl TwoCycleMax {
     /// BBRv3's `bbr_advance_max_bw_filter` returns early then ("no samples
     /// in this window; remember old window"), so the estimate never falls
     /// to zero for want of samples.
-    pub fn advance(&mut self) {
+    pub(super) fn advance(&mut self) {
         if self.current == 0 {
             return;
         }

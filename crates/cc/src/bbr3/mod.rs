@@ -48,10 +48,10 @@ use crate::controller::{
     AckFrameSummary, AckedPacket, CcPhase, CongestionEvent, CongestionSignal, Controller, Metrics,
 };
 use crate::ratio::Ratio;
-use crate::rng::Rng;
 use crate::rtt::RttEstimator;
-use crate::time::{Rate, Time};
 use filter::{TwoCycleMax, WindowedMax};
+use ramp_vocab::rng::Rng;
+use ramp_vocab::time::{Rate, Time};
 use rate::{RateSample, RateSampler};
 use state::AckPhase;
 

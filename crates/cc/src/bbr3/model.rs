@@ -11,7 +11,7 @@ use super::{
 };
 use crate::ratio::Ratio;
 use crate::rtt::RttEstimator;
-use crate::time::{Rate, Time};
+use ramp_vocab::time::{Rate, Time};
 
 /// §5.6.3: the send quantum is one millisecond of pacing...
 const SEND_QUANTUM_TIME: Duration = Duration::from_millis(1);

@@ -10,7 +10,7 @@ use super::{
 };
 use crate::bbr3::state::AckPhase;
 use crate::ratio::Ratio;
-use crate::time::Time;
+use ramp_vocab::time::Time;
 
 /// §5.3.3.8: at most this many rounds between probes (Reno coexistence).
 const MAX_RENO_ROUNDS: u64 = 63;

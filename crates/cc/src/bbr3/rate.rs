@@ -11,7 +11,7 @@
 use core::time::Duration;
 use std::collections::VecDeque;
 
-use crate::time::{Rate, Time};
+use ramp_vocab::time::{Rate, Time};
 
 /// What the sender knew when it sent one packet (§4.1.2.1.2, "P.").
 #[derive(Clone, Copy, Debug)]

@@ -6,10 +6,10 @@ use core::fmt;
 use super::{Bbr3, BETA, HEADROOM, LOSS_THRESH, STARTUP_PACING_GAIN};
 use crate::config::{CcConfig, InitialWindow};
 use crate::controller::Controller;
-use crate::ecn::EcnCodepoint;
 use crate::ratio::Ratio;
 use crate::spec::option::{self, on_off, OptionDef, ValueError};
 use crate::spec::{ControllerSpec, Family, FamilySpec, SpecError, SpecPart};
+use ramp_vocab::ecn::EcnCodepoint;
 
 /// How the Startup ECN exit (Linux BBRv3's `bbr_full_ecn_cnt` rule) measures
 /// the share of a round that was CE-marked.

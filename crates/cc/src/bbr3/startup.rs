@@ -11,7 +11,7 @@ use super::{
 use crate::bbr3::state::AckPhase;
 use crate::bbr3::EcnCount;
 use crate::ratio::Ratio;
-use crate::time::Time;
+use ramp_vocab::time::Time;
 
 impl Bbr3 {
     /// §5.3.1.1 `EnterStartup`.

@@ -16,7 +16,7 @@ fn bbr3(opts: Bbr3Options) -> Bbr3 {
 /// A flow that has delivered `packets` full-size packets.
 fn delivered(b: &mut Bbr3, packets: u64) {
     for _ in 0..packets {
-        b.sampler.on_acked(crate::time::Time::ZERO, None, MDS);
+        b.sampler.on_acked(ramp_vocab::time::Time::ZERO, None, MDS);
     }
 }
 

@@ -8,7 +8,7 @@ use crate::config::PrrMode;
 use crate::controller::CongestionSignal;
 use crate::jump_start::FirstFlight;
 use crate::prr::Prr;
-use crate::time::Time;
+use ramp_vocab::time::Time;
 
 impl LossBased {
     /// RFC 9002 §7.3.2 `OnCongestionEvent` when not already in recovery.

@@ -4,7 +4,7 @@
 use super::{CaAlgorithm, LossBased, Phase};
 use crate::hystart::{HyStart, HyStartEvent, CSS_GROWTH_DIVISOR};
 use crate::rtt::RttEstimator;
-use crate::time::Time;
+use ramp_vocab::time::Time;
 
 impl LossBased {
     /// Rapid Start's growth multiplier from the current RTT floor (-02 §3.2).

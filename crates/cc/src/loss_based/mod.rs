@@ -48,7 +48,7 @@ use crate::rapid_start::{RapidRecovery, RapidStart, RapidStartOptions};
 use crate::ratio::Ratio;
 use crate::round::RoundTracker;
 use crate::rtt::{RttEstimator, INITIAL_RTT};
-use crate::time::{Rate, Time};
+use ramp_vocab::time::{Rate, Time};
 
 /// The congestion-avoidance algorithm.
 #[derive(Clone, Debug)]

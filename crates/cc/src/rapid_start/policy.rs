@@ -11,7 +11,7 @@ use crate::controller::CongestionSignal;
 use crate::rapid_floor::{whole_ms_sample, SlotFloor};
 use crate::ratio::Ratio;
 use crate::rtt::RttEstimator;
-use crate::time::Time;
+use ramp_vocab::time::Time;
 
 /// Rapid Start as a startup policy of [`crate::loss_based::LossBased`]:
 /// its options and its growth state, with one method per rule of -02 that

@@ -15,7 +15,7 @@ use crate::controller::{
     AckFrameSummary, AckedPacket, CongestionEvent, CongestionSignal, Controller,
 };
 use crate::rtt::RttEstimator;
-use crate::time::Time;
+use ramp_vocab::time::Time;
 
 /// Per-space state (RFC 9002 Appendix A.3's arrays indexed by space).
 #[derive(Clone, Debug)]

@@ -3,7 +3,7 @@
 //! the increase of the CE count is what the controller is told.
 
 use super::ack_frame::EcnCounts;
-use crate::ecn::EcnCodepoint;
+use ramp_vocab::ecn::EcnCodepoint;
 
 /// Whether the path and peer have shown they carry ECN (RFC 9000 §13.4.2).
 ///

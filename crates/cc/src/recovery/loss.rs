@@ -12,7 +12,7 @@ use super::spurious::Episode;
 use super::Space;
 use crate::controller::{CongestionEvent, CongestionSignal, Controller};
 use crate::rtt::GRANULARITY;
-use crate::time::Time;
+use ramp_vocab::time::Time;
 
 /// What one loss-detection pass found.
 #[derive(Clone, Copy, Debug, Default)]

@@ -12,7 +12,7 @@
 use core::time::Duration;
 
 use crate::rtt::RttEstimator;
-use crate::time::Time;
+use ramp_vocab::time::Time;
 
 /// `(smoothed_rtt + max(4·rttvar, kGranularity) + max_ack_delay) ×
 /// kPersistentCongestionThreshold` (§7.6.1); `max_ack_delay` is included

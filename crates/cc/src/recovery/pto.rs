@@ -6,7 +6,7 @@ use core::time::Duration;
 
 use super::detector::LossDetector;
 use super::Space;
-use crate::time::Time;
+use ramp_vocab::time::Time;
 
 /// `2^pto_count`, saturating (the backoff of §6.2.1).
 fn backoff(pto_count: u32) -> u32 {

@@ -8,8 +8,8 @@
 
 use std::collections::VecDeque;
 
-use crate::ecn::EcnCodepoint;
-use crate::time::Time;
+use ramp_vocab::ecn::EcnCodepoint;
+use ramp_vocab::time::Time;
 
 /// A packet the loss detector tracks, handed back when it is acknowledged or
 /// declared lost.

@@ -8,7 +8,7 @@
 
 use core::ops::RangeInclusive;
 
-use crate::time::Time;
+use ramp_vocab::time::Time;
 
 /// A declared-lost packet.
 #[derive(Clone, Copy, Debug)]

@@ -47,9 +47,9 @@ pub use registry::{Family, FamilySpec, Registry, SpecPart};
 
 use crate::config::CcConfig;
 use crate::controller::Controller;
-use crate::ecn::EcnCodepoint;
 use crate::loss_based::LossBased;
 use crate::ratio::Ratio;
+use ramp_vocab::ecn::EcnCodepoint;
 
 /// quicly's Reno decrease factor in congestion avoidance,
 /// `QUICLY_RENO_BETA` = 0.7 (h2o/quicly, include/quicly/cc.h); RFC 9002

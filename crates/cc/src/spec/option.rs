@@ -4,8 +4,8 @@
 //! words the errors. A new option is one [`OptionDef`] row.
 
 use super::SpecError;
-use crate::ecn::EcnCodepoint;
 use crate::ratio::Ratio;
+use ramp_vocab::ecn::EcnCodepoint;
 
 /// Why a value was refused; the caller adds the spec, key and value.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -11,7 +11,7 @@ use core::fmt;
 use super::{ControllerSpec, SpecError};
 use crate::config::CcConfig;
 use crate::controller::Controller;
-use crate::ecn::EcnCodepoint;
+use ramp_vocab::ecn::EcnCodepoint;
 
 /// One `name(key=value,...)` part of a spec, already split.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -110,8 +110,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     let mut scenario = Scenario::load(&args.scenario)?;
     if let Some(size) = &args.size {
-        scenario.size_bytes =
-            ramp_sim::units::parse_size(size).map_err(|e| anyhow::anyhow!("--size {size}: {e}"))?;
+        scenario.size_bytes = ramp_vocab::units::parse_size(size)
+            .map_err(|e| anyhow::anyhow!("--size {size}: {e}"))?;
     }
     // The same checks as `ramp sim` (e.g. `--size 0` is refused).
     scenario.validate().map_err(|e| anyhow::anyhow!("{e}"))?;

@@ -9,7 +9,8 @@ use std::time::Duration;
 use anyhow::Context;
 use ramp_quic::load::{self, LoadConfig, Progress, Protocol, Summary};
 use ramp_quic::tls::Trust;
-use ramp_quic::units::{parse_duration, parse_optional_duration};
+use ramp_quic::units::parse_optional_duration;
+use ramp_vocab::units::parse_duration;
 
 /// Arguments of `ramp load`.
 ///

@@ -40,8 +40,8 @@ pub struct Args {
     #[arg(long)]
     trace: Option<PathBuf>,
     /// Mahimahi trace for the client -> server direction.
-    #[arg(long)]
-    up_trace: Option<PathBuf>,
+    #[arg(long, alias = "up-trace")]
+    uplink_trace: Option<PathBuf>,
     /// Seed of the random losses.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -75,9 +75,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         cfg.down
             .set_trace(Arc::new(DeliveryTrace::load(f).context("--trace")?));
     }
-    if let Some(f) = &args.up_trace {
+    if let Some(f) = &args.uplink_trace {
         cfg.up
-            .set_trace(Arc::new(DeliveryTrace::load(f).context("--up-trace")?));
+            .set_trace(Arc::new(DeliveryTrace::load(f).context("--uplink-trace")?));
     }
     let relay = Relay::start(cfg).with_context(|| format!("relay on {}", args.listen))?;
     crate::stdout_line::say!(
@@ -88,20 +88,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     block_until_interrupted(limit)?;
     let c = relay.stop()?;
     for (name, d) in [("up", c.up), ("down", c.down)] {
-        eprintln!(
-            "ramp relay {name}: {} received, {} delivered, {} queue drops, {} AQM drops, {} random losses, {} malformed; \
-             max queue {} bytes; lateness mean {:?} max {:?}, {} over 1 ms",
-            d.received,
-            d.delivered,
-            d.dropped_queue,
-            d.dropped_aqm,
-            d.dropped_loss,
-            d.malformed,
-            d.max_queue_bytes,
-            d.lateness_mean,
-            d.lateness_max,
-            d.late_over_1ms
-        );
+        eprintln!("ramp relay {name}: {d}");
     }
     eprintln!(
         "ramp relay: {} clients ({} evicted unanswered or finished, {} refused with the table full), {} unknown datagrams",

@@ -8,7 +8,8 @@ use ramp_quic::choice::CcChoice;
 use ramp_quic::server::{serve_blocking_with, ServeConfig, ServeOptions};
 use ramp_quic::stats::PathLabels;
 use ramp_quic::tls::Identity;
-use ramp_quic::units::{parse_loss, parse_optional_duration, parse_rate};
+use ramp_quic::units::parse_optional_duration;
+use ramp_vocab::units::{parse_loss, parse_rate};
 
 /// Arguments of `ramp serve`.
 ///

@@ -9,8 +9,10 @@ use anyhow::Context;
 use ramp_cc::Rate;
 use ramp_link::DeliveryTrace;
 use ramp_quic::relay::LinkParams;
-use ramp_quic::units::{parse_duration, parse_loss, parse_rate};
-use ramp_shell::{DirCounters, ShellConfig};
+use ramp_shell::ShellConfig;
+use ramp_vocab::units::{parse_duration, parse_loss, parse_rate};
+
+use crate::path_flags::PathFlags;
 
 /// Arguments of `ramp shell`.
 ///
@@ -26,42 +28,29 @@ use ramp_shell::{DirCounters, ShellConfig};
     override_usage = "ramp shell --rate R --rtt D --queue D [--aqm NAME] [--loss P] [--uplink-…] -- COMMAND [ARGS…]\n       ramp shell --cleanup"
 )]
 pub struct Args {
-    /// Downlink rate (into the shell), and the uplink's unless
-    /// --uplink-rate (e.g. 20mbit).
-    #[arg(long, required_unless_present = "cleanup")]
-    rate: Option<String>,
-    /// Base round-trip time added (e.g. 40ms; half each way).
-    #[arg(long, required_unless_present = "cleanup")]
-    rtt: Option<String>,
-    /// Buffer, as time at the rate (e.g. 40ms).
-    #[arg(long, required_unless_present = "cleanup")]
-    queue: Option<String>,
-    /// Queue discipline: droptail, step:<delay>, codel, fq_codel, pie,
-    /// docsis_pie (the simulator's own implementations).
-    #[arg(long, default_value = "droptail")]
-    aqm: ramp_link::Aqm,
-    /// Random loss probability, each direction (e.g. 1%).
-    #[arg(long, default_value = "0")]
-    loss: String,
+    /// The emulated link: each direction unless an --uplink-… flag says
+    /// otherwise; `--rate`, `--rtt` and `--queue` are required.
+    #[command(flatten)]
+    path: PathFlags,
     /// The uplink's rate, when it differs.
-    #[arg(long)]
-    uplink_rate: Option<String>,
+    #[arg(long, value_parser = parse_rate)]
+    uplink_rate: Option<Rate>,
     /// The uplink's buffer, when it differs.
-    #[arg(long)]
-    uplink_queue: Option<String>,
+    #[arg(long, value_parser = parse_duration)]
+    uplink_queue: Option<Duration>,
     /// The uplink's queue discipline, when it differs.
     #[arg(long)]
     uplink_aqm: Option<ramp_link::Aqm>,
     /// The uplink's random loss, when it differs.
-    #[arg(long)]
-    uplink_loss: Option<String>,
+    #[arg(long, value_parser = parse_loss)]
+    uplink_loss: Option<f64>,
     /// Mahimahi trace for the downlink (into the shell): one line per
     /// 1500-byte delivery opportunity, in ms, repeating; replaces --rate
     /// in that direction (the buffer is --queue at the trace's mean rate).
     #[arg(long)]
     trace: Option<PathBuf>,
     /// Mahimahi trace for the uplink; replaces --uplink-rate.
-    #[arg(long)]
+    #[arg(long, alias = "up-trace")]
     uplink_trace: Option<PathBuf>,
     /// Seed of the random elements.
     #[arg(long, default_value_t = 1)]
@@ -82,10 +71,6 @@ pub struct Args {
     command: Vec<OsString>,
 }
 
-fn required<'a>(v: &'a Option<String>, flag: &str) -> anyhow::Result<&'a str> {
-    v.as_deref().with_context(|| format!("{flag} is required"))
-}
-
 /// Runs `ramp shell`; exits with the command's status.
 pub fn run(args: Args) -> anyhow::Result<()> {
     if args.cleanup {
@@ -99,29 +84,26 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         return Ok(());
     }
-    let rate = parse_rate(required(&args.rate, "--rate")?).context("--rate")?;
-    let rtt = parse_duration(required(&args.rtt, "--rtt")?).context("--rtt")?;
-    let queue = parse_duration(required(&args.queue, "--queue")?).context("--queue")?;
-    let loss = parse_loss(&args.loss).context("--loss")?;
+    let (rate, rtt, queue) = args.path.required()?;
     check_rate(rate, "--rate")?;
     let mut down = LinkParams {
         rate,
         delay: rtt / 2,
         queue,
-        loss,
-        aqm: args.aqm,
+        loss: args.path.loss.unwrap_or(0.0),
+        aqm: args.path.aqm.unwrap_or_default(),
         trace: None,
     };
     let mut up = down.clone();
-    if let Some(r) = &args.uplink_rate {
-        up.rate = parse_rate(r).context("--uplink-rate")?;
-        check_rate(up.rate, "--uplink-rate")?;
+    if let Some(r) = args.uplink_rate {
+        check_rate(r, "--uplink-rate")?;
+        up.rate = r;
     }
-    if let Some(q) = &args.uplink_queue {
-        up.queue = parse_duration(q).context("--uplink-queue")?;
+    if let Some(q) = args.uplink_queue {
+        up.queue = q;
     }
-    if let Some(l) = &args.uplink_loss {
-        up.loss = parse_loss(l).context("--uplink-loss")?;
+    if let Some(l) = args.uplink_loss {
+        up.loss = l;
     }
     if let Some(a) = args.uplink_aqm {
         up.aqm = a;
@@ -152,7 +134,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let out = ramp_shell::run(&cfg, &args.command)?;
     for (name, d) in [("up", out.counters.up), ("down", out.counters.down)] {
-        eprintln!("{}", closing_line(&out.path.to_string(), name, &d));
+        eprintln!("ramp shell {} {name}: {d}", out.path);
     }
     if let Some(sig) = out.interrupted_by {
         eprintln!("ramp shell {}: stopped by signal {sig}", out.path);
@@ -165,25 +147,4 @@ fn check_rate(r: Rate, flag: &str) -> anyhow::Result<()> {
         anyhow::bail!("{flag}: the rate must be above 0");
     }
     Ok(())
-}
-
-/// The relay's closing line, with the shell's own counters after it.
-fn closing_line(path: &str, name: &str, d: &DirCounters) -> String {
-    format!(
-        "ramp shell {path} {name}: {} received, {} delivered, {} queue drops, {} AQM drops, {} random losses, {} malformed; \
-         max queue {} bytes; lateness mean {:?} max {:?}, {} over 1 ms; {} CE marks, {} refused, largest packet {} bytes",
-        d.received,
-        d.delivered,
-        d.dropped_queue,
-        d.dropped_aqm,
-        d.dropped_loss,
-        d.malformed,
-        d.max_queue_bytes,
-        d.lateness_mean(),
-        Duration::from_nanos(d.lateness_max_ns),
-        d.late_over_1ms,
-        d.marked_ce,
-        d.refused,
-        d.max_packet_bytes
-    )
 }

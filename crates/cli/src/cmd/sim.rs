@@ -7,7 +7,8 @@ use std::path::PathBuf;
 use anyhow::{bail, Context};
 use ramp_sim::scenario::presets;
 use ramp_sim::scenario::QueueLimit;
-use ramp_sim::{run_connection, units, Record, Scenario, TraceSink};
+use ramp_sim::{run_connection, Record, Scenario, TraceSink};
+use ramp_vocab::units;
 
 use crate::file_stem::safe_stem;
 use crate::path_flags::PathFlags;

@@ -11,10 +11,11 @@
 
 use super::facet::Facet;
 use super::samples::{check_baseline, group, AbOptions, AbSamples};
-use crate::bootstrap::{percentile_interval, resample_quantiles, SplitMix64};
+use crate::bootstrap::{percentile_interval, resample_quantiles};
 use crate::error::Result;
-use crate::quantile::{quantile_sorted, sorted_finite};
 use crate::record::Record;
+use ramp_vocab::quantile::{quantile_sorted, sorted_finite};
+use ramp_vocab::rng::SplitMix64;
 
 /// One point of an A/B curve.
 #[derive(Debug, Clone, Copy, PartialEq)]

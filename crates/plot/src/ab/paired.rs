@@ -4,8 +4,8 @@
 use super::facet::Facet;
 use super::samples::{check_baseline, group, AbOptions, AbSamples};
 use crate::error::{Error, Result};
-use crate::quantile::sorted_finite;
 use crate::record::Record;
+use ramp_vocab::quantile::sorted_finite;
 use std::collections::BTreeMap;
 
 /// One arm's paired deltas in one facet.

@@ -13,10 +13,10 @@ use super::style::Theme;
 use super::Chart;
 use crate::ab::PairedResult;
 use crate::error::{Error, Result};
-use crate::quantile::quantile_sorted;
 use crate::units::{format_number, nice_scale};
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use ramp_vocab::quantile::quantile_sorted;
 
 /// CDF of per-path Δ of a [`PairedResult`].
 #[derive(Debug, Clone)]

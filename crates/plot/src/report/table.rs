@@ -1,7 +1,7 @@
 //! The per-arm summary table of the report.
 
 use super::records::RunRecords;
-use crate::quantile::{quantile_sorted, sorted_finite};
+use ramp_vocab::quantile::{quantile_sorted, sorted_finite};
 use ramp_vocab::record_keys as k;
 
 /// One arm's summary: medians (and TTLB percentiles) over its records.

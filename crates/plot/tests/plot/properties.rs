@@ -1,10 +1,11 @@
 //! Property tests of the maths under the charts.
 
 use proptest::prelude::*;
-use ramp_plot::bootstrap::{resample_quantiles, SplitMix64};
+use ramp_plot::bootstrap::resample_quantiles;
 use ramp_plot::chart::thin::thin_points;
-use ramp_plot::quantile::{quantile_sorted, sorted_finite};
 use ramp_plot::units::nice_scale;
+use ramp_vocab::quantile::{quantile_sorted, sorted_finite};
+use ramp_vocab::rng::SplitMix64;
 
 proptest! {
     /// Q(p) lies within [min, max], is monotone in p, and hits the ends.

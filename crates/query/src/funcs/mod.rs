@@ -295,7 +295,7 @@ fn def_of(b: Builtin) -> &'static Def {
 
 /// Functions whose last argument is a lambda and whose collection defaults
 /// to `_` when only the block is given (`map { |x| ... }`).
-pub fn takes_block(b: Builtin) -> bool {
+pub(crate) fn takes_block(b: Builtin) -> bool {
     def_of(b).form == Form::Block
 }
 
@@ -309,7 +309,7 @@ impl Builtin {
 
 /// Looks up a per-value built-in; returns it with its (min, max) arity.
 /// `method`: written as `x.name(...)`.
-pub fn lookup(name: &str, method: bool) -> Option<(Builtin, usize, usize)> {
+pub(crate) fn lookup(name: &str, method: bool) -> Option<(Builtin, usize, usize)> {
     BUILTINS
         .iter()
         .find(|d| d.names.contains(&name) && (method || d.form != Form::Method))
@@ -337,7 +337,7 @@ fn string<'a>(v: &'a Value, f: &str) -> Result<&'a str, Flow> {
 }
 
 /// Calls built-in `b` (arguments are evaluated here so lambdas stay lazy).
-pub fn call(b: Builtin, args: &[Expr], row: &Value, env: &mut Env) -> EvalResult {
+pub(crate) fn call(b: Builtin, args: &[Expr], row: &Value, env: &mut Env) -> EvalResult {
     match def_of(b).imp {
         Impl::HigherOrder => return higher_order(b, args, row, env),
         Impl::If => {

@@ -5,7 +5,7 @@
 use crate::value::Value;
 
 /// A variable slot, unique per binder in the whole query.
-pub type VarId = usize;
+pub(crate) type VarId = usize;
 
 /// Unary operators.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -122,7 +122,7 @@ pub struct Def {
 
 /// A parsed query: helpers and `>>`-separated stages.
 #[derive(Debug, Clone)]
-pub struct Program {
+pub(crate) struct Program {
     /// Helpers defined in the query (and `-f` files, merged by the caller).
     pub defs: Vec<Def>,
     /// Stages with their source position.

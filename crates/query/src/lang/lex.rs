@@ -5,7 +5,7 @@ use super::error::QueryError;
 
 /// A token kind.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Tok {
+pub(crate) enum Tok {
     /// A number literal: its value, and the exact integer when it is an
     /// integer literal that fits i64.
     Num(f64, Option<i128>),
@@ -25,7 +25,7 @@ pub enum Tok {
 
 impl Tok {
     /// How the token reads in an error message.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match self {
             Tok::Num(..) => "a number".into(),
             Tok::Str(_) => "a string".into(),
@@ -48,7 +48,7 @@ impl Tok {
 
 /// A token and its byte span in the query text.
 #[derive(Debug, Clone)]
-pub struct Token {
+pub(crate) struct Token {
     /// The token.
     pub tok: Tok,
     /// Byte offset of its first character.
@@ -62,7 +62,7 @@ const SYMS: &[&str] = &[
 ];
 
 /// Splits a query into tokens.
-pub fn lex(src: &str) -> Result<Vec<Token>, QueryError> {
+pub(crate) fn lex(src: &str) -> Result<Vec<Token>, QueryError> {
     let b = src.as_bytes();
     let mut i = 0;
     let mut out: Vec<Token> = Vec::new();

@@ -1,8 +1,8 @@
 //! The ndq query language: lexer, parser and syntax tree.
 
-pub mod ast;
-pub mod error;
-pub mod lex;
-pub mod parse;
+pub(crate) mod ast;
+pub(crate) mod error;
+pub(crate) mod lex;
+pub(crate) mod parse;
 
-pub use error::QueryError;
+pub(crate) use error::QueryError;

@@ -12,7 +12,7 @@ type R<T> = Result<T, QueryError>;
 
 /// Parses a full query: optional `def`s, then `>>`-separated stages.
 /// `var_base` is the first free variable slot (after `-f` helper files).
-pub fn parse_program(src: &str, var_base: usize) -> R<Program> {
+pub(crate) fn parse_program(src: &str, var_base: usize) -> R<Program> {
     let mut p = Parser::new(src, var_base)?;
     let defs = p.defs()?;
     let mut stages = Vec::new();
@@ -37,7 +37,7 @@ pub fn parse_program(src: &str, var_base: usize) -> R<Program> {
 }
 
 /// Parses a helper file: only `def`s. Returns them and the next free slot.
-pub fn parse_defs(src: &str, var_base: usize) -> R<(Vec<Def>, usize)> {
+pub(crate) fn parse_defs(src: &str, var_base: usize) -> R<(Vec<Def>, usize)> {
     let mut p = Parser::new(src, var_base)?;
     let defs = p.defs()?;
     if p.peek() != &Tok::Eof {

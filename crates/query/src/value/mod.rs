@@ -7,7 +7,7 @@ mod map;
 
 use std::cmp::Ordering;
 
-pub use map::Map;
+pub(crate) use map::Map;
 pub(crate) use map::MemberStack;
 
 /// A JSON value.

@@ -31,7 +31,7 @@ pub(super) struct H2Conn {
 
 impl H2Conn {
     /// Connects, handshakes TLS (ALPN `h2`) and HTTP/2.
-    pub async fn connect(
+    pub(super) async fn connect(
         cfg: Arc<rustls::ClientConfig>,
         addr: SocketAddr,
         server_name: &str,
@@ -72,19 +72,19 @@ impl H2Conn {
     }
 
     /// A request slot on this connection.
-    pub fn sender(&self) -> H2Sender {
+    pub(super) fn sender(&self) -> H2Sender {
         H2Sender {
             send: self.send.clone(),
         }
     }
 
     /// HTTP/2 frame bytes received (after TLS).
-    pub fn rx_bytes(&self) -> u64 {
+    pub(super) fn rx_bytes(&self) -> u64 {
         self.rx_bytes.load(Ordering::Relaxed)
     }
 
     /// Drops the connection.
-    pub fn close(self) {
+    pub(super) fn close(self) {
         drop(self.send);
         self.driver.abort();
     }
@@ -98,7 +98,7 @@ pub(super) struct H2Sender {
 impl H2Sender {
     /// GET `url`, read the whole body, returning flow-control credit as
     /// it is read.
-    pub async fn fetch(
+    pub(super) async fn fetch(
         &mut self,
         url: &Uri,
         t0: Instant,

@@ -81,7 +81,7 @@ pub(super) struct H3Conn {
 
 impl H3Conn {
     /// Opens a socket, handshakes and sets up h3.
-    pub async fn connect(
+    pub(super) async fn connect(
         cfg: quinn::ClientConfig,
         addr: SocketAddr,
         server_name: &str,
@@ -122,20 +122,20 @@ impl H3Conn {
     }
 
     /// A request slot on this connection.
-    pub fn sender(&self) -> H3Sender {
+    pub(super) fn sender(&self) -> H3Sender {
         H3Sender {
             send: self.send.clone(),
         }
     }
 
     /// UDP payload bytes received (QUIC packets, all encryption levels).
-    pub fn rx_bytes(&self) -> u64 {
+    pub(super) fn rx_bytes(&self) -> u64 {
         self.conn.stats().udp_rx.bytes
     }
 
     /// Closes the connection (H3_NO_ERROR, RFC 9114 §8.1) and lets the
     /// endpoint send the CONNECTION_CLOSE in the background.
-    pub async fn close(self) {
+    pub(super) async fn close(self) {
         drop(self.send);
         self.conn.close(VarInt::from_u32(0x100), b"done");
         self.driver.abort();
@@ -153,7 +153,7 @@ pub(super) struct H3Sender {
 
 impl H3Sender {
     /// GET `url`, read the whole body.
-    pub async fn fetch(
+    pub(super) async fn fetch(
         &mut self,
         url: &Uri,
         t0: Instant,

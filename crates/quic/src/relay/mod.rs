@@ -55,7 +55,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use ramp_cc::Time;
-use ramp_link::{DropCause, Link};
+use ramp_link::{DropCause, ForwardCounters, Link};
 
 pub use classify::{classify, DatagramKind};
 pub use link::LinkParams;
@@ -145,42 +145,11 @@ struct DirCounters {
     late_over_1ms: AtomicU64,
 }
 
-/// A snapshot of one direction's counters.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct DirStats {
-    /// Datagrams received for this direction (including malformed ones).
-    pub received: u64,
-    /// Datagrams sent on.
-    pub delivered: u64,
-    /// Their bytes.
-    pub delivered_bytes: u64,
-    /// Tail drops.
-    pub dropped_queue: u64,
-    /// Early drops by the queue discipline (CoDel, FQ-CoDel, PIE).
-    pub dropped_aqm: u64,
-    /// Random losses.
-    pub dropped_loss: u64,
-    /// Not QUIC (dropped).
-    pub malformed: u64,
-    /// Datagrams the socket refused to send.
-    pub send_errors: u64,
-    /// Largest backlog seen, bytes.
-    pub max_queue_bytes: u64,
-    /// Latest a datagram left after its modelled time.
-    pub lateness_max: Duration,
-    /// Mean lateness.
-    pub lateness_mean: Duration,
-    /// Datagrams that left more than 1 ms late.
-    pub late_over_1ms: u64,
-}
-
 impl DirCounters {
-    fn snapshot(&self) -> DirStats {
-        let delivered = self.delivered.load(Ordering::Relaxed);
-        let sum = self.lateness_sum_ns.load(Ordering::Relaxed);
-        DirStats {
+    fn snapshot(&self) -> ForwardCounters {
+        ForwardCounters {
             received: self.received.load(Ordering::Relaxed),
-            delivered,
+            delivered: self.delivered.load(Ordering::Relaxed),
             delivered_bytes: self.delivered_bytes.load(Ordering::Relaxed),
             dropped_queue: self.dropped_queue.load(Ordering::Relaxed),
             dropped_aqm: self.dropped_aqm.load(Ordering::Relaxed),
@@ -188,8 +157,8 @@ impl DirCounters {
             malformed: self.malformed.load(Ordering::Relaxed),
             send_errors: self.send_errors.load(Ordering::Relaxed),
             max_queue_bytes: self.max_queue_bytes.load(Ordering::Relaxed),
-            lateness_max: Duration::from_nanos(self.lateness_max_ns.load(Ordering::Relaxed)),
-            lateness_mean: Duration::from_nanos(sum.checked_div(delivered).unwrap_or(0)),
+            lateness_sum_ns: self.lateness_sum_ns.load(Ordering::Relaxed),
+            lateness_max_ns: self.lateness_max_ns.load(Ordering::Relaxed),
             late_over_1ms: self.late_over_1ms.load(Ordering::Relaxed),
         }
     }
@@ -199,9 +168,9 @@ impl DirCounters {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct RelayCounters {
     /// Client → server.
-    pub up: DirStats,
+    pub up: ForwardCounters,
     /// Server → client.
-    pub down: DirStats,
+    pub down: ForwardCounters,
     /// Datagrams from unknown addresses that were not a client Initial, or
     /// beyond `max_clients`.
     pub unknown: u64,

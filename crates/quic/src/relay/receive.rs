@@ -13,7 +13,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use ramp_cc::EcnCodepoint;
-use ramp_link::{Delivery, DropCause, Offer, Packet};
+use ramp_link::{drop_event, Delivery, Offer, Packet};
 
 use super::{
     bind_socket, classify, unspecified_port_like, Client, DatagramKind, Dest, Direction, Shared,
@@ -87,15 +87,6 @@ fn enqueue(s: &Shared, dir: &Direction, data: Vec<u8>, dest: Dest, client: Socke
             bytes,
             queue_bytes
         ));
-    }
-}
-
-/// The event-log name of a drop.
-pub(super) fn drop_event(cause: DropCause) -> &'static str {
-    match cause {
-        DropCause::Queue | DropCause::Policer => "drop-queue",
-        DropCause::Aqm => "drop-aqm",
-        DropCause::Random => "drop-loss",
     }
 }
 

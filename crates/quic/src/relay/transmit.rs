@@ -7,9 +7,8 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use ramp_cc::Time;
-use ramp_link::Delivery;
+use ramp_link::{drop_event, Delivery};
 
-use super::receive::drop_event;
 use super::{Dest, DirState, Direction, Packet, Shared, POLL};
 
 /// Runs the link's dequeues due by `now`: departures join the delivery

@@ -16,7 +16,7 @@
 use core::time::Duration;
 
 use crate::link::{Aqm, LossModel};
-use crate::rng::Rng;
+use ramp_vocab::rng::Rng;
 
 /// The access type of a sampled path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

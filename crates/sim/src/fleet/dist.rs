@@ -2,8 +2,8 @@
 //! as an inverse CDF (log-linear between points), the standard normal CDF
 //! for the Gaussian-copula shift, and log-uniform draws.
 
-use crate::rng::Rng;
 use crate::SimError;
+use ramp_vocab::rng::Rng;
 
 /// An empirical distribution of a positive quantity given by quantiles
 /// (M-Lab NDT publishes quantiles, not fits: they are used as they are,

@@ -242,7 +242,7 @@ mod tests {
         assert_eq!(p.arms[1].label, "prague+rapidstart");
         // The share comes out as configured among AQM'd wired accesses.
         let m = &regions[0].paths;
-        let mut rng = crate::rng::Rng::from_u64(3);
+        let mut rng = ramp_vocab::rng::Rng::from_u64(3);
         let (mut aqm, mut lld) = (0u32, 0u32);
         for _ in 0..20_000 {
             match m.draw(crate::fleet::access::Access::Wired, &mut rng).aqm {

@@ -33,15 +33,11 @@ pub mod workload;
 
 use core::time::Duration;
 
-use crate::rng::Rng;
 use crate::scenario::{QueueLimit, Scenario};
 use crate::{flows_for, simulate, SimError, TraceSink};
+use ramp_vocab::rng::Rng;
 
 pub use arms::{parse_arms, Arm};
-/// The old name of [`experiments`], kept while branches written against
-/// it merge.
-#[doc(hidden)]
-pub use experiments as presets;
 pub use grid::Grid;
 pub use population::{Access, PathSample, Region};
 pub use workload::{SizeDist, Workload};

@@ -18,7 +18,7 @@ pub use super::access::{bursty, Access, PathModel};
 use super::dist::{log_uniform, normal, normal_cdf, uniform, QuantileTable};
 use crate::link::{Aqm, LossModel};
 use crate::receiver::AckPolicy;
-use crate::rng::Rng;
+use ramp_vocab::rng::Rng;
 
 /// Shares of access types in a region (wired + Wi-Fi + mobile are
 /// normalised to 1) and of policed paths (independent of access type).

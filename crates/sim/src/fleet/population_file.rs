@@ -80,7 +80,7 @@ pub struct PopulationFile {
     pub workload: Workload,
 }
 
-/// A quantity in the file (see `units::QuantityText`).
+/// A quantity in the file (see `crate::units::QuantityText`).
 type Qty = units::QuantityText;
 
 #[derive(Deserialize)]
@@ -175,7 +175,7 @@ const QUANTILE_PS: [f64; 5] = [0.10, 0.25, 0.50, 0.75, 0.90];
 fn parse_list<T>(
     key: &str,
     v: &[Qty],
-    f: impl Fn(&str) -> Result<T, units::UnitError>,
+    f: impl Fn(&str) -> Result<T, ramp_vocab::units::UnitError>,
 ) -> Result<Vec<T>, String> {
     v.iter()
         .map(|q| f(&q.0.clone()).map_err(|e| format!("{key}: {e}")))
@@ -268,8 +268,9 @@ impl PopulationFile {
 }
 
 fn workload(w: &FileWorkload) -> Result<Workload, String> {
-    let size =
-        |key: &str, q: &Qty| units::parse_size(&q.0.clone()).map_err(|e| format!("{key}: {e}"));
+    let size = |key: &str, q: &Qty| {
+        ramp_vocab::units::parse_size(&q.0.clone()).map_err(|e| format!("{key}: {e}"))
+    };
     let sizes = match (&w.size, &w.min_size, &w.max_size) {
         (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
             return Err("size: give either size or min_size/max_size".into())
@@ -293,7 +294,7 @@ fn workload(w: &FileWorkload) -> Result<Workload, String> {
     let bin_edges = match &w.bins {
         None => super::workload::SEED_BIN_EDGES.to_vec(),
         Some(b) => {
-            let e = parse_list("bins", b, units::parse_size)?;
+            let e = parse_list("bins", b, ramp_vocab::units::parse_size)?;
             if e.windows(2).any(|w| w[0] >= w[1]) {
                 return Err("bins: edges must be strictly ascending".into());
             }
@@ -479,14 +480,14 @@ fn paths(p: &FilePaths) -> Result<PathModel, String> {
 }
 
 fn grid(g: &FileGrid) -> Result<Grid, String> {
-    let rates: Vec<Rate> = parse_list("rates", &g.rates, units::parse_rate)?;
-    let rtts: Vec<Duration> = parse_list("rtts", &g.rtts, units::parse_duration)?;
-    let queues: Vec<Duration> = parse_list("queues", &g.queues, units::parse_duration)?;
-    let mut losses: Vec<f64> = parse_list("losses", &g.losses, units::parse_loss)?;
+    let rates: Vec<Rate> = parse_list("rates", &g.rates, ramp_vocab::units::parse_rate)?;
+    let rtts: Vec<Duration> = parse_list("rtts", &g.rtts, ramp_vocab::units::parse_duration)?;
+    let queues: Vec<Duration> = parse_list("queues", &g.queues, ramp_vocab::units::parse_duration)?;
+    let mut losses: Vec<f64> = parse_list("losses", &g.losses, ramp_vocab::units::parse_loss)?;
     if losses.is_empty() {
         losses.push(0.0);
     }
-    let sizes: Vec<u64> = parse_list("sizes", &g.sizes, units::parse_size)?;
+    let sizes: Vec<u64> = parse_list("sizes", &g.sizes, ramp_vocab::units::parse_size)?;
     let ack_policy = match &g.ack_policy {
         Some(a) => AckPolicy::parse(a).map_err(|e| format!("ack_policy: {e}"))?,
         None => AckPolicy::Rfc9000,

@@ -29,7 +29,7 @@
 
 use crate::flow_control::FlowWindows;
 use crate::resumption::Resumption;
-use crate::rng::Rng;
+use ramp_vocab::rng::Rng;
 
 /// Separates the users' generator from the path-sampling one.
 const USERS_STREAM: u64 = 0x0A5E_5EED_F00D_2026;

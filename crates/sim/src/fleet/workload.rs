@@ -1,7 +1,7 @@
 //! The workload: one object per connection, its size drawn from a
 //! distribution, and the size bins results are reported in.
 
-use crate::rng::Rng;
+use ramp_vocab::rng::Rng;
 
 /// Object sizes.
 #[derive(Clone, Debug, PartialEq)]

@@ -1,6 +1,6 @@
 //! The scenario file format: TOML read into a [`Scenario`], every key
 //! optional over a preset (the example is in the parent module's docs).
-//! Quantities go through the one unit grammar ([`crate::units`]); unknown
+//! Quantities go through the one unit grammar ([`ramp_vocab::units`]); unknown
 //! keys are refused, and an error names the key and its line.
 
 use core::time::Duration;
@@ -93,7 +93,7 @@ impl Scenario {
     }
 }
 
-/// A quantity parsed from a string (or a bare number) by one of `units`.
+/// A quantity parsed from a string (or a bare number) by one of `ramp_vocab::units`.
 #[derive(Clone, Copy, Debug)]
 struct Q<T>(T);
 
@@ -107,10 +107,10 @@ macro_rules! quantity {
         }
     };
 }
-quantity!(Rate, units::parse_rate);
-quantity!(Duration, units::parse_duration);
-quantity!(u64, units::parse_size);
-quantity!(f64, units::parse_loss);
+quantity!(Rate, ramp_vocab::units::parse_rate);
+quantity!(Duration, ramp_vocab::units::parse_duration);
+quantity!(u64, ramp_vocab::units::parse_size);
+quantity!(f64, ramp_vocab::units::parse_loss);
 
 impl<'de> Deserialize<'de> for Q<Aqm> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {

@@ -15,7 +15,7 @@ use ramp_cc::recovery::AckFrame;
 use ramp_cc::Time;
 
 mod ndjson;
-pub mod qlog;
+pub(crate) mod qlog;
 
 use ndjson::NdjsonTrace;
 
@@ -324,7 +324,7 @@ impl TraceSink {
 }
 
 /// A JSON string literal (escapes quotes, backslashes and control bytes).
-pub fn json_str(s: &str) -> String {
+pub(crate) fn json_str(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for c in s.chars() {

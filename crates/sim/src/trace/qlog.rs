@@ -22,7 +22,7 @@ use super::{
 const RS: char = '\u{1e}';
 
 /// Writes one connection's qlog.
-pub struct QlogWriter {
+pub(crate) struct QlogWriter {
     w: Box<dyn Write + Send>,
     buf: String,
     error: Option<io::Error>,
@@ -44,7 +44,7 @@ fn packet_type(space: &str) -> &str {
 
 impl QlogWriter {
     /// A writer to `w`.
-    pub fn new(w: Box<dyn Write + Send>) -> QlogWriter {
+    pub(crate) fn new(w: Box<dyn Write + Send>) -> QlogWriter {
         QlogWriter {
             w,
             buf: String::new(),
@@ -71,7 +71,7 @@ impl QlogWriter {
     }
 
     /// The file header.
-    pub fn header(&mut self, m: &TraceMeta<'_>) {
+    pub(crate) fn header(&mut self, m: &TraceMeta<'_>) {
         self.buf.push(RS);
         let title = format!("ramp-sim {} {} seed {}", m.scenario, m.cc, m.seed);
         let _ = write!(
@@ -100,7 +100,7 @@ impl QlogWriter {
     }
 
     /// `transport:packet_sent`.
-    pub fn packet_sent(
+    pub(crate) fn packet_sent(
         &mut self,
         us: u64,
         pn: u64,
@@ -133,7 +133,7 @@ impl QlogWriter {
     }
 
     /// `transport:packet_received` carrying one ACK frame.
-    pub fn packet_received(&mut self, us: u64, space: &str, f: &AckFrame) {
+    pub(crate) fn packet_received(&mut self, us: u64, space: &str, f: &AckFrame) {
         self.event(us, "transport:packet_received");
         let pn = self.received_pn;
         self.received_pn += 1;
@@ -162,7 +162,7 @@ impl QlogWriter {
     }
 
     /// `recovery:packet_lost`.
-    pub fn packet_lost(&mut self, us: u64, pn: u64, space: &str, trigger: &str) {
+    pub(crate) fn packet_lost(&mut self, us: u64, pn: u64, space: &str, trigger: &str) {
         self.event(us, "recovery:packet_lost");
         let _ = write!(
             self.buf,
@@ -173,7 +173,7 @@ impl QlogWriter {
     }
 
     /// `recovery:metrics_updated` with the fields that changed.
-    pub fn metrics(&mut self, us: u64, s: &CcSnapshot, prev: Option<&CcSnapshot>) {
+    pub(crate) fn metrics(&mut self, us: u64, s: &CcSnapshot, prev: Option<&CcSnapshot>) {
         self.event(us, "recovery:metrics_updated");
         self.buf.push('{');
         let mut first = true;
@@ -205,7 +205,7 @@ impl QlogWriter {
     }
 
     /// `recovery:metrics_updated` with the RTT fields.
-    pub fn rtt(&mut self, us: u64, r: &RttSnapshot) {
+    pub(crate) fn rtt(&mut self, us: u64, r: &RttSnapshot) {
         self.event(us, "recovery:metrics_updated");
         let _ = write!(
             self.buf,
@@ -219,7 +219,7 @@ impl QlogWriter {
     }
 
     /// `recovery:congestion_state_updated`.
-    pub fn congestion_state(&mut self, us: u64, old: Option<&str>, new: &str) {
+    pub(crate) fn congestion_state(&mut self, us: u64, old: Option<&str>, new: &str) {
         self.event(us, "recovery:congestion_state_updated");
         match old {
             Some(o) => {
@@ -233,7 +233,7 @@ impl QlogWriter {
     }
 
     /// Flushes; returns the first write error.
-    pub fn finish(&mut self) -> io::Result<()> {
+    pub(crate) fn finish(&mut self) -> io::Result<()> {
         if let Err(e) = self.w.flush() {
             self.error.get_or_insert(e);
         }

@@ -6,8 +6,8 @@ use crate::common;
 use common::*;
 use ramp_sim::link::LossModel;
 use ramp_sim::receiver::AckPolicy;
-use ramp_sim::rng::Rng;
 use ramp_sim::scenario::QueueLimit;
+use ramp_vocab::rng::Rng;
 use std::time::Duration;
 
 #[test]

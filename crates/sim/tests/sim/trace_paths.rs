@@ -96,7 +96,7 @@ fn a_population_file_turns_wifi_jitter_on_for_wifi_paths_only() {
     let ramp_sim::fleet::Population::Regions(rs) = &f.population else {
         panic!("regions")
     };
-    let mut rng = ramp_sim::rng::Rng::from_u64(3);
+    let mut rng = ramp_vocab::rng::Rng::from_u64(3);
     for _ in 0..300 {
         let p = rs[0].sample(&mut rng);
         assert_eq!(
@@ -165,8 +165,8 @@ fn a_population_file_makes_mobile_paths_cellular_without_moving_other_draws() {
     };
     let (off, on) = (parse(""), parse("cellular_share = 1.0\n"));
     let (mut r1, mut r2) = (
-        ramp_sim::rng::Rng::from_u64(9),
-        ramp_sim::rng::Rng::from_u64(9),
+        ramp_vocab::rng::Rng::from_u64(9),
+        ramp_vocab::rng::Rng::from_u64(9),
     );
     let mut cellular = 0;
     for seed in 0..400u64 {

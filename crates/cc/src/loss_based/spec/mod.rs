@@ -17,13 +17,13 @@ use crate::careful_resume::RetreatBeta;
 use crate::config::{CcConfig, InitialWindow, PrrMode};
 use crate::controller::Controller;
 use crate::cubic::{Cubic, FastConvergence};
-use crate::ecn::EcnCodepoint;
 use crate::newreno::{RenoGrowth, LOSS_REDUCTION_FACTOR};
 use crate::prague::Prague;
 use crate::rapid_start::RapidStartOptions;
 use crate::ratio::Ratio;
 use crate::spec::option::{self, OptionDef};
 use crate::spec::{ControllerSpec, Family, FamilySpec, SpecError, SpecPart};
+use ramp_vocab::ecn::EcnCodepoint;
 
 mod options;
 pub use options::{
