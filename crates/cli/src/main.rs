@@ -12,6 +12,7 @@ mod path_flags;
 mod ranges;
 mod run_dir;
 mod stdout_line;
+mod writable;
 
 use clap::{Parser, Subcommand};
 

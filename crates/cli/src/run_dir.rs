@@ -114,6 +114,29 @@ pub fn mark(dir: &Path, owner: Owner) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Refuses a target the swap cannot replace: one without a name of its own
+/// (`.`, `..`, `/`, `run/..`) or the working directory or one above it,
+/// which would be removed from under the command (the OS refuses with
+/// "Invalid argument", which names neither the flag nor the fix).
+fn check_replaceable(target: &Path) -> anyhow::Result<()> {
+    use std::path::Component;
+    let named = matches!(target.components().next_back(), Some(Component::Normal(_)));
+    let holds_cwd = || {
+        let (Ok(t), Ok(cwd)) = (target.canonicalize(), std::env::current_dir()) else {
+            return false;
+        };
+        cwd.canonicalize().is_ok_and(|c| c.starts_with(&t))
+    };
+    if !named || holds_cwd() {
+        bail!(
+            "-o/--out {}: a run replaces its directory whole, so it needs a directory of its own \
+             below the working directory (e.g. `-o run`), not this one or one above it",
+            target.display()
+        );
+    }
+    Ok(())
+}
+
 /// A run being written into a staging directory beside its target; removed
 /// on drop, or on SIGINT/SIGTERM/SIGHUP, unless [`Staging::commit`]
 /// swapped it in.
@@ -129,6 +152,7 @@ impl Staging {
     /// Checks ownership of `target` and creates an empty, marked staging
     /// directory beside it.
     pub fn begin(target: &Path, owner: Owner) -> anyhow::Result<Staging> {
+        check_replaceable(target)?;
         check_owner(target, owner)?;
         let name = target
             .file_name()
@@ -323,6 +347,25 @@ mod tests {
         assert!(check_owner(&by_hand, Owner::Compare).is_err());
         assert!(check_owner(&d.join("new"), Owner::Compare).is_ok());
         fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn a_target_without_its_own_name_or_holding_the_working_directory_is_refused() {
+        let cwd = std::env::current_dir().unwrap();
+        for t in [
+            PathBuf::from("."),
+            PathBuf::from(".."),
+            PathBuf::from("/"),
+            PathBuf::from("run/.."),
+            cwd.clone(),
+            cwd.parent().unwrap().to_path_buf(),
+        ] {
+            let e = match Staging::begin(&t, Owner::Compare) {
+                Ok(_) => panic!("{} accepted", t.display()),
+                Err(e) => e.to_string(),
+            };
+            assert!(e.contains("-o/--out") && e.contains("-o run"), "{e}");
+        }
     }
 
     #[test]

@@ -79,9 +79,28 @@ pub enum NotServed {
     BadPath,
 }
 
+/// A request path with its percent-encoding (RFC 3986 §2.1) undone: a
+/// client may encode any byte (`/a%20b.txt`), so the file rules below
+/// must see the decoded name. A `%` not followed by two hex digits, or a
+/// decoding that is not UTF-8, is a malformed path.
+fn percent_decoded(path: &str) -> Result<String, NotServed> {
+    let b = path.as_bytes();
+    let well_formed = b.iter().enumerate().all(|(i, &c)| {
+        c != b'%' || (b.get(i + 1..i + 3)).is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit))
+    });
+    if !well_formed {
+        return Err(NotServed::BadPath);
+    }
+    percent_encoding::percent_decode_str(path)
+        .decode_utf8()
+        .map(|s| s.into_owned())
+        .map_err(|_| NotServed::BadPath)
+}
+
 /// Maps a request path to a body.
 pub fn resolve(path: &str, root: Option<&Path>) -> Result<Body, NotServed> {
-    let path = path.split('?').next().unwrap_or("");
+    let path = percent_decoded(path.split('?').next().unwrap_or(""))?;
+    let path = path.as_str();
     if let Some(n) = path.strip_prefix("/bytes/") {
         if n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) {
             return Err(NotServed::BadPath);
@@ -170,6 +189,46 @@ mod tests {
         {
             let _ = std::os::unix::fs::symlink(dir.join("secret"), root.join("link"));
             assert_eq!(resolve("/link", r), Err(NotServed::BadPath));
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn rfc3986_2_1_paths_are_percent_decoded_and_stay_under_the_root() {
+        let dir = std::env::temp_dir().join(format!("ramp-body-pct-{}", std::process::id()));
+        let root = dir.join("root");
+        std::fs::create_dir_all(root.join("sub")).unwrap();
+        std::fs::write(root.join("sub/a b.txt"), b"hello").unwrap();
+        std::fs::write(root.join("100%.txt"), b"hi").unwrap();
+        std::fs::write(dir.join("secret"), b"no").unwrap();
+        let r = Some(root.as_path());
+        for ok in ["/sub/a%20b.txt", "/sub%2Fa%20b.txt", "/%73ub/a b.txt"] {
+            assert!(
+                matches!(resolve(ok, r), Ok(Body::File { len: 5, .. })),
+                "{ok}"
+            );
+        }
+        assert!(matches!(
+            resolve("/100%25.txt", r),
+            Ok(Body::File { len: 2, .. })
+        ));
+        assert_eq!(
+            resolve("/bytes/%31%30", None),
+            Ok(Body::Pattern { len: 10 })
+        );
+        // Traversal spelt in percent-encoding, and malformed encodings: 400.
+        for bad in [
+            "/%2e%2e/secret",
+            "/%2E%2E%2Fsecret",
+            "/sub/%2e%2e/%2e%2e/secret",
+            "/100%.txt",
+            "/%zz",
+            "/%4",
+            "/%ff",
+            "/a%00b",
+            "/sub%5ca%20b.txt",
+        ] {
+            assert_eq!(resolve(bad, r), Err(NotServed::BadPath), "{bad}");
         }
         let _ = std::fs::remove_dir_all(&dir);
     }

@@ -131,6 +131,16 @@ pub fn client_config(trust: &Trust) -> Result<rustls::ClientConfig, TlsError> {
                     why: e.to_string(),
                 })?;
             }
+            // An empty trust store would fail every handshake with a TLS
+            // error that names neither the file nor the mistake.
+            if roots.is_empty() {
+                return Err(TlsError::File {
+                    path: path.display().to_string(),
+                    why: "holds no certificate (no PEM CERTIFICATE block); --ca needs the \
+                          certificate of the CA that signed the server's"
+                        .into(),
+                });
+            }
             builder.with_root_certificates(roots).with_no_client_auth()
         }
     };
@@ -185,5 +195,38 @@ impl ServerCertVerifier for AcceptAnyCert {
 
     fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
         self.0.signature_verification_algorithms.supported_schemes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_ca_file_without_a_certificate_is_refused_naming_the_file() {
+        let dir = std::env::temp_dir().join(format!("ramp-tls-ca-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let key = dir.join("key.pem");
+        std::fs::write(
+            &key,
+            "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n",
+        )
+        .unwrap();
+        let empty = dir.join("empty.pem");
+        std::fs::write(&empty, "").unwrap();
+        for f in [&key, &empty] {
+            let e = client_config(&Trust::CaFile(f.clone()))
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.starts_with(&f.display().to_string()) && e.contains("holds no certificate"),
+                "{e}"
+            );
+        }
+        let ca = dir.join("ca.pem");
+        let cert = rcgen::generate_simple_self_signed(vec!["localhost".to_string()]).unwrap();
+        std::fs::write(&ca, cert.cert.pem()).unwrap();
+        assert!(client_config(&Trust::CaFile(ca)).is_ok());
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -119,11 +119,23 @@ pub fn flows_for(
         start: core::time::Duration::ZERO,
         size_bytes: scenario.size_bytes,
     }];
-    let web: Vec<scenario::FlowConfig> = scenario.web.iter().flat_map(|w| w.flows(seed)).collect();
-    for (i, f) in scenario.cross_flows.iter().chain(&web).enumerate() {
+    // Each flow with the table it came from, for errors: `flow N` for the
+    // N-th `[[flow]]`, `web N` for the users of the N-th `[[web]]`.
+    let cross = scenario
+        .cross_flows
+        .iter()
+        .cloned()
+        .enumerate()
+        .map(|(i, f)| (format!("flow {}", i + 1), f));
+    let web = scenario.web.iter().enumerate().flat_map(|(i, w)| {
+        w.flows(seed)
+            .into_iter()
+            .map(move |f| (format!("web {}", i + 1), f))
+    });
+    for (i, (table, f)) in cross.chain(web).enumerate() {
         let s = match &f.cc {
             Some(name) => ramp_cc::spec::parse(name)
-                .map_err(|e| SimError(format!("flow {}: cc `{name}`: {e}", i + 1)))?,
+                .map_err(|e| SimError(format!("{table}: cc `{name}`: {e}")))?,
             None => spec.clone(),
         };
         flows.push(FlowSetup {

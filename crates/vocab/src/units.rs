@@ -10,8 +10,9 @@
 //!
 //! In rates, `B` means bytes and `b` bits (`MB/s` against `Mb/s`); the
 //! spelled units (`bit`, `byte`) are case-insensitive. A rate written as a
-//! size (`10MB`, `10KB`) or with a lone prefix (`10M`) is ambiguous and
-//! refused with the fix. A bare loss above 0.1 is refused as implausible:
+//! size (`10MB`, `10KB`), with a lone prefix (`10M`) or in capitals
+//! (`10MBPS`, where B and b cannot be told apart) is ambiguous and refused
+//! with the fix. A bare loss above 0.1 is refused as implausible:
 //! `--loss 0.5` would be 50 %; write `0.5%` (or `50%`).
 
 use core::fmt;
@@ -97,8 +98,21 @@ pub fn parse_rate(input: &str) -> Result<Rate, UnitError> {
     // Case matters only for the bare symbols: `B` bytes, `b` bits.
     let bits_per = match (base, lower.as_str()) {
         ("B/s" | "Bps", _) => 8.0,
-        ("b/s", _) => 1.0,
-        (_, "bit" | "bits" | "bit/s" | "bits/s" | "bps") => 1.0,
+        ("b/s" | "bps", _) => 1.0,
+        // `MBPS`, `MB/S`: in capitals, B (bytes) and b (bits) look alike.
+        (_, "bps" | "b/s") => {
+            let n = input.trim();
+            let n = &n[..n.len() - base.len()];
+            return Err(err(
+                WHAT,
+                input,
+                format!(
+                    "ambiguous: in capitals, B (bytes) and b (bits) look alike; write \
+                     `{n}bps` (bits/s) or `{n}Bps` (bytes/s)"
+                ),
+            ));
+        }
+        (_, "bit" | "bits" | "bit/s" | "bits/s") => 1.0,
         (_, "byte" | "bytes" | "byte/s" | "bytes/s") => 8.0,
         (_, "" | "b") => {
             let n = input.trim().trim_end_matches(['b', 'B']);
@@ -232,6 +246,13 @@ mod tests {
             let e = parse_rate(s).unwrap_err().to_string();
             assert!(e.contains("ambiguous"), "{s}: {e}");
         }
+        // All capitals: `10MBPS` was read as bits while `10MBps` is bytes.
+        for s in ["10MBPS", "10mBPS", "10MBpS", "10MB/S", "10 MBPS"] {
+            let e = parse_rate(s).unwrap_err().to_string();
+            assert!(e.contains("ambiguous"), "{s}: {e}");
+        }
+        let e = parse_rate("10MBPS").unwrap_err().to_string();
+        assert!(e.contains("`10Mbps` (bits/s) or `10MBps` (bytes/s)"), "{e}");
         let e = parse_rate("100").unwrap_err().to_string();
         assert!(e.contains("needs a unit"), "{e}");
     }

@@ -93,6 +93,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if cfg.requests == 0 || cfg.clients == 0 || cfg.max_streams == 0 {
         anyhow::bail!("-n, -c and -m must each be at least 1");
     }
+    // The outputs are written after the run: check them before it.
+    for (what, path) in [
+        ("--json", &args.json),
+        ("--summary-json", &args.summary_json),
+    ] {
+        if let Some(p) = path {
+            crate::writable::check_writable(what, p)?;
+        }
+    }
     let _ = writeln!(
         std::io::stdout().lock(),
         "starting benchmark ({})...\nspawning {} clients, {} requests, max {} concurrent streams per client",

@@ -37,8 +37,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         )?;
     }
     let mut run = RunData::load(&args.run_dir)?;
-    if let Some(b) = args.baseline {
-        run.baseline = Some(b);
+    if let Some(b) = &args.baseline {
+        run.set_baseline(b)?;
     }
     if let Some(t) = args.title {
         run.title = t;

@@ -36,8 +36,9 @@ pub struct Args {
     /// Client ACK policy: rfc9000, chrome, ackfreq(N,DELAY).
     #[arg(long)]
     pub ack_policy: Option<String>,
-    /// Initial window, packets.
-    #[arg(long)]
+    /// Initial window, packets (1 ..= 10000; the jump window is twice it,
+    /// at most 10000).
+    #[arg(long, value_parser = crate::ranges::number_in(1, ramp_sim::scenario::MAX_WINDOW_PACKETS))]
     pub iw: Option<u64>,
     /// Append one stats record per connection (NDJSON) to this file.
     #[arg(long)]
@@ -90,8 +91,7 @@ pub fn scenario_from(args: &Args) -> anyhow::Result<Scenario> {
             ramp_sim::receiver::AckPolicy::parse(a).map_err(|e| flag("ack-policy", &e))?;
     }
     if let Some(iw) = args.iw {
-        sc.endpoint.iw_packets = iw;
-        sc.endpoint.jump_packets = 2 * iw;
+        sc.endpoint.set_initial_window(iw);
     }
     if let Some(s) = &args.size {
         sc.size_bytes = units::parse_size(s).map_err(|e| flag("size", &e))?;
@@ -99,8 +99,31 @@ pub fn scenario_from(args: &Args) -> anyhow::Result<Scenario> {
     if let Some(seed) = args.seed {
         sc.seed = seed;
     }
-    sc.validate().map_err(|e| anyhow::anyhow!("{e}"))?;
+    sc.validate()
+        .map_err(|e| anyhow::anyhow!("{}", in_flag_terms(&e.0, args)))?;
     Ok(sc)
+}
+
+/// A range error about a value a flag set names the flag, not the
+/// scenario key (`--rate 1kbit` is about `--rate`, not `path.rate`).
+fn in_flag_terms(message: &str, args: &Args) -> String {
+    let p = &args.path;
+    let set_by_flag = [
+        ("path.rate", "--rate", p.rate.is_some()),
+        ("path.queue", "--queue", p.queue.is_some()),
+        ("path.forward_delay", "--rtt", p.rtt.is_some()),
+        ("path.reverse_delay", "--rtt", p.rtt.is_some()),
+        ("endpoint.iw", "--iw", args.iw.is_some()),
+        ("size", "--size", args.size.is_some()),
+    ];
+    for (key, flag, given) in set_by_flag {
+        if let Some(rest) = message.strip_prefix(key) {
+            if given && rest.starts_with([':', ' ']) {
+                return format!("{flag}{rest}");
+            }
+        }
+    }
+    message.to_string()
 }
 
 fn file_name(i: usize, cc: &str) -> String {

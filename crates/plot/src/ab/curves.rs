@@ -99,7 +99,7 @@ pub fn ab_curves(records: &[Record], opts: &AbOptions) -> Result<AbResult> {
 pub fn ab_curves_of(samples: &AbSamples, opts: &AbOptions) -> Result<AbResult> {
     let (groups, arms) = group(samples);
     let skipped = samples.skipped;
-    check_baseline(&arms, opts)?;
+    check_baseline(samples, &arms, opts)?;
     let probs: Vec<f64> = (1..=99).map(|p| f64::from(p) / 100.0).collect();
     let bs = opts.bootstrap;
     let mut panels = Vec::new();

@@ -55,7 +55,7 @@ pub fn paired_deltas(records: &[Record], opts: &AbOptions) -> Result<PairedResul
 pub fn paired_deltas_of(samples: &AbSamples, opts: &AbOptions) -> Result<PairedResult> {
     let (groups, arms) = group(samples);
     let mut skipped = samples.skipped;
-    check_baseline(&arms, opts)?;
+    check_baseline(samples, &arms, opts)?;
     let key_of = |i: usize| samples.samples[i].pair.clone();
     let mut panels = Vec::new();
     let mut any_pair = false;

@@ -60,14 +60,30 @@ pub struct AbSamples {
     pub samples: Vec<AbSample>,
     /// Records without the arm key, a TTLB or the facet key.
     pub skipped: usize,
+    /// Of those, the records without the arm key, and those with it but
+    /// without the facet key.
+    pub lacking_arm: usize,
+    /// See [`AbSamples::lacking_arm`].
+    pub lacking_facet: usize,
+    /// The keys of the first skipped record, to name what a misspelt
+    /// `--by` or `--arm-key` could have meant.
+    pub keys_seen: Vec<String>,
 }
 
 impl AbSamples {
     fn push(&mut self, r: &Record, opts: &AbOptions) {
-        let (Some(arm), Some(ttlb_ms), Some(facet)) =
-            (r.text(&opts.arm_key), r.ttlb_ms(), opts.facet.of(r))
+        let (arm, facet) = (r.text(&opts.arm_key), opts.facet.of(r));
+        let (Some(arm), Some(ttlb_ms), Some(facet)) = (arm.clone(), r.ttlb_ms(), facet.clone())
         else {
             self.skipped += 1;
+            if arm.is_none() {
+                self.lacking_arm += 1;
+            } else if facet.is_none() {
+                self.lacking_facet += 1;
+            }
+            if self.keys_seen.is_empty() {
+                self.keys_seen = r.fields().keys().cloned().collect();
+            }
             return;
         };
         let pair: Option<Vec<String>> = opts.pair_keys.iter().map(|k| r.text(k)).collect();
@@ -123,7 +139,38 @@ pub(crate) fn group(samples: &AbSamples) -> (Groups, Vec<String>) {
     (groups, arms.into_iter().collect())
 }
 
-pub(crate) fn check_baseline(arms: &[String], opts: &AbOptions) -> Result<()> {
+/// Checks that the baseline arm has records. When no record was usable at
+/// all, says which key every record lacked (a misspelt `--by` or
+/// `--arm-key`), not that the baseline is missing.
+pub(crate) fn check_baseline(samples: &AbSamples, arms: &[String], opts: &AbOptions) -> Result<()> {
+    let keys = || {
+        if samples.keys_seen.is_empty() {
+            "none".to_string()
+        } else {
+            samples.keys_seen.join(", ")
+        }
+    };
+    if arms.is_empty() && samples.lacking_facet > 0 {
+        if let Facet::Key(k) = &opts.facet {
+            return Err(Error::Data(format!(
+                "--by {k}: no record has the key `{k}` (the records' keys: {})",
+                keys()
+            )));
+        }
+        if let Facet::SizeBins(_) = &opts.facet {
+            return Err(Error::Data(format!(
+                "--by size: no record has `content_length` (the records' keys: {})",
+                keys()
+            )));
+        }
+    }
+    if arms.is_empty() && samples.lacking_arm > 0 && samples.lacking_arm == samples.skipped {
+        return Err(Error::Data(format!(
+            "no record has the arm key `{}` (--arm-key; the records' keys: {})",
+            opts.arm_key,
+            keys()
+        )));
+    }
     if arms.contains(&opts.baseline) {
         Ok(())
     } else {

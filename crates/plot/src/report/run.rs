@@ -98,6 +98,25 @@ impl RunData {
         self.records.arms()
     }
 
+    /// Sets the baseline arm, which must be one of the run's arms (a name
+    /// that is not would leave the report without its A/B charts).
+    pub fn set_baseline(&mut self, arm: &str) -> Result<()> {
+        let arms = self.arms();
+        if !arms.iter().any(|a| a == arm) {
+            return Err(Error::Data(format!(
+                "--baseline {arm}: no such arm in this run (its arms, by `{}`: {})",
+                self.arm_key(),
+                if arms.is_empty() {
+                    "none".to_string()
+                } else {
+                    arms.join(", ")
+                }
+            )));
+        }
+        self.baseline = Some(arm.to_string());
+        Ok(())
+    }
+
     /// The baseline arm (see [`RunData::baseline`]).
     pub fn baseline_arm(&self) -> Option<String> {
         let arms = self.arms();

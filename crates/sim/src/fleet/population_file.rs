@@ -66,6 +66,7 @@ use super::population::{
 use super::workload::{SizeDist, Workload};
 use super::Population;
 use crate::receiver::AckPolicy;
+use crate::scenario::line_of;
 use crate::units;
 use crate::SimError;
 
@@ -164,10 +165,6 @@ struct FileGrid {
     seeds: Option<u64>,
     ack_policy: Option<String>,
     aqm: Option<String>,
-}
-
-fn line_of(text: &str, offset: usize) -> usize {
-    text[..offset.min(text.len())].matches('\n').count() + 1
 }
 
 const QUANTILE_PS: [f64; 5] = [0.10, 0.25, 0.50, 0.75, 0.90];

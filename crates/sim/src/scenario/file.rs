@@ -10,6 +10,7 @@ use std::sync::Arc;
 use ramp_cc::pacer::{PacerConfig, PacerKind, PACED_FIRST_FLIGHT_BURST_PACKETS};
 use ramp_cc::{EcnCodepoint, Rate};
 use serde::{Deserialize, Deserializer};
+use toml::Spanned;
 
 use crate::link::{Aqm, DeliveryTrace, LossModel};
 use crate::receiver::AckPolicy;
@@ -34,22 +35,19 @@ impl Scenario {
         name: &str,
         dir: Option<&Path>,
     ) -> Result<Scenario, ScenarioError> {
-        let file: FileScenario = toml::from_str(text).map_err(|e| {
-            let line = e
-                .span()
-                .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
-            ScenarioError {
-                file: name.to_string(),
-                message: match line {
-                    Some(l) => format!("line {l}: {}", e.message()),
-                    None => e.message().to_string(),
-                },
-            }
-        })?;
-        let err = |m: String| ScenarioError {
+        let at = |line: Option<usize>, m: &str| ScenarioError {
             file: name.to_string(),
-            message: m,
+            message: match line {
+                Some(l) => format!("line {l}: {m}"),
+                None => m.to_string(),
+            },
         };
+        let file: FileScenario = toml::from_str(text)
+            .map_err(|e| at(e.span().map(|s| line_of(text, s.start)), e.message()))?;
+        let lines = KeyLines::of(&file, text);
+        // Every error after the parse names the line of the key or table
+        // it is about (its message starts with the key).
+        let err = |m: String| at(lines.of_message(&m), &m);
         let mut sc = match &file.preset {
             Some(p) => Scenario::from_preset(
                 &presets::find(p).ok_or_else(|| err(format!("preset: unknown preset `{p}`")))?,
@@ -61,22 +59,25 @@ impl Scenario {
         };
         sc.name = file.name.clone().unwrap_or_else(|| name.to_string());
         set(&mut sc.seed, file.seed);
-        set(&mut sc.size_bytes, file.size.map(|Q(s)| s));
-        set(&mut sc.time_limit, file.time_limit.map(|Q(t)| t));
+        set(&mut sc.size_bytes, file.size.map(|q| q.into_inner().0));
+        set(
+            &mut sc.time_limit,
+            file.time_limit.map(|q| q.into_inner().0),
+        );
         if let Some(p) = file.path {
             p.apply(&mut sc.path, dir).map_err(err)?;
         }
         if let Some(e) = file.endpoint {
             e.apply(&mut sc.endpoint).map_err(err)?;
         }
-        for f in file.flow {
+        for f in file.flow.into_iter().map(Spanned::into_inner) {
             sc.cross_flows.push(FlowConfig {
                 cc: f.cc,
                 start: f.start.map(|q| q.0).unwrap_or_default(),
                 size_bytes: f.size.map(|q| q.0).unwrap_or(sc.size_bytes),
             });
         }
-        for w in file.web {
+        for w in file.web.into_iter().map(Spanned::into_inner) {
             let mut model = HttpModel::default();
             set(&mut model.reading, w.reading.map(|Q(d)| d));
             set(&mut model.parsing, w.parsing.map(|Q(d)| d));
@@ -90,6 +91,100 @@ impl Scenario {
         }
         sc.validate().map_err(|e| err(e.0))?;
         Ok(sc)
+    }
+}
+
+/// The 1-based line of a byte offset in `text`.
+pub(crate) fn line_of(text: &str, offset: usize) -> usize {
+    text.as_bytes()[..offset.min(text.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
+}
+
+/// The first line that opens table `name` or sets one of its keys:
+/// `[name]`, `[name.x]`, `[[name.x]]` or a dotted `name.x = ...`.
+fn table_line(text: &str, name: &str) -> Option<usize> {
+    text.lines()
+        .position(|l| {
+            let l = l.trim_start().trim_start_matches('[').trim_start();
+            l.strip_prefix(name)
+                .is_some_and(|rest| rest.trim_start().starts_with([']', '.']))
+        })
+        .map(|i| i + 1)
+}
+
+/// Where a file's keys and tables are, by line, for the errors found after
+/// the parse ([`Scenario::validate`] and the tables' own checks), whose
+/// messages start with the key they are about (`web 2: cc ...`,
+/// `path.rate_step 3: ...`, `endpoint.iw ...`).
+struct KeyLines {
+    /// Top-level keys (`size`, `time_limit`) and the `[path]` and
+    /// `[endpoint]` tables.
+    keys: Vec<(&'static str, usize)>,
+    flows: Vec<usize>,
+    webs: Vec<usize>,
+    rate_steps: Vec<usize>,
+}
+
+impl KeyLines {
+    fn of(f: &FileScenario, text: &str) -> KeyLines {
+        let line = |start: usize| line_of(text, start);
+        let mut keys = Vec::new();
+        let mut key = |k: &'static str, span: Option<core::ops::Range<usize>>| {
+            if let Some(s) = span {
+                keys.push((k, line(s.start)));
+            }
+        };
+        key("size", f.size.as_ref().map(Spanned::span));
+        key("time_limit", f.time_limit.as_ref().map(Spanned::span));
+        // `[path]` and `[endpoint]` by their first line in the text: toml's
+        // spans are not available for a table that dotted keys or
+        // `[[path.rate_step]]` create implicitly.
+        for (k, line) in [
+            ("path", table_line(text, "path")),
+            ("endpoint", table_line(text, "endpoint")),
+        ] {
+            if let Some(l) = line {
+                keys.push((k, l));
+            }
+        }
+        KeyLines {
+            keys,
+            flows: f.flow.iter().map(|t| line(t.span().start)).collect(),
+            webs: f.web.iter().map(|t| line(t.span().start)).collect(),
+            rate_steps: f
+                .path
+                .as_ref()
+                .map(|p| p.rate_step.iter().map(|t| line(t.span().start)).collect())
+                .unwrap_or_default(),
+        }
+    }
+
+    /// The line of the key or table an error message starts with.
+    fn of_message(&self, m: &str) -> Option<usize> {
+        // `flow 3: ...`, `web 1: ...`, `path.rate_step 2: ...`: the table.
+        let nth = |prefix: &str, lines: &[usize]| {
+            let rest = m.strip_prefix(prefix)?;
+            let n: usize = rest[..rest.find(':')?].parse().ok()?;
+            lines.get(n.checked_sub(1)?).copied()
+        };
+        nth("flow ", &self.flows)
+            .or_else(|| nth("web ", &self.webs))
+            .or_else(|| nth("path.rate_step ", &self.rate_steps))
+            // Too many `[[flow]]` tables: the first one past the limit.
+            .or_else(|| {
+                let limit = m.strip_prefix("flows: ")?;
+                let max: usize = limit.rsplit("..=").next()?.trim().parse().ok()?;
+                self.flows.get(max).copied()
+            })
+            .or_else(|| {
+                self.keys.iter().find_map(|&(k, line)| {
+                    let rest = m.strip_prefix(k)?;
+                    rest.starts_with([':', '.', ' ']).then_some(line)
+                })
+            })
     }
 }
 
@@ -134,14 +229,14 @@ struct FileScenario {
     name: Option<String>,
     preset: Option<String>,
     seed: Option<u64>,
-    size: Option<Q<u64>>,
-    time_limit: Option<Q<Duration>>,
+    size: Option<Spanned<Q<u64>>>,
+    time_limit: Option<Spanned<Q<Duration>>>,
     path: Option<FilePath>,
     endpoint: Option<FileEndpoint>,
     #[serde(default)]
-    flow: Vec<FileFlow>,
+    flow: Vec<Spanned<FileFlow>>,
     #[serde(default)]
-    web: Vec<FileWeb>,
+    web: Vec<Spanned<FileWeb>>,
 }
 
 #[derive(Deserialize)]
@@ -172,7 +267,7 @@ struct FilePath {
     reverse_rate: Option<Q<Rate>>,
     ack_aggregation: Option<Q<Duration>>,
     #[serde(default)]
-    rate_step: Vec<FileRateStep>,
+    rate_step: Vec<Spanned<FileRateStep>>,
     trace: Option<String>,
     jitter: Option<FileJitter>,
     ack_batching: Option<FileBatching>,
@@ -436,6 +531,7 @@ impl FilePath {
             p.rate_steps = self
                 .rate_step
                 .into_iter()
+                .map(Spanned::into_inner)
                 .map(|s| RateStep {
                     at: s.at.0,
                     rate: s.rate.0,
@@ -477,8 +573,7 @@ impl FileEndpoint {
     fn apply(self, e: &mut EndpointConfig) -> Result<(), String> {
         set(&mut e.mds, self.mds);
         if let Some(iw) = self.iw {
-            e.iw_packets = iw;
-            e.jump_packets = 2 * iw;
+            e.set_initial_window(iw);
         }
         set(&mut e.jump_packets, self.jump_window);
         set(&mut e.ack_policy, self.ack_policy.map(|Q(a)| a));

@@ -8,7 +8,7 @@ use ramp_cc::Rate;
 use crate::link::Aqm;
 use crate::SimError;
 
-use super::Scenario;
+use super::{QueueLimit, Scenario};
 
 impl Scenario {
     /// Checks the invariants the simulator relies on.
@@ -31,16 +31,23 @@ impl Scenario {
             return Err("path.trace: rate steps do not apply to a trace-driven link".into());
         }
         for (i, step) in p.rate_steps.iter().enumerate() {
-            rate_in("path.rate_step.rate", step.rate)?;
+            rate_in(&format!("path.rate_step {}: rate", i + 1), step.rate)?;
             if i > 0 && step.at <= p.rate_steps[i - 1].at {
-                return Err("path.rate_step: the steps' `at` times must increase".into());
+                return Err(format!(
+                    "path.rate_step {}: at = {:?} is not after the step before's {:?} (the \
+                     steps' `at` times must increase)",
+                    i + 1,
+                    step.at,
+                    p.rate_steps[i - 1].at
+                )
+                .into());
             }
         }
         if e.mds < 1200 || e.mds > 65_527 {
             return Err("endpoint.mds: must lie in 1200..=65527 (RFC 9000 §14)".into());
         }
         if p.queue_bytes() < e.mds {
-            return Err("path.queue: must hold at least one full packet".into());
+            return Err(queue_too_small(p.rate, p.queue, p.queue_bytes(), e.mds).into());
         }
         count_in("path.queue (bytes)", p.queue_bytes(), 1, MAX_BYTES_IN_PATH)?;
         if let Some((rate, burst)) = p.policer {
@@ -90,6 +97,7 @@ impl Scenario {
         within("time_limit", self.time_limit, MAX_TIME_LIMIT)?;
         count_in("flows", self.cross_flows.len() as u64, 0, MAX_CROSS_FLOWS)?;
         for (i, f) in self.cross_flows.iter().enumerate() {
+            spec_of(&format!("flow {}", i + 1), f.cc.as_deref())?;
             count_in(
                 &format!("flow {}: size (bytes)", i + 1),
                 f.size_bytes,
@@ -100,6 +108,7 @@ impl Scenario {
         }
         for (i, w) in self.web.iter().enumerate() {
             let key = |k: &str| format!("web {}: {k}", i + 1);
+            spec_of(&format!("web {}", i + 1), w.cc.as_deref())?;
             count_in(&key("users"), u64::from(w.users), 1, MAX_WEB_USERS)?;
             within(&key("start"), w.start, self.time_limit)?;
             within(&key("horizon"), w.horizon, self.time_limit)?;
@@ -140,7 +149,7 @@ const MAX_ACK_DELAY: Duration = Duration::from_millis(16_383);
 /// Queue and policer bucket: at most 1 GB.
 const MAX_BYTES_IN_PATH: u64 = 1_000_000_000;
 /// Initial and jump windows: at most 10 000 packets.
-const MAX_WINDOW_PACKETS: u64 = 10_000;
+pub const MAX_WINDOW_PACKETS: u64 = 10_000;
 /// A server's handshake flight: at most 1 MB (real TLS flights are a few
 /// kB to a few tens of kB).
 const MAX_SERVER_FLIGHT: u64 = 1_000_000;
@@ -160,6 +169,40 @@ const MAX_READING: Duration = Duration::from_secs(3600);
 const MAX_PARSING: Duration = Duration::from_secs(10);
 /// Expected page loads of one `[[web]]` table (users × horizon / reading).
 const MAX_WEB_PAGES: f64 = 100_000.0;
+
+/// Why a queue cannot hold one packet. A time-sized queue holds rate ×
+/// time, so at a low rate it is the rate the user got wrong (`--rate
+/// 1kbit` with the preset's 30 ms queue): name it, and the range in which
+/// this queue holds a packet.
+fn queue_too_small(rate: Rate, queue: QueueLimit, bytes: u64, mds: u64) -> String {
+    if let QueueLimit::Time(q) = queue {
+        let min = (u128::from(mds) * 1_000_000_000).div_ceil(q.as_nanos().max(1));
+        if min <= u128::from(*RATE_BYTES_PER_SEC.end()) {
+            return format!(
+                "path.rate: {} bit/s fills the {q:?} queue with {bytes} bytes, less than one \
+                 {mds}-byte packet; with this queue the rate must lie in {} bit/s ..= 1 Tbit/s \
+                 (or set a longer queue)",
+                rate.bits_per_sec(),
+                (min as u64).max(*RATE_BYTES_PER_SEC.start()) * 8,
+            );
+        }
+        return format!(
+            "path.queue: {q:?} holds less than one {mds}-byte packet at any rate up to 1 Tbit/s"
+        );
+    }
+    format!("path.queue: {bytes} bytes is less than one {mds}-byte packet")
+}
+
+/// A flow's controller spec must parse when the scenario is loaded, not
+/// when the run reaches the flow.
+fn spec_of(table: &str, cc: Option<&str>) -> Result<(), String> {
+    match cc {
+        Some(name) => ramp_cc::spec::parse(name)
+            .map(drop)
+            .map_err(|e| format!("{table}: cc `{name}`: {e}")),
+        None => Ok(()),
+    }
+}
 
 fn duration_in(key: &str, v: Duration, lo: Duration, hi: Duration) -> Result<(), String> {
     if v < lo || v > hi {

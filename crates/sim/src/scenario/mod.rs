@@ -66,6 +66,9 @@ mod file;
 mod limits;
 pub mod presets;
 
+pub(crate) use file::line_of;
+pub use limits::MAX_WINDOW_PACKETS;
+
 /// How the bottleneck queue is sized.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum QueueLimit {
@@ -184,6 +187,17 @@ pub struct EndpointConfig {
     /// given to the flow under test's controller: a jumping controller
     /// sizes its jump from them once an RTT sample confirms the path.
     pub resume: Option<ramp_cc::resume::SavedPath>,
+}
+
+impl EndpointConfig {
+    /// Sets the initial window, and the jump window to its default of
+    /// twice it, capped at [`MAX_WINDOW_PACKETS`] (so that any initial
+    /// window in range gives a jump window in range; a scenario file's
+    /// `jump_window` overrides it).
+    pub fn set_initial_window(&mut self, iw_packets: u64) {
+        self.iw_packets = iw_packets;
+        self.jump_packets = iw_packets.saturating_mul(2).min(MAX_WINDOW_PACKETS);
+    }
 }
 
 /// One flow on the shared bottleneck.
@@ -426,6 +440,66 @@ mod tests {
             let e = s.validate().unwrap_err();
             assert!(e.0.starts_with(key), "{key}: {e}");
         }
+    }
+
+    #[test]
+    fn table_errors_name_their_line_and_table() {
+        let msg = |text: &str| Scenario::from_toml(text, "s").unwrap_err().message;
+        // `[[web]] cc` was reported as `flow 1`, without a line, when the
+        // run reached it.
+        let e = msg("[[flow]]\ncc = \"cubic\"\n[[web]]\nusers = 1\ncc = \"bogus\"\n");
+        assert!(e.starts_with("line 3: web 1: cc `bogus`"), "{e}");
+        let e = msg("[[flow]]\n\n[[flow]]\ncc = \"nope\"\n");
+        assert!(e.starts_with("line 3: flow 2: cc `nope`"), "{e}");
+        let e = msg("time_limit = \"10s\"\n[[flow]]\nstart = \"20s\"\n");
+        assert!(e.starts_with("line 2: flow 1: start"), "{e}");
+        let e = msg("[[web]]\nusers = 0\n");
+        assert!(e.starts_with("line 1: web 1: users"), "{e}");
+        let e = msg(
+            "[path]\nrate = \"10mbit\"\n[[path.rate_step]]\nat = \"2s\"\nrate = \"5mbit\"\n\
+             [[path.rate_step]]\nat = \"1s\"\nrate = \"1mbit\"\n",
+        );
+        assert!(e.starts_with("line 6: path.rate_step 2: at = 1s"), "{e}");
+        let e = msg("[endpoint]\niw = 0\n");
+        assert!(e.starts_with("line 1: endpoint.iw"), "{e}");
+        let e = msg(&"[[flow]]\n".repeat(65));
+        assert!(e.starts_with("line 65: flows: 65"), "{e}");
+    }
+
+    #[test]
+    fn an_initial_window_in_range_gives_a_jump_window_in_range() {
+        // `iw = 10000` reported `endpoint.jump_window`, which the file
+        // never set: the jump window's default (2 × iw) is capped.
+        let sc = Scenario::from_toml("[endpoint]\niw = 10000\n", "s").unwrap();
+        assert_eq!(
+            (sc.endpoint.iw_packets, sc.endpoint.jump_packets),
+            (10_000, MAX_WINDOW_PACKETS)
+        );
+        let e = Scenario::from_toml("[endpoint]\niw = 10001\n", "s").unwrap_err();
+        assert!(e.message.contains("endpoint.iw (packets): 10001"), "{e}");
+        let sc = Scenario::from_toml("[endpoint]\niw = 10\njump_window = 15\n", "s").unwrap();
+        assert_eq!(sc.endpoint.jump_packets, 15);
+    }
+
+    #[test]
+    fn a_rate_too_low_for_a_time_sized_queue_is_the_rate_s_error() {
+        let e = Scenario::from_toml("[path]\nrate = \"1kbit\"\nqueue = \"30ms\"\n", "s")
+            .unwrap_err()
+            .message;
+        // 1252 bytes in 30 ms need 41 734 bytes/s (rounded up), 333 872 bit/s.
+        assert!(
+            e.starts_with("line 1: path.rate: 1000 bit/s fills the 30ms queue with 3 bytes")
+                && e.contains("must lie in 333872 bit/s ..= 1 Tbit/s"),
+            "{e}"
+        );
+        let e = Scenario::from_toml("[path]\nqueue = \"1ns\"\n", "s")
+            .unwrap_err()
+            .message;
+        assert!(e.contains("path.queue: 1ns holds less than one"), "{e}");
+        let e = Scenario::from_toml("[path]\nqueue_bytes = 1000\n", "s")
+            .unwrap_err()
+            .message;
+        assert!(e.contains("path.queue: 1000 bytes is less than one"), "{e}");
     }
 
     #[test]

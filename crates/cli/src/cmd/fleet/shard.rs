@@ -94,16 +94,16 @@ impl Shard {
 
 /// `shard.json`.
 #[derive(Debug, Serialize, Deserialize, PartialEq)]
-struct Manifest {
+pub(crate) struct Manifest {
     format: String,
     version: u32,
     /// The ramp version that ran the shard.
     ramp: String,
     shard: u64,
     shards: u64,
-    first_connection: u64,
-    end_connection: u64,
-    records_lines: u64,
+    pub(crate) first_connection: u64,
+    pub(crate) end_connection: u64,
+    pub(crate) records_lines: u64,
     records_bytes: u64,
     /// FNV-1a (64 bit) of the records file, hex.
     records_fnv1a64: String,
@@ -168,11 +168,45 @@ pub fn write_manifest(
 }
 
 /// One shard directory, checked.
-struct Checked {
-    dir: PathBuf,
-    manifest: Manifest,
+pub(crate) struct Checked {
+    pub(crate) dir: PathBuf,
+    pub(crate) manifest: Manifest,
     /// `fleet.params` without the shard line: the run's parameters.
-    params: String,
+    pub(crate) params: String,
+}
+
+/// Reads a manifest's text (what a user's or another machine's file
+/// holds): the format, and the numbers the merge relies on, in range
+/// (a shard count of at least 1, the shard below it, a connection range
+/// that does not run backwards, the records' hash as 16 hex digits).
+pub(crate) fn parse_manifest(text: &str) -> Result<Manifest, String> {
+    let m: Manifest =
+        serde_json::from_str(text).map_err(|e| format!("not a shard manifest ({e})"))?;
+    if m.format != FORMAT || m.version != FORMAT_VERSION {
+        return Err(format!(
+            "format {} v{}, this ramp reads {FORMAT} v{FORMAT_VERSION}",
+            m.format, m.version
+        ));
+    }
+    if m.shards == 0 || m.shard >= m.shards {
+        return Err(format!(
+            "shard {}/{}: need 0 <= shard < shards",
+            m.shard, m.shards
+        ));
+    }
+    if m.first_connection > m.end_connection {
+        return Err(format!(
+            "connections {}..{} run backwards",
+            m.first_connection, m.end_connection
+        ));
+    }
+    if m.records_fnv1a64.len() != 16 || !m.records_fnv1a64.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(format!(
+            "records_fnv1a64 `{}` is not 16 hex digits",
+            m.records_fnv1a64
+        ));
+    }
+    Ok(m)
 }
 
 fn check(dir: &Path, records_name: &str, params_name: &str) -> anyhow::Result<Checked> {
@@ -183,16 +217,7 @@ fn check(dir: &Path, records_name: &str, params_name: &str) -> anyhow::Result<Ch
             dir.display()
         )
     })?;
-    let m: Manifest = serde_json::from_str(&text)
-        .with_context(|| format!("{}: not a shard manifest", mpath.display()))?;
-    if m.format != FORMAT || m.version != FORMAT_VERSION {
-        bail!(
-            "{}: format {} v{}, this ramp reads {FORMAT} v{FORMAT_VERSION}",
-            mpath.display(),
-            m.format,
-            m.version
-        );
-    }
+    let m = parse_manifest(&text).map_err(|e| anyhow::anyhow!("{}: {e}", mpath.display()))?;
     let records = dir.join(records_name);
     let (bytes, lines, h) = digest(&records)?;
     if (bytes, lines, format!("{h:016x}"))
@@ -215,23 +240,26 @@ fn check(dir: &Path, records_name: &str, params_name: &str) -> anyhow::Result<Ch
     }
     let params = fs::read_to_string(dir.join(params_name))
         .with_context(|| format!("{}: reading {params_name}", dir.display()))?;
+    let params = params_of(&m, &params)
+        .map_err(|e| anyhow::anyhow!("{}: {params_name} {e}", dir.display()))?;
+    Ok(Checked {
+        dir: dir.to_path_buf(),
+        params,
+        manifest: m,
+    })
+}
+
+/// A shard's `fleet.params` without its shard line: the run's parameters.
+pub(crate) fn params_of(m: &Manifest, params: &str) -> Result<String, String> {
     let line = Shard {
         k: m.shard,
         n: m.shards,
     }
     .params_line();
-    let Some(params) = params.strip_suffix(&line) else {
-        bail!(
-            "{}: {params_name} does not end with `{}`",
-            dir.display(),
-            line.trim()
-        );
-    };
-    Ok(Checked {
-        dir: dir.to_path_buf(),
-        params: params.to_string(),
-        manifest: m,
-    })
+    params
+        .strip_suffix(&line)
+        .map(str::to_string)
+        .ok_or_else(|| format!("does not end with `{}`", line.trim()))
 }
 
 /// What the merge checks the shards against: the run's connection count
@@ -265,7 +293,30 @@ pub fn merge_records(
         .iter()
         .map(|d| check(d, records_name, params_name))
         .collect::<anyhow::Result<Vec<_>>>()?;
-    let first = &shards[0];
+    check_shard_set(&mut shards, spec, params_difference)?;
+    let tmp = out_records.with_extension("ndjson.merging");
+    let written = concat_checked(&shards, &tmp, spec);
+    if let Err(e) = written {
+        let _ = fs::remove_file(&tmp);
+        return Err(e);
+    }
+    fs::rename(&tmp, out_records)
+        .with_context(|| format!("renaming {} to {}", tmp.display(), out_records.display()))?;
+    Ok(shards[0].params.clone())
+}
+
+/// Checks checked shards as the complete set of one run's shards (same
+/// parameters, version and shard count; each shard once; none missing;
+/// each holding its range of `spec.connections`) and sorts them into
+/// shard order. Reads no file.
+pub(crate) fn check_shard_set(
+    shards: &mut [Checked],
+    spec: &MergeSpec,
+    params_difference: impl Fn(&str, &str) -> String,
+) -> anyhow::Result<()> {
+    let Some(first) = shards.first() else {
+        bail!("merge: give the shard directories");
+    };
     for s in &shards[1..] {
         if s.params != first.params {
             bail!(
@@ -309,15 +360,28 @@ pub fn merge_records(
             w[1].dir.display()
         );
     }
-    let have: Vec<u64> = shards.iter().map(|s| s.manifest.shard).collect();
-    let missing: Vec<String> = (0..n)
-        .filter(|k| !have.contains(k))
-        .map(|k| format!("{k}/{n}"))
-        .collect();
-    if !missing.is_empty() {
-        bail!("merge: shard {} missing", missing.join(", "));
+    // Sorted, distinct and each below n: a shard is missing exactly when
+    // there are fewer than n. Name the first few, without walking 0..n
+    // (a manifest may claim 10^18 shards).
+    if (shards.len() as u64) < n {
+        let (mut missing, mut next) = (Vec::new(), 0u64);
+        for k in shards.iter().map(|s| s.manifest.shard).chain([n]) {
+            missing.extend((next..k).take(MISSING_NAMED).map(|k| format!("{k}/{n}")));
+            next = k.saturating_add(1);
+        }
+        missing.truncate(MISSING_NAMED);
+        let more = n - shards.len() as u64 - missing.len() as u64;
+        bail!(
+            "merge: shard {} missing{}",
+            missing.join(", "),
+            if more > 0 {
+                format!(" (and {more} more)")
+            } else {
+                String::new()
+            }
+        );
     }
-    for s in &shards {
+    for s in shards.iter() {
         let m = &s.manifest;
         let want = Shard { k: m.shard, n }.range(spec.connections);
         if (m.first_connection, m.end_connection) != want {
@@ -333,17 +397,23 @@ pub fn merge_records(
                 want.1
             );
         }
+        let arms = spec.arms.max(1);
+        let want_lines = (m.end_connection - m.first_connection).saturating_mul(arms);
+        if m.records_lines != want_lines {
+            bail!(
+                "{}: {} lines, but connections {}..{} with {arms} arms need {want_lines}",
+                s.dir.join(spec.records_name).display(),
+                m.records_lines,
+                m.first_connection,
+                m.end_connection
+            );
+        }
     }
-    let tmp = out_records.with_extension("ndjson.merging");
-    let written = concat_checked(&shards, &tmp, spec);
-    if let Err(e) = written {
-        let _ = fs::remove_file(&tmp);
-        return Err(e);
-    }
-    fs::rename(&tmp, out_records)
-        .with_context(|| format!("renaming {} to {}", tmp.display(), out_records.display()))?;
-    Ok(shards[0].params.clone())
+    Ok(())
 }
+
+/// How many missing shards a merge error names.
+const MISSING_NAMED: usize = 10;
 
 /// A record's connection index: the one field the merge reads.
 #[derive(Deserialize)]
@@ -359,16 +429,6 @@ fn concat_checked(shards: &[Checked], tmp: &Path, spec: &MergeSpec) -> anyhow::R
     let arms = spec.arms.max(1);
     for s in shards {
         let p = s.dir.join(spec.records_name);
-        let want_lines = (s.manifest.end_connection - s.manifest.first_connection) * arms;
-        if s.manifest.records_lines != want_lines {
-            bail!(
-                "{}: {} lines, but connections {}..{} with {arms} arms need {want_lines}",
-                p.display(),
-                s.manifest.records_lines,
-                s.manifest.first_connection,
-                s.manifest.end_connection
-            );
-        }
         let f = fs::File::open(&p).with_context(|| format!("opening {}", p.display()))?;
         let mut r = BufReader::with_capacity(1 << 20, f);
         let mut line = Vec::new();
@@ -425,6 +485,59 @@ mod tests {
                 assert_eq!(next, total);
             }
         }
+    }
+
+    fn manifest(shard: u64, shards: u64, first: u64, end: u64) -> String {
+        format!(
+            "{{\"format\":\"{FORMAT}\",\"version\":{FORMAT_VERSION},\"ramp\":\"0\",\
+             \"shard\":{shard},\"shards\":{shards},\"first_connection\":{first},\
+             \"end_connection\":{end},\"records_lines\":{},\"records_bytes\":1,\
+             \"records_fnv1a64\":\"0123456789abcdef\"}}",
+            end.saturating_sub(first)
+        )
+    }
+
+    #[test]
+    fn a_manifest_s_numbers_are_checked_when_read() {
+        assert!(parse_manifest(&manifest(0, 1, 0, 5)).is_ok());
+        // A shard count of 0 divided by zero in the range check.
+        for (text, why) in [
+            (manifest(0, 0, 0, 5), "need 0 <= shard < shards"),
+            (manifest(2, 2, 0, 5), "need 0 <= shard < shards"),
+            (manifest(0, 1, 5, 2), "run backwards"),
+            (
+                manifest(0, 1, 0, 5).replace("0123456789abcdef", "xyz"),
+                "16 hex digits",
+            ),
+            ("{}".to_string(), "not a shard manifest"),
+        ] {
+            let e = parse_manifest(&text).unwrap_err();
+            assert!(e.contains(why), "{e}");
+        }
+    }
+
+    #[test]
+    fn a_manifest_claiming_a_huge_shard_count_is_refused_at_once() {
+        // Listing the missing shards walked 0..N: N = 10^18 never ended.
+        let m = parse_manifest(&manifest(0, 1_000_000_000_000_000_000, 0, 0)).unwrap();
+        let mut shards = vec![Checked {
+            dir: PathBuf::from("s0"),
+            manifest: m,
+            params: String::new(),
+        }];
+        let spec = MergeSpec {
+            connections: 100,
+            arms: 1,
+            records_name: "records.ndjson",
+            params_name: "fleet.params",
+        };
+        let e = check_shard_set(&mut shards, &spec, |_, _| String::new())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("shard 1/1000000000000000000, 2/") && e.contains("more)"),
+            "{e}"
+        );
     }
 
     #[test]
