@@ -69,6 +69,10 @@ pub(crate) struct Server {
     /// The controller (ramp-cc).
     pub cc: Box<dyn Controller>,
     pacer: AnyPacer,
+    /// The controller's burst limit, asked once: it is a property of the
+    /// controller's kind, and asking per packet is a dynamic call in the
+    /// simulator's hot path.
+    pacing_burst: Option<core::time::Duration>,
     /// Which pacer, so the quinn model can be restarted with the response.
     pacer_kind: PacerKind,
     mds: u64,
@@ -155,12 +159,14 @@ impl Server {
             max_datagram_size: mds,
             burst: cc.pacing_burst(),
         };
+        let pacing_burst = input.burst;
         let pacer_kind = pacer;
         let pacer = pacer.build(Time::ZERO, &input);
         Server {
             ld,
             cc,
             pacer,
+            pacing_burst,
             pacer_kind,
             mds,
             ecn,
@@ -600,7 +606,7 @@ impl Server {
             window: self.cc.window(),
             smoothed_rtt: self.ld.rtt().smoothed(),
             max_datagram_size: self.mds,
-            burst: self.cc.pacing_burst(),
+            burst: self.pacing_burst,
         }
     }
 

@@ -301,6 +301,10 @@ impl<P> LossDetector<P> {
         if self.stats.ecn_validation != EcnValidation::Capable {
             return;
         }
+        if ack.ecn.is_none() && !self.spaces[space.index()].ecn.sent_any_ect() {
+            // Nothing sent ECT, no counts: on_ack would return no increase.
+            return;
+        }
         let mut newly = NewlyAcked::default();
         for p in &out.acked {
             newly.add(p.ecn, p.size);

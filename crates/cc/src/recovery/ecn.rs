@@ -134,6 +134,13 @@ impl EcnSpace {
         Ok(inc)
     }
 
+    /// Whether any ECT packet was sent in this space: if not, and a frame
+    /// carries no counts, it has nothing to validate or report (the fast
+    /// path of Not-ECT flows).
+    pub(super) fn sent_any_ect(&self) -> bool {
+        self.sent_ect0 + self.sent_ect1 > 0
+    }
+
     /// Counts a packet sent with `ecn`.
     pub(super) fn on_sent(&mut self, ecn: EcnCodepoint) {
         match ecn {

@@ -89,8 +89,8 @@ enum ChartCmd {
         /// Description of the y axis.
         #[arg(long, default_value = "")]
         y_label: String,
-        /// Shade a reference band of y, `LO,HI` (e.g. `0.5,2`).
-        #[arg(long, value_delimiter = ',', num_args = 2)]
+        /// Shade a reference band of y: `--band LO HI` (e.g. `--band 0.5 2`).
+        #[arg(long, num_args = 2, value_names = ["LO", "HI"])]
         band: Option<Vec<f64>>,
         /// Logarithmic y axis.
         #[arg(long)]

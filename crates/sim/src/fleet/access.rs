@@ -103,7 +103,7 @@ pub struct PathModel {
     pub mobile_buffer_ms: (f64, f64),
     /// Delay variation of a Wi-Fi hop's data path, without reordering
     /// (`ramp_link::Jitter`; WiFiSeer's median 3 ms / p90 20 ms when on,
-    /// Sui et al., MobiSys 2016). [off in the fitted model; its ablation
+    /// Sui et al., MobiSys 2016). [on in the fitted model; its ablation
     /// row is in docs/experiments.md]
     pub wifi_jitter: Option<crate::link::Jitter>,
     /// ACK batching at the data sender on every path: the server's
@@ -114,8 +114,8 @@ pub struct PathModel {
     pub ack_batching: bool,
     /// Share of mobile paths whose bottleneck is a cellular link
     /// (`ramp_link::Cellular`, CellReplay's defaults: less capacity for a
-    /// burst after idle, a drifting base RTT). [off in the fitted model;
-    /// 1 = every mobile path, which is what "mobile" means in the regions'
+    /// burst after idle, a drifting base RTT). [1 in the fitted model:
+    /// every mobile path, which is what "mobile" means in the regions'
     /// mixtures]
     pub cellular_share: f64,
     /// Share of mobile paths that replay one of [`PathModel::traces`]
@@ -134,7 +134,7 @@ impl Default for PathModel {
             docsis_share: 0.0,
             l4s_share: 0.0,
             wifi_fq_codel_share: 0.3,
-            wifi_loss_max: 0.02,
+            wifi_loss_max: 0.04,
             mobile_loss_max: 0.03,
             policed_scale: 0.25,
             cross_traffic_share: 0.0,
@@ -142,9 +142,9 @@ impl Default for PathModel {
             aqm_buffer_ms: (100.0, 250.0),
             droptail_buffer_ms: (50.0, 250.0),
             mobile_buffer_ms: (300.0, 2000.0),
-            wifi_jitter: None,
+            wifi_jitter: Some(crate::link::Jitter::WIFI_SUI_2016),
             ack_batching: false,
-            cellular_share: 0.0,
+            cellular_share: 1.0,
             trace_share: 0.0,
             traces: Vec::new(),
         }

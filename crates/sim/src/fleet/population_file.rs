@@ -29,9 +29,9 @@
 //! policed_scale = 1.0                # × each region's policed share
 //! cross_traffic_share = 0.2          # paths with web users on the bottleneck
 //! cross_traffic_users = 2            # (3GPP HTTP model, CUBIC; default 0 / 2)
-//! wifi_jitter = true                 # Wi-Fi delay variation, WiFiSeer's (default off)
+//! wifi_jitter = true                 # Wi-Fi delay variation, WiFiSeer's (default on)
 //! ack_batching = true                # the sender's receive loop, real mode's (default off)
-//! cellular_share = 1.0               # mobile paths on a cellular link, CellReplay's (default 0)
+//! cellular_share = 1.0               # mobile paths on a cellular link, CellReplay's (default 1)
 //! trace_share = 0.5                  # mobile paths replaying a Mahimahi trace (default 0)
 //! traces = ["lte.down", "5g.down"]   # ... drawn uniformly from these (paths from the working directory)
 //!

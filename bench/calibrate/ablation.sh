@@ -1,0 +1,46 @@
+#!/bin/sh
+# The ablation table of docs/experiments.md: the seed experiment's 20 000
+# connections (seed 1) on the seven built-in regions, adding one path or
+# endpoint mechanism per row. Usage: bench/calibrate/ablation.sh RAMP OUTDIR
+set -eu
+RAMP=${1:?ramp binary}
+OUT=${2:?output directory}
+N=${N:-20000}
+SEED=${SEED:-1}
+mkdir -p "$OUT"
+regions='[[region]]
+name = "east-asia"
+[[region]]
+name = "se-asia"
+[[region]]
+name = "west-europe"
+[[region]]
+name = "east-europe"
+[[region]]
+name = "africa"
+[[region]]
+name = "north-america"
+[[region]]
+name = "south-america"
+'
+row() { # name, [paths] body, extra ramp arguments
+  name=$1; paths=$2; shift 2
+  printf '%s[paths]\n%s\n' "$regions" "$paths" > "$OUT/$name.toml"
+  start=$(date +%s)
+  "$RAMP" fleet --population "$OUT/$name.toml" -n "$N" --seed "$SEED" --no-charts -q -o "$OUT/$name" "$@" > "$OUT/$name.txt"
+  echo "$name: $(( $(date +%s) - start )) s, load $(cut -d' ' -f1 /proc/loadavg)" | tee -a "$OUT/times.txt"
+}
+DRAFT02='baseline=newreno(iw=30,beta=0.7,ss_beta=0.5),jumpstart=newreno(iw=30,beta=0.7,ss_beta=0.5)+jumpstart(retreat_beta=ca),rapid-no-jump=newreno(iw=30,beta=0.7,ss_beta=0.5)+rapidstart(jump=off),rapidstart=newreno(iw=30,beta=0.7,ss_beta=0.5)+rapidstart'
+ROWS=${ROWS:-"quicly jitter batching cellular draft02"}
+for r in $ROWS; do
+  case $r in
+    draft02) row draft02 "" --arms "$DRAFT02" ;;
+    quicly) row quicly "" ;;
+    jitter) row jitter "wifi_jitter = true" ;;
+    batching) row batching "wifi_jitter = true
+ack_batching = true" ;;
+    cellular) row cellular "wifi_jitter = true
+ack_batching = true
+cellular_share = 1.0" ;;
+  esac
+done
