@@ -15,6 +15,9 @@
 #                       flag, so the server runs as a user gets it (the
 #                       controller's pacing, docs/real-pacing.md); quinn
 #                       for quinn's own pacer, for reference
+#   ACK_TIMING=         ramp serve --ack-timing; empty (the default) passes
+#                       no flag (the kernel's receive times); driver for
+#                       quinn's one time per receive wake-up
 #   DATAGRAM=           HTTP/3 UDP payload bytes (ramp serve --datagram-bytes;
 #                       empty: path MTU discovery, ramp serve's default)
 #   N=20 C=4 M=4        the 32 MB workload's requests, connections, streams
@@ -30,6 +33,7 @@ CC=${CC:-cubic}
 REPEAT=${REPEAT:-1}
 DATAGRAM=${DATAGRAM:-}
 PACING=${PACING:-}
+ACK_TIMING=${ACK_TIMING:-}
 N=${N:-20} C=${C:-4} M=${M:-4}
 SMALL=${SMALL:-1}
 OUT=${1:-$(mktemp -d /tmp/ramp-load.XXXXXX)}
@@ -37,6 +41,7 @@ mkdir -p "$OUT"
 
 SERVE_ARGS=(serve --listen 127.0.0.1:0 --h2 --cc "$CC" --duration 1800s --stats "$OUT/serve-stats.ndjson")
 [[ -n $PACING ]] && SERVE_ARGS+=(--pacing "$PACING")
+[[ -n $ACK_TIMING ]] && SERVE_ARGS+=(--ack-timing "$ACK_TIMING")
 [[ -n $DATAGRAM ]] && SERVE_ARGS+=(--datagram-bytes "$DATAGRAM")
 echo "ramp ${SERVE_ARGS[*]}"
 "$RAMP" "${SERVE_ARGS[@]}" >"$OUT/serve.log" 2>&1 &

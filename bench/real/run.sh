@@ -10,7 +10,11 @@
 # minutes with --runs 3 on a 2-core VM).
 #
 # Usage: bench/real/run.sh [--quick] [--runs N] [--pacing controller|quinn]
+#                          [--ack-timing kernel|driver]
 #                          [--path NAME]... [--cc SPEC]... > table.md
+#        bench/real/run.sh --fidelity   (100m-30ms and 20m-40ms, 5 runs, every
+#                          controller, then the pass/fail checks of
+#                          docs/real-mode.md; exit status 1 if one fails)
 set -eu
 cd "$(dirname "$0")/../.."
 exec cargo run --quiet --release -p ramp-quic --example real_vs_sim -- "$@"
