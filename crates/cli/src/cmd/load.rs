@@ -224,7 +224,7 @@ pub fn start_h2_server(
         .spawn(move || {
             let r = serve_blocking(cfg, limit, |addr| {
                 // Scripts read the port from this line when listening on port 0.
-                println!("listening h2 on {addr}");
+                crate::stdout_line::say!("listening h2 on {addr}");
                 let _ = tx.send(Ok(()));
             });
             match r {

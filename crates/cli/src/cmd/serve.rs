@@ -167,7 +167,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let counters = serve_blocking_with(cfg, opts, limit, |addr| {
         // Scripts read the port from this line when listening on port 0.
-        println!("listening on {addr} cc {name}");
+        crate::stdout_line::say!("listening on {addr} cc {name}");
         if let Some((h2_listen, identity, root, tcp_cc)) = h2 {
             let at = h2_listen.unwrap_or(addr);
             if let Err(e) = super::load::start_h2_server(at, &identity, root, tcp_cc, limit) {
