@@ -11,7 +11,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use ramp_vocab::rng::Rng;
+use ramp_vocab::rng::Stream;
 use ramp_vocab::{Rate, Time};
 
 use crate::aqm::Aqm;
@@ -30,21 +30,6 @@ pub struct RateStep {
     pub at: Duration,
     /// The new rate.
     pub rate: Rate,
-}
-
-/// The generator streams of a link's random elements. Fixed numbers:
-/// changing one changes every run's output.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u64)]
-enum Stream {
-    /// Random loss (stream 1 since the simulator's first release).
-    Loss = 1,
-    /// PIE's drop draws.
-    Aqm = 3,
-    /// Delay variation draws (4 is the simulator's web users').
-    Jitter = 5,
-    /// A cellular link's base-delay drift.
-    Drift = 6,
 }
 
 /// A link direction's configuration.
@@ -109,27 +94,23 @@ impl<P> Link<P> {
         let mut link = Link {
             policer: cfg.policer.map(|(r, b)| Policer::new(r, b)),
             bottleneck: match &cfg.trace {
-                None => Bottleneck::new(
-                    cfg.rate,
-                    cfg.limit_bytes,
-                    cfg.aqm,
-                    Rng::new(seed, Stream::Aqm as u64),
-                ),
+                None => Bottleneck::new(cfg.rate, cfg.limit_bytes, cfg.aqm, Stream::Aqm.rng(seed)),
                 Some(t) => Bottleneck::with_trace(
                     Arc::clone(t),
                     cfg.limit_bytes,
                     cfg.aqm,
-                    Rng::new(seed, Stream::Aqm as u64),
+                    Stream::Aqm.rng(seed),
                 ),
             },
-            loss: LossElement::new(cfg.loss, Rng::new(seed, Stream::Loss as u64)),
+            loss: LossElement::new(cfg.loss, Stream::Loss.rng(seed)),
             delay: cfg.delay,
             jitter: cfg
                 .jitter
-                .map(|j| JitterElement::new(j, Rng::new(seed, Stream::Jitter as u64))),
-            drift: cfg.cellular.filter(|c| c.drift_mean > 0.0).map(|c| {
-                DriftElement::new(c, cfg.cellular_rtt, Rng::new(seed, Stream::Drift as u64))
-            }),
+                .map(|j| JitterElement::new(j, Stream::Jitter.rng(seed))),
+            drift: cfg
+                .cellular
+                .filter(|c| c.drift_mean > 0.0)
+                .map(|c| DriftElement::new(c, cfg.cellular_rtt, Stream::Drift.rng(seed))),
             rate_steps: cfg.rate_steps.iter().rev().copied().collect(),
         };
         if let Some(c) = cfg.cellular {

@@ -32,7 +32,6 @@ mod path;
 pub mod receiver;
 mod record;
 pub mod resumption;
-mod rng;
 pub mod scenario;
 mod server;
 pub mod trace;

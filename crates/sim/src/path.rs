@@ -42,7 +42,10 @@ impl Path {
             reverse_busy_until: Time::ZERO,
             ack_aggregation_ns: cfg.ack_aggregation.map(duration_nanos).filter(|n| *n > 0),
             wakeup: cfg.ack_batching.clone().map(|l| {
-                crate::wakeup::WakeupElement::new(l, crate::rng::Stream::SenderWakeup.rng(seed))
+                crate::wakeup::WakeupElement::new(
+                    l,
+                    ramp_vocab::rng::Stream::SenderWakeup.rng(seed),
+                )
             }),
             last_reverse_arrival: Time::ZERO,
         }

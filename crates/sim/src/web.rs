@@ -98,8 +98,8 @@ pub struct WebConfig {
     pub model: HttpModel,
 }
 
-/// The generator stream of web traffic (fixed: see `rng::Stream`).
-const WEB_STREAM: u64 = 4;
+/// The generator stream of web traffic.
+const WEB_STREAM: u64 = ramp_vocab::rng::Stream::WebUsers as u64;
 
 /// A standard normal draw (Marsaglia's polar method: only `ln` and `sqrt`).
 fn normal(rng: &mut Rng) -> f64 {

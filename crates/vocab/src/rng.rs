@@ -54,6 +54,38 @@ fn unit_f64(bits: u64) -> f64 {
     (bits >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
 }
 
+/// The stream number of every random element that draws from a run's seed
+/// through [`Rng::new`]: the link's elements (ramp-link) and the
+/// simulator's (its web users, the sender's receive-path wake-ups). One
+/// list, so that no two elements of one path can share a number: two
+/// elements on one number would draw the very same sequence, and their
+/// draws would be perfectly correlated (a duplicate discriminant does not
+/// compile). The numbers are fixed: changing one changes every output that
+/// element's draws feed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u64)]
+pub enum Stream {
+    /// A link's random loss.
+    Loss = 1,
+    /// A queue discipline's drop or mark draws (PIE, DualPI2).
+    Aqm = 3,
+    /// The simulator's web users (each user's seed is offset by its index).
+    WebUsers = 4,
+    /// A link's delay variation (Wi-Fi jitter).
+    Jitter = 5,
+    /// A cellular link's base-delay drift.
+    Drift = 6,
+    /// The data sender's receive-path wake-ups (ACK batching at the sender).
+    SenderWakeup = 7,
+}
+
+impl Stream {
+    /// This element's generator under `seed`.
+    pub fn rng(self, seed: u64) -> Rng {
+        Rng::new(seed, self as u64)
+    }
+}
+
 /// xoshiro256** (Blackman and Vigna 2018).
 #[derive(Clone, Debug)]
 pub struct Rng {
