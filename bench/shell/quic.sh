@@ -2,8 +2,8 @@
 # QUIC through `ramp shell` against `ramp relay` and `ramp sim` on the
 # paths of docs/real-mode.md (20 Mbit/s drop-tail and CoDel, 100 Mbit/s;
 # 40 ms RTT, 40 ms queue): 2 MB downloads with `ramp get` from one
-# `ramp serve` on the host, RUNS fresh connections per cell (median, with
-# the fastest and slowest); the simulator with 1200-byte datagrams, IW 10
+# `ramp serve` on the host, RUNS fresh connections per cell, shell and
+# relay alternating (median, with the fastest and slowest); the simulator with 1200-byte datagrams, IW 10
 # and the leaky-bucket pacer the server runs. Needs root (ramp shell).
 #
 # Usage: sudo bench/shell/quic.sh [RUNS] [CC...] > table.md
@@ -27,8 +27,11 @@ SERVE=; RELAY=
 median() { sort -n | awk '{a[NR]=$1} END {printf "%.0f %.0f %.0f", a[int((NR+1)/2)], a[1], a[NR]}'; }
 ttlb_ms() { grep -o '"ttlb-us":[0-9]*' | cut -d: -f2 | awk '{print $1/1000}'; }
 
-echo "| path | cc | shell ms | shell min–max | relay ms | relay min–max | sim ms | shell vs relay | shell vs sim |"
-echo "|---|---|---|---|---|---|---|---|---|"
+loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
+echo "2 MB downloads, median of $RUNS fresh connections per cell (min–max beside it), $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load average at start $(loadavg)"
+echo
+echo "| path | cc | shell median ms | shell min–max | relay median ms | relay min–max | sim ms | shell vs relay | shell vs sim | relay vs sim |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
 for cc in $CCS; do
     "$RAMP" serve --cc "$cc" --listen 0.0.0.0:$PORT --pmtud off > "$TMP/serve" 2>&1 &
     SERVE=$!
@@ -37,18 +40,18 @@ for cc in $CCS; do
         set -- $path
         name=$1 rate=$2 aqm=$3
         link="--rate $rate --rtt 40ms --queue 40ms --aqm $aqm"
-        : > "$TMP/shell"
-        for _ in $(seq "$RUNS"); do
-            # shellcheck disable=SC2086
-            "$RAMP" shell $link -- sh -c "exec '$RAMP' get https://\$RAMP_SHELL_HOST:$PORT/bytes/$SIZE --insecure --json" \
-                2>>"$TMP/shell.err" | ttlb_ms >> "$TMP/shell"
-        done
         # shellcheck disable=SC2086
         "$RAMP" relay --listen 127.0.0.1:$RELAY_PORT --upstream 127.0.0.1:$PORT $link > /dev/null 2>&1 &
         RELAY=$!
         sleep 0.5
+        : > "$TMP/shell"
         : > "$TMP/relay"
+        # Paired: each run is one download through the shell, then one
+        # through the relay, so a change in the machine's load falls on both.
         for _ in $(seq "$RUNS"); do
+            # shellcheck disable=SC2086
+            "$RAMP" shell $link -- sh -c "exec '$RAMP' get https://\$RAMP_SHELL_HOST:$PORT/bytes/$SIZE --insecure --json" \
+                2>>"$TMP/shell.err" | ttlb_ms >> "$TMP/shell"
             "$RAMP" get https://127.0.0.1:$RELAY_PORT/bytes/$SIZE --insecure --json | ttlb_ms >> "$TMP/relay"
         done
         kill $RELAY; wait $RELAY 2>/dev/null || true
@@ -61,8 +64,10 @@ for cc in $CCS; do
         set -- $(median < "$TMP/relay")
         r=$1 rmin=$2 rmax=$3
         awk -v n="$name" -v c="$cc" -v s="$s" -v smin="$smin" -v smax="$smax" -v r="$r" -v rmin="$rmin" -v rmax="$rmax" -v m="$sim" \
-            'BEGIN {printf "| %s | %s | %d | %d–%d | %d | %d–%d | %.0f | %+.1f%% | %+.1f%% |\n", n, c, s, smin, smax, r, rmin, rmax, m, (s/r-1)*100, (s/m-1)*100}'
+            'BEGIN {printf "| %s | %s | %d | %d–%d | %d | %d–%d | %.0f | %+.1f%% | %+.1f%% | %+.1f%% |\n", n, c, s, smin, smax, r, rmin, rmax, m, (s/r-1)*100, (s/m-1)*100, (r/m-1)*100}'
     done
     kill $SERVE; wait $SERVE 2>/dev/null || true
     SERVE=
 done
+echo
+echo "load average at end $(loadavg); target: shell within 5 % of relay and of sim"

@@ -7,9 +7,11 @@
 mod clobber;
 mod cmd;
 mod file_stem;
+mod interrupt;
 mod path_flags;
 mod ranges;
 mod run_dir;
+mod stdout_line;
 mod writable;
 
 use clap::{Parser, Subcommand};

@@ -333,3 +333,82 @@ fn serve_listen_port_0_puts_http2_on_the_http3_port() {
     let serve = Serve::start();
     assert_eq!(serve.port("h2"), serve.port("h3"));
 }
+
+/// Runs `ramp ARGS` to its end and returns its output with its peak RSS
+/// in kB (from wait4's rusage, so the child's own high-water mark).
+#[cfg(target_os = "linux")]
+#[allow(clippy::zombie_processes, reason = "reaped by wait4, for its rusage")]
+fn run_measured(args: &[&str]) -> (std::process::ExitStatus, String, u64) {
+    use std::io::Read as _;
+    use std::os::unix::process::ExitStatusExt as _;
+    let mut child = Command::new(RAMP)
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("ramp load runs");
+    let mut stderr = String::new();
+    if let Some(mut e) = child.stderr.take() {
+        let _ = e.read_to_string(&mut stderr);
+    }
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is valid; wait4 fills it for our child.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: pid is our own unwaited child; both pointers are valid.
+    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(r, pid, "wait4");
+    (
+        std::process::ExitStatus::from_raw(status),
+        stderr,
+        usage.ru_maxrss as u64,
+    )
+}
+
+/// h2load's "run for D" idiom, `-n 500000000 -D 1s`: memory follows the
+/// requests started, not -n (it allocated 56 GB up front), and
+/// `-n 18446744073709551615` against a dead server counts every request
+/// failed without a record each (it panicked on the capacity).
+#[cfg(target_os = "linux")]
+#[test]
+fn a_huge_n_allocates_per_started_request_not_up_front() {
+    let serve = Serve::start();
+    let url = format!("https://localhost:{}/bytes/100", serve.port("h2"));
+    let t0 = Instant::now();
+    let (status, stderr, rss_kb) = run_measured(&[
+        "load",
+        &url,
+        "--insecure",
+        "--quiet",
+        "--h2",
+        "-n",
+        "500000000",
+        "-c",
+        "2",
+        "-m",
+        "4",
+        "-D",
+        "1s",
+    ]);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    // In-flight requests at the cap end as timeouts: a failed run, exit 2.
+    assert!(matches!(status.code(), Some(0 | 2)), "{status:?}: {stderr}");
+    assert!(t0.elapsed() < Duration::from_secs(30), "ran for its -D");
+    assert!(rss_kb < 300 * 1024, "peak RSS {rss_kb} kB");
+
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("ephemeral port");
+    let url = format!("https://localhost:{port}/");
+    let max = u64::MAX.to_string();
+    let (status, stderr, rss_kb) =
+        run_measured(&["load", &url, "--insecure", "--quiet", "--h2", "-n", &max]);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!("{max} of {max} requests failed")),
+        "{stderr}"
+    );
+    assert!(rss_kb < 300 * 1024, "peak RSS {rss_kb} kB");
+}

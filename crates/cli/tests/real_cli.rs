@@ -178,9 +178,11 @@ fn get_summary_and_errors() {
 
 #[test]
 fn get_honours_timeout_for_the_handshake_and_prints_only_the_error() {
-    // Nobody answers on this UDP port: the handshake never completes.
-    let port = std::net::UdpSocket::bind("127.0.0.1:0")
-        .and_then(|s| s.local_addr())
+    // A socket that never answers holds the port (a closed port would
+    // answer with ICMP): the handshake never completes.
+    let silent = std::net::UdpSocket::bind("127.0.0.1:0").expect("bind");
+    let port = silent
+        .local_addr()
         .map(|a| a.port())
         .expect("ephemeral port");
     let t0 = Instant::now();
@@ -273,4 +275,83 @@ fn bad_arguments_are_errors_not_panics() {
             "{args:?}"
         );
     }
+}
+
+/// `ramp serve ... | head -1` and `ramp relay ... | true`: the servers
+/// keep SIGPIPE ignored, so a closed stdout is EPIPE on their
+/// `listening on` lines; that must neither panic nor stop the server
+/// (it runs to its --duration and exits 0).
+#[cfg(unix)]
+#[test]
+fn serve_and_relay_outlive_a_closed_stdout() {
+    let relay: &[&str] = &[
+        "relay",
+        "--listen",
+        "127.0.0.1:0",
+        "--upstream",
+        "127.0.0.1:9",
+        "--rate",
+        "20mbit",
+        "--rtt",
+        "20ms",
+        "--queue",
+        "20ms",
+        "--duration",
+        "1s",
+    ];
+    let serve_h2: &[&str] = &[
+        "serve",
+        "--listen",
+        "127.0.0.1:0",
+        "--h2",
+        "--duration",
+        "1s",
+    ];
+    for args in [serve_h2, relay] {
+        let mut child = Command::new(RAMP)
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("ramp starts");
+        // Close the read end before the child writes its first line.
+        drop(child.stdout.take());
+        let t0 = Instant::now();
+        let out = child.wait_with_output().expect("ramp ends");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+        assert!(
+            t0.elapsed() >= Duration::from_millis(900),
+            "{args:?} ran to its --duration"
+        );
+    }
+}
+
+/// A dead server (nothing bound to the port) answers with ICMP port
+/// unreachable: `ramp get` fails at once naming the address, not after
+/// its 60 s default --timeout.
+#[test]
+fn get_fails_fast_on_a_closed_port_naming_the_address() {
+    let port = std::net::UdpSocket::bind("127.0.0.1:0")
+        .and_then(|s| s.local_addr())
+        .map(|a| a.port())
+        .expect("ephemeral port");
+    let t0 = Instant::now();
+    let out = Command::new(RAMP)
+        .args([
+            "get",
+            &format!("https://127.0.0.1:{port}/bytes/1"),
+            "--insecure",
+        ])
+        .output()
+        .expect("ramp get runs");
+    let elapsed = t0.elapsed();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!("127.0.0.1:{port} is unreachable")),
+        "{stderr}"
+    );
+    assert!(elapsed < Duration::from_secs(5), "{elapsed:?}");
 }

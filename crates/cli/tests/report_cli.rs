@@ -182,3 +182,41 @@ fn missing_baseline_and_bad_extension_are_errors() {
     assert_eq!(files(&dir), ["r.ndjson"]);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `ramp plot ab /dev/zero` and the other chart readers: a newline-less
+/// stream is refused with one line naming the input and line once it
+/// passes the 64 MiB line bound, under a 2 GiB address-space limit (it
+/// grew until memory ran out).
+#[cfg(target_os = "linux")]
+#[test]
+fn a_newline_less_stream_into_plot_is_one_error_under_2_gib() {
+    use std::os::unix::process::CommandExt as _;
+    for chart in ["ab", "paired", "grid", "timeseq"] {
+        let d = scratch(&format!("zero-{chart}"));
+        let mut cmd = ramp();
+        cmd.args(["plot", chart, "/dev/zero", "-o"])
+            .arg(d.join("x.png"));
+        // SAFETY: only setrlimit (async-signal-safe) between fork and exec.
+        unsafe {
+            cmd.pre_exec(|| {
+                let lim = libc::rlimit {
+                    rlim_cur: 2 << 30,
+                    rlim_max: 2 << 30,
+                };
+                if libc::setrlimit(libc::RLIMIT_AS, &lim) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let out = cmd.output().unwrap();
+        let e = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{chart}: {e}");
+        assert!(
+            e.contains("/dev/zero:1: line longer than the maximum of 64 MiB"),
+            "{chart}: {e}"
+        );
+        assert_eq!(e.trim().lines().count(), 1, "{chart}: {e}");
+        assert!(files(&d).is_empty(), "{chart}: nothing written");
+    }
+}

@@ -4,6 +4,7 @@
 //! keys freely; consumers ask for the keys they know.
 
 use crate::error::{Error, Result};
+use ramp_vocab::lines::{CappedLines, LineError, MAX_LINE_BYTES};
 use ramp_vocab::record_keys as k;
 use serde_json::{Map, Value};
 use std::path::Path;
@@ -67,31 +68,64 @@ impl Record {
     }
 }
 
+/// Calls `f` with each line of `reader` and its 1-based number. Lines are
+/// at most [`MAX_LINE_BYTES`], checked as the bytes arrive (ramp-vocab's
+/// one line reader), so a newline-less stream ends in one error naming
+/// `source` and the line, not in an out-of-memory abort.
+pub(crate) fn for_each_line(
+    reader: impl std::io::BufRead,
+    source: &str,
+    mut f: impl FnMut(usize, &str) -> Result<()>,
+) -> Result<()> {
+    let mut lines = CappedLines::new(reader, MAX_LINE_BYTES);
+    loop {
+        let (line_no, bytes) = match lines.next_line() {
+            Ok(Some((n, b))) => (n as usize, b),
+            Ok(None) => return Ok(()),
+            Err(LineError::TooLong(e)) => {
+                return Err(Error::input(source, e.line as usize, e.to_string()))
+            }
+            Err(LineError::Io(e)) => {
+                return Err(Error::Io {
+                    path: source.to_string(),
+                    message: e.to_string(),
+                })
+            }
+        };
+        let text = std::str::from_utf8(bytes)
+            .map_err(|e| Error::input(source, line_no, format!("not UTF-8 text: {e}")))?;
+        f(line_no, text)?;
+    }
+}
+
+/// One NDJSON line as a record, or `None` for a blank line.
+fn record_of(line: &str, source: &str, line_no: usize) -> Result<Option<Record>> {
+    if line.trim().is_empty() {
+        return Ok(None);
+    }
+    let value: Value = serde_json::from_str(line)
+        .map_err(|e| Error::input(source, line_no, format!("invalid JSON: {e}")))?;
+    match value {
+        Value::Object(fields) => Ok(Some(Record {
+            fields,
+            line: line_no,
+        })),
+        _ => Err(Error::input(
+            source,
+            line_no,
+            "expected a JSON object (one record per line)",
+        )),
+    }
+}
+
 /// Parses NDJSON records from `text`; `source` names the input in errors.
 /// Blank lines are skipped; any other line must be a JSON object.
 pub fn parse_records(text: &str, source: &str) -> Result<Vec<Record>> {
     let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let line_no = i + 1;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let value: Value = serde_json::from_str(line)
-            .map_err(|e| Error::input(source, line_no, format!("invalid JSON: {e}")))?;
-        match value {
-            Value::Object(fields) => out.push(Record {
-                fields,
-                line: line_no,
-            }),
-            _ => {
-                return Err(Error::input(
-                    source,
-                    line_no,
-                    "expected a JSON object (one record per line)",
-                ))
-            }
-        }
-    }
+    for_each_line(text.as_bytes(), source, |n, line| {
+        out.extend(record_of(line, source, n)?);
+        Ok(())
+    })?;
     Ok(out)
 }
 
@@ -99,44 +133,25 @@ pub fn parse_records(text: &str, source: &str) -> Result<Vec<Record>> {
 /// number set) to `f`, so that callers keep only what they need of each
 /// line. Errors name the file and line.
 pub(crate) fn for_each_record(path: &Path, mut f: impl FnMut(Record) -> Result<()>) -> Result<()> {
-    use std::io::BufRead as _;
     let source = path.display().to_string();
     let file = std::fs::File::open(path).map_err(|e| Error::io(path, &e))?;
-    let mut reader = std::io::BufReader::with_capacity(1 << 20, file);
-    let mut buf = String::new();
-    let mut line_no = 0;
-    loop {
-        buf.clear();
-        let n = reader
-            .read_line(&mut buf)
-            .map_err(|e| Error::io(path, &e))?;
-        if n == 0 {
-            return Ok(());
+    let reader = std::io::BufReader::with_capacity(1 << 20, file);
+    for_each_line(reader, &source, |n, line| {
+        match record_of(line, &source, n)? {
+            Some(r) => f(r),
+            None => Ok(()),
         }
-        line_no += 1;
-        if buf.trim().is_empty() {
-            continue;
-        }
-        let value: Value = serde_json::from_str(&buf)
-            .map_err(|e| Error::input(&source, line_no, format!("invalid JSON: {e}")))?;
-        let Value::Object(fields) = value else {
-            return Err(Error::input(
-                &source,
-                line_no,
-                "expected a JSON object (one record per line)",
-            ));
-        };
-        f(Record {
-            fields,
-            line: line_no,
-        })?;
-    }
+    })
 }
 
 /// Reads an NDJSON records file.
 pub fn read_records(path: &Path) -> Result<Vec<Record>> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, &e))?;
-    parse_records(&text, &path.display().to_string())
+    let mut out = Vec::new();
+    for_each_record(path, |r| {
+        out.push(r);
+        Ok(())
+    })?;
+    Ok(out)
 }
 
 #[cfg(test)]

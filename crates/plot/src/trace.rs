@@ -294,15 +294,20 @@ fn parse_meta(l: &Line<'_>) -> Result<TraceMeta> {
 
 /// Parses a trace from NDJSON text; `source` names it in errors.
 pub fn parse_trace(text: &str, source: &str) -> Result<Trace> {
+    trace_from(text.as_bytes(), source)
+}
+
+/// Parses a trace line by line from `reader` (lines bounded as they
+/// arrive, see [`crate::record::for_each_line`]).
+fn trace_from(reader: impl std::io::BufRead, source: &str) -> Result<Trace> {
     let mut trace = Trace {
         source: source.to_string(),
         ..Trace::default()
     };
     let mut have_meta = false;
-    for (i, raw) in text.lines().enumerate() {
-        let line = i + 1;
+    crate::record::for_each_line(reader, source, |line, raw| {
         if raw.trim().is_empty() {
-            continue;
+            return Ok(());
         }
         let value: Value = serde_json::from_str(raw)
             .map_err(|e| Error::input(source, line, format!("invalid JSON: {e}")))?;
@@ -325,7 +330,7 @@ pub fn parse_trace(text: &str, source: &str) -> Result<Trace> {
             }
             trace.meta = parse_meta(&l)?;
             have_meta = true;
-            continue;
+            return Ok(());
         }
         match ev.as_str() {
             "sent" => trace.sent.push(Sent {
@@ -379,7 +384,8 @@ pub fn parse_trace(text: &str, source: &str) -> Result<Trace> {
             // Unknown kinds are ignored: producers may add events.
             _ => {}
         }
-    }
+        Ok(())
+    })?;
     if !have_meta {
         return Err(Error::input(source, 0, "empty trace: no `meta` header"));
     }
@@ -388,8 +394,11 @@ pub fn parse_trace(text: &str, source: &str) -> Result<Trace> {
 
 /// Reads a trace file.
 pub fn read_trace(path: &Path) -> Result<Trace> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, &e))?;
-    parse_trace(&text, &path.display().to_string())
+    let file = std::fs::File::open(path).map_err(|e| Error::io(path, &e))?;
+    trace_from(
+        std::io::BufReader::with_capacity(1 << 20, file),
+        &path.display().to_string(),
+    )
 }
 
 #[cfg(test)]

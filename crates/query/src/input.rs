@@ -312,10 +312,13 @@ impl Chunks {
                             if buf.len() > MAX_LINE_BYTES {
                                 // Checked as the bytes arrive: a newline-less
                                 // stream (`/dev/zero`) must not take all memory.
-                                return Err(ChunkError::Data(format!(
-                                    "{name}:{line}: line longer than the maximum of {} MiB",
-                                    MAX_LINE_BYTES >> 20
-                                )));
+                                // The bound and message are ramp-vocab's, as
+                                // for every line reader of ramp's.
+                                let e = LineTooLong {
+                                    line: *line,
+                                    max: MAX_LINE_BYTES,
+                                };
+                                return Err(ChunkError::Data(format!("{name}:{line}: {e}")));
                             }
                             from = buf.len();
                             let want = buf.len() + chunk;
@@ -349,10 +352,10 @@ pub enum ChunkError {
     Data(String),
 }
 
-/// The longest input line a stream may have (DuckDB's JSON reader stops
-/// at 16 MB by default; ramp's records are about 1.2 KB). A mapped file is
-/// not copied, so only streams need the bound.
-pub const MAX_LINE_BYTES: usize = 64 << 20;
+use ramp_vocab::lines::LineTooLong;
+/// The longest input line a stream may have: ramp-vocab's one bound for
+/// every line reader. A mapped file is not copied, so only streams need it.
+pub use ramp_vocab::lines::MAX_LINE_BYTES;
 
 /// Reads until `buf` holds `want` bytes or the reader ends.
 fn fill(

@@ -237,6 +237,9 @@ async fn run_connection(
             .map_err(|e| format!("HTTP/3 setup with {addr}: {e}"))?;
         Ok::<_, String>((conn, driver, send))
     };
+    // A closed port answers with ICMP, which quinn's socket never sees:
+    // fail on it at once rather than at the timeout.
+    let connecting = crate::unreachable::or_unreachable(addr, connecting);
     let (conn, mut driver, mut send) = match tokio::time::timeout(cfg.timeout, connecting).await {
         Ok(Ok(v)) => v,
         Ok(Err(e)) => {

@@ -28,3 +28,4 @@ pub mod stats;
 pub mod tls;
 pub mod transport;
 pub mod units;
+mod unreachable;

@@ -239,3 +239,76 @@ fn a_full_client_table_evicts_never_answered_clients_so_spoofing_cannot_lock_out
     assert_eq!(c.evicted, 7, "{c:?}");
     assert_eq!(c.refused, 0, "{c:?}");
 }
+
+/// Clients that came and went: a full table of clients the server
+/// answered, all silent since, admits a new client once they have been
+/// quiet for `client_quiet` (the table held them for the 30 s idle sweep
+/// before, locking every new client out); while they are busy, a new
+/// client is refused.
+#[test]
+fn a_full_table_of_finished_flows_admits_new_clients() {
+    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    // The "server" answers every datagram, then reports what it saw.
+    let server = UdpSocket::bind("127.0.0.1:0").unwrap();
+    server
+        .set_read_timeout(Some(Duration::from_millis(50)))
+        .unwrap();
+    let server_addr = server.local_addr().unwrap();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let stop2 = stop.clone();
+    let echo = std::thread::spawn(move || {
+        let mut seen = Vec::new();
+        let mut buf = [0u8; 2048];
+        while !stop2.load(std::sync::atomic::Ordering::Relaxed) {
+            if let Ok((n, from)) = server.recv_from(&mut buf) {
+                seen.push(u32::from_be_bytes([buf[6], buf[7], buf[8], buf[9]]));
+                let _ = server.send_to(&buf[..n], from);
+            }
+        }
+        seen
+    });
+    let mut cfg = RelayConfig::symmetric(
+        "127.0.0.1:0".parse().unwrap(),
+        server_addr,
+        Rate::from_bits_per_sec(100_000_000),
+        Duration::ZERO,
+        Duration::from_millis(40),
+        0.0,
+        1,
+    );
+    cfg.max_clients = 4;
+    cfg.client_quiet = Duration::from_millis(300);
+    let relay = Relay::start(cfg).unwrap();
+    let clients: Vec<UdpSocket> = (0..5)
+        .map(|_| UdpSocket::bind("127.0.0.1:0").unwrap())
+        .collect();
+    for c in &clients {
+        c.set_read_timeout(Some(Duration::from_secs(2))).unwrap();
+    }
+    let mut buf = [0u8; 2048];
+    // Four clients, each answered: the table is full of real flows.
+    for (i, c) in clients[..4].iter().enumerate() {
+        c.send_to(&client_initial(1200, i as u32), relay.local_addr())
+            .unwrap();
+        c.recv_from(&mut buf).expect("answered through the relay");
+    }
+    // While they are fresh, a fifth is refused.
+    clients[4]
+        .send_to(&client_initial(1200, 100), relay.local_addr())
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(100));
+    assert_eq!(relay.counters().refused, 1, "{:?}", relay.counters());
+    // Once they have finished (quiet past client_quiet), it gets in.
+    std::thread::sleep(Duration::from_millis(400));
+    clients[4]
+        .send_to(&client_initial(1200, 101), relay.local_addr())
+        .unwrap();
+    clients[4]
+        .recv_from(&mut buf)
+        .expect("the new client is answered");
+    let c = relay.stop().unwrap();
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let seen = echo.join().unwrap();
+    assert!(seen.contains(&101) && !seen.contains(&100), "{seen:?}");
+    assert_eq!((c.clients, c.evicted, c.refused), (5, 1, 1), "{c:?}");
+}

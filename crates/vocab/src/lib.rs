@@ -13,12 +13,14 @@
 //! - [`record_keys`]: the keys of a per-connection stats record.
 //! - [`atomic_file`]: writing an output file whole or not at all.
 //! - [`ecn`]: the ECN codepoint a packet carries ([`EcnCodepoint`]).
+//! - [`lines`]: input lines with a maximum length, checked as bytes arrive.
 
 #![forbid(unsafe_code)]
 #![warn(unreachable_pub)]
 
 pub mod atomic_file;
 pub mod ecn;
+pub mod lines;
 pub mod quantile;
 pub mod record_keys;
 pub mod rng;

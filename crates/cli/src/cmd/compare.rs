@@ -8,12 +8,15 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
 use anyhow::{bail, Context};
-use indicatif::{ProgressBar, ProgressStyle};
 use ramp_cc::spec;
 use ramp_sim::fleet::arms::{parse_arms, Arm};
 use ramp_sim::{flows_for, simulate, Record, Scenario, TraceSink};
 
+use super::compare_traces::{CappedTrace, DeliveredCounter, Progress, MAX_TRACE_BYTES};
 use crate::file_stem::safe_stem;
 use crate::run_dir::{Owner, Staging};
 use ramp_vocab::atomic_file::write_atomic;
@@ -90,6 +93,11 @@ pub struct Args {
     /// Only print the table; write no files.
     #[arg(long)]
     no_report: bool,
+    /// Write the table, records, scenario and report but no traces (and
+    /// so no trace charts). Traces are otherwise capped at 128 MiB per
+    /// arm (docs/simulator.md, "Ranges").
+    #[arg(long, conflicts_with = "no_report")]
+    no_traces: bool,
 }
 
 /// Runs the comparison.
@@ -125,40 +133,31 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .as_ref()
         .map_or(args.out.clone(), |s| s.path().to_path_buf());
     let traces_dir = work.join("traces");
-    if staging.is_some() {
+    let traced = staging.is_some() && !args.no_traces;
+    if traced {
         fs::create_dir_all(&traces_dir)
             .with_context(|| format!("creating {}", traces_dir.display()))?;
     }
 
-    let progress = ProgressBar::new(arms.len() as u64 + u64::from(!args.no_report));
-    progress.set_style(
-        ProgressStyle::with_template("{spinner} [{bar:30}] {pos}/{len} {msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar())
-            .progress_chars("=> "),
-    );
-    let records = run_arms(
-        &scenario,
-        &arms,
-        seed,
-        &traces_dir,
-        !args.no_report,
-        &progress,
-    )?;
+    let progress = Progress::new(arms.len(), scenario.size_bytes, !args.no_report);
+    let records = run_arms(&scenario, &arms, seed, &traces_dir, traced, &progress)?;
 
     print_table(&scenario, seed, &arms, &records);
 
     if let Some(staging) = staging {
-        progress.set_message("charts and report");
-        write_run_dir(&scenario, &arms, &records, &work)?;
+        progress.bar.set_message("charts and report");
+        write_run_dir(&scenario, &arms, &records, &work, traced)?;
         staging.commit()?;
-        progress.inc(1);
+        progress.arm_done();
     }
-    progress.finish_and_clear();
+    progress.finish();
     if !args.no_report {
-        println!(
-            "\nwrote {} (records.ndjson, traces/, delivery.png, timeseq-*.png, report.html)",
-            args.out.display()
-        );
+        let what = if traced {
+            "records.ndjson, traces/, delivery.png, timeseq-*.png, report.html"
+        } else {
+            "records.ndjson, report.html; no traces"
+        };
+        println!("\nwrote {} ({what})", args.out.display());
     }
     Ok(())
 }
@@ -177,12 +176,13 @@ fn run_arms(
     seed: u64,
     traces_dir: &Path,
     traced: bool,
-    progress: &ProgressBar,
+    progress: &Progress,
 ) -> anyhow::Result<Vec<Record>> {
     let results = ramp_sim::parallel::map_ordered(arms.len() as u64, 0, |i| {
         let i = i as usize;
-        let r = run_arm(scenario, &arms[i], i, seed, traces_dir, traced);
-        progress.inc(1);
+        let delivered = progress.delivered.as_ref().map(|d| d[i].clone());
+        let r = run_arm(scenario, &arms[i], i, seed, traces_dir, traced, delivered);
+        progress.arm_done();
         r
     });
     if results.len() < arms.len() {
@@ -202,18 +202,37 @@ fn run_arm(
     seed: u64,
     traces_dir: &Path,
     traced: bool,
+    delivered: Option<Arc<std::sync::atomic::AtomicU64>>,
 ) -> anyhow::Result<Record> {
     let flows = flows_for(scenario, &arm.spec, &arm.label, seed)?;
     let path = trace_path(traces_dir, index, &arm.label);
+    let truncated = Arc::new(AtomicBool::new(false));
     let mut sink = if traced {
         let f = fs::File::create(&path).with_context(|| format!("creating {}", path.display()))?;
-        TraceSink::off().with_ndjson(Box::new(std::io::BufWriter::new(f)))
+        let w = CappedTrace::new(
+            std::io::BufWriter::new(f),
+            MAX_TRACE_BYTES,
+            truncated.clone(),
+        );
+        TraceSink::off().with_ndjson(Box::new(w))
     } else {
         TraceSink::off()
     };
+    if let Some(d) = delivered {
+        sink = sink.with_output(Box::new(DeliveredCounter(d)));
+    }
     let out = simulate(scenario, flows, seed, &mut sink);
     sink.finish()
         .with_context(|| format!("writing {}", path.display()))?;
+    if truncated.load(Ordering::Relaxed) {
+        eprintln!(
+            "ramp compare: arm {}: trace cut at {} MiB, the cap per arm ({}): its charts cover the \
+             start of the transfer; the table and records cover all of it (--no-traces writes none)",
+            arm.label,
+            MAX_TRACE_BYTES >> 20,
+            path.display()
+        );
+    }
     out.records
         .into_iter()
         .next()
@@ -317,6 +336,7 @@ fn write_run_dir(
     arms: &[Arm],
     records: &[Record],
     out: &Path,
+    traced: bool,
 ) -> anyhow::Result<()> {
     let mut text = String::new();
     for r in records {
@@ -330,6 +350,10 @@ fn write_run_dir(
     )?;
 
     let run = ramp_plot::RunData::load(out)?;
+    if !traced {
+        ramp_plot::write_report(&run, &out.join("report.html"))?;
+        return Ok(());
+    }
     let theme = ramp_plot::chart::style::Theme::Light;
     let title = format!("{}: in-order bytes delivered", scenario.name);
     let delivery =

@@ -207,6 +207,7 @@ pub fn start_h2_server(
     listen: std::net::SocketAddr,
     identity: &ramp_quic::tls::Identity,
     root: Option<PathBuf>,
+    tcp_cc: Option<String>,
     limit: Option<Duration>,
 ) -> anyhow::Result<()> {
     use ramp_quic::h2::server::{serve_blocking, H2Config};
@@ -214,6 +215,7 @@ pub fn start_h2_server(
         listen,
         identity: ramp_quic::h2::tls::clone_identity(identity),
         root,
+        tcp_cc,
     };
     let (tx, rx) = std::sync::mpsc::channel::<Result<(), String>>();
     let tx_err = tx.clone();
@@ -222,7 +224,7 @@ pub fn start_h2_server(
         .spawn(move || {
             let r = serve_blocking(cfg, limit, |addr| {
                 // Scripts read the port from this line when listening on port 0.
-                println!("listening h2 on {addr}");
+                crate::stdout_line::say!("listening h2 on {addr}");
                 let _ = tx.send(Ok(()));
             });
             match r {

@@ -2,6 +2,7 @@
 
 pub mod bench;
 pub mod compare;
+mod compare_traces;
 pub mod fleet;
 pub mod get;
 pub mod load;

@@ -80,7 +80,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             .set_trace(Arc::new(DeliveryTrace::load(f).context("--uplink-trace")?));
     }
     let relay = Relay::start(cfg).with_context(|| format!("relay on {}", args.listen))?;
-    println!(
+    crate::stdout_line::say!(
         "listening on {} upstream {}",
         relay.local_addr(),
         args.upstream
@@ -91,7 +91,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         eprintln!("ramp relay {name}: {d}");
     }
     eprintln!(
-        "ramp relay: {} clients ({} evicted unanswered, {} refused with the table full), {} unknown datagrams",
+        "ramp relay: {} clients ({} evicted unanswered or finished, {} refused with the table full), {} unknown datagrams",
         c.clients, c.evicted, c.refused, c.unknown
     );
     Ok(())

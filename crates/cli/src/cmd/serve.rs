@@ -58,10 +58,16 @@ pub struct Args {
     /// Record label `group` (the A/B arm).
     #[arg(long)]
     group: Option<String>,
-    /// Also serve the same paths over HTTP/2 + TLS on TCP (same
-    /// certificate), on --listen's address or --h2-listen.
+    /// Also serve the same paths over TLS on TCP (same certificate), on
+    /// --listen's address or --h2-listen: HTTP/2, or HTTP/1.1 to clients
+    /// that ask for it by ALPN (`curl --http1.1`) or ask for nothing.
     #[arg(long)]
     h2: bool,
+    /// Kernel TCP congestion controller of every --h2 connection (cubic,
+    /// reno, bbr, ... as in /proc/sys/net/ipv4/tcp_available_congestion_control;
+    /// set per socket with TCP_CONGESTION). Default: the system's.
+    #[arg(long, requires = "h2")]
+    tcp_cc: Option<String>,
     /// TCP address of the HTTP/2 listener (default: --listen's).
     #[arg(long, requires = "h2")]
     h2_listen: Option<SocketAddr>,
@@ -135,6 +141,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             args.h2_listen,
             ramp_quic::h2::tls::clone_identity(&identity),
             args.root.clone(),
+            args.tcp_cc.clone(),
         )
     });
     let cfg = ServeConfig {
@@ -160,10 +167,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let counters = serve_blocking_with(cfg, opts, limit, |addr| {
         // Scripts read the port from this line when listening on port 0.
-        println!("listening on {addr} cc {name}");
-        if let Some((h2_listen, identity, root)) = h2 {
+        crate::stdout_line::say!("listening on {addr} cc {name}");
+        if let Some((h2_listen, identity, root, tcp_cc)) = h2 {
             let at = h2_listen.unwrap_or(addr);
-            if let Err(e) = super::load::start_h2_server(at, &identity, root, limit) {
+            if let Err(e) = super::load::start_h2_server(at, &identity, root, tcp_cc, limit) {
                 // The HTTP/3 server is already up: stop the process with
                 // the error rather than serve half of what was asked.
                 eprintln!("ramp: error: {e:#}");

@@ -77,10 +77,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         ramp_shell::preflight()?;
         let c = ramp_shell::cleanup();
         for n in &c.removed {
-            println!("removed {n}");
+            crate::stdout_line::say!("removed {n}");
         }
         for n in &c.live {
-            println!("kept {n} (its shell is running)");
+            crate::stdout_line::say!("kept {n} (its shell is running)");
         }
         return Ok(());
     }

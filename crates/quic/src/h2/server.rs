@@ -1,5 +1,8 @@
 //! `ramp serve --h2`: `/bytes/N` and `--root` files over HTTP/2 + TLS on
-//! TCP, with the request rules of [`crate::route`].
+//! TCP, with the request rules of [`crate::route`]; clients that ask for
+//! `http/1.1` by ALPN (or for nothing) get HTTP/1.1 ([`super::http1`]).
+//! Every connection can run a chosen kernel TCP congestion controller
+//! (`TCP_CONGESTION`, tcp(7)).
 //!
 //! Memory is bounded by construction:
 //! - at most [`MAX_CONNECTIONS`] connections (more are closed at accept);
@@ -60,6 +63,10 @@ pub struct H2Config {
     pub identity: Identity,
     /// Directory served (besides `/bytes/N`).
     pub root: Option<PathBuf>,
+    /// Kernel TCP congestion controller of every connection (`cubic`,
+    /// `reno`, `bbr`, ...; tcp(7) `TCP_CONGESTION`); `None`: the system's
+    /// default (`net.ipv4.tcp_congestion_control`).
+    pub tcp_cc: Option<String>,
 }
 
 /// A snapshot of the server's counters.
@@ -86,6 +93,7 @@ struct Counters {
 struct Shared {
     acceptor: TlsAcceptor,
     root: Option<PathBuf>,
+    tcp_cc: Option<String>,
     counters: Counters,
     slots: Arc<Semaphore>,
 }
@@ -123,11 +131,17 @@ impl H2Server {
         let listener = TcpListener::bind(cfg.listen)
             .await
             .map_err(|e| format!("listen on tcp {}: {e}", cfg.listen))?;
+        if let Some(name) = &cfg.tcp_cc {
+            // Set on the listener first: an unknown or unloaded controller
+            // is refused at start, not per connection.
+            set_tcp_cc(&listener, name)?;
+        }
         Ok(H2Server {
             listener,
             shared: Arc::new(Shared {
                 acceptor: TlsAcceptor::from(Arc::new(tls)),
                 root: cfg.root,
+                tcp_cc: cfg.tcp_cc,
                 counters: Counters::default(),
                 slots: Arc::new(Semaphore::new(MAX_CONNECTIONS)),
             }),
@@ -172,14 +186,52 @@ impl H2Server {
     }
 }
 
+/// Sets the kernel TCP congestion controller of `sock` (tcp(7)
+/// `TCP_CONGESTION`); the error names the controllers the kernel has.
+fn set_tcp_cc(sock: &impl std::os::fd::AsFd, name: &str) -> Result<(), Error> {
+    socket2::SockRef::from(sock)
+        .set_tcp_congestion(name.as_bytes())
+        .map_err(|e| {
+            let have = std::fs::read_to_string("/proc/sys/net/ipv4/tcp_available_congestion_control")
+                .unwrap_or_default();
+            format!(
+                "TCP congestion control {name:?}: {e} (this kernel has: {}; a missing one may need `modprobe tcp_{name}`)",
+                have.trim()
+            )
+            .into()
+        })
+}
+
+/// The kernel TCP congestion controller `sock` runs (tcp(7)
+/// `TCP_CONGESTION`).
+pub fn tcp_cc_of(sock: &impl std::os::fd::AsFd) -> std::io::Result<String> {
+    let name = socket2::SockRef::from(sock).tcp_congestion()?;
+    let end = name.iter().position(|&b| b == 0).unwrap_or(name.len());
+    Ok(String::from_utf8_lossy(&name[..end]).into_owned())
+}
+
 async fn handle_connection(shared: &Arc<Shared>, tcp: TcpStream) {
     shared.counters.connections.fetch_add(1, Ordering::Relaxed);
     // Small responses and the SETTINGS exchange must not wait for Nagle.
     let _ = tcp.set_nodelay(true);
+    if let Some(name) = &shared.tcp_cc {
+        // Linux hands a listener's controller to the sockets it accepts;
+        // setting it again makes that independent of the kernel version.
+        if set_tcp_cc(&tcp, name).is_err() {
+            return;
+        }
+    }
     let tls = match tokio::time::timeout(HANDSHAKE_TIMEOUT, shared.acceptor.accept(tcp)).await {
         Ok(Ok(s)) => s,
         _ => return,
     };
+    if tls.get_ref().1.alpn_protocol() != Some(super::tls::ALPN_H2) {
+        let done = super::http1::serve_connection(tls, shared.root.as_deref()).await;
+        let c = &shared.counters;
+        c.requests_ok.fetch_add(done.ok, Ordering::Relaxed);
+        c.requests_failed.fetch_add(done.failed, Ordering::Relaxed);
+        return;
+    }
     let handshake = ::h2::server::Builder::new()
         .max_concurrent_streams(MAX_STREAMS)
         .max_send_buffer_size(SEND_BUFFER_BYTES)
@@ -288,4 +340,42 @@ pub fn serve_blocking(
         server.run(crate::runtime::interrupted_or(limit)).await;
         Ok(handle.counters())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(tcp_cc: Option<&str>) -> H2Config {
+        H2Config {
+            listen: "127.0.0.1:0".parse().expect("address"),
+            identity: Identity::self_signed().expect("identity"),
+            root: None,
+            tcp_cc: tcp_cc.map(str::to_string),
+        }
+    }
+
+    #[tokio::test]
+    async fn tcp_cc_reaches_the_accepted_socket() {
+        // `reno` is built into every Linux kernel (tcp_cong.c).
+        let server = H2Server::bind(config(Some("reno"))).await.expect("bind");
+        assert_eq!(tcp_cc_of(&server.listener).expect("getsockopt"), "reno");
+        let addr = server.local_addr().expect("addr");
+        let client = TcpStream::connect(addr).await.expect("connect");
+        let (accepted, _) = server.listener.accept().await.expect("accept");
+        assert_eq!(tcp_cc_of(&accepted).expect("getsockopt"), "reno");
+        drop(client);
+    }
+
+    #[tokio::test]
+    async fn unknown_tcp_cc_refused_at_bind_naming_what_exists() {
+        let Err(e) = H2Server::bind(config(Some("no-such-cc"))).await else {
+            panic!("an unknown controller was accepted");
+        };
+        let msg = e.to_string();
+        assert!(
+            msg.contains("\"no-such-cc\"") && msg.contains("this kernel has"),
+            "{msg}"
+        );
+    }
 }

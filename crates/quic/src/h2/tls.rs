@@ -14,10 +14,15 @@ pub fn clone_identity(id: &Identity) -> Identity {
     }
 }
 
-/// The server configuration, offering only `h2`.
+/// ALPN for HTTP/1.1 (RFC 7301 §6).
+pub const ALPN_HTTP11: &[u8] = b"http/1.1";
+
+/// The server configuration, offering `h2`, then `http/1.1`
+/// ([`super::http1`]); rustls picks the server's first that the client
+/// offers.
 pub fn server_config(id: Identity) -> Result<rustls::ServerConfig, TlsError> {
     let mut cfg = tls::server_config(id)?;
-    cfg.alpn_protocols = vec![ALPN_H2.to_vec()];
+    cfg.alpn_protocols = vec![ALPN_H2.to_vec(), ALPN_HTTP11.to_vec()];
     Ok(cfg)
 }
 

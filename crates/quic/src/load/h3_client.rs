@@ -95,11 +95,16 @@ impl H3Conn {
         };
         let mut endpoint = endpoint(bind)?;
         endpoint.set_default_client_config(cfg);
-        let conn = endpoint
+        let connecting = endpoint
             .connect(addr, server_name)
-            .map_err(|e| format!("connect {addr}: {e}"))?
-            .await
-            .map_err(|e| format!("QUIC handshake with {addr}: {e}"))?;
+            .map_err(|e| format!("connect {addr}: {e}"))?;
+        // A closed port fails at once, not at --connect-timeout.
+        let handshake = async {
+            connecting
+                .await
+                .map_err(|e| format!("QUIC handshake with {addr}: {e}"))
+        };
+        let conn = crate::unreachable::or_unreachable(addr, handshake).await?;
         let handshake_done = t0.elapsed();
         let (mut driver, send) = h3::client::new(h3_quinn::Connection::new(conn.clone()))
             .await

@@ -18,6 +18,11 @@
 //! The run ends when every request ended, or at the `--duration` cap:
 //! requests in flight then end as timeouts, requests not yet sent are
 //! not started (so `started` < `total`).
+//!
+//! Memory grows with the requests started, never with `-n`: a large `-n`
+//! with `-D` is h2load's idiom for "run for D" (`-n 500000000 -D 2s`), so
+//! a record is allocated when its request starts, and a client whose
+//! connection failed counts its unsent requests instead of listing them.
 
 mod h2_client;
 mod h3_client;
@@ -172,6 +177,9 @@ pub struct ClientRecord {
     pub transport_rx_bytes: u64,
     /// Why the connection failed, if it did.
     pub error: Option<String>,
+    /// Its requests never sent because the connection failed (counted,
+    /// not listed in [`LoadReport::requests`]).
+    pub abandoned: usize,
 }
 
 /// Everything a run measured.
@@ -181,7 +189,8 @@ pub struct LoadReport {
     pub planned: usize,
     /// Wall time from start to the last request's end.
     pub elapsed: Duration,
-    /// Every request that ended, by index.
+    /// Every request that was sent, by index (requests never sent are
+    /// counted in [`ClientRecord::abandoned`]).
     pub requests: Vec<RequestRecord>,
     /// Every client, by index.
     pub clients: Vec<ClientRecord>,
@@ -366,7 +375,8 @@ pub async fn run(cfg: &LoadConfig, progress: Arc<Progress>) -> Result<LoadReport
     let mut report = LoadReport {
         planned: cfg.requests,
         elapsed: Duration::ZERO,
-        requests: Vec::with_capacity(cfg.requests),
+        // Grown per started request, never sized by -n (see the module doc).
+        requests: Vec::new(),
         clients: Vec::with_capacity(clients),
     };
     while let Some(r) = tasks.join_next().await {
@@ -410,21 +420,6 @@ async fn connect(ctx: &Ctx) -> Result<(Connection, Duration), String> {
     }
 }
 
-fn abandoned(index: usize, client: usize, why: &str) -> RequestRecord {
-    RequestRecord {
-        index,
-        client,
-        started: false,
-        start: Duration::ZERO,
-        status: None,
-        header_bytes: 0,
-        data_bytes: 0,
-        ttfb: None,
-        time: None,
-        outcome: Outcome::Errored(why.to_string()),
-    }
-}
-
 async fn run_client(
     ctx: Arc<Ctx>,
     client: usize,
@@ -441,6 +436,7 @@ async fn run_client(
         succeeded: 0,
         transport_rx_bytes: 0,
         error: None,
+        abandoned: 0,
     };
     let limit = ctx.deadline.min(tokio::time::Instant::from_std(
         start + ctx.cfg.connect_timeout,
@@ -450,10 +446,10 @@ async fn run_client(
             rec.connect = Some(at);
             c
         }
-        Ok(Err(e)) => return failed_client(&ctx, rec, first, count, e, start),
+        Ok(Err(e)) => return failed_client(&ctx, rec, count, e, start),
         Err(_) => {
             let e = "handshake timed out".to_string();
-            return failed_client(&ctx, rec, first, count, e, start);
+            return failed_client(&ctx, rec, count, e, start);
         }
     };
     let next = Arc::new(AtomicUsize::new(0));
@@ -474,7 +470,7 @@ async fn run_client(
             out
         });
     }
-    let mut requests = Vec::with_capacity(count);
+    let mut requests = Vec::new();
     while let Some(r) = workers.join_next().await {
         // A panicked worker loses its records; the summary then shows
         // fewer done than started, which is visible.
@@ -498,22 +494,21 @@ async fn run_client(
     (rec, requests)
 }
 
+/// A client whose connection never came up: its `count` requests are
+/// abandoned (counted, not listed, so `-n` costs no memory here either).
 fn failed_client(
     ctx: &Ctx,
     mut rec: ClientRecord,
-    first: usize,
     count: usize,
     error: String,
     start: Instant,
 ) -> (ClientRecord, Vec<RequestRecord>) {
-    let requests = (first..first + count)
-        .map(|i| abandoned(i, rec.index, &error))
-        .collect();
     ctx.progress.done.fetch_add(count as u64, Ordering::Relaxed);
     rec.lifetime = start.elapsed();
     rec.end = ctx.run_start.elapsed();
     rec.error = Some(error);
-    (rec, requests)
+    rec.abandoned = count;
+    (rec, Vec::new())
 }
 
 async fn one_request(ctx: &Ctx, sender: &mut Sender, client: usize, index: usize) -> RequestRecord {

@@ -57,6 +57,7 @@ async fn start() -> Servers {
         listen: local,
         identity: Identity::self_signed().unwrap(),
         root: None,
+        tcp_cc: None,
     })
     .await
     .unwrap();

@@ -161,6 +161,12 @@ impl Summary {
                 }
             }
         }
+        // Never sent because their connection failed: done and errored,
+        // not started (h2load counts them so too).
+        let abandoned: usize = report.clients.iter().map(|c| c.abandoned).sum();
+        s.done += abandoned;
+        s.failed += abandoned;
+        s.errored += abandoned;
         s.traffic_total_bytes = report.clients.iter().map(|c| c.transport_rx_bytes).sum();
         s.request_time = SdStat::of(&request_times);
         let secs = |d: &Option<Duration>| d.map(|d| d.as_secs_f64());
@@ -397,6 +403,7 @@ mod tests {
             succeeded,
             transport_rx_bytes: 500,
             error: None,
+            abandoned: 0,
         };
         let report = LoadReport {
             planned: 6,
@@ -406,6 +413,17 @@ mod tests {
         };
         let s = Summary::of(&report);
         assert_eq!((s.total, s.started, s.done), (6, 5, 5));
+        // A third client whose connection failed: its 3 requests are done
+        // and errored, not started, without a record each.
+        let mut failed = client(2, 0, 1.0);
+        (failed.connect, failed.first_byte, failed.transport_rx_bytes) = (None, None, 0);
+        failed.abandoned = 3;
+        let mut with_failed = report.clone();
+        with_failed.planned = 9;
+        with_failed.clients.push(failed);
+        let f = Summary::of(&with_failed);
+        assert_eq!((f.total, f.started, f.done), (9, 5, 8));
+        assert_eq!((f.succeeded, f.failed, f.errored, f.timeout), (2, 6, 5, 1));
         assert_eq!((s.succeeded, s.failed, s.errored, s.timeout), (2, 3, 2, 1));
         assert_eq!(s.status_classes, [0, 1, 1, 1, 0]);
         assert_eq!(

@@ -28,6 +28,15 @@
 //! exceed 20 bytes) are counted as `malformed` and dropped in either
 //! direction. The fixed bit is not checked: quinn greases it (RFC 9287).
 //! Clients idle for [`RelayConfig::client_idle`] are forgotten.
+//!
+//! A relay cannot see a QUIC connection close (CONNECTION_CLOSE is
+//! encrypted), only that its datagrams stop. When the table is full, a new
+//! client takes the place of the quietest client the server never answered
+//! (spoofed or abandoned handshakes); failing that, of the quietest one
+//! that has sent and received nothing for [`RelayConfig::client_quiet`]
+//! (a closed or finished flow: a live transfer sends every RTT). Only
+//! when every client is busy are new ones refused, and the first refusal
+//! is reported once on stderr.
 
 mod classify;
 pub mod link;
@@ -78,8 +87,11 @@ pub struct RelayConfig {
     pub log: Option<PathBuf>,
     /// Most clients served at once; more are counted as `unknown`.
     pub max_clients: usize,
-    /// A client silent this long is forgotten.
+    /// A client silent this long (no datagram either way) is forgotten.
     pub client_idle: Duration,
+    /// With the table full, a client silent this long is taken as
+    /// finished and may give its place to a new one.
+    pub client_quiet: Duration,
 }
 
 impl RelayConfig {
@@ -111,6 +123,7 @@ impl RelayConfig {
             log: None,
             max_clients: 1024,
             client_idle: Duration::from_secs(30),
+            client_quiet: Duration::from_secs(1),
         }
     }
 }
@@ -163,8 +176,9 @@ pub struct RelayCounters {
     pub unknown: u64,
     /// Clients admitted so far.
     pub clients: u64,
-    /// Clients dropped from a full table to admit a new one: the least
-    /// recently seen of those the server never answered.
+    /// Clients dropped from a full table to admit a new one: the
+    /// quietest of those the server never answered, else the quietest
+    /// silent for [`RelayConfig::client_quiet`] (a finished flow).
     pub evicted: u64,
     /// Client Initials refused because the table was full of clients the
     /// server had answered (counted in `unknown` too).
@@ -242,6 +256,9 @@ struct Shared {
     refused: AtomicU64,
     max_clients: usize,
     client_idle: Duration,
+    client_quiet: Duration,
+    /// The full table has been reported on stderr.
+    full_reported: AtomicBool,
     log_enabled: bool,
     log: Mutex<Option<mpsc::Sender<String>>>,
 }
@@ -340,6 +357,8 @@ impl Relay {
             refused: AtomicU64::new(0),
             max_clients: cfg.max_clients,
             client_idle: cfg.client_idle,
+            client_quiet: cfg.client_quiet,
+            full_reported: AtomicBool::new(false),
             log_enabled: log.is_some(),
             log: Mutex::new(log),
         });

@@ -183,14 +183,28 @@ fn sweep_idle_clients(s: &Shared) {
 
 /// Makes room in a full client table: drops the least recently seen client
 /// the server never answered (spoofed sources, abandoned handshakes), so
-/// that such datagrams cannot lock real clients out. Clients the server
-/// answered are only removed by the idle sweep.
-fn evict_unanswered(s: &Shared, map: &mut HashMap<SocketAddr, Arc<Client>>) -> bool {
-    let victim = map
+/// that such datagrams cannot lock real clients out; failing that, the
+/// least recently seen client silent both ways for `client_quiet`, a
+/// finished flow (its connection closed, or its transfer ended), so that
+/// clients that came and went cannot lock new ones out until the idle
+/// sweep. A busy client is never dropped.
+fn evict_finished(s: &Shared, map: &mut HashMap<SocketAddr, Arc<Client>>) -> bool {
+    let seen = |c: &Arc<Client>| c.last_seen_ns.load(Ordering::Relaxed);
+    let unanswered = map
         .iter()
         .filter(|(_, c)| !c.answered.load(Ordering::Relaxed))
-        .min_by_key(|(_, c)| c.last_seen_ns.load(Ordering::Relaxed))
+        .min_by_key(|(_, c)| seen(c))
         .map(|(a, _)| *a);
+    let quiet_since = s
+        .now()
+        .as_nanos()
+        .saturating_sub(ramp_vocab::time::duration_nanos(s.client_quiet));
+    let victim = unanswered.or_else(|| {
+        map.iter()
+            .filter(|(_, c)| seen(c) <= quiet_since)
+            .min_by_key(|(_, c)| seen(c))
+            .map(|(a, _)| *a)
+    });
     let Some(addr) = victim else {
         return false;
     };
@@ -208,9 +222,16 @@ fn admit(
     client_threads: &Arc<Mutex<Vec<JoinHandle<()>>>>,
 ) -> Option<Arc<Client>> {
     let mut map = s.clients.lock().unwrap_or_else(|p| p.into_inner());
-    if map.len() >= s.max_clients && !evict_unanswered(s, &mut map) {
+    if map.len() >= s.max_clients && !evict_finished(s, &mut map) {
         s.refused.fetch_add(1, Ordering::Relaxed);
         log_other(s, "up", "refused", 0, from);
+        if !s.full_reported.swap(true, Ordering::Relaxed) {
+            eprintln!(
+                "ramp relay: the client table is full ({} clients, all active within {:?}); \
+                 new clients are refused until one goes quiet (reported once)",
+                s.max_clients, s.client_quiet
+            );
+        }
         return None;
     }
     let socket = bind_socket(unspecified_port_like(s.upstream)).ok()?;
@@ -245,6 +266,11 @@ fn server_rx_loop(s: &Shared, client: &Client, to: SocketAddr) {
             Err(_) => continue,
         };
         client.answered.store(true, Ordering::Relaxed);
+        // Activity either way keeps a client: a download's client may
+        // send little while the server sends a lot.
+        client
+            .last_seen_ns
+            .store(s.now().as_nanos(), Ordering::Relaxed);
         let c = &s.down.counters;
         c.received.fetch_add(1, Ordering::Relaxed);
         if classify(&buf[..n]) == DatagramKind::Malformed {
