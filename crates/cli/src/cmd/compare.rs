@@ -133,14 +133,19 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .as_ref()
         .map_or(args.out.clone(), |s| s.path().to_path_buf());
     let traces_dir = work.join("traces");
+    let shown_traces_dir = args.out.join("traces");
     let traced = staging.is_some() && !args.no_traces;
     if traced {
         fs::create_dir_all(&traces_dir)
             .with_context(|| format!("creating {}", traces_dir.display()))?;
     }
+    let traces = traced.then_some(TraceDir {
+        write: &traces_dir,
+        shown: &shown_traces_dir,
+    });
 
     let progress = Progress::new(arms.len(), scenario.size_bytes, !args.no_report);
-    let records = run_arms(&scenario, &arms, seed, &traces_dir, traced, &progress)?;
+    let records = run_arms(&scenario, &arms, seed, traces.as_ref(), &progress)?;
 
     print_table(&scenario, seed, &arms, &records);
 
@@ -162,6 +167,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Where the arms' traces go: written into the staging directory, named in
+/// messages by the run directory that staging becomes at commit, which is
+/// the path the user asked for and will find.
+struct TraceDir<'a> {
+    write: &'a Path,
+    shown: &'a Path,
+}
+
 /// The trace file of arm `i`: numbered so that name order is arm order.
 fn trace_path(dir: &Path, i: usize, label: &str) -> PathBuf {
     dir.join(format!("{i:02}-{}.ndjson", safe_stem(label)))
@@ -174,14 +187,13 @@ fn run_arms(
     scenario: &Scenario,
     arms: &[Arm],
     seed: u64,
-    traces_dir: &Path,
-    traced: bool,
+    traces: Option<&TraceDir>,
     progress: &Progress,
 ) -> anyhow::Result<Vec<Record>> {
     let results = ramp_sim::parallel::map_ordered(arms.len() as u64, 0, |i| {
         let i = i as usize;
         let delivered = progress.delivered.as_ref().map(|d| d[i].clone());
-        let r = run_arm(scenario, &arms[i], i, seed, traces_dir, traced, delivered);
+        let r = run_arm(scenario, &arms[i], i, seed, traces, delivered);
         progress.arm_done();
         r
     });
@@ -200,15 +212,14 @@ fn run_arm(
     arm: &Arm,
     index: usize,
     seed: u64,
-    traces_dir: &Path,
-    traced: bool,
+    traces: Option<&TraceDir>,
     delivered: Option<Arc<std::sync::atomic::AtomicU64>>,
 ) -> anyhow::Result<Record> {
     let flows = flows_for(scenario, &arm.spec, &arm.label, seed)?;
-    let path = trace_path(traces_dir, index, &arm.label);
+    let path = traces.map(|t| trace_path(t.write, index, &arm.label));
     let truncated = Arc::new(AtomicBool::new(false));
-    let mut sink = if traced {
-        let f = fs::File::create(&path).with_context(|| format!("creating {}", path.display()))?;
+    let mut sink = if let Some(path) = &path {
+        let f = fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
         let w = CappedTrace::new(
             std::io::BufWriter::new(f),
             MAX_TRACE_BYTES,
@@ -222,15 +233,17 @@ fn run_arm(
         sink = sink.with_output(Box::new(DeliveredCounter(d)));
     }
     let out = simulate(scenario, flows, seed, &mut sink);
-    sink.finish()
-        .with_context(|| format!("writing {}", path.display()))?;
-    if truncated.load(Ordering::Relaxed) {
+    sink.finish().with_context(|| match &path {
+        Some(p) => format!("writing {}", p.display()),
+        None => "finishing the simulation's outputs".to_string(),
+    })?;
+    if let (true, Some(t)) = (truncated.load(Ordering::Relaxed), traces) {
         eprintln!(
             "ramp compare: arm {}: trace cut at {} MiB, the cap per arm ({}): its charts cover the \
              start of the transfer; the table and records cover all of it (--no-traces writes none)",
             arm.label,
             MAX_TRACE_BYTES >> 20,
-            path.display()
+            trace_path(t.shown, index, &arm.label).display()
         );
     }
     out.records
