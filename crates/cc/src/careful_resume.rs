@@ -37,10 +37,8 @@
 //! β in `ssthresh = β·PipeSize` is the one for the loss that ends slow
 //! start (NewReno's `ss_beta`, else its β; CUBIC's β); RFC 9959 allows
 //! 0.5 to 1 there. [`RetreatBeta::Ca`] (`jumpstart(retreat_beta=ca)`)
-//! applies that β to the retreat window too: the seed experiment's
-//! `jumpstart` arm did so (its Careful Resume implementation retreated to
-//! 0.5–0.7 × PipeSize, as the experiment's slides say), which is above
-//! the RFC's MUST when β > 0.5. Persistent congestion leaves Careful
+//! applies that β to the retreat window too, which is above the RFC's
+//! MUST when β > 0.5. Persistent congestion leaves Careful
 //! Resume. The phases are cited by the names RFC 9959 gives them.
 //!
 //! [`RetreatBeta::Quicly`] (`jumpstart(retreat_beta=quicly)`) is the

@@ -79,11 +79,11 @@ pub const SEED_ARMS: [(&str, &str); 4] = [
     ),
     (
         "rapid-no-jump",
-        "newreno(iw=30,beta=0.7,ss_beta=0.5)+rapidstart(jump=off,thresh_mult=1.09375,rtt_floor=slots,k=11/18,thresh=max,clock=ms,off_below_ms=4,jump_floor=on)",
+        "newreno(iw=30,beta=0.7,ss_beta=0.5)+rapidstart(jump=off,jump_floor=on,thresh_mult=1.09375,rtt_floor=slots,k=11/18,thresh=max,clock=ms,off_below_ms=4)",
     ),
     (
         "rapidstart",
-        "newreno(iw=30,beta=0.7,ss_beta=0.5)+rapidstart(thresh_mult=1.09375,rtt_floor=slots,k=11/18,thresh=max,clock=ms,off_below_ms=4,jump_floor=on)",
+        "newreno(iw=30,beta=0.7,ss_beta=0.5)+rapidstart(jump_floor=on,thresh_mult=1.09375,rtt_floor=slots,k=11/18,thresh=max,clock=ms,off_below_ms=4)",
     ),
 ];
 
