@@ -80,6 +80,7 @@ pub(super) fn make_record(sc: &Scenario, seed: u64, i: usize, f: &Flow) -> Recor
             .endpoint
             .flow_windows
             .map(|_| [c.window_updates(), s.fc_blocked_count]),
+        page: c.page_record(),
         resumption: if i == 0 {
             sc.endpoint.resumption.record_value()
         } else {
