@@ -287,6 +287,34 @@ mod tests {
     }
 
     #[test]
+    fn page_requests_follow_the_model_and_stay_within_the_idle_timeout() {
+        use crate::page::Trigger;
+        let m = HttpModel::default();
+        let mut warm_seen = 0;
+        for seed in 0..300 {
+            let cold = m.requests(seed, false);
+            cold.validate().unwrap();
+            assert_eq!(cold, m.requests(seed, false), "seeded");
+            assert_eq!(cold.measured_from, 0);
+            // Embedded objects wait for the main object and one parsing time.
+            assert!(cold.objects[1..]
+                .iter()
+                .all(|o| matches!(o.trigger, Trigger::After { upto: 1, .. })));
+            let warm = m.requests(seed, true);
+            warm.validate().unwrap();
+            let k = warm.measured_from as usize;
+            assert!(k >= 1);
+            let Trigger::After { upto, delay } = warm.objects[k].trigger else {
+                panic!("the measured page waits for the first");
+            };
+            assert_eq!(upto as usize, k);
+            assert!(delay < IDLE_TIMEOUT);
+            warm_seen += 1;
+        }
+        assert_eq!(warm_seen, 300);
+    }
+
+    #[test]
     fn schedules_are_seeded_sorted_and_bounded() {
         let w = WebConfig {
             users: 3,
