@@ -8,6 +8,12 @@
 #
 # Usage: sudo bench/shell/quic.sh [RUNS] [CC...] > table.md
 #   RAMP=path/to/ramp (default: target/release/ramp, built first)
+#   PATHS="100m-40ms" runs only the named rows (default: all three)
+#   RAMP_BENCH_REALTIME=0: `ramp serve` and both `ramp get`s at normal
+#   priority. By default they run at SCHED_FIFO 10 (chrt), as the shell's
+#   loop and the relay's threads do, so that other jobs on a shared machine
+#   do not delay the endpoints (docs/real-mode.md, "Fidelity at
+#   100 Mbit/s"). With 5 runs, about 2 minutes per controller.
 set -eu
 cd "$(dirname "$0")/../.."
 RUNS=${1:-5}
@@ -16,6 +22,11 @@ CCS=${*:-cubic bbr3}
 if [ -z "${RAMP:-}" ]; then
     cargo build --quiet --release -p ramp
     RAMP=${CARGO_TARGET_DIR:-target}/release/ramp
+fi
+PATHS=${PATHS:-20m-40ms 20m-40ms-codel 100m-40ms}
+RT=
+if [ "${RAMP_BENCH_REALTIME:-1}" != 0 ] && command -v chrt > /dev/null; then
+    RT="chrt -f 10"
 fi
 SIZE=2000000
 PORT=47433
@@ -28,17 +39,18 @@ median() { sort -n | awk '{a[NR]=$1} END {printf "%.0f %.0f %.0f", a[int((NR+1)/
 ttlb_ms() { grep -o '"ttlb-us":[0-9]*' | cut -d: -f2 | awk '{print $1/1000}'; }
 
 loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
-echo "2 MB downloads, median of $RUNS fresh connections per cell (min–max beside it), $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load average at start $(loadavg)"
+echo "2 MB downloads, median of $RUNS fresh connections per cell (min–max beside it), $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, endpoints at ${RT:-normal priority}, load average at start $(loadavg)"
 echo
 echo "| path | cc | shell median ms | shell min–max | relay median ms | relay min–max | sim ms | shell vs relay | shell vs sim | relay vs sim |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
 for cc in $CCS; do
-    "$RAMP" serve --cc "$cc" --listen 0.0.0.0:$PORT --pmtud off > "$TMP/serve" 2>&1 &
+    $RT "$RAMP" serve --cc "$cc" --listen 0.0.0.0:$PORT --pmtud off > "$TMP/serve" 2>&1 &
     SERVE=$!
     sleep 1
     for path in "20m-40ms 20mbit droptail" "20m-40ms-codel 20mbit codel" "100m-40ms 100mbit droptail"; do
         set -- $path
         name=$1 rate=$2 aqm=$3
+        case " $PATHS " in *" $name "*) ;; *) continue ;; esac
         link="--rate $rate --rtt 40ms --queue 40ms --aqm $aqm"
         # shellcheck disable=SC2086
         "$RAMP" relay --listen 127.0.0.1:$RELAY_PORT --upstream 127.0.0.1:$PORT $link > /dev/null 2>&1 &
@@ -50,9 +62,9 @@ for cc in $CCS; do
         # through the relay, so a change in the machine's load falls on both.
         for _ in $(seq "$RUNS"); do
             # shellcheck disable=SC2086
-            "$RAMP" shell $link -- sh -c "exec '$RAMP' get https://\$RAMP_SHELL_HOST:$PORT/bytes/$SIZE --insecure --json" \
+            "$RAMP" shell $link -- sh -c "exec $RT '$RAMP' get https://\$RAMP_SHELL_HOST:$PORT/bytes/$SIZE --insecure --json" \
                 2>>"$TMP/shell.err" | ttlb_ms >> "$TMP/shell"
-            "$RAMP" get https://127.0.0.1:$RELAY_PORT/bytes/$SIZE --insecure --json | ttlb_ms >> "$TMP/relay"
+            $RT "$RAMP" get https://127.0.0.1:$RELAY_PORT/bytes/$SIZE --insecure --json | ttlb_ms >> "$TMP/relay"
         done
         kill $RELAY; wait $RELAY 2>/dev/null || true
         RELAY=

@@ -89,15 +89,6 @@ pub(crate) fn child_pre_exec() -> io::Result<()> {
     Ok(())
 }
 
-/// Asks for timer wake-ups without the default 50 µs slack, so a packet
-/// leaves close to its modelled time.
-pub(crate) fn tight_timer_slack() {
-    // SAFETY: prctl with an integer argument.
-    unsafe {
-        libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong);
-    }
-}
-
 /// Whether the process may configure networking: effective uid 0 or
 /// CAP_NET_ADMIN (bit 12) in its effective capability set.
 pub(crate) fn can_admin_network() -> bool {
@@ -235,18 +226,4 @@ pub(crate) fn process_alive(pid: u32) -> bool {
     };
     // SAFETY: signal 0 only checks for existence.
     unsafe { libc::kill(pid, 0) == 0 || *libc::__errno_location() == libc::EPERM }
-}
-
-/// Real-time priority for the calling thread (SCHED_FIFO, priority 10):
-/// the forwarding loop then runs as soon as a packet falls due, not when
-/// the scheduler next gets round to it on a loaded machine. It blocks in
-/// `ppoll` between packets, so it takes only the CPU it needs (and the
-/// kernel's real-time throttling keeps 5 % for everything else).
-pub(crate) fn realtime_priority() -> io::Result<()> {
-    let p = libc::sched_param { sched_priority: 10 };
-    // SAFETY: pid 0 = the calling thread; p is a valid sched_param.
-    if unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &p) } != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(())
 }

@@ -51,6 +51,10 @@ pub struct Args {
     /// Stop after this long (e.g. 60s); default: until Ctrl-C.
     #[arg(long)]
     duration: Option<String>,
+    /// Run the relay's threads at normal priority instead of SCHED_FIFO
+    /// (real-time priority keeps datagrams on time on a busy machine).
+    #[arg(long)]
+    no_realtime: bool,
 }
 
 /// Runs `ramp relay`.
@@ -69,6 +73,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         args.seed,
     );
     cfg.log = args.log;
+    cfg.realtime = !args.no_realtime;
     cfg.up.aqm = aqm;
     cfg.down.aqm = aqm;
     if let Some(f) = &args.trace {

@@ -6,7 +6,10 @@
 //!   "stage": k, "state": [slot, ...]}`.
 //! `plan` is a hash of the compiled query; `--merge` refuses states from a
 //! different query. Floats are written in shortest round-trip form, so a
-//! state survives the trip exactly (non-finite floats become `null`).
+//! state survives the trip exactly. JSON has no infinity or NaN, and inputs
+//! reach them (`1e999` parses to infinity), so a numeric field holds them as
+//! the strings `"inf"`, `"-inf"` and `"nan"`; a `null` there (what earlier
+//! writers put) still reads as NaN.
 
 use indexmap::IndexMap;
 
@@ -26,8 +29,33 @@ fn obj(kind: &str, fields: Vec<(&str, Value)>) -> Value {
     Value::Object(m)
 }
 
+/// A numeric field's value: the float itself, or its name when JSON cannot
+/// spell it.
 fn f(x: f64) -> Value {
-    Value::Float(x)
+    if x.is_finite() {
+        Value::Float(x)
+    } else if x.is_nan() {
+        Value::Str("nan".into())
+    } else if x > 0.0 {
+        Value::Str("inf".into())
+    } else {
+        Value::Str("-inf".into())
+    }
+}
+
+/// Reads what [`f`] wrote (and an integer, which a hand-written state may
+/// hold).
+fn num(v: &Value) -> Option<f64> {
+    match v {
+        Value::Null => Some(f64::NAN),
+        Value::Str(s) => match s.as_str() {
+            "inf" => Some(f64::INFINITY),
+            "-inf" => Some(f64::NEG_INFINITY),
+            "nan" => Some(f64::NAN),
+            _ => None,
+        },
+        x => x.as_f64(),
+    }
 }
 
 fn u(x: u64) -> Value {
@@ -152,12 +180,9 @@ fn get_u(v: &Value, k: &str) -> Result<u64, String> {
 }
 
 fn get_f(v: &Value, k: &str) -> Result<f64, String> {
-    match get(v, k)? {
-        Value::Null => Ok(f64::NAN),
-        x => x
-            .as_f64()
-            .ok_or_else(|| format!("partial state: \"{k}\" must be a number")),
-    }
+    num(get(v, k)?).ok_or_else(|| {
+        format!("partial state: \"{k}\" must be a number, \"inf\", \"-inf\" or \"nan\"")
+    })
 }
 
 fn get_arr<'a>(v: &'a Value, k: &str) -> Result<&'a [Value], String> {
@@ -246,8 +271,9 @@ fn slot_from_value(v: &Value, approx: bool) -> Result<Slot, crate::StateError> {
                 ExactVals::Floats(
                     arr.iter()
                         .map(|x| {
-                            x.as_f64()
-                                .ok_or("partial state: percentile values must be numbers")
+                            num(x).ok_or(
+                                "partial state: percentile values must be numbers, \"inf\", \"-inf\" or \"nan\"",
+                            )
                         })
                         .collect::<Result<Vec<f64>, _>>()?,
                 )

@@ -85,3 +85,32 @@ fn query_literals_past_i64_are_exact_and_past_u64_are_floats() {
     );
     assert_eq!(stdout(&o), "true\n");
 }
+
+/// `1e999` parses to infinity, which JSON cannot spell: a partial state
+/// must still carry it to `--merge` and give the single pass's answer.
+/// (Found by the `partial_merge` fuzz target: the state held `null`, which
+/// the percentile reader refused.)
+#[test]
+fn infinite_values_survive_partial_states() {
+    let s = Scratch::new("infpartial");
+    let f = s.file(
+        "r.ndjson",
+        b"{\"a\":-2e999}\n{\"a\":-1e999}\n{\"a\":5}\n{\"a\":1e999}\n{\"a\":7}\n",
+    );
+    for q in [
+        "median(_.a)",
+        "percentile(_.a, [0.1, 0.9])",
+        "min(_.a) < -1e308",
+        "sum(_.a)",
+        "stdev(_.a)",
+    ] {
+        let whole = run_ndq(&[q, path_str(&f)], None);
+        assert_eq!(whole.status.code(), Some(0), "{q}: {}", stderr(&whole));
+        let p = run_ndq(&["--emit-partial", q, path_str(&f)], None);
+        assert_eq!(p.status.code(), Some(0), "{q}: {}", stderr(&p));
+        let part = s.file("r.partial", &p.stdout);
+        let m = run_ndq(&["--merge", q, path_str(&part)], None);
+        assert_eq!(m.status.code(), Some(0), "{q}: {}", stderr(&m));
+        assert_eq!(stdout(&m), stdout(&whole), "{q}");
+    }
+}

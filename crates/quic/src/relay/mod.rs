@@ -8,13 +8,20 @@
 //! - one receiver on the listening socket (client → server traffic);
 //! - one receiver per client on that client's own upstream socket
 //!   (server → client traffic);
-//! - one sender per direction, a precise timer loop: it waits on a condition
-//!   variable until about a millisecond before the head packet is due,
-//!   sleeps until 250 µs before, then spins to the due time.
-//!   tokio's timer wheel has 1 ms granularity; this loop keeps the send
-//!   time within tens of microseconds of the model ([`RelayCounters`]
-//!   `lateness` fields measure it, and `relay_timing_accuracy_at_100mbit`
-//!   tests it).
+//! - one sender per direction, a timer loop: it sleeps on a condition
+//!   variable until the head packet is due, with the thread's timer slack
+//!   at 1 ns (tokio's timer wheel has 1 ms granularity; a futex timeout is
+//!   a high-resolution timer). It never spins: at 100 Mbit/s a sender that
+//!   busy-waited the last stretch before each packet ran without a break
+//!   and took a whole core, and on a 2-core machine the server it relays
+//!   for then fell behind its own congestion window (docs/real-mode.md,
+//!   "Fidelity at 100 Mbit/s"). [`RelayCounters`] `lateness` fields
+//!   measure the send times against the model, and
+//!   `relay_timing_accuracy_at_100mbit` tests them.
+//!
+//! Every relay thread asks for real-time priority (SCHED_FIFO 10, as
+//! `ramp shell`'s loop does) unless [`RelayConfig::realtime`] is off; they
+//! all block between datagrams, so they take only the CPU they need.
 //!
 //! Clients: every client address gets its own upstream socket, so the
 //! server sees one distinct address per client, and several clients share
@@ -92,6 +99,11 @@ pub struct RelayConfig {
     /// With the table full, a client silent this long is taken as
     /// finished and may give its place to a new one.
     pub client_quiet: Duration,
+    /// Ask for real-time priority (SCHED_FIFO) for the relay's threads, so
+    /// that on a loaded machine a datagram is stamped when it arrives and
+    /// sent when the model says; without the privilege (root or
+    /// CAP_SYS_NICE) the relay says so once on stderr and runs on.
+    pub realtime: bool,
 }
 
 impl RelayConfig {
@@ -124,6 +136,7 @@ impl RelayConfig {
             max_clients: 1024,
             client_idle: Duration::from_secs(30),
             client_quiet: Duration::from_secs(1),
+            realtime: true,
         }
     }
 }
@@ -259,11 +272,30 @@ struct Shared {
     client_quiet: Duration,
     /// The full table has been reported on stderr.
     full_reported: AtomicBool,
+    /// Threads ask for real-time priority.
+    realtime: bool,
+    /// A refused real-time priority has been reported on stderr.
+    realtime_reported: AtomicBool,
     log_enabled: bool,
     log: Mutex<Option<mpsc::Sender<String>>>,
 }
 
 impl Shared {
+    /// Sets up the calling relay thread's timing: tight timer slack, and
+    /// real-time priority if asked for (a refusal is reported once).
+    fn thread_timing(&self) {
+        ramp_shell::timing::tight_timer_slack();
+        if self.realtime {
+            if let Err(e) = ramp_shell::timing::realtime_priority() {
+                if !self.realtime_reported.swap(true, Ordering::Relaxed) {
+                    eprintln!(
+                        "ramp relay: no real-time priority ({e}); datagrams may be stamped and sent late on a busy machine"
+                    );
+                }
+            }
+        }
+    }
+
     fn now(&self) -> Time {
         Time::from_nanos(ramp_vocab::time::duration_nanos(self.base.elapsed()))
     }
@@ -359,6 +391,8 @@ impl Relay {
             client_idle: cfg.client_idle,
             client_quiet: cfg.client_quiet,
             full_reported: AtomicBool::new(false),
+            realtime: cfg.realtime,
+            realtime_reported: AtomicBool::new(false),
             log_enabled: log.is_some(),
             log: Mutex::new(log),
         });
