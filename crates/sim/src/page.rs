@@ -26,6 +26,8 @@ use core::time::Duration;
 
 use ramp_cc::Time;
 
+use crate::record::micros as us;
+
 /// When a request leaves the client.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Trigger {
@@ -204,10 +206,6 @@ pub struct PageRecord {
     pub object_us: Vec<u64>,
     /// Per object of the measured page: bytes.
     pub object_bytes: Vec<u64>,
-}
-
-fn us(d: Duration) -> u64 {
-    u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
 }
 
 impl PageRecord {

@@ -127,6 +127,11 @@ fn json_array(v: &[u64]) -> String {
     s
 }
 
+/// A duration in whole µs, the records' unit (saturating).
+pub(crate) fn micros(d: core::time::Duration) -> u64 {
+    u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
+}
+
 fn ms_floor(us: u64) -> u64 {
     us / 1000
 }
