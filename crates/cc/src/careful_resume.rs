@@ -37,11 +37,30 @@
 //! β in `ssthresh = β·PipeSize` is the one for the loss that ends slow
 //! start (NewReno's `ss_beta`, else its β; CUBIC's β); RFC 9959 allows
 //! 0.5 to 1 there. [`RetreatBeta::Ca`] (`jumpstart(retreat_beta=ca)`)
-//! applies that β to the retreat window too: the seed experiment's
-//! `jumpstart` arm did so (its Careful Resume implementation retreated to
-//! 0.5–0.7 × PipeSize, as the experiment's slides say), which is above
-//! the RFC's MUST when β > 0.5. Persistent congestion leaves Careful
+//! applies that β to the retreat window too, which is above the RFC's
+//! MUST when β > 0.5. Persistent congestion leaves Careful
 //! Resume. The phases are cited by the names RFC 9959 gives them.
+//!
+//! [`RetreatBeta::Quicly`] (`jumpstart(retreat_beta=quicly)`) is the
+//! reaction of the quicly the experiment ran (h2o/quicly 45bf8a37,
+//! `quicly_cc_jumpstart_on_first_loss` and `quicly_cc_jumpstart_on_acked`
+//! in include/quicly/cc.h, called from lib/cc-reno.c), which differs from
+//! RFC 9959's in three places:
+//!
+//! - what the path was seen to carry counts only the *jump packets*
+//!   acknowledged (packets from the first one sent after the jump to the
+//!   last unvalidated one), not every byte acknowledged since the jump;
+//! - on the loss the window falls to the slow-start exit β (Reno's 0.5)
+//!   times `max(jump bytes acknowledged, IW)`, and that is `ssthresh`;
+//!   during the recovery every acknowledged jump packet raises the window
+//!   to at least the CA's β (0.7) times the jump bytes acknowledged by
+//!   then ("cwnd ... would become bytes that passed through to the client
+//!   during the jumpstart phase of exactly 1 RTT"): the slides' "0.5x to
+//!   0.7x of PipeSize";
+//! - the first jump packet acknowledged sets the window to the flight
+//!   before that ACK (plus slow start's growth on it), whatever PipeSize
+//!   is, and the jump packets stay tracked (Validating) until the last one
+//!   is acknowledged.
 //!
 //! Which packet is "the last unvalidated packet": RFC 9959's Validating
 //! and Safe Retreat paragraphs name the last packet sent in the
@@ -73,8 +92,13 @@ pub enum RetreatBeta {
     #[default]
     Half,
     /// `β·PipeSize` with the congestion-avoidance algorithm's slow-start
-    /// exit β: the seed experiment's production arm.
+    /// exit β.
     Ca,
+    /// quicly 45bf8a37's jumpstart reaction (module docs): `β_ss ·
+    /// max(jump bytes acknowledged, IW)` at the loss, raised to `β ·
+    /// jump bytes acknowledged` as the jump packets' ACKs arrive; the seed
+    /// experiment's production arm.
+    Quicly,
 }
 
 impl RetreatBeta {
@@ -82,7 +106,7 @@ impl RetreatBeta {
     pub fn factor(self, ca_beta: crate::Ratio) -> crate::Ratio {
         match self {
             RetreatBeta::Half => crate::Ratio::HALF,
-            RetreatBeta::Ca => ca_beta,
+            RetreatBeta::Ca | RetreatBeta::Quicly => ca_beta,
         }
     }
 }
@@ -112,6 +136,11 @@ pub struct CarefulResume {
     last_unvalidated: Option<u64>,
     /// The window Safe Retreat falls to.
     retreat_beta: RetreatBeta,
+    /// The jump packets (sent while unvalidated) acknowledged.
+    jump: crate::jump_start::JumpTally,
+    /// [`RetreatBeta::Quicly`]: the window set at the loss, which is also
+    /// `ssthresh` when the retreat ends.
+    retreat_window: u64,
 }
 
 impl CarefulResume {
@@ -122,6 +151,8 @@ impl CarefulResume {
             pipe_size: flight_size,
             last_unvalidated: None,
             retreat_beta,
+            jump: crate::jump_start::JumpTally::default(),
+            retreat_window: 0,
         }
     }
 
@@ -139,7 +170,18 @@ impl CarefulResume {
     pub fn on_packet_sent(&mut self, packet_number: u64) {
         if self.phase == CrPhase::Unvalidated {
             self.last_unvalidated = Some(packet_number);
+            self.jump.on_jump_packet_sent(packet_number);
         }
+    }
+
+    /// The window rule of the retreat.
+    pub fn retreat_beta(&self) -> RetreatBeta {
+        self.retreat_beta
+    }
+
+    /// Bytes of jump packets acknowledged so far.
+    pub fn jump_acked(&self) -> u64 {
+        self.jump.acked()
     }
 
     /// Bytes were acknowledged. Returns whether the acknowledged packet is
@@ -147,6 +189,7 @@ impl CarefulResume {
     /// over.
     pub fn on_acked(&mut self, packet_number: Option<u64>, bytes: u64) -> bool {
         self.pipe_size = self.pipe_size.saturating_add(bytes);
+        self.jump.on_acked(packet_number, bytes);
         self.phase != CrPhase::Unvalidated
             && matches!(
                 (packet_number, self.last_unvalidated),
@@ -161,7 +204,15 @@ impl CarefulResume {
     /// congestion) and Careful Resume ends ([`UnvalidatedExit::Done`]);
     /// otherwise the window becomes the flight size and the jump is
     /// Validating.
+    ///
+    /// With [`RetreatBeta::Quicly`] the jump packets stay tracked whatever
+    /// the flight (`Validating`), and the caller sets the window itself
+    /// (quicly: the flight before the ACK, plus slow start's growth).
     pub fn end_unvalidated(&mut self, flight_size: u64, iw: u64) -> UnvalidatedExit {
+        if self.retreat_beta == RetreatBeta::Quicly {
+            self.phase = CrPhase::Validating;
+            return UnvalidatedExit::Validating { cwnd: flight_size };
+        }
         if flight_size < iw || flight_size <= self.pipe_size {
             return UnvalidatedExit::Done {
                 cwnd: self.pipe_size.max(iw),
@@ -175,8 +226,35 @@ impl CarefulResume {
     /// retreat window, `PipeSize/2` (or `β·PipeSize` with
     /// [`RetreatBeta::Ca`]), before any floor. `ca_beta` is the CA's
     /// slow-start exit β.
-    pub fn retreat(&mut self, ca_beta: crate::Ratio) -> u64 {
+    ///
+    /// With [`RetreatBeta::Quicly`]: `ca_beta · max(jump bytes
+    /// acknowledged, iw)` (quicly's `cwnd = jumpstart.bytes_acked`, at
+    /// least the initial window, then Reno's slow-start halving).
+    pub fn retreat(&mut self, ca_beta: crate::Ratio, iw: u64) -> u64 {
         self.phase = CrPhase::SafeRetreat;
+        if self.retreat_beta == RetreatBeta::Quicly {
+            self.retreat_window = ca_beta.mul_floor(self.jump.acked().max(iw));
+            return self.retreat_window;
+        }
         self.retreat_beta.factor(ca_beta).mul_floor(self.pipe_size)
+    }
+
+    /// [`RetreatBeta::Quicly`], during the retreat: the window the jump
+    /// packets acknowledged so far allow, `beta · jump bytes acknowledged`
+    /// (quicly raises cwnd to it on every jump ACK in recovery); `None`
+    /// for the other rules or outside the retreat.
+    pub fn retreat_floor(&self, beta: crate::Ratio) -> Option<u64> {
+        (self.retreat_beta == RetreatBeta::Quicly && self.phase == CrPhase::SafeRetreat)
+            .then(|| beta.mul_floor(self.jump.acked()))
+    }
+
+    /// `ssthresh` when the retreat ends: `slow_start_exit_beta · PipeSize`
+    /// (RFC 9959), or with [`RetreatBeta::Quicly`] the window set at the
+    /// loss (quicly's Reno sets `ssthresh = cwnd` there).
+    pub fn ssthresh_after_retreat(&self, slow_start_exit_beta: crate::Ratio) -> u64 {
+        if self.retreat_beta == RetreatBeta::Quicly {
+            return self.retreat_window;
+        }
+        slow_start_exit_beta.mul_floor(self.pipe_size)
     }
 }

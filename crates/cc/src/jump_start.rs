@@ -60,6 +60,41 @@ impl FirstFlight {
     }
 }
 
+/// The bytes of the jump packets acknowledged: quicly's
+/// `jumpstart.bytes_acked` (h2o/quicly 45bf8a37, include/quicly/cc.h),
+/// which counts the ACKs of packets sent from the jump until the first of
+/// them is acknowledged (`[enter_pn, exit_pn)`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct JumpTally {
+    first: Option<u64>,
+    last: Option<u64>,
+    acked: u64,
+}
+
+impl JumpTally {
+    /// A packet was sent while the jump is unvalidated: it is a jump
+    /// packet.
+    pub(crate) fn on_jump_packet_sent(&mut self, packet_number: u64) {
+        self.first.get_or_insert(packet_number);
+        self.last = Some(packet_number);
+    }
+
+    /// A packet was acknowledged; counted if it is a jump packet.
+    pub(crate) fn on_acked(&mut self, packet_number: Option<u64>, bytes: u64) {
+        if matches!(
+            (packet_number, self.first, self.last),
+            (Some(pn), Some(first), Some(last)) if first <= pn && pn <= last
+        ) {
+            self.acked = self.acked.saturating_add(bytes);
+        }
+    }
+
+    /// Bytes of jump packets acknowledged so far.
+    pub(crate) fn acked(&self) -> u64 {
+        self.acked
+    }
+}
+
 /// The jump window: `2·IW` (-02 §3.1, "up to 2 × IW").
 pub(crate) fn jump_window(initial_window: u64) -> u64 {
     initial_window.saturating_mul(2)

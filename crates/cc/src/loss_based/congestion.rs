@@ -44,14 +44,20 @@ impl LossBased {
             // docs/algorithms.md ambiguity #10: Rapid Start's reduction only for a
             // congestion event during its startup (SS, 3×/2×, CSS).
             (true, Some(r)) => {
-                let rr = r.enter_recovery(
+                let iw = self.cfg.initial_window_bytes();
+                let mut rr = r.enter_recovery(
                     signal,
                     self.cwnd,
                     flight,
                     self.ca.beta(),
                     self.min_window(),
-                    self.cfg.initial_window_bytes(),
+                    iw,
                 );
+                if r.options().jump_floor {
+                    // quicly: `cwnd_floor = 0.5 · max(IW, jump bytes acked)`.
+                    let base = iw.max(self.jump_tally.acked());
+                    rr.raise_floor(self.ca.slow_start_exit_beta().mul_floor(base));
+                }
                 self.cwnd = rr.cwnd();
                 self.phase = Phase::RapidRecovery(rr);
                 self.saved = None;
@@ -135,11 +141,12 @@ impl LossBased {
     pub(super) fn enter_safe_retreat(&mut self) {
         let beta = self.ca.slow_start_exit_beta();
         let min = self.min_window();
+        let iw = self.cfg.initial_window_bytes();
         let Some(cr) = self.careful_resume.as_mut() else {
             return;
         };
         let pre = self.cwnd;
-        self.cwnd = cr.retreat(beta).max(min);
+        self.cwnd = cr.retreat(beta, iw).max(min);
         match &mut self.ca {
             CaAlgorithm::Reno { growth, .. } => growth.reset(),
             // W_max from the window the congestion was seen at.
@@ -161,10 +168,8 @@ impl LossBased {
             return;
         };
         let min = self.min_window();
-        self.ssthresh = self
-            .ca
-            .slow_start_exit_beta()
-            .mul_floor(cr.pipe_size())
+        self.ssthresh = cr
+            .ssthresh_after_retreat(self.ca.slow_start_exit_beta())
             .max(min);
         self.phase = self.phase_for_window();
         self.send_one_pending = false;

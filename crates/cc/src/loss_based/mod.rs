@@ -40,7 +40,7 @@ use crate::controller::{
 };
 use crate::cubic::Cubic;
 use crate::hystart::HyStart;
-use crate::jump_start::{jump_window, FirstFlight};
+use crate::jump_start::{jump_window, FirstFlight, JumpTally};
 use crate::newreno::RenoGrowth;
 use crate::prague::Prague;
 use crate::prr::Prr;
@@ -173,6 +173,8 @@ pub struct LossBased {
     first_flight: FirstFlight,
     /// Careful Resume while it is active (jump start with `retreat=on`).
     careful_resume: Option<CarefulResume>,
+    /// The jump packets acknowledged (Rapid Start's `jump_floor`).
+    jump_tally: JumpTally,
     hystart: Option<HyStart>,
     /// Rapid Start's policy and growth state, when it is on.
     rapid: Option<RapidStart>,
@@ -228,6 +230,7 @@ impl LossBased {
             first_flight,
             careful_resume: (startup.careful_resume && first_flight.is_active())
                 .then(|| CarefulResume::jump(0, startup.retreat_beta)),
+            jump_tally: JumpTally::default(),
             hystart: startup.hystart.then(|| HyStart::new(cfg.pacing)),
             rapid: startup.rapid.map(RapidStart::new),
             round: RoundTracker::new(),
@@ -362,6 +365,9 @@ impl Controller for LossBased {
         if let Some(pn) = packet_number {
             // Rounds and the first flight are application data only.
             self.round.on_packet_sent(pn);
+            if self.first_flight.is_active() {
+                self.jump_tally.on_jump_packet_sent(pn);
+            }
             self.first_flight.on_packet_sent(pn);
             if let Some(cr) = self.careful_resume.as_mut() {
                 cr.on_packet_sent(pn);
@@ -387,8 +393,19 @@ impl Controller for LossBased {
         }
         self.in_flight = self.in_flight.saturating_sub(packet.bytes);
         self.frame_delivered = self.frame_delivered.saturating_add(packet.bytes);
+        if self.recovery_start.is_none() {
+            // quicly counts jump ACKs outside recovery only (lib/cc-pico.c).
+            self.jump_tally.on_acked(packet.packet_number, packet.bytes);
+        }
+        let ca_beta = self.ca.beta();
         if let Some(cr) = self.careful_resume.as_mut() {
-            if cr.on_acked(packet.packet_number, packet.bytes) {
+            let last = cr.on_acked(packet.packet_number, packet.bytes);
+            if let Some(floor) = cr.retreat_floor(ca_beta) {
+                // quicly: a jump packet acknowledged in the recovery raises
+                // cwnd to β·(jump bytes acknowledged).
+                self.cwnd = self.cwnd.max(floor);
+            }
+            if last {
                 // The last unvalidated packet is acknowledged.
                 if cr.phase() == CrPhase::SafeRetreat {
                     self.finish_safe_retreat();
@@ -450,10 +467,19 @@ impl Controller for LossBased {
                     if let Some(cr) = self.careful_resume.as_mut() {
                         // RFC 9959, leaving the Unvalidated Phase.
                         let iw = self.cfg.initial_window_bytes();
+                        let quicly = cr.retreat_beta() == RetreatBeta::Quicly;
                         match cr.end_unvalidated(summary.bytes_in_flight, iw) {
                             UnvalidatedExit::Done { cwnd } => {
                                 self.cwnd = cwnd;
                                 self.careful_resume = None;
+                            }
+                            // quicly's `cwnd = inflight` (the flight before
+                            // this ACK), then slow start's growth on it.
+                            UnvalidatedExit::Validating { cwnd } if quicly => {
+                                self.cwnd = cwnd
+                                    .saturating_add(delivered)
+                                    .saturating_add(n)
+                                    .max(self.min_window());
                             }
                             UnvalidatedExit::Validating { cwnd } => self.cwnd = cwnd,
                         }

@@ -141,6 +141,11 @@ pub struct RapidStartOptions {
     pub latch_2x: bool,
     /// The MAY floor `β·IW` (docs/algorithms.md ambiguity #9).
     pub iw_floor: bool,
+    /// quicly's floor for the first recovery (`jump_floor=on`): at least
+    /// the slow-start exit β (0.5) times `max(IW, jump bytes acked)`
+    /// (h2o/quicly 45bf8a37, lib/cc-pico.c `pico_on_lost`, passed to
+    /// `quicly_cc_rapid_start_on_first_lost` as `cwnd_floor`).
+    pub jump_floor: bool,
     /// Additive margin of `queue_buildup_thresh`.
     pub thresh_add: Duration,
     /// Multiplicative margin of `queue_buildup_thresh`.
@@ -171,6 +176,7 @@ impl Default for RapidStartOptions {
             ce_beta: None,
             latch_2x: false,
             iw_floor: false,
+            jump_floor: false,
             thresh_add: QUEUE_BUILDUP_ADD,
             thresh_mult: QUEUE_BUILDUP_MULT,
             pacing_gain: RAPID_PACING_GAIN,
@@ -189,8 +195,9 @@ impl RapidStartOptions {
     /// The options as h2o/quicly 45bf8a37 ran Rapid Start (the seed
     /// experiment's arms): K = 11/18, the 3× test `floor ≤ max(min + 4 ms,
     /// min·35/32)` on a 1 ms clock over 4 slots of `min_rtt/4`, off below
-    /// 4 ms of `min_rtt`. Everything else as -02 (β is the CA's: 0.7 on
-    /// quicly's `pico`).
+    /// 4 ms of `min_rtt`, the first recovery's floor at least `0.5 ·
+    /// max(IW, jump bytes acked)`. Everything else as -02 (β is the CA's:
+    /// 0.7 on quicly's `pico`).
     pub fn quicly() -> RapidStartOptions {
         RapidStartOptions {
             k: K_QUICLY,
@@ -199,6 +206,7 @@ impl RapidStartOptions {
             clock: RttClock::WholeMs,
             rtt_floor: RttFloorSource::Slots,
             off_below: QUICLY_OFF_BELOW,
+            jump_floor: true,
             ..RapidStartOptions::default()
         }
     }
@@ -296,6 +304,8 @@ pub struct RapidRecovery {
     pre_recovery_cwnd: u64,
     min_window: u64,
     iw_floor: Option<u64>,
+    /// A floor raised after entry ([`Self::raise_floor`]), bytes.
+    raised_floor: u64,
     /// Bytes charged so far with the ack and loss factors, kept so that
     /// the recovery can be re-derived for another β ([`Self::rebased`]).
     acked_total: u64,
@@ -343,9 +353,20 @@ impl RapidRecovery {
             pre_recovery_cwnd,
             min_window,
             iw_floor,
+            raised_floor: 0,
             acked_total: 0,
             lost_total: 0,
         }
+    }
+
+    /// Never below `bytes` from now on (quicly's `cwnd_floor` argument,
+    /// [`RapidStartOptions::jump_floor`]); the window rises to it at once
+    /// if it is below.
+    pub fn raise_floor(&mut self, bytes: u64) {
+        self.raised_floor = self.raised_floor.max(bytes);
+        let f = u128::from(bytes) * u128::from(self.factors.den);
+        self.floor_scaled = self.floor_scaled.max(f);
+        self.scaled = self.scaled.max(self.floor_scaled);
     }
 
     /// The same recovery as if it had been entered with `beta`: the entry,
@@ -361,6 +382,7 @@ impl RapidRecovery {
             self.min_window,
             self.iw_floor,
         );
+        r.raise_floor(self.raised_floor);
         r.on_acked(self.acked_total);
         r.on_lost(self.lost_total);
         r

@@ -24,7 +24,7 @@
 //! | arm | spec |
 //! |---|---|
 //! | baseline: paced slow start, IW 30 | `newreno(iw=30,beta=0.7,ss_beta=0.5)` |
-//! | jumpstart: Careful Resume, 60-packet jump over one RTT, then 2× | `newreno(iw=30,beta=0.7,ss_beta=0.5)+jumpstart(retreat_beta=ca)` |
+//! | jumpstart: Careful Resume, 60-packet jump over one RTT, then 2× | `newreno(iw=30,beta=0.7,ss_beta=0.5)+jumpstart(retreat_beta=quicly)` |
 //! | rapid-no-jump: 3×/2× growth and smooth reduction, no jump | `newreno(iw=30,beta=0.7,ss_beta=0.5)+rapidstart(jump=off)` |
 //! | rapidstart: both | `newreno(iw=30,beta=0.7,ss_beta=0.5)+rapidstart` |
 //!
@@ -66,23 +66,24 @@ pub const QUICLY_SLOW_START_EXIT_BETA: Ratio = Ratio::HALF;
 /// The seed experiment's four arms, as it ran them on quicly: Reno with
 /// β = [`QUICLY_RENO_BETA`] and `ss_beta` = [`QUICLY_SLOW_START_EXIT_BETA`],
 /// IW 30 packets, the jump Careful Resume with a 60-packet window whose
-/// Safe Retreat uses the CA's β (`retreat_beta=ca`), as that experiment's
-/// Careful Resume did, Rapid Start with quicly's values
+/// reaction to a loss before validation is quicly 45bf8a37's
+/// (`retreat_beta=quicly`: 0.5 rising to 0.7 × the jump bytes acked, the
+/// slides' "0.5x to 0.7x of PipeSize"), Rapid Start with quicly's values
 /// ([`crate::rapid_start::RapidStartOptions::quicly`]; [`SEED_DRAFT02_ARMS`]
 /// has -02's). A test keeps these spellings equal to the constants.
 pub const SEED_ARMS: [(&str, &str); 4] = [
     ("baseline", "newreno(iw=30,beta=0.7,ss_beta=0.5)"),
     (
         "jumpstart",
-        "newreno(iw=30,beta=0.7,ss_beta=0.5)+jumpstart(retreat_beta=ca)",
+        "newreno(iw=30,beta=0.7,ss_beta=0.5)+jumpstart(retreat_beta=quicly)",
     ),
     (
         "rapid-no-jump",
-        "newreno(iw=30,beta=0.7,ss_beta=0.5)+rapidstart(jump=off,thresh_mult=1.09375,rtt_floor=slots,k=11/18,thresh=max,clock=ms,off_below_ms=4)",
+        "newreno(iw=30,beta=0.7,ss_beta=0.5)+rapidstart(jump=off,jump_floor=on,thresh_mult=1.09375,rtt_floor=slots,k=11/18,thresh=max,clock=ms,off_below_ms=4)",
     ),
     (
         "rapidstart",
-        "newreno(iw=30,beta=0.7,ss_beta=0.5)+rapidstart(thresh_mult=1.09375,rtt_floor=slots,k=11/18,thresh=max,clock=ms,off_below_ms=4)",
+        "newreno(iw=30,beta=0.7,ss_beta=0.5)+rapidstart(jump_floor=on,thresh_mult=1.09375,rtt_floor=slots,k=11/18,thresh=max,clock=ms,off_below_ms=4)",
     ),
 ];
 

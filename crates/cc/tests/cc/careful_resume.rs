@@ -145,3 +145,66 @@ fn jumpstart_retreat_beta_ca_retreats_to_the_ca_beta_like_the_seed_arm() {
     let (d, _, _) = retreat("newreno(beta=0.7)+jumpstart(iw=10,retreat_beta=ca)");
     assert_eq!(d.window(), 5 * MDS * 7 / 10);
 }
+
+/// The seed arm's Careful Resume as quicly 45bf8a37 ran it.
+const QUICLY: &str = "newreno(beta=0.7,ss_beta=0.5)+jumpstart(iw=10,retreat_beta=quicly)";
+
+#[test]
+fn quicly_jumpstart_on_acked_first_jump_ack_sets_cwnd_to_the_flight_before_it() {
+    // include/quicly/cc.h `quicly_cc_jumpstart_on_acked`: cwnd = inflight
+    // (19 packets before this ACK), then slow start's +1; the jump
+    // packets stay tracked whatever PipeSize is.
+    let (mut d, flight) = jumped(QUICLY);
+    d.ack(&flight[1..2]);
+    let cr = d.cc.careful_resume().copied();
+    assert_eq!(cr.map(|c| c.phase()), Some(CrPhase::Validating));
+    assert_eq!(cr.map(|c| c.jump_acked()), Some(MDS));
+    assert_eq!(d.window(), 20 * MDS);
+}
+
+#[test]
+fn quicly_jumpstart_on_acked_exit_with_flight_at_most_pipe_size_keeps_the_flight() {
+    // RFC 9959 would set cwnd = PipeSize (11 packets) and leave; quicly
+    // sets the flight before the ACK (12) plus slow start's growth (11)
+    // and keeps tracking the one jump packet left.
+    let mut d = Driver::jumped(QUICLY);
+    let flight = d.send(12);
+    d.advance(ms(30));
+    d.ack(&flight[..11]);
+    assert_eq!(
+        d.cc.careful_resume().map(|c| c.phase()),
+        Some(CrPhase::Validating)
+    );
+    assert_eq!(d.window(), 23 * MDS);
+}
+
+#[test]
+fn quicly_jumpstart_on_first_loss_halves_the_jump_bytes_acked_at_least_iw() {
+    // `quicly_cc_jumpstart_on_first_loss`: cwnd = max(jump bytes acked,
+    // IW) = max(5, 10) packets, then Reno's slow-start halving: 5 packets,
+    // which is also ssthresh when the retreat ends.
+    let (d, _, before) = retreat(QUICLY);
+    assert_eq!(before, 24 * MDS, "20 at the exit, +1 per ACK after");
+    assert_eq!(d.cc.careful_resume().map(|c| c.jump_acked()), Some(5 * MDS));
+    assert_eq!(
+        d.cc.careful_resume().map(|c| c.phase()),
+        Some(CrPhase::SafeRetreat)
+    );
+    assert_eq!(d.window(), 5 * MDS);
+}
+
+#[test]
+fn quicly_jumpstart_on_acked_in_recovery_raises_cwnd_to_beta_times_jump_bytes_acked() {
+    // In the recovery every jump ACK raises cwnd to 0.7 × jump bytes
+    // acked ("the slides' 0.5x to 0.7x of PipeSize"); when the last jump
+    // packet is acked, ssthresh is the window set at the loss and the
+    // raised window continues in congestion avoidance.
+    let (mut d, flight, _) = retreat(QUICLY);
+    d.ack_each(&flight[7..18]);
+    assert_eq!(d.window(), 16 * MDS * 7 / 10);
+    d.ack(&flight[18..]);
+    assert!(d.cc.careful_resume().is_none());
+    assert_eq!(d.window(), 17 * MDS * 7 / 10);
+    assert_eq!(d.cc.ssthresh(), Some(5 * MDS));
+    assert_eq!(d.cc.state(), LossBasedState::CongestionAvoidance);
+}

@@ -540,3 +540,40 @@ fn rapid_start_editors_copy_ce_beta_yields_to_beta_once_the_episode_sees_a_loss(
     assert_eq!(d.cc.metrics().num_ecn_loss_episodes, 0);
     assert_eq!(d.cc.metrics().num_loss_episodes, 1);
 }
+
+#[test]
+fn quicly_rapid_start_on_first_lost_floor_is_half_of_iw_without_a_jump() {
+    // lib/cc-pico.c `pico_on_lost` passes `0.5 · max(IW, jump bytes
+    // acked)` as the floor: without a jump, half of IW (15 packets) where
+    // -02's pre·β/3 alone gives 5.
+    for (opt, floor) in [("", 5), (",jump_floor=on", 15)] {
+        let mut d = Driver::new(&format!("rapidstart(iw=30,jump=off{opt})"));
+        let pns = d.send(30);
+        d.advance(ms(100));
+        d.lose(&pns);
+        assert_eq!(d.window(), floor * MDS, "{opt}");
+    }
+}
+
+#[test]
+fn quicly_rapid_start_on_first_lost_floor_counts_the_jump_bytes_acked() {
+    // The jump to 20 packets, 15 jump packets acked (more than IW 10),
+    // then the other 4 and 31 later packets lost: the floor is 0.5 × 15
+    // packets, not 0.5 × IW.
+    let run = |opt: &str| {
+        let mut d = Driver::new(&format!("rapidstart(iw=10{opt})"));
+        let first = d.send(1);
+        d.advance(ms(30));
+        d.ack(&first);
+        let jump = d.send(19);
+        d.advance(ms(60));
+        d.ack_each(&jump[..15]);
+        let more = d.send(31);
+        d.advance(ms(60));
+        d.lose(&jump[15..]);
+        d.lose(&more);
+        d.window()
+    };
+    assert_eq!(run(",jump_floor=on"), 15 * MDS / 2);
+    assert!(run("") < 15 * MDS / 2);
+}

@@ -91,7 +91,7 @@ fn seed_experiment_arms_are_expressible() {
         StartupSpec::JumpStart(JumpStartOptions {
             defer: true,
             retreat: true,
-            retreat_beta: RetreatBeta::Ca,
+            retreat_beta: RetreatBeta::Quicly,
         })
     );
     // Both Rapid Start arms run quicly's values (h2o/quicly 45bf8a37).

@@ -198,10 +198,10 @@ pub const JUMPSTART_OPTIONS: &[OptionDef<JumpStartOptions>] = &[
     },
     OptionDef {
         key: "retreat_beta",
-        values: "half|ca",
-        help: "Safe Retreat window: PipeSize/2 (RFC 9959, default) or the CA's β·PipeSize",
+        values: "half|ca|quicly",
+        help: "Safe Retreat window: PipeSize/2 (RFC 9959, default), the CA's β·PipeSize, or quicly 45bf8a37's 0.5→0.7 × jump bytes acked",
         parse: |o, v| {
-            o.retreat_beta = option::choice(v, &RETREAT_BETA_CHOICES, "half or ca")?;
+            o.retreat_beta = option::choice(v, &RETREAT_BETA_CHOICES, "half, ca or quicly")?;
             Ok(())
         },
         display: |o| {
@@ -210,8 +210,11 @@ pub const JUMPSTART_OPTIONS: &[OptionDef<JumpStartOptions>] = &[
     },
 ];
 
-const RETREAT_BETA_CHOICES: [(&str, RetreatBeta); 2] =
-    [("half", RetreatBeta::Half), ("ca", RetreatBeta::Ca)];
+const RETREAT_BETA_CHOICES: [(&str, RetreatBeta); 3] = [
+    ("half", RetreatBeta::Half),
+    ("ca", RetreatBeta::Ca),
+    ("quicly", RetreatBeta::Quicly),
+];
 
 const RTT_FLOOR_CHOICES: [(&str, RttFloorSource); 3] = [
     ("fallback", RttFloorSource::Fallback),
@@ -292,6 +295,16 @@ pub const RAPIDSTART_OPTIONS: &[OptionDef<RapidStartSpec>] = &[
             Ok(())
         },
         display: |o| option::on_off_unless_default(o.options.iw_floor, false),
+    },
+    OptionDef {
+        key: "jump_floor",
+        values: "on|off",
+        help: "quicly's first-recovery floor, 0.5 × max(IW, jump bytes acked) (default off)",
+        parse: |o, v| {
+            o.options.jump_floor = on_off(v)?;
+            Ok(())
+        },
+        display: |o| option::on_off_unless_default(o.options.jump_floor, false),
     },
     OptionDef {
         key: "thresh_ms",

@@ -75,6 +75,8 @@ pub fn spec() -> impl Strategy<Value = LossBasedSpec> {
                     ce_beta,
                     latch_2x,
                     iw_floor,
+                    // A third of the draws, independent of the other flags.
+                    jump_floor: add_us % 3 == 0,
                     thresh_add: Duration::from_micros(add_us),
                     thresh_mult: Ratio::new(mult.num().min(10 * mult.den()), mult.den())
                         .unwrap_or(Ratio::ONE),
@@ -107,14 +109,14 @@ pub fn spec() -> impl Strategy<Value = LossBasedSpec> {
         );
     let startup = prop_oneof![
         Just(StartupSpec::Classic),
-        (any::<bool>(), any::<bool>(), any::<bool>()).prop_map(|(defer, retreat, ca)| {
+        (any::<bool>(), any::<bool>(), 0..3u8).prop_map(|(defer, retreat, beta)| {
             StartupSpec::JumpStart(JumpStartOptions {
                 defer,
                 retreat,
-                retreat_beta: if ca {
-                    RetreatBeta::Ca
-                } else {
-                    RetreatBeta::Half
+                retreat_beta: match beta {
+                    0 => RetreatBeta::Half,
+                    1 => RetreatBeta::Ca,
+                    _ => RetreatBeta::Quicly,
                 },
             })
         }),

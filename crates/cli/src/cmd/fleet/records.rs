@@ -102,12 +102,13 @@ pub fn read_rows(records: &Path) -> anyhow::Result<Vec<Row>> {
             arm,
             pop: pop.unwrap_or_default(),
             bin: bin.unwrap_or_default(),
-            size_bytes: num(CONTENT_LENGTH).unwrap_or(0),
+            // Page loads: the measured page's bytes and load time.
+            size_bytes: num(PAGE_BYTES).or_else(|| num(CONTENT_LENGTH)).unwrap_or(0),
             completed: v[COMPLETED]
                 .as_ref()
                 .and_then(|x| x.as_bool())
                 .unwrap_or(false),
-            ttlb_us: num(TTLB_US).unwrap_or(0),
+            ttlb_us: num(PAGE_LOAD_US).or_else(|| num(TTLB_US)).unwrap_or(0),
             packets_sent: num(PACKETS_SENT).unwrap_or(0),
             packets_lost: num(PACKETS_LOST).unwrap_or(0),
         });
@@ -116,7 +117,7 @@ pub fn read_rows(records: &Path) -> anyhow::Result<Vec<Row>> {
 }
 
 /// The keys the summary reads, and their places in [`RowFields`].
-const KEYS: [&str; 9] = [
+const KEYS: [&str; 11] = [
     k::CONN,
     k::GROUP,
     k::POP,
@@ -126,6 +127,8 @@ const KEYS: [&str; 9] = [
     k::TTLB_US,
     k::PACKETS_SENT,
     k::PACKETS_LOST,
+    k::PAGE_BYTES,
+    k::PAGE_LOAD_US,
 ];
 const CONN: usize = 0;
 const GROUP: usize = 1;
@@ -136,6 +139,8 @@ const COMPLETED: usize = 5;
 const TTLB_US: usize = 6;
 const PACKETS_SENT: usize = 7;
 const PACKETS_LOST: usize = 8;
+const PAGE_BYTES: usize = 9;
+const PAGE_LOAD_US: usize = 10;
 
 /// The value under each of [`KEYS`] in one record (the last one, if a key
 /// repeats, as a JSON map would keep it), read without building the whole
