@@ -212,11 +212,12 @@ mod tests {
         let path = dir.join("records.ndjson");
         // Nested values and escapes in skipped fields, a repeated key (the
         // last wins, as in a JSON map), an escaped key that spells "pop",
-        // a field of the wrong type (read as absent), and a blank line.
+        // a field of the wrong type (read as absent), a page load's size
+        // and load time (preferred to the object's), and a blank line.
         let lines = [
             r#"{"conn":3,"group":"a","x":{"y":[1,2,{"z":"}"}]},"pop":"eu","size-bin":"1MB","content_length":5,"completed":true,"ttlb-us":7,"num-packets.sent":9,"num-packets.lost":1,"conn":4}"#,
             "",
-            r#"{"group":"b","conn":5,"\u0070op":"asia","ttlb-us":"late","completed":1,"s":"a\"b"}"#,
+            r#"{"group":"b","conn":5,"\u0070op":"asia","ttlb-us":"late","completed":1,"s":"a\"b","page-load-us":8,"content_length":3,"page.bytes":6}"#,
         ];
         fs::write(&path, lines.join("\n")).unwrap();
         let rows = read_rows(&path).unwrap();
@@ -241,7 +242,7 @@ mod tests {
             got,
             [
                 (4, "a", "eu", "1MB", 5, true, 7, 9, 1),
-                (5, "b", "asia", "", 0, false, 0, 0, 0)
+                (5, "b", "asia", "", 6, false, 8, 0, 0)
             ]
         );
     }
