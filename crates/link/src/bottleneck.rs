@@ -36,16 +36,18 @@ pub struct Departure<P> {
 }
 
 /// What the bottleneck did with an arriving packet.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Admission<P> {
     /// Accepted; it leaves at a time already known.
     Departs(Departure<P>),
     /// Held by a dequeue-time discipline; it leaves through
-    /// [`Bottleneck::poll`]. FQ-CoDel may have dropped another flow's
-    /// packet to make room (`evicted`).
+    /// [`Bottleneck::poll`]. FQ-CoDel may have dropped packets of the
+    /// fattest flow to make room (`evicted`).
     Held {
-        /// A packet dropped from the fattest queue on overflow.
-        evicted: Option<Packet<P>>,
+        /// Packets dropped from the fattest queue on overflow, in drop
+        /// order: one when packets are of one size, more when a large
+        /// packet's arrival is paid for with small ones.
+        evicted: Vec<Packet<P>>,
     },
     /// Dropped on arrival.
     Dropped {
@@ -263,13 +265,23 @@ impl<P> Bottleneck<P> {
                 }
                 q.push(now, packet);
                 self.arm(now);
-                Admission::Held { evicted: None }
+                Admission::Held {
+                    evicted: Vec::new(),
+                }
             }
             Discipline::FqCoDel(fq) => {
                 fq.enqueue(now, packet);
-                let mut evicted = None;
-                if self.server.backlog_bytes() + fq.bytes() > self.limit_bytes {
-                    evicted = fq.drop_from_fattest();
+                // RFC 8290 §4.1: on overflow, drop from the head of the
+                // fattest queue, until the buffer holds again. One drop
+                // makes room for a packet of the dropped one's size; a
+                // 1 500-byte arrival paid for with 1-byte drops must keep
+                // dropping, or the backlog creeps past the buffer.
+                let mut evicted = Vec::new();
+                while self.server.backlog_bytes() + fq.bytes() > self.limit_bytes {
+                    match fq.drop_from_fattest() {
+                        Some(p) => evicted.push(p),
+                        None => break,
+                    }
                 }
                 self.arm(now);
                 Admission::Held { evicted }
@@ -285,7 +297,9 @@ impl<P> Bottleneck<P> {
                 }
                 d.enqueue(now, packet);
                 self.arm(now);
-                Admission::Held { evicted: None }
+                Admission::Held {
+                    evicted: Vec::new(),
+                }
             }
         }
     }
@@ -439,7 +453,7 @@ mod tests {
                 Dequeue::Dropped { at, .. } => drops.push(at),
             });
             match b.offer(t, pkt(flow, ect)) {
-                Admission::Held { evicted: None } => {}
+                Admission::Held { evicted } if evicted.is_empty() => {}
                 a => panic!("{a:?}"),
             }
         }
@@ -535,6 +549,43 @@ mod tests {
         // Two serialisation times: the packet in service, then its own.
         assert!(fq <= Duration::from_micros(1600), "fq {fq:?}");
         assert!(codel > Duration::from_millis(5), "codel {codel:?}");
+    }
+
+    #[test]
+    fn rfc8290_4_1_overflow_drops_from_the_fattest_until_the_buffer_holds() {
+        // Flow 1 fills a 10 000-byte buffer with 1-byte packets; a
+        // 1 000-byte packet of flow 2 then arrives. One
+        // drop frees one byte: the fattest queue must keep giving up its
+        // head until the arrival fits, or the backlog creeps past the
+        // buffer with every such arrival.
+        let mut b = link(Aqm::FqCoDel(Default::default()), 10_000);
+        let t = Time::ZERO;
+        let small = |flow| Packet {
+            payload: (),
+            size: 1,
+            ecn: EcnCodepoint::NotEct,
+            flow,
+        };
+        for _ in 0..10_000 {
+            match b.offer(t, small(1)) {
+                Admission::Held { evicted } => assert!(evicted.is_empty()),
+                a => panic!("{a:?}"),
+            }
+        }
+        let Admission::Held { evicted } = b.offer(t, pkt(2, false)) else {
+            panic!("FQ-CoDel holds every arrival");
+        };
+        assert_eq!(evicted.len(), 1000, "as many 1-byte drops as the arrival needs");
+        assert!(evicted.iter().all(|p| p.flow == 1 && p.size == 1));
+        assert!(b.backlog_bytes() <= 10_000, "{}", b.backlog_bytes());
+        // Packets of one size: one arrival costs one drop, as before.
+        let mut b = link(Aqm::FqCoDel(Default::default()), 10_000);
+        for i in 0..12 {
+            let Admission::Held { evicted } = b.offer(t, pkt(1, false)) else {
+                panic!("FQ-CoDel holds every arrival");
+            };
+            assert_eq!(evicted.len(), usize::from(i >= 10), "arrival {i}");
+        }
     }
 
     #[test]

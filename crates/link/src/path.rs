@@ -63,15 +63,15 @@ pub struct LinkConfig {
 }
 
 /// What [`Link::offer`] did.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Offer<P> {
     /// The packet's fate is decided.
     Now(Delivery<P>),
     /// A dequeue-time discipline holds it: poll at [`Link::next_wake`].
-    /// `evicted` is a packet FQ-CoDel dropped to make room.
+    /// `evicted` are packets FQ-CoDel dropped to make room.
     Held {
-        /// A packet dropped from the fattest flow queue.
-        evicted: Option<Delivery<P>>,
+        /// Packets dropped from the fattest flow queue, in drop order.
+        evicted: Vec<Delivery<P>>,
     },
 }
 
@@ -197,11 +197,14 @@ impl<P> Link<P> {
                 cause,
             }),
             Admission::Held { evicted } => Offer::Held {
-                evicted: evicted.map(|p| Delivery::Dropped {
-                    payload: p.payload,
-                    at: now,
-                    cause: DropCause::Queue,
-                }),
+                evicted: evicted
+                    .into_iter()
+                    .map(|p| Delivery::Dropped {
+                        payload: p.payload,
+                        at: now,
+                        cause: DropCause::Queue,
+                    })
+                    .collect(),
             },
         }
     }

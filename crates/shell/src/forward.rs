@@ -298,8 +298,10 @@ impl Dir {
             }
             Offer::Held { evicted } => {
                 self.c.link.max_queue_bytes = self.c.link.max_queue_bytes.max(queue_bytes + bytes);
-                if let Some(Delivery::Dropped { cause, .. }) = evicted {
-                    self.c.link.count_drop(cause);
+                for d in evicted {
+                    if let Delivery::Dropped { cause, .. } = d {
+                        self.c.link.count_drop(cause);
+                    }
                 }
                 "enqueue"
             }

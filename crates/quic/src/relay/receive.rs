@@ -78,8 +78,10 @@ fn enqueue(s: &Shared, dir: &Direction, data: Vec<u8>, dest: Dest, client: Socke
             dir.counters
                 .max_queue_bytes
                 .fetch_max(queue_bytes + bytes, Ordering::Relaxed);
-            if let Some(Delivery::Dropped { cause, .. }) = evicted {
-                dir.counters.count_drop(cause);
+            for d in evicted {
+                if let Delivery::Dropped { cause, .. } = d {
+                    dir.counters.count_drop(cause);
+                }
             }
             "enqueue"
         }
