@@ -1,6 +1,8 @@
 //! The client endpoint: sends its Initial, acknowledges the server's
 //! packets under its ACK policy, sends Finished with the request once the
-//! handshake flight is complete, and reassembles the response.
+//! handshake flight is complete, and reassembles the response — or, with a
+//! request schedule (crate::page), sends each further request when the
+//! workload says and reassembles every response.
 
 use core::time::Duration;
 
@@ -47,6 +49,16 @@ pub(crate) enum UpPacket {
         /// Initial padded to the datagram size.
         handshake: bool,
     },
+    /// Requests for objects `first .. first + count` (HEADERS frames on new
+    /// streams) in one 1-RTT packet.
+    Requests {
+        /// Datagram bytes.
+        bytes: u64,
+        /// The first object requested.
+        first: u32,
+        /// How many.
+        count: u32,
+    },
     /// MAX_STREAM_DATA and MAX_DATA frames raising the server's limits
     /// (RFC 9000 §19.9, §19.10), in one 1-RTT packet.
     MaxData {
@@ -72,6 +84,11 @@ pub(crate) struct ClientOut {
     /// New in-order delivered bytes total, if it changed.
     pub delivered: Option<u64>,
 }
+
+/// Bytes of one request in a 1-RTT packet (HEADERS of a GET), the size of
+/// the request the client coalesces with Finished; requests leaving
+/// together share datagrams of at most the datagram size.
+pub(crate) const REQUEST_BYTES: u64 = CLIENT_FINISHED_REQUEST_BYTES;
 
 /// RFC 9002 §6.2.2 `kInitialRtt`-based first PTO of the client: 3 x 333 ms
 /// (smoothed RTT + 4 x rttvar with rttvar = RTT/2) before any RTT sample.
@@ -107,6 +124,42 @@ pub struct Client {
     zero_rtt: bool,
     /// When the request left.
     pub t_request_sent: Option<Time>,
+    /// The request schedule (crate::page); None for one object.
+    page: Option<Box<ClientPage>>,
+    mds: u64,
+}
+
+/// The client's side of a request schedule.
+struct ClientPage {
+    requests: crate::page::Requests,
+    layout: crate::page::Layout,
+    /// Chunks received per object.
+    got: Vec<u32>,
+    /// Per object: request sent, last byte received.
+    times: Vec<crate::page::ObjectTimes>,
+    /// Objects `0 .. done_prefix` have all arrived.
+    done_prefix: usize,
+    /// The next object to request.
+    next: usize,
+    /// When it is due (its trigger's prefix has arrived).
+    due: Option<Time>,
+}
+
+impl ClientPage {
+    /// When object `i`'s request is due: None until the objects its
+    /// trigger waits for have all arrived.
+    fn due_of(&self, i: usize) -> Option<Time> {
+        match self.requests.objects[i].trigger {
+            crate::page::Trigger::After { upto, delay } if self.done_prefix >= upto as usize => {
+                let ready = self.times[..upto as usize]
+                    .iter()
+                    .filter_map(|t| t.done)
+                    .max()?;
+                Some(ready + delay)
+            }
+            _ => None,
+        }
+    }
 }
 
 impl Client {
@@ -155,6 +208,95 @@ impl Client {
             fc: None,
             zero_rtt: false,
             t_request_sent: None,
+            page: None,
+            mds,
+        }
+    }
+
+    /// Fetches the objects of `requests` (laid out as `layout`, the
+    /// server's) instead of one response.
+    pub(crate) fn with_page(
+        mut self,
+        requests: crate::page::Requests,
+        layout: crate::page::Layout,
+    ) -> Client {
+        self.chunks = layout.chunks();
+        self.total_bytes = requests.total_bytes();
+        self.chunk_got = vec![0; (self.chunks as usize).div_ceil(64)];
+        let n = requests.objects.len();
+        self.page = Some(Box::new(ClientPage {
+            requests,
+            layout,
+            got: vec![0; n],
+            times: vec![crate::page::ObjectTimes::default(); n],
+            done_prefix: 0,
+            next: 1,
+            due: None,
+        }));
+        self
+    }
+
+    /// The page-load figures (None for one object).
+    pub fn page_record(&self) -> Option<crate::page::PageRecord> {
+        self.page
+            .as_ref()
+            .map(|p| crate::page::PageRecord::new(&p.requests, &p.times, self.t_start))
+    }
+
+    /// Object 0's request left at `now`.
+    fn first_request_sent(&mut self, now: Time) {
+        if let Some(p) = self.page.as_mut() {
+            p.times[0].requested = Some(now);
+        }
+    }
+
+    /// Sends every request that is due by `now` (those leaving together
+    /// share datagrams), and finds when the next one is.
+    fn send_due_requests(&mut self, now: Time, out: &mut ClientOut) {
+        let per_datagram = u32::try_from((self.mds / REQUEST_BYTES).max(1)).unwrap_or(1);
+        let Some(p) = self.page.as_mut() else {
+            return;
+        };
+        let first = p.next;
+        p.due = None;
+        while p.next < p.times.len() {
+            match p.due_of(p.next) {
+                Some(t) if t <= now => {
+                    p.times[p.next].requested = Some(now);
+                    p.next += 1;
+                }
+                due => {
+                    p.due = due;
+                    break;
+                }
+            }
+        }
+        let (mut at, end) = (first as u32, p.next as u32);
+        while at < end {
+            let count = (end - at).min(per_datagram);
+            out.send.push(UpPacket::Requests {
+                bytes: u64::from(count) * REQUEST_BYTES,
+                first: at,
+                count,
+            });
+            at += count;
+        }
+    }
+
+    /// Chunk `c` is new: count it against its object.
+    fn page_chunk(&mut self, now: Time, c: u32, out: &mut ClientOut) {
+        let Some(p) = self.page.as_mut() else {
+            return;
+        };
+        let i = p.layout.object_of(c);
+        p.got[i] += 1;
+        let start = if i == 0 { 0 } else { p.layout.end(i - 1) };
+        if p.got[i] == p.layout.end(i) - start {
+            p.times[i].done = Some(now);
+            while p.done_prefix < p.times.len() && p.times[p.done_prefix].done.is_some() {
+                p.done_prefix += 1;
+            }
+            self.send_due_requests(now, out);
         }
     }
 
@@ -195,6 +337,7 @@ impl Client {
         self.hs_pto_at = Some(now + CLIENT_FIRST_PTO);
         if self.zero_rtt {
             self.t_request_sent = Some(now);
+            self.first_request_sent(now);
         }
         UpPacket::Initial {
             bytes: self.initial_bytes,
@@ -268,6 +411,7 @@ impl Client {
                 crate::resumption::CLIENT_FINISHED_BYTES
             } else {
                 self.t_request_sent = Some(now);
+                self.first_request_sent(now);
                 CLIENT_FINISHED_REQUEST_BYTES
             };
             out.send.push(UpPacket::FinishedRequest { bytes });
@@ -281,6 +425,9 @@ impl Client {
         }
         self.chunk_got[w] |= 1 << b;
         self.t_first_byte.get_or_insert(now);
+        if self.page.is_some() {
+            self.page_chunk(now, c, out);
+        }
         let before = self.next_in_order;
         while self.next_in_order < self.chunks {
             let n = self.next_in_order;
@@ -303,9 +450,13 @@ impl Client {
         }
     }
 
-    /// In-order response bytes received.
+    /// In-order response bytes received (of all responses, in stream
+    /// order, with a request schedule).
     pub(crate) fn delivered_bytes(&self) -> u64 {
-        (u64::from(self.next_in_order) * self.chunk_bytes).min(self.total_bytes)
+        match &self.page {
+            Some(p) => p.layout.offset(self.next_in_order),
+            None => (u64::from(self.next_in_order) * self.chunk_bytes).min(self.total_bytes),
+        }
     }
 
     /// The client's PTO during the handshake: 3 x the RTT of the first
@@ -320,9 +471,14 @@ impl Client {
         base * 2u32.saturating_pow(self.hs_pto_count.min(16))
     }
 
-    /// The client's next timer: the delayed ACK or the handshake PTO.
+    /// The client's next timer: the delayed ACK, the handshake PTO or the
+    /// next request.
     pub(crate) fn next_timer(&self) -> Option<Time> {
-        match (self.ack_deadline(), self.hs_pto_at) {
+        let t = match (self.ack_deadline(), self.hs_pto_at) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        match (t, self.page.as_ref().and_then(|p| p.due)) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }
@@ -334,6 +490,13 @@ impl Client {
         let si = Space::Application.index();
         if self.acks[si].deadline().is_some_and(|d| d <= now) {
             self.ack(now, Space::Application, out);
+        }
+        if self
+            .page
+            .as_ref()
+            .is_some_and(|p| p.due.is_some_and(|d| d <= now))
+        {
+            self.send_due_requests(now, out);
         }
         if self.hs_pto_at.is_some_and(|t| t <= now) {
             // Handshake keys once the server's Initial arrived.

@@ -27,6 +27,7 @@ pub mod fleet;
 pub mod flow_control;
 /// The link model, shared with `ramp relay` (the `ramp-link` crate).
 pub use ramp_link as link;
+pub mod page;
 pub mod parallel;
 mod path;
 pub mod receiver;

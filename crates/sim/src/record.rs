@@ -108,6 +108,28 @@ pub struct Record {
     /// How a resumed connection started (`0rtt`, `0rtt-token`); None for
     /// a full handshake, whose records keep their key set.
     pub resumption: Option<&'static str>,
+    /// Page-load figures of a connection that fetched several objects
+    /// (crate::page); None for one object, whose records keep their key
+    /// set.
+    pub page: Option<crate::page::PageRecord>,
+}
+
+/// A JSON array of numbers.
+fn json_array(v: &[u64]) -> String {
+    let mut s = String::from("[");
+    for (i, x) in v.iter().enumerate() {
+        if i > 0 {
+            s.push(',');
+        }
+        let _ = write!(s, "{x}");
+    }
+    s.push(']');
+    s
+}
+
+/// A duration in whole µs, the records' unit (saturating).
+pub(crate) fn micros(d: core::time::Duration) -> u64 {
+    u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
 }
 
 fn ms_floor(us: u64) -> u64 {
@@ -210,6 +232,14 @@ impl Record {
         }
         if let Some(r) = self.resumption {
             m.text(k::RESUMPTION, r);
+        }
+        if let Some(p) = &self.page {
+            m.num(k::PAGE_LOAD_US, p.load_us)
+                .num(k::PAGE_OBJECTS, p.objects)
+                .num(k::PAGE_BYTES, p.bytes)
+                .num(k::PAGE_WARM, p.warm)
+                .num(k::PAGE_OBJECT_US, json_array(&p.object_us))
+                .num(k::PAGE_OBJECT_BYTES, json_array(&p.object_bytes));
         }
         m.finish()
     }

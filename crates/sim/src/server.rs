@@ -1,5 +1,6 @@
 //! The server endpoint: handshake flight under the anti-amplification limit,
-//! then one response of N bytes sent with a ramp-cc controller, the ramp-cc
+//! then one response of N bytes (or, with a request schedule, one response
+//! per request, crate::page) sent with a ramp-cc controller, the ramp-cc
 //! loss detector and a pacer; lost data is retransmitted until every byte is
 //! acknowledged.
 
@@ -126,6 +127,21 @@ pub(crate) struct Server {
     /// Times the sender became blocked by flow control (each would send a
     /// STREAM_DATA_BLOCKED or DATA_BLOCKED frame, RFC 9000 §4.1).
     pub fc_blocked_count: u64,
+    /// New data may be sent up to this chunk: the end of the requested
+    /// objects (all chunks for one object, whose request the phase gates).
+    requested_end: u32,
+    /// Several responses (crate::page); None for one object.
+    page: Option<Box<ServerPage>>,
+}
+
+/// The server's side of a request schedule.
+struct ServerPage {
+    layout: crate::page::Layout,
+    /// Which objects' requests arrived.
+    requested: Vec<bool>,
+    /// Objects `0 .. prefix` are all requested: responses go out in
+    /// stream order (RFC 9218 §10 defaults, crate::page).
+    prefix: usize,
 }
 
 impl Server {
@@ -200,7 +216,57 @@ impl Server {
             early: false,
             fc_blocked: false,
             fc_blocked_count: 0,
+            requested_end: chunks,
+            page: None,
         }
+    }
+
+    /// Serves one response per object of `layout` (crate::page), each once
+    /// its request has arrived, instead of one response of `total_bytes`.
+    pub(crate) fn with_page(mut self, layout: crate::page::Layout) -> Server {
+        self.chunks = layout.chunks();
+        self.total_bytes = (0..layout.objects()).map(|i| layout.size(i)).sum();
+        self.acked = vec![0; (self.chunks as usize).div_ceil(64)];
+        self.requested_end = 0;
+        self.page = Some(Box::new(ServerPage {
+            requested: vec![false; layout.objects()],
+            prefix: 0,
+            layout,
+        }));
+        self
+    }
+
+    /// The requests for objects `first .. first + count` arrived.
+    fn mark_requested(&mut self, first: u32, count: u32) {
+        let Some(p) = self.page.as_mut() else {
+            return;
+        };
+        for i in first..first.saturating_add(count) {
+            if let Some(r) = p.requested.get_mut(i as usize) {
+                *r = true;
+            }
+        }
+        while p.prefix < p.requested.len() && p.requested[p.prefix] {
+            p.prefix += 1;
+        }
+        if p.prefix > 0 {
+            self.requested_end = p.layout.end(p.prefix - 1);
+        }
+    }
+
+    /// A 1-RTT packet with further requests (HEADERS frames on new
+    /// streams) arrived on the open connection.
+    pub(crate) fn on_requests(
+        &mut self,
+        now: Time,
+        first: u32,
+        count: u32,
+        bytes: u64,
+        out: &mut Vec<Datagram>,
+    ) -> Option<Time> {
+        self.on_client_handshake(bytes);
+        self.mark_requested(first, count);
+        self.try_send(now, out)
     }
 
     /// Sets the client's initial flow-control limit on the response's
@@ -230,6 +296,7 @@ impl Server {
         if self.phase == Phase::Idle {
             self.early = true;
             self.t_request = Some(now);
+            self.mark_requested(0, 1);
         }
         self.on_client_initial(now, bytes, out)
     }
@@ -254,8 +321,20 @@ impl Server {
 
     /// Stream bytes of chunk `c`.
     pub(crate) fn chunk_len(&self, c: u32) -> u64 {
+        if let Some(p) = &self.page {
+            return p.layout.chunk_len(c);
+        }
         let off = u64::from(c) * self.chunk_bytes;
         self.chunk_bytes.min(self.total_bytes - off)
+    }
+
+    /// Response bytes before chunk `c` (with several responses, their
+    /// total in stream order).
+    pub(crate) fn offset(&self, c: u32) -> u64 {
+        match &self.page {
+            Some(p) => p.layout.offset(c),
+            None => u64::from(c) * self.chunk_bytes,
+        }
     }
 
     fn is_acked(&self, c: u32) -> bool {
@@ -300,7 +379,10 @@ impl Server {
             self.ld.discard_space(Space::Handshake);
             self.crypto_retx.clear();
             self.phase = Phase::Serving;
-            self.t_request.get_or_insert(now);
+            if self.t_request.is_none() {
+                self.t_request = Some(now);
+                self.mark_requested(0, 1);
+            }
             if self.pacer_kind == PacerKind::Quinn {
                 // A real quinn server sends HANDSHAKE_DONE, session tickets
                 // and the HTTP/3 control and QPACK streams through the same
@@ -447,11 +529,12 @@ impl Server {
                 return Some((Payload::Stream(c), true));
             }
         }
-        if self.next_chunk < self.chunks {
+        if self.next_chunk < self.requested_end {
             // RFC 9000 §4.1: new stream data only up to the client's
-            // limit; resent data was already counted.
-            let end =
-                u64::from(self.next_chunk) * self.chunk_bytes + self.chunk_len(self.next_chunk);
+            // limit; resent data was already counted. With several
+            // objects the offset is the connection's (MAX_DATA): the
+            // stream limits are larger than any object drawn.
+            let end = self.offset(self.next_chunk) + self.chunk_len(self.next_chunk);
             if end <= self.fc_limit {
                 self.fc_blocked = false;
                 return Some((Payload::Stream(self.next_chunk), false));
@@ -462,7 +545,7 @@ impl Server {
             }
         }
         if probe {
-            if self.lowest_unacked < self.chunks {
+            if self.lowest_unacked < self.requested_end {
                 return Some((Payload::Stream(self.lowest_unacked), true));
             }
             return Some((Payload::Ping, false));

@@ -13,7 +13,12 @@
 //! | reading time | exponential | mean 30 s |
 //! | parsing time | exponential | mean 0.13 s |
 //!
-//! ramp fetches every object over its own QUIC connection (the model's
+//! The same draws make the page loads of a connection under test
+//! ([`HttpModel::requests`]): there the objects share one connection
+//! (crate::page), the embedded objects requested one parsing time after
+//! the main object has arrived, as the model has it.
+//!
+//! As cross traffic, ramp fetches every object over its own QUIC connection (the model's
 //! "HTTP/1.0 burst" mode: embedded objects in parallel), each a flow
 //! sharing the bottleneck and running the configured controller. Two
 //! simplifications, because the schedule is drawn before the run: the
@@ -136,6 +141,99 @@ fn embedded_count(rng: &mut Rng, m: &HttpModel) -> u32 {
     (x.floor() - m.pareto_k).max(0.0) as u32
 }
 
+/// One page as the model draws it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Page {
+    /// Main object bytes.
+    pub main: u64,
+    /// Parsing time of the main object before the embedded requests.
+    pub parse: Duration,
+    /// Embedded objects' bytes.
+    pub embedded: Vec<u64>,
+}
+
+/// Chromium closes a QUIC connection idle for 30 s
+/// (`kIdleConnectionTimeout`, net/quic/quic_context.h): a later page finds
+/// no warm connection.
+pub const IDLE_TIMEOUT: Duration = Duration::from_secs(30);
+
+impl HttpModel {
+    /// Draws one page (main size, parsing time, embedded count and sizes,
+    /// in that order).
+    pub fn page(&self, rng: &mut Rng) -> Page {
+        let main = lognormal(rng, &self.main);
+        let parse = exponential(rng, self.parsing);
+        let n = embedded_count(rng, self);
+        Page {
+            main,
+            parse,
+            embedded: (0..n).map(|_| lognormal(rng, &self.embedded)).collect(),
+        }
+    }
+
+    /// A reading time.
+    pub fn reading(&self, rng: &mut Rng) -> Duration {
+        exponential(rng, self.reading)
+    }
+
+    /// The requests of one connection under test, drawn from `seed`: one
+    /// page, or, `warm`, a page and then, one reading time later, the
+    /// measured page on the same (warm) connection. The reading time is
+    /// drawn below [`IDLE_TIMEOUT`] (the model's exponential conditioned
+    /// on the connection still being open).
+    pub fn requests(&self, seed: u64, warm: bool) -> crate::page::Requests {
+        use crate::page::{Object, Trigger};
+        let mut rng = ramp_vocab::rng::Stream::PageLoads.rng(seed);
+        let mut objects = Vec::new();
+        let push_page = |p: Page, main: Trigger, objects: &mut Vec<Object>| {
+            objects.push(Object {
+                size_bytes: p.main,
+                trigger: main,
+            });
+            let upto = objects.len() as u32;
+            for s in p.embedded {
+                objects.push(Object {
+                    size_bytes: s,
+                    trigger: Trigger::After {
+                        upto,
+                        delay: p.parse,
+                    },
+                });
+            }
+        };
+        let mut measured_from = 0;
+        if warm {
+            let first = self.page(&mut rng);
+            push_page(first, Trigger::Handshake, &mut objects);
+            let mut read = self.reading(&mut rng);
+            for _ in 0..1000 {
+                if read < IDLE_TIMEOUT {
+                    break;
+                }
+                read = self.reading(&mut rng);
+            }
+            let read = read.min(IDLE_TIMEOUT);
+            measured_from = objects.len() as u32;
+            let page = self.page(&mut rng);
+            push_page(
+                page,
+                Trigger::After {
+                    upto: measured_from,
+                    delay: read,
+                },
+                &mut objects,
+            );
+        } else {
+            let page = self.page(&mut rng);
+            push_page(page, Trigger::Handshake, &mut objects);
+        }
+        crate::page::Requests {
+            objects,
+            measured_from,
+        }
+    }
+}
+
 impl WebConfig {
     /// The flows (one per object) of every user, in start order, drawn
     /// from `seed`.
@@ -146,20 +244,20 @@ impl WebConfig {
             let mut rng = Rng::new(seed ^ (u64::from(user) << 32), WEB_STREAM);
             let mut t = self.start;
             while t <= self.horizon {
+                let page = m.page(&mut rng);
                 out.push(FlowConfig {
                     cc: self.cc.clone(),
                     start: t,
-                    size_bytes: lognormal(&mut rng, &m.main),
+                    size_bytes: page.main,
                 });
-                let parse = exponential(&mut rng, m.parsing);
-                for _ in 0..embedded_count(&mut rng, m) {
+                for size_bytes in page.embedded {
                     out.push(FlowConfig {
                         cc: self.cc.clone(),
-                        start: t + parse,
-                        size_bytes: lognormal(&mut rng, &m.embedded),
+                        start: t + page.parse,
+                        size_bytes,
                     });
                 }
-                t += parse + exponential(&mut rng, m.reading);
+                t += page.parse + m.reading(&mut rng);
             }
         }
         out.sort_by_key(|f| f.start);
@@ -186,6 +284,34 @@ mod tests {
         let read = mean(&mut || exponential(&mut rng, m.reading).as_secs_f64());
         assert!((29.5..30.5).contains(&read), "reading {read}");
         assert!((0..n).all(|_| embedded_count(&mut rng, &m) <= 53));
+    }
+
+    #[test]
+    fn page_requests_follow_the_model_and_stay_within_the_idle_timeout() {
+        use crate::page::Trigger;
+        let m = HttpModel::default();
+        let mut warm_seen = 0;
+        for seed in 0..300 {
+            let cold = m.requests(seed, false);
+            cold.validate().unwrap();
+            assert_eq!(cold, m.requests(seed, false), "seeded");
+            assert_eq!(cold.measured_from, 0);
+            // Embedded objects wait for the main object and one parsing time.
+            assert!(cold.objects[1..]
+                .iter()
+                .all(|o| matches!(o.trigger, Trigger::After { upto: 1, .. })));
+            let warm = m.requests(seed, true);
+            warm.validate().unwrap();
+            let k = warm.measured_from as usize;
+            assert!(k >= 1);
+            let Trigger::After { upto, delay } = warm.objects[k].trigger else {
+                panic!("the measured page waits for the first");
+            };
+            assert_eq!(upto as usize, k);
+            assert!(delay < IDLE_TIMEOUT);
+            warm_seen += 1;
+        }
+        assert_eq!(warm_seen, 300);
     }
 
     #[test]

@@ -110,6 +110,23 @@ pub const STREAM_DATA_BLOCKED_SENT: &str = "num-frames-sent.stream_data_blocked"
 /// How a resumed connection started: `0rtt` (request in 0-RTT, no
 /// address-validation token) or `0rtt-token`; absent for a full handshake.
 pub const RESUMPTION: &str = "resumption";
+/// Page load time of the connection's measured page, µs: from the page's
+/// start (the connection's, for the page that opened it; its main
+/// request's, on a warm connection) to the last byte of its last object
+/// at the client; 0 if it did not finish. Written only for connections
+/// that fetched several objects (page loads), as are the `page.*` keys.
+pub const PAGE_LOAD_US: &str = "page-load-us";
+/// Objects on the measured page (main object and embedded objects).
+pub const PAGE_OBJECTS: &str = "page.objects";
+/// Response bytes of the measured page.
+pub const PAGE_BYTES: &str = "page.bytes";
+/// The measured page came on a warm (pooled) connection.
+pub const PAGE_WARM: &str = "page.warm";
+/// Per object of the measured page, in request order: request sent →
+/// last byte at the client, µs (0: not finished).
+pub const PAGE_OBJECT_US: &str = "page.object-us";
+/// Per object of the measured page, in request order: response bytes.
+pub const PAGE_OBJECT_BYTES: &str = "page.object-bytes";
 /// A fleet connection's index.
 pub const CONN: &str = "conn";
 /// A fleet connection's region.

@@ -77,6 +77,8 @@ pub enum Stream {
     Drift = 6,
     /// The data sender's receive-path wake-ups (ACK batching at the sender).
     SenderWakeup = 7,
+    /// The page loads a connection under test fetches (its 3GPP pages).
+    PageLoads = 8,
 }
 
 impl Stream {

@@ -1,7 +1,5 @@
 //! The stats record of one finished (or timed-out) flow.
 
-use core::time::Duration;
-
 use ramp_cc::EcnCodepoint;
 
 use super::{DropCause, Flow};
@@ -9,9 +7,7 @@ use crate::record::Record;
 use crate::scenario::Scenario;
 use crate::server::Phase;
 
-fn us(d: Duration) -> u64 {
-    u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
-}
+use crate::record::micros as us;
 
 /// The record of flow `i` of a run of `sc` with `seed`.
 pub(super) fn make_record(sc: &Scenario, seed: u64, i: usize, f: &Flow) -> Record {
@@ -80,6 +76,7 @@ pub(super) fn make_record(sc: &Scenario, seed: u64, i: usize, f: &Flow) -> Recor
             .endpoint
             .flow_windows
             .map(|_| [c.window_updates(), s.fc_blocked_count]),
+        page: c.page_record(),
         resumption: if i == 0 {
             sc.endpoint.resumption.record_value()
         } else {

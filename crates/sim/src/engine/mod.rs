@@ -249,6 +249,21 @@ fn set_up(
         )
         .with_flow_limit(ep.flow_windows.map(|w| w.initial_limit()))
         .with_token(resumption.validated_at_start());
+        // The request schedule is the flow under test's.
+        let page = match (i, &scenario.requests) {
+            (0, Some(r)) => {
+                let sizes: Vec<u64> = r.objects.iter().map(|o| o.size_bytes).collect();
+                Some((
+                    r.clone(),
+                    crate::page::Layout::new(&sizes, server.chunk_bytes),
+                ))
+            }
+            _ => None,
+        };
+        let server = match &page {
+            Some((_, layout)) => server.with_page(layout.clone()),
+            None => server,
+        };
         let client = Client::new(
             ep.ack_policy,
             ep.max_ack_delay,
@@ -260,6 +275,10 @@ fn set_up(
         )
         .with_flow_windows(ep.flow_windows)
         .with_zero_rtt(resumption.zero_rtt());
+        let client = match page {
+            Some((r, layout)) => client.with_page(r, layout),
+            None => client,
+        };
         let start = Time::ZERO + f.start;
         q.push(start, i as u32, TimerKind::Start);
         if i == 0 && trace.is_on() {
@@ -373,6 +392,11 @@ fn server_event(
             Some(UpPacket::MaxData { stream, connection }) => {
                 flow.server.on_max_data(now, stream, connection, dgs)
             }
+            Some(UpPacket::Requests {
+                bytes,
+                first,
+                count,
+            }) => flow.server.on_requests(now, first, count, bytes, dgs),
             Some(UpPacket::Ack { space, frame }) => {
                 let bytes = flow.client.ack_bytes(space);
                 if space == Space::Initial {
@@ -550,7 +574,8 @@ fn send_up(w: &mut Wire, flow: &mut Flow, fi: u32, now: Time, p: UpPacket) {
     let bytes = match &p {
         UpPacket::Initial { bytes, .. }
         | UpPacket::FinishedRequest { bytes }
-        | UpPacket::Probe { bytes, .. } => *bytes,
+        | UpPacket::Probe { bytes, .. }
+        | UpPacket::Requests { bytes, .. } => *bytes,
         UpPacket::Ack { space, .. } => flow.client.ack_bytes(*space),
         // MAX_STREAM_DATA and MAX_DATA fit a packet the size of an ACK.
         UpPacket::MaxData { .. } => ACK_PACKET_BYTES,

@@ -23,7 +23,7 @@ pub(super) fn describe(server: &Server, p: Payload) -> (&'static str, Option<Str
         Payload::Stream(c) => (
             "1RTT",
             Some(StreamRange {
-                offset: u64::from(c) * server.chunk_bytes,
+                offset: server.offset(c),
                 len: server.chunk_len(c),
             }),
         ),

@@ -10,6 +10,7 @@
 //! | `pacing-on-off` | the same talk | paced, unpaced | 7 regions, 10 KB – 10 MB |
 //! | `cubic-1conn-vs-2conn` | the same talk | 2conn, 1conn | 7 regions, 10 KB – 10 MB |
 //! | `l4s-2026` | L4S on Low Latency DOCSIS (docs/l4s.md) | cubic+rapidstart, prague+rapidstart | 7 regions, 200 KB – 3.2 MB, [`L4S_SHARE`] of AQM'd fixed accesses on `docsis_lld` |
+//! | `iw10-vs-iw32-pages`, `reno-vs-cubic-pages`, `pacing-on-off-pages`, `cubic-1conn-vs-2conn-pages` | the same talk, measured as Google did: page load time | as without `-pages` | 7 regions, 3GPP pages on pooled, mostly 0-RTT connections ([`google_page_loads`]) |
 //!
 //! The Google experiments' baseline is the QUIC default of the time (CUBIC
 //! with 2-connection emulation, IW 32, paced); each preset changes one
@@ -51,6 +52,22 @@ pub const PRESETS: &[(&str, &str)] = &[
         "Google QUIC: CUBIC 1- vs 2-connection emulation (Swett, QUIC CC and loss recovery talk)",
     ),
     (
+        "iw10-vs-iw32-pages",
+        "iw10-vs-iw32 on page loads (3GPP pages, pooled 0-RTT connections), PLT as the metric",
+    ),
+    (
+        "reno-vs-cubic-pages",
+        "reno-vs-cubic on page loads (3GPP pages, pooled 0-RTT connections), PLT as the metric",
+    ),
+    (
+        "pacing-on-off-pages",
+        "pacing-on-off on page loads (3GPP pages, pooled 0-RTT connections), PLT as the metric",
+    ),
+    (
+        "cubic-1conn-vs-2conn-pages",
+        "cubic-1conn-vs-2conn on page loads (3GPP pages, pooled 0-RTT connections), PLT as the metric",
+    ),
+    (
         "l4s-2026",
         "L4S arm: prague+rapidstart vs cubic+rapidstart, 30% of AQM'd fixed accesses on Low Latency DOCSIS [assumption]",
     ),
@@ -78,7 +95,36 @@ fn web_workload() -> Workload {
         },
         bin_edges: vec![10_000, 100_000, 1_000_000, 10_000_000],
         users: Default::default(),
+        pages: None,
     }
+}
+
+/// Share of Google QUIC connections that were 0-RTT: "about 75 %" (Swett,
+/// "QUIC Congestion Control and Loss Recovery", the 0-RTT slide).
+pub const GOOGLE_ZERO_RTT_SHARE: f64 = 0.75;
+
+/// Share of the Google presets' page loads that find a warm (pooled)
+/// connection. [assumption: 0.5. The talk reports that connection pooling
+/// improves latency about 10 % but not how many page loads reuse a
+/// connection; half is a midpoint, not a fit]
+pub const GOOGLE_WARM_SHARE: f64 = 0.5;
+
+/// The workload of the `-pages` presets: a 3GPP page per connection
+/// (crate::web's model, one connection per page, crate::page), a
+/// [`GOOGLE_WARM_SHARE`] of them on a warm connection, and
+/// [`GOOGLE_ZERO_RTT_SHARE`] of the connections resumed with 0-RTT. The
+/// resumed ones hold an address-validation token: gQUIC's 0-RTT client
+/// hello carries the source-address token with the cached server config
+/// (the QUIC crypto design document's "source-address token"), so no
+/// anti-amplification limit applies.
+pub fn google_page_loads() -> Workload {
+    let mut w = web_workload().with_pages(super::workload::PageLoads {
+        model: crate::web::HttpModel::default(),
+        warm_share: GOOGLE_WARM_SHARE,
+    });
+    w.users.resumed_share = GOOGLE_ZERO_RTT_SHARE;
+    w.users.token_share = 1.0;
+    w
 }
 
 /// The endpoint and time limit every fleet connection starts from: the
@@ -116,6 +162,16 @@ pub fn hystart_grid(seeds_per_cell: u64) -> Grid {
 /// The plan of preset `name` with `connections` connections (for grids:
 /// rounded up to whole cells) and run seed `seed`.
 pub fn plan(name: &str, connections: u64, seed: u64) -> Result<FleetPlan, SimError> {
+    // The Google presets' page-load mode: the same arms and paths.
+    if let Some(objects) = name.strip_suffix("-pages") {
+        if PRESETS.iter().any(|p| p.0 == name) {
+            let mut p = plan(objects, connections, seed)?;
+            p.name = name.to_string();
+            p.base.name = name.to_string();
+            p.workload = google_page_loads();
+            return Ok(p);
+        }
+    }
     let base = base_scenario()?;
     let regions = || Population::Regions(seed_regions());
     let (population, workload, arm_list, mut base) = match name {

@@ -157,6 +157,7 @@ impl FleetPlan {
     pub fn connection(&self, index: u64) -> Connection {
         let path_seed = path_seed(self.seed, index);
         let mut rng = Rng::from_u64(path_seed ^ SAMPLING_STREAM);
+        let mut requests = None;
         let (pop, path, size, bin, coords) = match &self.population {
             Population::Regions(rs) => {
                 let total: f64 = rs.iter().map(|r| r.weight.max(0.0)).sum();
@@ -173,7 +174,13 @@ impl FleetPlan {
                 let mut path = region.sample(&mut rng);
                 region.cellular_links(&mut path, path_seed);
                 let size = self.workload.sample(&mut rng);
-                let bin = self.workload.bin_of(size);
+                // Page loads draw their pages from their own generator:
+                // the path draws stay those of the object workload.
+                requests = self.workload.pages.as_ref().map(|p| p.requests(path_seed));
+                let bin = match &requests {
+                    Some(r) => self.workload.bin_of(r.page_bytes()),
+                    None => self.workload.bin_of(size),
+                };
                 (region.name.clone(), path, size, bin, None)
             }
             Population::Grid(g) => {
@@ -187,6 +194,10 @@ impl FleetPlan {
         sc.name = self.name.clone();
         sc.seed = path_seed;
         sc.size_bytes = size;
+        if let Some(r) = requests {
+            sc.size_bytes = r.total_bytes();
+            sc.requests = Some(r);
+        }
         let p = &mut sc.path;
         p.rate = path.rate;
         p.forward_delay = path.rtt / 2;

@@ -7,6 +7,10 @@
 //! min_size = "200KB"                 # log-uniform between min and max,
 //! max_size = "3.2MB"                 # or: size = "1MB" (fixed)
 //! bins = ["200KB", "400KB", "800KB", "1.6MB", "3.2MB"]
+//! # or page loads (workload.rs, page.rs): a 3GPP page per connection,
+//! # page load time as the metric, binned by page bytes unless bins given
+//! # pages = true
+//! # warm_share = 0.5                 # pages on a warm (pooled) connection
 //!
 //! [[region]]
 //! name = "west-europe"               # a built-in region to start from, or
@@ -129,6 +133,8 @@ struct FileWorkload {
     min_size: Option<Qty>,
     max_size: Option<Qty>,
     bins: Option<Vec<Qty>>,
+    pages: Option<bool>,
+    warm_share: Option<f64>,
 }
 
 #[derive(Deserialize)]
@@ -288,7 +294,16 @@ fn workload(w: &FileWorkload) -> Result<Workload, String> {
             SizeDist::LogUniform { lo, hi }
         }
     };
+    let pages = w.pages.unwrap_or(false);
+    let warm_share = w.warm_share.unwrap_or(0.0);
+    if !(0.0..=1.0).contains(&warm_share) {
+        return Err(format!("warm_share: must lie in [0, 1], not {warm_share}"));
+    }
+    if warm_share > 0.0 && !pages {
+        return Err("warm_share: needs pages = true".into());
+    }
     let bin_edges = match &w.bins {
+        None if pages => super::workload::PAGE_BIN_EDGES.to_vec(),
         None => super::workload::SEED_BIN_EDGES.to_vec(),
         Some(b) => {
             let e = parse_list("bins", b, ramp_vocab::units::parse_size)?;
@@ -302,6 +317,10 @@ fn workload(w: &FileWorkload) -> Result<Workload, String> {
         sizes,
         bin_edges,
         users: Default::default(),
+        pages: pages.then(|| super::workload::PageLoads {
+            model: crate::web::HttpModel::default(),
+            warm_share,
+        }),
     })
 }
 

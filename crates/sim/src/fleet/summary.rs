@@ -31,7 +31,8 @@ pub struct Row {
     pub size_bytes: u64,
     /// Whether the transfer completed.
     pub completed: bool,
-    /// TTLB, µs.
+    /// The run's metric, µs: TTLB, or for page loads the page load time
+    /// (`page-load-us`).
     pub ttlb_us: u64,
     /// Packets sent.
     pub packets_sent: u64,
@@ -100,6 +101,9 @@ pub struct LossRow {
 /// The summary.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Summary {
+    /// The metric's name in the tables: `TTLB`, or `PLT` (page load time)
+    /// for page loads ([`Summary::with_metric`]).
+    pub metric: &'static str,
     /// Arms, baseline first.
     pub arms: Vec<String>,
     /// Connections seen (any arm).
@@ -252,6 +256,7 @@ pub fn summarize(rows: &[Row], arms: &[String], pops: &[String], bins: &[String]
     let of_pop = |p: &str| -> Vec<&PerConn> { all.iter().copied().filter(|c| c.0 == p).collect() };
     let of_bin = |b: &str| -> Vec<&PerConn> { all.iter().copied().filter(|c| c.1 == b).collect() };
     Summary {
+        metric: "TTLB",
         arms: arms.to_vec(),
         connections: all.len(),
         excluded: all.len() - global.connections,
@@ -283,6 +288,12 @@ fn ratio(v: f64) -> String {
 }
 
 impl Summary {
+    /// The same summary naming its metric `metric` (the rows carried it).
+    pub fn with_metric(mut self, metric: &'static str) -> Summary {
+        self.metric = metric;
+        self
+    }
+
     /// The summary as Markdown: the headline table (mean TTLB change per
     /// arm per slice), the decile tables, and the loss-ratio tables in the
     /// seed's layout (arms as columns; avg, P50, P90, P99 as rows).
@@ -292,14 +303,15 @@ impl Summary {
         let _ = writeln!(s, "# {title}\n");
         let _ = writeln!(
             s,
-            "{} connections x {} arms; {} in the TTLB tables (completed in every arm), {} excluded. \
+            "{} connections x {} arms; {} in the {} tables (completed in every arm), {} excluded. \
              Baseline: `{base}`.\n",
             self.connections,
             self.arms.len(),
             self.global.connections,
+            self.metric,
             self.excluded
         );
-        let _ = writeln!(s, "## TTLB change against `{base}`\n");
+        let _ = writeln!(s, "## {} change against `{base}`\n", self.metric);
         let _ = writeln!(
             s,
             "Each arm: the average of its per-percentile change over p5, p15, …, p95 (the seed's \
@@ -339,7 +351,11 @@ impl Summary {
         }
         s.push('\n');
 
-        let _ = writeln!(s, "## TTLB: change per decile against `{base}`\n");
+        let _ = writeln!(
+            s,
+            "## {}: change per decile against `{base}`\n",
+            self.metric
+        );
         for sl in std::iter::once(&self.global)
             .chain(&self.by_pop)
             .chain(&self.by_bin)

@@ -1,5 +1,7 @@
 //! The workload: one object per connection, its size drawn from a
-//! distribution, and the size bins results are reported in.
+//! distribution, and the size bins results are reported in — or page loads
+//! ([`PageLoads`]): several objects per connection from the 3GPP HTTP
+//! model, page load time as the metric, binned by page bytes.
 
 use ramp_vocab::rng::Rng;
 
@@ -32,7 +34,39 @@ pub struct Workload {
     pub bin_edges: Vec<u64>,
     /// The client side of the connections (all off by default).
     pub users: super::users::Users,
+    /// Page loads instead of one object per connection (None: objects).
+    pub pages: Option<PageLoads>,
 }
+
+/// Page loads: each connection fetches a page drawn from the 3GPP HTTP
+/// model (crate::web) — a main object, then its embedded objects one
+/// parsing time after it arrived — on one connection (crate::page); the
+/// metric is the page load time (`page-load-us`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PageLoads {
+    /// The page model.
+    pub model: crate::web::HttpModel,
+    /// Share of page loads that find a warm connection: the measured page
+    /// is the connection's second, one reading time (below the idle
+    /// timeout) after the first. 0: every page opens its connection.
+    pub warm_share: f64,
+}
+
+/// Separates the warm-connection draw from the page draws.
+const WARM_STREAM: u64 = 0x3A2B_0F0F_9E1C_2026;
+
+impl PageLoads {
+    /// The requests of the connection whose path seed is `path_seed`.
+    pub fn requests(&self, path_seed: u64) -> crate::page::Requests {
+        let warm =
+            self.warm_share > 0.0 && Rng::new(path_seed, WARM_STREAM).next_f64() < self.warm_share;
+        self.model.requests(path_seed, warm)
+    }
+}
+
+/// Page-byte bins of page loads: pages below 10 KB, decades to 1 MB, and
+/// above [assumption: decades, as the Google presets' object bins].
+pub const PAGE_BIN_EDGES: [u64; 3] = [10_000, 100_000, 1_000_000];
 
 /// The run's parameters (`fleet.params`) print the workload with `{:?}`:
 /// the users' model appears only when on, so runs without it keep their
@@ -44,6 +78,9 @@ impl core::fmt::Debug for Workload {
             .field("bin_edges", &self.bin_edges);
         if !self.users.is_off() {
             d.field("users", &self.users);
+        }
+        if let Some(p) = &self.pages {
+            d.field("pages", p);
         }
         d.finish()
     }
@@ -59,7 +96,16 @@ impl Workload {
             },
             bin_edges: SEED_BIN_EDGES.to_vec(),
             users: Default::default(),
+            pages: None,
         }
+    }
+
+    /// This workload with page loads (binned by page bytes) instead of
+    /// single objects.
+    pub fn with_pages(mut self, pages: PageLoads) -> Workload {
+        self.pages = Some(pages);
+        self.bin_edges = PAGE_BIN_EDGES.to_vec();
+        self
     }
 
     /// Draws one size (one draw from `rng` whatever the distribution, so
@@ -90,8 +136,10 @@ impl Workload {
             return vec!["all".to_string()];
         }
         let mut out = Vec::new();
-        // The smallest and largest size the distribution can draw.
+        // The smallest and largest size the distribution can draw (a
+        // page can be any size).
         let (lo, hi) = match self.sizes {
+            _ if self.pages.is_some() => (1, u64::MAX),
             SizeDist::Fixed(n) => (n, n),
             SizeDist::LogUniform { lo, hi } => (lo.max(1), hi.saturating_sub(1).max(lo.max(1))),
         };

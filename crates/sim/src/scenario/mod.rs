@@ -220,8 +220,12 @@ pub struct Scenario {
     pub path: PathConfig,
     /// Endpoints.
     pub endpoint: EndpointConfig,
-    /// The flow under test's object size, bytes.
+    /// The flow under test's object size, bytes (with `requests`, the
+    /// total of its objects).
     pub size_bytes: u64,
+    /// The flow under test's requests when it fetches several objects on
+    /// its connection (crate::page); None: one object of `size_bytes`.
+    pub requests: Option<crate::page::Requests>,
     /// Default seed.
     pub seed: u64,
     /// Other flows sharing the bottleneck (cross traffic).
@@ -275,6 +279,7 @@ impl Scenario {
                 resume: None,
             },
             size_bytes: 3_000_000,
+            requests: None,
             seed: 1,
             cross_flows: Vec::new(),
             web: Vec::new(),

@@ -112,3 +112,27 @@ fn malformed_files_name_line_and_key() {
         "{e}"
     );
 }
+
+#[test]
+fn page_loads_are_a_workload_key() {
+    let f = PopulationFile::parse(
+        "[workload]\npages = true\nwarm_share = 0.25\n[[region]]\nname = \"africa\"\n",
+        "p",
+    )
+    .unwrap();
+    let p = f.workload.pages.as_ref().expect("page loads");
+    assert_eq!(p.warm_share, 0.25);
+    assert_eq!(p.model, ramp_sim::web::HttpModel::default());
+    assert_eq!(
+        f.workload.bin_edges,
+        ramp_sim::fleet::workload::PAGE_BIN_EDGES
+    );
+    assert!(f.workload.bin_labels().contains(&"<10KB".to_string()));
+    // Off unless asked for: the object workload is unchanged.
+    let f = PopulationFile::parse("[[region]]\nname = \"africa\"\n", "p").unwrap();
+    assert!(f.workload.pages.is_none());
+    let e = err("[workload]\nwarm_share = 0.5\n[[region]]\nname = \"africa\"\n");
+    assert!(e.contains("warm_share") && e.contains("pages"), "{e}");
+    let e = err("[workload]\npages = true\nwarm_share = 2\n[[region]]\nname = \"africa\"\n");
+    assert!(e.contains("warm_share") && e.contains("[0, 1]"), "{e}");
+}

@@ -11,6 +11,7 @@ mod fleet_determinism;
 mod fleet_pairing;
 mod fleet_population_file;
 mod fleet_summary;
+mod page_loads;
 mod quicly_differential;
 mod quinn_pacer;
 mod robustness;

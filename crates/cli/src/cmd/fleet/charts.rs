@@ -100,16 +100,19 @@ pub(super) fn write_charts(
         let samples = AbSamples::from_records(plot_records(plan, rows), &opts);
         let ab = ab_curves_of(&samples, &opts)?;
         let chart = AbChart::new(&ab).title(format!(
-            "{}: TTLB change vs {baseline}, {what} ({} connections)",
-            plan.name, plan.connections
+            "{}: {} change vs {baseline}, {what} ({} connections)",
+            plan.name,
+            super::metric(plan),
+            plan.connections
         ));
         save(&chart, &out.join(format!("ab-{stem}.png")), theme)?;
         if stem == "all" {
             save(&chart, &out.join("ab-all.svg"), theme)?;
             let paired = paired_deltas_of(&samples, &opts)?;
             let chart = PairedChart::new(&paired).title(format!(
-                "{}: per-connection TTLB change vs {baseline} (same path, same losses)",
-                plan.name
+                "{}: per-connection {} change vs {baseline} (same path, same losses)",
+                plan.name,
+                super::metric(plan)
             ));
             save(&chart, &out.join("paired-all.png"), theme)?;
         }

@@ -328,6 +328,15 @@ fn finish_merge(
     finish(plan, out, no_charts)
 }
 
+/// The name of the run's metric: page load time for page loads, else TTLB.
+pub(super) fn metric(plan: &FleetPlan) -> &'static str {
+    if plan.workload.pages.is_some() {
+        "PLT"
+    } else {
+        "TTLB"
+    }
+}
+
 /// Reads a finished run's records back and writes its summary, charts and
 /// report.
 fn finish(plan: &FleetPlan, out: &Path, no_charts: bool) -> anyhow::Result<()> {
@@ -338,7 +347,8 @@ fn finish(plan: &FleetPlan, out: &Path, no_charts: bool) -> anyhow::Result<()> {
         &arm_labels(plan),
         &plan.population.pops(),
         &bin_order(plan),
-    );
+    )
+    .with_metric(metric(plan));
     let title = format!(
         "ramp fleet: {} ({} connections, seed {})",
         plan.name, plan.connections, plan.seed

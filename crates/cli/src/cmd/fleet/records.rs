@@ -100,12 +100,17 @@ pub fn read_rows(records: &Path) -> anyhow::Result<Vec<Row>> {
             arm,
             pop: text(k::POP).unwrap_or_default(),
             bin: text(k::SIZE_BIN).unwrap_or_default(),
-            size_bytes: num(k::CONTENT_LENGTH).unwrap_or(0),
+            // Page loads: the measured page's bytes and load time.
+            size_bytes: num(k::PAGE_BYTES)
+                .or_else(|| num(k::CONTENT_LENGTH))
+                .unwrap_or(0),
             completed: v
                 .get(k::COMPLETED)
                 .and_then(|x| x.as_bool())
                 .unwrap_or(false),
-            ttlb_us: num(k::TTLB_US).unwrap_or(0),
+            ttlb_us: num(k::PAGE_LOAD_US)
+                .or_else(|| num(k::TTLB_US))
+                .unwrap_or(0),
             packets_sent: num(k::PACKETS_SENT).unwrap_or(0),
             packets_lost: num(k::PACKETS_LOST).unwrap_or(0),
         });

@@ -13,8 +13,9 @@ pub(super) fn print_headline(s: &Summary, plan: &FleetPlan) {
         s.global.connections
     );
     println!(
-        "\nTTLB change against {base}: average of the per-percentile change over p5..p95 \
-         (the seed's method) / change of the mean:"
+        "\n{} change against {base}: average of the per-percentile change over p5..p95 \
+         (the seed's method) / change of the mean:",
+        s.metric
     );
     let width = std::iter::once(&s.global)
         .chain(&s.by_pop)
