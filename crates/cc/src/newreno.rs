@@ -96,7 +96,12 @@ mod tests {
         g.on_congestion(1_200_000, core::time::Duration::from_millis(50), 1200, beta);
         assert_eq!(g.per_mds, Some(840_000));
         // At 500 ms CUBIC's period is ten times shorter (≈ 88 packets).
-        g.on_congestion(1_200_000, core::time::Duration::from_millis(500), 1200, beta);
+        g.on_congestion(
+            1_200_000,
+            core::time::Duration::from_millis(500),
+            1200,
+            beta,
+        );
         let c = g.per_mds.unwrap_or(0);
         assert!((105_000..106_000).contains(&c), "{c}");
         // Growth: one datagram per that many bytes acknowledged.
