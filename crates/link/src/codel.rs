@@ -62,6 +62,11 @@ impl<P> HeldQueue<P> {
         self.packets.is_empty()
     }
 
+    /// Packets held.
+    pub(crate) fn len(&self) -> usize {
+        self.packets.len()
+    }
+
     pub(crate) fn push(&mut self, now: Time, p: Packet<P>) {
         self.bytes += u64::from(p.size);
         self.packets.push_back((now, p));

@@ -67,28 +67,27 @@ struct FlowQueue<P> {
 #[derive(Clone, Debug)]
 pub(crate) struct FqCoDel<P> {
     params: FqCoDelParams,
+    /// The flow queues, created up to the highest one used so far: the
+    /// others are idle and empty, and a simulated connection, which uses
+    /// one or a few, should not build all 1024.
     queues: Vec<FlowQueue<P>>,
     new_flows: VecDeque<usize>,
     old_flows: VecDeque<usize>,
     bytes: u64,
+    /// Packets held in all queues (so that "empty?" does not scan every
+    /// flow queue: it is asked after each dequeue).
+    packets: usize,
 }
 
 impl<P> FqCoDel<P> {
     pub(crate) fn new(params: FqCoDelParams) -> FqCoDel<P> {
-        let n = params.flows.max(1) as usize;
         FqCoDel {
             params,
-            queues: (0..n)
-                .map(|_| FlowQueue {
-                    q: HeldQueue::new(),
-                    codel: CoDel::default(),
-                    deficit: 0,
-                    list: ListState::Inactive,
-                })
-                .collect(),
+            queues: Vec::new(),
             new_flows: VecDeque::new(),
             old_flows: VecDeque::new(),
             bytes: 0,
+            packets: 0,
         }
     }
 
@@ -99,21 +98,35 @@ impl<P> FqCoDel<P> {
 
     /// Whether any queue holds a packet.
     pub(crate) fn is_empty(&self) -> bool {
-        self.bytes == 0 && self.queues.iter().all(|f| f.q.is_empty())
+        self.packets == 0
     }
 
     /// The queue of `flow`. RFC 8290 §4.1 hashes the 5-tuple; ramp's flows
     /// are numbered, so the number modulo the queue count is the hash (two
     /// flows share a queue only beyond `flows` of them).
     fn queue_of(&self, flow: u32) -> usize {
-        flow as usize % self.queues.len()
+        flow as usize % self.params.flows.max(1) as usize
+    }
+
+    /// Creates the queues up to `i` (idle, as every queue starts).
+    fn ensure_queue(&mut self, i: usize) {
+        while self.queues.len() <= i {
+            self.queues.push(FlowQueue {
+                q: HeldQueue::new(),
+                codel: CoDel::default(),
+                deficit: 0,
+                list: ListState::Inactive,
+            });
+        }
     }
 
     /// RFC 8290 §4.1: enqueue, activating the flow's queue as a new flow
     /// with a full quantum if it was idle.
     pub(crate) fn enqueue(&mut self, now: Time, p: Packet<P>) {
         let i = self.queue_of(p.flow);
+        self.ensure_queue(i);
         self.bytes += u64::from(p.size);
+        self.packets += 1;
         let f = &mut self.queues[i];
         f.q.push(now, p);
         if f.list == ListState::Inactive {
@@ -124,12 +137,15 @@ impl<P> FqCoDel<P> {
     }
 
     /// RFC 8290 §4.1 overflow: drops the head packet of the queue holding
-    /// the most bytes.
+    /// the most bytes (the lowest-numbered one of a tie; queues not yet
+    /// created are empty, so scanning the created ones gives the same
+    /// answer as scanning all).
     pub(crate) fn drop_from_fattest(&mut self) -> Option<Packet<P>> {
         let i =
             (0..self.queues.len()).max_by_key(|&i| (self.queues[i].q.bytes(), usize::MAX - i))?;
         let (_, p) = self.queues[i].q.pop()?;
         self.bytes -= u64::from(p.size);
+        self.packets -= 1;
         Some(p)
     }
 
@@ -156,7 +172,7 @@ impl<P> FqCoDel<P> {
                 self.old_flows.push_back(i);
                 continue;
             }
-            let before = f.q.bytes();
+            let (before, held) = (f.q.bytes(), f.q.len());
             // Linux's fq_codel: CoDel's one-MTU exception sees the whole
             // backlog, not this queue's (RFC 8290 leaves it to CoDel).
             let backlog = Backlog::Shared {
@@ -166,6 +182,7 @@ impl<P> FqCoDel<P> {
                 .codel
                 .dequeue(now, &mut f.q, &self.params.codel, backlog, on_drop);
             self.bytes -= before - f.q.bytes();
+            self.packets -= held - f.q.len();
             match got {
                 Some((p, ce)) => {
                     self.queues[i].deficit -= i64::from(p.size);
@@ -295,6 +312,49 @@ mod tests {
         // standing ~20 ms queue is controlled.
         let (drops, sojourn) = one_packet_flows();
         assert!(drops > 0, "no drop at {sojourn:?} mean sojourn");
+    }
+
+    #[test]
+    fn emptiness_and_bytes_follow_every_enqueue_dequeue_and_drop() {
+        // Random traffic over 40 flows (queues created on first use) with
+        // zero-size packets among them: "empty" must be exactly "no queue
+        // holds a packet", whatever the byte count says.
+        let mut fq = FqCoDel::new(FqCoDelParams {
+            flows: 16,
+            ..FqCoDelParams::default()
+        });
+        let mut rng = ramp_vocab::rng::SplitMix64::new(7);
+        let mut held = 0usize;
+        let mut now = Time::ZERO;
+        for id in 0..20_000u32 {
+            now += Duration::from_micros(rng.index(400) as u64);
+            match rng.index(5) {
+                0 | 1 => {
+                    let flow = rng.index(40) as u32;
+                    let size = [0, 60, 1000, 1500][rng.index(4)];
+                    fq.enqueue(
+                        now,
+                        Packet {
+                            size,
+                            ..pkt(flow, id)
+                        },
+                    );
+                    held += 1;
+                }
+                2 => held -= usize::from(fq.drop_from_fattest().is_some()),
+                _ => {
+                    let mut dropped = 0;
+                    let got = fq.dequeue(now, &mut |_| dropped += 1);
+                    held -= dropped + usize::from(got.is_some());
+                }
+            }
+            let all_empty = fq.queues.iter().all(|f| f.q.is_empty());
+            assert_eq!(fq.is_empty(), all_empty, "step {id}");
+            assert_eq!(all_empty, held == 0, "step {id}");
+            let bytes: u64 = fq.queues.iter().map(|f| f.q.bytes()).sum();
+            assert_eq!(fq.bytes(), bytes);
+        }
+        assert!(fq.queues.len() <= 16);
     }
 
     #[test]

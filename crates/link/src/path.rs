@@ -86,6 +86,9 @@ pub struct Link<P> {
     drift: Option<DriftElement>,
     /// Rate steps not yet applied, earliest last.
     rate_steps: Vec<RateStep>,
+    /// [`Link::poll`]'s buffer of dequeued packets, kept so that a poll
+    /// does not allocate.
+    dequeued: Vec<Dequeue<P>>,
 }
 
 impl<P> Link<P> {
@@ -112,6 +115,7 @@ impl<P> Link<P> {
                 .filter(|c| c.drift_mean > 0.0)
                 .map(|c| DriftElement::new(c, cfg.cellular_rtt, Stream::Drift.rng(seed))),
             rate_steps: cfg.rate_steps.iter().rev().copied().collect(),
+            dequeued: Vec::new(),
         };
         if let Some(c) = cfg.cellular {
             link.bottleneck.set_cellular(c);
@@ -205,21 +209,19 @@ impl<P> Link<P> {
     /// Runs the dequeues due by `now` (dequeue-time disciplines), reporting
     /// each packet's fate in dequeue order.
     pub fn poll(&mut self, now: Time, mut out: impl FnMut(Delivery<P>)) {
-        let mut departed = Vec::new();
-        self.bottleneck.poll(now, |d| match d {
-            Dequeue::Departs(d) => departed.push(Ok(d)),
-            Dequeue::Dropped { packet, at } => departed.push(Err((packet, at))),
-        });
-        for d in departed {
+        let mut dequeued = std::mem::take(&mut self.dequeued);
+        self.bottleneck.poll(now, |d| dequeued.push(d));
+        for d in dequeued.drain(..) {
             out(match d {
-                Ok(d) => self.deliver(d),
-                Err((packet, at)) => Delivery::Dropped {
+                Dequeue::Departs(d) => self.deliver(d),
+                Dequeue::Dropped { packet, at } => Delivery::Dropped {
                     payload: packet.payload,
                     at,
                     cause: DropCause::Aqm,
                 },
             });
         }
+        self.dequeued = dequeued;
     }
 }
 

@@ -209,6 +209,10 @@ struct Real {
     /// time with another frame.
     ack_frames: u64,
     ack_frames_shared: u64,
+    /// The relay's counters (its drops, and how late it sent against its
+    /// model): losses quinn declared beyond the link's drops, or late
+    /// sends, point at the host rather than the model.
+    relay: ramp_quic::relay::RelayCounters,
 }
 
 /// ACK frames, and those whose time another frame has too.
@@ -319,7 +323,7 @@ async fn real(
     }
     let _ = stop_tx.send(());
     let _ = task.await;
-    drop(relay);
+    let relay_counters = relay.stop()?;
     let rec = rec.ok_or("no stats record")?;
     let ttlb = Duration::from_micros(rec[k::TTLB_US].as_u64().ok_or("no ttlb")?);
     let lost = rec[k::PACKETS_LOST].as_u64().unwrap_or(0);
@@ -345,6 +349,7 @@ async fn real(
         flight_span_us,
         ack_frames,
         ack_frames_shared,
+        relay: relay_counters,
     })
 }
 
@@ -646,6 +651,33 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
             row.path.name,
             row.cc,
             shared as f64 * 100.0 / frames.max(1) as f64
+        );
+    }
+    println!();
+    println!("The relay in the real runs (all runs): the link's drops beside the losses quinn declared, and its send lateness against the model (server to client):");
+    println!();
+    println!("| path | cc | real lost | link drops | lateness mean µs | max µs | over 1 ms |");
+    println!("|---|---|---:|---:|---:|---:|---:|");
+    for row in &rows {
+        let lost: u64 = row.runs.iter().map(|r| r.lost).sum();
+        let d = |f: fn(&ramp_link::ForwardCounters) -> u64| -> u64 {
+            row.runs.iter().map(|r| f(&r.relay.down)).sum()
+        };
+        let drops = d(|c| c.dropped_queue + c.dropped_aqm + c.dropped_loss);
+        let sent = d(|c| c.delivered).max(1);
+        let max = row
+            .runs
+            .iter()
+            .map(|r| r.relay.down.lateness_max())
+            .max()
+            .unwrap_or_default();
+        println!(
+            "| {} | {} | {lost} | {drops} | {:.0} | {:.0} | {} |",
+            row.path.name,
+            row.cc,
+            d(|c| c.lateness_sum_ns) as f64 / sent as f64 / 1e3,
+            max.as_secs_f64() * 1e6,
+            d(|c| c.late_over_1ms),
         );
     }
     if o.fidelity {
