@@ -33,6 +33,8 @@ row() { # name, [paths] body, extra ramp arguments
 DRAFT02='baseline=newreno(iw=30,beta=0.7,ss_beta=0.5),jumpstart=newreno(iw=30,beta=0.7,ss_beta=0.5)+jumpstart(retreat_beta=ca),rapid-no-jump=newreno(iw=30,beta=0.7,ss_beta=0.5)+rapidstart(jump=off),rapidstart=newreno(iw=30,beta=0.7,ss_beta=0.5)+rapidstart'
 # The seed arms before quicly's jump reactions (retreat_beta=ca, no jump_floor).
 PREJUMP='baseline=newreno(iw=30,beta=0.7,ss_beta=0.5),jumpstart=newreno(iw=30,beta=0.7,ss_beta=0.5)+jumpstart(retreat_beta=ca),rapid-no-jump=newreno(iw=30,beta=0.7,ss_beta=0.5)+rapidstart(jump=off,thresh_mult=1.09375,rtt_floor=slots,k=11/18,thresh=max,clock=ms,off_below_ms=4),rapidstart=newreno(iw=30,beta=0.7,ss_beta=0.5)+rapidstart(thresh_mult=1.09375,rtt_floor=slots,k=11/18,thresh=max,clock=ms,off_below_ms=4)'
+# quicly's jump reactions in, still RFC 9002's Reno growth.
+QJUMP=$(printf '%s' "$PREJUMP" | sed 's/jumpstart(retreat_beta=ca)/jumpstart(retreat_beta=quicly)/; s/rapidstart(jump=off,/rapidstart(jump=off,jump_floor=on,/; s/rapidstart(thresh_mult/rapidstart(jump_floor=on,thresh_mult/')
 ROWS=${ROWS:-"quicly jitter batching cellular draft02"}
 for r in $ROWS; do
   case $r in
@@ -46,12 +48,13 @@ ack_batching = true
 cellular_share = 1.0" ;;
     # On the refitted model (an empty [paths] is PathModel::default()):
     prejump) row prejump "" --arms "$PREJUMP" ;;
-    quicly_jump) row quicly_jump "" ;;
+    quicly_jump) row quicly_jump "" --arms "$QJUMP" ;;
+    pico) row pico "" ;;   # the seed arms: + quicly's pico growth
     ndt) # sensitivity: NDT single-flow rates as the bottleneck (capacity 1)
       saved=$regions
       regions="$(printf '%s' "$regions" | sed 's/^\(name = .*\)$/\1\ncapacity = { fixed = 1, mobile = 1 }/')
 "
-      row ndt ""
+      row ndt "" --arms "$QJUMP"
       regions=$saved ;;
   esac
 done

@@ -68,6 +68,8 @@ impl FirstFlight {
 pub(crate) struct JumpTally {
     first: Option<u64>,
     last: Option<u64>,
+    /// When the last jump packet was sent.
+    last_sent: Option<ramp_vocab::time::Time>,
     acked: u64,
 }
 
@@ -77,6 +79,18 @@ impl JumpTally {
     pub(crate) fn on_jump_packet_sent(&mut self, packet_number: u64) {
         self.first.get_or_insert(packet_number);
         self.last = Some(packet_number);
+    }
+
+    /// The last jump packet so far was sent at `now`.
+    pub(crate) fn note_sent_at(&mut self, now: ramp_vocab::time::Time) {
+        self.last_sent = Some(now);
+    }
+
+    /// Whether a packet sent at `time_sent` belongs to the jump or came
+    /// before it (quicly's `lost_pn < exit_pn`): sent no later than the
+    /// last jump packet.
+    pub(crate) fn sent_at_or_before(&self, time_sent: ramp_vocab::time::Time) -> bool {
+        self.last_sent.is_some_and(|t| time_sent <= t)
     }
 
     /// A packet was acknowledged; counted if it is a jump packet.

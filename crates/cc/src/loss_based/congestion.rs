@@ -13,7 +13,14 @@ use ramp_vocab::time::Time;
 impl LossBased {
     /// RFC 9002 §7.3.2 `OnCongestionEvent` when not already in recovery.
     /// `flight` is the bytes in flight before the event.
-    pub(super) fn start_recovery(&mut self, now: Time, signal: CongestionSignal, flight: u64) {
+    /// `time_sent` is the send time of the newest packet behind the signal.
+    pub(super) fn start_recovery(
+        &mut self,
+        now: Time,
+        signal: CongestionSignal,
+        flight: u64,
+        time_sent: Time,
+    ) {
         self.metrics.num_loss_episodes += 1;
         self.episode_ecn_only = matches!(signal, CongestionSignal::Ecn { .. });
         let lost = match signal {
@@ -58,6 +65,22 @@ impl LossBased {
                     let base = iw.max(self.jump_tally.acked());
                     rr.raise_floor(self.ca.slow_start_exit_beta().mul_floor(base));
                 }
+                // pico's W for Rapid Start's first loss (lib/cc-pico.c
+                // `pico_on_lost`): the jump bytes acked if a jump packet
+                // was lost, else cwnd/3; at least IW.
+                let w = if self.jump_tally.sent_at_or_before(time_sent) {
+                    self.jump_tally.acked()
+                } else {
+                    self.cwnd / 3
+                }
+                .max(iw);
+                let (srtt, mds) = (self.srtt, self.mds());
+                if let CaAlgorithm::Reno {
+                    growth, beta: b, ..
+                } = &mut self.ca
+                {
+                    growth.on_congestion(w, srtt, mds, *b);
+                }
                 self.cwnd = rr.cwnd();
                 self.phase = Phase::RapidRecovery(rr);
                 self.saved = None;
@@ -78,7 +101,7 @@ impl LossBased {
                         ss_beta,
                         growth,
                     } => {
-                        growth.reset();
+                        growth.on_congestion(cwnd, srtt, mds, *beta);
                         if in_startup { ss_beta } else { beta }.mul_floor(cwnd)
                     }
                     CaAlgorithm::Cubic(c) => c.on_congestion(cwnd),
@@ -147,8 +170,18 @@ impl LossBased {
         };
         let pre = self.cwnd;
         self.cwnd = cr.retreat(beta, iw).max(min);
+        // pico's W: the window before its halving (quicly's reaction sets
+        // it to the jump bytes acked, at least IW, first).
+        let w = if cr.retreat_beta() == crate::careful_resume::RetreatBeta::Quicly {
+            cr.jump_acked().max(iw)
+        } else {
+            pre
+        };
+        let (srtt, mds) = (self.srtt, self.mds());
         match &mut self.ca {
-            CaAlgorithm::Reno { growth, .. } => growth.reset(),
+            CaAlgorithm::Reno {
+                growth, beta: b, ..
+            } => growth.on_congestion(w, srtt, mds, *b),
             // W_max from the window the congestion was seen at.
             CaAlgorithm::Cubic(c) => {
                 c.on_congestion(pre);

@@ -355,7 +355,7 @@ impl LossBased {
 impl Controller for LossBased {
     fn on_packet_sent(
         &mut self,
-        _now: Time,
+        now: Time,
         packet_number: Option<u64>,
         bytes: u64,
         bytes_in_flight: u64,
@@ -367,6 +367,7 @@ impl Controller for LossBased {
             self.round.on_packet_sent(pn);
             if self.first_flight.is_active() {
                 self.jump_tally.on_jump_packet_sent(pn);
+                self.jump_tally.note_sent_at(now);
             }
             self.first_flight.on_packet_sent(pn);
             if let Some(cr) = self.careful_resume.as_mut() {
@@ -576,7 +577,12 @@ impl Controller for LossBased {
             let held = matches!(&self.ca, CaAlgorithm::Prague(p)
                 if p.holds_reduction(now, event.signal, self.srtt));
             if !held {
-                self.start_recovery(now, event.signal, self.in_flight.saturating_add(lost));
+                self.start_recovery(
+                    now,
+                    event.signal,
+                    self.in_flight.saturating_add(lost),
+                    event.time_sent,
+                );
             }
         }
         if event.persistent_congestion {

@@ -19,14 +19,15 @@
 //! The four arms of the Rapid Start production experiment (the draft
 //! author's IETF 125 slides), as the experiment ran them on h2o/quicly
 //! ([`SEED_ARMS`]): quicly's Reno halves at the end of slow start and uses
-//! β = 0.7 afterwards; Rapid Start's factors use β = 0.7.
+//! β = 0.7 afterwards, growing in congestion avoidance as quicly's `pico`;
+//! Rapid Start's factors use β = 0.7.
 //!
 //! | arm | spec |
 //! |---|---|
-//! | baseline: paced slow start, IW 30 | `newreno(iw=30,beta=0.7,ss_beta=0.5)` |
-//! | jumpstart: Careful Resume, 60-packet jump over one RTT, then 2× | `newreno(iw=30,beta=0.7,ss_beta=0.5)+jumpstart(retreat_beta=quicly)` |
-//! | rapid-no-jump: 3×/2× growth and smooth reduction, no jump | `newreno(iw=30,beta=0.7,ss_beta=0.5)+rapidstart(jump=off)` |
-//! | rapidstart: both | `newreno(iw=30,beta=0.7,ss_beta=0.5)+rapidstart` |
+//! | baseline: paced slow start, IW 30 | `newreno(iw=30,beta=0.7,ss_beta=0.5,growth=pico)` |
+//! | jumpstart: Careful Resume, 60-packet jump over one RTT, then 2× | `newreno(iw=30,beta=0.7,ss_beta=0.5,growth=pico)+jumpstart(retreat_beta=quicly)` |
+//! | rapid-no-jump: 3×/2× growth and smooth reduction, no jump | `newreno(iw=30,beta=0.7,ss_beta=0.5,growth=pico)+rapidstart(jump=off)` |
+//! | rapidstart: both | `newreno(iw=30,beta=0.7,ss_beta=0.5,growth=pico)+rapidstart` |
 //!
 //! [`RFC9002_SEED_ARMS`] are the same four on RFC 9002's NewReno (β 0.5).
 //! Prefix `cubic+` (e.g. `cubic+rapidstart(iw=30)`) for CUBIC, β = 0.7.
@@ -64,26 +65,29 @@ pub const QUICLY_RENO_BETA: Ratio = Ratio::SEVEN_TENTHS;
 pub const QUICLY_SLOW_START_EXIT_BETA: Ratio = Ratio::HALF;
 
 /// The seed experiment's four arms, as it ran them on quicly: Reno with
-/// β = [`QUICLY_RENO_BETA`] and `ss_beta` = [`QUICLY_SLOW_START_EXIT_BETA`],
-/// IW 30 packets, the jump Careful Resume with a 60-packet window whose
+/// β = [`QUICLY_RENO_BETA`] and `ss_beta` = [`QUICLY_SLOW_START_EXIT_BETA`]
+/// growing as quicly's `pico` does in congestion avoidance (`growth=pico`:
+/// Rapid Start exists only in `pico` at 45bf8a37 and is switched on per
+/// connection within one congestion controller, lib/quicly.c, so every arm
+/// ran `pico`), IW 30 packets, the jump Careful Resume with a 60-packet window whose
 /// reaction to a loss before validation is quicly 45bf8a37's
 /// (`retreat_beta=quicly`: 0.5 rising to 0.7 × the jump bytes acked, the
 /// slides' "0.5x to 0.7x of PipeSize"), Rapid Start with quicly's values
 /// ([`crate::rapid_start::RapidStartOptions::quicly`]; [`SEED_DRAFT02_ARMS`]
 /// has -02's). A test keeps these spellings equal to the constants.
 pub const SEED_ARMS: [(&str, &str); 4] = [
-    ("baseline", "newreno(iw=30,beta=0.7,ss_beta=0.5)"),
+    ("baseline", "newreno(iw=30,beta=0.7,ss_beta=0.5,growth=pico)"),
     (
         "jumpstart",
-        "newreno(iw=30,beta=0.7,ss_beta=0.5)+jumpstart(retreat_beta=quicly)",
+        "newreno(iw=30,beta=0.7,ss_beta=0.5,growth=pico)+jumpstart(retreat_beta=quicly)",
     ),
     (
         "rapid-no-jump",
-        "newreno(iw=30,beta=0.7,ss_beta=0.5)+rapidstart(jump=off,jump_floor=on,thresh_mult=1.09375,rtt_floor=slots,k=11/18,thresh=max,clock=ms,off_below_ms=4)",
+        "newreno(iw=30,beta=0.7,ss_beta=0.5,growth=pico)+rapidstart(jump=off,jump_floor=on,thresh_mult=1.09375,rtt_floor=slots,k=11/18,thresh=max,clock=ms,off_below_ms=4)",
     ),
     (
         "rapidstart",
-        "newreno(iw=30,beta=0.7,ss_beta=0.5)+rapidstart(jump_floor=on,thresh_mult=1.09375,rtt_floor=slots,k=11/18,thresh=max,clock=ms,off_below_ms=4)",
+        "newreno(iw=30,beta=0.7,ss_beta=0.5,growth=pico)+rapidstart(jump_floor=on,thresh_mult=1.09375,rtt_floor=slots,k=11/18,thresh=max,clock=ms,off_below_ms=4)",
     ),
 ];
 
@@ -95,11 +99,11 @@ pub const SEED_DRAFT02_ARMS: [(&str, &str); 4] = [
     SEED_ARMS[1],
     (
         "rapid-no-jump",
-        "newreno(iw=30,beta=0.7,ss_beta=0.5)+rapidstart(jump=off)",
+        "newreno(iw=30,beta=0.7,ss_beta=0.5,growth=pico)+rapidstart(jump=off)",
     ),
     (
         "rapidstart",
-        "newreno(iw=30,beta=0.7,ss_beta=0.5)+rapidstart",
+        "newreno(iw=30,beta=0.7,ss_beta=0.5,growth=pico)+rapidstart",
     ),
 ];
 

@@ -339,3 +339,30 @@ fn rfc9002_7_3_2_ss_beta_is_the_decrease_that_ends_slow_start_beta_after() {
     d.lose(&more[..1]);
     assert_eq!(d.window(), w * 7 / 10, "β 0.7 in congestion avoidance");
 }
+
+#[test]
+fn quicly_pico_grows_one_mtu_per_beta_times_the_window_the_loss_saw() {
+    // lib/cc-pico.c: the loss sees 16 packets (19 200 B) and halves to
+    // 9 600 B; congestion avoidance then grows one MTU per 0.7 × 19 200 =
+    // 13 440 B acknowledged, where RFC 9002's Reno grows one per window
+    // (9 600 B).
+    for (spec, after_8, after_12) in [
+        ("newreno(beta=0.7,ss_beta=0.5,growth=pico)", 9_600, 10_800),
+        ("newreno(beta=0.7,ss_beta=0.5)", 10_800, 10_800),
+    ] {
+        let mut d = Driver::new(spec);
+        let pns = d.send(10);
+        d.advance(ms(100));
+        d.ack(&pns[..6]);
+        d.lose(&[pns[6]]);
+        assert_eq!(d.window(), 9_600, "{spec}");
+        d.advance(ms(1));
+        let new = d.send(12);
+        d.advance(ms(100));
+        d.ack(&pns[7..]);
+        d.ack(&new[..8]);
+        assert_eq!(d.window(), after_8, "{spec}: 8 packets acked");
+        d.ack(&new[8..]);
+        assert_eq!(d.window(), after_12, "{spec}: 12 packets acked");
+    }
+}

@@ -213,7 +213,8 @@ fn seed_arms_use_quicly_reno_constants() {
             s.as_loss_based().map(|l| l.ca),
             Some(CaSpec::NewReno(NewRenoOptions {
                 beta: QUICLY_RENO_BETA,
-                ss_beta: Some(QUICLY_SLOW_START_EXIT_BETA)
+                ss_beta: Some(QUICLY_SLOW_START_EXIT_BETA),
+                pico: true,
             })),
             "{label}"
         );

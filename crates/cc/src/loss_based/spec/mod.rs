@@ -39,6 +39,9 @@ pub struct NewRenoOptions {
     /// `beta`. quicly hard-codes 0.5 there and uses its β 0.7 afterwards
     /// ([`crate::spec::QUICLY_RENO_BETA`]).
     pub ss_beta: Option<Ratio>,
+    /// quicly's `pico` congestion-avoidance growth (`growth=pico`,
+    /// [`RenoGrowth::pico`]) instead of RFC 9002's.
+    pub pico: bool,
 }
 
 impl Default for NewRenoOptions {
@@ -46,6 +49,7 @@ impl Default for NewRenoOptions {
         NewRenoOptions {
             beta: LOSS_REDUCTION_FACTOR,
             ss_beta: None,
+            pico: false,
         }
     }
 }
@@ -436,7 +440,11 @@ impl LossBasedSpec {
             CaSpec::NewReno(o) => CaAlgorithm::Reno {
                 beta: o.beta,
                 ss_beta: o.ss_beta.unwrap_or(o.beta),
-                growth: RenoGrowth::default(),
+                growth: if o.pico {
+                    RenoGrowth::pico()
+                } else {
+                    RenoGrowth::default()
+                },
             },
             CaSpec::Cubic(o) => CaAlgorithm::Cubic(Cubic::new(
                 o.conns,

@@ -133,7 +133,19 @@ pub const NEWRENO_OPTIONS: &[OptionDef<NewRenoOptions>] = &[
         },
         display: |o| o.ss_beta.map(|b| b.to_string()),
     },
+    OptionDef {
+        key: "growth",
+        values: "reno|pico",
+        help: "congestion-avoidance growth: RFC 9002's (default) or quicly's pico (one MTU per min(β·W, CUBIC's period) bytes, W fixed at the congestion event)",
+        parse: |o, v| {
+            o.pico = option::choice(v, &GROWTH_CHOICES, "reno or pico")?;
+            Ok(())
+        },
+        display: |o| option::choice_unless_default(o.pico, false, &GROWTH_CHOICES),
+    },
 ];
+
+const GROWTH_CHOICES: [(&str, bool); 2] = [("reno", false), ("pico", true)];
 
 const FAST_CONVERGENCE_CHOICES: [(&str, FastConvergence); 3] = [
     ("auto", FastConvergence::Auto),

@@ -34,8 +34,13 @@ fn gain() -> impl Strategy<Value = Ratio> {
 
 pub fn spec() -> impl Strategy<Value = LossBasedSpec> {
     let ca = prop_oneof![
-        (beta(), proptest::option::of(beta()))
-            .prop_map(|(beta, ss_beta)| CaSpec::NewReno(NewRenoOptions { beta, ss_beta })),
+        (beta(), proptest::option::of(beta()), any::<bool>()).prop_map(|(beta, ss_beta, pico)| {
+            CaSpec::NewReno(NewRenoOptions {
+                beta,
+                ss_beta,
+                pico,
+            })
+        }),
         (
             1u32..8,
             prop_oneof![
