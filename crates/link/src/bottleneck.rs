@@ -575,7 +575,11 @@ mod tests {
         let Admission::Held { evicted } = b.offer(t, pkt(2, false)) else {
             panic!("FQ-CoDel holds every arrival");
         };
-        assert_eq!(evicted.len(), 1000, "as many 1-byte drops as the arrival needs");
+        assert_eq!(
+            evicted.len(),
+            1000,
+            "as many 1-byte drops as the arrival needs"
+        );
         assert!(evicted.iter().all(|p| p.flow == 1 && p.size == 1));
         assert!(b.backlog_bytes() <= 10_000, "{}", b.backlog_bytes());
         // Packets of one size: one arrival costs one drop, as before.
