@@ -1,0 +1,203 @@
+//! The server's send path: what goes next (handshake data, retransmissions,
+//! new response data, probes) and whether the congestion window, the pacer,
+//! the anti-amplification limit and the client's flow-control limit let it
+//! leave now.
+
+use ramp_cc::pacer::{Pacing, PacingInput};
+use ramp_cc::recovery::{SentPacket, Space};
+use ramp_cc::{EcnCodepoint, Time};
+
+use super::{Datagram, Payload, Phase, Server, AMPLIFICATION_FACTOR, PACKET_OVERHEAD_BYTES};
+
+impl Server {
+    /// The next thing to send in the handshake, if any: (payload, retx).
+    fn next_crypto(&mut self, probe: bool) -> Option<(Payload, bool)> {
+        while let Some(&i) = self.crypto_retx.front() {
+            if self.crypto_acked[usize::from(i)] {
+                self.crypto_retx.pop_front();
+            } else {
+                return Some((Payload::Crypto(i), true));
+            }
+        }
+        if self.crypto_next < self.crypto_sizes.len() {
+            return Some((Payload::Crypto(self.crypto_next as u16), false));
+        }
+        if probe {
+            // Probe with the oldest unacknowledged handshake packet.
+            if let Some(i) = self.crypto_acked.iter().position(|a| !a) {
+                return Some((Payload::Crypto(i as u16), true));
+            }
+            return Some((Payload::Ping, false));
+        }
+        None
+    }
+
+    fn next_stream(&mut self, probe: bool) -> Option<(Payload, bool)> {
+        while let Some(&c) = self.retx.front() {
+            if self.is_acked(c) {
+                self.retx.pop_front();
+            } else {
+                return Some((Payload::Stream(c), true));
+            }
+        }
+        if self.next_chunk < self.requested_end {
+            // RFC 9000 §4.1: new stream data only up to the client's
+            // limit; resent data was already counted. With several
+            // objects the offset is the connection's (MAX_DATA): the
+            // stream limits are larger than any object drawn.
+            let end = self.offset(self.next_chunk) + self.chunk_len(self.next_chunk);
+            if end <= self.fc_limit {
+                self.fc_blocked = false;
+                return Some((Payload::Stream(self.next_chunk), false));
+            }
+            if !self.fc_blocked {
+                self.fc_blocked = true;
+                self.fc_blocked_count += 1;
+            }
+        }
+        if probe {
+            if self.lowest_unacked < self.requested_end {
+                return Some((Payload::Stream(self.lowest_unacked), true));
+            }
+            return Some((Payload::Ping, false));
+        }
+        None
+    }
+
+    fn size_of(&self, p: Payload) -> u64 {
+        match p {
+            Payload::Crypto(i) => u64::from(self.crypto_sizes[usize::from(i)]),
+            Payload::Stream(c) => self.chunk_len(c) + PACKET_OVERHEAD_BYTES,
+            // A PING probe is padded to a minimal 1-RTT packet.
+            Payload::Ping => 64,
+        }
+    }
+
+    /// Sends whatever the window, the pacer and the amplification limit
+    /// allow, appending datagrams to `out`. Returns the time at which the
+    /// pacer allows the next packet, if it is what stops sending.
+    pub(crate) fn try_send(&mut self, now: Time, out: &mut Vec<Datagram>) -> Option<Time> {
+        loop {
+            let probe = self.probes > 0;
+            let (space, next) = match self.phase {
+                Phase::Idle => return None,
+                Phase::Handshake if self.early && self.crypto_acked.iter().all(|&a| a) => {
+                    (Space::Application, self.next_stream(probe))
+                }
+                Phase::Handshake => match self.next_crypto(probe) {
+                    // 0.5-RTT data once the flight is out (0-RTT request).
+                    None if self.early => (Space::Application, self.next_stream(probe)),
+                    next => (Space::Handshake, next),
+                },
+                Phase::Serving => (Space::Application, self.next_stream(probe)),
+                Phase::Done => {
+                    self.probes = 0;
+                    return None;
+                }
+            };
+            let Some((payload, retx)) = next else {
+                // Nothing to send: application-limited unless the window is full.
+                self.app_limited = !self.ld.is_cwnd_limited(self.cc.window());
+                return None;
+            };
+            let size = self.size_of(payload);
+            if !self.validated && self.amp_sent + size > AMPLIFICATION_FACTOR * self.amp_received {
+                // Blocked until the client sends more (RFC 9000 §8.1).
+                return None;
+            }
+            let handshake = space != Space::Application;
+            if !probe && !handshake && self.ld.bytes_in_flight() + size > self.cc.window() {
+                self.app_limited = false;
+                return None;
+            }
+            // The pacing rate costs divisions: computed once per packet,
+            // only once the window allows it.
+            let input = self.pacing_input();
+            if !probe && !handshake {
+                let at = self.pacer.next_send_time(now, &input, size);
+                if at > now {
+                    self.app_limited = false;
+                    return Some(at);
+                }
+            }
+            // Commit.
+            let space = if let Payload::Crypto(0) = payload {
+                Space::Initial
+            } else {
+                space
+            };
+            match payload {
+                Payload::Crypto(i) => {
+                    if retx {
+                        if self.crypto_retx.front() == Some(&i) {
+                            self.crypto_retx.pop_front();
+                        }
+                    } else {
+                        self.crypto_next += 1;
+                    }
+                }
+                Payload::Stream(c) => {
+                    if retx {
+                        if self.retx.front() == Some(&c) {
+                            self.retx.pop_front();
+                        }
+                        self.resent_bytes += self.chunk_len(c);
+                    } else {
+                        self.next_chunk += 1;
+                    }
+                }
+                Payload::Ping => {}
+            }
+            if probe {
+                self.probes -= 1;
+            }
+            if !handshake {
+                // Probes are sent at once but leave a debt (ramp-cc's contract).
+                self.pacer.on_packet_sent(now, size, &input);
+            }
+            let pn = self.next_pn[space.index()];
+            self.next_pn[space.index()] += 1;
+            self.amp_sent += size;
+            // RFC 9000 §13.4.2.2: Not-ECT once validation has failed.
+            let ecn = if self.ld.ecn_capable() {
+                self.ecn
+            } else {
+                EcnCodepoint::NotEct
+            };
+            self.ld.on_packet_sent(
+                space,
+                SentPacket {
+                    packet_number: pn,
+                    time_sent: now,
+                    size,
+                    ack_eliciting: true,
+                    in_flight: true,
+                    ecn,
+                    payload,
+                },
+                self.cc.as_mut(),
+            );
+            self.cwnd_max = self.cwnd_max.max(self.cc.window());
+            out.push(Datagram {
+                space,
+                pn,
+                size: size as u32,
+                payload,
+                retx,
+                ecn,
+            });
+        }
+    }
+
+    /// What the pacer needs to know now: the controller's rate and window,
+    /// the smoothed RTT and the datagram size.
+    pub(super) fn pacing_input(&self) -> PacingInput {
+        PacingInput {
+            rate: self.cc.pacing_rate(self.ld.rtt()),
+            window: self.cc.window(),
+            smoothed_rtt: self.ld.rtt().smoothed(),
+            max_datagram_size: self.mds,
+            burst: self.pacing_burst,
+        }
+    }
+}
