@@ -50,6 +50,13 @@ cellular_share = 1.0" ;;
     prejump) row prejump "" --arms "$PREJUMP" ;;
     quicly_jump) row quicly_jump "" --arms "$QJUMP" ;;
     pico) row pico "" ;;   # the seed arms: + quicly's pico growth
+    # The sourced buffer tables (docs/experiments.md, "Buffer sources"):
+    # drop-tail fixed buffers from the FCC MBA 2023 downstream queue under
+    # load, then every fixed downlink as that measured queue (no assumed
+    # AQM share on the fixed access; Wi-Fi hops keep theirs).
+    mba) row mba 'droptail_buffer = "mba-2023"' ;;
+    mba_all) row mba_all 'droptail_buffer = "mba-2023"
+fixed_aqm_share = 0.0' ;;
     ndt) # sensitivity: NDT single-flow rates as the bottleneck (capacity 1)
       saved=$regions
       regions="$(printf '%s' "$regions" | sed 's/^\(name = .*\)$/\1\ncapacity = { fixed = 1, mobile = 1 }/')
