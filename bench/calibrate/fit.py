@@ -59,6 +59,16 @@ GRIDS = {
         "mobile_loss_max": [0.01, 0.02, 0.03],
         "policed_scale": [0.25],
     },
+    # How the share of AQM'd fixed downlinks moves the baseline's loss
+    # once the drop-tail ones have the measured buffers (a sensitivity,
+    # with the fitted random-loss maxima; not a fitted parameter).
+    "aqm": {
+        "fixed_aqm_share": [0.0, 0.3, 0.5, 0.7, 0.9],
+        "docsis_share": [0.0],
+        "wifi_loss_max": [0.04],
+        "mobile_loss_max": [0.03],
+        "policed_scale": [0.25],
+    },
     "quick": {
         "docsis_share": [0.0, 0.5],
         "wifi_loss_max": [0.04],
