@@ -130,7 +130,7 @@ pub(crate) fn run(
     log: Option<File>,
     control: &mut dyn Control,
 ) -> io::Result<Counters> {
-    crate::timing::tight_timer_slack();
+    ramp_host::tight_timer_slack();
     let start = Instant::now();
     let now = || Time::from_nanos(ramp_vocab::time::duration_nanos(start.elapsed()));
     let mut log = Log(log.map(BufWriter::new));

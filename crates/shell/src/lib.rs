@@ -23,7 +23,6 @@ mod forward;
 mod ip;
 mod netns;
 mod sys;
-pub mod timing;
 
 use std::ffi::OsString;
 use std::fs::File;
@@ -175,7 +174,7 @@ pub fn run(cfg: &ShellConfig, command: &[OsString]) -> Result<Outcome, ShellErro
     };
     if cfg.realtime {
         // After the spawn: the command keeps the normal policy.
-        if let Err(e) = timing::realtime_priority() {
+        if let Err(e) = ramp_host::realtime_priority() {
             eprintln!(
                 "ramp shell: no real-time priority ({e}); packets may leave late on a busy machine"
             );

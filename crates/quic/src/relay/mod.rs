@@ -284,9 +284,9 @@ impl Shared {
     /// Sets up the calling relay thread's timing: tight timer slack, and
     /// real-time priority if asked for (a refusal is reported once).
     fn thread_timing(&self) {
-        ramp_shell::timing::tight_timer_slack();
+        ramp_host::tight_timer_slack();
         if self.realtime {
-            if let Err(e) = ramp_shell::timing::realtime_priority() {
+            if let Err(e) = ramp_host::realtime_priority() {
                 if !self.realtime_reported.swap(true, Ordering::Relaxed) {
                     eprintln!(
                         "ramp relay: no real-time priority ({e}); datagrams may be stamped and sent late on a busy machine"

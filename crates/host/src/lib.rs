@@ -1,8 +1,12 @@
-//! Timing of a real-time forwarding thread: the settings `ramp shell`'s
-//! loop and `ramp relay`'s sender threads share, so that a packet leaves
-//! close to the time the link model gives it without the thread spinning
+//! ramp-host: host scheduling of a real-time forwarding thread, the
+//! settings `ramp shell`'s loop and `ramp relay`'s threads share, so that
+//! a packet leaves close to the time the link model gives it without the
+//! thread spinning
 //! (a spinning forwarder takes a core away from the endpoints it carries,
 //! which on a small machine slows the very transfer it is timing).
+//!
+//! A crate of its own so that the relay (ramp-quic) and the shell
+//! (ramp-shell) share it without either depending on the other.
 
 use std::io;
 
