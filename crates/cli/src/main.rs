@@ -8,6 +8,7 @@ mod clobber;
 mod cmd;
 mod file_stem;
 mod interrupt;
+mod link_elements;
 mod path_flags;
 mod ranges;
 mod run_dir;

@@ -525,3 +525,33 @@ fn mahimahi_trace_replaces_the_downlink_rate() {
     let _ = std::fs::remove_file(&trace);
     h.join().expect("server");
 }
+
+#[test]
+fn cellular_wifi_and_aggregation_flags_carry_a_download_whole() {
+    need_root!();
+    // The elements delay and slow, never reorder or drop here (a 1 s
+    // buffer): the download arrives whole. Counts only, no timing.
+    let (port, h) = tcp_server(false, 300_000, 1);
+    let out = shell(
+        &[
+            "--rate",
+            "20mbit",
+            "--rtt",
+            "20ms",
+            "--queue",
+            "1s",
+            "--cellular=drift_mean=0.3",
+            "--wifi-jitter",
+            "--ack-aggregation",
+            "4ms",
+            "--seed",
+            "3",
+        ],
+        &format!("cat < /dev/tcp/$RAMP_SHELL_HOST/{port} | wc -c"),
+    );
+    let stderr = text(&out.stderr);
+    assert_eq!(text(&out.stdout).trim(), "300000", "{stderr}");
+    assert!(out.status.success(), "{stderr}");
+    assert!(counter(&stderr, "down", "delivered") > 200, "{stderr}");
+    h.join().expect("server");
+}

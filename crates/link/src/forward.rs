@@ -14,6 +14,21 @@ use core::time::Duration;
 
 use crate::DropCause;
 
+/// The seed of a forwarder's uplink [`Link`](crate::Link) when the
+/// forwarder runs with `seed`: each direction draws its random elements
+/// from streams of its own ("up" in ASCII mixed in).
+pub fn uplink_seed(seed: u64) -> u64 {
+    seed ^ 0x7570
+}
+
+/// The seed of a forwarder's downlink [`Link`](crate::Link) ("down" mixed
+/// in). A simulation whose forward link should see the same random draws
+/// as a forwarder's downlink runs with `downlink_seed(seed)`, and the
+/// other way round: the mixing is its own inverse.
+pub fn downlink_seed(seed: u64) -> u64 {
+    seed ^ 0x646f_776e
+}
+
 /// A packet that leaves later than this after its modelled time is
 /// counted in [`ForwardCounters::late_over_1ms`].
 const LATE: Duration = Duration::from_millis(1);

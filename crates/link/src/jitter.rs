@@ -40,6 +40,15 @@ impl Jitter {
         median: Duration::from_millis(3),
         p90: Duration::from_millis(20),
     };
+
+    /// Checks the ranges (0 < median <= p90 <= [`MAX_JITTER`]); the
+    /// error says the range.
+    pub fn check(&self) -> Result<(), String> {
+        if self.median.is_zero() || self.p90 < self.median || self.p90 > MAX_JITTER {
+            return Err(format!("need 0 < median <= p90 <= {MAX_JITTER:?}"));
+        }
+        Ok(())
+    }
 }
 
 /// The element: parameters on the log scale, its generator, and the last

@@ -13,13 +13,17 @@
 //! DOCSIS has no ECN, so it drops. In place of the constant-rate server,
 //! a link may deliver at the opportunities of a Mahimahi trace
 //! ([`DeliveryTrace`]), and a link may be cellular ([`Cellular`]: less
-//! capacity for a burst after idle, a drifting base delay). The real-time
+//! capacity for a burst after idle, a drifting base delay). After the
+//! queue a link may delay without reordering as a Wi-Fi hop does
+//! ([`Jitter`]) and release packets in batches ([`AckAggregation`]). The
+//! real-time
 //! forwarders that drive a link on a wall clock (`ramp relay`, `ramp
 //! shell`) count what they did in [`ForwardCounters`].
 
 #![forbid(unsafe_code)]
 #![warn(unreachable_pub)]
 
+mod aggregation;
 mod aqm;
 mod bottleneck;
 mod cellular;
@@ -36,6 +40,7 @@ mod policer;
 mod server;
 mod trace;
 
+pub use aggregation::AckAggregation;
 pub use aqm::{Aqm, AqmParseError};
 pub use bottleneck::{queue_bytes_for, Admission, Bottleneck, Departure, Dequeue};
 pub use cellular::Cellular;
@@ -43,7 +48,7 @@ pub use codel::CoDelParams;
 pub use dualpi2::{
     DualPi2, DualPi2Params, DualQueue, NativeAqm, StepThreshold, DOCSIS_RAMP_MAX, DOCSIS_RAMP_RANGE,
 };
-pub use forward::{drop_event, ForwardCounters};
+pub use forward::{downlink_seed, drop_event, uplink_seed, ForwardCounters};
 pub use fq_codel::FqCoDelParams;
 pub use jitter::{Jitter, MAX_JITTER};
 pub use loss::{LossElement, LossModel};

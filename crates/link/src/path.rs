@@ -1,6 +1,8 @@
-//! One direction of a path, as both the simulator and `ramp relay` model
-//! it: policer → bottleneck (queue discipline + serialisation) → random
-//! loss → propagation delay, with optional rate steps.
+//! One direction of a path, as both the simulator and the real-time
+//! forwarders (`ramp relay`, `ramp shell`) model it: policer → bottleneck
+//! (queue discipline + serialisation, cellular light phase) → random loss
+//! → ACK aggregation → Wi-Fi delay variation → propagation delay →
+//! cellular base-delay drift, with optional rate steps.
 //!
 //! The two differ only in their clock: the simulator passes virtual time,
 //! the relay the time since it started. Every decision (admission, marks,
@@ -14,6 +16,7 @@ use std::time::Duration;
 use ramp_vocab::rng::Stream;
 use ramp_vocab::{Rate, Time};
 
+use crate::aggregation::AckAggregation;
 use crate::aqm::Aqm;
 use crate::bottleneck::{Admission, Bottleneck, Departure, Dequeue};
 use crate::cellular::{Cellular, DriftElement};
@@ -60,6 +63,9 @@ pub struct LinkConfig {
     pub cellular: Option<Cellular>,
     /// The path's base RTT, which the cellular drift is a share of.
     pub cellular_rtt: Duration,
+    /// Release what leaves the queue only at multiples of an interval
+    /// (ACK aggregation on a return direction).
+    pub aggregation: Option<AckAggregation>,
 }
 
 /// What [`Link::offer`] did.
@@ -84,6 +90,7 @@ pub struct Link<P> {
     delay: Duration,
     jitter: Option<JitterElement>,
     drift: Option<DriftElement>,
+    aggregation: Option<AckAggregation>,
     /// Rate steps not yet applied, earliest last.
     rate_steps: Vec<RateStep>,
     /// [`Link::poll`]'s buffer of dequeued packets, kept so that a poll
@@ -114,6 +121,7 @@ impl<P> Link<P> {
                 .cellular
                 .filter(|c| c.drift_mean > 0.0)
                 .map(|c| DriftElement::new(c, cfg.cellular_rtt, Stream::Drift.rng(seed))),
+            aggregation: cfg.aggregation,
             rate_steps: cfg.rate_steps.iter().rev().copied().collect(),
             dequeued: Vec::new(),
         };
@@ -151,9 +159,13 @@ impl<P> Link<P> {
             Delivery::Arrives {
                 payload: d.packet.payload,
                 at: {
+                    let left = match &self.aggregation {
+                        Some(a) => a.release(d.at),
+                        None => d.at,
+                    };
                     let at = match &mut self.jitter {
-                        Some(j) => j.apply(d.at) + self.delay,
-                        None => d.at + self.delay,
+                        Some(j) => j.apply(left) + self.delay,
+                        None => left + self.delay,
                     };
                     match &mut self.drift {
                         Some(dr) => dr.apply(d.at, at),
@@ -251,6 +263,7 @@ mod tests {
             jitter: None,
             cellular: None,
             cellular_rtt: Duration::ZERO,
+            aggregation: None,
         }
     }
 
@@ -482,6 +495,7 @@ mod tests {
                     jitter: None,
                     cellular: None,
                     cellular_rtt: Duration::ZERO,
+                    aggregation: None,
                 };
                 let mut l: Link<(usize, Time, u32)> = Link::new(&c, 5);
                 let mut now = Time::ZERO;

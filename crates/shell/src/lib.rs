@@ -166,8 +166,8 @@ pub fn run(cfg: &ShellConfig, command: &[OsString]) -> Result<Outcome, ShellErro
     let mut child = cmd
         .spawn()
         .map_err(|e| ShellError::Spawn(program.to_string_lossy().into_owned(), e))?;
-    let up = Link::new(&cfg.up, cfg.seed ^ 0x7570);
-    let down = Link::new(&cfg.down, cfg.seed ^ 0x646f_776e);
+    let up = Link::new(&cfg.up, ramp_link::uplink_seed(cfg.seed));
+    let down = Link::new(&cfg.down, ramp_link::downlink_seed(cfg.seed));
     let devices = forward::Devices {
         inner: inner.as_raw_fd(),
         outer: outer.as_raw_fd(),

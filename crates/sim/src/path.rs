@@ -8,9 +8,8 @@
 use core::time::Duration;
 
 use ramp_cc::Time;
-use ramp_vocab::time::duration_nanos;
 
-use crate::link::{Delivery, Link, Offer, Packet};
+use crate::link::{AckAggregation, Delivery, Link, Offer, Packet};
 use crate::scenario::PathConfig;
 use crate::server::Datagram;
 
@@ -26,7 +25,7 @@ pub(crate) struct Path {
     reverse_delay: Duration,
     reverse_rate: Option<ramp_cc::Rate>,
     reverse_busy_until: Time,
-    ack_aggregation_ns: Option<u64>,
+    ack_aggregation: Option<AckAggregation>,
     /// The data sender's receive loop (ACK batching at the sender).
     wakeup: Option<crate::wakeup::WakeupElement>,
     last_reverse_arrival: Time,
@@ -40,7 +39,7 @@ impl Path {
             reverse_delay: cfg.reverse_delay,
             reverse_rate: cfg.reverse_rate,
             reverse_busy_until: Time::ZERO,
-            ack_aggregation_ns: cfg.ack_aggregation.map(duration_nanos).filter(|n| *n > 0),
+            ack_aggregation: cfg.ack_aggregation.and_then(AckAggregation::new),
             wakeup: cfg.ack_batching.clone().map(|l| {
                 crate::wakeup::WakeupElement::new(
                     l,
@@ -101,10 +100,8 @@ impl Path {
             t = start + r.transmit_time(u64::from(size));
             self.reverse_busy_until = t;
         }
-        if let Some(agg) = self.ack_aggregation_ns {
-            // Hold until the next multiple of the aggregation interval.
-            let ns = t.as_nanos();
-            t = Time::from_nanos(ns.div_ceil(agg).saturating_mul(agg));
+        if let Some(agg) = &self.ack_aggregation {
+            t = agg.release(t);
         }
         let mut at = (t + self.reverse_delay).max(self.last_reverse_arrival);
         if let Some(w) = &mut self.wakeup {

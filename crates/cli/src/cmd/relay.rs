@@ -10,6 +10,7 @@ use ramp_quic::relay::{Relay, RelayConfig};
 use ramp_quic::runtime::block_until_interrupted;
 use ramp_quic::units::parse_optional_duration;
 
+use crate::link_elements::LinkElementFlags;
 use crate::path_flags::PathFlags;
 
 /// Arguments of `ramp relay`.
@@ -19,7 +20,10 @@ use crate::path_flags::PathFlags;
 /// time at the link rate run by a queue discipline (drop-tail by default;
 /// CoDel, FQ-CoDel, PIE, DOCSIS-PIE), and random loss from a seeded
 /// generator, all with the simulator's link model; either direction may
-/// instead deliver at a Mahimahi trace's opportunities (--trace). Every
+/// instead deliver at a Mahimahi trace's opportunities (--trace), and the
+/// path may be cellular (--cellular), vary its delay as a Wi-Fi hop does
+/// (--wifi-jitter) or aggregate ACKs (--ack-aggregation), all with the
+/// simulator's model and defaults. Every
 /// client address gets its own upstream socket; all clients share the
 /// link. Non-QUIC datagrams and unknown senders are counted and dropped.
 #[derive(clap::Args, Debug)]
@@ -34,6 +38,9 @@ pub struct Args {
     /// are required.
     #[command(flatten)]
     path: PathFlags,
+    /// Cellular behaviour, Wi-Fi delay variation, ACK aggregation.
+    #[command(flatten)]
+    elements: LinkElementFlags,
     /// Mahimahi trace for the server -> client direction: one line per
     /// 1500-byte delivery opportunity, in ms, repeating; replaces --rate
     /// in that direction (the buffer is --queue at the trace's mean rate).
@@ -42,7 +49,8 @@ pub struct Args {
     /// Mahimahi trace for the client -> server direction.
     #[arg(long, alias = "up-trace")]
     uplink_trace: Option<PathBuf>,
-    /// Seed of the random losses.
+    /// Seed of the random elements (losses, cellular drift, Wi-Fi delay
+    /// variation; each direction draws from its own streams).
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// NDJSON event log: every enqueue with the queue depth, every drop.
@@ -76,6 +84,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     cfg.realtime = !args.no_realtime;
     cfg.up.aqm = aqm;
     cfg.down.aqm = aqm;
+    args.elements.apply(&mut cfg.up, &mut cfg.down, rtt);
     if let Some(f) = &args.trace {
         cfg.down
             .set_trace(Arc::new(DeliveryTrace::load(f).context("--trace")?));

@@ -12,6 +12,7 @@ use ramp_quic::relay::LinkParams;
 use ramp_shell::ShellConfig;
 use ramp_vocab::units::{parse_duration, parse_loss, parse_rate};
 
+use crate::link_elements::LinkElementFlags;
 use crate::path_flags::PathFlags;
 
 /// Arguments of `ramp shell`.
@@ -20,18 +21,23 @@ use crate::path_flags::PathFlags;
 /// crosses the simulator's link model in both directions (through TUN
 /// devices and a userspace loop, in the manner of Mahimahi's mm-link): rate,
 /// propagation delay (half the RTT each way), a buffer sized in time at the
-/// rate run by a queue discipline, ECN marking of ECT packets, random loss.
+/// rate run by a queue discipline, ECN marking of ECT packets, random loss;
+/// a cellular downlink (--cellular), Wi-Fi delay variation (--wifi-jitter)
+/// and ACK aggregation on the uplink (--ack-aggregation), as in `ramp relay`.
 /// The command reaches the outer end of the link at $RAMP_SHELL_HOST (and
 /// $RAMP_SHELL_HOST6); nothing else. Needs root or CAP_NET_ADMIN.
 #[derive(clap::Args, Debug)]
 #[command(
-    override_usage = "ramp shell --rate R --rtt D --queue D [--aqm NAME] [--loss P] [--uplink-…] -- COMMAND [ARGS…]\n       ramp shell --cleanup"
+    override_usage = "ramp shell --rate R --rtt D --queue D [--aqm NAME] [--loss P] [--cellular[=…]] [--wifi-jitter[=…]] [--ack-aggregation D] [--uplink-…] -- COMMAND [ARGS…]\n       ramp shell --cleanup"
 )]
 pub struct Args {
     /// The emulated link: each direction unless an --uplink-… flag says
     /// otherwise; `--rate`, `--rtt` and `--queue` are required.
     #[command(flatten)]
     path: PathFlags,
+    /// Cellular behaviour, Wi-Fi delay variation, ACK aggregation.
+    #[command(flatten)]
+    elements: LinkElementFlags,
     /// The uplink's rate, when it differs.
     #[arg(long, value_parser = parse_rate)]
     uplink_rate: Option<Rate>,
@@ -86,14 +92,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     let (rate, rtt, queue) = args.path.required()?;
     check_rate(rate, "--rate")?;
-    let mut down = LinkParams {
+    let mut down = LinkParams::new(
         rate,
-        delay: rtt / 2,
+        rtt / 2,
         queue,
-        loss: args.path.loss.unwrap_or(0.0),
-        aqm: args.path.aqm.unwrap_or_default(),
-        trace: None,
-    };
+        args.path.loss.unwrap_or(0.0),
+        args.path.aqm.unwrap_or_default(),
+    );
     let mut up = down.clone();
     if let Some(r) = args.uplink_rate {
         check_rate(r, "--uplink-rate")?;
@@ -119,6 +124,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             );
         }
     }
+    args.elements.apply(&mut up, &mut down, rtt);
     if let Some(f) = &args.trace {
         down.set_trace(Arc::new(DeliveryTrace::load(f).context("--trace")?));
     }

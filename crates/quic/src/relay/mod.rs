@@ -118,14 +118,7 @@ impl RelayConfig {
         loss: f64,
         seed: u64,
     ) -> RelayConfig {
-        let p = LinkParams {
-            rate,
-            delay: rtt / 2,
-            queue,
-            loss,
-            aqm: ramp_link::Aqm::DropTail,
-            trace: None,
-        };
+        let p = LinkParams::new(rate, rtt / 2, queue, loss, ramp_link::Aqm::DropTail);
         RelayConfig {
             listen,
             upstream,
@@ -366,10 +359,10 @@ impl Relay {
             }
             None => (None, None),
         };
-        let dir = |name, params: LinkParams, seed| Direction {
+        let dir = |name, params: &LinkParams, seed| Direction {
             name,
             state: Mutex::new(DirState {
-                link: Link::new(&params.link_config(), seed),
+                link: params.link(seed),
                 fifo: VecDeque::new(),
             }),
             ready: Condvar::new(),
@@ -380,8 +373,8 @@ impl Relay {
             stop: AtomicBool::new(false),
             listen,
             upstream: cfg.upstream,
-            up: dir("up", cfg.up.clone(), cfg.seed ^ 0x7570),
-            down: dir("down", cfg.down.clone(), cfg.seed ^ 0x646f_776e),
+            up: dir("up", &cfg.up, ramp_link::uplink_seed(cfg.seed)),
+            down: dir("down", &cfg.down, ramp_link::downlink_seed(cfg.seed)),
             clients: Mutex::new(HashMap::new()),
             unknown: AtomicU64::new(0),
             admitted: AtomicU64::new(0),

@@ -424,14 +424,12 @@ impl FilePath {
     fn apply(self, p: &mut PathConfig, dir: Option<&Path>) -> Result<(), String> {
         set(&mut p.rate, self.rate.map(|Q(r)| r));
         if let Some(j) = &self.jitter {
-            let (median, p90) = (j.median.0, j.p90.0);
-            if median.is_zero() || p90 < median || p90 > crate::link::MAX_JITTER {
-                return Err(format!(
-                    "path.jitter: need 0 < median <= p90 <= {:?}",
-                    crate::link::MAX_JITTER
-                ));
-            }
-            p.jitter = Some(crate::link::Jitter { median, p90 });
+            let j = crate::link::Jitter {
+                median: j.median.0,
+                p90: j.p90.0,
+            };
+            j.check().map_err(|e| format!("path.jitter: {e}"))?;
+            p.jitter = Some(j);
         }
         if let Some(file) = &self.trace {
             if self.rate.is_some() || !self.rate_step.is_empty() {

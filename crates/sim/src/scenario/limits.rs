@@ -25,7 +25,7 @@ impl Scenario {
             within("path.aqm step threshold", threshold, MAX_DELAY)?;
         }
         if let Some(a) = p.ack_aggregation {
-            within("path.ack_aggregation", a, MAX_ACK_AGGREGATION)?;
+            within("path.ack_aggregation", a, crate::link::AckAggregation::MAX)?;
         }
         if p.trace.is_some() && !p.rate_steps.is_empty() {
             return Err("path.trace: rate steps do not apply to a trace-driven link".into());
@@ -142,8 +142,6 @@ impl Scenario {
 const RATE_BYTES_PER_SEC: core::ops::RangeInclusive<u64> = 125..=125_000_000_000;
 /// One-way delays and marking thresholds: at most 10 s.
 const MAX_DELAY: Duration = Duration::from_secs(10);
-/// ACK aggregation interval: at most 1 s.
-const MAX_ACK_AGGREGATION: Duration = Duration::from_secs(1);
 /// RFC 9000 §18.2: max_ack_delay values of 2^14 ms or more are invalid.
 const MAX_ACK_DELAY: Duration = Duration::from_millis(16_383);
 /// Queue and policer bucket: at most 1 GB.

@@ -146,6 +146,9 @@ impl PathConfig {
             jitter: self.jitter,
             cellular: self.cellular,
             cellular_rtt: self.rtt(),
+            // The forward link is not aggregated; the reverse path is
+            // (`crate::path`).
+            aggregation: None,
         }
     }
     /// Queue limit in time at the link rate.
