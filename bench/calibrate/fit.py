@@ -24,7 +24,9 @@ import sys
 # average, P50, P90, P99, in percent.
 PUBLISHED = {"avg_pct": 1.52, "p50_pct": 0.62, "p90_pct": 4.36, "p99_pct": 13.80}
 # A fleet needs two arms; the second (Rapid Start) is recorded, not fitted.
-ARMS = "baseline=newreno(iw=30,beta=0.7,ss_beta=0.5),rapidstart=newreno(iw=30,beta=0.7,ss_beta=0.5)+rapidstart"
+# The baseline is the seed arms' (quicly's pico growth).
+ARMS = ("baseline=newreno(iw=30,beta=0.7,ss_beta=0.5,growth=pico),"
+        "rapidstart=newreno(iw=30,beta=0.7,ss_beta=0.5,growth=pico)+rapidstart")
 REGIONS = ["east-asia", "se-asia", "west-europe", "east-europe", "africa",
            "north-america", "south-america"]
 
@@ -46,6 +48,25 @@ GRIDS = {
         "docsis_share": [0.0],
         "wifi_loss_max": [0.01, 0.02, 0.04],
         "mobile_loss_max": [0.02, 0.03, 0.045],
+        "policed_scale": [0.25],
+    },
+    # With the sourced buffer tables (docs/experiments.md, "Buffer
+    # sources"): the two random-loss maxima, wider below the earlier fit
+    # because the measured buffers add congestive loss.
+    "buffers": {
+        "docsis_share": [0.0],
+        "wifi_loss_max": [0.005, 0.01, 0.02, 0.04],
+        "mobile_loss_max": [0.01, 0.02, 0.03],
+        "policed_scale": [0.25],
+    },
+    # How the share of AQM'd fixed downlinks moves the baseline's loss
+    # once the drop-tail ones have the measured buffers (a sensitivity,
+    # with the fitted random-loss maxima; not a fitted parameter).
+    "aqm": {
+        "fixed_aqm_share": [0.0, 0.3, 0.5, 0.7, 0.9],
+        "docsis_share": [0.0],
+        "wifi_loss_max": [0.04],
+        "mobile_loss_max": [0.03],
         "policed_scale": [0.25],
     },
     "quick": {

@@ -57,7 +57,10 @@ pub use controller::{
     AckFrameSummary, AckedPacket, CcPhase, CongestionEvent, CongestionSignal, Controller, Metrics,
 };
 pub use loss_based::{LossBased, LossBasedState};
-pub use pacer::{AnyPacer, Pacer, PacerConfig, PacerKind, Pacing, PacingInput, QuinnPacer};
+pub use pacer::{
+    AnyPacer, Pacer, PacerConfig, PacerKind, PacerModel, Pacing, PacingInput, QuiclyPacer,
+    QuinnPacer,
+};
 pub use ramp_vocab::{EcnCodepoint, Rate, Time};
 pub use ratio::{ParseRatioError, Ratio};
 pub use recovery::{

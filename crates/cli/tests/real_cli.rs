@@ -176,6 +176,22 @@ fn get_summary_and_errors() {
     assert!(!out.status.success());
 }
 
+/// `ramp get https://127.0.0.1:PORT/bytes/1 --insecure EXTRA...`, and
+/// how long it took to fail or finish.
+fn get_one_byte(port: u16, extra: &[&str]) -> (std::process::Output, Duration) {
+    let t0 = Instant::now();
+    let out = Command::new(RAMP)
+        .args([
+            "get",
+            &format!("https://127.0.0.1:{port}/bytes/1"),
+            "--insecure",
+        ])
+        .args(extra)
+        .output()
+        .expect("ramp get runs");
+    (out, t0.elapsed())
+}
+
 #[test]
 fn get_honours_timeout_for_the_handshake_and_prints_only_the_error() {
     // A socket that never answers holds the port (a closed port would
@@ -185,18 +201,7 @@ fn get_honours_timeout_for_the_handshake_and_prints_only_the_error() {
         .local_addr()
         .map(|a| a.port())
         .expect("ephemeral port");
-    let t0 = Instant::now();
-    let out = Command::new(RAMP)
-        .args([
-            "get",
-            &format!("https://127.0.0.1:{port}/bytes/1"),
-            "--insecure",
-            "--timeout",
-            "1s",
-        ])
-        .output()
-        .expect("ramp get runs");
-    let elapsed = t0.elapsed();
+    let (out, elapsed) = get_one_byte(port, &["--timeout", "1s"]);
     assert!(!out.status.success());
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -384,16 +389,7 @@ fn get_fails_fast_on_a_closed_port_naming_the_address() {
         .and_then(|s| s.local_addr())
         .map(|a| a.port())
         .expect("ephemeral port");
-    let t0 = Instant::now();
-    let out = Command::new(RAMP)
-        .args([
-            "get",
-            &format!("https://127.0.0.1:{port}/bytes/1"),
-            "--insecure",
-        ])
-        .output()
-        .expect("ramp get runs");
-    let elapsed = t0.elapsed();
+    let (out, elapsed) = get_one_byte(port, &[]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(

@@ -105,6 +105,11 @@ pub fn flows_for(
 ) -> Result<Vec<FlowSetup>, SimError> {
     let cfg = cc_config(scenario);
     let ecn = |s: &ControllerSpec| s.ecn_codepoint().unwrap_or(scenario.endpoint.ecn);
+    // The arm's own pacer (the seed arms: quicly's), else the endpoint's.
+    let pacer = |s: &ControllerSpec| match s.pacer_model() {
+        Some(m) => m.kind(scenario.endpoint.pacer, scenario.endpoint.mds),
+        None => scenario.endpoint.pacer,
+    };
     // Each flow draws its controller's randomness (BBRv3's probe wait)
     // from its own stream of the run's seed: concurrent flows must not
     // draw alike.
@@ -115,6 +120,7 @@ pub fn flows_for(
     let mut flows = vec![FlowSetup {
         controller: spec.build(&flow_cfg(0)),
         ecn: ecn(spec),
+        pacer: pacer(spec),
         group: group.to_string(),
         start: core::time::Duration::ZERO,
         size_bytes: scenario.size_bytes,
@@ -141,6 +147,7 @@ pub fn flows_for(
         flows.push(FlowSetup {
             controller: s.build(&flow_cfg(i as u64 + 1)),
             ecn: ecn(&s),
+            pacer: pacer(&s),
             group: String::new(),
             start: f.start,
             size_bytes: f.size_bytes,

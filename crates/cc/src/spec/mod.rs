@@ -24,10 +24,10 @@
 //!
 //! | arm | spec |
 //! |---|---|
-//! | baseline: paced slow start, IW 30 | `newreno(iw=30,beta=0.7,ss_beta=0.5,growth=pico)` |
-//! | jumpstart: Careful Resume, 60-packet jump over one RTT, then 2× | `newreno(iw=30,beta=0.7,ss_beta=0.5,growth=pico)+jumpstart(retreat_beta=quicly)` |
-//! | rapid-no-jump: 3×/2× growth and smooth reduction, no jump | `newreno(iw=30,beta=0.7,ss_beta=0.5,growth=pico)+rapidstart(jump=off)` |
-//! | rapidstart: both | `newreno(iw=30,beta=0.7,ss_beta=0.5,growth=pico)+rapidstart` |
+//! | baseline: paced slow start, IW 30 | `newreno(iw=30,ca_gain=2,pacer=quicly,beta=0.7,ss_beta=0.5,growth=pico)` |
+//! | jumpstart: Careful Resume, 60-packet jump over one RTT, then 2× | `newreno(iw=30,ca_gain=2,pacer=quicly,beta=0.7,ss_beta=0.5,growth=pico)+jumpstart(retreat_beta=quicly)` |
+//! | rapid-no-jump: 3×/2× growth and smooth reduction, no jump | `newreno(iw=30,ca_gain=2,pacer=quicly,beta=0.7,ss_beta=0.5,growth=pico)+rapidstart(jump=off)` |
+//! | rapidstart: both | `newreno(iw=30,ca_gain=2,pacer=quicly,beta=0.7,ss_beta=0.5,growth=pico)+rapidstart` |
 //!
 //! [`RFC9002_SEED_ARMS`] are the same four on RFC 9002's NewReno (β 0.5).
 //! Prefix `cubic+` (e.g. `cubic+rapidstart(iw=30)`) for CUBIC, β = 0.7.
@@ -64,6 +64,15 @@ pub const QUICLY_RENO_BETA: Ratio = Ratio::SEVEN_TENTHS;
 /// after slow start has doubled the window).
 pub const QUICLY_SLOW_START_EXIT_BETA: Ratio = Ratio::HALF;
 
+/// quicly's pacing multiplier once a connection has seen a loss episode:
+/// 2, in recovery and congestion avoidance alike (`calc_pacer_send_rate`
+/// in lib/quicly.c at 45bf8a37, where Linux and RFC 9002 §7.7 use 1.25:
+/// "the send rate is guaranteed to become no less than that immediately
+/// before the loss event"). Before any loss quicly paces at 2× in slow
+/// start, 3× in Rapid Start's growth and 1× in the jump, as ramp's
+/// controllers do. The seed arms spell it `ca_gain=2`.
+pub const QUICLY_PACING_GAIN_AFTER_LOSS: Ratio = Ratio::new_const(2, 1);
+
 /// The seed experiment's four arms, as it ran them on quicly: Reno with
 /// β = [`QUICLY_RENO_BETA`] and `ss_beta` = [`QUICLY_SLOW_START_EXIT_BETA`]
 /// growing as quicly's `pico` does in congestion avoidance (`growth=pico`:
@@ -74,20 +83,23 @@ pub const QUICLY_SLOW_START_EXIT_BETA: Ratio = Ratio::HALF;
 /// (`retreat_beta=quicly`: 0.5 rising to 0.7 × the jump bytes acked, the
 /// slides' "0.5x to 0.7x of PipeSize"), Rapid Start with quicly's values
 /// ([`crate::rapid_start::RapidStartOptions::quicly`]; [`SEED_DRAFT02_ARMS`]
-/// has -02's). A test keeps these spellings equal to the constants.
+/// has -02's), paced by quicly's pacer (`pacer=quicly`: 8–10 packets of
+/// burst on a 1 ms clock, include/quicly/pacer.h; [`crate::QuiclyPacer`])
+/// at quicly's multipliers (`ca_gain=2`: [`QUICLY_PACING_GAIN_AFTER_LOSS`]).
+/// A test keeps these spellings equal to the constants.
 pub const SEED_ARMS: [(&str, &str); 4] = [
-    ("baseline", "newreno(iw=30,beta=0.7,ss_beta=0.5,growth=pico)"),
+    ("baseline", "newreno(iw=30,ca_gain=2,pacer=quicly,beta=0.7,ss_beta=0.5,growth=pico)"),
     (
         "jumpstart",
-        "newreno(iw=30,beta=0.7,ss_beta=0.5,growth=pico)+jumpstart(retreat_beta=quicly)",
+        "newreno(iw=30,ca_gain=2,pacer=quicly,beta=0.7,ss_beta=0.5,growth=pico)+jumpstart(retreat_beta=quicly)",
     ),
     (
         "rapid-no-jump",
-        "newreno(iw=30,beta=0.7,ss_beta=0.5,growth=pico)+rapidstart(jump=off,jump_floor=on,thresh_mult=1.09375,rtt_floor=slots,k=11/18,thresh=max,clock=ms,off_below_ms=4)",
+        "newreno(iw=30,ca_gain=2,pacer=quicly,beta=0.7,ss_beta=0.5,growth=pico)+rapidstart(jump=off,jump_floor=on,thresh_mult=1.09375,rtt_floor=slots,k=11/18,thresh=max,clock=ms,off_below_ms=4)",
     ),
     (
         "rapidstart",
-        "newreno(iw=30,beta=0.7,ss_beta=0.5,growth=pico)+rapidstart(jump_floor=on,thresh_mult=1.09375,rtt_floor=slots,k=11/18,thresh=max,clock=ms,off_below_ms=4)",
+        "newreno(iw=30,ca_gain=2,pacer=quicly,beta=0.7,ss_beta=0.5,growth=pico)+rapidstart(jump_floor=on,thresh_mult=1.09375,rtt_floor=slots,k=11/18,thresh=max,clock=ms,off_below_ms=4)",
     ),
 ];
 
@@ -99,11 +111,11 @@ pub const SEED_DRAFT02_ARMS: [(&str, &str); 4] = [
     SEED_ARMS[1],
     (
         "rapid-no-jump",
-        "newreno(iw=30,beta=0.7,ss_beta=0.5,growth=pico)+rapidstart(jump=off)",
+        "newreno(iw=30,ca_gain=2,pacer=quicly,beta=0.7,ss_beta=0.5,growth=pico)+rapidstart(jump=off)",
     ),
     (
         "rapidstart",
-        "newreno(iw=30,beta=0.7,ss_beta=0.5,growth=pico)+rapidstart",
+        "newreno(iw=30,ca_gain=2,pacer=quicly,beta=0.7,ss_beta=0.5,growth=pico)+rapidstart",
     ),
 ];
 
@@ -189,6 +201,12 @@ impl ControllerSpec {
     /// (`ecn=off|on|ect0|ect1`); `None` leaves it to the endpoint.
     pub fn ecn_codepoint(&self) -> Option<EcnCodepoint> {
         self.0.ecn_codepoint()
+    }
+
+    /// The pacer the arm runs, if its spec says (`pacer=leaky|quinn|quicly`);
+    /// `None` leaves it to the endpoint.
+    pub fn pacer_model(&self) -> Option<crate::pacer::PacerModel> {
+        self.0.pacer_model()
     }
 
     /// Builds a loss-based controller as its concrete type; `None` for

@@ -69,6 +69,12 @@ pub trait FamilySpec: fmt::Debug + fmt::Display + Send + Sync + 'static {
         None
     }
 
+    /// The pacer this arm runs, when the spec says so
+    /// (`pacer=leaky|quinn|quicly`); `None` leaves it to the endpoint.
+    fn pacer_model(&self) -> Option<crate::pacer::PacerModel> {
+        None
+    }
+
     /// For downcasting to the family's concrete spec type.
     fn as_any(&self) -> &dyn Any;
 }

@@ -11,6 +11,7 @@ use ramp_cc::spec::{
     SEED_DRAFT02_ARMS,
 };
 use ramp_cc::LossBasedState;
+use ramp_cc::PacerModel;
 
 fn canon(s: &str) -> String {
     match spec::parse(s) {
@@ -84,6 +85,18 @@ fn seed_experiment_arms_are_expressible() {
         let c = s.build(&cfg);
         assert_eq!(c.initial_window(), 30 * 1200, "{arm}: IW 30");
         assert!(c.pacing_rate(&Default::default()).is_some(), "{arm}: paced");
+        // quicly's pacer at quicly's 2× after a loss (lib/quicly.c
+        // calc_pacer_send_rate, include/quicly/pacer.h at 45bf8a37).
+        assert_eq!(s.common.pacer, Some(PacerModel::Quicly), "{arm}");
+        assert_eq!(
+            s.common.ca_pacing_gain,
+            Some(spec::QUICLY_PACING_GAIN_AFTER_LOSS),
+            "{arm}"
+        );
+    }
+    // The spellings are canonical.
+    for (arm, name) in SEED_ARMS.iter().chain(SEED_DRAFT02_ARMS.iter()) {
+        assert_eq!(spec::parse(name).unwrap().to_string(), *name, "{arm}");
     }
     assert_eq!(arms[0].1.startup, StartupSpec::Classic);
     assert_eq!(

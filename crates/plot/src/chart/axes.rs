@@ -169,6 +169,12 @@ pub(crate) fn legend<'a, DB: DrawingBackend + 'a, CT: plotters::coord::CoordTran
         .draw())
 }
 
+/// A legend entry's line sample: 20 px of `colour`, 2 px wide whatever
+/// the series' own width, so a thin series still shows in the key.
+pub(crate) fn line_swatch(colour: RGBColor) -> impl Fn((i32, i32)) -> PathElement<(i32, i32)> {
+    move |(a, b)| PathElement::new([(a, b), (a + 20, b)], colour.stroke_width(2))
+}
+
 /// A step line through `points` (sorted by x): each value holds until the
 /// next sample.
 pub(crate) fn steps(points: &[(f64, f64)]) -> Vec<(f64, f64)> {

@@ -12,6 +12,7 @@
 
 pub mod ab;
 mod axes;
+mod change;
 pub mod delivery;
 pub mod grid;
 pub mod paired;

@@ -3,15 +3,13 @@
 //! Pairing removes the path-to-path spread, so it shows effects the
 //! unpaired percentile comparison cannot (docs/charts.md).
 
-use super::ab::{
-    arm_colour, draw_change_frame, key_rows, panel_caption, percent_axis, titled, FRAME,
-};
-use super::axes::{
-    cartesian, de, key_height, panel_canvas_size, panel_key, panel_layout, signed_pct, steps,
+use super::axes::{de, panel_canvas_size, signed_pct, steps};
+use super::change::{
+    arm_colour, draw_change_panels, key_rows, panel_caption, title_by, ChangeLayout,
 };
 use super::style::Theme;
 use super::Chart;
-use crate::ab::PairedResult;
+use crate::ab::{PairedPanel, PairedResult};
 use crate::error::{Error, Result};
 use crate::units::{format_number, nice_scale};
 use plotters::coord::Shift;
@@ -68,18 +66,15 @@ impl Chart for PairedChart<'_> {
             return Err(Error::Data("paired chart: no pairs".to_string()));
         }
         let title = self.title.clone().unwrap_or_else(|| {
-            let by = r.facet.describe();
-            let mut t = format!(
-                "Per-path TTLB change against {} (paired by {})",
-                r.baseline,
-                r.pair_keys.join(", ")
-            );
-            if !by.is_empty() {
-                t.push_str(&format!(", by {by}"));
-            }
-            t
+            title_by(
+                format!(
+                    "Per-path TTLB change against {} (paired by {})",
+                    r.baseline,
+                    r.pair_keys.join(", ")
+                ),
+                &r.facet,
+            )
         });
-        let body = titled(root, &title, theme)?;
         let all = r
             .panels
             .iter()
@@ -87,26 +82,25 @@ impl Chart for PairedChart<'_> {
             .flat_map(|c| &c.deltas_pct);
         let (lo, hi) = all.fold((0.0f64, 0.0f64), |(a, b), &v| (a.min(v), b.max(v)));
         let x = nice_scale(lo, hi, 8);
-        let y = percent_axis();
-        let (cols, rows) = panel_layout(r.panels.len());
-        let cells = body.split_evenly((rows, cols));
-        let key_h = key_height(key_rows(&r.panels, |p| p.curves.len()));
-        for (panel, cell) in r.panels.iter().zip(cells.iter()) {
-            let (_, cell_h) = cell.dim_in_pixel();
-            let (area, key_area) = cell.split_vertically(cell_h.saturating_sub(key_h));
-            let area = &area;
-            let mut key: Vec<(RGBColor, String)> = Vec::new();
+        let x_desc = format!("per-path TTLB change vs {} (%)", r.baseline);
+        let layout = ChangeLayout {
+            title: &title,
+            x: &x,
+            x_desc: &x_desc,
+            y_desc: "paths (%)",
+            key_rows: key_rows(&r.panels, |p| p.curves.len()),
+        };
+        let caption = |panel: &PairedPanel| {
             let pairs = panel
                 .curves
                 .iter()
                 .map(|c| c.deltas_pct.len())
                 .max()
                 .unwrap_or(0);
-            let caption = panel_caption(&r.facet, &panel.facet, &r.baseline, pairs)
-                .replace(" n = ", " pairs = ");
-            let mut chart = cartesian(area, Some(&caption), &x, &y, FRAME, false, theme)?;
-            let x_desc = format!("per-path TTLB change vs {} (%)", r.baseline);
-            draw_change_frame(&mut chart, &x, &x_desc, "paths (%)", theme)?;
+            panel_caption(&r.facet, &panel.facet, &r.baseline, pairs).replace(" n = ", " pairs = ")
+        };
+        draw_change_panels(root, theme, &layout, &r.panels, caption, |panel, chart| {
+            let mut key: Vec<(RGBColor, String)> = Vec::new();
             for c in &panel.curves {
                 if c.deltas_pct.is_empty() {
                     continue;
@@ -125,9 +119,8 @@ impl Chart for PairedChart<'_> {
                 )))?;
                 key.push((colour, label));
             }
-            panel_key(&key_area, &key, theme)?;
-        }
-        Ok(())
+            Ok(key)
+        })
     }
 }
 

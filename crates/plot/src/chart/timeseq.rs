@@ -5,7 +5,9 @@
 //! smoothed, latest) and the bottleneck queue (bytes, and ms when the
 //! link rate is known).
 
-use super::axes::{cartesian, de, legend, mesh, note, steps, styled_secondary, text, Frame};
+use super::axes::{
+    cartesian, de, legend, line_swatch, mesh, note, steps, styled_secondary, text, Frame,
+};
 use super::style::{self, Theme};
 use super::thin::{thin_points, thin_steps};
 use super::Chart;
@@ -193,15 +195,13 @@ impl TimeSeqChart<'_> {
                 style::CWND.stroke_width(2),
             )))?
             .label("cwnd")
-            .legend(|(a, b)| PathElement::new([(a, b), (a + 20, b)], style::CWND.stroke_width(2)));
+            .legend(line_swatch(style::CWND));
             de(chart.draw_series(LineSeries::new(
                 thin_line(inflight),
                 style::INFLIGHT.stroke_width(1),
             )))?
             .label("bytes in flight")
-            .legend(|(a, b)| {
-                PathElement::new([(a, b), (a + 20, b)], style::INFLIGHT.stroke_width(2))
-            });
+            .legend(line_swatch(style::INFLIGHT));
         }
         // Markers are bigger than dots: thin them on a coarser grid so a
         // burst of losses stays a readable band, not a solid smear.
@@ -264,23 +264,19 @@ impl TimeSeqChart<'_> {
             style::RTT_LATEST.stroke_width(1),
         )))?
         .label("latest")
-        .legend(|(a, b)| {
-            PathElement::new([(a, b), (a + 20, b)], style::RTT_LATEST.stroke_width(2))
-        });
+        .legend(line_swatch(style::RTT_LATEST));
         de(chart.draw_series(LineSeries::new(
             line(|r| r.smoothed_us),
             style::RTT_SMOOTHED.stroke_width(2),
         )))?
         .label("smoothed")
-        .legend(|(a, b)| {
-            PathElement::new([(a, b), (a + 20, b)], style::RTT_SMOOTHED.stroke_width(2))
-        });
+        .legend(line_swatch(style::RTT_SMOOTHED));
         de(chart.draw_series(LineSeries::new(
             steps(&line(|r| r.min_us)),
             style::RTT_MIN.stroke_width(2),
         )))?
         .label("min")
-        .legend(|(a, b)| PathElement::new([(a, b), (a + 20, b)], style::RTT_MIN.stroke_width(2)));
+        .legend(line_swatch(style::RTT_MIN));
         legend(&mut chart, SeriesLabelPosition::UpperLeft, theme)
     }
 
@@ -348,13 +344,13 @@ impl TimeSeqChart<'_> {
             } else {
                 "bottleneck queue (bytes)"
             })
-            .legend(|(a, b)| PathElement::new([(a, b), (a + 20, b)], style::QUEUE.stroke_width(2)));
+            .legend(line_swatch(style::QUEUE));
         if rate.is_none() {
             let steps_d = thin_steps(&steps(&delay), (x.lo, x.hi), w);
             let c = style::RTT_MIN;
             de(chart.draw_secondary_series(LineSeries::new(steps_d, c.stroke_width(1))))?
                 .label("queueing delay (ms)")
-                .legend(move |(a, b)| PathElement::new([(a, b), (a + 20, b)], c.stroke_width(2)));
+                .legend(line_swatch(c));
         }
         legend(&mut chart, SeriesLabelPosition::UpperLeft, theme)
     }

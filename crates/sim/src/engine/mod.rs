@@ -35,6 +35,8 @@ pub struct FlowSetup {
     /// The ECN codepoint its packets carry; when ECN-capable, its client
     /// reports ECN counts.
     pub ecn: EcnCodepoint,
+    /// Its pacer: the spec's (`pacer=`) or the endpoint's.
+    pub pacer: ramp_cc::pacer::PacerKind,
     /// A/B arm label for the record (`group`).
     pub group: String,
     /// When its client starts.
@@ -235,7 +237,7 @@ fn set_up(
         let server = Server::new(
             controller,
             recovery.clone(),
-            ep.pacer,
+            f.pacer,
             ep.mds,
             f.size_bytes,
             if resumption.zero_rtt() {

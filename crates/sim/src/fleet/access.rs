@@ -7,14 +7,17 @@
 //! AQM drops or marks a few packets (DOCSIS-PIE is mandatory in DOCSIS 3.1
 //! cable modems, RFC 8034; fq_codel is the default qdisc of Linux, OpenWrt
 //! and the Wi-Fi stack), or a deep buffer absorbs it (mobile networks,
-//! Jiang et al., "Tackling Bufferbloat in 3G/4G Networks", IMC 2012). A
-//! short drop-tail buffer, which ends it in a burst of tail drops, is the
-//! exception. [`PathModel`] holds the shares that decide which, four of
-//! them free parameters fitted to the published loss table
-//! (`bench/calibrate/fit.py`), the rest labelled assumptions.
+//! Jiang et al., "Tackling Bufferbloat in 3G/4G Networks", IMC 2012), or
+//! a drop-tail buffer of the depth the FCC's Measuring Broadband America
+//! panel measured on fixed downlinks under load ([`FixedBuffer::mba_2023`]:
+//! median 47 ms) ends it in tail drops. [`PathModel`] holds the shares
+//! that decide which, four of them free parameters fitted to the
+//! published loss table (`bench/calibrate/fit.py`), the rest sourced or
+//! labelled assumptions.
 
 use core::time::Duration;
 
+use super::dist::QuantileTable;
 use crate::link::{Aqm, LossModel};
 use ramp_vocab::rng::Rng;
 
@@ -55,8 +58,12 @@ impl Access {
 #[derive(Clone, Debug, PartialEq)]
 pub struct PathModel {
     /// Share of fixed accesses (wired and behind Wi-Fi) whose
-    /// bottleneck runs an AQM; the rest are legacy drop-tail. [assumption:
-    /// 0.7; over 0.5–0.9 it moved the baseline's P99 by under 0.2 point]
+    /// bottleneck runs an AQM; the rest are drop-tail. [assumption: 0.7.
+    /// No source gives the share for the downlink, whose queue sits in the
+    /// ISP's CMTS, DSLAM or OLT: a home router's fq_codel orders only what
+    /// it sends, the uplink. With the measured drop-tail buffers the
+    /// baseline's loss table moves with it (docs/experiments.md, "Buffer
+    /// sources"); it stays at 0.7, not fitted]
     pub fixed_aqm_share: f64,
     /// *Fitted.* Of the AQM'd fixed accesses, the share that are DOCSIS
     /// 3.1 cable modems running DOCSIS-PIE (RFC 8034); the rest run
@@ -95,9 +102,11 @@ pub struct PathModel {
     /// this range (cable modems and CPE buffer 100–250 ms and more; the
     /// AQM, not the buffer, sets the delay). [assumption]
     pub aqm_buffer_ms: (f64, f64),
-    /// Buffer of a legacy drop-tail fixed access, ms. [assumption, as in
-    /// population v1]
-    pub droptail_buffer_ms: (f64, f64),
+    /// Buffer of a drop-tail fixed access, ms at the link rate: the FCC's
+    /// measured downstream queue under load ([`FixedBuffer::mba_2023`],
+    /// the fitted model's); [`FixedBuffer::ASSUMED`] is population v1's
+    /// and v2's assumed 50–250 ms (`droptail_buffer = "assumed"`).
+    pub droptail_buffer: FixedBuffer,
     /// Buffer of a mobile path, ms: 300 ms – 2 s (Jiang et al. measured
     /// RTTs inflated by seconds behind cellular buffers). [published range]
     pub mobile_buffer_ms: (f64, f64),
@@ -140,7 +149,7 @@ impl Default for PathModel {
             cross_traffic_share: 0.0,
             cross_traffic_users: 2,
             aqm_buffer_ms: (100.0, 250.0),
-            droptail_buffer_ms: (50.0, 250.0),
+            droptail_buffer: FixedBuffer::mba_2023(),
             mobile_buffer_ms: (300.0, 2000.0),
             wifi_jitter: Some(crate::link::Jitter::WIFI_SUI_2016),
             ack_batching: false,
@@ -171,6 +180,68 @@ fn lerp_log(u: f64, (lo, hi): (f64, f64)) -> f64 {
     (lo.ln() + u * (hi.ln() - lo.ln())).exp()
 }
 
+/// The buffer depth of a drop-tail fixed access (ms at the link rate):
+/// how deep the downstream queue of a cable, DSL or fibre line gets when
+/// a download saturates it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FixedBuffer {
+    /// Log-uniform between the two depths, ms. [assumption: 50–250 ms in
+    /// population v1 and v2, [`FixedBuffer::ASSUMED`]]
+    LogUniform(f64, f64),
+    /// An empirical distribution of depths, ms ([`FixedBuffer::mba_2023`]).
+    Measured(QuantileTable),
+}
+
+/// Load-induced downstream queueing delay of US fixed broadband, ms, at
+/// p5, p10, p25, p50, p75, p90 and p95 of the tests: the FCC's Measuring
+/// Broadband America panel (SamKnows whiteboxes wired to the modem),
+/// tests of the 2023 window in the public analysis of the TMA 2024 paper
+/// "Where Has the Time Gone? Examining Over a Decade of Broadband Latency
+/// Measurements" (its data products: repository UCBoulder/bclear at e504e32,
+/// `data_analysis/data/CDF of Downstream LUL.json`, the per-test maximum
+/// RTT during the download test, 1 708 804 tests, and 7947a7e,
+/// `data_analysis/cdfs/cdf_data/CDF of rtt_min Idle Latency.json`, the
+/// idle minimum RTT). Per technology the depth at percentile q is the
+/// loaded maximum RTT at q minus the idle minimum RTT at q (cable p50
+/// 56.8 ms, DSL 55.7, fibre 19.7); the three are pooled by their test
+/// counts (cable 806 868, DSL 455 590, fibre 446 346). Under a saturating
+/// multi-flow download a drop-tail queue sits near full, so its loaded
+/// RTT increase is its depth in time at the line rate; an AQM'd line
+/// shows its standing queue instead. docs/experiments.md, "Buffer
+/// sources", gives the derivation and its limits.
+pub const MBA_2023_DOWNSTREAM_QUEUE_MS: [(f64, f64); 7] = [
+    (0.05, 5.5),
+    (0.10, 10.1),
+    (0.25, 22.3),
+    (0.50, 47.4),
+    (0.75, 110.5),
+    (0.90, 251.8),
+    (0.95, 440.0),
+];
+
+impl FixedBuffer {
+    /// Population v1's and v2's assumed range.
+    pub const ASSUMED: FixedBuffer = FixedBuffer::LogUniform(50.0, 250.0);
+
+    /// The FCC MBA 2023 downstream queue under load
+    /// ([`MBA_2023_DOWNSTREAM_QUEUE_MS`]), read as an inverse CDF.
+    pub fn mba_2023() -> FixedBuffer {
+        // The table is ascending and positive: `new` cannot fail on it
+        // (`mba_2023_table_is_valid` checks).
+        let t = QuantileTable::new(&MBA_2023_DOWNSTREAM_QUEUE_MS)
+            .unwrap_or_else(|e| panic!("built-in MBA table: {e}"));
+        FixedBuffer::Measured(t)
+    }
+
+    /// The depth at probability `u` (ms).
+    pub fn at(&self, u: f64) -> f64 {
+        match self {
+            FixedBuffer::LogUniform(lo, hi) => lerp_log(u, (*lo, *hi)),
+            FixedBuffer::Measured(t) => t.at(u),
+        }
+    }
+}
+
 impl PathModel {
     /// The bottleneck of an `access` path. Always makes the same number of
     /// draws, so the draws after it do not depend on the access type.
@@ -187,11 +258,7 @@ impl PathModel {
                 };
                 (aqm, lerp_log(u_buf, self.aqm_buffer_ms), true)
             } else {
-                (
-                    Aqm::DropTail,
-                    lerp_log(u_buf, self.droptail_buffer_ms),
-                    false,
-                )
+                (Aqm::DropTail, self.droptail_buffer.at(u_buf), false)
             }
         };
         match access {
@@ -283,7 +350,7 @@ mod tests {
         for _ in 0..n {
             let p = m.draw(Access::Wired, &mut rng);
             match p.aqm {
-                Aqm::DropTail => assert!((50.0..=250.0).contains(&p.buffer_ms)),
+                Aqm::DropTail => assert!((1.0..=2000.0).contains(&p.buffer_ms)),
                 Aqm::Pie(_) => {
                     aqm += 1;
                     pie += 1
@@ -304,5 +371,69 @@ mod tests {
             assert!((300.0..=2000.0).contains(&p.buffer_ms));
             assert!(p.loss.mean_loss() <= m.mobile_loss_max + 1e-12);
         }
+    }
+
+    #[test]
+    fn mba_2023_table_is_valid() {
+        assert!(QuantileTable::new(&MBA_2023_DOWNSTREAM_QUEUE_MS).is_ok());
+    }
+
+    /// The drop-tail buffers a measured model draws have the source's
+    /// quantiles (the pooled FCC MBA 2023 table), and the old range stays
+    /// one setting away.
+    #[test]
+    fn drawn_droptail_buffers_follow_the_mba_table() {
+        let m = PathModel {
+            fixed_aqm_share: 0.0,
+            ..PathModel::default()
+        };
+        assert_eq!(m.droptail_buffer, FixedBuffer::mba_2023());
+        let mut rng = Rng::from_u64(9);
+        let mut b: Vec<f64> = (0..40_000)
+            .map(|_| m.draw(Access::Wired, &mut rng))
+            .inspect(|p| assert_eq!(p.aqm, Aqm::DropTail))
+            .map(|p| p.buffer_ms)
+            .collect();
+        b.sort_by(f64::total_cmp);
+        for &(q, want) in &MBA_2023_DOWNSTREAM_QUEUE_MS {
+            let got = b[(q * b.len() as f64) as usize];
+            assert!(
+                (got / want - 1.0).abs() < 0.06,
+                "p{}: drew {got:.1} ms, the source gives {want} ms",
+                q * 100.0
+            );
+        }
+        let old = PathModel {
+            fixed_aqm_share: 0.0,
+            droptail_buffer: FixedBuffer::ASSUMED,
+            ..PathModel::default()
+        };
+        for _ in 0..1000 {
+            let p = old.draw(Access::Wired, &mut rng);
+            assert!((50.0..=250.0).contains(&p.buffer_ms));
+        }
+    }
+
+    /// Same seed, same draws: the measured table adds no random draw, so
+    /// every later draw of a path is the one the assumed table makes.
+    #[test]
+    fn the_buffer_table_changes_no_other_draw() {
+        let mba = PathModel::default();
+        let old = PathModel {
+            droptail_buffer: FixedBuffer::ASSUMED,
+            ..PathModel::default()
+        };
+        let (mut a, mut b) = (Rng::from_u64(3), Rng::from_u64(3));
+        for i in 0..3000 {
+            let access = [Access::Wired, Access::Wifi, Access::Mobile][i % 3];
+            let (pa, pb) = (mba.draw(access, &mut a), old.draw(access, &mut b));
+            assert_eq!(pa.aqm, pb.aqm);
+            assert_eq!(pa.loss, pb.loss);
+            // A Wi-Fi hop's FQ-CoDel may sit on a drop-tail line's buffer.
+            if access == Access::Mobile || (access == Access::Wired && pa.aqm != Aqm::DropTail) {
+                assert_eq!(pa.buffer_ms, pb.buffer_ms);
+            }
+        }
+        assert_eq!(a.next_f64(), b.next_f64());
     }
 }

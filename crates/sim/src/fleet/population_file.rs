@@ -38,6 +38,10 @@
 //! cellular_share = 1.0               # mobile paths on a cellular link, CellReplay's (default 1)
 //! trace_share = 0.5                  # mobile paths replaying a Mahimahi trace (default 0)
 //! traces = ["lte.down", "5g.down"]   # ... drawn uniformly from these (paths from the working directory)
+//! droptail_buffer = "mba-2023"       # drop-tail fixed buffers: FCC MBA 2023 downstream queue
+//!                                    # under load, or "assumed" (50–250 ms), or [lo, hi] ms
+//! aqm_buffer_ms = [100, 250]         # AQM'd fixed buffers, log-uniform (default [100, 250])
+//! mobile_buffer_ms = [300, 2000]     # mobile buffers, log-uniform (default Jiang et al.'s)
 //!
 //! [users]                            # the client side (fleet/users.rs), all off by default
 //! flow_control = "chrome"            # receive windows 6 MiB / stream, 15 MiB / connection
@@ -62,6 +66,7 @@ use core::time::Duration;
 use ramp_cc::Rate;
 use serde::Deserialize;
 
+use super::access::FixedBuffer;
 use super::dist::QuantileTable;
 use super::grid::Grid;
 use super::population::{
@@ -117,6 +122,30 @@ struct FilePaths {
     cellular_share: Option<f64>,
     trace_share: Option<f64>,
     traces: Option<Vec<String>>,
+    droptail_buffer: Option<FileBuffer>,
+    aqm_buffer_ms: Option<[f64; 2]>,
+    mobile_buffer_ms: Option<[f64; 2]>,
+}
+
+/// `droptail_buffer`: a named table or a log-uniform `[lo, hi]` in ms.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum FileBuffer {
+    Named(String),
+    Range([f64; 2]),
+}
+
+/// The longest buffer a population may give, ms.
+const MAX_BUFFER_MS: f64 = 10_000.0;
+
+/// A `[lo, hi]` buffer range in ms: 1 ≤ lo ≤ hi ≤ 10 s.
+fn buffer_range(key: &str, [lo, hi]: [f64; 2]) -> Result<(f64, f64), String> {
+    if !(lo >= 1.0 && lo <= hi && hi <= MAX_BUFFER_MS) {
+        return Err(format!(
+            "{key}: give [lo, hi] in ms with 1 <= lo <= hi <= {MAX_BUFFER_MS}, got [{lo}, {hi}]"
+        ));
+    }
+    Ok((lo, hi))
 }
 
 #[derive(Deserialize)]
@@ -485,6 +514,27 @@ fn paths(p: &FilePaths) -> Result<PathModel, String> {
     }
     if m.trace_share > 0.0 && m.traces.is_empty() {
         return Err("trace_share: give the traces to draw from (traces = [\"file\", ...])".into());
+    }
+    if let Some(b) = &p.droptail_buffer {
+        m.droptail_buffer = match b {
+            FileBuffer::Named(n) if n == "mba-2023" => FixedBuffer::mba_2023(),
+            FileBuffer::Named(n) if n == "assumed" => FixedBuffer::ASSUMED,
+            FileBuffer::Named(n) => {
+                return Err(format!(
+                    "droptail_buffer: unknown table `{n}` (\"mba-2023\", \"assumed\" or [lo, hi] in ms)"
+                ))
+            }
+            FileBuffer::Range(r) => {
+                let (lo, hi) = buffer_range("droptail_buffer", *r)?;
+                FixedBuffer::LogUniform(lo, hi)
+            }
+        };
+    }
+    if let Some(r) = p.aqm_buffer_ms {
+        m.aqm_buffer_ms = buffer_range("aqm_buffer_ms", r)?;
+    }
+    if let Some(r) = p.mobile_buffer_ms {
+        m.mobile_buffer_ms = buffer_range("mobile_buffer_ms", r)?;
     }
     if let Some(u) = p.cross_traffic_users {
         if !(1..=64).contains(&u) {

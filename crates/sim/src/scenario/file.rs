@@ -618,10 +618,11 @@ impl FileEndpoint {
             },
             Some("leaky-bucket") | Some("leaky") => PacerKind::LeakyBucket(cfg),
             Some("quinn") => PacerKind::Quinn,
+            Some("quicly") => PacerKind::Quicly,
             Some("off") => PacerKind::Off,
             Some(other) => {
                 return Err(format!(
-                    "endpoint.pacer: unknown pacer `{other}` (use leaky-bucket, quinn, off)"
+                    "endpoint.pacer: unknown pacer `{other}` (use leaky-bucket, quinn, quicly, off)"
                 ))
             }
         };

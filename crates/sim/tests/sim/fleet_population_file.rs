@@ -136,3 +136,45 @@ fn page_loads_are_a_workload_key() {
     let e = err("[workload]\npages = true\nwarm_share = 2\n[[region]]\nname = \"africa\"\n");
     assert!(e.contains("warm_share") && e.contains("[0, 1]"), "{e}");
 }
+
+/// The buffer keys of `[paths]`: the MBA table by name, the old range as
+/// `"assumed"` or a range; out-of-range and unknown values say which key.
+#[test]
+fn buffer_tables_are_paths_keys() {
+    use ramp_sim::fleet::access::FixedBuffer;
+    let paths = |body: &str| {
+        let f = PopulationFile::parse(
+            &format!("[[region]]\nname = \"africa\"\n[paths]\n{body}\n"),
+            "p",
+        )
+        .unwrap();
+        let Population::Regions(rs) = f.population else {
+            panic!("regions expected")
+        };
+        rs[0].paths.clone()
+    };
+    assert_eq!(
+        paths("droptail_buffer = \"mba-2023\"").droptail_buffer,
+        FixedBuffer::mba_2023()
+    );
+    assert_eq!(
+        paths("droptail_buffer = \"assumed\"").droptail_buffer,
+        FixedBuffer::ASSUMED
+    );
+    assert_eq!(
+        paths("droptail_buffer = [20, 80]").droptail_buffer,
+        FixedBuffer::LogUniform(20.0, 80.0)
+    );
+    let m = paths("aqm_buffer_ms = [50, 100]\nmobile_buffer_ms = [100, 1000]");
+    assert_eq!(m.aqm_buffer_ms, (50.0, 100.0));
+    assert_eq!(m.mobile_buffer_ms, (100.0, 1000.0));
+    let e = err("[[region]]\nname = \"africa\"\n[paths]\ndroptail_buffer = \"mba-2011\"\n");
+    assert!(
+        e.contains("droptail_buffer") && e.contains("mba-2011"),
+        "{e}"
+    );
+    let e = err("[[region]]\nname = \"africa\"\n[paths]\naqm_buffer_ms = [300, 100]\n");
+    assert!(e.contains("aqm_buffer_ms") && e.contains("lo <= hi"), "{e}");
+    let e = err("[[region]]\nname = \"africa\"\n[paths]\nmobile_buffer_ms = [0, 100]\n");
+    assert!(e.contains("mobile_buffer_ms"), "{e}");
+}

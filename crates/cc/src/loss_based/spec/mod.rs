@@ -18,6 +18,7 @@ use crate::config::{CcConfig, InitialWindow, PrrMode};
 use crate::controller::Controller;
 use crate::cubic::{Cubic, FastConvergence};
 use crate::newreno::{RenoGrowth, LOSS_REDUCTION_FACTOR};
+use crate::pacer::PacerModel;
 use crate::prague::Prague;
 use crate::rapid_start::RapidStartOptions;
 use crate::ratio::Ratio;
@@ -160,6 +161,9 @@ pub struct CommonOptions {
     /// arm sees CE marks where an AQM would drop; `None` leaves it to the
     /// endpoint.
     pub ecn: Option<EcnCodepoint>,
+    /// `pacer=`: the pacer the arm's implementation ran (the seed arms:
+    /// quicly's); `None` leaves it to the endpoint.
+    pub pacer: Option<PacerModel>,
 }
 
 /// A parsed loss-based controller name.
@@ -370,6 +374,7 @@ impl CommonOptions {
             send_one: (cfg.recovery_send_one != d.recovery_send_one)
                 .then_some(cfg.recovery_send_one),
             ecn: None,
+            pacer: None,
         }
     }
 }
@@ -510,6 +515,7 @@ impl FamilySpec for LossBasedSpec {
             common: CommonOptions {
                 // Not a controller setting: the spec's own value is the name's.
                 ecn: self.common.ecn,
+                pacer: self.common.pacer,
                 ..CommonOptions::differing_from_default(&eff)
             },
             ..*self
@@ -522,6 +528,10 @@ impl FamilySpec for LossBasedSpec {
         // its spec says otherwise.
         let l4s = (self.ca == CaSpec::Prague).then_some(EcnCodepoint::Ect1);
         self.common.ecn.or(l4s)
+    }
+
+    fn pacer_model(&self) -> Option<PacerModel> {
+        self.common.pacer
     }
 
     fn without_initial_window(&self) -> Option<ControllerSpec> {

@@ -10,6 +10,7 @@ use crate::careful_resume::RetreatBeta;
 use crate::config::PrrMode;
 use crate::cubic::FastConvergence;
 use crate::newreno::LOSS_REDUCTION_FACTOR;
+use crate::pacer::PacerModel;
 use crate::rapid_start::{
     PreRecoveryWindow, RapidStartOptions, RttClock, RttFloorSource, ThreshCombine,
 };
@@ -108,6 +109,20 @@ pub const COMMON_OPTIONS: &[OptionDef<CommonOptions>] = &[
             Ok(())
         },
         display: |c| c.ecn.map(|e| e.spec_str().to_string()),
+    },
+    OptionDef {
+        key: "pacer",
+        values: "leaky|quinn|quicly",
+        help: "the pacer the arm runs (quicly: h2o/quicly 45bf8a37's include/quicly/pacer.h); default: as the endpoint sets it",
+        parse: |c, v| {
+            c.pacer = Some(option::choice(
+                v,
+                &PacerModel::CHOICES,
+                "leaky, quinn or quicly",
+            )?);
+            Ok(())
+        },
+        display: |c| c.pacer.map(|m| m.as_str().to_string()),
     },
 ];
 

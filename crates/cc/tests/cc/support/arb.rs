@@ -14,6 +14,7 @@ use ramp_cc::spec::{
     RapidStartSpec, StartupSpec,
 };
 use ramp_cc::EcnCodepoint;
+use ramp_cc::PacerModel;
 use ramp_cc::Ratio;
 
 fn ratio_in(lo: u64, hi: u64) -> impl Strategy<Value = Ratio> {
@@ -154,9 +155,14 @@ pub fn spec() -> impl Strategy<Value = LossBasedSpec> {
             Just(EcnCodepoint::Ect0),
             Just(EcnCodepoint::Ect1)
         ]),
+        proptest::option::of(prop_oneof![
+            Just(PacerModel::LeakyBucket),
+            Just(PacerModel::Quinn),
+            Just(PacerModel::Quicly)
+        ]),
     )
         .prop_map(
-            |(initial_window, pacing, ss, ca, prr, undo, send_one, ecn)| CommonOptions {
+            |(initial_window, pacing, ss, ca, prr, undo, send_one, ecn, pacer)| CommonOptions {
                 initial_window,
                 pacing,
                 slow_start_pacing_gain: ss,
@@ -165,6 +171,7 @@ pub fn spec() -> impl Strategy<Value = LossBasedSpec> {
                 undo,
                 send_one,
                 ecn,
+                pacer,
             },
         );
     (ca, startup, any::<bool>(), common).prop_map(|(ca, startup, hystart, common)| LossBasedSpec {
