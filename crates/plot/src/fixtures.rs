@@ -60,279 +60,389 @@ enum Ev {
     Probe(u64),
 }
 
+/// A toy packet's fate so far.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum PktState {
+    InFlight,
+    Acked,
+    Lost,
+}
+
 struct Pkt {
     sent_us: u64,
     offset: u64,
     len: u64,
-    state: u8, // 0 in flight, 1 acked, 2 lost
+    state: PktState,
 }
 
 /// Runs the toy model; returns (trace NDJSON text, record JSON line).
 pub fn run(cfg: &ToyRun) -> (String, String) {
     let mut out = String::new();
-    let mut events: Vec<(u64, u64, String)> = Vec::new();
-    let mut seq = 0u64;
-    let mut emit = |t: u64, s: String| {
-        seq += 1;
-        events.push((t, seq, s));
-    };
-    let bytes_per_us = cfg.rate_bps / 8e6;
-    let limit = (cfg.queue_ms * 1000.0 * bytes_per_us) as u64;
-    let quarter = (cfg.rtt_ms * 250.0) as u64;
-    let mut rng = SplitMix64::new(cfg.seed);
-    let mut heap: BinaryHeap<std::cmp::Reverse<(u64, u64, Ev)>> = BinaryHeap::new();
-    let mut hseq = 0u64;
-    let mut push = |heap: &mut BinaryHeap<_>, t: u64, ev: Ev| {
-        hseq += 1;
-        heap.push(std::cmp::Reverse((t, hseq, ev)));
-    };
-    let mut pkts: Vec<Pkt> = Vec::new();
-    let mut queue: VecDeque<u64> = VecDeque::new();
-    let mut queue_bytes = 0u64;
-    let mut link_busy = false;
-    let mut cwnd = IW_PACKETS * MDS;
-    let mut ssthresh: Option<u64> = None;
-    let mut inflight = 0u64;
-    let mut next_offset = 0u64;
-    let mut retx_queue: VecDeque<(u64, u64)> = VecDeque::new();
-    let mut recovery_start = 0u64;
-    let mut in_ss = true;
-    let (mut min_rtt, mut srtt, mut latest) = (u64::MAX, 0u64, 0u64);
-    let mut received: Vec<(u64, u64)> = Vec::new();
-    let mut delivered = 0u64;
-    let mut largest_acked: Option<u64> = None;
-    let (mut n_lost, mut n_sent, mut n_ptos, mut episodes) = (0u64, 0u64, 0u64, 0u64);
-    let mut cwnd_exit_ss: Option<u64> = None;
-    let mut done_us = 0u64;
-    let mut now = 0u64;
-
-    macro_rules! cc_event {
-        () => {
-            emit(
-                now,
-                format!(
-                    "{{\"ev\":\"cc\",\"t-us\":{now},\"cwnd\":{cwnd},\"inflight\":{inflight},\"ssthresh\":{},\"pacing-bps\":null,\"state\":\"{}\"}}",
-                    ssthresh.map_or("null".to_string(), |s| s.to_string()),
-                    if in_ss { "slow_start" } else if now < recovery_start + srtt { "recovery" } else { "congestion_avoidance" }
-                ),
-            )
-        };
-    }
-    macro_rules! send_more {
-        () => {
-            while inflight + MDS + OVERHEAD <= cwnd + OVERHEAD {
-                let (offset, len, retx) = if let Some((o, l)) = retx_queue.pop_front() {
-                    (o, l, true)
-                } else if next_offset < cfg.content_length {
-                    let l = MDS.min(cfg.content_length - next_offset);
-                    next_offset += l;
-                    (next_offset - l, l, false)
-                } else {
-                    break;
-                };
-                let pn = pkts.len() as u64;
-                let bytes = len + OVERHEAD;
-                pkts.push(Pkt { sent_us: now, offset, len, state: 0 });
-                inflight += bytes;
-                n_sent += 1;
-                emit(now, format!(
-                    "{{\"ev\":\"sent\",\"t-us\":{now},\"pn\":{pn},\"bytes\":{bytes},\"offset\":{offset},\"len\":{len},\"retx\":{retx}}}"
-                ));
-                push(&mut heap, now + quarter, Ev::Arrive(pn));
-                push(&mut heap, now + 3 * srtt.max(quarter * 4), Ev::Probe(pn));
-                cc_event!();
-            }
-        };
-    }
-    macro_rules! declare_lost {
-        ($pn:expr) => {{
-            let p = &mut pkts[$pn as usize];
-            if p.state == 0 {
-                p.state = 2;
-                let bytes = p.len + OVERHEAD;
-                inflight -= bytes;
-                n_lost += 1;
-                emit(now, format!(
-                    "{{\"ev\":\"lost\",\"t-us\":{now},\"pn\":{},\"bytes\":{bytes},\"offset\":{},\"len\":{}}}",
-                    $pn, p.offset, p.len
-                ));
-                retx_queue.push_back((p.offset, p.len));
-                if p.sent_us >= recovery_start {
-                    // One reduction per recovery period.
-                    recovery_start = now;
-                    episodes += 1;
-                    if in_ss {
-                        cwnd_exit_ss = Some(cwnd);
-                        in_ss = false;
-                    }
-                    cwnd = (cwnd / 2).max(2 * MDS);
-                    ssthresh = Some(cwnd);
-                }
-            }
-        }};
-    }
-
     let _ = writeln!(
         out,
         "{{\"ev\":\"meta\",\"cc\":\"{}\",\"group\":\"{}\",\"scenario\":\"toy\",\"seed\":{},\"path\":{{\"rate-bps\":{},\"rtt-ms\":{},\"queue-ms\":{},\"loss\":{}}},\"mds\":{MDS},\"content_length\":{}}}",
         cfg.cc, cfg.group, cfg.seed, cfg.rate_bps, cfg.rtt_ms, cfg.queue_ms, cfg.loss, cfg.content_length
     );
-    send_more!();
-    while let Some(std::cmp::Reverse((t, _, ev))) = heap.pop() {
-        now = t;
-        match ev {
-            Ev::Arrive(pn) => {
-                let bytes = pkts[pn as usize].len + OVERHEAD;
-                if queue_bytes + bytes > limit || rng.next_f64() < cfg.loss {
-                    continue; // dropped
-                }
-                queue.push_back(pn);
-                queue_bytes += bytes;
-                emit(
-                    now,
-                    format!(
-                    "{{\"ev\":\"queue\",\"t-us\":{now},\"bytes\":{queue_bytes},\"delay-us\":{}}}",
-                    (queue_bytes as f64 / bytes_per_us) as u64
-                ),
-                );
-                if !link_busy {
-                    link_busy = true;
-                    push(
-                        &mut heap,
-                        now + (bytes as f64 / bytes_per_us) as u64,
-                        Ev::Depart,
-                    );
-                }
-            }
-            Ev::Depart => {
-                let Some(pn) = queue.pop_front() else {
-                    continue;
-                };
-                let p = &pkts[pn as usize];
-                queue_bytes -= p.len + OVERHEAD;
-                emit(
-                    now,
-                    format!(
-                    "{{\"ev\":\"queue\",\"t-us\":{now},\"bytes\":{queue_bytes},\"delay-us\":{}}}",
-                    (queue_bytes as f64 / bytes_per_us) as u64
-                ),
-                );
-                // Receiver: in-order delivery one quarter RTT later.
-                received.push((p.offset, p.offset + p.len));
-                received.sort_unstable();
-                let before = delivered;
-                for &(a, b) in &received {
-                    if a <= delivered {
-                        delivered = delivered.max(b);
-                    }
-                }
-                if delivered > before {
-                    let at = now + quarter;
-                    emit(
-                        at,
-                        format!("{{\"ev\":\"delivered\",\"t-us\":{at},\"bytes\":{delivered}}}"),
-                    );
-                    if delivered == cfg.content_length {
-                        done_us = at;
-                    }
-                }
-                push(&mut heap, now + 3 * quarter, Ev::Ack(pn));
-                if let Some(&next) = queue.front() {
-                    let b = pkts[next as usize].len + OVERHEAD;
-                    push(
-                        &mut heap,
-                        now + (b as f64 / bytes_per_us) as u64,
-                        Ev::Depart,
-                    );
-                } else {
-                    link_busy = false;
-                }
-            }
-            Ev::Ack(pn) => {
-                let p = &mut pkts[pn as usize];
-                let was = p.state;
-                if was == 1 {
-                    continue;
-                }
-                p.state = 1;
-                let bytes = p.len + OVERHEAD;
-                if was == 0 {
-                    inflight -= bytes;
-                }
-                emit(
-                    now,
-                    format!("{{\"ev\":\"acked\",\"t-us\":{now},\"pn\":{pn},\"bytes\":{bytes}}}"),
-                );
-                latest = now - p.sent_us;
-                min_rtt = min_rtt.min(latest);
-                srtt = if srtt == 0 {
-                    latest
-                } else {
-                    (7 * srtt + latest) / 8
-                };
-                emit(now, format!(
-                    "{{\"ev\":\"rtt\",\"t-us\":{now},\"latest-us\":{latest},\"min-us\":{min_rtt},\"smoothed-us\":{srtt}}}"
-                ));
-                if p.sent_us >= recovery_start || episodes == 0 {
-                    let gain = match (cfg.growth, in_ss) {
-                        (Growth::Rapid, true) => 2,
-                        (_, true) => 1,
-                        // Congestion avoidance: about one MDS per window.
-                        (_, false) => 0,
-                    };
-                    cwnd += gain * bytes;
-                    if !in_ss {
-                        cwnd += MDS * bytes / cwnd.max(1);
-                    }
-                }
-                largest_acked = Some(largest_acked.map_or(pn, |l: u64| l.max(pn)));
-                if let Some(la) = largest_acked {
-                    for old in 0..la.saturating_sub(2) {
-                        if pkts[old as usize].state == 0 {
-                            declare_lost!(old);
-                        }
-                    }
-                }
-                cc_event!();
-                send_more!();
-            }
+    let mut toy = Toy::new(cfg);
+    toy.send_more();
+    while let Some(std::cmp::Reverse((t, _, ev))) = toy.heap.pop() {
+        toy.now = t;
+        let acted = match ev {
+            Ev::Arrive(pn) => toy.on_arrive(pn),
+            Ev::Depart => toy.on_depart(),
+            Ev::Ack(pn) => toy.on_ack(pn),
             Ev::Probe(pn) => {
-                if pkts[pn as usize].state == 0 && done_us == 0 {
-                    n_ptos += 1;
-                    declare_lost!(pn);
-                    cc_event!();
-                    send_more!();
-                }
+                toy.on_probe(pn);
+                true
             }
-        }
-        if done_us > 0 && inflight == 0 {
+        };
+        // An event that changed nothing (a drop, a duplicate ACK) does
+        // not end the run; the next one may.
+        if acted && toy.done_us > 0 && toy.inflight == 0 {
             break;
         }
     }
-    events.sort_by_key(|e| (e.0, e.1));
-    for (_, _, line) in events {
-        out.push_str(&line);
+    toy.events.sort_by_key(|e| (e.0, e.1));
+    for (_, _, line) in &toy.events {
+        out.push_str(line);
         out.push('\n');
     }
-    let ttlb_us = done_us;
-    let record = format!(
-        "{{\"ttlb\":{},\"ttlb-us\":{ttlb_us},\"content_length\":{},\"num-packets.sent\":{n_sent},\"num-packets.lost\":{n_lost},\"num-ptos\":{n_ptos},\"rtt.minimum\":{},\"rtt.smoothed\":{},\"rtt.latest\":{},\"cc.algorithm\":\"{}\",\"cc.cwnd\":{cwnd},\"cc.cwnd-exiting-slow-start\":{},\"cc.num-loss-episodes\":{episodes},\"path.rate-bps\":{},\"path.rtt-ms\":{},\"path.queue-ms\":{},\"path.loss\":{},\"seed\":{},\"group\":\"{}\",\"pop\":\"{}\"}}",
-        ttlb_us / 1000,
-        cfg.content_length,
-        min_rtt / 1000,
-        srtt / 1000,
-        latest / 1000,
-        cfg.cc,
-        cwnd_exit_ss.unwrap_or(0),
-        cfg.rate_bps,
-        cfg.rtt_ms,
-        cfg.queue_ms,
-        cfg.loss,
-        cfg.seed,
-        cfg.group,
-        cfg.pop
-    );
-    (out, record)
+    (out, toy.record())
+}
+
+/// The toy model's state while it runs: the event queue, the
+/// bottleneck, the sender and the receiver, and the trace lines written.
+struct Toy<'a> {
+    cfg: &'a ToyRun,
+    bytes_per_us: f64,
+    /// The bottleneck's buffer, bytes.
+    limit: u64,
+    /// A quarter of the base RTT, µs: each of the four legs of a packet's
+    /// and its ACK's trip.
+    quarter: u64,
+    rng: SplitMix64,
+    heap: BinaryHeap<std::cmp::Reverse<(u64, u64, Ev)>>,
+    hseq: u64,
+    /// Trace lines with their time and write order.
+    events: Vec<(u64, u64, String)>,
+    seq: u64,
+    pkts: Vec<Pkt>,
+    queue: VecDeque<u64>,
+    queue_bytes: u64,
+    link_busy: bool,
+    cwnd: u64,
+    ssthresh: Option<u64>,
+    inflight: u64,
+    next_offset: u64,
+    retx_queue: VecDeque<(u64, u64)>,
+    recovery_start: u64,
+    in_ss: bool,
+    min_rtt: u64,
+    srtt: u64,
+    latest: u64,
+    received: Vec<(u64, u64)>,
+    delivered: u64,
+    largest_acked: Option<u64>,
+    n_lost: u64,
+    n_sent: u64,
+    n_ptos: u64,
+    episodes: u64,
+    cwnd_exit_ss: Option<u64>,
+    done_us: u64,
+    now: u64,
+}
+
+impl<'a> Toy<'a> {
+    fn new(cfg: &'a ToyRun) -> Self {
+        let bytes_per_us = cfg.rate_bps / 8e6;
+        Toy {
+            cfg,
+            bytes_per_us,
+            limit: (cfg.queue_ms * 1000.0 * bytes_per_us) as u64,
+            quarter: (cfg.rtt_ms * 250.0) as u64,
+            rng: SplitMix64::new(cfg.seed),
+            heap: BinaryHeap::new(),
+            hseq: 0,
+            events: Vec::new(),
+            seq: 0,
+            pkts: Vec::new(),
+            queue: VecDeque::new(),
+            queue_bytes: 0,
+            link_busy: false,
+            cwnd: IW_PACKETS * MDS,
+            ssthresh: None,
+            inflight: 0,
+            next_offset: 0,
+            retx_queue: VecDeque::new(),
+            recovery_start: 0,
+            in_ss: true,
+            min_rtt: u64::MAX,
+            srtt: 0,
+            latest: 0,
+            received: Vec::new(),
+            delivered: 0,
+            largest_acked: None,
+            n_lost: 0,
+            n_sent: 0,
+            n_ptos: 0,
+            episodes: 0,
+            cwnd_exit_ss: None,
+            done_us: 0,
+            now: 0,
+        }
+    }
+
+    fn emit(&mut self, t: u64, s: String) {
+        self.seq += 1;
+        self.events.push((t, self.seq, s));
+    }
+
+    fn push(&mut self, t: u64, ev: Ev) {
+        self.hseq += 1;
+        self.heap.push(std::cmp::Reverse((t, self.hseq, ev)));
+    }
+
+    fn cc_event(&mut self) {
+        let now = self.now;
+        let line = format!(
+            "{{\"ev\":\"cc\",\"t-us\":{now},\"cwnd\":{},\"inflight\":{},\"ssthresh\":{},\"pacing-bps\":null,\"state\":\"{}\"}}",
+            self.cwnd,
+            self.inflight,
+            self.ssthresh.map_or("null".to_string(), |s| s.to_string()),
+            if self.in_ss { "slow_start" } else if now < self.recovery_start + self.srtt { "recovery" } else { "congestion_avoidance" }
+        );
+        self.emit(now, line);
+    }
+
+    /// Sends while the window allows: retransmissions first, then new data.
+    fn send_more(&mut self) {
+        let now = self.now;
+        while self.inflight + MDS + OVERHEAD <= self.cwnd + OVERHEAD {
+            let (offset, len, retx) = if let Some((o, l)) = self.retx_queue.pop_front() {
+                (o, l, true)
+            } else if self.next_offset < self.cfg.content_length {
+                let l = MDS.min(self.cfg.content_length - self.next_offset);
+                self.next_offset += l;
+                (self.next_offset - l, l, false)
+            } else {
+                break;
+            };
+            let pn = self.pkts.len() as u64;
+            let bytes = len + OVERHEAD;
+            self.pkts.push(Pkt {
+                sent_us: now,
+                offset,
+                len,
+                state: PktState::InFlight,
+            });
+            self.inflight += bytes;
+            self.n_sent += 1;
+            self.emit(now, format!(
+                "{{\"ev\":\"sent\",\"t-us\":{now},\"pn\":{pn},\"bytes\":{bytes},\"offset\":{offset},\"len\":{len},\"retx\":{retx}}}"
+            ));
+            self.push(now + self.quarter, Ev::Arrive(pn));
+            self.push(now + 3 * self.srtt.max(self.quarter * 4), Ev::Probe(pn));
+            self.cc_event();
+        }
+    }
+
+    /// Declares packet `pn` lost if it is still in flight: queue its data
+    /// again, and halve the window once per recovery period.
+    fn declare_lost(&mut self, pn: u64) {
+        let now = self.now;
+        let p = &mut self.pkts[pn as usize];
+        if p.state != PktState::InFlight {
+            return;
+        }
+        p.state = PktState::Lost;
+        let (sent_us, offset, len) = (p.sent_us, p.offset, p.len);
+        let bytes = len + OVERHEAD;
+        self.inflight -= bytes;
+        self.n_lost += 1;
+        self.emit(now, format!(
+            "{{\"ev\":\"lost\",\"t-us\":{now},\"pn\":{pn},\"bytes\":{bytes},\"offset\":{offset},\"len\":{len}}}"
+        ));
+        self.retx_queue.push_back((offset, len));
+        if sent_us >= self.recovery_start {
+            // One reduction per recovery period.
+            self.recovery_start = now;
+            self.episodes += 1;
+            if self.in_ss {
+                self.cwnd_exit_ss = Some(self.cwnd);
+                self.in_ss = false;
+            }
+            self.cwnd = (self.cwnd / 2).max(2 * MDS);
+            self.ssthresh = Some(self.cwnd);
+        }
+    }
+
+    fn queue_event(&mut self) {
+        let now = self.now;
+        let line = format!(
+            "{{\"ev\":\"queue\",\"t-us\":{now},\"bytes\":{},\"delay-us\":{}}}",
+            self.queue_bytes,
+            (self.queue_bytes as f64 / self.bytes_per_us) as u64
+        );
+        self.emit(now, line);
+    }
+
+    /// Packet `pn` reaches the bottleneck; `false` if it was dropped
+    /// (buffer full or random loss).
+    fn on_arrive(&mut self, pn: u64) -> bool {
+        let bytes = self.pkts[pn as usize].len + OVERHEAD;
+        if self.queue_bytes + bytes > self.limit || self.rng.next_f64() < self.cfg.loss {
+            return false;
+        }
+        self.queue.push_back(pn);
+        self.queue_bytes += bytes;
+        self.queue_event();
+        if !self.link_busy {
+            self.link_busy = true;
+            self.push(
+                self.now + (bytes as f64 / self.bytes_per_us) as u64,
+                Ev::Depart,
+            );
+        }
+        true
+    }
+
+    /// The head packet leaves the bottleneck: the receiver delivers in
+    /// order a quarter RTT later and ACKs it; `false` if the queue was
+    /// empty.
+    fn on_depart(&mut self) -> bool {
+        let now = self.now;
+        let Some(pn) = self.queue.pop_front() else {
+            return false;
+        };
+        let (offset, len) = (self.pkts[pn as usize].offset, self.pkts[pn as usize].len);
+        self.queue_bytes -= len + OVERHEAD;
+        self.queue_event();
+        // Receiver: in-order delivery one quarter RTT later.
+        self.received.push((offset, offset + len));
+        self.received.sort_unstable();
+        let before = self.delivered;
+        for &(a, b) in &self.received {
+            if a <= self.delivered {
+                self.delivered = self.delivered.max(b);
+            }
+        }
+        if self.delivered > before {
+            let at = now + self.quarter;
+            let delivered = self.delivered;
+            self.emit(
+                at,
+                format!("{{\"ev\":\"delivered\",\"t-us\":{at},\"bytes\":{delivered}}}"),
+            );
+            if delivered == self.cfg.content_length {
+                self.done_us = at;
+            }
+        }
+        self.push(now + 3 * self.quarter, Ev::Ack(pn));
+        if let Some(&next) = self.queue.front() {
+            let b = self.pkts[next as usize].len + OVERHEAD;
+            self.push(now + (b as f64 / self.bytes_per_us) as u64, Ev::Depart);
+        } else {
+            self.link_busy = false;
+        }
+        true
+    }
+
+    /// The ACK of `pn` reaches the sender: RTT sample, window growth,
+    /// packet-threshold loss detection, more sending; `false` if `pn` was
+    /// already acknowledged.
+    fn on_ack(&mut self, pn: u64) -> bool {
+        let now = self.now;
+        let p = &mut self.pkts[pn as usize];
+        let was = p.state;
+        if was == PktState::Acked {
+            return false;
+        }
+        p.state = PktState::Acked;
+        let (sent_us, bytes) = (p.sent_us, p.len + OVERHEAD);
+        if was == PktState::InFlight {
+            self.inflight -= bytes;
+        }
+        self.emit(
+            now,
+            format!("{{\"ev\":\"acked\",\"t-us\":{now},\"pn\":{pn},\"bytes\":{bytes}}}"),
+        );
+        self.latest = now - sent_us;
+        self.min_rtt = self.min_rtt.min(self.latest);
+        self.srtt = if self.srtt == 0 {
+            self.latest
+        } else {
+            (7 * self.srtt + self.latest) / 8
+        };
+        self.emit(
+            now,
+            format!(
+            "{{\"ev\":\"rtt\",\"t-us\":{now},\"latest-us\":{},\"min-us\":{},\"smoothed-us\":{}}}",
+            self.latest, self.min_rtt, self.srtt
+        ),
+        );
+        if sent_us >= self.recovery_start || self.episodes == 0 {
+            let gain = match (self.cfg.growth, self.in_ss) {
+                (Growth::Rapid, true) => 2,
+                (_, true) => 1,
+                // Congestion avoidance: about one MDS per window.
+                (_, false) => 0,
+            };
+            self.cwnd += gain * bytes;
+            if !self.in_ss {
+                self.cwnd += MDS * bytes / self.cwnd.max(1);
+            }
+        }
+        self.largest_acked = Some(self.largest_acked.map_or(pn, |l: u64| l.max(pn)));
+        if let Some(la) = self.largest_acked {
+            for old in 0..la.saturating_sub(2) {
+                if self.pkts[old as usize].state == PktState::InFlight {
+                    self.declare_lost(old);
+                }
+            }
+        }
+        self.cc_event();
+        self.send_more();
+        true
+    }
+
+    /// The probe timer of `pn` fires: if it is still in flight and the
+    /// transfer not done, it is lost.
+    fn on_probe(&mut self, pn: u64) {
+        if self.pkts[pn as usize].state == PktState::InFlight && self.done_us == 0 {
+            self.n_ptos += 1;
+            self.declare_lost(pn);
+            self.cc_event();
+            self.send_more();
+        }
+    }
+
+    /// The stats record of the finished run.
+    fn record(&self) -> String {
+        let cfg = self.cfg;
+        let ttlb_us = self.done_us;
+        format!(
+            "{{\"ttlb\":{},\"ttlb-us\":{ttlb_us},\"content_length\":{},\"num-packets.sent\":{},\"num-packets.lost\":{},\"num-ptos\":{},\"rtt.minimum\":{},\"rtt.smoothed\":{},\"rtt.latest\":{},\"cc.algorithm\":\"{}\",\"cc.cwnd\":{},\"cc.cwnd-exiting-slow-start\":{},\"cc.num-loss-episodes\":{},\"path.rate-bps\":{},\"path.rtt-ms\":{},\"path.queue-ms\":{},\"path.loss\":{},\"seed\":{},\"group\":\"{}\",\"pop\":\"{}\"}}",
+            ttlb_us / 1000,
+            cfg.content_length,
+            self.n_sent,
+            self.n_lost,
+            self.n_ptos,
+            self.min_rtt / 1000,
+            self.srtt / 1000,
+            self.latest / 1000,
+            cfg.cc,
+            self.cwnd,
+            self.cwnd_exit_ss.unwrap_or(0),
+            self.episodes,
+            cfg.rate_bps,
+            cfg.rtt_ms,
+            cfg.queue_ms,
+            cfg.loss,
+            cfg.seed,
+            cfg.group,
+            cfg.pop
+        )
+    }
 }
 
 /// The two arms of the demo: `baseline` (slow start) and `rapid`.

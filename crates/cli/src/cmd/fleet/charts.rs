@@ -7,7 +7,7 @@ use std::path::Path;
 use ramp_sim::fleet::summary::Row;
 use ramp_sim::fleet::{FleetPlan, Population};
 
-use super::arm_labels;
+use super::plan::{arm_labels, metric};
 use ramp_vocab::record_keys as k;
 
 /// The records as ramp-plot sees them, made one at a time (each analysis
@@ -102,7 +102,7 @@ pub(super) fn write_charts(
         let chart = AbChart::new(&ab).title(format!(
             "{}: {} change vs {baseline}, {what} ({} connections)",
             plan.name,
-            super::metric(plan),
+            metric(plan),
             plan.connections
         ));
         save(&chart, &out.join(format!("ab-{stem}.png")), theme)?;
@@ -112,7 +112,7 @@ pub(super) fn write_charts(
             let chart = PairedChart::new(&paired).title(format!(
                 "{}: per-connection {} change vs {baseline} (same path, same losses)",
                 plan.name,
-                super::metric(plan)
+                metric(plan)
             ));
             save(&chart, &out.join("paired-all.png"), theme)?;
         }
