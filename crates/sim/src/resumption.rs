@@ -27,11 +27,47 @@
 //!     9000 §8.1.3) the address is validated by the client's first
 //!     Initial, and no limit applies.
 //!
+//! **The client's RTT hint** (gQUIC's `IRTT`, `[endpoint] client_rtt_hint`):
+//! a Google QUIC client sends the smoothed RTT it cached from its previous
+//! connection to the server in its hello (Chromium's
+//! `QuicSessionPool::ConfigureInitialRttEstimate` reads the `srtt` that
+//! `ProcessGoingAwaySession` stored from the previous connection's
+//! `srtt_us`, net/quic/quic_session_pool.cc at chromium/chromium b82aa1e5;
+//! the `kIRTT` tag, "Estimated initial RTT in us"), and the server starts
+//! its RTT estimate from it (`QuicSentPacketManager::SetFromConfig` →
+//! `SetInitialRtt(rtt, /*trusted=*/false)`, clamped to [10 ms, 1 s],
+//! quiche/quic/core/quic_sent_packet_manager.cc and quic_constants.h at
+//! google/quiche f44fa9f3). A resumed connection's 0.5-RTT data is then
+//! paced, and its PTO armed, at the path's RTT instead of RFC 9002 §6.2.2's
+//! 333 ms. A full handshake gets an RTT sample before its first data, so
+//! the hint matters only with 0-RTT here. quicly (the Rapid Start arms'
+//! stack) does not remember an RTT across connections: a new connection
+//! starts at `QUICLY_DEFAULT_INITIAL_RTT`, with "FIXME remember
+//! initial_rtt in session ticket" beside it (lib/quicly.c at 45bf8a37).
+//!
 //! The client then sends its Finished (a Handshake packet, 100 B) once it
 //! has the server's flight. TTLB is still measured at the server from the
 //! request's arrival, so the handshake RTT 0-RTT saves shows in
 //! `client-ttlb-us` and `ttfb-us` (both from the client's first packet),
 //! not in `ttlb-us`.
+
+use core::time::Duration;
+
+/// quiche's floor on an initial RTT a client suggests,
+/// `kMinUntrustedInitialRoundTripTimeUs` (10 ms; quic_constants.h at
+/// google/quiche f44fa9f3).
+pub const MIN_UNTRUSTED_INITIAL_RTT: Duration = Duration::from_millis(10);
+
+/// quiche's ceiling on any initial RTT, `kMaxInitialRoundTripTimeUs`
+/// ("Don't allow a client to suggest an RTT longer than 1 second").
+pub const MAX_INITIAL_RTT: Duration = Duration::from_secs(1);
+
+/// The initial RTT a server takes from a client's hint: quiche's
+/// `SetInitialRtt(hint, /*trusted=*/false)`, the hint clamped to
+/// [[`MIN_UNTRUSTED_INITIAL_RTT`], [`MAX_INITIAL_RTT`]].
+pub fn server_initial_rtt(hint: Duration) -> Duration {
+    hint.clamp(MIN_UNTRUSTED_INITIAL_RTT, MAX_INITIAL_RTT)
+}
 
 /// How a connection starts.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -234,9 +234,15 @@ fn set_up(
         if let (0, Some(saved)) = (i, ep.resume) {
             controller.resume_from(saved);
         }
+        // A 0-RTT client's cached RTT (gQUIC's IRTT) seeds the server's
+        // estimate: its 0.5-RTT data is paced, and its PTO armed, at it.
+        let mut flow_recovery = recovery.clone();
+        if let (true, Some(hint)) = (i == 0 && resumption.zero_rtt(), ep.client_rtt_hint) {
+            flow_recovery.initial_rtt = crate::resumption::server_initial_rtt(hint);
+        }
         let server = Server::new(
             controller,
-            recovery.clone(),
+            flow_recovery,
             f.pacer,
             ep.mds,
             f.size_bytes,

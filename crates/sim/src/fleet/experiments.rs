@@ -116,7 +116,11 @@ pub const GOOGLE_WARM_SHARE: f64 = 0.5;
 /// resumed ones hold an address-validation token: gQUIC's 0-RTT client
 /// hello carries the source-address token with the cached server config
 /// (the QUIC crypto design document's "source-address token"), so no
-/// anti-amplification limit applies.
+/// anti-amplification limit applies. Their clients send their cached RTT
+/// (gQUIC's `IRTT`; Chromium sends the previous connection's smoothed RTT
+/// to the server in every hello, net/quic/quic_session_pool.cc), so a
+/// 0-RTT connection's server paces its first window at the path's RTT
+/// ([`crate::resumption`]).
 pub fn google_page_loads() -> Workload {
     let mut w = web_workload().with_pages(super::workload::PageLoads {
         model: crate::web::HttpModel::default(),
@@ -124,6 +128,7 @@ pub fn google_page_loads() -> Workload {
     });
     w.users.resumed_share = GOOGLE_ZERO_RTT_SHARE;
     w.users.token_share = 1.0;
+    w.users.rtt_hint = true;
     w
 }
 

@@ -48,6 +48,7 @@
 //! resumed_share = 0.5                # connections resumed with a 0-RTT request [assumption]
 //! token_share = 1.0                  # of those, server holds a NEW_TOKEN token [assumption]
 //! resume_jumpstart = true            # those jump to the path's saved window (RFC 9959)
+//! rtt_hint = true                    # their clients send the path's RTT as gQUIC's IRTT
 //!
 //! # or, instead of regions, a grid:
 //! # [grid]

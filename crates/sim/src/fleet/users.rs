@@ -21,6 +21,14 @@
 //!   largest window it could have saved; the path is the same one, so
 //!   RFC 9959's RTT confirmation always passes here (its test is in
 //!   ramp-cc).
+//! - `rtt_hint`: a resumed connection's client sends the smoothed RTT of
+//!   its previous connection to the server in its hello (gQUIC's `IRTT`,
+//!   [`crate::resumption`]), and the server starts its RTT estimate from
+//!   it. The cached RTT is drawn from the path model as the path's base
+//!   RTT: the previous connection's queueing is not known, and a page's
+//!   connection mostly carries a few small objects, which build little
+//!   queue. It is therefore the lowest value the hint could take (the
+//!   fastest pacing of the 0.5-RTT data).
 //!
 //! Per-connection draws come from their own generator, seeded from the
 //! path's seed, so switching a mechanism on never moves the path, size or
@@ -46,6 +54,9 @@ pub struct Users {
     /// Resumed connections with a token carry the path's saved rate and
     /// RTT to their controller (RFC 9959 via h2o's resume-jumpstart).
     pub resume_jumpstart: bool,
+    /// Resumed connections' clients send the path's RTT as their cached
+    /// RTT (gQUIC's `IRTT`).
+    pub rtt_hint: bool,
 }
 
 impl Users {
@@ -67,6 +78,9 @@ impl Users {
             if u < self.resumed_share {
                 let token = v < self.token_share;
                 sc.endpoint.resumption = Resumption::ZeroRtt { token };
+                if self.rtt_hint {
+                    sc.endpoint.client_rtt_hint = Some(sc.path.rtt());
+                }
                 if token && self.resume_jumpstart {
                     let p = &sc.path;
                     let rate = match p.policer {
@@ -88,6 +102,7 @@ pub(crate) struct FileUsers {
     resumed_share: Option<f64>,
     token_share: Option<f64>,
     resume_jumpstart: Option<bool>,
+    rtt_hint: Option<bool>,
 }
 
 impl FileUsers {
@@ -104,6 +119,10 @@ impl FileUsers {
             }
         }
         u.resume_jumpstart = self.resume_jumpstart.unwrap_or(false);
+        u.rtt_hint = self.rtt_hint.unwrap_or(false);
+        if u.rtt_hint && self.resumed_share.unwrap_or(0.0) == 0.0 {
+            return Err("rtt_hint: needs resumed connections (resumed_share > 0)".into());
+        }
         if u.resume_jumpstart && self.resumed_share.unwrap_or(0.0) == 0.0 {
             return Err(
                 "resume_jumpstart: needs resumed connections (resumed_share > 0, token_share > 0)"

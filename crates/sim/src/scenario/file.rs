@@ -383,6 +383,7 @@ struct FileEndpoint {
     resumption: Option<String>,
     resume_rate: Option<Q<Rate>>,
     resume_rtt: Option<Q<Duration>>,
+    client_rtt_hint: Option<Q<Duration>>,
 }
 
 #[derive(Deserialize)]
@@ -597,6 +598,12 @@ impl FileEndpoint {
             _ => {
                 return Err("endpoint.resume_rate: give resume_rate and resume_rtt together".into())
             }
+        }
+        if let Some(Q(h)) = self.client_rtt_hint {
+            if h.is_zero() {
+                return Err("endpoint.client_rtt_hint: must be more than 0".into());
+            }
+            e.client_rtt_hint = Some(h);
         }
         if let Some(v) = self.ecn {
             e.ecn = v.codepoint()?;

@@ -44,6 +44,7 @@
 //! # resumption = "0rtt"        # full (default), 0rtt, 0rtt-token (crate::resumption)
 //! # resume_rate = "50mbit"     # saved delivery rate and min RTT of an earlier
 //! # resume_rtt = "40ms"        # connection (RFC 9959, ramp_cc::resume); both or neither
+//! # client_rtt_hint = "40ms"   # a 0-RTT client's cached RTT (gQUIC IRTT; crate::resumption)
 //!
 //! [[flow]]                      # extra flows sharing the bottleneck
 //! cc = "cubic"
@@ -190,6 +191,12 @@ pub struct EndpointConfig {
     /// given to the flow under test's controller: a jumping controller
     /// sizes its jump from them once an RTT sample confirms the path.
     pub resume: Option<ramp_cc::resume::SavedPath>,
+    /// The RTT a resumed client sends in its hello (gQUIC's `IRTT`: the
+    /// smoothed RTT of its previous connection to the server); a 0-RTT
+    /// connection's server starts its RTT estimate from it, clamped to
+    /// [10 ms, 1 s] as quiche does ([`crate::resumption::server_initial_rtt`]).
+    /// None (the default): RFC 9002's 333 ms.
+    pub client_rtt_hint: Option<Duration>,
 }
 
 impl EndpointConfig {
@@ -280,6 +287,7 @@ impl Scenario {
                 flow_windows: None,
                 resumption: crate::resumption::Resumption::Full,
                 resume: None,
+                client_rtt_hint: None,
             },
             size_bytes: 3_000_000,
             requests: None,

@@ -15,6 +15,7 @@ mod page_loads;
 mod quicly_differential;
 mod quinn_pacer;
 mod robustness;
+mod rtt_hint;
 mod seed_figures;
 mod trace_paths;
 mod user_connections;

@@ -1,0 +1,138 @@
+//! gQUIC's initial-RTT hint (the client hello's `IRTT` tag): a resumed
+//! client sends the smoothed RTT of its previous connection, and the
+//! server starts its RTT estimate from it (quiche's
+//! `QuicSentPacketManager::SetFromConfig` → `SetInitialRtt(rtt, untrusted)`).
+
+use crate::common::*;
+use core::time::Duration;
+use ramp_sim::resumption::{server_initial_rtt, Resumption};
+use ramp_sim::Scenario;
+
+/// seed-100m (100 Mbit/s, 30 ms), a 1 MB object, resumed with 0-RTT and a
+/// token, with or without the client's hint.
+fn zero_rtt(hint: Option<Duration>) -> Scenario {
+    let mut sc = scenario("seed-100m");
+    sc.size_bytes = 1_000_000;
+    sc.endpoint.resumption = Resumption::ZeroRtt { token: true };
+    sc.endpoint.client_rtt_hint = hint;
+    sc
+}
+
+#[test]
+fn quiche_set_initial_rtt_clamps_an_untrusted_hint_to_10ms_1s() {
+    // kMinUntrustedInitialRoundTripTimeUs, kMaxInitialRoundTripTimeUs
+    // (quic_constants.h).
+    assert_eq!(
+        server_initial_rtt(Duration::from_millis(1)),
+        Duration::from_millis(10)
+    );
+    assert_eq!(
+        server_initial_rtt(Duration::from_millis(40)),
+        Duration::from_millis(40)
+    );
+    assert_eq!(
+        server_initial_rtt(Duration::from_secs(5)),
+        Duration::from_secs(1)
+    );
+}
+
+#[test]
+fn gquic_irtt_a_0rtt_server_paces_its_first_window_at_the_cached_rtt() {
+    let cc = "cubic(iw=32)";
+    let plain = run_traced(&zero_rtt(None), cc, 1);
+    let hinted = run_traced(&zero_rtt(Some(Duration::from_millis(30))), cc, 1);
+    assert!(plain.record.completed && hinted.record.completed);
+    // Before the first ACK (one RTT after the first 0.5-RTT packet) the
+    // server paces at 2·IW/srtt: over RFC 9002's 333 ms it sends a few
+    // packets of its 32-packet window; over the cached 30 ms, all of it.
+    let first_window = |t: &Traced| {
+        let sent = app_sent(&t.events())
+            .iter()
+            .map(|e| t_us(e))
+            .collect::<Vec<_>>();
+        let start = sent[0];
+        sent.iter().filter(|&&s| s < start + 25_000).count()
+    };
+    let (p, h) = (first_window(&plain), first_window(&hinted));
+    assert!(p <= 8, "without the hint: {p} packets in 25 ms");
+    assert!(h >= 30, "with the hint: {h} packets in 25 ms");
+    // And the object arrives sooner.
+    assert!(
+        hinted.record.client_ttlb_us + 10_000 < plain.record.client_ttlb_us,
+        "{} vs {}",
+        hinted.record.client_ttlb_us,
+        plain.record.client_ttlb_us
+    );
+}
+
+#[test]
+fn gquic_irtt_changes_nothing_on_a_full_handshake() {
+    // A full handshake gives the server an RTT sample before its first
+    // data: the hint is only an initial value.
+    let mut sc = zero_rtt(Some(Duration::from_millis(30)));
+    sc.endpoint.resumption = Resumption::Full;
+    let hinted = run(&sc, "cubic(iw=32)", 1);
+    sc.endpoint.client_rtt_hint = None;
+    let plain = run(&sc, "cubic(iw=32)", 1);
+    assert_eq!(hinted.to_json(), plain.to_json());
+}
+
+#[test]
+fn scenario_file_reads_client_rtt_hint() {
+    let sc = Scenario::from_toml(
+        "preset = \"seed-100m\"\n[endpoint]\nresumption = \"0rtt\"\nclient_rtt_hint = \"40ms\"\n",
+        "hint",
+    )
+    .unwrap();
+    assert_eq!(sc.endpoint.client_rtt_hint, Some(Duration::from_millis(40)));
+    let e = Scenario::from_toml(
+        "preset = \"seed-100m\"\n[endpoint]\nclient_rtt_hint = \"0ms\"\n",
+        "hint",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("endpoint.client_rtt_hint"), "{e}");
+}
+
+#[test]
+fn population_rtt_hint_sends_the_paths_rtt_on_resumed_connections_only() {
+    use ramp_sim::fleet::population_file::PopulationFile;
+    use ramp_sim::fleet::FleetPlan;
+    let base = "[[region]]\nname = \"west-europe\"\n";
+    let f = PopulationFile::parse(
+        &format!("{base}[users]\nresumed_share = 0.5\nrtt_hint = true\n"),
+        "p",
+    )
+    .unwrap();
+    let plan = FleetPlan {
+        name: f.name,
+        population: f.population,
+        workload: f.workload,
+        arms: ramp_sim::fleet::parse_arms("a=newreno").unwrap(),
+        connections: 200,
+        seed: 1,
+        base: ramp_sim::fleet::experiments::base_scenario().unwrap(),
+    };
+    let mut hinted = 0;
+    for i in 0..200 {
+        let sc = plan.connection(i).scenario;
+        match sc.endpoint.resumption {
+            Resumption::Full => assert_eq!(sc.endpoint.client_rtt_hint, None),
+            Resumption::ZeroRtt { .. } => {
+                assert_eq!(sc.endpoint.client_rtt_hint, Some(sc.path.rtt()));
+                hinted += 1;
+            }
+        }
+    }
+    assert!((60..140).contains(&hinted), "{hinted} of 200");
+    let e = PopulationFile::parse(&format!("{base}[users]\nrtt_hint = true\n"), "p")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("rtt_hint: needs resumed connections"), "{e}");
+    // The Google page-load presets send it (Chromium does on every hello).
+    assert!(
+        ramp_sim::fleet::experiments::google_page_loads()
+            .users
+            .rtt_hint
+    );
+}
