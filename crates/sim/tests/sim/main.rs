@@ -13,6 +13,7 @@ mod fleet_population_file;
 mod fleet_summary;
 mod page_loads;
 mod quicly_differential;
+mod quicly_pacer;
 mod quinn_pacer;
 mod robustness;
 mod rtt_hint;
