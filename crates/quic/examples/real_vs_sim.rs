@@ -19,6 +19,9 @@
 //!
 //! Usage: cargo run --release -p ramp-quic --example real_vs_sim --
 //!   [--quick] [--runs N] [--pacing controller|quinn] [--path NAME]... [--cc SPEC]...
+//!   [--cellular] (every path's downlink cellular, CellReplay's defaults:
+//!               the relay's `--cellular` against the simulator's
+//!               `[path.cellular]`, the two drawing the same delay drift)
 //!   [--trace]   (each real controller's sends, ACK frames and congestion
 //!               events on stderr, and the relay's per-datagram log kept in
 //!               the temporary directory: docs/real-pacing.md, ACK batching)
@@ -154,7 +157,15 @@ struct Path {
     loss: f64,
     /// Queue discipline, both in the relay and in the simulator.
     aqm: &'static str,
+    /// A cellular downlink (`ramp_link::Cellular::CELLREPLAY`), both in
+    /// the relay and in the simulator.
+    cellular: bool,
 }
+
+/// The simulator's seed; the relay runs with the seed whose downlink
+/// draws the same (`ramp_link::downlink_seed`) when the path is cellular,
+/// so that real and simulated runs see the same base-delay drift.
+const SIM_SEED: u64 = 1;
 
 /// The first flight: bytes sent in [first data send, +1 RTT), and the
 /// time from the first to the last of those sends.
@@ -281,6 +292,13 @@ async fn real(
     );
     relay_cfg.up.aqm = path.aqm.parse()?;
     relay_cfg.down.aqm = relay_cfg.up.aqm;
+    if path.cellular {
+        relay_cfg.seed = ramp_link::downlink_seed(SIM_SEED);
+        relay_cfg.down.cellular = Some((
+            ramp_link::Cellular::CELLREPLAY,
+            Duration::from_millis(path.rtt_ms),
+        ));
+    }
     let relay_log = trace.then(|| {
         static RUN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let n = RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -388,7 +406,7 @@ fn sim(
     batching: Option<u64>,
 ) -> Result<Sim, Box<dyn std::error::Error + Send + Sync>> {
     let toml = format!(
-        "seed = {}\n[path]\nrate = \"{}mbit\"\nrtt = \"{}ms\"\nqueue = \"{}ms\"\nloss = \"{}%\"\naqm = \"{}\"\nack_batching = \"{}\"\n[endpoint]\nmds = 1200\niw = 10\npacer = \"{pacer}\"\n",
+        "seed = {}\n[path]\nrate = \"{}mbit\"\nrtt = \"{}ms\"\nqueue = \"{}ms\"\nloss = \"{}%\"\naqm = \"{}\"\nack_batching = \"{}\"\n{}[endpoint]\nmds = 1200\niw = 10\npacer = \"{pacer}\"\n",
         batching.unwrap_or(1),
         path.rate_mbit,
         path.rtt_ms,
@@ -396,13 +414,14 @@ fn sim(
         path.loss * 100.0,
         path.aqm,
         if batching.is_some() { "real-mode" } else { "off" },
+        if path.cellular { "[path.cellular]\n" } else { "" },
     );
     let mut sc = Scenario::from_toml(&toml, path.name).map_err(|e| e.message)?;
     sc.size_bytes = SIZE;
     let spec = ramp_cc::spec::parse(cc)?;
     let buf = Buf::default();
     let mut trace = TraceSink::off().with_ndjson(Box::new(buf.clone()));
-    let rec = run_connection(&sc, &spec, 1, &mut trace)?;
+    let rec = run_connection(&sc, &spec, SIM_SEED, &mut trace)?;
     trace.finish()?;
     let text = String::from_utf8(buf.0.lock().map_err(|_| "poisoned")?.clone())?;
     // Data packets (those carrying stream bytes) of the server.
@@ -447,6 +466,7 @@ fn paths() -> Vec<Path> {
         queue_ms,
         loss,
         aqm,
+        cellular: false,
     };
     vec![
         p("20m-40ms", 20, 40, 40, 0.0, "droptail"),
@@ -468,6 +488,7 @@ struct Options {
     ccs: Vec<String>,
     trace: bool,
     fidelity: bool,
+    cellular: bool,
 }
 
 fn options() -> Result<Options, Box<dyn std::error::Error + Send + Sync>> {
@@ -480,6 +501,7 @@ fn options() -> Result<Options, Box<dyn std::error::Error + Send + Sync>> {
         ccs: Vec::new(),
         trace: false,
         fidelity: false,
+        cellular: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -493,6 +515,7 @@ fn options() -> Result<Options, Box<dyn std::error::Error + Send + Sync>> {
             "--cc" => o.ccs.push(value()?),
             "--trace" => o.trace = true,
             "--fidelity" => o.fidelity = true,
+            "--cellular" => o.cellular = true,
             _ => return Err(format!("unknown argument {a}").into()),
         }
     }
@@ -591,13 +614,23 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     if o.quick {
         paths.truncate(1);
     }
+    for p in &mut paths {
+        p.cellular = o.cellular;
+    }
     let (sim_pacer, other_pacer) = match o.pacing {
         SendPacing::Controller => ("leaky-bucket", "quinn"),
         SendPacing::Quinn => ("quinn", "leaky-bucket"),
     };
     println!(
-        "real: pacing {}, ACK timing {}, median of {} run(s); sim: {sim_pacer} pacer (and {other_pacer} beside it)",
-        o.pacing, o.ack_timing, o.runs
+        "real: pacing {}, ACK timing {}, median of {} run(s); sim: {sim_pacer} pacer (and {other_pacer} beside it){}",
+        o.pacing,
+        o.ack_timing,
+        o.runs,
+        if o.cellular {
+            "; cellular downlink (CellReplay defaults) in both"
+        } else {
+            ""
+        }
     );
     println!();
     println!("| path | cc | real TTLB ms | real min–max | sim ms | diff | sim ({other_pacer}) ms | real lost | sim lost | 1st flight real: KB in ms (RTTs) | sim | sim, ACK batching ms | diff |");
