@@ -22,6 +22,8 @@
 //!   [--cellular] (every path's downlink cellular, CellReplay's defaults:
 //!               the relay's `--cellular` against the simulator's
 //!               `[path.cellular]`, the two drawing the same delay drift)
+//!   [--wifi-jitter] (every path's downlink with WiFiSeer's delay
+//!               variation: `--wifi-jitter` against `[path.jitter]`)
 //!   [--trace]   (each real controller's sends, ACK frames and congestion
 //!               events on stderr, and the relay's per-datagram log kept in
 //!               the temporary directory: docs/real-pacing.md, ACK batching)
@@ -58,6 +60,10 @@ fn wall_us(t: Instant) -> f64 {
 
 #[path = "real_vs_sim/fidelity.rs"]
 mod fidelity;
+#[path = "real_vs_sim/paths.rs"]
+mod paths;
+
+use paths::{paths, Path, SIM_SEED};
 
 /// Send times of a connection, recorded around the real controller.
 #[derive(Debug)]
@@ -147,25 +153,6 @@ impl Controller for Recording {
         })
     }
 }
-
-#[derive(Clone, Copy)]
-struct Path {
-    name: &'static str,
-    rate_mbit: u64,
-    rtt_ms: u64,
-    queue_ms: u64,
-    loss: f64,
-    /// Queue discipline, both in the relay and in the simulator.
-    aqm: &'static str,
-    /// A cellular downlink (`ramp_link::Cellular::CELLREPLAY`), both in
-    /// the relay and in the simulator.
-    cellular: bool,
-}
-
-/// The simulator's seed; the relay runs with the seed whose downlink
-/// draws the same (`ramp_link::downlink_seed`) when the path is cellular,
-/// so that real and simulated runs see the same base-delay drift.
-const SIM_SEED: u64 = 1;
 
 /// The first flight: bytes sent in [first data send, +1 RTT), and the
 /// time from the first to the last of those sends.
@@ -290,15 +277,7 @@ async fn real(
         path.loss,
         1,
     );
-    relay_cfg.up.aqm = path.aqm.parse()?;
-    relay_cfg.down.aqm = relay_cfg.up.aqm;
-    if path.cellular {
-        relay_cfg.seed = ramp_link::downlink_seed(SIM_SEED);
-        relay_cfg.down.cellular = Some((
-            ramp_link::Cellular::CELLREPLAY,
-            Duration::from_millis(path.rtt_ms),
-        ));
-    }
+    path.configure_relay(&mut relay_cfg)?;
     let relay_log = trace.then(|| {
         static RUN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let n = RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -414,7 +393,7 @@ fn sim(
         path.loss * 100.0,
         path.aqm,
         if batching.is_some() { "real-mode" } else { "off" },
-        if path.cellular { "[path.cellular]\n" } else { "" },
+        path.sim_tables(),
     );
     let mut sc = Scenario::from_toml(&toml, path.name).map_err(|e| e.message)?;
     sc.size_bytes = SIZE;
@@ -457,27 +436,6 @@ fn fmt_growth(r: &[u64]) -> String {
         .join(" ")
 }
 
-/// The paths of the table: name, rate, RTT, queue, loss, discipline.
-fn paths() -> Vec<Path> {
-    let p = |name, rate_mbit, rtt_ms, queue_ms, loss, aqm| Path {
-        name,
-        rate_mbit,
-        rtt_ms,
-        queue_ms,
-        loss,
-        aqm,
-        cellular: false,
-    };
-    vec![
-        p("20m-40ms", 20, 40, 40, 0.0, "droptail"),
-        p("100m-40ms", 100, 40, 40, 0.0, "droptail"),
-        // seed-100m's path (100 Mbit/s, 30 ms, 30 ms queue).
-        p("100m-30ms", 100, 30, 30, 0.0, "droptail"),
-        p("20m-40ms-0.5%", 20, 40, 40, 0.005, "droptail"),
-        p("20m-40ms-codel", 20, 40, 40, 0.0, "codel"),
-    ]
-}
-
 /// Command-line options.
 struct Options {
     quick: bool,
@@ -489,6 +447,7 @@ struct Options {
     trace: bool,
     fidelity: bool,
     cellular: bool,
+    wifi_jitter: bool,
 }
 
 fn options() -> Result<Options, Box<dyn std::error::Error + Send + Sync>> {
@@ -502,6 +461,7 @@ fn options() -> Result<Options, Box<dyn std::error::Error + Send + Sync>> {
         trace: false,
         fidelity: false,
         cellular: false,
+        wifi_jitter: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -516,6 +476,7 @@ fn options() -> Result<Options, Box<dyn std::error::Error + Send + Sync>> {
             "--trace" => o.trace = true,
             "--fidelity" => o.fidelity = true,
             "--cellular" => o.cellular = true,
+            "--wifi-jitter" => o.wifi_jitter = true,
             _ => return Err(format!("unknown argument {a}").into()),
         }
     }
@@ -616,6 +577,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     }
     for p in &mut paths {
         p.cellular = o.cellular;
+        p.wifi_jitter = o.wifi_jitter;
     }
     let (sim_pacer, other_pacer) = match o.pacing {
         SendPacing::Controller => ("leaky-bucket", "quinn"),
@@ -626,11 +588,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         o.pacing,
         o.ack_timing,
         o.runs,
-        if o.cellular {
-            "; cellular downlink (CellReplay defaults) in both"
-        } else {
-            ""
-        }
+        paths::elements_note(o.cellular, o.wifi_jitter)
     );
     println!();
     println!("| path | cc | real TTLB ms | real min–max | sim ms | diff | sim ({other_pacer}) ms | real lost | sim lost | 1st flight real: KB in ms (RTTs) | sim | sim, ACK batching ms | diff |");
