@@ -67,6 +67,10 @@ cellular_share = 1.0" ;;
     pico_mba) row pico_mba 'droptail_buffer = "mba-2023"' --arms "$PICO" ;;   # its arms before quicly's pacer
     mba_all) row mba_all 'droptail_buffer = "mba-2023"
 fixed_aqm_share = 0.0' ;;
+    # Sensitivity, not sourced for mobile: mobile paths queueing like the
+    # measured fixed downlinks.
+    mobile_mba) row mobile_mba 'droptail_buffer = "mba-2023"
+mobile_buffer = "mba-2023"' ;;
     ndt) # sensitivity: NDT single-flow rates as the bottleneck (capacity 1)
       saved=$regions
       regions="$(printf '%s' "$regions" | sed 's/^\(name = .*\)$/\1\ncapacity = { fixed = 1, mobile = 1 }/')

@@ -69,6 +69,14 @@ GRIDS = {
         "mobile_loss_max": [0.03],
         "policed_scale": [0.25],
     },
+    # The mobile-buffer sensitivity (mobile paths queueing like the measured
+    # fixed downlinks): random loss down to none.
+    "mobile": {
+        "docsis_share": [0.0],
+        "wifi_loss_max": [0.005, 0.02, 0.04],
+        "mobile_loss_max": [0.0, 0.005, 0.01, 0.02],
+        "policed_scale": [0.25],
+    },
     "quick": {
         "docsis_share": [0.0, 0.5],
         "wifi_loss_max": [0.04],

@@ -11,7 +11,12 @@
 #
 # Usage: bench/real/run.sh [--quick] [--runs N] [--pacing controller|quinn]
 #                          [--ack-timing kernel|driver] [--trace]
-#                          [--path NAME]... [--cc SPEC]... > table.md
+#                          [--path NAME]... [--cc SPEC]... [--cellular] > table.md
+#        bench/real/run.sh --cellular --path 20m-40ms --runs 5
+#                          (the downlink cellular in the relay and in the
+#                          simulator, CellReplay's defaults, the same drift
+#                          draws: the real-vs-sim check of docs/real-mode.md,
+#                          "Cellular links and Wi-Fi delay variation")
 #        bench/real/run.sh --fidelity   (100m-30ms and 20m-40ms, 5 runs, every
 #                          controller, then the pass/fail checks of
 #                          docs/real-mode.md; exit status 1 if one fails;

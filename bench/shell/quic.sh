@@ -9,6 +9,10 @@
 # Usage: sudo bench/shell/quic.sh [RUNS] [CC...] > table.md
 #   RAMP=path/to/ramp (default: target/release/ramp, built first)
 #   PATHS="100m-40ms" runs only the named rows (default: all three)
+#   CELLULAR=1: every path's downlink cellular, CellReplay's defaults:
+#   `--cellular` in the shell and the relay, `[path.cellular]` in the
+#   simulator, the forwarders seeded with ramp_link::downlink_seed(1) so
+#   that their downlink draws the simulator's delay drift (seed 1)
 #   RAMP_BENCH_REALTIME=0: `ramp serve` and both `ramp get`s at normal
 #   priority. By default they run at SCHED_FIFO 10 (chrt), as the shell's
 #   loop and the relay's threads do, so that other jobs on a shared machine
@@ -29,6 +33,12 @@ if [ "${RAMP_BENCH_REALTIME:-1}" != 0 ] && command -v chrt > /dev/null; then
     RT="chrt -f 10"
 fi
 SIZE=2000000
+CELL_FLAGS= CELL_TOML=
+if [ "${CELLULAR:-0}" != 0 ]; then
+    # ramp_link::downlink_seed(1) = 1 XOR 0x646f776e.
+    CELL_FLAGS="--cellular --seed $((1 ^ 0x646f776e))"
+    CELL_TOML='[path.cellular]\n'
+fi
 PORT=47433
 RELAY_PORT=47434
 TMP=$(mktemp -d)
@@ -39,7 +49,7 @@ median() { sort -n | awk '{a[NR]=$1} END {printf "%.0f %.0f %.0f", a[int((NR+1)/
 ttlb_ms() { grep -o '"ttlb-us":[0-9]*' | cut -d: -f2 | awk '{print $1/1000}'; }
 
 loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
-echo "2 MB downloads, median of $RUNS fresh connections per cell (min–max beside it), $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, endpoints at ${RT:-normal priority}, load average at start $(loadavg)"
+echo "2 MB downloads, median of $RUNS fresh connections per cell (min–max beside it), $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, endpoints at ${RT:-normal priority}, load average at start $(loadavg)${CELL_FLAGS:+, cellular downlink}"
 echo
 echo "| path | cc | shell median ms | shell min–max | relay median ms | relay min–max | sim ms | shell vs relay | shell vs sim | relay vs sim |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
@@ -51,7 +61,7 @@ for cc in $CCS; do
         set -- $path
         name=$1 rate=$2 aqm=$3
         case " $PATHS " in *" $name "*) ;; *) continue ;; esac
-        link="--rate $rate --rtt 40ms --queue 40ms --aqm $aqm"
+        link="--rate $rate --rtt 40ms --queue 40ms --aqm $aqm $CELL_FLAGS"
         # shellcheck disable=SC2086
         "$RAMP" relay --listen 127.0.0.1:$RELAY_PORT --upstream 127.0.0.1:$PORT $link > /dev/null 2>&1 &
         RELAY=$!
@@ -68,7 +78,7 @@ for cc in $CCS; do
         done
         kill $RELAY; wait $RELAY 2>/dev/null || true
         RELAY=
-        printf 'seed = 1\n[path]\nrate = "%s"\nrtt = "40ms"\nqueue = "40ms"\naqm = "%s"\n[endpoint]\nmds = 1200\niw = 10\npacer = "leaky-bucket"\n' \
+        printf 'seed = 1\n[path]\nrate = "%s"\nrtt = "40ms"\nqueue = "40ms"\naqm = "%s"\n'"$CELL_TOML"'[endpoint]\nmds = 1200\niw = 10\npacer = "leaky-bucket"\n' \
             "$rate" "$aqm" > "$TMP/path.toml"
         sim=$("$RAMP" sim --scenario "$TMP/path.toml" --cc "$cc" --size ${SIZE}B | awk 'NR>2 {print $2; exit}')
         set -- $(median < "$TMP/shell")

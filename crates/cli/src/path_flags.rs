@@ -29,6 +29,9 @@ pub struct PathFlags {
     pub queue: Option<Duration>,
     /// Queue discipline: droptail, step:<delay>, codel, fq_codel, pie,
     /// docsis_pie, dualpi2, docsis_lld (default: droptail).
+    // This doc comment is --help text, read in a terminal: `<delay>` is a
+    // placeholder, not HTML.
+    #[allow(rustdoc::invalid_html_tags)]
     #[arg(long)]
     pub aqm: Option<Aqm>,
     /// Random loss after the bottleneck (e.g. 0.5%; default: none).

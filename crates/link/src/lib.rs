@@ -1,6 +1,7 @@
-//! ramp-link: the bottleneck link model that ramp's simulator and its relay
-//! (`ramp relay`) share, sans-IO: every call takes `now`, so the same
-//! queue runs in virtual time and in real time.
+//! ramp-link: the bottleneck link model that ramp's simulator and its
+//! real-time forwarders (`ramp relay`, `ramp shell`) share, sans-IO: every
+//! call takes `now`, so the same queue runs in virtual time and in real
+//! time.
 //!
 //! One direction of a path ([`Link`]) is a token-bucket [`Policer`], a
 //! [`Bottleneck`] (a queue discipline in front of a constant-rate server),
@@ -16,9 +17,9 @@
 //! capacity for a burst after idle, a drifting base delay). After the
 //! queue a link may delay without reordering as a Wi-Fi hop does
 //! ([`Jitter`]) and release packets in batches ([`AckAggregation`]). The
-//! real-time
-//! forwarders that drive a link on a wall clock (`ramp relay`, `ramp
-//! shell`) count what they did in [`ForwardCounters`].
+//! real-time forwarders that drive a link on a wall clock (`ramp relay`,
+//! `ramp shell`) count what they did in [`ForwardCounters`], and seed each
+//! direction with [`uplink_seed`] or [`downlink_seed`].
 
 #![forbid(unsafe_code)]
 #![warn(unreachable_pub)]

@@ -9,7 +9,7 @@
 //! `path.*` key (or `content_length` for size), so hand-made sweeps of
 //! `ramp sim` chart too. Per arm and axis value:
 //!
-//! - TTLB: median, p10 and p90 (linear interpolation, [`crate::quantile`])
+//! - TTLB: median, p10 and p90 (linear interpolation, [`ramp_vocab::quantile`])
 //!   over the completed connections (`completed` not `false`, a TTLB
 //!   present). The p10–p90 band is the spread over seeds (and over the
 //!   other axes, if they vary), not a confidence interval.

@@ -19,6 +19,11 @@
 //!
 //! Usage: cargo run --release -p ramp-quic --example real_vs_sim --
 //!   [--quick] [--runs N] [--pacing controller|quinn] [--path NAME]... [--cc SPEC]...
+//!   [--cellular] (every path's downlink cellular, CellReplay's defaults:
+//!               the relay's `--cellular` against the simulator's
+//!               `[path.cellular]`, the two drawing the same delay drift)
+//!   [--wifi-jitter] (every path's downlink with WiFiSeer's delay
+//!               variation: `--wifi-jitter` against `[path.jitter]`)
 //!   [--trace]   (each real controller's sends, ACK frames and congestion
 //!               events on stderr, and the relay's per-datagram log kept in
 //!               the temporary directory: docs/real-pacing.md, ACK batching)
@@ -55,6 +60,10 @@ fn wall_us(t: Instant) -> f64 {
 
 #[path = "real_vs_sim/fidelity.rs"]
 mod fidelity;
+#[path = "real_vs_sim/paths.rs"]
+mod paths;
+
+use paths::{paths, Path, SIM_SEED};
 
 /// Send times of a connection, recorded around the real controller.
 #[derive(Debug)]
@@ -143,17 +152,6 @@ impl Controller for Recording {
             trace: self.trace,
         })
     }
-}
-
-#[derive(Clone, Copy)]
-struct Path {
-    name: &'static str,
-    rate_mbit: u64,
-    rtt_ms: u64,
-    queue_ms: u64,
-    loss: f64,
-    /// Queue discipline, both in the relay and in the simulator.
-    aqm: &'static str,
 }
 
 /// The first flight: bytes sent in [first data send, +1 RTT), and the
@@ -279,8 +277,7 @@ async fn real(
         path.loss,
         1,
     );
-    relay_cfg.up.aqm = path.aqm.parse()?;
-    relay_cfg.down.aqm = relay_cfg.up.aqm;
+    path.configure_relay(&mut relay_cfg)?;
     let relay_log = trace.then(|| {
         static RUN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let n = RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -388,7 +385,7 @@ fn sim(
     batching: Option<u64>,
 ) -> Result<Sim, Box<dyn std::error::Error + Send + Sync>> {
     let toml = format!(
-        "seed = {}\n[path]\nrate = \"{}mbit\"\nrtt = \"{}ms\"\nqueue = \"{}ms\"\nloss = \"{}%\"\naqm = \"{}\"\nack_batching = \"{}\"\n[endpoint]\nmds = 1200\niw = 10\npacer = \"{pacer}\"\n",
+        "seed = {}\n[path]\nrate = \"{}mbit\"\nrtt = \"{}ms\"\nqueue = \"{}ms\"\nloss = \"{}%\"\naqm = \"{}\"\nack_batching = \"{}\"\n{}[endpoint]\nmds = 1200\niw = 10\npacer = \"{pacer}\"\n",
         batching.unwrap_or(1),
         path.rate_mbit,
         path.rtt_ms,
@@ -396,13 +393,14 @@ fn sim(
         path.loss * 100.0,
         path.aqm,
         if batching.is_some() { "real-mode" } else { "off" },
+        path.sim_tables(),
     );
     let mut sc = Scenario::from_toml(&toml, path.name).map_err(|e| e.message)?;
     sc.size_bytes = SIZE;
     let spec = ramp_cc::spec::parse(cc)?;
     let buf = Buf::default();
     let mut trace = TraceSink::off().with_ndjson(Box::new(buf.clone()));
-    let rec = run_connection(&sc, &spec, 1, &mut trace)?;
+    let rec = run_connection(&sc, &spec, SIM_SEED, &mut trace)?;
     trace.finish()?;
     let text = String::from_utf8(buf.0.lock().map_err(|_| "poisoned")?.clone())?;
     // Data packets (those carrying stream bytes) of the server.
@@ -438,26 +436,6 @@ fn fmt_growth(r: &[u64]) -> String {
         .join(" ")
 }
 
-/// The paths of the table: name, rate, RTT, queue, loss, discipline.
-fn paths() -> Vec<Path> {
-    let p = |name, rate_mbit, rtt_ms, queue_ms, loss, aqm| Path {
-        name,
-        rate_mbit,
-        rtt_ms,
-        queue_ms,
-        loss,
-        aqm,
-    };
-    vec![
-        p("20m-40ms", 20, 40, 40, 0.0, "droptail"),
-        p("100m-40ms", 100, 40, 40, 0.0, "droptail"),
-        // seed-100m's path (100 Mbit/s, 30 ms, 30 ms queue).
-        p("100m-30ms", 100, 30, 30, 0.0, "droptail"),
-        p("20m-40ms-0.5%", 20, 40, 40, 0.005, "droptail"),
-        p("20m-40ms-codel", 20, 40, 40, 0.0, "codel"),
-    ]
-}
-
 /// Command-line options.
 struct Options {
     quick: bool,
@@ -468,6 +446,8 @@ struct Options {
     ccs: Vec<String>,
     trace: bool,
     fidelity: bool,
+    cellular: bool,
+    wifi_jitter: bool,
 }
 
 fn options() -> Result<Options, Box<dyn std::error::Error + Send + Sync>> {
@@ -480,6 +460,8 @@ fn options() -> Result<Options, Box<dyn std::error::Error + Send + Sync>> {
         ccs: Vec::new(),
         trace: false,
         fidelity: false,
+        cellular: false,
+        wifi_jitter: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -493,6 +475,8 @@ fn options() -> Result<Options, Box<dyn std::error::Error + Send + Sync>> {
             "--cc" => o.ccs.push(value()?),
             "--trace" => o.trace = true,
             "--fidelity" => o.fidelity = true,
+            "--cellular" => o.cellular = true,
+            "--wifi-jitter" => o.wifi_jitter = true,
             _ => return Err(format!("unknown argument {a}").into()),
         }
     }
@@ -591,13 +575,20 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     if o.quick {
         paths.truncate(1);
     }
+    for p in &mut paths {
+        p.cellular = o.cellular;
+        p.wifi_jitter = o.wifi_jitter;
+    }
     let (sim_pacer, other_pacer) = match o.pacing {
         SendPacing::Controller => ("leaky-bucket", "quinn"),
         SendPacing::Quinn => ("quinn", "leaky-bucket"),
     };
     println!(
-        "real: pacing {}, ACK timing {}, median of {} run(s); sim: {sim_pacer} pacer (and {other_pacer} beside it)",
-        o.pacing, o.ack_timing, o.runs
+        "real: pacing {}, ACK timing {}, median of {} run(s); sim: {sim_pacer} pacer (and {other_pacer} beside it){}",
+        o.pacing,
+        o.ack_timing,
+        o.runs,
+        paths::elements_note(o.cellular, o.wifi_jitter)
     );
     println!();
     println!("| path | cc | real TTLB ms | real min–max | sim ms | diff | sim ({other_pacer}) ms | real lost | sim lost | 1st flight real: KB in ms (RTTs) | sim | sim, ACK batching ms | diff |");

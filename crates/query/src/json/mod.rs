@@ -3,7 +3,7 @@
 //! * [`parse`]: a full parser into [`Value`](crate::value::Value) and a
 //!   projecting scanner that validates a whole line while materialising only
 //!   the top-level fields a query reads.
-//! * [`write`]: compact and pretty serialisation.
+//! * [`write`](mod@write): compact and pretty serialisation.
 
 pub mod parse;
 mod simd;

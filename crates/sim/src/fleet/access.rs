@@ -9,7 +9,7 @@
 //! and the Wi-Fi stack), or a deep buffer absorbs it (mobile networks,
 //! Jiang et al., "Tackling Bufferbloat in 3G/4G Networks", IMC 2012), or
 //! a drop-tail buffer of the depth the FCC's Measuring Broadband America
-//! panel measured on fixed downlinks under load ([`FixedBuffer::mba_2023`]:
+//! panel measured on fixed downlinks under load ([`BufferDepth::mba_2023`]:
 //! median 47 ms) ends it in tail drops. [`PathModel`] holds the shares
 //! that decide which, four of them free parameters fitted to the
 //! published loss table (`bench/calibrate/fit.py`), the rest sourced or
@@ -103,13 +103,16 @@ pub struct PathModel {
     /// AQM, not the buffer, sets the delay). [assumption]
     pub aqm_buffer_ms: (f64, f64),
     /// Buffer of a drop-tail fixed access, ms at the link rate: the FCC's
-    /// measured downstream queue under load ([`FixedBuffer::mba_2023`],
-    /// the fitted model's); [`FixedBuffer::ASSUMED`] is population v1's
+    /// measured downstream queue under load ([`BufferDepth::mba_2023`],
+    /// the fitted model's); [`BufferDepth::ASSUMED`] is population v1's
     /// and v2's assumed 50–250 ms (`droptail_buffer = "assumed"`).
-    pub droptail_buffer: FixedBuffer,
-    /// Buffer of a mobile path, ms: 300 ms – 2 s (Jiang et al. measured
-    /// RTTs inflated by seconds behind cellular buffers). [published range]
-    pub mobile_buffer_ms: (f64, f64),
+    pub droptail_buffer: BufferDepth,
+    /// Buffer of a mobile path, ms at the link rate:
+    /// [`BufferDepth::MOBILE_JIANG_2012`], log-uniform 300 ms – 2 s (Jiang et
+    /// al. measured cellular RTTs inflated by seconds behind 3G/4G
+    /// buffers). [published range, 2011–2012; no later downlink
+    /// measurement was found]
+    pub mobile_buffer: BufferDepth,
     /// Delay variation of a Wi-Fi hop's data path, without reordering
     /// (`ramp_link::Jitter`; WiFiSeer's median 3 ms / p90 20 ms when on,
     /// Sui et al., MobiSys 2016). [on in the fitted model; its ablation
@@ -149,8 +152,8 @@ impl Default for PathModel {
             cross_traffic_share: 0.0,
             cross_traffic_users: 2,
             aqm_buffer_ms: (100.0, 250.0),
-            droptail_buffer: FixedBuffer::mba_2023(),
-            mobile_buffer_ms: (300.0, 2000.0),
+            droptail_buffer: BufferDepth::mba_2023(),
+            mobile_buffer: BufferDepth::MOBILE_JIANG_2012,
             wifi_jitter: Some(crate::link::Jitter::WIFI_SUI_2016),
             ack_batching: false,
             cellular_share: 1.0,
@@ -180,15 +183,15 @@ fn lerp_log(u: f64, (lo, hi): (f64, f64)) -> f64 {
     (lo.ln() + u * (hi.ln() - lo.ln())).exp()
 }
 
-/// The buffer depth of a drop-tail fixed access (ms at the link rate):
-/// how deep the downstream queue of a cable, DSL or fibre line gets when
-/// a download saturates it.
+/// The buffer depth of a drop-tail bottleneck (ms at the link rate): how
+/// deep the downstream queue of a fixed line or a mobile path gets when a
+/// download saturates it.
 #[derive(Clone, Debug, PartialEq)]
-pub enum FixedBuffer {
+pub enum BufferDepth {
     /// Log-uniform between the two depths, ms. [assumption: 50–250 ms in
-    /// population v1 and v2, [`FixedBuffer::ASSUMED`]]
+    /// population v1 and v2, [`BufferDepth::ASSUMED`]]
     LogUniform(f64, f64),
-    /// An empirical distribution of depths, ms ([`FixedBuffer::mba_2023`]).
+    /// An empirical distribution of depths, ms ([`BufferDepth::mba_2023`]).
     Measured(QuantileTable),
 }
 
@@ -219,25 +222,29 @@ pub const MBA_2023_DOWNSTREAM_QUEUE_MS: [(f64, f64); 7] = [
     (0.95, 440.0),
 ];
 
-impl FixedBuffer {
-    /// Population v1's and v2's assumed range.
-    pub const ASSUMED: FixedBuffer = FixedBuffer::LogUniform(50.0, 250.0);
+impl BufferDepth {
+    /// Population v1's and v2's assumed range for drop-tail fixed lines.
+    pub const ASSUMED: BufferDepth = BufferDepth::LogUniform(50.0, 250.0);
+
+    /// Mobile paths: 300 ms – 2 s, log-uniform (Jiang et al., "Tackling
+    /// Bufferbloat in 3G/4G Networks", IMC 2012).
+    pub const MOBILE_JIANG_2012: BufferDepth = BufferDepth::LogUniform(300.0, 2000.0);
 
     /// The FCC MBA 2023 downstream queue under load
     /// ([`MBA_2023_DOWNSTREAM_QUEUE_MS`]), read as an inverse CDF.
-    pub fn mba_2023() -> FixedBuffer {
+    pub fn mba_2023() -> BufferDepth {
         // The table is ascending and positive: `new` cannot fail on it
         // (`mba_2023_table_is_valid` checks).
         let t = QuantileTable::new(&MBA_2023_DOWNSTREAM_QUEUE_MS)
             .unwrap_or_else(|e| panic!("built-in MBA table: {e}"));
-        FixedBuffer::Measured(t)
+        BufferDepth::Measured(t)
     }
 
     /// The depth at probability `u` (ms).
     pub fn at(&self, u: f64) -> f64 {
         match self {
-            FixedBuffer::LogUniform(lo, hi) => lerp_log(u, (*lo, *hi)),
-            FixedBuffer::Measured(t) => t.at(u),
+            BufferDepth::LogUniform(lo, hi) => lerp_log(u, (*lo, *hi)),
+            BufferDepth::Measured(t) => t.at(u),
         }
     }
 }
@@ -295,7 +302,7 @@ impl PathModel {
             }
             Access::Mobile => AccessPath {
                 aqm: Aqm::DropTail,
-                buffer_ms: lerp_log(u[2], self.mobile_buffer_ms),
+                buffer_ms: self.mobile_buffer.at(u[2]),
                 loss: bursty(u[3] * self.mobile_loss_max),
                 ack_aggregation: None,
                 jitter: None,
@@ -369,6 +376,7 @@ mod tests {
             let p = m.draw(Access::Mobile, &mut rng);
             assert_eq!(p.aqm, Aqm::DropTail);
             assert!((300.0..=2000.0).contains(&p.buffer_ms));
+            assert_eq!(m.mobile_buffer, BufferDepth::MOBILE_JIANG_2012);
             assert!(p.loss.mean_loss() <= m.mobile_loss_max + 1e-12);
         }
     }
@@ -387,7 +395,7 @@ mod tests {
             fixed_aqm_share: 0.0,
             ..PathModel::default()
         };
-        assert_eq!(m.droptail_buffer, FixedBuffer::mba_2023());
+        assert_eq!(m.droptail_buffer, BufferDepth::mba_2023());
         let mut rng = Rng::from_u64(9);
         let mut b: Vec<f64> = (0..40_000)
             .map(|_| m.draw(Access::Wired, &mut rng))
@@ -405,7 +413,7 @@ mod tests {
         }
         let old = PathModel {
             fixed_aqm_share: 0.0,
-            droptail_buffer: FixedBuffer::ASSUMED,
+            droptail_buffer: BufferDepth::ASSUMED,
             ..PathModel::default()
         };
         for _ in 0..1000 {
@@ -420,7 +428,7 @@ mod tests {
     fn the_buffer_table_changes_no_other_draw() {
         let mba = PathModel::default();
         let old = PathModel {
-            droptail_buffer: FixedBuffer::ASSUMED,
+            droptail_buffer: BufferDepth::ASSUMED,
             ..PathModel::default()
         };
         let (mut a, mut b) = (Rng::from_u64(3), Rng::from_u64(3));

@@ -41,7 +41,8 @@
 //! droptail_buffer = "mba-2023"       # drop-tail fixed buffers: FCC MBA 2023 downstream queue
 //!                                    # under load, or "assumed" (50–250 ms), or [lo, hi] ms
 //! aqm_buffer_ms = [100, 250]         # AQM'd fixed buffers, log-uniform (default [100, 250])
-//! mobile_buffer_ms = [300, 2000]     # mobile buffers, log-uniform (default Jiang et al.'s)
+//! mobile_buffer = [300, 2000]        # mobile buffers: [lo, hi] ms, log-uniform, or "jiang-2012"
+//!                                    # (the default, the same range) or "mba-2023"
 //!
 //! [users]                            # the client side (fleet/users.rs), all off by default
 //! flow_control = "chrome"            # receive windows 6 MiB / stream, 15 MiB / connection
@@ -67,7 +68,7 @@ use core::time::Duration;
 use ramp_cc::Rate;
 use serde::Deserialize;
 
-use super::access::FixedBuffer;
+use super::access::BufferDepth;
 use super::dist::QuantileTable;
 use super::grid::Grid;
 use super::population::{
@@ -125,15 +126,37 @@ struct FilePaths {
     traces: Option<Vec<String>>,
     droptail_buffer: Option<FileBuffer>,
     aqm_buffer_ms: Option<[f64; 2]>,
-    mobile_buffer_ms: Option<[f64; 2]>,
+    mobile_buffer: Option<FileBuffer>,
 }
 
-/// `droptail_buffer`: a named table or a log-uniform `[lo, hi]` in ms.
+/// `droptail_buffer`, `mobile_buffer`: a named table or a log-uniform
+/// `[lo, hi]` in ms.
 #[derive(Deserialize)]
 #[serde(untagged)]
 enum FileBuffer {
     Named(String),
     Range([f64; 2]),
+}
+
+/// A buffer key's value: "mba-2023" (the FCC MBA fixed-downlink table),
+/// the key's own named default, or a log-uniform `[lo, hi]` in ms.
+fn buffer_depth(
+    key: &str,
+    b: &FileBuffer,
+    default_name: &str,
+    default: BufferDepth,
+) -> Result<BufferDepth, String> {
+    match b {
+        FileBuffer::Named(n) if n == "mba-2023" => Ok(BufferDepth::mba_2023()),
+        FileBuffer::Named(n) if n == default_name => Ok(default),
+        FileBuffer::Named(n) => Err(format!(
+            "{key}: unknown table `{n}` (\"mba-2023\", \"{default_name}\" or [lo, hi] in ms)"
+        )),
+        FileBuffer::Range(r) => {
+            let (lo, hi) = buffer_range(key, *r)?;
+            Ok(BufferDepth::LogUniform(lo, hi))
+        }
+    }
 }
 
 /// The longest buffer a population may give, ms.
@@ -517,25 +540,18 @@ fn paths(p: &FilePaths) -> Result<PathModel, String> {
         return Err("trace_share: give the traces to draw from (traces = [\"file\", ...])".into());
     }
     if let Some(b) = &p.droptail_buffer {
-        m.droptail_buffer = match b {
-            FileBuffer::Named(n) if n == "mba-2023" => FixedBuffer::mba_2023(),
-            FileBuffer::Named(n) if n == "assumed" => FixedBuffer::ASSUMED,
-            FileBuffer::Named(n) => {
-                return Err(format!(
-                    "droptail_buffer: unknown table `{n}` (\"mba-2023\", \"assumed\" or [lo, hi] in ms)"
-                ))
-            }
-            FileBuffer::Range(r) => {
-                let (lo, hi) = buffer_range("droptail_buffer", *r)?;
-                FixedBuffer::LogUniform(lo, hi)
-            }
-        };
+        m.droptail_buffer = buffer_depth("droptail_buffer", b, "assumed", BufferDepth::ASSUMED)?;
+    }
+    if let Some(b) = &p.mobile_buffer {
+        m.mobile_buffer = buffer_depth(
+            "mobile_buffer",
+            b,
+            "jiang-2012",
+            BufferDepth::MOBILE_JIANG_2012,
+        )?;
     }
     if let Some(r) = p.aqm_buffer_ms {
         m.aqm_buffer_ms = buffer_range("aqm_buffer_ms", r)?;
-    }
-    if let Some(r) = p.mobile_buffer_ms {
-        m.mobile_buffer_ms = buffer_range("mobile_buffer_ms", r)?;
     }
     if let Some(u) = p.cross_traffic_users {
         if !(1..=64).contains(&u) {

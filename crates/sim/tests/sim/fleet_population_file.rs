@@ -141,7 +141,7 @@ fn page_loads_are_a_workload_key() {
 /// `"assumed"` or a range; out-of-range and unknown values say which key.
 #[test]
 fn buffer_tables_are_paths_keys() {
-    use ramp_sim::fleet::access::FixedBuffer;
+    use ramp_sim::fleet::access::BufferDepth;
     let paths = |body: &str| {
         let f = PopulationFile::parse(
             &format!("[[region]]\nname = \"africa\"\n[paths]\n{body}\n"),
@@ -155,19 +155,27 @@ fn buffer_tables_are_paths_keys() {
     };
     assert_eq!(
         paths("droptail_buffer = \"mba-2023\"").droptail_buffer,
-        FixedBuffer::mba_2023()
+        BufferDepth::mba_2023()
     );
     assert_eq!(
         paths("droptail_buffer = \"assumed\"").droptail_buffer,
-        FixedBuffer::ASSUMED
+        BufferDepth::ASSUMED
     );
     assert_eq!(
         paths("droptail_buffer = [20, 80]").droptail_buffer,
-        FixedBuffer::LogUniform(20.0, 80.0)
+        BufferDepth::LogUniform(20.0, 80.0)
     );
-    let m = paths("aqm_buffer_ms = [50, 100]\nmobile_buffer_ms = [100, 1000]");
+    let m = paths("aqm_buffer_ms = [50, 100]\nmobile_buffer = [100, 1000]");
     assert_eq!(m.aqm_buffer_ms, (50.0, 100.0));
-    assert_eq!(m.mobile_buffer_ms, (100.0, 1000.0));
+    assert_eq!(m.mobile_buffer, BufferDepth::LogUniform(100.0, 1000.0));
+    assert_eq!(
+        paths("mobile_buffer = \"jiang-2012\"").mobile_buffer,
+        BufferDepth::MOBILE_JIANG_2012
+    );
+    assert_eq!(
+        paths("mobile_buffer = \"mba-2023\"").mobile_buffer,
+        BufferDepth::mba_2023()
+    );
     let e = err("[[region]]\nname = \"africa\"\n[paths]\ndroptail_buffer = \"mba-2011\"\n");
     assert!(
         e.contains("droptail_buffer") && e.contains("mba-2011"),
@@ -175,6 +183,11 @@ fn buffer_tables_are_paths_keys() {
     );
     let e = err("[[region]]\nname = \"africa\"\n[paths]\naqm_buffer_ms = [300, 100]\n");
     assert!(e.contains("aqm_buffer_ms") && e.contains("lo <= hi"), "{e}");
-    let e = err("[[region]]\nname = \"africa\"\n[paths]\nmobile_buffer_ms = [0, 100]\n");
-    assert!(e.contains("mobile_buffer_ms"), "{e}");
+    let e = err("[[region]]\nname = \"africa\"\n[paths]\nmobile_buffer = [0, 100]\n");
+    assert!(e.contains("mobile_buffer"), "{e}");
+    let e = err("[[region]]\nname = \"africa\"\n[paths]\nmobile_buffer = \"assumed\"\n");
+    assert!(
+        e.contains("mobile_buffer") && e.contains("jiang-2012"),
+        "{e}"
+    );
 }

@@ -65,6 +65,9 @@ pub struct Args {
     /// A population file (TOML: [[region]] tables or a [grid]); see
     /// docs/experiments.md. Arms then come from --arms (default: the
     /// Rapid Start preset's four).
+    // This doc comment is --help text, read in a terminal: the TOML
+    // brackets are not links.
+    #[allow(rustdoc::broken_intra_doc_links)]
     #[arg(long, value_name = "FILE")]
     population: Option<String>,
     /// Arms as `label=spec,...` (commas inside parentheses belong to
