@@ -39,7 +39,8 @@
 //! quiche/quic/core/quic_sent_packet_manager.cc and quic_constants.h at
 //! google/quiche f44fa9f3). A resumed connection's 0.5-RTT data is then
 //! paced, and its PTO armed, at the path's RTT instead of RFC 9002 §6.2.2's
-//! 333 ms. A full handshake gets an RTT sample before its first data, so
+//! 333 ms (the same section allows a resumed connection the previous
+//! connection's final smoothed RTT). A full handshake gets an RTT sample before its first data, so
 //! the hint matters only with 0-RTT here. quicly (the Rapid Start arms'
 //! stack) does not remember an RTT across connections: a new connection
 //! starts at `QUICLY_DEFAULT_INITIAL_RTT`, with "FIXME remember

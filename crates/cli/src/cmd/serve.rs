@@ -101,6 +101,19 @@ pub struct Args {
 /// Runs `ramp serve`.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let cc = CcChoice::parse(&args.cc).map_err(|e| anyhow::anyhow!("--cc {}: {e}", args.cc))?;
+    // An arm's `pacer=` (the seed arms carry quicly's) chooses the
+    // simulator's pacer model; real mode paces as --pacing says.
+    if let Some(m) = ramp_cc::spec::parse(&args.cc)
+        .ok()
+        .and_then(|s| s.pacer_model())
+    {
+        eprintln!(
+            "ramp serve: warning: --cc {}: pacer={} is a simulator setting; real mode paces as --pacing {} says",
+            args.cc,
+            m.as_str(),
+            args.pacing
+        );
+    }
     let identity = match (&args.cert, &args.key) {
         (Some(c), Some(k)) => Identity::from_pem_files(c, k)?,
         _ => Identity::self_signed()?,

@@ -3,9 +3,9 @@
 //! the horizontal axis, a line at 0 with the faster side tinted, a
 //! bootstrap band per arm, one small multiple per facet.
 
-use super::axes::{de, panel_canvas_size, signed_pct, text};
+use super::axes::{de, signed_pct, text};
 use super::change::{
-    arm_colour, draw_change_panels, key_rows, panel_caption, title_by, ChangeLayout,
+    arm_colour, change_canvas_size, draw_change_panels, panel_caption, title_by, ChangeLayout,
 };
 use super::style::Theme;
 use super::Chart;
@@ -40,10 +40,7 @@ impl<'a> AbChart<'a> {
 
 impl Chart for AbChart<'_> {
     fn size(&self) -> (u32, u32) {
-        panel_canvas_size(
-            self.result.panels.len(),
-            key_rows(&self.result.panels, |p| p.curves.len()),
-        )
+        change_canvas_size(&self.result.panels)
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>, theme: Theme) -> Result<()> {
@@ -80,7 +77,6 @@ impl Chart for AbChart<'_> {
             x: &x,
             x_desc: &x_desc,
             y_desc: "percentile",
-            key_rows: key_rows(&r.panels, |p| p.curves.len()),
         };
         let caption =
             |panel: &AbPanel| panel_caption(&r.facet, &panel.facet, &r.baseline, panel.baseline_n);

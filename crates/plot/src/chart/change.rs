@@ -5,10 +5,11 @@
 //! throughout.
 
 use super::axes::{
-    cartesian, de, key_height, panel_key, panel_layout, styled, text, Coord, Frame, TITLE_BAND,
+    cartesian, de, key_height, panel_canvas_size, panel_key, panel_layout, styled, text, Coord,
+    Frame, TITLE_BAND,
 };
 use super::style::Theme;
-use crate::ab::Facet;
+use crate::ab::{AbPanel, Facet, PairedPanel};
 use crate::error::Result;
 use crate::units::{format_number, Scale};
 use plotters::coord::Shift;
@@ -74,9 +75,38 @@ const FRAME: Frame = Frame {
     caption: Some(15.0),
 };
 
+/// A panel of a change chart, as the layout sees it: one key row per
+/// curve.
+pub(crate) trait ChangePanel {
+    /// Curves (arms) the panel draws.
+    fn curve_count(&self) -> usize;
+}
+
+impl ChangePanel for AbPanel {
+    fn curve_count(&self) -> usize {
+        self.curves.len()
+    }
+}
+
+impl ChangePanel for PairedPanel {
+    fn curve_count(&self) -> usize {
+        self.curves.len()
+    }
+}
+
 /// Rows of each panel's key: the most curves any panel has.
-pub(crate) fn key_rows<P>(panels: &[P], curves: impl Fn(&P) -> usize) -> usize {
-    panels.iter().map(curves).max().unwrap_or(0)
+fn key_rows<P: ChangePanel>(panels: &[P]) -> usize {
+    panels
+        .iter()
+        .map(ChangePanel::curve_count)
+        .max()
+        .unwrap_or(0)
+}
+
+/// The canvas a change chart of `panels` needs: the panel grid, each
+/// panel with room for the largest key.
+pub(crate) fn change_canvas_size<P: ChangePanel>(panels: &[P]) -> (u32, u32) {
+    panel_canvas_size(panels.len(), key_rows(panels))
 }
 
 /// The vertical axis of the A/B and paired charts: 0…100 in steps of 10
@@ -131,14 +161,12 @@ pub(crate) struct ChangeLayout<'a> {
     pub(crate) x_desc: &'a str,
     /// The vertical axis' label.
     pub(crate) y_desc: &'a str,
-    /// Rows each panel's key has room for.
-    pub(crate) key_rows: usize,
 }
 
 /// Draws the title and one panel per item of `panels`: each with
 /// `caption(panel)`, the change frame, then whatever `curves` draws into
 /// it, and the key `curves` returns (colour and label per line).
-pub(crate) fn draw_change_panels<DB: DrawingBackend, P>(
+pub(crate) fn draw_change_panels<DB: DrawingBackend, P: ChangePanel>(
     root: &DrawingArea<DB, Shift>,
     theme: Theme,
     layout: &ChangeLayout<'_>,
@@ -150,7 +178,7 @@ pub(crate) fn draw_change_panels<DB: DrawingBackend, P>(
     let y = percent_axis();
     let (cols, rows) = panel_layout(panels.len());
     let cells = body.split_evenly((rows, cols));
-    let key_h = key_height(layout.key_rows);
+    let key_h = key_height(key_rows(panels));
     for (panel, cell) in panels.iter().zip(cells.iter()) {
         let (_, cell_h) = cell.dim_in_pixel();
         let (area, key_area) = cell.split_vertically(cell_h.saturating_sub(key_h));

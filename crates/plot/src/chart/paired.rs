@@ -3,9 +3,9 @@
 //! Pairing removes the path-to-path spread, so it shows effects the
 //! unpaired percentile comparison cannot (docs/charts.md).
 
-use super::axes::{de, panel_canvas_size, signed_pct, steps};
+use super::axes::{de, signed_pct, steps};
 use super::change::{
-    arm_colour, draw_change_panels, key_rows, panel_caption, title_by, ChangeLayout,
+    arm_colour, change_canvas_size, draw_change_panels, panel_caption, title_by, ChangeLayout,
 };
 use super::style::Theme;
 use super::Chart;
@@ -54,10 +54,7 @@ pub(crate) fn ecdf_points(sorted: &[f64]) -> Vec<(f64, f64)> {
 
 impl Chart for PairedChart<'_> {
     fn size(&self) -> (u32, u32) {
-        panel_canvas_size(
-            self.result.panels.len(),
-            key_rows(&self.result.panels, |p| p.curves.len()),
-        )
+        change_canvas_size(&self.result.panels)
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>, theme: Theme) -> Result<()> {
@@ -88,7 +85,6 @@ impl Chart for PairedChart<'_> {
             x: &x,
             x_desc: &x_desc,
             y_desc: "paths (%)",
-            key_rows: key_rows(&r.panels, |p| p.curves.len()),
         };
         let caption = |panel: &PairedPanel| {
             let pairs = panel
