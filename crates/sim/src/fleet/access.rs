@@ -100,7 +100,7 @@ pub struct PathModel {
     pub cross_traffic_users: u32,
     /// Buffer of an AQM'd bottleneck, ms at the link rate: log-uniform in
     /// this range (cable modems and CPE buffer 100–250 ms and more; the
-    /// AQM, not the buffer, sets the delay). [assumption]
+    /// AQM, not the buffer, sets the delay). \[assumption\]
     pub aqm_buffer_ms: (f64, f64),
     /// Buffer of a drop-tail fixed access, ms at the link rate: the FCC's
     /// measured downstream queue under load ([`BufferDepth::mba_2023`],

@@ -7,7 +7,7 @@
 //! region's quantile tables at probabilities from a Gaussian copula whose
 //! mean is shifted by the access type (mobile toward lower bandwidth and
 //! higher RTT, wired the other way), which gives the positive
-//! slow-and-far correlation §3.2 asks for while keeping each marginal's
+//! slow-and-far correlation the model assumes while keeping each marginal's
 //! mean and variance on the normal scale.
 
 use core::time::Duration;
@@ -35,10 +35,10 @@ pub struct AccessMix {
 }
 
 /// Copula correlation between the access type's slowness score and the
-/// bandwidth/RTT draws ([assumption] of §3.2: 0.3–0.5).
+/// bandwidth/RTT draws (\[assumption\]: a value within 0.3–0.5).
 pub const ACCESS_CORRELATION: f64 = 0.4;
 
-/// Share of receivers with Chrome's ACK decimation (§3.3: 60 % [assumption]).
+/// Share of receivers with Chrome's ACK decimation (60 % \[assumption\]).
 pub const CHROME_ACK_SHARE: f64 = 0.6;
 
 /// Bandwidth is clamped to this range, Mbit/s: below 0.5 Mbit/s a 3.2 MB
@@ -142,10 +142,10 @@ fn ms(v: f64) -> Duration {
     Duration::from_micros((v * 1000.0).round().max(1.0) as u64)
 }
 
-/// Quantile points of the §3.2 table: p10, p25, p50, p75, p90.
+/// Quantile points of the regional NDT tables: p10, p25, p50, p75, p90.
 const PS: [f64; 5] = [0.10, 0.25, 0.50, 0.75, 0.90];
 
-/// A region from the §3.2 / §3.3 tables.
+/// A region from its NDT quantiles, access mixture and Ookla medians.
 fn builtin(name: &str, bw: [f64; 5], rtt: [f64; 5], mix: [f64; 4], ookla: [f64; 2]) -> Region {
     let table = |v: [f64; 5]| {
         let pts: Vec<(f64, f64)> = PS.iter().copied().zip(v).collect();
@@ -307,7 +307,7 @@ impl Region {
         let ap = self.paths.draw(access, rng);
         let policed = rng.next_f64() < m.policed * self.paths.policed_scale;
         // Policers sit well below the access rate (Flach et al.: policing
-        // is what limits the flow); bucket 16–64 KB (§3.3).
+        // is what limits the flow); bucket 16–64 KB [assumption].
         let policer_frac = uniform(rng, 0.2, 0.6);
         let bucket = log_uniform(rng, 16_000.0, 64_000.0);
         let policer = policed.then(|| {
