@@ -2,7 +2,7 @@
 //! draft-ietf-tsvwg-careful-resume), as the seed experiment's `jumpstart`
 //! arm ran them: the jump window is fixed (`2·IW`, 60 packets on seed-100m)
 //! instead of coming from a saved `saved_cwnd`, and the jump is paced over
-//! the current RTT ([`crate::jump_start`]).
+//! the current RTT (`crate::jump_start`).
 //!
 //! What this module adds to the plain jump is the bookkeeping that makes it
 //! *careful*:

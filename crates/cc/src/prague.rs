@@ -187,7 +187,7 @@ impl Prague {
     /// Additive increase for `n` newly acknowledged bytes (the reference's
     /// rule, prague_cc.cpp): per RTT the window grows by `increment`
     /// scaled by (srtt/vRTT)², where `increment` is one packet while
-    /// growth waits after a reduction, else [`QUEUE_GROWTH`] of the flow's
+    /// growth waits after a reduction, else `QUEUE_GROWTH` of the flow's
     /// rate (at least a packet). CE-marked bytes do not count.
     pub fn on_ack(&mut self, cwnd: u64, n: u64, srtt: Duration, mds: u64) -> u64 {
         let skip = self.ce_pending.min(n);

@@ -22,7 +22,7 @@ pub fn pattern_byte(offset: u64) -> u8 {
 /// The one buffer every `/bytes/N` chunk is a slice of: [`CHUNK_BYTES`]
 /// plus one period of the pattern. The HTTP/3 send path recognises slices
 /// of it and hands them to quinn without copying
-/// ([`crate::h3_tracked`]).
+/// (`crate::h3_tracked`).
 pub fn pattern_buffer() -> &'static Bytes {
     static BUF: OnceLock<Bytes> = OnceLock::new();
     BUF.get_or_init(|| {

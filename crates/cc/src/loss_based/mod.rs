@@ -8,7 +8,7 @@
 //! - the congestion-avoidance algorithm ([`CaAlgorithm`]): Reno or CUBIC,
 //!   which gives β, the additive growth and the decrease;
 //! - the startup policy ([`Startup`]): any combination of the full-RTT paced
-//!   first flight ([`crate::jump_start`]), Rapid Start's 3× growth and
+//!   first flight (`crate::jump_start`), Rapid Start's 3× growth and
 //!   first-recovery reduction ([`crate::rapid_start`]) and HyStart++
 //!   ([`crate::hystart`]); none of them is classic slow start.
 //!
@@ -91,7 +91,7 @@ impl CaAlgorithm {
 }
 
 /// Whether and when the full-RTT paced `2·IW` first flight
-/// ([`crate::jump_start`]) is sent.
+/// (`crate::jump_start`) is sent.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum FirstFlightStart {
     /// No first flight: classic slow start from the initial window.

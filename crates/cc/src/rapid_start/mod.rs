@@ -1,7 +1,7 @@
 //! Rapid Start, draft-kazuho-ccwg-rapid-start-02: the growth
 //! rule and the smooth first-recovery reduction.
 //!
-//! The full-RTT paced first flight is [`crate::jump_start`], shared with the
+//! The full-RTT paced first flight is `crate::jump_start`, shared with the
 //! jump-start-only arm. Sequencing (when growth applies, when recovery
 //! starts and ends) is in [`crate::loss_based`].
 //!
@@ -9,7 +9,7 @@
 //!
 //! | -02 | rule | code |
 //! |---|---|---|
-//! | §3.1 | the first flight: up to 2·IW paced over one RTT, after the first RTT sample | [`crate::jump_start::jump_window`], `FirstFlight` (the flight and its end); `LossBased::on_ack_frame_end` starts it, `on_packet_sent` marks its first packet |
+//! | §3.1 | the first flight: up to 2·IW paced over one RTT, after the first RTT sample | `crate::jump_start::jump_window`, `FirstFlight` (the flight and its end); `LossBased::on_ack_frame_end` starts it, `on_packet_sent` marks its first packet |
 //! | §3.2 | growth: +2 bytes per acked byte (3×/round) while the RTT floor is below [`queue_buildup_thresh`], +1 (2×) once above; paced at [`RAPID_PACING_GAIN`] | [`RapidStart::evaluate`], [`RapidStart::growth`], [`RapidStart::pacing_gain`]; the floor is [`crate::round::RoundTracker::rtt_floor`] |
 //! | §3.3 | the first congestion event: one recovery period with the smooth reduction (`silence`, `ack`, `loss` factors of β), paced at [`RAPID_RECOVERY_PACING_GAIN`] | [`RapidStart::enter_recovery`], [`Factors::for_beta`], [`RapidRecovery`] (`on_acked`, `on_lost`), [`RapidStart::recovery_gain`] |
 //! | §3.3.2 | a CE-only episode may use a larger β (`ce_beta`) | [`RapidStart::enter_recovery`]; [`RapidRecovery::rebased`] when a loss joins the episode |
@@ -102,7 +102,7 @@ pub enum RttFloorSource {
     Current,
     /// quicly's: the least sample over the last 4 slots of `min_rtt/4`
     /// each, a window of about one `min_rtt` that slides with time, not
-    /// with rounds ([`crate::rapid_floor::SlotFloor`]).
+    /// with rounds (`crate::rapid_floor::SlotFloor`).
     Slots,
 }
 

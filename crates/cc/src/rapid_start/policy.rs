@@ -175,13 +175,13 @@ impl RapidStart {
         }
     }
 
-    /// The pacing gain while growing 3× ([`RAPID_PACING_GAIN`] by default).
+    /// The pacing gain while growing 3× ([`super::RAPID_PACING_GAIN`] by default).
     pub fn pacing_gain(&self) -> Ratio {
         self.opts.pacing_gain
     }
 
     /// The pacing gain in the first recovery
-    /// ([`RAPID_RECOVERY_PACING_GAIN`] by default).
+    /// ([`super::RAPID_RECOVERY_PACING_GAIN`] by default).
     pub fn recovery_gain(&self) -> Ratio {
         self.opts.recovery_gain
     }

@@ -103,7 +103,7 @@ impl StrictClock {
 /// wall-clock stamp (`since_epoch`), read at `polled` (the monotonic clock)
 /// and `wall_now` (the wall clock, read beside it): `polled` less the
 /// datagram's age. `None` when the stamp is missing or the two clocks
-/// disagree by more than [`MAX_AGE`].
+/// disagree by more than `MAX_AGE`.
 pub fn kernel_arrival(
     since_epoch: Option<Duration>,
     polled: Instant,

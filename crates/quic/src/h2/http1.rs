@@ -2,7 +2,7 @@
 //! clients that ask for ALPN `http/1.1` or for no protocol at all
 //! (RFC 7301 §3.2 leaves the choice to the server; HTTP/1.1 is the
 //! default over TLS, RFC 9112 §1). It serves the same routes as HTTP/2
-//! and HTTP/3 ([`crate::route`]), so a kernel-TCP download over plain
+//! and HTTP/3 (`crate::route`), so a kernel-TCP download over plain
 //! HTTP/1.1 is compared with the other two on the same server.
 //!
 //! Only what a download needs: GET and HEAD, persistent connections

@@ -1,5 +1,5 @@
 //! HTTP/2 over TLS on TCP: the baseline `ramp serve --h2` serves the same
-//! paths with (see [`crate::route`]), and the connection set-up `ramp load
+//! paths with (see `crate::route`), and the connection set-up `ramp load
 //! --h2` uses. The same listener speaks HTTP/1.1 to clients that ask for
 //! it by ALPN, and can run any kernel TCP congestion controller.
 //!

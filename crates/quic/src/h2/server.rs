@@ -1,5 +1,5 @@
 //! `ramp serve --h2`: `/bytes/N` and `--root` files over HTTP/2 + TLS on
-//! TCP, with the request rules of [`crate::route`]; clients that ask for
+//! TCP, with the request rules of `crate::route`; clients that ask for
 //! `http/1.1` by ALPN (or for nothing) get HTTP/1.1 ([`super::http1`]).
 //! Every connection can run a chosen kernel TCP congestion controller
 //! (`TCP_CONGESTION`, tcp(7)).

@@ -2,9 +2,9 @@
 //! ramp-cc controller, writing one stats record per request.
 //!
 //! Each connection is accepted with its own quinn `ServerConfig`, whose
-//! controller factory carries a [`ConnProbe`]: that is how the request task
+//! controller factory carries a [`crate::probe::ConnProbe`]: that is how the request task
 //! reads the controller's counters. Request streams go through
-//! [`crate::h3_tracked`], which tells when each response was completely
+//! `crate::h3_tracked`, which tells when each response was completely
 //! acknowledged.
 //!
 //! `ttlb` in a record runs from the moment the server has the request

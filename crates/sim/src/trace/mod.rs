@@ -1,7 +1,7 @@
 //! Per-connection traces: typed events ([`TraceEvent`]) that the engine
 //! hands to a [`TraceSink`], which timestamps them and passes them to its
 //! outputs ([`TraceOutput`]): NDJSON (`ndjson`, docs/formats.md) and qlog
-//! 0.3 JSON-SEQ ([`qlog`]). Another format is one more
+//! 0.3 JSON-SEQ (`qlog`). Another format is one more
 //! implementation of the trait.
 //!
 //! A sink is off unless an output was given; the simulator checks
