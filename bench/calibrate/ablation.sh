@@ -71,6 +71,9 @@ fixed_aqm_share = 0.0' ;;
     # measured fixed downlinks.
     mobile_mba) row mobile_mba 'droptail_buffer = "mba-2023"
 mobile_buffer = "mba-2023"' ;;
+    # Sensitivity, not sourced: every mobile bottleneck FQ-CoDel over its
+    # deep buffer (a few drops per slow start instead of a tail overflow).
+    mobile_aqm) row mobile_aqm 'mobile_aqm_share = 1.0' ;;
     ndt) # sensitivity: NDT single-flow rates as the bottleneck (capacity 1)
       saved=$regions
       regions="$(printf '%s' "$regions" | sed 's/^\(name = .*\)$/\1\ncapacity = { fixed = 1, mobile = 1 }/')

@@ -124,6 +124,12 @@ pub struct PathModel {
     /// real server, not on a production one; its ablation row is in
     /// docs/experiments.md]
     pub ack_batching: bool,
+    /// Share of mobile paths whose bottleneck queue runs FQ-CoDel over its
+    /// buffer instead of drop-tail. [not sourced: 0 in the fitted model; a
+    /// sensitivity for the question of docs/experiments.md, "Buffer
+    /// sources", whether the mobile bottleneck ends slow starts with a few
+    /// drops each]
+    pub mobile_aqm_share: f64,
     /// Share of mobile paths whose bottleneck is a cellular link
     /// (`ramp_link::Cellular`, CellReplay's defaults: less capacity for a
     /// burst after idle, a drifting base RTT). [1 in the fitted model:
@@ -154,6 +160,7 @@ impl Default for PathModel {
             aqm_buffer_ms: (100.0, 250.0),
             droptail_buffer: BufferDepth::mba_2023(),
             mobile_buffer: BufferDepth::MOBILE_JIANG_2012,
+            mobile_aqm_share: 0.0,
             wifi_jitter: Some(crate::link::Jitter::WIFI_SUI_2016),
             ack_batching: false,
             cellular_share: 1.0,
@@ -301,7 +308,13 @@ impl PathModel {
                 }
             }
             Access::Mobile => AccessPath {
-                aqm: Aqm::DropTail,
+                // u[0] decides the fixed accesses' AQM; a mobile path has
+                // none, so it is free here.
+                aqm: if u[0] < self.mobile_aqm_share {
+                    Aqm::FqCoDel(Default::default())
+                } else {
+                    Aqm::DropTail
+                },
                 buffer_ms: self.mobile_buffer.at(u[2]),
                 loss: bursty(u[3] * self.mobile_loss_max),
                 ack_aggregation: None,
@@ -420,6 +433,32 @@ mod tests {
             let p = old.draw(Access::Wired, &mut rng);
             assert!((50.0..=250.0).contains(&p.buffer_ms));
         }
+    }
+
+    /// `mobile_aqm_share` puts FQ-CoDel on that share of mobile paths and
+    /// changes nothing else a mobile path draws.
+    #[test]
+    fn mobile_aqm_share_comes_out_as_configured() {
+        let m = PathModel {
+            mobile_aqm_share: 0.5,
+            ..PathModel::default()
+        };
+        let (mut a, mut b) = (Rng::from_u64(11), Rng::from_u64(11));
+        let n = 20_000;
+        let mut codel = 0;
+        for _ in 0..n {
+            let (p, q) = (
+                m.draw(Access::Mobile, &mut a),
+                PathModel::default().draw(Access::Mobile, &mut b),
+            );
+            assert_eq!((p.buffer_ms, p.loss), (q.buffer_ms, q.loss));
+            assert_eq!(q.aqm, Aqm::DropTail);
+            if matches!(p.aqm, Aqm::FqCoDel(_)) {
+                codel += 1;
+            }
+        }
+        let share = f64::from(codel) / f64::from(n);
+        assert!((share - 0.5).abs() < 0.02, "mobile FQ-CoDel share {share}");
     }
 
     /// Same seed, same draws: the measured table adds no random draw, so

@@ -40,6 +40,7 @@
 //! traces = ["lte.down", "5g.down"]   # ... drawn uniformly from these (paths from the working directory)
 //! droptail_buffer = "mba-2023"       # drop-tail fixed buffers: FCC MBA 2023 downstream queue
 //!                                    # under load, or "assumed" (50–250 ms), or [lo, hi] ms
+//! mobile_aqm_share = 0.5            # mobile paths with FQ-CoDel at the bottleneck (default 0; not sourced)
 //! aqm_buffer_ms = [100, 250]         # AQM'd fixed buffers, log-uniform (default [100, 250])
 //! mobile_buffer = [300, 2000]        # mobile buffers: [lo, hi] ms, log-uniform, or "jiang-2012"
 //!                                    # (the default, the same range) or "mba-2023"
@@ -127,6 +128,7 @@ struct FilePaths {
     droptail_buffer: Option<FileBuffer>,
     aqm_buffer_ms: Option<[f64; 2]>,
     mobile_buffer: Option<FileBuffer>,
+    mobile_aqm_share: Option<f64>,
 }
 
 /// `droptail_buffer`, `mobile_buffer`: a named table or a log-uniform
@@ -550,6 +552,12 @@ fn paths(p: &FilePaths) -> Result<PathModel, String> {
             BufferDepth::MOBILE_JIANG_2012,
         )?;
     }
+    share(
+        "mobile_aqm_share",
+        p.mobile_aqm_share,
+        &mut m.mobile_aqm_share,
+        1.0,
+    )?;
     if let Some(r) = p.aqm_buffer_ms {
         m.aqm_buffer_ms = buffer_range("aqm_buffer_ms", r)?;
     }

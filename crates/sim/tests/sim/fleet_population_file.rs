@@ -165,6 +165,9 @@ fn buffer_tables_are_paths_keys() {
         paths("droptail_buffer = [20, 80]").droptail_buffer,
         BufferDepth::LogUniform(20.0, 80.0)
     );
+    assert_eq!(paths("mobile_aqm_share = 0.5").mobile_aqm_share, 0.5);
+    let e = err("[[region]]\nname = \"africa\"\n[paths]\nmobile_aqm_share = 2\n");
+    assert!(e.contains("mobile_aqm_share"), "{e}");
     let m = paths("aqm_buffer_ms = [50, 100]\nmobile_buffer = [100, 1000]");
     assert_eq!(m.aqm_buffer_ms, (50.0, 100.0));
     assert_eq!(m.mobile_buffer, BufferDepth::LogUniform(100.0, 1000.0));
