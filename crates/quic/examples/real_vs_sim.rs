@@ -25,8 +25,9 @@
 //!   [--wifi-jitter] (every path's downlink with WiFiSeer's delay
 //!               variation: `--wifi-jitter` against `[path.jitter]`)
 //!   [--trace]   (each real controller's sends, ACK frames and congestion
-//!               events on stderr, and the relay's per-datagram log kept in
-//!               the temporary directory: docs/real-pacing.md, ACK batching)
+//!               events on stderr, and the relay's per-datagram log and the
+//!               simulator's NDJSON trace kept in the temporary directory:
+//!               docs/real-pacing.md, ACK batching)
 
 use std::io::Write;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -377,15 +378,20 @@ struct Sim {
 
 /// One simulation of `path`; `batching` = Some(seed) turns on ACK batching
 /// at the sender (the real server's measured wake-ups, `ramp_sim::wakeup`)
-/// with that seed.
+/// with that seed; `keep_trace` writes its NDJSON trace to the temporary
+/// directory.
 fn sim(
     path: Path,
     cc: &str,
     pacer: &str,
     batching: Option<u64>,
+    keep_trace: bool,
 ) -> Result<Sim, Box<dyn std::error::Error + Send + Sync>> {
+    // `client_closes`: `ramp get` closes the connection once it has the
+    // response, and quinn sends the ACK it owes with its CONNECTION_CLOSE
+    // (docs/real-mode.md, "The last ACK").
     let toml = format!(
-        "seed = {}\n[path]\nrate = \"{}mbit\"\nrtt = \"{}ms\"\nqueue = \"{}ms\"\nloss = \"{}%\"\naqm = \"{}\"\nack_batching = \"{}\"\n{}[endpoint]\nmds = 1200\niw = 10\npacer = \"{pacer}\"\n",
+        "seed = {}\n[path]\nrate = \"{}mbit\"\nrtt = \"{}ms\"\nqueue = \"{}ms\"\nloss = \"{}%\"\naqm = \"{}\"\nack_batching = \"{}\"\n{}[endpoint]\nmds = 1200\niw = 10\npacer = \"{pacer}\"\nclient_closes = true\n",
         batching.unwrap_or(1),
         path.rate_mbit,
         path.rtt_ms,
@@ -403,6 +409,18 @@ fn sim(
     let rec = run_connection(&sc, &spec, SIM_SEED, &mut trace)?;
     trace.finish()?;
     let text = String::from_utf8(buf.0.lock().map_err(|_| "poisoned")?.clone())?;
+    if keep_trace {
+        // `--trace`: the simulator's side, to set against the real
+        // controller's trace and the relay's log.
+        static RUN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let p = std::env::temp_dir().join(format!(
+            "ramp-real-vs-sim-sim-{}-{n}.ndjson",
+            std::process::id()
+        ));
+        std::fs::write(&p, &text)?;
+        eprintln!("sim cc={cc} path={} trace={}", path.name, p.display());
+    }
     // Data packets (those carrying stream bytes) of the server.
     let mut sends = Vec::new();
     for line in text.lines() {
@@ -516,7 +534,7 @@ fn batched_median(
     pacer: &str,
 ) -> Result<Duration, Box<dyn std::error::Error + Send + Sync>> {
     let mut b = (1..=5)
-        .map(|s| sim(path, cc, pacer, Some(s)).map(|x| x.ttlb))
+        .map(|s| sim(path, cc, pacer, Some(s), false).map(|x| x.ttlb))
         .collect::<Result<Vec<_>, _>>()?;
     b.sort();
     Ok(b[b.len() / 2])
@@ -605,8 +623,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
                 path: *path,
                 cc: cc.clone(),
                 runs,
-                sim: sim(*path, cc, sim_pacer, None)?,
-                other: sim(*path, cc, other_pacer, None)?,
+                sim: sim(*path, cc, sim_pacer, None, o.trace)?,
+                other: sim(*path, cc, other_pacer, None, false)?,
                 batched: batched_median(*path, cc, sim_pacer)?,
             };
             print_row(&row);

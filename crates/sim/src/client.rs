@@ -127,6 +127,8 @@ pub struct Client {
     /// The request schedule (crate::page); None for one object.
     page: Option<Box<ClientPage>>,
     mds: u64,
+    /// Closes the connection once the response is complete.
+    closes_when_done: bool,
 }
 
 /// The client's side of a request schedule.
@@ -210,6 +212,7 @@ impl Client {
             t_request_sent: None,
             page: None,
             mds,
+            closes_when_done: false,
         }
     }
 
@@ -300,6 +303,14 @@ impl Client {
         }
     }
 
+    /// The client closes the connection once it has the whole response
+    /// (`[endpoint] client_closes`): the ACK it owes then leaves at once,
+    /// in the packet that carries its CONNECTION_CLOSE.
+    pub fn with_close_when_done(mut self, on: bool) -> Client {
+        self.closes_when_done = on;
+        self
+    }
+
     /// A resumed connection sends its request in 0-RTT, with its Initial
     /// (crate::resumption).
     pub fn with_zero_rtt(mut self, on: bool) -> Client {
@@ -377,6 +388,7 @@ impl Client {
             // and the server's loss recovery resends it).
             return;
         }
+        let complete_before = self.t_last_byte.is_some();
         let si = d.space.index();
         let (new, action) = self.acks[si].on_packet(now, d.pn, true, ecn, self.rtt_estimate);
         if new {
@@ -402,6 +414,17 @@ impl Client {
             AckAction::By(_) if d.space == Space::Application => {}
             AckAction::By(_) => self.ack(now, d.space, out),
             AckAction::None => {}
+        }
+        // The response is complete and the client closes: the delayed ACK
+        // goes with its CONNECTION_CLOSE, now (quinn-proto 0.11.19 writes
+        // ACK frames before CONNECTION_CLOSE "especially important with ack
+        // delay"), not at max_ack_delay.
+        if self.closes_when_done
+            && !complete_before
+            && self.t_last_byte.is_some()
+            && self.ack_deadline().is_some()
+        {
+            self.ack(now, Space::Application, out);
         }
         if self.t_handshake.is_none() && self.crypto_count == self.crypto_total {
             self.t_handshake = Some(now);

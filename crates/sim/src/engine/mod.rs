@@ -282,7 +282,8 @@ fn set_up(
             ep.mds,
         )
         .with_flow_windows(ep.flow_windows)
-        .with_zero_rtt(resumption.zero_rtt());
+        .with_zero_rtt(resumption.zero_rtt())
+        .with_close_when_done(ep.client_closes);
         let client = match page {
             Some((r, layout)) => client.with_page(r, layout),
             None => client,

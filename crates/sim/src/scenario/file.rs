@@ -384,6 +384,7 @@ struct FileEndpoint {
     resume_rate: Option<Q<Rate>>,
     resume_rtt: Option<Q<Duration>>,
     client_rtt_hint: Option<Q<Duration>>,
+    client_closes: Option<bool>,
 }
 
 #[derive(Deserialize)]
@@ -605,6 +606,7 @@ impl FileEndpoint {
             }
             e.client_rtt_hint = Some(h);
         }
+        set(&mut e.client_closes, self.client_closes);
         if let Some(v) = self.ecn {
             e.ecn = v.codepoint()?;
         }

@@ -45,6 +45,7 @@
 //! # resume_rate = "50mbit"     # saved delivery rate and min RTT of an earlier
 //! # resume_rtt = "40ms"        # connection (RFC 9959, ramp_cc::resume); both or neither
 //! # client_rtt_hint = "40ms"   # a 0-RTT client's cached RTT (gQUIC IRTT; crate::resumption)
+//! # client_closes = true       # the client closes once it has the response: its last ACK leaves at once
 //!
 //! [[flow]]                      # extra flows sharing the bottleneck
 //! cc = "cubic"
@@ -197,6 +198,14 @@ pub struct EndpointConfig {
     /// [10 ms, 1 s] as quiche does ([`crate::resumption::server_initial_rtt`]).
     /// None (the default): RFC 9002's 333 ms.
     pub client_rtt_hint: Option<Duration>,
+    /// The client closes the connection as soon as it has the whole
+    /// response, as a command-line downloader does (`ramp get`, the client
+    /// of real mode): its pending ACK then leaves at once instead of after
+    /// `max_ack_delay`, because a QUIC stack puts its ACK frames in the
+    /// packet that carries CONNECTION_CLOSE (quinn-proto 0.11.19,
+    /// `Connection::poll_transmit`). Off by default: a browser keeps the
+    /// connection open.
+    pub client_closes: bool,
 }
 
 impl EndpointConfig {
@@ -288,6 +297,7 @@ impl Scenario {
                 resumption: crate::resumption::Resumption::Full,
                 resume: None,
                 client_rtt_hint: None,
+                client_closes: false,
             },
             size_bytes: 3_000_000,
             requests: None,

@@ -6,6 +6,7 @@ mod common;
 
 mod aqm_paths;
 mod bbr3_validation;
+mod client_close;
 mod determinism_and_model;
 mod fleet_determinism;
 mod fleet_pairing;
