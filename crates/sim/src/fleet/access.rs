@@ -111,7 +111,8 @@ pub struct PathModel {
     /// [`BufferDepth::MOBILE_JIANG_2012`], log-uniform 300 ms – 2 s (Jiang et
     /// al. measured cellular RTTs inflated by seconds behind 3G/4G
     /// buffers). [published range, 2011–2012; no later downlink
-    /// measurement was found]
+    /// measurement of LTE/5G queues could be used: docs/experiments.md,
+    /// "Buffer sources: the mobile downlink's queue", lists those checked]
     pub mobile_buffer: BufferDepth,
     /// Delay variation of a Wi-Fi hop's data path, without reordering
     /// (`ramp_link::Jitter`; WiFiSeer's median 3 ms / p90 20 ms when on,
