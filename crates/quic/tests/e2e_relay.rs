@@ -18,7 +18,8 @@ const SIZE: u64 = 2_000_000;
 
 /// The simulator's version of the relay path, with the real server's
 /// settings: 1200-byte datagrams, IW 10, the controller's pacing (the
-/// server's default, `SendPacing::Controller`) as the leaky-bucket pacer.
+/// server's default, `SendPacing::Controller`) as the leaky-bucket pacer,
+/// and a client that closes once it has the response, as `ramp get` does.
 fn scenario(aqm: Aqm) -> Scenario {
     let toml = format!(
         r#"
@@ -32,6 +33,7 @@ fn scenario(aqm: Aqm) -> Scenario {
         mds = 1200
         iw = 10
         pacer = "leaky-bucket"
+        client_closes = true
     "#
     );
     let mut sc = Scenario::from_toml(&toml, "real-20m-40ms").expect("scenario");
