@@ -440,10 +440,13 @@ fn server_event(
             let mut wake = None;
             if flow.server.timer().is_some_and(|t| t <= now) {
                 wake = flow.server.on_timer(now, dgs);
-            }
-            if let Some(t) = trace {
-                let to = &flow.server.timeout_out;
-                trace_lost(t, now, &flow.server, &to.lost, &to.lost_by);
+                // Only a timeout that ran has losses to report: the
+                // outcome is kept between timeouts, and tracing it on a
+                // stale timer event would declare its packets lost again.
+                if let Some(t) = trace {
+                    let to = &flow.server.timeout_out;
+                    trace_lost(t, now, &flow.server, &to.lost, &to.lost_by);
+                }
             }
             Some(wake)
         }

@@ -12,6 +12,7 @@ mod fleet_determinism;
 mod fleet_pairing;
 mod fleet_population_file;
 mod fleet_summary;
+mod lost_events;
 mod page_loads;
 mod quicly_differential;
 mod quicly_pacer;
