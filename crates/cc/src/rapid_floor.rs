@@ -25,9 +25,8 @@ pub(crate) const SLOTS: u64 = 4;
 /// sample to 1ms" in `quicly_rtt_update`). `latest` is the exact sample the
 /// packet was acknowledged with at `now`.
 pub(crate) fn whole_ms_sample(now: Time, latest: Duration) -> u64 {
-    let now_ns = now.as_nanos();
-    let sent_ns = now_ns.saturating_sub(u64::try_from(latest.as_nanos()).unwrap_or(u64::MAX));
-    (now_ns / 1_000_000 - sent_ns / 1_000_000).max(1)
+    let sent = now.saturating_sub(latest);
+    (now.as_millis() - sent.as_millis()).max(1)
 }
 
 /// The RTT floor over the last [`SLOTS`] slots of `min_rtt/SLOTS` each: a

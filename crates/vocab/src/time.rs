@@ -40,6 +40,11 @@ impl Time {
     pub const fn as_micros(self) -> u64 {
         self.0 / 1_000
     }
+    /// Whole milliseconds since the epoch (truncated): the clock quicly
+    /// keeps its RTT samples and pacer on.
+    pub const fn as_millis(self) -> u64 {
+        self.0 / 1_000_000
+    }
     /// Milliseconds since the epoch, as a float (for traces and charts).
     pub fn as_millis_f64(self) -> f64 {
         self.0 as f64 / 1e6

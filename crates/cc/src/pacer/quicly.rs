@@ -55,8 +55,6 @@ pub const QUICLY_PACER_BURST_HIGH: u64 = 10;
 /// `quicly_pacer_get_window`).
 pub const QUICLY_PACER_MIN_GRANT_PACKETS: u64 = 2;
 
-const NANOS_PER_MS: u64 = 1_000_000;
-
 /// `quicly_pacer_calc_send_rate`: `ceil(cwnd · multiplier / rtt)` bytes per
 /// millisecond (`rtt` in milliseconds), capped at `u32::MAX`. quicly
 /// divides by its smoothed RTT, which is at least 1 ms; a zero `rtt` here
@@ -176,7 +174,7 @@ impl Pacing for QuiclyPacer {
         }
         let bpm = bytes_per_msec(rate);
         let mtu = mtu_u16(input.max_datagram_size);
-        let now_ms = now.as_nanos() / NANOS_PER_MS;
+        let now_ms = now.as_millis();
         let at = self.can_send_at(bpm, mtu);
         if at > now_ms {
             // quicly's timer fires on the millisecond.

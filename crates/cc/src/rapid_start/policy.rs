@@ -112,7 +112,7 @@ impl RapidStart {
         rtt: &RttEstimator,
         sampled: bool,
     ) -> bool {
-        let now_ms = now.as_nanos() / 1_000_000;
+        let now_ms = now.as_millis();
         let latest = match self.last_ms {
             // quicly records its last sample again on an ACK without one.
             Some(l) if !sampled => l,
