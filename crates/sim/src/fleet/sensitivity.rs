@@ -361,7 +361,7 @@ pub fn standardized_regression(x: &[Vec<f64>], y: &[f64]) -> (Vec<f64>, f64) {
     };
     let sy = sd(&|i| y[i], my);
     let sx: Vec<f64> = (0..k).map(|j| sd(&|i| x[i][j], mx[j])).collect();
-    if sy == 0.0 || sx.iter().any(|s| *s == 0.0) {
+    if sy == 0.0 || sx.contains(&0.0) {
         return nan;
     }
     // Normal equations on centred data: (Xc' Xc) b = Xc' yc.
@@ -396,11 +396,12 @@ fn solve(mut a: Vec<Vec<f64>>) -> Option<Vec<f64>> {
             return None;
         }
         a.swap(c, p);
-        for r in 0..k {
+        let pivot = a[c].clone();
+        for (r, row) in a.iter_mut().enumerate() {
             if r != c {
-                let f = a[r][c] / a[c][c];
-                for cc in c..=k {
-                    a[r][cc] -= f * a[c][cc];
+                let f = row[c] / pivot[c];
+                for (x, p) in row.iter_mut().zip(&pivot).skip(c) {
+                    *x -= f * p;
                 }
             }
         }
