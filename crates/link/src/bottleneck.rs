@@ -187,22 +187,6 @@ impl<P> Bottleneck<P> {
         self.server.wait(now) + self.server.rate().transmit_time(self.held_bytes())
     }
 
-    /// PIE's current drop probability (for traces), if it runs PIE.
-    pub fn pie_drop_probability(&self) -> Option<f64> {
-        match &self.discipline {
-            Discipline::Pie(p) => Some(p.drop_prob()),
-            _ => None,
-        }
-    }
-
-    /// DualPI2's base probability p′ (for traces), if it runs DualPI2.
-    pub fn dualpi2_base_probability(&self) -> Option<f64> {
-        match &self.discipline {
-            Discipline::DualPi2(d) => Some(d.base_probability()),
-            _ => None,
-        }
-    }
-
     /// When [`Bottleneck::poll`] next has something to do.
     pub fn next_dequeue(&self) -> Option<Time> {
         self.next_dequeue
