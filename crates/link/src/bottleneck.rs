@@ -187,6 +187,15 @@ impl<P> Bottleneck<P> {
         self.server.wait(now) + self.server.rate().transmit_time(self.held_bytes())
     }
 
+    /// DualPI2's base probability p′, if it runs DualPI2 (read by the
+    /// conformance tests against RFC 9332's overload rule).
+    pub fn dualpi2_base_probability(&self) -> Option<f64> {
+        match &self.discipline {
+            Discipline::DualPi2(d) => Some(d.base_probability()),
+            _ => None,
+        }
+    }
+
     /// When [`Bottleneck::poll`] next has something to do.
     pub fn next_dequeue(&self) -> Option<Time> {
         self.next_dequeue
