@@ -150,9 +150,7 @@ impl FlowStats {
             // A client that never spoke after the last delivery (it
             // vanished): the last delivery.
             match (self.up.last_us, self.down.last_delivered_us) {
-                (Some(up), Some(down)) if down > up => {
-                    self.down_before_last_up_us.or(Some(down))
-                }
+                (Some(up), Some(down)) if down > up => self.down_before_last_up_us.or(Some(down)),
                 (_, d) => d,
             }
         }
@@ -350,7 +348,9 @@ pub fn quic_has_short_header(mut d: &[u8]) -> bool {
             let Some((token, n)) = varint(d.get(i..).unwrap_or(&[])) else {
                 return false;
             };
-            i = i.saturating_add(n).saturating_add(usize::try_from(token).unwrap_or(usize::MAX));
+            i = i
+                .saturating_add(n)
+                .saturating_add(usize::try_from(token).unwrap_or(usize::MAX));
         }
         let Some((length, n)) = varint(d.get(i..).unwrap_or(&[])) else {
             return false;
@@ -463,7 +463,17 @@ mod tests {
         assert!(r[0].contains("\"drops\":{\"queue\":2,\"aqm\":1,\"random\":0,\"policer\":0}"));
         assert!(r[0].contains("\"client\":\"10.0.0.2:5000\""));
         assert!(r[0].contains("\"transfer-us\":null"));
-        let line = packet_line(ms(2), &p, PacketEvent::Deliver { delay_us: 30, ce: true });
-        assert!(line.ends_with("\"ev\":\"deliver\",\"delay-us\":30,\"ce\":true}"), "{line}");
+        let line = packet_line(
+            ms(2),
+            &p,
+            PacketEvent::Deliver {
+                delay_us: 30,
+                ce: true,
+            },
+        );
+        assert!(
+            line.ends_with("\"ev\":\"deliver\",\"delay-us\":30,\"ce\":true}"),
+            "{line}"
+        );
     }
 }
