@@ -72,6 +72,12 @@ QUICLY_PORT = 47501
 RAMP_PORT = 47502
 RUN_TIMEOUT = 120
 
+# The endpoints at SCHED_FIFO 10, as the shell's loop runs (and
+# bench/shell/quic.sh runs its endpoints), so that other jobs on a shared
+# machine do not delay them; RAMP_BENCH_REALTIME=0 turns it off.
+RT = (["chrt", "-f", "10"] if os.environ.get("RAMP_BENCH_REALTIME", "1") != "0"
+      and shutil.which("chrt") else [])
+
 
 def say(*a):
     print(*a, file=sys.stderr, flush=True)
@@ -112,9 +118,14 @@ def flow_of(flow_log, port):
     return best
 
 
-def shell(ramp, path, cmd, tmp):
-    """One download in a fresh `ramp shell`; its flow log and stderr."""
+def shell(ramp, path, cmd, tmp, run):
+    """One download in a fresh `ramp shell`; its flow log and stderr. On
+    paths with random elements run `r` draws the downlink the simulator
+    draws with seed r + 1 (ramp_link::downlink_seed: seed XOR 0x646f776e,
+    as bench/shell/quic.sh seeds it)."""
     name, rate, rtt, queue, extra, _ = path
+    if name in RANDOM_PATHS:
+        extra = extra + ["--seed", str((run + 1) ^ 0x646F776E)]
     fl = os.path.join(tmp, "flows.ndjson")
     if os.path.exists(fl):
         os.unlink(fl)
@@ -128,13 +139,14 @@ def drops(rec):
     return sum(rec["down"]["drops"].values()) + sum(rec["up"]["drops"].values())
 
 
-def run_real(ramp, cli, path, size, tmp):
+def run_real(ramp, cli, path, size, tmp, run):
     """One quicly download and one ramp download; two result dicts."""
     out = []
-    q_cmd = "exec '%s' -O -p /%d $RAMP_SHELL_HOST %d" % (cli, size, QUICLY_PORT)
-    r_cmd = "exec '%s' get https://$RAMP_SHELL_HOST:%d/bytes/%d --insecure --json" % (ramp, RAMP_PORT, size)
+    rt = " ".join(RT)
+    q_cmd = "exec " + rt + " '%s' -O -p /%d $RAMP_SHELL_HOST %d" % (cli, size, QUICLY_PORT)
+    r_cmd = "exec " + rt + " '%s' get https://$RAMP_SHELL_HOST:%d/bytes/%d --insecure --json" % (ramp, RAMP_PORT, size)
     for side, cmd, port in (("quicly-real", q_cmd, QUICLY_PORT), ("ramp-real", r_cmd, RAMP_PORT)):
-        p, fl = shell(ramp, path, cmd, tmp)
+        p, fl = shell(ramp, path, cmd, tmp, run)
         rec = flow_of(fl, port) if os.path.exists(fl) else None
         late = lateness(p.stderr)
         row = {"side": side, "exit": p.returncode, "late-mean-us": late[0], "late-max-us": late[1],
@@ -173,8 +185,11 @@ def run_sim(ramp, path, spec, size, seed, tmp):
         return {"side": "ramp-sim", "error": p.stderr[-300:]}
     with open(recs) as f:
         r = json.loads(f.readline())
-    return {"side": "ramp-sim", "ms": r.get("ttlb-ms"), "drops": r.get("packets-lost", r.get("lost")),
-            "record": {k: r[k] for k in r if k in ("ttlb-ms", "packets-lost", "lost", "drops")}}
+    # `ttlb-us`: the client's request to the last byte at the client, as
+    # `ramp get` times it and the flow log measures it.
+    return {"side": "ramp-sim", "ms": r["ttlb-us"] / 1000,
+            "drops": sum(v for k, v in r.items() if k.startswith("path.drops-")),
+            "ce": r.get("num-packets.acked-ecn-ce")}
 
 
 class Servers:
@@ -185,9 +200,9 @@ class Servers:
         qargs = [cli, "-c", cert, "-k", key, "-C", "pico:30:p"] + qflags
         if events:
             qargs += ["-e", events]
-        self.q = subprocess.Popen(qargs + ["0.0.0.0", str(QUICLY_PORT)], stdout=subprocess.DEVNULL,
+        self.q = subprocess.Popen(RT + qargs + ["0.0.0.0", str(QUICLY_PORT)], stdout=subprocess.DEVNULL,
                                   stderr=open(os.path.join(tmp, "quicly-server.err"), "w"))
-        self.r = subprocess.Popen([ramp, "serve", "--cc", spec, "--listen", "0.0.0.0:%d" % RAMP_PORT,
+        self.r = subprocess.Popen(RT + [ramp, "serve", "--cc", spec, "--listen", "0.0.0.0:%d" % RAMP_PORT,
                                    "--pmtud", "off"], stdout=subprocess.DEVNULL,
                                   stderr=open(os.path.join(tmp, "ramp-serve.err"), "w"))
         time.sleep(0.7)
@@ -269,7 +284,7 @@ def main():
     rows_path = os.path.join(out_dir, "runs.ndjson")
     rows = []
     started = time.time()
-    meta = {"started": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()), "load-start": loadavg(),
+    meta = {"endpoints": " ".join(RT) or "normal priority", "started": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()), "load-start": loadavg(),
             "cores": os.cpu_count(), "runs": runs, "ramp-iw": iw, "quicly-cli": cli,
             "ramp-commit": subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True,
                                           text=True).stdout.strip()}
@@ -286,7 +301,7 @@ def main():
                     servers = Servers(ramp, cli, qflags, spec, tmp, None)
                     for run in range(runs):
                         for size in sizes:
-                            for row in run_real(ramp, cli, path, size, tmp):
+                            for row in run_real(ramp, cli, path, size, tmp, run):
                                 row.update(path=path[0], arm=arm, size=size, run=run)
                                 rows.append(row)
                                 out.write(json.dumps(row) + "\n")
