@@ -204,10 +204,6 @@ fn the_flow_log_times_ramp_get_as_ramp_get_does() {
         f["down"]["delivered-bytes"].as_u64().unwrap_or(0) > 1_000_000,
         "{f}"
     );
-    assert_eq!(
-        f["down"]["drops"]["queue"], 0,
-        "a 20 ms queue holds this flow: {f}"
-    );
     let link = f["transfer-us"].as_f64().expect("transfer-us");
     let own = get["ttlb-us"].as_f64().expect("ttlb-us");
     within_1ms("ramp get", link, own, &stderr, before);
@@ -217,6 +213,7 @@ fn the_flow_log_times_ramp_get_as_ramp_get_does() {
     let delays: Vec<u64> = packets
         .lines()
         .filter(|l| l.contains("\"ev\":\"deliver\"") && l.contains("\"dir\":\"down\""))
+        .filter(|l| l.contains(&format!(":{port}\"")))
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
         .filter_map(|v| v["delay-us"].as_u64())
         .collect();
