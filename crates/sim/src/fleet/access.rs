@@ -143,6 +143,10 @@ pub struct PathModel {
     pub trace_share: f64,
     /// Mahimahi delivery traces for `trace_share`.
     pub traces: Vec<std::sync::Arc<crate::link::DeliveryTrace>>,
+    /// Copula correlation between the access type's slowness score and
+    /// the bandwidth/RTT draws (`Region::sample`). [assumption: 0.4; its
+    /// range and reason are declared in `super::assumptions`]
+    pub access_correlation: f64,
 }
 
 impl Default for PathModel {
@@ -167,6 +171,7 @@ impl Default for PathModel {
             cellular_share: 1.0,
             trace_share: 0.0,
             traces: Vec::new(),
+            access_correlation: super::population::ACCESS_CORRELATION,
         }
     }
 }
