@@ -292,7 +292,7 @@ fn a_seed_arm_is_paced_by_quicly_s_pacer_in_a_gso_batch_of_ten() {
             .paced_by_controller(wake.clone())
             .with_quicly_pacer(),
     );
-    let mut c = factory.build(Instant::now(), 1200);
+    let c = factory.build(Instant::now(), 1200);
     wake.attach_without_connection();
     let mut granted = 0;
     while granted < 20 && c.window() == gate::OPEN_WINDOW {
