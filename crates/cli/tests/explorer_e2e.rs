@@ -244,7 +244,14 @@ fn explorer_in_headless_chromium_matches_summary_ndq_and_the_rust_band() {
         // every arm, which this run must have for the comparison to hold.
         assert_eq!(ndq[a][0].as_f64(), Some(n_base), "{ndq}");
     }
-    let dom = load(&bin, &dir, &report, &format!("{SLICE}&bench=20"), "slice");
+    let dom = load(
+        &bin,
+        &dir,
+        &report,
+        &format!("{SLICE}&bench=20"),
+        "slice",
+        false,
+    );
     assert_eq!(root_attr(&dom, "data-empty").as_deref(), Some("0"));
     close(&cell(&dom, "n", &base, "v"), n_base, 0, "slice paths");
     for (i, a) in arms.iter().enumerate() {
@@ -322,5 +329,65 @@ fn explorer_in_headless_chromium_matches_summary_ndq_and_the_rust_band() {
     let explorer = &dom[at..at + dom[at..].find("explorer-meta").unwrap()];
     assert!(explorer.contains("No connections match these filters"));
     assert!(!explorer.contains("NaN"), "NaN shown");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A grid run's explorer filters by its `grid.*` keys; a comparison run's
+/// (one path) shows its arms with no filter to offer.
+#[test]
+fn explorer_on_grid_and_compare_runs_offers_the_filters_that_fit() {
+    let dir = scratch("grid");
+    let pop = dir.join("grid.toml");
+    std::fs::write(
+        &pop,
+        "name = \"tiny-grid\"\n[grid]\nrates = [\"20mbit\"]\nrtts = [\"20ms\", \"80ms\"]\n\
+         queues = [\"20ms\"]\nlosses = [\"0%\", \"3%\"]\nsizes = [\"60KB\"]\nseeds = 3\n",
+    )
+    .unwrap();
+    let grid = dir.join("grid");
+    run_ok(
+        Command::new(env!("CARGO_BIN_EXE_ramp"))
+            .args(["fleet", "-q", "--population"])
+            .arg(&pop)
+            .arg("-o")
+            .arg(&grid),
+    );
+    let cmp = dir.join("cmp");
+    run_ok(
+        Command::new(env!("CARGO_BIN_EXE_ramp"))
+            .args(["compare", "--no-traces", "-o"])
+            .arg(&cmp),
+    );
+    let Some(bin) = find_browser() else {
+        eprintln!(
+            "SKIPPED explorer_on_grid_and_compare_runs_offers_the_filters_that_fit: \
+             no Chromium binary found (install Debian's `chromium` or set RAMP_CHROMIUM)"
+        );
+        return;
+    };
+    let report = grid.join("report.html");
+    let dom = load(&bin, &dir, &report, "grid.loss=0.03", "grid", false);
+    for key in ["grid.loss", "grid.rtt-ms"] {
+        assert!(
+            dom.contains(&format!("data-dim=\"{key}\"")),
+            "no {key} filter"
+        );
+    }
+    assert!(
+        !dom.contains("data-dim=\"grid.rate-bps\""),
+        "one rate: no filter"
+    );
+    assert!(
+        dom.contains("6 of 12 paths match (grid.loss = 0.03)"),
+        "{}",
+        &dom[dom.find("ex-status").unwrap()..][..200]
+    );
+    let dom = load(&bin, &dir, &cmp.join("report.html"), "", "cmp", false);
+    assert!(
+        !dom.contains("multiple=\"\" data-dim="),
+        "a single path has nothing to filter"
+    );
+    assert!(dom.contains("1 of 1 paths match"));
+    assert_eq!(root_attr(&dom, "data-empty").as_deref(), Some("0"));
     let _ = std::fs::remove_dir_all(&dir);
 }

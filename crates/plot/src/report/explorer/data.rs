@@ -94,6 +94,17 @@ const VALUE_KEYS: [(&str, bool); 6] = [
     (k::PACKETS_LOST, false),
 ];
 
+/// A categorical attribute while records arrive.
+#[derive(Debug, Clone, Default)]
+struct DimBuilder {
+    key: String,
+    /// Value → code (order of first appearance).
+    ids: HashMap<String, u32>,
+    names: Vec<String>,
+    /// Per path seen so far (shorter: later paths lack the key).
+    codes: Vec<Option<u32>>,
+}
+
 /// Collects [`ExplorerData`] one record at a time.
 #[derive(Debug, Clone, Default)]
 pub struct ExplorerBuilder {
@@ -103,8 +114,7 @@ pub struct ExplorerBuilder {
     arm_counts: Vec<usize>,
     path_ids: HashMap<String, usize>,
     path_key: Option<&'static str>,
-    /// Per dim key: value → code, and codes per path.
-    dims: Vec<(String, HashMap<String, u32>, Vec<String>, Vec<Option<u32>>)>,
+    dims: Vec<DimBuilder>,
     ranges: Vec<Vec<f64>>,
     /// Per value key, per arm, per path.
     values: Vec<Vec<Vec<f64>>>,
@@ -194,22 +204,24 @@ impl ExplorerBuilder {
             .cloned();
         for key in DIM_KEYS.iter().map(|(k, _)| k.to_string()).chain(grid_keys) {
             let Some(v) = r.text(&key) else { continue };
-            let d = match self.dims.iter().position(|d| d.0 == key) {
+            let d = match self.dims.iter().position(|d| d.key == key) {
                 Some(d) => d,
                 None => {
-                    self.dims
-                        .push((key, HashMap::new(), Vec::new(), Vec::new()));
+                    self.dims.push(DimBuilder {
+                        key,
+                        ..DimBuilder::default()
+                    });
                     self.dims.len() - 1
                 }
             };
-            let (_, ids, names, codes) = &mut self.dims[d];
-            let next = names.len() as u32;
-            let c = *ids.entry(v.clone()).or_insert(next);
+            let dim = &mut self.dims[d];
+            let next = dim.names.len() as u32;
+            let c = *dim.ids.entry(v.clone()).or_insert(next);
             if c == next {
-                names.push(v);
+                dim.names.push(v);
             }
-            codes.resize(self.paths - 1, None);
-            codes.push(Some(c));
+            dim.codes.resize(self.paths - 1, None);
+            dim.codes.push(Some(c));
         }
         for (i, (key, _, _)) in RANGE_KEYS.iter().enumerate() {
             self.ranges[i].resize(self.paths - 1, f64::NAN);
@@ -223,7 +235,13 @@ impl ExplorerBuilder {
         let dims = self
             .dims
             .into_iter()
-            .map(|(key, _, names, mut codes)| {
+            .map(|b| {
+                let DimBuilder {
+                    key,
+                    names,
+                    mut codes,
+                    ..
+                } = b;
                 codes.resize(paths, None);
                 let order = natural_order(&names);
                 // Re-code so that codes follow the display order.

@@ -3,8 +3,8 @@
 //! offset and length. The columns are compact by their types (dictionary
 //! codes of one byte, whole microseconds in four) and carry no
 //! general-purpose compression: the page decodes them synchronously while
-//! it loads, in any browser, with no DecompressionStream (about 12 MB of
-//! page for 100 000 paths × 4 arms, docs/charts.md § Explorer).
+//! it loads, in any browser, with no DecompressionStream (11.6 MB of
+//! base64 for 100 000 paths × 4 arms, docs/charts.md § Explorer).
 //!
 //! Column types, the smallest that holds the values exactly:
 //! - dictionary codes: `u8` (up to 254 values; 255 = absent), `u16`

@@ -52,33 +52,37 @@
   function change(v, base) { return base > 0 ? 100 * (v / base - 1) : NaN; }
 
   // ---------- SplitMix64 in 32-bit halves (ramp_vocab::rng::SplitMix64)
-  var mH = 0, mL = 0;
-  // Low 64 bits of (aH:aL) * (bH:bL) into mH:mL.
+  // Results and state live in typed arrays: V8 then keeps the 32-bit
+  // values unboxed (plain variables above 2^30 would be heap numbers, and
+  // the band draws hundreds of millions of them).
+  var M = new Uint32Array(2); // [high, low] of the last product / draw
+  // Low 64 bits of (aH:aL) * (bH:bL) into M.
   function mul64(aH, aL, bH, bL) {
     var a0 = aL & 0xffff, a1 = aL >>> 16, b0 = bL & 0xffff, b1 = bL >>> 16;
     var p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
     var mid = (p00 >>> 16) + (p01 & 0xffff) + (p10 & 0xffff);
-    mL = (((mid & 0xffff) << 16) | (p00 & 0xffff)) >>> 0;
-    var hi = p11 + (p01 >>> 16) + (p10 >>> 16) + (mid >>> 16);
-    mH = (hi + Math.imul(aH, bL) + Math.imul(aL, bH)) >>> 0;
+    M[1] = ((mid & 0xffff) << 16) | (p00 & 0xffff);
+    M[0] = p11 + (p01 >>> 16) + (p10 >>> 16) + (mid >>> 16) + Math.imul(aH, bL) + Math.imul(aL, bH);
   }
-  function Rng(hi, lo) { this.h = hi >>> 0; this.l = lo >>> 0; }
-  // One splitmix64 step (Steele, Lea & Flood 2014); result in mH:mL.
+  function Rng(hi, lo) { this.s = new Uint32Array([hi, lo]); }
+  // One splitmix64 step (Steele, Lea & Flood 2014); the output in M.
   Rng.prototype.next = function () {
-    var l = this.l + 0x7F4A7C15;
-    this.h = (this.h + 0x9E3779B9 + (l >= TWO32 ? 1 : 0)) >>> 0;
-    this.l = l >>> 0;
-    var zH = this.h, zL = this.l;
-    zL = (zL ^ ((zL >>> 30) | (zH << 2))) >>> 0; zH = (zH ^ (zH >>> 30)) >>> 0;
-    mul64(zH, zL, 0xBF58476D, 0x1CE4E5B9); zH = mH; zL = mL;
-    zL = (zL ^ ((zL >>> 27) | (zH << 5))) >>> 0; zH = (zH ^ (zH >>> 27)) >>> 0;
-    mul64(zH, zL, 0x94D049BB, 0x133111EB); zH = mH; zL = mL;
-    mL = (zL ^ ((zL >>> 31) | (zH << 1))) >>> 0; mH = (zH ^ (zH >>> 31)) >>> 0;
+    var s = this.s;
+    var l = s[1] + 0x7F4A7C15;
+    s[0] = s[0] + 0x9E3779B9 + (l >= TWO32 ? 1 : 0);
+    s[1] = l;
+    var zH = s[0], zL = s[1];
+    mul64(zH ^ (zH >>> 30), zL ^ ((zL >>> 30) | (zH << 2)), 0xBF58476D, 0x1CE4E5B9);
+    zH = M[0]; zL = M[1];
+    mul64(zH ^ (zH >>> 27), zL ^ ((zL >>> 27) | (zH << 5)), 0x94D049BB, 0x133111EB);
+    zH = M[0]; zL = M[1];
+    M[1] = zL ^ ((zL >>> 31) | (zH << 1));
+    M[0] = zH ^ (zH >>> 31);
   };
   // floor(x * n / 2^64), exact for n < 2^21 (SplitMix64::index).
   Rng.prototype.index = function (n) {
     this.next();
-    return Math.floor((mH * n + Math.floor(mL * n / TWO32)) / TWO32);
+    return Math.floor((M[0] * n + Math.floor(M[1] * n / TWO32)) / TWO32);
   };
   // FNV-1a over the parts' UTF-8 bytes, each followed by 0xff (ab/curves.rs).
   function fnv1a(parts) {
@@ -88,7 +92,7 @@
       var bytes = enc.encode(parts[i]);
       for (var j = 0; j <= bytes.length; j++) {
         l = (l ^ (j < bytes.length ? bytes[j] : 0xff)) >>> 0;
-        mul64(h, l, 0x100, 0x1b3); h = mH; l = mL;
+        mul64(h, l, 0x100, 0x1b3); h = M[0]; l = M[1];
       }
     }
     return [h, l];
@@ -372,7 +376,7 @@
     var base = view.data[s.base];
     var jobs = view.curves.map(function (c) {
       var f = fnv1a(['', c.arm, s.base]);
-      return { xs: view.data[c.arm], rng: new Rng(bs.seed_hi ^ f[0], bs.seed_lo ^ f[1]), reps: PROBS.map(function () { return []; }), done: 0 };
+      return { xs: view.data[c.arm], rng: new Rng((bs.seed_hi ^ f[0]) >>> 0, (bs.seed_lo ^ f[1]) >>> 0), reps: PROBS.map(function () { return []; }), done: 0 };
     });
     var maxN = Math.max.apply(null, [base.length].concat(jobs.map(function (j) { return j.xs.length; })));
     var counts = new Uint32Array(maxN), qa = new Float64Array(PROBS.length), qb = new Float64Array(PROBS.length);
@@ -553,7 +557,8 @@
     if (state.bench) bench(state.bench);
     update();
     window.addEventListener('hashchange', function () {
-      if (location.hash === fragment(state)) return;
+      // A link to a section (#explorer, #chart-ab) is not a view.
+      if (location.hash === fragment(state) || location.hash.indexOf('=') < 0) return;
       state = readFragment(); buildControls(); update();
     });
     root.setAttribute('data-state', 'ready');
