@@ -168,7 +168,9 @@
   // ---------- state and the URL fragment
   var state = null;
   function defaultState() {
-    return { metric: METRICS[0].key, base: META.baseline, arms: ARMS.filter(function (a) { return a !== META.baseline; }), f: {}, r: {} };
+    // Page-load runs are summarised by page load time (summary.json's PLT).
+    var plt = METRICS.some(function (m) { return m.key === 'plt'; });
+    return { metric: plt ? 'plt' : METRICS[0].key, base: META.baseline, arms: ARMS.filter(function (a) { return a !== META.baseline; }), f: {}, r: {} };
   }
   function readFragment() {
     var s = defaultState();
