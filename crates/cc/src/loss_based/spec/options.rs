@@ -12,7 +12,7 @@ use crate::cubic::FastConvergence;
 use crate::newreno::LOSS_REDUCTION_FACTOR;
 use crate::pacer::PacerModel;
 use crate::rapid_start::{
-    PreRecoveryWindow, RapidStartOptions, RttClock, RttFloorSource, ThreshCombine,
+    FirstRecovery, PreRecoveryWindow, RapidStartOptions, RttClock, RttFloorSource, ThreshCombine,
 };
 use crate::ratio::Ratio;
 use crate::spec::option::{self, ecn_codepoint, on_off, on_off_str, OptionDef, ValueError};
@@ -252,6 +252,11 @@ const RTT_FLOOR_CHOICES: [(&str, RttFloorSource); 3] = [
 const THRESH_CHOICES: [(&str, ThreshCombine); 2] =
     [("min", ThreshCombine::Min), ("max", ThreshCombine::Max)];
 
+const FIRST_RECOVERY_CHOICES: [(&str, FirstRecovery); 2] = [
+    ("draft", FirstRecovery::Draft),
+    ("quicly", FirstRecovery::Quicly),
+];
+
 const CLOCK_CHOICES: [(&str, RttClock); 2] =
     [("exact", RttClock::Exact), ("ms", RttClock::WholeMs)];
 
@@ -487,6 +492,23 @@ pub const RAPIDSTART_OPTIONS: &[OptionDef<RapidStartSpec>] = &[
                 o.options.off_below,
                 RapidStartOptions::default().off_below,
                 |d| d.as_millis().to_string(),
+            )
+        },
+    },
+    OptionDef {
+        key: "recovery",
+        values: "draft|quicly",
+        help: "first recovery: charge the entering loss, exit with ssthresh = cwnd (default draft); or quicly's: the entering loss only scales cwnd, then slow start back to the window after the last loss",
+        parse: |o, v| {
+            o.options.first_recovery =
+                option::choice(v, &FIRST_RECOVERY_CHOICES, "draft or quicly")?;
+            Ok(())
+        },
+        display: |o| {
+            option::choice_unless_default(
+                o.options.first_recovery,
+                RapidStartOptions::default().first_recovery,
+                &FIRST_RECOVERY_CHOICES,
             )
         },
     },
