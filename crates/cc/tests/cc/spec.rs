@@ -1,6 +1,7 @@
 //! Controller names: parsing, canonical display, errors, and the seed arms.
 
 use crate::support;
+use ramp_cc::resume::Reconnaissance;
 
 use proptest::prelude::*;
 use ramp_cc::careful_resume::RetreatBeta;
@@ -105,6 +106,7 @@ fn seed_experiment_arms_are_expressible() {
             defer: true,
             retreat: true,
             retreat_beta: RetreatBeta::Quicly,
+            recon: Reconnaissance::Quicly,
         })
     );
     // Both Rapid Start arms run quicly's values (h2o/quicly 45bf8a37).
@@ -115,6 +117,12 @@ fn seed_experiment_arms_are_expressible() {
                 jump,
                 defer: true,
                 options: RapidStartOptions::quicly(),
+                // A resumed jump as quicly's (only the arm that jumps).
+                recon: if jump {
+                    Reconnaissance::Quicly
+                } else {
+                    Reconnaissance::Rfc
+                },
             }),
             "{}",
             arms[i].0
@@ -129,6 +137,7 @@ fn seed_experiment_arms_are_expressible() {
                 jump,
                 defer: true,
                 options: RapidStartOptions::default(),
+                recon: Reconnaissance::Rfc,
             })
         );
     }

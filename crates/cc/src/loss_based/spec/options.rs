@@ -3,6 +3,7 @@
 //! the default. The parser, the canonical name and the help in
 //! [`super`] all read these rows.
 
+use crate::resume::Reconnaissance;
 use core::time::Duration;
 
 use super::{CommonOptions, CubicOptions, JumpStartOptions, NewRenoOptions, RapidStartSpec};
@@ -235,7 +236,24 @@ pub const JUMPSTART_OPTIONS: &[OptionDef<JumpStartOptions>] = &[
             option::choice_unless_default(o.retreat_beta, RetreatBeta::Half, &RETREAT_BETA_CHOICES)
         },
     },
+    OptionDef {
+        key: "recon",
+        values: "rfc|quicly",
+        help: RECON_HELP,
+        parse: |o, v| {
+            o.recon = option::choice(v, &RECON_CHOICES, "rfc or quicly")?;
+            Ok(())
+        },
+        display: |o| option::choice_unless_default(o.recon, Reconnaissance::Rfc, &RECON_CHOICES),
+    },
 ];
+
+const RECON_CHOICES: [(&str, Reconnaissance); 2] = [
+    ("rfc", Reconnaissance::Rfc),
+    ("quicly", Reconnaissance::Quicly),
+];
+
+const RECON_HELP: &str = "a resumed connection's jump: after its initial window is acknowledged (RFC 9959, default) or at the first RTT sample (quicly 45bf8a37)";
 
 const RETREAT_BETA_CHOICES: [(&str, RetreatBeta); 3] = [
     ("half", RetreatBeta::Half),
@@ -527,5 +545,15 @@ pub const RAPIDSTART_OPTIONS: &[OptionDef<RapidStartSpec>] = &[
                 |r| r.to_string(),
             )
         },
+    },
+    OptionDef {
+        key: "recon",
+        values: "rfc|quicly",
+        help: RECON_HELP,
+        parse: |o, v| {
+            o.recon = option::choice(v, &RECON_CHOICES, "rfc or quicly")?;
+            Ok(())
+        },
+        display: |o| option::choice_unless_default(o.recon, Reconnaissance::Rfc, &RECON_CHOICES),
     },
 ];

@@ -129,6 +129,11 @@ pub fn spec() -> impl Strategy<Value = LossBasedSpec> {
                     1 => RetreatBeta::Ca,
                     _ => RetreatBeta::Quicly,
                 },
+                recon: if defer {
+                    ramp_cc::resume::Reconnaissance::Rfc
+                } else {
+                    ramp_cc::resume::Reconnaissance::Quicly
+                },
             })
         }),
         (any::<bool>(), any::<bool>(), rapid).prop_map(|(jump, defer, options)| {
@@ -136,6 +141,11 @@ pub fn spec() -> impl Strategy<Value = LossBasedSpec> {
                 jump,
                 defer,
                 options,
+                recon: if jump && !defer {
+                    ramp_cc::resume::Reconnaissance::Quicly
+                } else {
+                    ramp_cc::resume::Reconnaissance::Rfc
+                },
             })
         }),
     ];
