@@ -30,6 +30,7 @@ mod bottleneck;
 mod cellular;
 mod codel;
 mod dualpi2;
+pub mod flowlog;
 mod forward;
 mod fq_codel;
 mod jitter;
