@@ -261,8 +261,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             log_y,
             out,
         } => {
-            let text = std::fs::read_to_string(csv)
-                .with_context(|| format!("reading {}", csv.display()))?;
+            // A chart's points: a few thousand rows. The cap refuses
+            // `/dev/zero` or a records file at once instead of reading it whole.
+            const MAX_XY_CSV_BYTES: u64 = 64 << 20;
+            let text = ramp_vocab::bounded_read::read_capped_to_string(
+                csv,
+                MAX_XY_CSV_BYTES,
+                "an xy chart's CSV",
+            )
+            .with_context(|| format!("reading {}", csv.display()))?;
             let data = XyData::parse_csv(&text).with_context(|| format!("{}", csv.display()))?;
             let title = out.title.clone().unwrap_or_else(|| y_label.clone());
             let mut c = XyChart::new(&data, title, y_label.as_str()).log_y(*log_y);
