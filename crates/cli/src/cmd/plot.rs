@@ -100,6 +100,20 @@ enum ChartCmd {
     },
 }
 
+impl ChartCmd {
+    /// The files the chart reads.
+    fn inputs(&self) -> Vec<&std::path::Path> {
+        match self {
+            ChartCmd::Timeseq { trace, .. } => vec![trace],
+            ChartCmd::Delivery { traces, .. } => traces.iter().map(|t| t.as_path()).collect(),
+            ChartCmd::Ab { records, .. }
+            | ChartCmd::Paired { records, .. }
+            | ChartCmd::Grid { records, .. } => vec![records],
+            ChartCmd::Xy { csv, .. } => vec![csv],
+        }
+    }
+}
+
 #[derive(clap::Args, Debug)]
 struct AbArgs {
     /// Name of the baseline arm.
@@ -163,8 +177,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         | ChartCmd::Grid { out, .. }
         | ChartCmd::Xy { out, .. } => out,
     };
-    // Fail on a bad output name before reading any input.
+    // Fail on a bad output name, or an output over an input, before
+    // reading any input.
     ramp_plot::chart::Format::of_path(&out.output)?;
+    crate::clobber::refuse_output_over_inputs("--output", &out.output, &args.chart.inputs())?;
     let theme = Theme::from(out.theme);
     match &args.chart {
         ChartCmd::Timeseq { trace, out } => {
