@@ -61,6 +61,22 @@ pub fn refuse_output_over_inputs(
     refuse_output_over(what, output, &inputs)
 }
 
+/// [`refuse_output_over_inputs`] for each output flag given (name, path),
+/// against the input flags given: for commands whose inputs and outputs
+/// are all optional flags (`--log`/`--trace`, `--stats`/`--cert`).
+pub fn refuse_optional_outputs(
+    outputs: &[(&str, Option<&std::path::PathBuf>)],
+    inputs: &[Option<&std::path::PathBuf>],
+) -> anyhow::Result<()> {
+    let inputs: Vec<&Path> = inputs.iter().flatten().map(|p| p.as_path()).collect();
+    for (what, out) in outputs {
+        if let Some(out) = out {
+            refuse_output_over_inputs(what, out, &inputs)?;
+        }
+    }
+    Ok(())
+}
+
 /// Refuses `output` (named `what` in the message) when it is one of
 /// `inputs`, holds one of them, or lies inside an [`Input::DirContents`].
 pub fn refuse_output_over(what: &str, output: &Path, inputs: &[Input<'_>]) -> anyhow::Result<()> {

@@ -276,3 +276,66 @@ fn dev_zero_as_any_whole_file_input_fails_fast_naming_the_cap() {
     assert!(!out.exists());
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// N1 for the real-mode tools: an output flag naming an input flag's file
+/// is refused before anything starts, and the input is unchanged.
+#[test]
+fn real_mode_outputs_over_their_inputs_are_refused() {
+    let d = scratch("real-clobber");
+    let trace = d.join("link.trace");
+    std::fs::write(&trace, "1\n2\n").unwrap();
+    let t = trace.to_string_lossy().to_string();
+    let cases: [&[&str]; 3] = [
+        &[
+            "relay",
+            "--listen",
+            "127.0.0.1:0",
+            "--upstream",
+            "127.0.0.1:9",
+            "--trace",
+            &t,
+            "--rate",
+            "10mbit",
+            "--rtt",
+            "40ms",
+            "--queue",
+            "40ms",
+            "--duration",
+            "1s",
+            "--log",
+            &t,
+        ],
+        &[
+            "serve",
+            "--cert",
+            &t,
+            "--key",
+            "/dev/null",
+            "--listen",
+            "127.0.0.1:0",
+            "--stats",
+            &t,
+            "--duration",
+            "1s",
+        ],
+        &[
+            "load",
+            "https://127.0.0.1:9/x",
+            "--cacert",
+            &t,
+            "--json",
+            &t,
+            "-n",
+            "1",
+        ],
+    ];
+    for args in cases {
+        let e = fails(run(args));
+        assert!(
+            e.contains("that is an input of this command"),
+            "{args:?}: {e}"
+        );
+        assert_eq!(std::fs::read_to_string(&trace).unwrap(), "1\n2\n");
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -68,6 +68,13 @@ const PROGRESS_AFTER: Duration = Duration::from_secs(2);
 
 /// Runs `ramp load`.
 pub fn run(args: Args) -> anyhow::Result<()> {
+    crate::clobber::refuse_optional_outputs(
+        &[
+            ("--json", args.json.as_ref()),
+            ("--summary-json", args.summary_json.as_ref()),
+        ],
+        &[args.cacert.as_ref()],
+    )?;
     let url: load::Uri = args
         .url
         .parse()

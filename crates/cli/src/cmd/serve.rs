@@ -100,6 +100,10 @@ pub struct Args {
 
 /// Runs `ramp serve`.
 pub fn run(args: Args) -> anyhow::Result<()> {
+    crate::clobber::refuse_optional_outputs(
+        &[("--stats", args.stats.as_ref())],
+        &[args.cert.as_ref(), args.key.as_ref(), args.root.as_ref()],
+    )?;
     let cc = CcChoice::parse(&args.cc).map_err(|e| anyhow::anyhow!("--cc {}: {e}", args.cc))?;
     // An arm's `pacer=` (the seed arms carry quicly's) chooses the
     // simulator's pacer model; real mode paces as --pacing says.

@@ -79,6 +79,10 @@ pub struct Args {
 
 /// Runs `ramp shell`; exits with the command's status.
 pub fn run(args: Args) -> anyhow::Result<()> {
+    crate::clobber::refuse_optional_outputs(
+        &[("--log", args.log.as_ref())],
+        &[args.trace.as_ref(), args.uplink_trace.as_ref()],
+    )?;
     if args.cleanup {
         ramp_shell::preflight()?;
         let c = ramp_shell::cleanup();
