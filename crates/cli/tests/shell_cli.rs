@@ -401,6 +401,23 @@ fn exit_status_and_bad_input() {
     );
 }
 
+/// M1: with stderr a closed pipe (`… 2>&1 | head -1`), the shell's
+/// closing counters are dropped instead of panicking, and the shell still
+/// exits with its command's status.
+#[test]
+fn a_closed_stderr_pipe_keeps_the_commands_exit_status() {
+    need_root!();
+    let script = format!(
+        "{RAMP} shell --rate 20mbit --rtt 40ms --queue 40ms -- \
+         sh -c 'echo hello; sleep 0.3; exit 3' 2>&1 | head -1 >/dev/null; exit ${{PIPESTATUS[0]}}"
+    );
+    let out = Command::new("bash")
+        .args(["-c", &script])
+        .output()
+        .expect("bash runs");
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+}
+
 #[test]
 fn without_cap_net_admin_a_clear_error_and_exit_2() {
     need_root!();

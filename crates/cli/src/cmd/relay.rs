@@ -106,9 +106,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     block_until_interrupted(limit)?;
     let c = relay.stop()?;
     for (name, d) in [("up", c.up), ("down", c.down)] {
-        eprintln!("ramp relay {name}: {d}");
+        ramp_vocab::note!("ramp relay {name}: {d}");
     }
-    eprintln!(
+    ramp_vocab::note!(
         "ramp relay: {} clients ({} evicted unanswered or finished, {} refused with the table full), {} unknown datagrams",
         c.clients, c.evicted, c.refused, c.unknown
     );

@@ -111,7 +111,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .ok()
         .and_then(|s| s.pacer_model())
     {
-        eprintln!(
+        ramp_vocab::note!(
             "ramp serve: warning: --cc {}: pacer={} is a simulator setting; real mode paces as --pacing {} says",
             args.cc,
             m.as_str(),
@@ -190,15 +190,18 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             if let Err(e) = super::load::start_h2_server(at, &identity, root, tcp_cc, limit) {
                 // The HTTP/3 server is already up: stop the process with
                 // the error rather than serve half of what was asked.
-                eprintln!("ramp: error: {e:#}");
+                ramp_vocab::note!("ramp: error: {e:#}");
                 std::process::exit(2);
             }
         }
     })
     .map_err(|e| anyhow::anyhow!("{e}"))?;
-    eprintln!(
+    ramp_vocab::note!(
         "ramp serve: {} connections, {} requests ok, {} failed, {} records",
-        counters.connections, counters.requests_ok, counters.requests_failed, counters.records
+        counters.connections,
+        counters.requests_ok,
+        counters.requests_failed,
+        counters.records
     );
     if counters.record_errors > 0 {
         anyhow::bail!(

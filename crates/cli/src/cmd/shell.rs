@@ -144,10 +144,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let out = ramp_shell::run(&cfg, &args.command)?;
     for (name, d) in [("up", out.counters.up), ("down", out.counters.down)] {
-        eprintln!("ramp shell {} {name}: {d}", out.path);
+        ramp_vocab::note!("ramp shell {} {name}: {d}", out.path);
     }
     if let Some(sig) = out.interrupted_by {
-        eprintln!("ramp shell {}: stopped by signal {sig}", out.path);
+        ramp_vocab::note!("ramp shell {}: stopped by signal {sig}", out.path);
     }
     std::process::exit(out.exit_code());
 }

@@ -281,7 +281,7 @@ impl Shared {
         if self.realtime {
             if let Err(e) = ramp_host::realtime_priority() {
                 if !self.realtime_reported.swap(true, Ordering::Relaxed) {
-                    eprintln!(
+                    ramp_vocab::note!(
                         "ramp relay: no real-time priority ({e}); datagrams may be stamped and sent late on a busy machine"
                     );
                 }

@@ -235,10 +235,11 @@ fn admit(
         s.refused.fetch_add(1, Ordering::Relaxed);
         log_other(s, "up", "refused", 0, from);
         if !s.full_reported.swap(true, Ordering::Relaxed) {
-            eprintln!(
+            ramp_vocab::note!(
                 "ramp relay: the client table is full ({} clients, all active within {:?}); \
                  new clients are refused until one goes quiet (reported once)",
-                s.max_clients, s.client_quiet
+                s.max_clients,
+                s.client_quiet
             );
         }
         return None;
