@@ -1,5 +1,5 @@
 #!/bin/sh
-# The ablation table of docs/experiments.md: the seed experiment's 20 000
+# The ablation table of docs/results/rapid-start-2026.md: the seed experiment's 20 000
 # connections (seed 1) on the seven built-in regions, adding one path or
 # endpoint mechanism per row. Usage: bench/calibrate/ablation.sh RAMP OUTDIR
 set -eu
@@ -59,7 +59,7 @@ cellular_share = 1.0" ;;
     pico) row pico "$ASSUMED" --arms "$PICO" ;;   # + quicly's pico growth
     qpacer_burst) row qpacer_burst "$ASSUMED" --arms "$QPACER_RATE125" ;;  # + quicly's pacer, 1.25x in CA
     qpacer) row qpacer "$ASSUMED" ;;   # the seed arms: + quicly's 2x after a loss
-    # The sourced buffer tables (docs/experiments.md, "Buffer sources"):
+    # The sourced buffer tables (docs/results/rapid-start-2026.md, "Buffer sources"):
     # drop-tail fixed buffers from the FCC MBA 2023 downstream queue under
     # load, then every fixed downlink as that measured queue (no assumed
     # AQM share on the fixed access; Wi-Fi hops keep theirs).

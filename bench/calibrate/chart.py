@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Draws the calibration chart of docs/experiments.md: the per-connection
+"""Draws the calibration chart of docs/results/rapid-start-2026.md: the per-connection
 loss ratio (average, P50, P90, P99) of each arm, published against ramp's
 fitted population, and the fit grid's error for every point.
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The loss mix of a fleet run's baseline arm (docs/experiments.md, "The
+"""The loss mix of a fleet run's baseline arm (docs/results/rapid-start-2026.md, "The
 loss mix" and "Buffer sources"): of the packets the paths dropped, the
 share that were congestive (queue overflow + AQM) against random and
 policer drops, and the share of connections with any congestive drop.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Fits the free shares of ramp's fleet population (docs/experiments.md,
+"""Fits the free shares of ramp's fleet population (docs/results/rapid-start-2026.md,
 "Calibration") to the published baseline loss table of the Rapid Start
 production experiment: a `ramp fleet` grid over at most four parameters of
 the access model ([paths] in a population file), the baseline arm only.
@@ -40,7 +40,7 @@ GRIDS = {
         "mobile_loss_max": [0.01, 0.02, 0.03],
         "policed_scale": [0.25, 0.5],
     },
-    # With the path mechanisms in (docs/experiments.md, "Ablation"): the two
+    # With the path mechanisms in (docs/results/rapid-start-2026.md, "Ablation"): the two
     # random-loss maxima around the earlier fit, the other two at its values
     # (DOCSIS-PIE at 0 and the policer scale at 0.25 were best at every
     # other point of the full grid).
@@ -50,7 +50,7 @@ GRIDS = {
         "mobile_loss_max": [0.02, 0.03, 0.045],
         "policed_scale": [0.25],
     },
-    # With the sourced buffer tables (docs/experiments.md, "Buffer
+    # With the sourced buffer tables (docs/results/rapid-start-2026.md, "Buffer
     # sources"): the two random-loss maxima, wider below the earlier fit
     # because the measured buffers add congestive loss.
     "buffers": {

@@ -426,3 +426,18 @@ fn list_presets_names_public_sources_not_files_outside_the_repository() {
     assert!(text.contains("IETF 125"), "{text}");
     assert!(!text.contains("seeds/"), "{text}");
 }
+
+#[test]
+fn list_presets_declares_each_assumption_with_value_range_and_reason() {
+    let o = ramp().args(["fleet", "--list-presets"]).output().unwrap();
+    ok(&o);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("    assumes paths.fixed_aqm_share = 0.7, range [0, 1]: no source"),
+        "{text}"
+    );
+    assert!(
+        text.contains("assumes region.chrome_ack_share = 0.6"),
+        "{text}"
+    );
+}

@@ -62,13 +62,13 @@ pub struct PathModel {
     /// No source gives the share for the downlink, whose queue sits in the
     /// ISP's CMTS, DSLAM or OLT: a home router's fq_codel orders only what
     /// it sends, the uplink. With the measured drop-tail buffers the
-    /// baseline's loss table moves with it (docs/experiments.md, "Buffer
+    /// baseline's loss table moves with it (docs/results/rapid-start-2026.md, "Buffer
     /// sources"); it stays at 0.7, not fitted]
     pub fixed_aqm_share: f64,
     /// *Fitted.* Of the AQM'd fixed accesses, the share that are DOCSIS
     /// 3.1 cable modems running DOCSIS-PIE (RFC 8034); the rest run
     /// FQ-CoDel (RFC 8290) in the home router or the ISP's CPE. The fit
-    /// puts it at 0: see docs/experiments.md, "Calibration".
+    /// puts it at 0: see docs/results/rapid-start-2026.md, "Calibration".
     pub docsis_share: f64,
     /// Of the AQM'd fixed accesses, the share whose bottleneck runs L4S:
     /// Low Latency DOCSIS, modelled as DualPI2 with the DOCSIS immediate
@@ -93,8 +93,8 @@ pub struct PathModel {
     pub policed_scale: f64,
     /// Share of paths with other users browsing on the same bottleneck
     /// (on/off web traffic after the 3GPP HTTP model, `crate::web`).
-    /// [assumption: 0, off, in the fitted model; see docs/experiments.md for
-    /// its effect]
+    /// [assumption: 0, off, in the fitted model; see
+    /// docs/results/rapid-start-2026.md for its effect]
     pub cross_traffic_share: f64,
     /// Web users on such a path.
     pub cross_traffic_users: u32,
@@ -111,23 +111,23 @@ pub struct PathModel {
     /// [`BufferDepth::MOBILE_JIANG_2012`], log-uniform 300 ms – 2 s (Jiang et
     /// al. measured cellular RTTs inflated by seconds behind 3G/4G
     /// buffers). [published range, 2011–2012; no later downlink
-    /// measurement of LTE/5G queues could be used: docs/experiments.md,
+    /// measurement of LTE/5G queues could be used: docs/results/rapid-start-2026.md,
     /// "Buffer sources: the mobile downlink's queue", lists those checked]
     pub mobile_buffer: BufferDepth,
     /// Delay variation of a Wi-Fi hop's data path, without reordering
     /// (`ramp_link::Jitter`; WiFiSeer's median 3 ms / p90 20 ms when on,
     /// Sui et al., MobiSys 2016). [on in the fitted model; its ablation
-    /// row is in docs/experiments.md]
+    /// row is in docs/results/rapid-start-2026.md]
     pub wifi_jitter: Option<crate::link::Jitter>,
     /// ACK batching at the data sender on every path: the server's
     /// receive loop with ramp's real-mode wake-up latencies
     /// (`crate::wakeup`). [off in the fitted model: measured on ramp's
     /// real server, not on a production one; its ablation row is in
-    /// docs/experiments.md]
+    /// docs/results/rapid-start-2026.md]
     pub ack_batching: bool,
     /// Share of mobile paths whose bottleneck queue runs FQ-CoDel over its
     /// buffer instead of drop-tail. [not sourced: 0 in the fitted model; a
-    /// sensitivity for the question of docs/experiments.md, "Buffer
+    /// sensitivity for the question of docs/results/rapid-start-2026.md, "Buffer
     /// sources", whether the mobile bottleneck ends slow starts with a few
     /// drops each]
     pub mobile_aqm_share: f64,
@@ -143,10 +143,14 @@ pub struct PathModel {
     pub trace_share: f64,
     /// Mahimahi delivery traces for `trace_share`.
     pub traces: Vec<std::sync::Arc<crate::link::DeliveryTrace>>,
+    /// Copula correlation between the access type's slowness score and
+    /// the bandwidth/RTT draws (`Region::sample`). [assumption: 0.4; its
+    /// range and reason are declared in `super::assumptions`]
+    pub access_correlation: f64,
 }
 
 impl Default for PathModel {
-    /// The fitted model (docs/experiments.md, "Calibration").
+    /// The fitted model (docs/results/rapid-start-2026.md, "Calibration").
     fn default() -> PathModel {
         PathModel {
             fixed_aqm_share: 0.7,
@@ -167,6 +171,7 @@ impl Default for PathModel {
             cellular_share: 1.0,
             trace_share: 0.0,
             traces: Vec::new(),
+            access_correlation: super::population::ACCESS_CORRELATION,
         }
     }
 }
@@ -218,7 +223,7 @@ pub enum BufferDepth {
 /// counts (cable 806 868, DSL 455 590, fibre 446 346). Under a saturating
 /// multi-flow download a drop-tail queue sits near full, so its loaded
 /// RTT increase is its depth in time at the line rate; an AQM'd line
-/// shows its standing queue instead. docs/experiments.md, "Buffer
+/// shows its standing queue instead. docs/results/rapid-start-2026.md, "Buffer
 /// sources", gives the derivation and its limits.
 pub const MBA_2023_DOWNSTREAM_QUEUE_MS: [(f64, f64); 7] = [
     (0.05, 5.5),

@@ -18,9 +18,12 @@
 //!   loss-ratio table, globally, per region and per size bin.
 //! - [`experiments`]: the built-in experiments, one per published one.
 //! - [`population_file`]: custom populations in TOML.
+//! - [`assumptions`]: the parameters no source pins down, declared with
+//!   a range and a reason.
 
 pub mod access;
 pub mod arms;
+pub mod assumptions;
 pub mod dist;
 pub mod experiments;
 pub mod grid;

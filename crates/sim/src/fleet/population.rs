@@ -35,7 +35,8 @@ pub struct AccessMix {
 }
 
 /// Copula correlation between the access type's slowness score and the
-/// bandwidth/RTT draws (\[assumption\]: a value within 0.3–0.5).
+/// bandwidth/RTT draws, the default of `PathModel::access_correlation`
+/// (\[assumption\]: range and reason in `super::assumptions`).
 pub const ACCESS_CORRELATION: f64 = 0.4;
 
 /// Share of receivers with Chrome's ACK decimation (60 % \[assumption\]).
@@ -292,7 +293,7 @@ impl Region {
         } else {
             0.0
         };
-        let rho = ACCESS_CORRELATION;
+        let rho = self.paths.access_correlation;
         let rest = (1.0 - rho * rho).sqrt();
         let z_rate = -rho * score + rest * normal(rng);
         let z_rtt = rho * score + rest * normal(rng);

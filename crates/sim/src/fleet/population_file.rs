@@ -44,6 +44,13 @@
 //! aqm_buffer_ms = [100, 250]         # AQM'd fixed buffers, log-uniform (default [100, 250])
 //! mobile_buffer = [300, 2000]        # mobile buffers: [lo, hi] ms, log-uniform, or "jiang-2012"
 //!                                    # (the default, the same range) or "mba-2023"
+//! access_correlation = 0.4           # access type vs bandwidth/RTT copula [assumption]
+//!
+//! [[assumption]]                     # a parameter no source pins down (assumptions.rs):
+//! key = "paths.fixed_aqm_share"      # replaces the built-in declaration of this key
+//! range = [0.0, 1.0]                 # plausible values; must hold the model's value
+//! reason = "no source gives the AQM share of fixed downlinks"
+//! # value = 0.7                      # optional: checked against the model's value
 //!
 //! [users]                            # the client side (fleet/users.rs), all off by default
 //! flow_control = "chrome"            # receive windows 6 MiB / stream, 15 MiB / connection
@@ -70,6 +77,7 @@ use ramp_cc::Rate;
 use serde::Deserialize;
 
 use super::access::BufferDepth;
+use super::assumptions::{self, Assumption, Param};
 use super::dist::QuantileTable;
 use super::grid::Grid;
 use super::population::{
@@ -91,6 +99,9 @@ pub struct PopulationFile {
     pub population: Population,
     /// Workload (grids ignore it).
     pub workload: Workload,
+    /// Declared assumptions: the built-in ones with the file's
+    /// `[[assumption]]` tables in place of theirs (none for a grid).
+    pub assumptions: Vec<Assumption>,
 }
 
 /// A quantity in the file (see `crate::units::QuantityText`).
@@ -106,6 +117,18 @@ struct File {
     grid: Option<toml::Spanned<FileGrid>>,
     paths: Option<toml::Spanned<FilePaths>>,
     users: Option<toml::Spanned<super::users::FileUsers>>,
+    #[serde(default)]
+    assumption: Vec<toml::Spanned<FileAssumption>>,
+}
+
+/// An `[[assumption]]` table.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileAssumption {
+    key: String,
+    range: [f64; 2],
+    reason: String,
+    value: Option<f64>,
 }
 
 #[derive(Deserialize)]
@@ -129,6 +152,7 @@ struct FilePaths {
     aqm_buffer_ms: Option<[f64; 2]>,
     mobile_buffer: Option<FileBuffer>,
     mobile_aqm_share: Option<f64>,
+    access_correlation: Option<f64>,
 }
 
 /// `droptail_buffer`, `mobile_buffer`: a named table or a log-uniform
@@ -332,10 +356,27 @@ impl PopulationFile {
                 Population::Regions(out)
             }
         };
+        let mut declared = Vec::new();
+        for a in &file.assumption {
+            let at = line_of(text, a.span().start);
+            let fa = a.get_ref();
+            let d = Param::parse(&fa.key)
+                .and_then(|p| {
+                    if declared.iter().any(|d: &Assumption| d.param == p) {
+                        return Err(format!("{}: declared twice", fa.key));
+                    }
+                    let r = (fa.range[0], fa.range[1]);
+                    Assumption::declare(&population, p, r, &fa.reason, fa.value)
+                })
+                .map_err(|e| format!("line {at}: assumption: {e}"))?;
+            declared.push(d);
+        }
+        let assumptions = assumptions::merged(assumptions::builtin(&population), declared);
         Ok(PopulationFile {
             name: file.name.unwrap_or_else(|| stem.to_string()),
             population,
             workload,
+            assumptions,
         })
     }
 }
@@ -573,6 +614,13 @@ fn paths(p: &FilePaths) -> Result<PathModel, String> {
         &mut m.mobile_aqm_share,
         1.0,
     )?;
+    if let Some(c) = p.access_correlation {
+        let (lo, hi) = Param::AccessCorrelation.bounds();
+        if !(lo..=hi).contains(&c) {
+            return Err(format!("access_correlation: must lie in [{lo}, {hi}]"));
+        }
+        m.access_correlation = c;
+    }
     if let Some(r) = p.aqm_buffer_ms {
         m.aqm_buffer_ms = buffer_range("aqm_buffer_ms", r)?;
     }

@@ -194,3 +194,67 @@ fn buffer_tables_are_paths_keys() {
         "{e}"
     );
 }
+
+#[test]
+fn assumptions_are_declared_with_value_range_and_reason() {
+    use ramp_sim::fleet::assumptions::Param;
+    // Without [[assumption]] tables: the built-in declarations, holding
+    // the values the file sets.
+    let f = PopulationFile::parse(
+        "[[region]]\nname = \"west-europe\"\n[paths]\nfixed_aqm_share = 0.5\naccess_correlation = 0.3\n",
+        "p",
+    )
+    .unwrap();
+    assert_eq!(f.assumptions.len(), Param::ALL.len());
+    let aqm = &f.assumptions[0];
+    assert_eq!(aqm.param, Param::FixedAqmShare);
+    assert_eq!(aqm.value, 0.5);
+    let rho = f
+        .assumptions
+        .iter()
+        .find(|a| a.param == Param::AccessCorrelation)
+        .unwrap();
+    assert_eq!(rho.value, 0.3);
+    // A table replaces its key's declaration.
+    let f = PopulationFile::parse(
+        "[[region]]\nname = \"west-europe\"\n\
+         [[assumption]]\nkey = \"paths.fixed_aqm_share\"\nrange = [0.5, 0.9]\nreason = \"mine\"\nvalue = 0.7\n",
+        "p",
+    )
+    .unwrap();
+    assert_eq!(f.assumptions[0].range, (0.5, 0.9));
+    assert_eq!(f.assumptions[0].reason, "mine");
+    assert!(f.assumptions[0].describe().contains("[0.5, 0.9]: mine"));
+}
+
+#[test]
+fn bad_assumptions_name_line_and_key() {
+    let bad = |body: &str, want: &str| {
+        let text = format!("[[region]]\nname = \"africa\"\n[[assumption]]\n{body}");
+        let e = PopulationFile::parse(&text, "p").unwrap_err().0;
+        assert!(e.contains("line 3") && e.contains(want), "{e}");
+    };
+    bad(
+        "key = \"paths.nope\"\nrange = [0, 1]\nreason = \"r\"\n",
+        "unknown parameter `paths.nope`",
+    );
+    bad(
+        "key = \"paths.fixed_aqm_share\"\nrange = [0.8, 1]\nreason = \"r\"\n",
+        "outside the range",
+    );
+    bad(
+        "key = \"paths.fixed_aqm_share\"\nrange = [0, 1]\nreason = \"r\"\nvalue = 0.2\n",
+        "not the population's",
+    );
+    bad(
+        "key = \"paths.fixed_aqm_share\"\nrange = [0, 2]\nreason = \"r\"\n",
+        "inside [0, 1]",
+    );
+    let e = PopulationFile::parse(
+        "[[region]]\nname = \"africa\"\n[paths]\naccess_correlation = 1.5\n",
+        "p",
+    )
+    .unwrap_err()
+    .0;
+    assert!(e.contains("access_correlation"), "{e}");
+}

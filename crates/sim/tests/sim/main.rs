@@ -15,6 +15,7 @@ mod fleet_summary;
 mod lost_events;
 mod page_loads;
 mod quicly_differential;
+mod quicly_grid;
 mod quicly_pacer;
 mod quinn_pacer;
 mod robustness;

@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressStyle};
 use ramp_sim::fleet::summary::summarize;
-use ramp_sim::fleet::{experiments, run, FleetPlan};
+use ramp_sim::fleet::{assumptions, experiments, run, FleetPlan};
 
 use crate::run_dir::{self, Owner};
 use ramp_vocab::atomic_file::write_atomic;
@@ -138,6 +138,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if args.list_presets {
         for (name, what) in experiments::PRESETS {
             println!("{name:<22} {what}");
+            // Each preset's declared assumptions (value, range, reason),
+            // indented under it: what its predictions rest on.
+            let plan = experiments::plan(name, 1, 1).map_err(|e| anyhow::anyhow!("{e}"))?;
+            for a in assumptions::builtin(&plan.population) {
+                println!("    assumes {}", a.describe());
+            }
         }
         return Ok(());
     }

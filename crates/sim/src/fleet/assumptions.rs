@@ -1,0 +1,335 @@
+//! Declared assumptions: the population parameters no public source pins
+//! down, each with the value the model uses, the range it could plausibly
+//! take and the reason for that range (docs/sensitivity.md).
+//!
+//! A [`Param`] is a parameter the sensitivity analysis knows how to read
+//! from and write into a [`Population`]; an [`Assumption`] declares one.
+//! The built-in declarations ([`builtin`]) cover the parameters the
+//! population model labels assumptions; a population file adds to or
+//! replaces them with `[[assumption]]` tables (`population_file.rs`):
+//!
+//! ```toml
+//! [[assumption]]
+//! key = "paths.fixed_aqm_share"   # a Param key (Param::ALL)
+//! range = [0.0, 1.0]              # plausible values, inside the key's bounds
+//! reason = "no source gives the AQM share of fixed downlinks"
+//! value = 0.7                     # optional: checked against the model's
+//! ```
+//!
+//! The value is never set here: it is whatever the population uses (its
+//! `[paths]` and `[[region]]` keys or the defaults), so a declaration can
+//! only describe the model, not change it.
+
+use super::population::Region;
+use super::Population;
+
+/// A population parameter that can be declared an assumption and swept.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Param {
+    /// `PathModel::fixed_aqm_share`: fixed accesses whose bottleneck runs
+    /// an AQM.
+    FixedAqmShare,
+    /// `PathModel::wifi_fq_codel_share`: Wi-Fi hops that are the
+    /// bottleneck and run FQ-CoDel.
+    WifiFqCodelShare,
+    /// `PathModel::mobile_aqm_share`: mobile bottlenecks running FQ-CoDel
+    /// over their buffer.
+    MobileAqmShare,
+    /// `PathModel::access_correlation`: the copula correlation between the
+    /// access type and the bandwidth/RTT draws.
+    AccessCorrelation,
+    /// `Region::chrome_ack_share`, every region alike: receivers with
+    /// Chrome's ACK decimation.
+    ChromeAckShare,
+}
+
+impl Param {
+    /// Every parameter, in report order.
+    pub const ALL: [Param; 5] = [
+        Param::FixedAqmShare,
+        Param::WifiFqCodelShare,
+        Param::MobileAqmShare,
+        Param::AccessCorrelation,
+        Param::ChromeAckShare,
+    ];
+
+    /// The key in population files and reports (the file key it mirrors,
+    /// prefixed by its table).
+    pub fn key(self) -> &'static str {
+        match self {
+            Param::FixedAqmShare => "paths.fixed_aqm_share",
+            Param::WifiFqCodelShare => "paths.wifi_fq_codel_share",
+            Param::MobileAqmShare => "paths.mobile_aqm_share",
+            Param::AccessCorrelation => "paths.access_correlation",
+            Param::ChromeAckShare => "region.chrome_ack_share",
+        }
+    }
+
+    /// The parameter named `key`.
+    pub fn parse(key: &str) -> Result<Param, String> {
+        Param::ALL
+            .into_iter()
+            .find(|p| p.key() == key)
+            .ok_or_else(|| {
+                let keys: Vec<&str> = Param::ALL.iter().map(|p| p.key()).collect();
+                format!("unknown parameter `{key}` (one of: {})", keys.join(", "))
+            })
+    }
+
+    /// The values the model accepts at all (shares in [0, 1]; the
+    /// correlation below 1 so the copula's other weight stays real).
+    pub fn bounds(self) -> (f64, f64) {
+        match self {
+            Param::AccessCorrelation => (0.0, 0.95),
+            _ => (0.0, 1.0),
+        }
+    }
+
+    /// The parameter's value in `pop`: the regions' common value, or the
+    /// mean over its regions weighted by region weight if they differ (the
+    /// `[paths]` parameters are the same in every region of a file or
+    /// preset). `None` for a grid, which has none.
+    pub fn get(self, pop: &Population) -> Option<f64> {
+        let Population::Regions(rs) = pop else {
+            return None;
+        };
+        let total: f64 = rs.iter().map(|r| r.weight.max(0.0)).sum();
+        if rs.is_empty() || total <= 0.0 {
+            return None;
+        }
+        let first = self.of_region(&rs[0]);
+        if rs.iter().all(|r| self.of_region(r) == first) {
+            // Exactly the value, not a mean with rounding in it.
+            return Some(first);
+        }
+        let sum: f64 = rs
+            .iter()
+            .map(|r| r.weight.max(0.0) * self.of_region(r))
+            .sum();
+        Some(sum / total)
+    }
+
+    /// Sets the parameter to `v` in every region of `pop` (a grid has no
+    /// such parameter and is left alone).
+    pub fn set(self, pop: &mut Population, v: f64) {
+        if let Population::Regions(rs) = pop {
+            for r in rs {
+                *self.of_region_mut(r) = v;
+            }
+        }
+    }
+
+    fn of_region(self, r: &Region) -> f64 {
+        match self {
+            Param::FixedAqmShare => r.paths.fixed_aqm_share,
+            Param::WifiFqCodelShare => r.paths.wifi_fq_codel_share,
+            Param::MobileAqmShare => r.paths.mobile_aqm_share,
+            Param::AccessCorrelation => r.paths.access_correlation,
+            Param::ChromeAckShare => r.chrome_ack_share,
+        }
+    }
+
+    fn of_region_mut(self, r: &mut Region) -> &mut f64 {
+        match self {
+            Param::FixedAqmShare => &mut r.paths.fixed_aqm_share,
+            Param::WifiFqCodelShare => &mut r.paths.wifi_fq_codel_share,
+            Param::MobileAqmShare => &mut r.paths.mobile_aqm_share,
+            Param::AccessCorrelation => &mut r.paths.access_correlation,
+            Param::ChromeAckShare => &mut r.chrome_ack_share,
+        }
+    }
+}
+
+/// One declared assumption.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Assumption {
+    /// The parameter.
+    pub param: Param,
+    /// The value the population uses.
+    pub value: f64,
+    /// Plausible values, low to high (contains `value`).
+    pub range: (f64, f64),
+    /// Why the range is what it is (and why no source pins the value).
+    pub reason: String,
+}
+
+impl Assumption {
+    /// A declaration of `param` over `range` for `pop`, checked: the range
+    /// lies inside the parameter's bounds and contains the value `pop`
+    /// uses, and a stated `value` equals it.
+    pub fn declare(
+        pop: &Population,
+        param: Param,
+        range: (f64, f64),
+        reason: &str,
+        stated: Option<f64>,
+    ) -> Result<Assumption, String> {
+        let key = param.key();
+        let value = param
+            .get(pop)
+            .ok_or_else(|| format!("{key}: a grid population has no such parameter"))?;
+        let (lo, hi) = range;
+        let (min, max) = param.bounds();
+        if !(lo.is_finite() && hi.is_finite() && min <= lo && lo <= hi && hi <= max) {
+            return Err(format!(
+                "{key}: range [{lo}, {hi}] must be ascending and inside [{min}, {max}]"
+            ));
+        }
+        if let Some(s) = stated {
+            if (s - value).abs() > 1e-12 {
+                return Err(format!(
+                    "{key}: value {s} is not the population's {value} (a declaration describes \
+                     the model; set the value where the population sets it)"
+                ));
+            }
+        }
+        if !(lo..=hi).contains(&value) {
+            return Err(format!(
+                "{key}: the population's value {value} lies outside the range [{lo}, {hi}]"
+            ));
+        }
+        if reason.trim().is_empty() {
+            return Err(format!("{key}: give the range's reason"));
+        }
+        Ok(Assumption {
+            param,
+            value,
+            range,
+            reason: reason.trim().to_string(),
+        })
+    }
+
+    /// One line for `--list-presets` and reports:
+    /// `key = value, range [lo, hi]: reason`.
+    pub fn describe(&self) -> String {
+        format!(
+            "{} = {}, range [{}, {}]: {}",
+            self.param.key(),
+            self.value,
+            self.range.0,
+            self.range.1,
+            self.reason
+        )
+    }
+}
+
+/// The built-in ranges and reasons (docs/sensitivity.md gives the longer
+/// argument for each).
+pub const BUILTIN: [(Param, (f64, f64), &str); 5] = [
+    (
+        Param::FixedAqmShare,
+        (0.0, 1.0),
+        "no source gives the share of fixed downlinks whose queue (in the ISP's CMTS, DSLAM \
+         or OLT) runs an AQM; a home router's fq_codel orders only the uplink. Nothing bounds \
+         it, so the whole range",
+    ),
+    (
+        Param::WifiFqCodelShare,
+        (0.0, 1.0),
+        "Linux mac80211 has per-station FQ-CoDel since 4.12 (Hoiland-Jorgensen et al., \
+         USENIX ATC 2017), but no source gives how many Wi-Fi hops are the bottleneck and run \
+         it, so the whole range",
+    ),
+    (
+        Param::MobileAqmShare,
+        (0.0, 0.5),
+        "the one measurement of mobile downlink queues (Jiang et al., IMC 2012) found deep \
+         drop-tail buffers on all four US carriers it measured, so a majority of AQM'd mobile \
+         bottlenecks would contradict it; no later measurement bounds it further",
+    ),
+    (
+        Param::AccessCorrelation,
+        (0.0, 0.6),
+        "the sign is sourced (Ookla's mobile median is below the fixed one in 6 of the 7 \
+         regions), the strength is not measured jointly: from 0 (access type independent of \
+         speed and distance) to 0.6, the assumed 0.4 and half again (the upper end is itself \
+         an assumption)",
+    ),
+    (
+        Param::ChromeAckShare,
+        (0.4, 0.8),
+        "no source gives the split of the experiment's clients between Chromium's ACK \
+         decimation and RFC 9000's every-2 policy (Safari, apps, other stacks); 0.2 either \
+         side of the assumed 0.6 (the width is itself an assumption)",
+    ),
+];
+
+/// The built-in declarations for `pop` (none for a grid).
+pub fn builtin(pop: &Population) -> Vec<Assumption> {
+    BUILTIN
+        .iter()
+        .filter_map(|(p, range, reason)| Assumption::declare(pop, *p, *range, reason, None).ok())
+        .collect()
+}
+
+/// `base` with `overrides` replacing the declarations of the same
+/// parameter (and the rest appended), in [`Param::ALL`] order.
+pub fn merged(base: Vec<Assumption>, overrides: Vec<Assumption>) -> Vec<Assumption> {
+    let mut out: Vec<Assumption> = base
+        .into_iter()
+        .filter(|b| overrides.iter().all(|o| o.param != b.param))
+        .collect();
+    out.extend(overrides);
+    out.sort_by_key(|a| a.param);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fleet::population::seed_regions;
+
+    fn seed() -> Population {
+        Population::Regions(seed_regions())
+    }
+
+    #[test]
+    fn every_param_reads_back_what_it_sets() {
+        let mut pop = seed();
+        for (i, p) in Param::ALL.into_iter().enumerate() {
+            let v = 0.1 + 0.05 * i as f64;
+            p.set(&mut pop, v);
+            assert!((p.get(&pop).unwrap() - v).abs() < 1e-12, "{p:?}");
+            assert_eq!(Param::parse(p.key()), Ok(p));
+        }
+        assert!(Param::parse("paths.nope").unwrap_err().contains("one of"));
+    }
+
+    #[test]
+    fn builtin_declarations_cover_every_param_and_hold_the_model_value() {
+        let pop = seed();
+        let a = builtin(&pop);
+        assert_eq!(a.len(), Param::ALL.len());
+        for d in &a {
+            assert_eq!(Some(d.value), d.param.get(&pop));
+            assert!(d.range.0 <= d.value && d.value <= d.range.1, "{d:?}");
+            assert!(d.range.0 < d.range.1, "{d:?}: a range, not a point");
+        }
+        assert_eq!(a[0].param, Param::FixedAqmShare);
+        assert!((a[0].value - 0.7).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_declaration_describes_the_model_and_never_changes_it() {
+        let pop = seed();
+        let p = Param::FixedAqmShare;
+        assert!(Assumption::declare(&pop, p, (0.2, 0.9), "why", Some(0.7)).is_ok());
+        let e = Assumption::declare(&pop, p, (0.2, 0.9), "why", Some(0.5)).unwrap_err();
+        assert!(e.contains("not the population's 0.7"), "{e}");
+        let e = Assumption::declare(&pop, p, (0.8, 0.9), "why", None).unwrap_err();
+        assert!(e.contains("outside the range"), "{e}");
+        let e = Assumption::declare(&pop, p, (0.9, 0.2), "why", None).unwrap_err();
+        assert!(e.contains("ascending"), "{e}");
+        let e = Assumption::declare(&pop, p, (0.2, 0.9), " ", None).unwrap_err();
+        assert!(e.contains("reason"), "{e}");
+    }
+
+    #[test]
+    fn overrides_replace_the_builtin_declaration_of_their_parameter() {
+        let pop = seed();
+        let o = Assumption::declare(&pop, Param::FixedAqmShare, (0.5, 0.9), "mine", None).unwrap();
+        let m = merged(builtin(&pop), vec![o.clone()]);
+        assert_eq!(m.len(), Param::ALL.len());
+        assert_eq!(m[0], o);
+    }
+}
