@@ -40,7 +40,9 @@ fn missing() -> Option<String> {
 macro_rules! need_root {
     () => {
         if let Some(why) = missing() {
-            eprintln!("skipped: {why}");
+            // Past the harness's capture: a skipped test must not look
+            // like a passed one.
+            ramp_host::timing::loud(&format!("SKIPPED: a ramp shell test: {why}"));
             return;
         }
     };
@@ -517,6 +519,7 @@ fn mahimahi_trace_replaces_the_downlink_rate() {
     )
     .expect("trace");
     let (port, h) = tcp_server(false, 300_000, 1);
+    let pressure = ramp_host::timing::CpuPressure::now();
     let t = Instant::now();
     let out = shell(
         &[
@@ -535,10 +538,23 @@ fn mahimahi_trace_replaces_the_downlink_rate() {
     assert_eq!(text(&out.stdout).trim(), "300000", "{}", text(&out.stderr));
     // 300 kB at 12 Mbit/s: 200 ms at least; at --rate's 1 Mbit/s it would be 2.4 s.
     assert!(elapsed >= Duration::from_millis(200), "{elapsed:?}");
-    assert!(
-        elapsed < Duration::from_millis(2_000),
-        "{elapsed:?}: the trace was not used"
-    );
+    // The upper bound is real time: a run the machine could not keep time
+    // for (some task waiting for a CPU over half the time) proves nothing.
+    let pressure = pressure.and_then(|p| p.share_since());
+    if elapsed >= Duration::from_millis(2_000) && pressure.is_some_and(|p| p > 0.5) {
+        ramp_host::timing::inconclusive(
+            "mahimahi_trace_replaces_the_downlink_rate",
+            &format!(
+                "300 kB took {elapsed:?}, CPU pressure {:.0}%",
+                pressure.unwrap_or(0.0) * 100.0
+            ),
+        );
+    } else {
+        assert!(
+            elapsed < Duration::from_millis(2_000),
+            "{elapsed:?}: the trace was not used"
+        );
+    }
     let _ = std::fs::remove_file(&trace);
     h.join().expect("server");
 }

@@ -124,24 +124,39 @@ fn measure() -> Result<String, String> {
 
 /// The relay keeps its model within 1 ms at 100 Mbit/s. Timing needs the
 /// CPU: on a machine loaded by other work an attempt can miss, so up to
-/// five are made and one must pass.
+/// five are made and one must pass. An attempt during which some task
+/// waited for a CPU more than half the time (`/proc/pressure/cpu`) proves
+/// nothing: it fails the test only if two on-time attempts missed, and
+/// five misses all late are INCONCLUSIVE (`ramp_host::timing`).
 #[test]
 fn relay_timing_accuracy_at_100mbit() {
     let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
     let mut reports = Vec::new();
+    let mut on_time_misses = 0;
     for attempt in 1..=5 {
-        match measure() {
+        let pressure = ramp_host::timing::CpuPressure::now();
+        let r = measure();
+        let pressure = pressure.and_then(|p| p.share_since());
+        let shown = pressure.map_or("unknown".into(), |p| format!("{:.0}%", p * 100.0));
+        match r {
             Ok(r) => {
-                eprintln!("attempt {attempt}: {r}");
+                eprintln!("attempt {attempt}: {r}; CPU pressure {shown}");
                 return;
             }
             Err(r) => {
-                eprintln!("attempt {attempt} missed: {r}");
-                reports.push(r);
+                eprintln!("attempt {attempt} missed: {r}; CPU pressure {shown}");
+                if pressure.is_none_or(|p| p <= 0.5) {
+                    on_time_misses += 1;
+                }
+                reports.push(format!("{r}; CPU pressure {shown}"));
             }
         }
     }
-    panic!("no attempt met the 1 ms bound: {reports:#?}");
+    assert!(
+        on_time_misses < 2,
+        "no attempt met the 1 ms bound, {on_time_misses} of them on time: {reports:#?}"
+    );
+    ramp_host::timing::inconclusive("relay_timing_accuracy_at_100mbit", &reports.join(" | "));
 }
 
 /// CPU time (user + system) of this process's thread named `name`, from
