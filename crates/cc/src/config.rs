@@ -168,10 +168,6 @@ impl CcConfig {
     pub fn initial_window_bytes(&self) -> u64 {
         self.initial_window.bytes(self.max_datagram_size)
     }
-    /// The minimum window in bytes (RFC 9002 §7.2).
-    pub fn minimum_window_bytes(&self) -> u64 {
-        minimum_window(self.max_datagram_size)
-    }
 }
 
 #[cfg(test)]

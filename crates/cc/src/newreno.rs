@@ -38,11 +38,6 @@ impl RenoGrowth {
         }
     }
 
-    /// Whether this is `pico`'s growth.
-    pub fn is_pico(&self) -> bool {
-        self.pico
-    }
-
     /// Grows `cwnd` for `acked` newly acknowledged bytes; returns the new
     /// window.
     pub fn on_ack(&mut self, cwnd: u64, acked: u64, mds: u64) -> u64 {

@@ -53,6 +53,9 @@ pub const BURST_TIME: Duration = Duration::from_micros(250);
 pub struct Prague {
     /// α, the EWMA of the marked share, fixed point ([`ALPHA_ONE`] = 1).
     alpha: u64,
+    /// A CE mark has been seen: until then α is not updated (Linux
+    /// `prague_update_alpha`, `saw_ce`).
+    saw_ce: bool,
     /// Start of the current α period (one virtual RTT).
     period_start: Option<Time>,
     /// Bytes acknowledged and bytes reported CE in the period.
@@ -78,17 +81,23 @@ impl Default for Prague {
 
 impl Prague {
     /// A new flow. α starts at 1, the conservative value RFC 8257 §3.3
-    /// gives DCTCP and Linux TCP Prague uses, so the CE mark that ends a
-    /// slow start halves the window (udp_prague, with no slow start,
-    /// starts at 0).
+    /// gives DCTCP and Linux TCP Prague uses, and stays there until the
+    /// first CE mark (Linux `prague_update_alpha`: "Do not update alpha
+    /// before we have proof that there's an AQM on the path"), so the CE
+    /// mark that ends a slow start halves the window (udp_prague, with no
+    /// slow start, starts at 0). Growth first waits [`MIN_STEP`] virtual
+    /// RTTs, as udp_prague's constructor sets `m_rtts_to_growth =
+    /// init_rate / RATE_STEP + MIN_STEP` (its initial rate is below one
+    /// `RATE_STEP`).
     pub fn new() -> Prague {
         Prague {
             alpha: ALPHA_ONE,
+            saw_ce: false,
             period_start: None,
             acked: 0,
             marked: 0,
             ce_pending: 0,
-            rtts_to_growth: 0,
+            rtts_to_growth: MIN_STEP,
             carry: 0,
             reduced_at: None,
             lost_at: None,
@@ -101,7 +110,9 @@ impl Prague {
     /// both a packet sent after the reduction is acknowledged, as RFC
     /// 9002's recovery period, and a virtual RTT has passed). A CE mark
     /// waits a virtual RTT after any reduction; a loss only after a loss
-    /// reduction (the reference reduces for loss while in CWR).
+    /// reduction (the reference reduces for loss while in CWR, and so
+    /// does [`crate::loss_based::LossBased`], even for a packet sent
+    /// before the CE reduction).
     pub fn holds_reduction(&self, now: Time, signal: CongestionSignal, srtt: Duration) -> bool {
         let since = match signal {
             CongestionSignal::Ecn { .. } => self.reduced_at,
@@ -120,23 +131,30 @@ impl Prague {
         srtt.max(REF_RTT)
     }
 
-    /// Counts acknowledged bytes; once a virtual RTT has passed, folds the
-    /// period's marked share F into α: α += g·(F − α) (draft §2.3.2).
-    pub fn on_acked(&mut self, now: Time, bytes: u64, srtt: Duration) {
+    /// Counts `bytes` acknowledged of a packet sent at `time_sent`. A
+    /// period closes when a virtual RTT has passed and a packet sent
+    /// since the last update is acknowledged (udp_prague `ACKReceived`;
+    /// Linux `prague_e2e_rtt_elapsed` and `prague_target_rtt_elapsed`);
+    /// it then folds the period's marked share F into α, α += g·(F − α)
+    /// (draft §2.3.2), once a CE mark has been seen.
+    pub fn on_acked(&mut self, now: Time, time_sent: Time, bytes: u64, srtt: Duration) {
         self.acked = self.acked.saturating_add(bytes);
         let start = *self.period_start.get_or_insert(now);
-        if now.saturating_since(start) < Self::vrtt(srtt) || self.acked == 0 {
+        if now.saturating_since(start) < Self::vrtt(srtt) || time_sent < start || self.acked == 0 {
             return;
         }
-        let f = (u128::from(self.marked.min(self.acked)) << ALPHA_SHIFT) / u128::from(self.acked);
-        let f = f as u64;
-        // α += (F − α) / 16, in fixed point.
-        self.alpha = if f >= self.alpha {
-            self.alpha + ((f - self.alpha) >> ALPHA_GAIN_SHIFT)
-        } else {
-            self.alpha - ((self.alpha - f) >> ALPHA_GAIN_SHIFT)
-        };
-        self.alpha = self.alpha.min(ALPHA_ONE);
+        if self.saw_ce {
+            let f =
+                (u128::from(self.marked.min(self.acked)) << ALPHA_SHIFT) / u128::from(self.acked);
+            let f = f as u64;
+            // α += (F − α) / 16, in fixed point.
+            self.alpha = if f >= self.alpha {
+                self.alpha + ((f - self.alpha) >> ALPHA_GAIN_SHIFT)
+            } else {
+                self.alpha - ((self.alpha - f) >> ALPHA_GAIN_SHIFT)
+            };
+            self.alpha = self.alpha.min(ALPHA_ONE);
+        }
         self.acked = 0;
         self.marked = 0;
         self.period_start = Some(now);
@@ -146,6 +164,7 @@ impl Prague {
     /// Counts newly CE-marked bytes (every mark, in or out of a reduction
     /// period, feeds α).
     pub fn on_ce(&mut self, ce_bytes: u64) {
+        self.saw_ce |= ce_bytes > 0;
         self.marked = self.marked.saturating_add(ce_bytes);
         self.ce_pending = self.ce_pending.saturating_add(ce_bytes);
     }
@@ -247,12 +266,12 @@ mod tests {
         p.alpha = 0;
         let t0 = Time::ZERO;
         // A whole period with a quarter of the bytes marked: α = 1/64.
-        p.on_acked(t0, 0, ms(10));
+        p.on_acked(t0, t0, 0, ms(10));
         p.on_ce(25_000);
-        p.on_acked(t0 + ms(10), 100_000, ms(10));
+        p.on_acked(t0 + ms(10), t0, 100_000, ms(10));
         // 10 ms < the 25 ms virtual RTT: no update yet.
         assert_eq!(p.alpha(), 0.0);
-        p.on_acked(t0 + ms(25), 0, ms(10));
+        p.on_acked(t0 + ms(25), t0, 0, ms(10));
         assert!((p.alpha() - 0.25 / 16.0).abs() < 1e-6, "{}", p.alpha());
     }
 
@@ -302,6 +321,7 @@ mod tests {
     #[test]
     fn prague_reference_growth_adds_one_ms_of_queue_per_rtt_once_allowed() {
         let mut p = Prague::new();
+        p.rtts_to_growth = 0;
         // 1 MB window at 25 ms: 40 MB/s, 1 ms of it = 40 kB per RTT.
         let cwnd = 1_000_000;
         let next = p.on_ack(cwnd, cwnd, ms(25), MDS);

@@ -43,12 +43,6 @@ impl Aqm {
     /// The names [`Aqm::from_str`] accepts, for help and error text.
     pub const NAMES: &'static str =
         "droptail, step:<delay>, codel, fq_codel, pie, docsis_pie, dualpi2, docsis_lld";
-
-    /// Whether packets are held and their fate decided at dequeue (so the
-    /// caller must poll the link at [`crate::Link::next_wake`]).
-    pub fn decides_at_dequeue(&self) -> bool {
-        matches!(self, Aqm::CoDel(_) | Aqm::FqCoDel(_) | Aqm::DualPi2(_))
-    }
 }
 
 /// An unknown or malformed queue discipline name.

@@ -187,15 +187,8 @@ impl<P> Bottleneck<P> {
         self.server.wait(now) + self.server.rate().transmit_time(self.held_bytes())
     }
 
-    /// PIE's current drop probability (for traces), if it runs PIE.
-    pub fn pie_drop_probability(&self) -> Option<f64> {
-        match &self.discipline {
-            Discipline::Pie(p) => Some(p.drop_prob()),
-            _ => None,
-        }
-    }
-
-    /// DualPI2's base probability p′ (for traces), if it runs DualPI2.
+    /// DualPI2's base probability p′, if it runs DualPI2 (read by the
+    /// conformance tests against RFC 9332's overload rule).
     pub fn dualpi2_base_probability(&self) -> Option<f64> {
         match &self.discipline {
             Discipline::DualPi2(d) => Some(d.base_probability()),

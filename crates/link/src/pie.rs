@@ -178,7 +178,9 @@ impl Pie {
         }
     }
 
-    /// The current drop probability.
+    /// The current drop probability (read by the tests of RFC 8033's
+    /// update rules).
+    #[cfg(test)]
     pub(crate) fn drop_prob(&self) -> f64 {
         self.drop_prob
     }

@@ -245,13 +245,17 @@ impl DeliveryTrace {
         Time::from_millis(ms)
     }
 
-    /// The first opportunity that fires at or after `t`.
-    pub fn first_at_or_after(&self, t: Time) -> u64 {
+    /// The first opportunity that fires strictly after `t`: the one a
+    /// packet arriving at `t` can use. mahimahi's `read_packet` runs
+    /// `rationalize(now)`, which uses up every opportunity at or before
+    /// the arrival's millisecond, before it enqueues the packet, so an
+    /// opportunity at exactly `t` is already gone.
+    pub fn first_after(&self, t: Time) -> u64 {
         let n = self.ms.len() as u64;
         let period_ns = self.period_ms * 1_000_000;
         let cycle = t.as_nanos() / period_ns;
         let within = t.as_nanos() - cycle * period_ns;
-        let i = self.ms.partition_point(|&m| m * 1_000_000 < within) as u64;
+        let i = self.ms.partition_point(|&m| m * 1_000_000 <= within) as u64;
         cycle * n + i
     }
 }
@@ -278,17 +282,18 @@ impl TraceServer {
     /// carries its last byte and of the first one it uses.
     pub(crate) fn accept(&mut self, now: Time, size: u32) -> (Time, Time) {
         let tr = &self.trace;
-        // An opportunity still firing at or after `now` with bytes left is
-        // shared with the packet before; otherwise the first one from now.
+        // An opportunity still to fire after `now` with bytes left is
+        // shared with the packet before; otherwise the first one after
+        // now (one at exactly `now` has fired: see `first_after`).
         let (mut k, mut left) = match self.last {
-            Some((k, left)) if tr.at(k) >= now => {
+            Some((k, left)) if tr.at(k) > now => {
                 if left > 0 {
                     (k, left)
                 } else {
                     (k + 1, OPPORTUNITY_BYTES)
                 }
             }
-            _ => (tr.first_at_or_after(now), OPPORTUNITY_BYTES),
+            _ => (tr.first_after(now), OPPORTUNITY_BYTES),
         };
         let first = tr.at(k);
         let mut need = size;
@@ -372,11 +377,12 @@ mod tests {
         assert_eq!(t.period(), Duration::from_millis(10));
         let times: Vec<u64> = (0..9).map(|k| t.at(k).as_nanos() / 1_000_000).collect();
         assert_eq!(times, [0, 3, 3, 10, 10, 13, 13, 20, 20]);
-        assert_eq!(t.first_at_or_after(Time::ZERO), 0);
-        assert_eq!(t.first_at_or_after(Time::from_micros(1)), 1);
-        assert_eq!(t.first_at_or_after(Time::from_millis(4)), 3);
-        assert_eq!(t.first_at_or_after(Time::from_micros(10_001)), 5);
-        assert_eq!(t.first_at_or_after(Time::from_millis(25)), 11);
+        assert_eq!(t.first_after(Time::ZERO), 1);
+        assert_eq!(t.first_after(Time::from_micros(1)), 1);
+        assert_eq!(t.first_after(Time::from_millis(3)), 3);
+        assert_eq!(t.first_after(Time::from_millis(4)), 3);
+        assert_eq!(t.first_after(Time::from_micros(10_001)), 5);
+        assert_eq!(t.first_after(Time::from_millis(25)), 11);
     }
 
     #[test]

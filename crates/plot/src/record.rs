@@ -52,11 +52,6 @@ impl Record {
             .or_else(|| self.f64(k::TTLB_MS))
     }
 
-    /// Sets the line this record came from.
-    pub fn set_line(&mut self, line: usize) {
-        self.line = line;
-    }
-
     /// The line this record came from (0 if not from a file).
     pub fn line(&self) -> usize {
         self.line

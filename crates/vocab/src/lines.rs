@@ -80,11 +80,6 @@ impl<R: BufRead> CappedLines<R> {
         }
     }
 
-    /// The number of the line last returned (0 before the first).
-    pub fn line_number(&self) -> u64 {
-        self.line
-    }
-
     /// The next line and its number, or `None` at the end of the input.
     pub fn next_line(&mut self) -> Result<Option<(u64, &[u8])>, LineError> {
         self.buf.clear();

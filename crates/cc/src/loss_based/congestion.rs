@@ -144,6 +144,11 @@ impl LossBased {
                 self.finish_safe_retreat();
                 return;
             }
+            Phase::Recovery if self.in_prague_cwr() => {
+                // Prague grew through its CE reduction period (TCP_CA_CWR):
+                // the window it reached stands.
+                self.prr = None;
+            }
             Phase::Recovery => {
                 // RFC 9937: cwnd = ssthresh at the end of recovery.
                 self.cwnd = self.ssthresh;

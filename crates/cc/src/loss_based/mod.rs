@@ -290,6 +290,26 @@ impl LossBased {
         self.recovery_start.is_some_and(|s| time_sent <= s)
     }
 
+    /// Prague in a recovery period a CE reduction started and no loss
+    /// has joined: Linux's TCP_CA_CWR, udp_prague's `cs_in_cwr`.
+    fn in_prague_cwr(&self) -> bool {
+        matches!(self.ca, CaAlgorithm::Prague(_))
+            && matches!(self.phase, Phase::Recovery)
+            && self.episode_ecn_only
+            && self.careful_resume.is_none()
+    }
+
+    /// Whether `event`, inside Prague's CE reduction period, is a loss
+    /// that still gets Prague's loss halving: udp_prague `ACKReceived`
+    /// halves on a loss in any state but `cs_in_loss`, and Linux moves
+    /// from TCP_CA_CWR to Recovery (`prague_enter_loss`).
+    fn prague_loss_cuts_in_cwr(&self, now: Time, event: &CongestionEvent) -> bool {
+        matches!(event.signal, CongestionSignal::Loss { .. })
+            && self.in_prague_cwr()
+            && matches!(&self.ca, CaAlgorithm::Prague(p)
+                if !p.holds_reduction(now, event.signal, self.srtt))
+    }
+
     fn note_exit_from_startup(&mut self) {
         if self.metrics.cwnd_exiting_slow_start_bytes.is_none() {
             self.metrics.cwnd_exiting_slow_start_bytes = Some(self.cwnd);
@@ -390,7 +410,7 @@ impl Controller for LossBased {
         self.srtt = rtt.smoothed();
         if let CaAlgorithm::Prague(p) = &mut self.ca {
             // α counts every acknowledged byte, in recovery or not.
-            p.on_acked(now, packet.bytes, self.srtt);
+            p.on_acked(now, packet.time_sent, packet.bytes, self.srtt);
         }
         self.in_flight = self.in_flight.saturating_sub(packet.bytes);
         self.frame_delivered = self.frame_delivered.saturating_add(packet.bytes);
@@ -420,7 +440,7 @@ impl Controller for LossBased {
         {
             self.exit_recovery(now);
         }
-        if self.in_recovery_period(packet.time_sent) {
+        if self.in_recovery_period(packet.time_sent) && !self.in_prague_cwr() {
             // RFC 9002 §7.3.2: no growth for packets sent before recovery
             // started; Rapid Start reduces by ack_factor instead (-02 §3.3).
             if let Phase::RapidRecovery(rr) = &mut self.phase {
@@ -519,6 +539,14 @@ impl Controller for LossBased {
                     self.grow_congestion_avoidance(now, n);
                 }
             }
+            Phase::Recovery if self.in_prague_cwr() => {
+                // Linux tcp_prague.c: "cwnd is updated for every ACK,
+                // regardless of the congestion status" (TCP_CA_CWR);
+                // udp_prague grows unless `cs_in_loss`.
+                if n > 0 {
+                    self.grow_congestion_avoidance(now, n);
+                }
+            }
             Phase::Recovery => {
                 let mds = self.mds();
                 if let Some(p) = self.prr.as_mut() {
@@ -542,7 +570,7 @@ impl Controller for LossBased {
             // Every mark feeds α, in a reduction period or not.
             p.on_ce(ce_bytes);
         }
-        if self.in_recovery_period(event.time_sent) {
+        if self.in_recovery_period(event.time_sent) && !self.prague_loss_cuts_in_cwr(now, event) {
             let loss_in_ecn_episode =
                 self.episode_ecn_only && matches!(event.signal, CongestionSignal::Loss { .. });
             if loss_in_ecn_episode {

@@ -467,18 +467,6 @@ impl<P> LossDetector<P> {
         self.spaces[space.index()].sent.largest_sent()
     }
 
-    /// Bytes in flight in one space.
-    pub fn bytes_in_flight_in(&self, space: Space) -> u64 {
-        self.spaces[space.index()].sent.bytes_in_flight()
-    }
-
-    /// Whether any ack-eliciting packet is in flight in any space.
-    pub fn has_ack_eliciting_in_flight(&self) -> bool {
-        self.spaces
-            .iter()
-            .any(|s| s.sent.ack_eliciting_in_flight() > 0)
-    }
-
     /// Whether sending is limited by the congestion window rather than by
     /// the application: `bytes_in_flight >= cwnd` (§7.8). A sender whose
     /// pacer held back a packet it had should also count as window-limited.

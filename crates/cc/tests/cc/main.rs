@@ -3,6 +3,7 @@
 //! (controllers) and `recovery_support` (the loss detector).
 
 mod recovery_support;
+mod scripted;
 mod support;
 
 mod bbr3;
@@ -10,6 +11,7 @@ mod careful_resume;
 mod cubic;
 mod hystart;
 mod newreno;
+mod prague;
 mod properties;
 mod rapid_start;
 mod recovery_pacer;

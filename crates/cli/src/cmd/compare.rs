@@ -98,6 +98,11 @@ pub struct Args {
     /// arm (docs/simulator.md, "Ranges").
     #[arg(long, conflicts_with = "no_report")]
     no_traces: bool,
+    /// Print each arm's full controller spec as a table column instead of
+    /// in the legend under the table (rows are then as wide as the longest
+    /// spec).
+    #[arg(long)]
+    wide: bool,
 }
 
 /// Runs the comparison.
@@ -147,7 +152,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let progress = Progress::new(arms.len(), scenario.size_bytes, !args.no_report);
     let records = run_arms(&scenario, &arms, seed, traces.as_ref(), &progress)?;
 
-    print_table(&scenario, seed, &arms, &records);
+    print_table(&scenario, seed, &arms, &records, args.wide);
 
     if let Some(staging) = staging {
         progress.bar.set_message("charts and report");
@@ -252,7 +257,15 @@ fn run_arm(
         .ok_or_else(|| anyhow::anyhow!("no record for the flow under test"))
 }
 
-fn print_table(scenario: &Scenario, seed: u64, arms: &[Arm], records: &[Record]) {
+/// The legend's width: the table itself is about 95 columns, and a spec
+/// longer than this is wrapped under its label.
+const LEGEND_WIDTH: usize = 100;
+
+/// Prints the comparison table. Each row is one arm under its label; the
+/// controller specs, which can run to 200 characters, go in a legend under
+/// the table so that the table fits a terminal, or in a column of their
+/// own with `wide`.
+fn print_table(scenario: &Scenario, seed: u64, arms: &[Arm], records: &[Record], wide: bool) {
     let p = &scenario.path;
     println!(
         "scenario {}: {:.0} Mbit/s, {:.0} ms RTT, {:.0} ms queue, IW {} pkts, jump {} pkts, {} bytes, seed {}",
@@ -272,16 +285,24 @@ fn print_table(scenario: &Scenario, seed: u64, arms: &[Arm], records: &[Record])
         .max()
         .unwrap_or(0)
         .max(10);
-    let cw = records
-        .iter()
-        .map(|r| r.cc_algorithm.len())
-        .max()
-        .unwrap_or(0)
-        .max(10);
+    // The controller column, when there is one: the label is followed by
+    // the spec padded to the longest.
+    let controller = |name: &str| -> String {
+        if !wide {
+            return String::new();
+        }
+        let cw = records
+            .iter()
+            .map(|r| r.cc_algorithm.len())
+            .max()
+            .unwrap_or(0)
+            .max(10);
+        format!(" {name:<cw$}")
+    };
     println!(
-        "{:<lw$} {:<cw$} {:>9} {:>8} {:>10} {:>7} {:>6} {:>6} {:>5} {:>10} {:>9}",
+        "{:<lw$}{} {:>9} {:>8} {:>10} {:>7} {:>6} {:>6} {:>5} {:>10} {:>9}",
         "arm",
-        "controller",
+        controller("controller"),
         "TTLB ms",
         "vs base",
         "client ms",
@@ -321,9 +342,9 @@ fn print_table(scenario: &Scenario, seed: u64, arms: &[Arm], records: &[Record])
             .cwnd_exiting_slow_start
             .map_or_else(|| "-".to_string(), |c| format!("{:.0}", c as f64 / 1e3));
         println!(
-            "{:<lw$} {:<cw$} {:>9} {:>8} {:>10.1} {:>7} {:>6} {:>6} {:>5} {:>10} {:>9.0}",
+            "{:<lw$}{} {:>9} {:>8} {:>10.1} {:>7} {:>6} {:>6} {:>5} {:>10} {:>9.0}",
             arm.label,
-            r.cc_algorithm,
+            controller(&r.cc_algorithm),
             ttlb,
             delta,
             r.client_ttlb_us as f64 / 1e3,
@@ -335,10 +356,53 @@ fn print_table(scenario: &Scenario, seed: u64, arms: &[Arm], records: &[Record])
             r.cwnd as f64 / 1e3,
         );
     }
+    if !wide {
+        println!("\narms (label = controller; --wide puts the controller in the table):");
+        for (arm, r) in arms.iter().zip(records) {
+            let lines = wrap_spec(&r.cc_algorithm, LEGEND_WIDTH.saturating_sub(lw + 3));
+            for (i, line) in lines.iter().enumerate() {
+                let label = if i == 0 { arm.label.as_str() } else { "" };
+                println!("  {label:<lw$} {line}");
+            }
+        }
+    }
     println!(
-        "\nTTLB: request at the server -> last byte acknowledged (h2o's definition; includes the \
-         receiver's ACK delay for the last packet). client: connection start -> last byte received."
+        "\nTTLB: request at the server -> last byte acknowledged (h2o's definition; includes\n\
+         the receiver's ACK delay for the last packet). client: connection start -> last byte\n\
+         received."
     );
+}
+
+/// Splits a controller spec into lines of at most `width` characters where
+/// it can: after a comma between options, or before the `+` that starts a
+/// part. A single option longer than `width` stays whole.
+fn wrap_spec(spec: &str, width: usize) -> Vec<String> {
+    let mut pieces: Vec<&str> = Vec::new();
+    let mut start = 0;
+    for (i, c) in spec.char_indices() {
+        if c == '+' && i > start {
+            pieces.push(&spec[start..i]);
+            start = i;
+        } else if c == ',' {
+            pieces.push(&spec[start..=i]);
+            start = i + 1;
+        }
+    }
+    if start < spec.len() {
+        pieces.push(&spec[start..]);
+    }
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for piece in pieces {
+        if !line.is_empty() && line.len() + piece.len() > width {
+            lines.push(std::mem::take(&mut line));
+        }
+        line.push_str(piece);
+    }
+    if !line.is_empty() || lines.is_empty() {
+        lines.push(line);
+    }
+    lines
 }
 
 /// Writes records, the scenario, the PNG charts and report.html. Every file
@@ -362,7 +426,12 @@ fn write_run_dir(
         scenario_toml(scenario, arms).as_bytes(),
     )?;
 
-    let run = ramp_plot::RunData::load(out)?;
+    let mut run = ramp_plot::RunData::load(out)?;
+    // The report's title is the scenario's name. Without traces RunData
+    // would fall back to the directory's name, which here is the staging
+    // directory's, a name with this process's id in it: the same run would
+    // not give the same bytes twice.
+    run.title.clone_from(&scenario.name);
     if !traced {
         ramp_plot::write_report(&run, &out.join("report.html"))?;
         return Ok(());
@@ -429,5 +498,23 @@ mod tests {
             labels,
             ["baseline", "jumpstart", "rapid-no-jump", "rapidstart"]
         );
+    }
+
+    #[test]
+    fn a_wrapped_spec_joins_back_to_itself_within_the_width() {
+        let spec = "newreno(iw=30,ca_gain=2,pacer=quicly,beta=0.7,ss_beta=0.5,growth=pico)\
+                    +rapidstart(jump=off,jump_floor=on,thresh_mult=1.09375,rtt_floor=slots,\
+                    k=11/18,thresh=max,clock=ms,off_below_ms=4)";
+        for width in [1, 20, 60, 84, 400] {
+            let lines = wrap_spec(spec, width);
+            assert_eq!(lines.concat(), spec, "width {width}");
+            if width >= 24 {
+                assert!(lines.iter().all(|l| l.len() <= width), "{lines:?}");
+            }
+        }
+        assert_eq!(wrap_spec("cubic", 3), ["cubic"]);
+        assert_eq!(wrap_spec("", 10), [""]);
+        // A part starts its line with its `+`, so the line says what it adds.
+        assert_eq!(wrap_spec("cubic+hystart", 8), ["cubic", "+hystart"]);
     }
 }

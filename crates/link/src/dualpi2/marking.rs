@@ -1,6 +1,7 @@
 //! What happens to a packet as it leaves DualPI2 (RFC 9332 Appendix A.1
 //! `dualpi2_dequeue`; decisions at dequeue, Linux's default with
-//! `drop_early` off): the classic queue drops or marks with p_C; the L
+//! `drop_early` off): the classic queue drops or marks with p_C, and
+//! only drops on overload (Appendix A.2 "Overload disables ECN"); the L
 //! queue marks with the larger of the coupled p_CL and its native AQM
 //! (§2.5.1.1, §4.1.1: Linux's step or the DOCSIS ramp), and drops with
 //! p_C on overload (§4.2.3); nothing is dropped or marked by the PI part
@@ -25,8 +26,8 @@ pub(super) enum Verdict {
     Drop,
 }
 
-/// What a packet saw when it left: its sojourn, the bytes queued in
-/// both queues before it left, the L queue's length after it left, and
+/// What a packet saw when it left: its sojourn, the bytes still queued
+/// in both queues behind it, the L queue's length after it left, and
 /// whether the step applies to it.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Ahead {
@@ -67,12 +68,16 @@ pub(super) fn decide<P>(
     ahead: Ahead,
 ) -> Verdict {
     let guard = ahead.backlog < 2 * u64::from(params.mtu);
+    // RFC 9332 §4.2.3 overload: p_CL = k·p′ ≥ 1, i.e. p_C ≥ p_Cmax = 1/k².
+    let overload = pi.p_cl(params) >= 1.0;
     match which {
         DualQueue::C => {
             if guard || !roll(rng, pi.p_c()) {
                 return Verdict::Send(false);
             }
-            if p.ecn.is_ect() {
+            // Appendix A.2 "Overload disables ECN"; Linux
+            // `dualpi2_classic_marking`: on overload only drop.
+            if p.ecn.is_ect() && !overload {
                 Verdict::Send(true)
             } else {
                 Verdict::Drop
@@ -80,7 +85,7 @@ pub(super) fn decide<P>(
         }
         DualQueue::L => {
             let p_cl = pi.p_cl(params);
-            if p_cl >= 1.0 && params.drop_overload && !guard {
+            if overload && params.drop_overload && !guard {
                 // §4.2.3 overload: L packets see the classic drop.
                 if roll(rng, pi.p_c()) {
                     return Verdict::Drop;

@@ -103,7 +103,14 @@ impl<P> DualPi2<P> {
             }
             DualQueue::C => false,
         };
-        self.queues.push(which, now, apply, p);
+        self.queues.push(
+            which,
+            now,
+            apply,
+            p,
+            self.params.c_protection,
+            self.params.mtu,
+        );
     }
 
     /// Runs the PI updates due by `now`, each with the head sojourn times
@@ -124,9 +131,11 @@ impl<P> DualPi2<P> {
     ) -> Option<(Packet<P>, bool, DualQueue)> {
         self.catch_up(now);
         loop {
-            let which = self.queues.pick(self.params.c_protection)?;
-            let backlog = self.queues.bytes();
+            let (which, credit) = self.queues.pick(self.params.c_protection)?;
             let (t_in, apply, p) = self.queues.pop(which)?;
+            // Linux `must_drop` tests the backlog after `dequeue_packet`
+            // took the packet: two MTUs behind the one leaving.
+            let backlog = self.queues.bytes();
             let ahead = Ahead {
                 sojourn: now.saturating_since(t_in),
                 backlog,
@@ -134,7 +143,11 @@ impl<P> DualPi2<P> {
                 apply,
             };
             match self.decide(which, &p, ahead) {
-                Verdict::Send(ce) => return Some((p, ce, which)),
+                Verdict::Send(ce) => {
+                    // Linux adds the credit change only for a packet sent.
+                    self.queues.charge(credit);
+                    return Some((p, ce, which));
+                }
                 Verdict::Drop => on_drop(p),
             }
         }
@@ -257,5 +270,84 @@ mod tests {
             proptest::prop_assert_eq!(offered, out_bytes);
             proptest::prop_assert!(seen.iter().all(|n| *n == 1), "{:?}", seen);
         }
+    }
+
+    /// Serves everything queued at `now`; 's' for a packet sent from L,
+    /// 'S' from C, 'd' for one dropped.
+    fn serve_all(q: &mut DualPi2<u32>, now: Time) -> String {
+        let mut log = String::new();
+        loop {
+            let mut drops = 0;
+            let got = q.dequeue(now, &mut |_| drops += 1);
+            log.extend(std::iter::repeat_n('d', drops));
+            match got {
+                Some((_, _, DualQueue::L)) => log.push('s'),
+                Some((_, _, DualQueue::C)) => log.push('S'),
+                None => return log,
+            }
+        }
+    }
+
+    fn sized(id: u32, ecn: EcnCodepoint, size: u32) -> Packet<u32> {
+        Packet {
+            payload: id,
+            size,
+            ecn,
+            flow: 0,
+        }
+    }
+
+    #[test]
+    fn linux_must_drop_guard_counts_the_backlog_behind_the_packet() {
+        // Linux `must_drop` runs after `dequeue_packet` has taken the
+        // packet off the backlog: with exactly two MTUs queued, the head
+        // leaves one MTU behind it and is never dropped, even at p_C = 1.
+        let mut q = fixtures::dq();
+        let mtu = DualPi2Params::LINUX.mtu;
+        q.enqueue(Time::ZERO, sized(0, EcnCodepoint::NotEct, mtu));
+        q.enqueue(Time::ZERO, sized(1, EcnCodepoint::NotEct, mtu));
+        q.pi.prob = 1.0;
+        assert_eq!(serve_all(&mut q, Time::ZERO), "SS");
+        // Three MTUs: the first has two behind it and is dropped.
+        for i in 0..3 {
+            q.enqueue(Time::ZERO, sized(i, EcnCodepoint::NotEct, mtu));
+        }
+        assert_eq!(serve_all(&mut q, Time::ZERO), "dSS");
+    }
+
+    #[test]
+    fn linux_reset_c_protection_serves_l_first_after_idle() {
+        // Linux `dequeue_packet` finding both queues empty resets the
+        // credit to mtu·(wc − wl) (`dualpi2_reset_c_protection`): after
+        // idle, L goes first whatever the credit was.
+        let mut q = fixtures::dq();
+        for round in 0..3 {
+            q.enqueue(Time::ZERO, fixtures::pkt(0, EcnCodepoint::Ect1));
+            q.enqueue(Time::ZERO, fixtures::pkt(1, EcnCodepoint::Ect0));
+            assert_eq!(serve_all(&mut q, Time::ZERO), "sS", "round {round}");
+        }
+    }
+
+    #[test]
+    fn linux_credit_moves_only_for_packets_sent() {
+        // `dualpi2_qdisc_dequeue` adds `credit_change` after the drop
+        // checks: a classic packet the PI part drops does not hand the
+        // turn back to L, so the next C packet is tried at once.
+        let mut q = DualPi2::new(
+            DualPi2Params {
+                drop_overload: false,
+                ..DualPi2Params::LINUX
+            },
+            Rng::new(1, 2),
+        );
+        for i in 0..40 {
+            q.enqueue(Time::ZERO, fixtures::pkt(i, EcnCodepoint::Ect1));
+        }
+        for i in 0..5 {
+            q.enqueue(Time::ZERO, fixtures::pkt(100 + i, EcnCodepoint::NotEct));
+        }
+        q.pi.prob = 1.0; // p_C = 1: every classic packet is dropped.
+        let log = serve_all(&mut q, Time::ZERO);
+        assert!(log.contains("ddddd"), "{log}");
     }
 }

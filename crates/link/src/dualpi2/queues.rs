@@ -116,8 +116,23 @@ impl<P> Queues<P> {
         self.l.sojourn(now).max(self.c.sojourn(now))
     }
 
-    /// Appends `p`, arrived at `now`, to queue `q`.
-    pub(super) fn push(&mut self, q: DualQueue, now: Time, apply: bool, p: Packet<P>) {
+    /// Appends `p`, arrived at `now`, to queue `q`. A packet that finds
+    /// both queues empty first resets the credit to `mtu·(wc − wl)`, L
+    /// first (Linux `dualpi2_reset_c_protection`, run when a dequeue
+    /// finds the qdisc empty, i.e. before the next packet arrives).
+    pub(super) fn push(
+        &mut self,
+        q: DualQueue,
+        now: Time,
+        apply: bool,
+        p: Packet<P>,
+        c_protection: u32,
+        mtu: u32,
+    ) {
+        if self.is_empty() {
+            let (wc, wl) = weights(c_protection);
+            self.credit = i64::from(mtu) * (wc - wl);
+        }
         let fifo = self.fifo_mut(q);
         fifo.bytes += u64::from(p.size);
         fifo.q.push_back((now, apply, p));
@@ -132,10 +147,11 @@ impl<P> Queues<P> {
     }
 
     /// The WRR scheduler (RFC 9332 §2.5.2, Linux's credit): L while the
-    /// credit is not positive or C is empty; each packet served while both
-    /// queues are backlogged moves the credit by its size times the other
-    /// queue's weight, C's being `c_protection` percent.
-    pub(super) fn pick(&mut self, c_protection: u32) -> Option<DualQueue> {
+    /// credit is not positive or C is empty. Returns the queue and the
+    /// credit change if its head is sent ([`Self::charge`]): while both
+    /// queues are backlogged, the packet's size times the other queue's
+    /// weight, C's being `c_protection` percent (Linux `dequeue_packet`).
+    pub(super) fn pick(&self, c_protection: u32) -> Option<(DualQueue, i64)> {
         let (l, c) = (!self.l.q.is_empty(), !self.c.q.is_empty());
         let pick = match (l, c) {
             (false, false) => return None,
@@ -144,20 +160,35 @@ impl<P> Queues<P> {
             (true, true) if self.credit <= 0 => DualQueue::L,
             (true, true) => DualQueue::C,
         };
+        let mut change = 0;
         if l && c {
-            let wc = i64::from(c_protection.min(100));
+            let (wc, wl) = weights(c_protection);
             let len = self
                 .fifo(pick)
                 .q
                 .front()
                 .map_or(0, |(_, _, p)| i64::from(p.size));
-            self.credit += match pick {
+            change = match pick {
                 DualQueue::L => wc * len,
-                DualQueue::C => -(100 - wc) * len,
+                DualQueue::C => -wl * len,
             };
         }
-        Some(pick)
+        Some((pick, change))
     }
+
+    /// Applies a credit change from [`Self::pick`]: Linux adds it only
+    /// for a packet that is sent, not for one the AQM drops
+    /// (`dualpi2_qdisc_dequeue`).
+    pub(super) fn charge(&mut self, change: i64) {
+        self.credit += change;
+    }
+}
+
+/// The WRR weights (wc, wl) in percent: C's is `c_protection` (at most
+/// 100), L's the rest (Linux `dualpi2_calculate_c_protection`).
+fn weights(c_protection: u32) -> (i64, i64) {
+    let wc = i64::from(c_protection.min(100));
+    (wc, 100 - wc)
 }
 
 #[cfg(test)]

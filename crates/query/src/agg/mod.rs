@@ -14,7 +14,7 @@ use indexmap::IndexMap;
 use rustc_hash::{FxBuildHasher, FxHashSet};
 
 use crate::eval::{err, eval, with_params, Env, EvalResult, Flow};
-use crate::expr::{AggKind, AggPlan, EachOut, PctMethod};
+use crate::expr::{AggKind, AggPlan, EachOut};
 use crate::value::{Map, Value};
 use pct::PctState;
 
@@ -522,12 +522,4 @@ fn finish(slot: Slot, kind: &AggKind, env: &mut Env) -> EvalResult {
         }
         _ => return err("internal: aggregation state does not match its plan"),
     })
-}
-
-/// Percentile definition name, for docs and `--explain`.
-pub fn method_name(m: PctMethod) -> &'static str {
-    match m {
-        PctMethod::Disc => "nearest-rank (quantile_disc)",
-        PctMethod::Cont => "linear interpolation (quantile_cont)",
-    }
 }

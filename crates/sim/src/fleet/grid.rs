@@ -131,24 +131,6 @@ impl Grid {
         Ok(())
     }
 
-    /// The name of the axis that varies most (the x axis of grid charts),
-    /// in the order loss, rate, rtt, queue, size.
-    pub fn main_axis(&self) -> &'static str {
-        [
-            ("loss", self.losses.len()),
-            ("rate", self.rates.len()),
-            ("rtt", self.rtts.len()),
-            ("queue", self.queues.len()),
-            ("size", self.sizes.len()),
-        ]
-        .iter()
-        .fold(
-            ("loss", 0),
-            |best, &(n, k)| if k > best.1 { (n, k) } else { best },
-        )
-        .0
-    }
-
     /// The cell of connection `index`: cells in order, `seeds_per_cell`
     /// connections each, wrapping after the last cell.
     pub fn cell_of_connection(&self, index: u64) -> Cell {

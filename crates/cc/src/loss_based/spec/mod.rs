@@ -488,6 +488,25 @@ impl LossBasedSpec {
     }
 }
 
+/// Prague's pacing gain outside slow start: 1 (Linux
+/// `prague_update_pacing_rate`, "Pacing is set to 100% during AI";
+/// udp_prague paces at `m_fractional_window / srtt`).
+pub const PRAGUE_CA_PACING_GAIN: Ratio = Ratio::ONE;
+
+impl LossBasedSpec {
+    /// The CA pacing gain when the spec sets none: the endpoint's, except
+    /// that Prague uses [`PRAGUE_CA_PACING_GAIN`] in place of the
+    /// family's default.
+    fn default_ca_pacing_gain(&self, cfg: &CcConfig) -> Ratio {
+        if self.ca == CaSpec::Prague && cfg.ca_pacing_gain == crate::config::DEFAULT_CA_PACING_GAIN
+        {
+            PRAGUE_CA_PACING_GAIN
+        } else {
+            cfg.ca_pacing_gain
+        }
+    }
+}
+
 impl FamilySpec for LossBasedSpec {
     fn effective_config(&self, cfg: &CcConfig) -> CcConfig {
         let c = &self.common;
@@ -498,7 +517,7 @@ impl FamilySpec for LossBasedSpec {
             slow_start_pacing_gain: c
                 .slow_start_pacing_gain
                 .unwrap_or(cfg.slow_start_pacing_gain),
-            ca_pacing_gain: c.ca_pacing_gain.unwrap_or(cfg.ca_pacing_gain),
+            ca_pacing_gain: c.ca_pacing_gain.unwrap_or(self.default_ca_pacing_gain(cfg)),
             prr: c.prr.unwrap_or(cfg.prr),
             undo: c.undo.unwrap_or(cfg.undo),
             recovery_send_one: c.send_one.unwrap_or(cfg.recovery_send_one),
@@ -510,7 +529,11 @@ impl FamilySpec for LossBasedSpec {
     /// Connection-level values are written when they differ from the
     /// defaults, whether they came from the spec or from `cfg`.
     fn canonical_name(&self, cfg: &CcConfig) -> String {
-        let eff = self.effective_config(cfg);
+        let mut eff = self.effective_config(cfg);
+        if self.common.ca_pacing_gain.is_none() && eff.ca_pacing_gain == PRAGUE_CA_PACING_GAIN {
+            // Prague's own default is not a setting to name.
+            eff.ca_pacing_gain = cfg.ca_pacing_gain;
+        }
         LossBasedSpec {
             common: CommonOptions {
                 // Not a controller setting: the spec's own value is the name's.

@@ -1,0 +1,74 @@
+//! Tests that keep the documentation's lists from going stale silently:
+//! every controller the registry knows is named where a reader looks for
+//! controllers, and every page of docs/ is reachable from its index.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// The repository's root (this crate is crates/cli).
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn read(rel: &str) -> String {
+    let path = root().join(rel);
+    fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Every part name of `Registry::builtin()` appears, in backticks as it is
+/// typed, in docs/algorithms.md (the controllers' reference) and README.md
+/// (the first page a user reads).
+#[test]
+fn every_registered_controller_is_named_in_algorithms_md_and_readme() {
+    let names = ramp_cc::spec::Registry::builtin().names();
+    assert!(!names.is_empty());
+    for page in ["docs/algorithms.md", "README.md"] {
+        let text = read(page);
+        let missing: Vec<&str> = names
+            .iter()
+            .copied()
+            .filter(|n| !text.contains(&format!("`{n}`")) && !text.contains(&format!("`{n}(")))
+            .collect();
+        assert!(
+            missing.is_empty(),
+            "{page} does not name these registered controllers: {missing:?}"
+        );
+    }
+}
+
+/// Every markdown file under docs/ is linked from docs/README.md, the
+/// index README.md points to.
+#[test]
+fn every_docs_page_is_linked_from_the_docs_index() {
+    let index = read("docs/README.md");
+    let docs = root().join("docs");
+    let mut pages = Vec::new();
+    collect_md(&docs, &docs, &mut pages);
+    assert!(pages.len() > 10, "found only {pages:?}");
+    let missing: Vec<&String> = pages
+        .iter()
+        .filter(|p| p.as_str() != "README.md" && !index.contains(&format!("]({p})")))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "docs/README.md does not link these pages: {missing:?}"
+    );
+}
+
+/// The markdown files under `dir`, as paths relative to `base` with `/`.
+fn collect_md(base: &Path, dir: &Path, out: &mut Vec<String>) {
+    let entries = fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    for entry in entries {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            collect_md(base, &path, out);
+        } else if path.extension().is_some_and(|e| e == "md") {
+            let rel = path.strip_prefix(base).unwrap();
+            let parts: Vec<String> = rel
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            out.push(parts.join("/"));
+        }
+    }
+}
