@@ -24,6 +24,7 @@ mod error;
 pub mod fixtures;
 pub mod grid;
 mod output;
+pub mod packet_log;
 mod record;
 mod report;
 pub mod trace;

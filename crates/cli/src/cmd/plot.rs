@@ -4,6 +4,7 @@ use anyhow::Context as _;
 use ramp_plot::chart::{
     save, AbChart, DeliveryChart, GridChart, PairedChart, Theme, TimeSeqChart, XyChart, XyData,
 };
+use ramp_plot::packet_log::PacketSeries;
 use ramp_plot::{
     ab_curves_of, grid_curves, paired_deltas_of, read_trace, AbOptions, AbSamples, Facet, GridAxis,
     GridSamples,
@@ -80,6 +81,24 @@ enum ChartCmd {
         #[command(flatten)]
         out: OutputArgs,
     },
+    /// Throughput (arriving and delivered, Mbit/s) and the delay through
+    /// the link over time, from `ramp shell --packet-log`, as Mahimahi's
+    /// mm-throughput-graph and mm-delay-graph draw a --downlink-log.
+    Packets {
+        /// Per-packet log (NDJSON).
+        log: PathBuf,
+        /// The direction: `down` (towards the shell's command) or `up`.
+        #[arg(long, default_value = "down", value_parser = ["down", "up"])]
+        dir: String,
+        /// Bin width, ms.
+        #[arg(long, default_value_t = 50)]
+        bin_ms: u32,
+        /// Draw the delay through the link instead of throughput.
+        #[arg(long)]
+        delay: bool,
+        #[command(flatten)]
+        out: OutputArgs,
+    },
     /// y against x from a CSV (header `x label,series,...`, one row per
     /// x), one line per series: bench tables such as a rate ratio
     /// against RTT.
@@ -110,6 +129,7 @@ impl ChartCmd {
             | ChartCmd::Paired { records, .. }
             | ChartCmd::Grid { records, .. } => vec![records],
             ChartCmd::Xy { csv, .. } => vec![csv],
+            ChartCmd::Packets { log, .. } => vec![log],
         }
     }
 }
@@ -175,7 +195,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         | ChartCmd::Ab { out, .. }
         | ChartCmd::Paired { out, .. }
         | ChartCmd::Grid { out, .. }
-        | ChartCmd::Xy { out, .. } => out,
+        | ChartCmd::Xy { out, .. }
+        | ChartCmd::Packets { out, .. } => out,
     };
     // Fail on a bad output name, or an output over an input, before
     // reading any input.
@@ -268,6 +289,35 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             if let Some(title) = &out.title {
                 c = c.title(title);
             }
+            save(&c, &out.output, theme)?;
+        }
+        ChartCmd::Packets {
+            log,
+            dir,
+            bin_ms,
+            delay,
+            out,
+        } => {
+            let f =
+                std::fs::File::open(log).with_context(|| format!("reading {}", log.display()))?;
+            let s = PacketSeries::read(
+                std::io::BufReader::new(f),
+                dir,
+                f64::from((*bin_ms).max(1)) / 1e3,
+            )
+            .with_context(|| format!("{}", log.display()))?;
+            let (data, y) = if *delay {
+                (s.delay(), "delay through the link (ms)")
+            } else {
+                (s.throughput(), "Mbit/s")
+            };
+            let title = out.title.clone().unwrap_or_else(|| {
+                format!(
+                    "{} {dir}link, {bin_ms} ms bins",
+                    if *delay { "delay" } else { "throughput" }
+                )
+            });
+            let c = XyChart::new(&data, title, y).linear_x(true);
             save(&c, &out.output, theme)?;
         }
         ChartCmd::Xy {
