@@ -261,6 +261,12 @@ def table(rows, runs):
 
 
 def main():
+    # SIGTERM (and SIGINT, which a background job ignores) end the run
+    # through the cleanup below.
+    def stop(signum, frame):
+        raise KeyboardInterrupt
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
     cli = os.environ.get("QUICLY_CLI", "")
     if not cli or not os.access(cli, os.X_OK):
         print("bench/interop: skipped: set QUICLY_CLI to a quicly `cli` built outside this "
