@@ -39,6 +39,18 @@ def test_dask_fleet_equals_the_single_process_run(tmp_path, cluster):
     assert not (tmp_path / "dask.shards").exists()
 
 
+def test_a_sensitivity_study_on_dask_equals_the_single_process_study(tmp_path, cluster):
+    """`ramp fleet --sensitivity` shards by point; the driver runs it as any
+    fleet, and the merged study is the single-process one byte for byte."""
+    args = ["-n", "20", "--seed", "4", "--sensitivity", "3"]
+    want = single(tmp_path, args)
+    for shards in (2, 5):
+        got = dist.dist_fleet([*args, "--no-charts", "-o", str(tmp_path / f"dask{shards}")],
+                              shards, cluster, progress=False)
+        for f in ["points.ndjson", "sensitivity.json", "sensitivity.md"]:
+            assert filecmp.cmp(want / f, got / f, shallow=False), f"{shards} shards: {f} differs"
+
+
 def test_killing_a_worker_mid_run_changes_nothing(tmp_path, cluster):
     args = ["-n", "2400", "--seed", "3"]
     want = single(tmp_path, args)

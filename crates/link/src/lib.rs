@@ -52,7 +52,7 @@ pub use dualpi2::{
 };
 pub use forward::{downlink_seed, drop_event, uplink_seed, ForwardCounters};
 pub use fq_codel::FqCoDelParams;
-pub use jitter::{Jitter, MAX_JITTER};
+pub use jitter::{Jitter, MAX_JITTER, MAX_MPDUS};
 pub use loss::{LossElement, LossModel};
 pub use packet::{Delivery, DropCause, Packet};
 pub use path::{Link, LinkConfig, Offer, RateStep};
