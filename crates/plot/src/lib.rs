@@ -38,6 +38,7 @@ pub use error::{Error, Result};
 pub use grid::{grid_curves, GridAxis, GridResult, GridSamples};
 pub use record::{parse_records, read_records, Record};
 pub use report::{
-    render_report, summarise, write_report, ArmSummary, ReportChart, RunData, RunRecords,
+    explorer_html, render_report, summarise, write_report, ArmSummary, Dim, ExplorerBuilder,
+    ExplorerData, RangeDim, ReportChart, RunData, RunRecords, ValueCol,
 };
 pub use trace::{parse_trace, read_trace, Trace, TraceMeta};

@@ -72,6 +72,10 @@ pub struct Args {
 
 /// Runs `ramp relay`.
 pub fn run(args: Args) -> anyhow::Result<()> {
+    crate::clobber::refuse_optional_outputs(
+        &[("--log", args.log.as_ref())],
+        &[args.trace.as_ref(), args.uplink_trace.as_ref()],
+    )?;
     let (rate, rtt, queue) = args.path.required()?;
     let loss = args.path.loss.unwrap_or(0.0);
     let aqm = args.path.aqm.unwrap_or_default();
@@ -108,9 +112,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     block_until_interrupted(limit)?;
     let c = relay.stop()?;
     for (name, d) in [("up", c.up), ("down", c.down)] {
-        eprintln!("ramp relay {name}: {d}");
+        ramp_vocab::note!("ramp relay {name}: {d}");
     }
-    eprintln!(
+    ramp_vocab::note!(
         "ramp relay: {} clients ({} evicted unanswered or finished, {} refused with the table full), {} unknown datagrams",
         c.clients, c.evicted, c.refused, c.unknown
     );

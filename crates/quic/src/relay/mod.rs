@@ -103,6 +103,14 @@ pub struct RelayConfig {
     /// With the table full, a client silent this long is taken as
     /// finished and may give its place to a new one.
     pub client_quiet: Duration,
+    /// With the table full, a client the server has not answered yet is
+    /// taken as abandoned or spoofed only once silent this long plus the
+    /// path's round trip and both queues (the time its Initial may spend
+    /// on the link). Until then it is mid-handshake and keeps its place.
+    /// The default, 1 s, is QUIC's first probe timeout with no RTT sample
+    /// (RFC 9002 §6.2.2: kInitialRtt 333 ms, PTO = 333 + 4 × 333/2 ms),
+    /// after which a live client sends its Initial again.
+    pub handshake_grace: Duration,
     /// Ask for real-time priority (SCHED_FIFO) for the relay's threads, so
     /// that on a loaded machine a datagram is stamped when it arrives and
     /// sent when the model says; without the privilege (root or
@@ -134,6 +142,7 @@ impl RelayConfig {
             max_clients: 1024,
             client_idle: Duration::from_secs(30),
             client_quiet: Duration::from_secs(1),
+            handshake_grace: Duration::from_secs(1),
             realtime: true,
         }
     }
@@ -188,11 +197,14 @@ pub struct RelayCounters {
     /// Clients admitted so far.
     pub clients: u64,
     /// Clients dropped from a full table to admit a new one: the
-    /// quietest of those the server never answered, else the quietest
-    /// silent for [`RelayConfig::client_quiet`] (a finished flow).
+    /// quietest of those the server never answered and silent past
+    /// [`RelayConfig::handshake_grace`] (an abandoned or spoofed
+    /// handshake), else the quietest silent for
+    /// [`RelayConfig::client_quiet`] (a finished flow).
     pub evicted: u64,
     /// Client Initials refused because the table was full of clients the
-    /// server had answered (counted in `unknown` too).
+    /// server had answered or that were mid-handshake (counted in
+    /// `unknown` too).
     pub refused: u64,
 }
 
@@ -278,6 +290,9 @@ struct Shared {
     max_clients: usize,
     client_idle: Duration,
     client_quiet: Duration,
+    /// [`RelayConfig::handshake_grace`] plus the path's round trip and
+    /// both queues.
+    handshake_grace: Duration,
     /// The full table has been reported on stderr.
     full_reported: AtomicBool,
     /// Threads ask for real-time priority.
@@ -298,7 +313,7 @@ impl Shared {
         if self.realtime {
             if let Err(e) = ramp_host::realtime_priority() {
                 if !self.realtime_reported.swap(true, Ordering::Relaxed) {
-                    eprintln!(
+                    ramp_vocab::note!(
                         "ramp relay: no real-time priority ({e}); datagrams may be stamped and sent late on a busy machine"
                     );
                 }
@@ -407,6 +422,11 @@ impl Relay {
             max_clients: cfg.max_clients,
             client_idle: cfg.client_idle,
             client_quiet: cfg.client_quiet,
+            handshake_grace: cfg.handshake_grace
+                + cfg.up.delay
+                + cfg.down.delay
+                + cfg.up.queue
+                + cfg.down.queue,
             full_reported: AtomicBool::new(false),
             realtime: cfg.realtime,
             realtime_reported: AtomicBool::new(false),

@@ -204,23 +204,26 @@ fn sweep_idle_clients(s: &Shared) {
 }
 
 /// Makes room in a full client table: drops the least recently seen client
-/// the server never answered (spoofed sources, abandoned handshakes), so
-/// that such datagrams cannot lock real clients out; failing that, the
+/// the server never answered and silent past the handshake grace (spoofed
+/// sources, abandoned handshakes), so that such datagrams cannot lock real
+/// clients out for longer than the grace; a client whose Initial may still
+/// be on the link, or that is waiting for its probe timeout, keeps its
+/// place (evicting it loses the server's answer, and a crowd beyond the
+/// table then evicts itself into failed handshakes); failing that, the
 /// least recently seen client silent both ways for `client_quiet`, a
 /// finished flow (its connection closed, or its transfer ended), so that
 /// clients that came and went cannot lock new ones out until the idle
 /// sweep. A busy client is never dropped.
 fn evict_finished(s: &Shared, map: &mut HashMap<SocketAddr, Arc<Client>>) -> bool {
     let seen = |c: &Arc<Client>| c.last_seen_ns.load(Ordering::Relaxed);
+    let now = s.now().as_nanos();
+    let abandoned_since = now.saturating_sub(ramp_vocab::time::duration_nanos(s.handshake_grace));
     let unanswered = map
         .iter()
-        .filter(|(_, c)| !c.answered.load(Ordering::Relaxed))
+        .filter(|(_, c)| !c.answered.load(Ordering::Relaxed) && seen(c) <= abandoned_since)
         .min_by_key(|(_, c)| seen(c))
         .map(|(a, _)| *a);
-    let quiet_since = s
-        .now()
-        .as_nanos()
-        .saturating_sub(ramp_vocab::time::duration_nanos(s.client_quiet));
+    let quiet_since = now.saturating_sub(ramp_vocab::time::duration_nanos(s.client_quiet));
     let victim = unanswered.or_else(|| {
         map.iter()
             .filter(|(_, c)| seen(c) <= quiet_since)
@@ -248,10 +251,13 @@ fn admit(
         s.refused.fetch_add(1, Ordering::Relaxed);
         log_other(s, "up", "refused", 0, from);
         if !s.full_reported.swap(true, Ordering::Relaxed) {
-            eprintln!(
-                "ramp relay: the client table is full ({} clients, all active within {:?}); \
-                 new clients are refused until one goes quiet (reported once)",
-                s.max_clients, s.client_quiet
+            ramp_vocab::note!(
+                "ramp relay: the client table is full ({} clients, each active within {:?} or \
+                 mid-handshake within {:?}); new clients are refused until one goes quiet \
+                 (reported once)",
+                s.max_clients,
+                s.client_quiet,
+                s.handshake_grace
             );
         }
         return None;
