@@ -128,6 +128,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             );
         }
     }
+    if let Some(why) = cc.real_mode_limitation() {
+        eprintln!("ramp serve: warning: {why}");
+    }
     let identity = match (&args.cert, &args.key) {
         (Some(c), Some(k)) => Identity::from_pem_files(c, k)?,
         _ => Identity::self_signed()?,
