@@ -297,7 +297,7 @@ def main():
     started = time.time()
     meta = {"quicly-client-flags": os.environ.get("QUICLY_CLIENT_FLAGS", "-M 16777216 -m 33554432"),
             "endpoints": " ".join(RT) or "normal priority", "started": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()), "load-start": loadavg(),
-            "cores": os.cpu_count(), "runs": runs, "ramp-iw": iw, "quicly-cli": cli,
+            "cores": os.cpu_count(), "runs": runs, "ramp-iw": iw, "quicly-cli": os.path.basename(cli),
             "ramp-commit": subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True,
                                           text=True).stdout.strip()}
     servers = None
