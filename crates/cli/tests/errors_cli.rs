@@ -339,3 +339,12 @@ fn real_mode_outputs_over_their_inputs_are_refused() {
     }
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// `--rtt` sets both one-way delays to half of it; a too-long RTT is
+/// reported as the value typed against the RTT's maximum, not its half.
+#[test]
+fn a_too_long_rtt_names_the_rtt_typed_and_the_rtt_range() {
+    let e = fails(run(&["sim", "--rtt", "100s"]));
+    assert!(e.contains("--rtt: 100s is above the maximum 20s"), "{e}");
+    assert!(!e.contains("50s"), "{e}");
+}

@@ -56,6 +56,11 @@ pub struct Args {
     /// NDJSON event log: every enqueue with the queue depth, every drop.
     #[arg(long)]
     log: Option<PathBuf>,
+    /// NDJSON flow log, written when the relay stops: one record per
+    /// client (times each way, bytes, drops by cause, the transfer time
+    /// from the link; docs/shell.md, "Flow log and packet log").
+    #[arg(long)]
+    flow_log: Option<PathBuf>,
     /// Stop after this long (e.g. 60s); default: until Ctrl-C.
     #[arg(long)]
     duration: Option<String>,
@@ -85,6 +90,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         args.seed,
     );
     cfg.log = args.log;
+    cfg.flow_log = args.flow_log;
     cfg.realtime = !args.no_realtime;
     cfg.up.aqm = aqm;
     cfg.down.aqm = aqm;

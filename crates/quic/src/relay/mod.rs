@@ -46,6 +46,7 @@
 //! is reported once on stderr.
 
 mod classify;
+mod flows;
 pub mod link;
 mod receive;
 mod transmit;
@@ -92,6 +93,9 @@ pub struct RelayConfig {
     /// NDJSON event log (queue depth on every enqueue, every drop, every
     /// delivery).
     pub log: Option<PathBuf>,
+    /// NDJSON flow log, written when the relay stops: one record per
+    /// client (`ramp_link::flowlog`; docs/shell.md describes the fields).
+    pub flow_log: Option<PathBuf>,
     /// Most clients served at once; more are counted as `unknown`.
     pub max_clients: usize,
     /// A client silent this long (no datagram either way) is forgotten.
@@ -134,6 +138,7 @@ impl RelayConfig {
             down: p,
             seed,
             log: None,
+            flow_log: None,
             max_clients: 1024,
             client_idle: Duration::from_secs(30),
             client_quiet: Duration::from_secs(1),
@@ -205,10 +210,20 @@ pub struct RelayCounters {
 
 /// Where a datagram goes once it leaves the link.
 enum Dest {
-    /// To the server, through the client's own upstream socket.
-    Upstream(Arc<UdpSocket>),
+    /// To the server, through the client's own upstream socket; the
+    /// client's address (for the flow log).
+    Upstream(Arc<UdpSocket>, SocketAddr),
     /// To a client, from the listening socket.
     Client(SocketAddr),
+}
+
+impl Dest {
+    /// The client the datagram is from or to.
+    fn client(&self) -> SocketAddr {
+        match self {
+            Dest::Upstream(_, c) | Dest::Client(c) => *c,
+        }
+    }
 }
 
 struct Packet {
@@ -286,6 +301,8 @@ struct Shared {
     realtime_reported: AtomicBool,
     log_enabled: bool,
     log: Mutex<Option<mpsc::Sender<String>>>,
+    /// The flow log's records and where they go.
+    flows: Option<(Mutex<flows::RelayFlows>, PathBuf)>,
 }
 
 impl Shared {
@@ -306,6 +323,13 @@ impl Shared {
 
     fn now(&self) -> Time {
         Time::from_nanos(ramp_vocab::time::duration_nanos(self.base.elapsed()))
+    }
+
+    /// Runs `f` on the flow log, if there is one.
+    fn flows(&self, f: impl FnOnce(&mut flows::RelayFlows)) {
+        if let Some((m, _)) = &self.flows {
+            f(&mut m.lock().unwrap_or_else(|p| p.into_inner()));
+        }
     }
 
     fn log(&self, line: String) {
@@ -408,6 +432,10 @@ impl Relay {
             realtime_reported: AtomicBool::new(false),
             log_enabled: log.is_some(),
             log: Mutex::new(log),
+            flows: cfg
+                .flow_log
+                .clone()
+                .map(|p| (Mutex::new(flows::RelayFlows::new(cfg.upstream)), p)),
         });
         let client_threads = Arc::new(Mutex::new(Vec::new()));
         let mut threads = Vec::new();
@@ -481,6 +509,16 @@ impl Relay {
             let _ = t.join();
         }
         let counters = self.counters();
+        if let Some((m, path)) = &self.shared.flows {
+            let records = m.lock().unwrap_or_else(|p| p.into_inner()).records();
+            let mut text = records.join("\n");
+            if !text.is_empty() {
+                text.push('\n');
+            }
+            std::fs::write(path, text).map_err(|e| {
+                io::Error::new(e.kind(), format!("relay flow log {}: {e}", path.display()))
+            })?;
+        }
         // Dropping the only sender ends the writer thread.
         *self.shared.log.lock().unwrap_or_else(|p| p.into_inner()) = None;
         if let Some(h) = self.log_thread.take() {

@@ -32,6 +32,8 @@ fn enqueue(s: &Shared, dir: &Direction, data: Vec<u8>, dest: Dest, client: Socke
     let now = s.now();
     let bytes = data.len() as u64;
     let flow = flow_of(client);
+    let up = matches!(dest, Dest::Upstream(..));
+    s.flows(|f| f.arrive(now, client, up, &data));
     let mut st = dir.lock();
     // The backlog this datagram finds: what has left by now is gone.
     st.link.bottleneck().drain_reporting(now, |_, _, _| {});
@@ -66,9 +68,14 @@ fn enqueue(s: &Shared, dir: &Direction, data: Vec<u8>, dest: Dest, client: Socke
                 .fetch_max(queue_bytes + bytes, Ordering::Relaxed);
             "enqueue"
         }
-        Offer::Now(Delivery::Dropped { cause, .. }) => {
+        Offer::Now(Delivery::Dropped {
+            cause,
+            payload: (data, _),
+            ..
+        }) => {
             drop(st);
             dir.counters.count_drop(cause);
+            s.flows(|f| f.refuse(client, up, &data, cause));
             drop_event(cause)
         }
         Offer::Held { evicted } => {
@@ -79,8 +86,14 @@ fn enqueue(s: &Shared, dir: &Direction, data: Vec<u8>, dest: Dest, client: Socke
                 .max_queue_bytes
                 .fetch_max(queue_bytes + bytes, Ordering::Relaxed);
             for d in evicted {
-                if let Delivery::Dropped { cause, .. } = d {
+                if let Delivery::Dropped {
+                    cause,
+                    payload: (data, dest),
+                    ..
+                } = d
+                {
                     dir.counters.count_drop(cause);
+                    s.flows(|f| f.drop_queued(dest.client(), up, &data, cause));
                 }
             }
             "enqueue"
@@ -171,7 +184,7 @@ pub(super) fn client_rx_loop(s: &Arc<Shared>, client_threads: &Arc<Mutex<Vec<Joi
             s,
             &s.up,
             buf[..n].to_vec(),
-            Dest::Upstream(client.socket.clone()),
+            Dest::Upstream(client.socket.clone(), from),
             from,
         );
     }

@@ -320,6 +320,11 @@ impl Scenario {
         }
     }
 
+    /// The longest one-way delay of either direction (so an RTT of at most
+    /// twice this): an assumption well above any terrestrial or satellite
+    /// path, that keeps timer arithmetic far from overflow.
+    pub const MAX_ONE_WAY_DELAY: Duration = Duration::from_secs(10);
+
     /// The largest scenario file read: real ones are a few kB; `/dev/zero`
     /// or a records file given by mistake is refused after this many bytes
     /// instead of being read into memory whole.
