@@ -389,8 +389,8 @@ fn markdown(study: &Study, an: &Analysis, verdicts: &[Verdict], arm: &str) -> St
         "\n## What explains the global gain's variance\n\n\
          Standardized regression coefficients (SRC) of {arm}'s global change on the parameters \
          over the Latin hypercube; SRC² is a parameter's share of the variance in the linear \
-         model, whose R² is {:.2} (the shares sum to about R² when the parameters are \
-         uncorrelated, as a Latin hypercube makes them).\n\n\
+         model, whose R² is {:.2} (the shares approach R² as the sampled parameters' \
+         correlations vanish; at a few tens of points they need not add up to it).\n\n\
          | parameter | SRC | SRC² |\n|---|---|---|\n",
         an.r2
     ));
