@@ -16,7 +16,6 @@
 //! - [`lines`]: input lines with a maximum length, checked as bytes arrive.
 
 #![forbid(unsafe_code)]
-#![warn(unreachable_pub)]
 
 pub mod atomic_file;
 pub mod ecn;

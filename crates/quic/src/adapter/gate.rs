@@ -62,24 +62,24 @@ use ramp_cc::{Rate, Time};
 /// `window()`'s answer when a datagram may leave now: above quinn-proto's
 /// `u32::MAX` bound, beyond which its own pacer does not delay, and far
 /// above any bytes in flight.
-pub const OPEN_WINDOW: u64 = 1 << 62;
+pub(crate) const OPEN_WINDOW: u64 = 1 << 62;
 
 /// `window()`'s answer when no datagram may leave: every `in_flight +
 /// datagram` reaches it.
-pub const CLOSED_WINDOW: u64 = 1;
+pub(crate) const CLOSED_WINDOW: u64 = 1;
 
 /// How late a wake-up may come and still make up for the time lost: 1 ms,
 /// the alarm granularity of Chromium's QUIC pacing sender (and the span
 /// of BBR's send quantum, draft-ietf-ccwg-bbr §5.6.3). Later than that,
 /// the connection is treated as having idled.
-pub const WAKE_SLACK: Duration = Duration::from_millis(1);
+pub(crate) const WAKE_SLACK: Duration = Duration::from_millis(1);
 
 /// `paced_until` when the gate is not waiting for the pacer.
 const NOT_PACED: u64 = u64::MAX;
 
 /// What the gate says about the next datagram.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Verdict {
+pub(crate) enum Verdict {
     /// It may leave now.
     Open,
     /// The controller's window is full: an ACK will reopen it.
@@ -90,7 +90,7 @@ pub enum Verdict {
 
 /// The leaky bucket behind `window()`, at the controller's rate.
 #[derive(Debug)]
-pub struct PacingGate {
+pub(crate) struct PacingGate {
     pacer: Pacer,
     rate: Option<Rate>,
     /// The datagram size the gate charges for each grant, bytes.
@@ -111,7 +111,7 @@ pub struct PacingGate {
 impl PacingGate {
     /// A gate with no credit beyond its first datagram, for datagrams of
     /// `max_datagram_size` bytes.
-    pub fn new(max_datagram_size: u64) -> PacingGate {
+    pub(crate) fn new(max_datagram_size: u64) -> PacingGate {
         PacingGate {
             pacer: Pacer::new(PacerConfig {
                 initial_burst_packets: 1,
@@ -128,18 +128,18 @@ impl PacingGate {
 
     /// The controller's current pacing rate; `None` leaves the gate
     /// without a rate (the caller then lets quinn pace).
-    pub fn set_rate(&mut self, rate: Option<Rate>) {
+    pub(crate) fn set_rate(&mut self, rate: Option<Rate>) {
         self.rate = rate;
     }
 
     /// The rate the gate paces at.
-    pub fn rate(&self) -> Option<Rate> {
+    pub(crate) fn rate(&self) -> Option<Rate> {
         self.rate
     }
 
     /// The path's datagram size changed (PMTUD): grants are charged at
     /// the new size.
-    pub fn set_datagram_size(&mut self, bytes: u64) {
+    pub(crate) fn set_datagram_size(&mut self, bytes: u64) {
         self.datagram = bytes;
     }
 
@@ -148,7 +148,7 @@ impl PacingGate {
     /// outstanding under a window of `window` bytes? quinn asks twice per
     /// datagram (its congestion check, then for its own pacer's `delay`
     /// argument); a grant answers both, and counts once.
-    pub fn ask(&self, now: Time, in_flight: u64, window: u64) -> Verdict {
+    pub(crate) fn ask(&self, now: Time, in_flight: u64, window: u64) -> Verdict {
         if self.second_ask.swap(false, Ordering::Relaxed) {
             return Verdict::Open;
         }
@@ -165,7 +165,7 @@ impl PacingGate {
     /// outside its send pass, so a grant still open then was a question
     /// from elsewhere (`Connection::stats` reads the window too) or a
     /// datagram quinn dropped from the end of its batch.
-    pub fn end_pass(&self) {
+    pub(crate) fn end_pass(&self) {
         self.granted.store(0, Ordering::Relaxed);
         self.second_ask.store(false, Ordering::Relaxed);
     }
@@ -176,7 +176,7 @@ impl PacingGate {
     /// RFC 9002 §7: not if it would take bytes in flight past the window.
     /// The grants are charged to a copy of the pacer at `now`, as the
     /// simulator charges each packet of a burst when it leaves.
-    pub fn verdict_after(
+    pub(crate) fn verdict_after(
         &self,
         now: Time,
         granted: u64,
@@ -208,7 +208,8 @@ impl PacingGate {
 
     /// May a datagram of `datagram` bytes leave at `now`, nothing granted
     /// and unreported ([`PacingGate::verdict_after`] with no grants)?
-    pub fn verdict(&self, now: Time, in_flight: u64, window: u64, datagram: u64) -> Verdict {
+    #[cfg(test)]
+    pub(crate) fn verdict(&self, now: Time, in_flight: u64, window: u64, datagram: u64) -> Verdict {
         self.verdict_after(now, 0, in_flight, window, datagram)
     }
 
@@ -230,7 +231,7 @@ impl PacingGate {
     /// quinn sent `bytes` at `now` (one datagram, or a GSO batch of
     /// several): the pacer is charged the true bytes and the grants that
     /// stood for them are cleared.
-    pub fn on_sent(&mut self, now: Time, bytes: u64) {
+    pub(crate) fn on_sent(&mut self, now: Time, bytes: u64) {
         self.pacer.on_packet_sent(now, bytes, self.rate);
         self.end_pass();
     }

@@ -2,15 +2,13 @@
 //! mid-transfer, 200 concurrent connections. No completed request may lose
 //! its stats record.
 
-mod common;
-
 use std::net::UdpSocket;
 use std::time::Duration;
 
-use common::*;
+use crate::common::*;
 use ramp_cc::Rate;
 use ramp_quic::relay::{Relay, RelayConfig};
-use ramp_quic::stats::PathLabels;
+use ramp_quic::PathLabels;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn server_survives_garbage_datagrams() {

@@ -2,16 +2,14 @@
 //! path: 20 Mbit/s, 40 ms RTT, 40 ms buffer, no random loss; drop-tail and
 //! CoDel, the relay running the simulator's own queue (`ramp-link`).
 
-mod common;
-
 use std::time::Duration;
 
-use common::*;
+use crate::common::*;
 use ramp_cc::Rate;
-use ramp_quic::choice::COMPARED as CONTROLLERS;
+use ramp_link::Aqm;
 use ramp_quic::relay::{Relay, RelayConfig};
-use ramp_quic::stats::PathLabels;
-use ramp_sim::link::Aqm;
+use ramp_quic::PathLabels;
+use ramp_quic::COMPARED as CONTROLLERS;
 use ramp_sim::{run_connection, Scenario, TraceSink};
 
 const SIZE: u64 = 2_000_000;

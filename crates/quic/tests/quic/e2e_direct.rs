@@ -1,10 +1,8 @@
 //! End to end on loopback without the relay: the server, the client, the
 //! stats record.
 
-mod common;
-
-use common::*;
-use ramp_quic::stats::PathLabels;
+use crate::common::*;
+use ramp_quic::PathLabels;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bytes_download_is_verified_and_recorded() {

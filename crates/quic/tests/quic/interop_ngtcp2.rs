@@ -5,14 +5,12 @@
 //! Skipped, with a message, when `gtlsclient` is not installed
 //! (`apt-get install -y ngtcp2-client`).
 
-mod common;
-
 use std::process::Command;
 use std::time::Duration;
 
-use common::*;
-use ramp_quic::body::pattern_byte;
-use ramp_quic::stats::PathLabels;
+use crate::common::*;
+use ramp_quic::pattern_byte;
+use ramp_quic::PathLabels;
 
 fn gtlsclient() -> Option<std::path::PathBuf> {
     let p = std::env::var_os("GTLSCLIENT")

@@ -1,0 +1,15 @@
+//! The `ramp` command's integration tests in one binary (one link instead
+//! of one per file): one module per command or concern, sharing `common`.
+
+mod common;
+
+mod docs;
+mod errors;
+mod fleet;
+mod fleet_grid;
+mod load;
+mod real;
+mod report;
+mod report_e2e;
+mod shell;
+mod sim;
