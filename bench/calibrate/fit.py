@@ -25,8 +25,8 @@ import sys
 PUBLISHED = {"avg_pct": 1.52, "p50_pct": 0.62, "p90_pct": 4.36, "p99_pct": 13.80}
 # A fleet needs two arms; the second (Rapid Start) is recorded, not fitted.
 # The baseline is the seed arms' (quicly's pico growth and pacer).
-ARMS = ("baseline=newreno(iw=30,ca_gain=2,pacer=quicly,beta=0.7,ss_beta=0.5,growth=pico),"
-        "rapidstart=newreno(iw=30,ca_gain=2,pacer=quicly,beta=0.7,ss_beta=0.5,growth=pico)+rapidstart")
+ARMS = ("baseline=newreno(iw=30x1472,ca_gain=2,pacer=quicly,beta=0.7,ss_beta=0.5,growth=pico),"
+        "rapidstart=newreno(iw=30x1472,ca_gain=2,pacer=quicly,beta=0.7,ss_beta=0.5,growth=pico)+rapidstart")
 REGIONS = ["east-asia", "se-asia", "west-europe", "east-europe", "africa",
            "north-america", "south-america"]
 

@@ -23,13 +23,14 @@ from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
+from .explorer import explorer_slice, explorer_table
 from .proc import RampError, run_checked
 
 if TYPE_CHECKING:
     import pandas
 
 __all__ = ["binary", "run", "fleet", "sim", "records", "summary", "loss", "RampError",
-           "__version__"]
+           "explorer_slice", "explorer_table", "__version__"]
 
 try:
     # One version: the installed distribution's (pyproject.toml).

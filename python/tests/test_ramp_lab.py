@@ -39,6 +39,18 @@ def test_dask_fleet_equals_the_single_process_run(tmp_path, cluster):
     assert not (tmp_path / "dask.shards").exists()
 
 
+def test_a_sensitivity_study_on_dask_equals_the_single_process_study(tmp_path, cluster):
+    """`ramp fleet --sensitivity` shards by point; the driver runs it as any
+    fleet, and the merged study is the single-process one byte for byte."""
+    args = ["-n", "20", "--seed", "4", "--sensitivity", "3"]
+    want = single(tmp_path, args)
+    for shards in (2, 5):
+        got = dist.dist_fleet([*args, "--no-charts", "-o", str(tmp_path / f"dask{shards}")],
+                              shards, cluster, progress=False)
+        for f in ["points.ndjson", "sensitivity.json", "sensitivity.md"]:
+            assert filecmp.cmp(want / f, got / f, shallow=False), f"{shards} shards: {f} differs"
+
+
 def test_killing_a_worker_mid_run_changes_nothing(tmp_path, cluster):
     args = ["-n", "2400", "--seed", "3"]
     want = single(tmp_path, args)
@@ -174,3 +186,38 @@ def test_one_version():
         assert ramp_lab.__version__ == metadata.version("ramp-lab")
     except metadata.PackageNotFoundError:
         assert ramp_lab.__version__ == "0+unknown"
+
+
+def test_explorer_slice_equals_ndq_and_summary(tmp_path):
+    """The explorer's slice from Python: its table equals ndq's percentiles
+    on records.ndjson, and unfiltered, summary.json's global figures."""
+    run = single(tmp_path, ["-n", "400", "--seed", "5"])
+    s = ramp_lab.explorer_slice(run, "access=mobile&size-bin=1.6MB-3.2MB")
+    t = ramp_lab.explorer_table(s)
+    rows = [10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99]
+    probs = ", ".join(str(p / 100) for p in rows)
+    q = ('select(_.access == "mobile" && _["size-bin"] == "1.6MB-3.2MB" && _.completed) '
+         f'>> group_by(_.group) {{ [count(), percentile_cont(_["ttlb-us"], [{probs}])] }}')
+    ndq = json.loads(ramp_lab.run("ndq", [q, str(run / "records.ndjson")]))
+    assert len(s) == ndq["baseline"][0] >= 5
+    for arm, (n, ps) in ndq.items():
+        assert n == len(s), "every path of the slice completed in every arm"
+        for p, v in zip(rows, ps):
+            assert t.loc[f"p{p}", arm] == pytest.approx(v / 1000, rel=1e-12)
+    # Keyword filters are the same view.
+    kw = ramp_lab.explorer_slice(run, access=["mobile"], size_bin=["1.6MB-3.2MB"])
+    assert kw.equals(s)
+
+    g = json.loads((run / "summary.json").read_text())["global"]
+    t = ramp_lab.explorer_table(ramp_lab.explorer_slice(run))
+    assert t.loc["n", "baseline"] == g["connections"]
+    for a in g["arms"]:
+        arm = a["arm"]
+        assert round(t.loc["mean", arm], 4) == pytest.approx(a["mean_ms"], abs=1e-4)
+        for d, v in zip([10, 20, 30, 40, 50, 60, 70, 80, 90], a["deciles_ms"]):
+            assert round(t.loc[f"p{d}", arm], 4) == pytest.approx(v, abs=1e-4)
+        if arm != "baseline":
+            assert t.loc["avg-delta", f"Δ {arm}"] == pytest.approx(a["pctl_change_avg_pct"],
+                                                                    abs=1e-4)
+    # An empty slice is an empty frame, not an error.
+    assert ramp_lab.explorer_slice(run, "path.rtt-ms=0..0.001").empty

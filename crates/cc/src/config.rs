@@ -21,7 +21,34 @@ pub enum InitialWindow {
     /// A fixed number of packets of `max_datagram_size` bytes (Google QUIC's
     /// IW10 / IW32 experiments, Fastly's IW30).
     Packets(u32),
+    /// quicly's unit (spelled `30x1472`): `quicly_cc_calc_initial_cwnd`
+    /// (lib/cc-reno.c at quicly 45bf8a37) counts `packets` (at least
+    /// [`QUICLY_MIN_CWND`]) of `min(max_udp_payload_size,`
+    /// [`QUICLY_MTU_MAX`]`)` bytes, where `max_udp_payload_size` is the
+    /// endpoint's own transport parameter ([`QUICLY_MAX_UDP_PAYLOAD_SIZE`]
+    /// by default), not the size of the packets it sends. quicly sizes the
+    /// initial window and the jump window this way; an h2o server's record
+    /// shows `"cc.cwnd-initial":44160`, 30 × 1472.
+    Quicly {
+        /// Window in packets.
+        packets: u32,
+        /// The endpoint's advertised max_udp_payload_size, bytes.
+        max_udp_payload_size: u16,
+    },
 }
+
+/// quicly's `QUICLY_MIN_CWND` (include/quicly/cc.h at 45bf8a37): the
+/// fewest packets a window counts.
+pub const QUICLY_MIN_CWND: u32 = 2;
+
+/// quicly's `mtu_max` in `quicly_cc_calc_initial_cwnd` (lib/cc-reno.c at
+/// 45bf8a37): the largest packet a window is counted in.
+pub const QUICLY_MTU_MAX: u16 = 1472;
+
+/// quicly's `DEFAULT_MAX_UDP_PAYLOAD_SIZE` (lib/defaults.c at 45bf8a37,
+/// which h2o builds as its quicly): the max_udp_payload_size an endpoint
+/// advertises unless configured.
+pub const QUICLY_MAX_UDP_PAYLOAD_SIZE: u16 = 1472;
 
 impl InitialWindow {
     /// The window in bytes for datagrams of `mds` bytes (never below the
@@ -30,6 +57,12 @@ impl InitialWindow {
         match self {
             InitialWindow::Rfc9002 => rfc9002_initial_window(mds),
             InitialWindow::Packets(n) => u64::from(n).saturating_mul(mds).max(minimum_window(mds)),
+            // The floor binds only for datagrams over 1472 bytes, where
+            // quicly's window would be below RFC 9002's minimum.
+            InitialWindow::Quicly {
+                packets,
+                max_udp_payload_size,
+            } => quicly_initial_cwnd(packets, max_udp_payload_size).max(minimum_window(mds)),
         }
     }
 }
@@ -39,8 +72,21 @@ impl fmt::Display for InitialWindow {
         match self {
             InitialWindow::Rfc9002 => f.write_str("rfc"),
             InitialWindow::Packets(n) => write!(f, "{n}"),
+            InitialWindow::Quicly {
+                packets,
+                max_udp_payload_size,
+            } => write!(f, "{packets}x{max_udp_payload_size}"),
         }
     }
+}
+
+/// quicly's `quicly_cc_calc_initial_cwnd(max_packets,
+/// max_udp_payload_size)` (lib/cc-reno.c at 45bf8a37): `max(max_packets,
+/// 2) × min(max_udp_payload_size, 1472)` bytes, saturating at `u32::MAX`.
+pub fn quicly_initial_cwnd(max_packets: u32, max_udp_payload_size: u16) -> u64 {
+    let packets = u64::from(max_packets.max(QUICLY_MIN_CWND));
+    let size = u64::from(max_udp_payload_size.min(QUICLY_MTU_MAX));
+    packets.saturating_mul(size).min(u64::from(u32::MAX))
 }
 
 /// RFC 9002 §7.2 `kInitialWindow`: `min(10·mds, max(14720, 2·mds))` bytes.
@@ -190,5 +236,36 @@ mod tests {
         }
         // Never below kMinimumWindow.
         assert_eq!(InitialWindow::Packets(1).bytes(1200), 2400);
+    }
+
+    /// quicly 45bf8a37 lib/cc-reno.c `quicly_cc_calc_initial_cwnd`: the
+    /// packet count is raised to QUICLY_MIN_CWND, the payload size capped
+    /// at 1472, and the product is the window whatever the packets' size.
+    #[test]
+    fn quicly_calc_initial_cwnd_arithmetic() {
+        // h2o's record: IW 30 at the default 1472 is 44,160 B; the jump of
+        // 60 packets (quicly's default_jumpstart_cwnd_packets in the
+        // experiment) 88,320 B.
+        assert_eq!(quicly_initial_cwnd(30, QUICLY_MAX_UDP_PAYLOAD_SIZE), 44_160);
+        assert_eq!(quicly_initial_cwnd(60, QUICLY_MAX_UDP_PAYLOAD_SIZE), 88_320);
+        // A larger advertised size is capped at mtu_max.
+        assert_eq!(quicly_initial_cwnd(30, 9000), 44_160);
+        assert_eq!(quicly_initial_cwnd(30, 65527), 44_160);
+        // A smaller one counts as itself.
+        assert_eq!(quicly_initial_cwnd(10, 1200), 12_000);
+        // max_packets below QUICLY_MIN_CWND is raised to it.
+        assert_eq!(quicly_initial_cwnd(0, 1472), 2_944);
+        assert_eq!(quicly_initial_cwnd(1, 1280), 2_560);
+        // Saturates at UINT32_MAX.
+        assert_eq!(quicly_initial_cwnd(u32::MAX, 1472), u64::from(u32::MAX));
+        // The window does not depend on the packets sent: 1252-byte packets
+        // still get 44,160 B.
+        let iw = InitialWindow::Quicly {
+            packets: 30,
+            max_udp_payload_size: 1472,
+        };
+        assert_eq!(iw.bytes(1252), 44_160);
+        assert_eq!(iw.bytes(1280), 44_160);
+        assert_eq!(iw.to_string(), "30x1472");
     }
 }

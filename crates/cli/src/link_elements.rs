@@ -37,8 +37,9 @@ pub struct LinkElementFlags {
         conflicts_with = "trace"
     )]
     pub cellular: Option<Cellular>,
-    /// Wi-Fi delay variation on the downlink, without reordering: a
-    /// log-normal extra delay per packet by its median and 90th percentile.
+    /// Wi-Fi delay variation on the downlink, without reordering: packets
+    /// wait for the next transmission opportunity and share it; the wait a
+    /// packet sees has this median and 90th percentile.
     /// Alone, the Wi-Fi hop of Sui et al. (MobiSys 2016): median=3ms,p90=20ms.
     /// Seeded by --seed.
     #[arg(

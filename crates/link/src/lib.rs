@@ -29,6 +29,7 @@ mod bottleneck;
 mod cellular;
 mod codel;
 mod dualpi2;
+pub mod flowlog;
 mod forward;
 mod fq_codel;
 mod jitter;
@@ -50,7 +51,7 @@ pub use dualpi2::{
 };
 pub use forward::{downlink_seed, drop_event, uplink_seed, ForwardCounters};
 pub use fq_codel::FqCoDelParams;
-pub use jitter::{Jitter, MAX_JITTER};
+pub use jitter::{Jitter, MAX_JITTER, MAX_MPDUS};
 pub use loss::{LossElement, LossModel};
 pub use packet::{Delivery, DropCause, Packet};
 pub use path::{Link, LinkConfig, Offer, RateStep};

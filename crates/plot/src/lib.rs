@@ -23,6 +23,7 @@ mod error;
 pub mod fixtures;
 pub mod grid;
 mod output;
+pub mod packet_log;
 mod record;
 mod report;
 pub mod trace;
@@ -36,6 +37,7 @@ pub use error::{Error, Result};
 pub use grid::{grid_curves, GridAxis, GridResult, GridSamples};
 pub use record::{parse_records, read_records, Record};
 pub use report::{
-    render_report, summarise, write_report, ArmSummary, ReportChart, RunData, RunRecords,
+    explorer_html, render_report, summarise, write_report, ArmSummary, Dim, ExplorerBuilder,
+    ExplorerData, RangeDim, ReportChart, RunData, RunRecords, ValueCol,
 };
 pub use trace::{parse_trace, read_trace, Trace, TraceMeta};

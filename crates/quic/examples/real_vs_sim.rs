@@ -599,6 +599,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     }
     let (sim_pacer, other_pacer) = match o.pacing {
         SendPacing::Controller => ("leaky-bucket", "quinn"),
+        SendPacing::Quicly => ("quicly", "leaky-bucket"),
         SendPacing::Quinn => ("quinn", "leaky-bucket"),
     };
     println!(

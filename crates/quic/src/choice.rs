@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use ramp_cc::{CcConfig, ControllerSpec, SpecError};
+use ramp_cc::{CcConfig, ControllerSpec, PacerModel, SpecError};
 
 use crate::adapter::BuildController;
 
@@ -25,6 +25,9 @@ pub struct CcChoice {
     pub name: String,
     /// Builds a controller for a connection, given quinn's starting MTU.
     pub build: Arc<BuildController>,
+    /// The pacer the arm names (`pacer=leaky|quinn|quicly`; the seed arms
+    /// name quicly's); `None` leaves it to the server's `--pacing`.
+    pub pacer: Option<PacerModel>,
 }
 
 impl std::fmt::Debug for CcChoice {
@@ -43,6 +46,7 @@ impl CcChoice {
         let canonical = spec.canonical_name(&config_for(crate::transport::DATAGRAM_BYTES));
         Ok(CcChoice {
             name: canonical,
+            pacer: spec.pacer_model(),
             build: Arc::new(move |mtu| spec.build(&config_for(mtu))),
         })
     }
@@ -52,6 +56,7 @@ impl CcChoice {
         CcChoice {
             name: name.into(),
             build,
+            pacer: None,
         }
     }
 }

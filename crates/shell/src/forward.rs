@@ -18,6 +18,7 @@ use ramp_link::{drop_event, Delivery, ForwardCounters, Link, Offer, Packet};
 use ramp_vocab::{EcnCodepoint, Time};
 
 use crate::addr::ShellPath;
+use crate::flows::Flows;
 use crate::ip;
 use crate::sys;
 
@@ -79,8 +80,8 @@ struct Dir {
     c: DirCounters,
 }
 
-/// The NDJSON event log, in the relay's format.
-struct Log(Option<BufWriter<File>>);
+/// The NDJSON event log, in the relay's format, and the flow log.
+struct Log(Option<BufWriter<File>>, Option<Flows>);
 
 impl Log {
     fn line(&mut self, f: impl FnOnce() -> String) {
@@ -128,12 +129,13 @@ pub(crate) fn run(
     up: Link<Vec<u8>>,
     down: Link<Vec<u8>>,
     log: Option<File>,
+    flows: Option<Flows>,
     control: &mut dyn Control,
 ) -> io::Result<Counters> {
     ramp_host::tight_timer_slack();
     let start = Instant::now();
     let now = || Time::from_nanos(ramp_vocab::time::duration_nanos(start.elapsed()));
-    let mut log = Log(log.map(BufWriter::new));
+    let mut log = Log(log.map(BufWriter::new), flows);
     let mut dirs = [
         Dir {
             way: Way::Up,
@@ -171,6 +173,9 @@ pub(crate) fn run(
     if let Some(w) = &mut log.0 {
         w.flush()?;
     }
+    if let Some(f) = &mut log.1 {
+        f.finish()?;
+    }
     Ok(Counters {
         up: dirs[0].c,
         down: dirs[1].c,
@@ -200,6 +205,9 @@ impl Dir {
             let Some((due, pkt)) = self.fifo.pop_front() else {
                 break;
             };
+            if let Some(f) = &mut log.1 {
+                f.deliver(t, &pkt, self.way == Way::Up);
+            }
             match sys::write_packet(self.to, &pkt) {
                 Ok(()) => self
                     .c
@@ -226,6 +234,9 @@ impl Dir {
             }
             Delivery::Dropped { payload, at, cause } => {
                 self.c.link.count_drop(cause);
+                if let Some(f) = &mut log.1 {
+                    f.drop_queued(at, &payload, self.way == Way::Up, cause);
+                }
                 let backlog = self.link.bottleneck_ref().backlog_bytes();
                 log.line(|| {
                     format!(
@@ -280,6 +291,10 @@ impl Dir {
         // The backlog this packet finds: what has left by now is gone.
         self.link.bottleneck().drain_reporting(t, |_, _, _| {});
         let queue_bytes = self.link.bottleneck_ref().backlog_bytes();
+        let up = self.way == Way::Up;
+        if let Some(f) = &mut log.1 {
+            f.arrive(t, &pkt, up);
+        }
         let packet = Packet {
             payload: pkt,
             size: u32::try_from(bytes).unwrap_or(u32::MAX),
@@ -288,19 +303,25 @@ impl Dir {
         };
         let ev = match self.link.offer(t, packet) {
             Offer::Now(d @ Delivery::Arrives { .. }) => {
-                self.decided(d, &mut Log(None));
+                self.decided(d, &mut Log(None, None));
                 self.c.link.max_queue_bytes = self.c.link.max_queue_bytes.max(queue_bytes + bytes);
                 "enqueue"
             }
-            Offer::Now(Delivery::Dropped { cause, .. }) => {
+            Offer::Now(Delivery::Dropped { cause, payload, .. }) => {
                 self.c.link.count_drop(cause);
+                if let Some(f) = &mut log.1 {
+                    f.refuse(t, &payload, up, cause);
+                }
                 drop_event(cause)
             }
             Offer::Held { evicted } => {
                 self.c.link.max_queue_bytes = self.c.link.max_queue_bytes.max(queue_bytes + bytes);
                 for d in evicted {
-                    if let Delivery::Dropped { cause, .. } = d {
+                    if let Delivery::Dropped { cause, payload, at } = d {
                         self.c.link.count_drop(cause);
+                        if let Some(f) = &mut log.1 {
+                            f.drop_queued(at, &payload, up, cause);
+                        }
                     }
                 }
                 "enqueue"

@@ -18,6 +18,7 @@
 
 mod addr;
 mod error;
+mod flows;
 mod forward;
 mod ip;
 mod netns;
@@ -66,6 +67,12 @@ pub struct ShellConfig {
     pub seed: u64,
     /// NDJSON event log in the relay's format.
     pub log: Option<PathBuf>,
+    /// NDJSON flow log: one record per flow when the shell ends
+    /// (`ramp_link::flowlog`).
+    pub flow_log: Option<PathBuf>,
+    /// NDJSON per-packet log: every arrival, delivery (with its delay
+    /// through the link) and drop, with its flow.
+    pub packet_log: Option<PathBuf>,
     /// Run the forwarding loop at real-time priority (SCHED_FIFO): on a
     /// loaded machine the difference between packets leaving within tens
     /// of microseconds of their time and a millisecond late.
@@ -138,6 +145,15 @@ pub fn run(cfg: &ShellConfig, command: &[OsString]) -> Result<Outcome, ShellErro
         .as_ref()
         .map(|p| File::create(p).map_err(|e| ShellError::Io(p.display().to_string(), e)))
         .transpose()?;
+    let create = |p: &Option<PathBuf>| {
+        p.as_ref()
+            .map(|p| File::create(p).map_err(|e| ShellError::Io(p.display().to_string(), e)))
+            .transpose()
+    };
+    let flows = match (create(&cfg.flow_log)?, create(&cfg.packet_log)?) {
+        (None, None) => None,
+        (records, packets) => Some(flows::Flows::new(records, packets)),
+    };
     sys::catch_signals().map_err(|e| ShellError::Io("signal handlers".into(), e))?;
     let ns = netns::Namespace::create(parent.as_ref())?;
     let (inner, outer) = ns.wire()?;
@@ -198,7 +214,7 @@ pub fn run(cfg: &ShellConfig, command: &[OsString]) -> Result<Outcome, ShellErro
         }
         false
     };
-    let counters = forward::run(&devices, &path, up, down, log, &mut control);
+    let counters = forward::run(&devices, &path, up, down, log, flows, &mut control);
     let status = match status {
         Some(s) => s,
         None => finish(&mut child)?,

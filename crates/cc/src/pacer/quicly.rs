@@ -157,6 +157,14 @@ impl QuiclyPacer {
     pub fn consume_window(&mut self, delta: u64) {
         self.bytes_sent = self.bytes_sent.saturating_add(delta);
     }
+
+    /// Takes back `delta` bytes charged with [`QuiclyPacer::consume_window`]
+    /// for packets that were not sent after all (quicly has no such call:
+    /// it charges each packet once it is built; ramp's real mode charges a
+    /// datagram when it grants it and settles with the bytes quinn reports).
+    pub fn refund_window(&mut self, delta: u64) {
+        self.bytes_sent = self.bytes_sent.saturating_sub(delta);
+    }
 }
 
 impl Pacing for QuiclyPacer {

@@ -24,10 +24,10 @@
 //!
 //! | arm | spec |
 //! |---|---|
-//! | baseline: paced slow start, IW 30 | `newreno(iw=30,ca_gain=2,pacer=quicly,beta=0.7,ss_beta=0.5,growth=pico)` |
-//! | jumpstart: Careful Resume, 60-packet jump over one RTT, then 2× | `newreno(iw=30,ca_gain=2,pacer=quicly,beta=0.7,ss_beta=0.5,growth=pico)+jumpstart(retreat_beta=quicly)` |
-//! | rapid-no-jump: 3×/2× growth and smooth reduction, no jump | `newreno(iw=30,ca_gain=2,pacer=quicly,beta=0.7,ss_beta=0.5,growth=pico)+rapidstart(jump=off)` |
-//! | rapidstart: both | `newreno(iw=30,ca_gain=2,pacer=quicly,beta=0.7,ss_beta=0.5,growth=pico)+rapidstart` |
+//! | baseline: paced slow start, IW 30 | `newreno(iw=30x1472,ca_gain=2,pacer=quicly,beta=0.7,ss_beta=0.5,growth=pico)` |
+//! | jumpstart: Careful Resume, 60-packet jump over one RTT, then 2× | `newreno(iw=30x1472,ca_gain=2,pacer=quicly,beta=0.7,ss_beta=0.5,growth=pico)+jumpstart(retreat_beta=quicly)` |
+//! | rapid-no-jump: 3×/2× growth and smooth reduction, no jump | `newreno(iw=30x1472,ca_gain=2,pacer=quicly,beta=0.7,ss_beta=0.5,growth=pico)+rapidstart(jump=off)` |
+//! | rapidstart: both | `newreno(iw=30x1472,ca_gain=2,pacer=quicly,beta=0.7,ss_beta=0.5,growth=pico)+rapidstart` |
 //!
 //! [`RFC9002_SEED_ARMS`] are the same four on RFC 9002's NewReno (β 0.5).
 //! Prefix `cubic+` (e.g. `cubic+rapidstart(iw=30)`) for CUBIC, β = 0.7.
@@ -78,7 +78,10 @@ pub const QUICLY_PACING_GAIN_AFTER_LOSS: Ratio = Ratio::new_const(2, 1);
 /// growing as quicly's `pico` does in congestion avoidance (`growth=pico`:
 /// Rapid Start exists only in `pico` at 45bf8a37 and is switched on per
 /// connection within one congestion controller, lib/quicly.c, so every arm
-/// ran `pico`), IW 30 packets, the jump Careful Resume with a 60-packet window whose
+/// ran `pico`), IW 30 packets counted in quicly's unit (`iw=30x1472`:
+/// 30 × min(max_udp_payload_size, 1472) = 44,160 B whatever the packets'
+/// size, [`crate::config::quicly_initial_cwnd`]; the jump 2 × IW = 88,320 B,
+/// quicly's 60 packets), the jump Careful Resume with a 60-packet window whose
 /// reaction to a loss before validation is quicly 45bf8a37's
 /// (`retreat_beta=quicly`: 0.5 rising to 0.7 × the jump bytes acked, the
 /// slides' "0.5x to 0.7x of PipeSize"), Rapid Start with quicly's values
@@ -88,18 +91,18 @@ pub const QUICLY_PACING_GAIN_AFTER_LOSS: Ratio = Ratio::new_const(2, 1);
 /// at quicly's multipliers (`ca_gain=2`: [`QUICLY_PACING_GAIN_AFTER_LOSS`]).
 /// A test keeps these spellings equal to the constants.
 pub const SEED_ARMS: [(&str, &str); 4] = [
-    ("baseline", "newreno(iw=30,ca_gain=2,pacer=quicly,beta=0.7,ss_beta=0.5,growth=pico)"),
+    ("baseline", "newreno(iw=30x1472,ca_gain=2,pacer=quicly,beta=0.7,ss_beta=0.5,growth=pico)"),
     (
         "jumpstart",
-        "newreno(iw=30,ca_gain=2,pacer=quicly,beta=0.7,ss_beta=0.5,growth=pico)+jumpstart(retreat_beta=quicly)",
+        "newreno(iw=30x1472,ca_gain=2,pacer=quicly,beta=0.7,ss_beta=0.5,growth=pico)+jumpstart(retreat_beta=quicly)",
     ),
     (
         "rapid-no-jump",
-        "newreno(iw=30,ca_gain=2,pacer=quicly,beta=0.7,ss_beta=0.5,growth=pico)+rapidstart(jump=off,jump_floor=on,thresh_mult=1.09375,rtt_floor=slots,k=11/18,thresh=max,clock=ms,off_below_ms=4)",
+        "newreno(iw=30x1472,ca_gain=2,pacer=quicly,beta=0.7,ss_beta=0.5,growth=pico)+rapidstart(jump=off,jump_floor=on,thresh_mult=1.09375,rtt_floor=slots,k=11/18,thresh=max,clock=ms,off_below_ms=4)",
     ),
     (
         "rapidstart",
-        "newreno(iw=30,ca_gain=2,pacer=quicly,beta=0.7,ss_beta=0.5,growth=pico)+rapidstart(jump_floor=on,thresh_mult=1.09375,rtt_floor=slots,k=11/18,thresh=max,clock=ms,off_below_ms=4)",
+        "newreno(iw=30x1472,ca_gain=2,pacer=quicly,beta=0.7,ss_beta=0.5,growth=pico)+rapidstart(jump_floor=on,thresh_mult=1.09375,rtt_floor=slots,k=11/18,thresh=max,clock=ms,off_below_ms=4)",
     ),
 ];
 
@@ -111,11 +114,11 @@ pub const SEED_DRAFT02_ARMS: [(&str, &str); 4] = [
     SEED_ARMS[1],
     (
         "rapid-no-jump",
-        "newreno(iw=30,ca_gain=2,pacer=quicly,beta=0.7,ss_beta=0.5,growth=pico)+rapidstart(jump=off)",
+        "newreno(iw=30x1472,ca_gain=2,pacer=quicly,beta=0.7,ss_beta=0.5,growth=pico)+rapidstart(jump=off)",
     ),
     (
         "rapidstart",
-        "newreno(iw=30,ca_gain=2,pacer=quicly,beta=0.7,ss_beta=0.5,growth=pico)+rapidstart",
+        "newreno(iw=30x1472,ca_gain=2,pacer=quicly,beta=0.7,ss_beta=0.5,growth=pico)+rapidstart",
     ),
 ];
 

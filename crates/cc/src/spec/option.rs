@@ -126,15 +126,28 @@ pub fn gain(v: &str) -> Result<Ratio, ValueError> {
     })
 }
 
-/// An initial window: a packet count 1..=100000, or `rfc` (RFC 9002
-/// §7.2's `kInitialWindow`).
+/// An initial window: a packet count 1..=100000 (packets of the
+/// datagram size), `NxS` (quicly's unit: N packets of min(S, 1472) bytes,
+/// S the endpoint's max_udp_payload_size 1200..=65527, RFC 9000 §18.2),
+/// or `rfc` (RFC 9002 §7.2's `kInitialWindow`).
 pub fn initial_window(v: &str) -> Result<crate::config::InitialWindow, ValueError> {
     use crate::config::InitialWindow;
+    const EXPECTED: &str = "a packet count 1..=100000, NxS (S 1200..=65527) or `rfc`";
+    let packets = |n: &str| match n.parse::<u32>() {
+        Ok(n) if (1..=100_000).contains(&n) => Ok(n),
+        _ => Err(ValueError::Expected(EXPECTED)),
+    };
     match v {
         "rfc" => Ok(InitialWindow::Rfc9002),
-        _ => match v.parse::<u32>() {
-            Ok(n) if (1..=100_000).contains(&n) => Ok(InitialWindow::Packets(n)),
-            _ => Err(ValueError::Expected("a packet count 1..=100000 or `rfc`")),
+        _ => match v.split_once('x') {
+            None => packets(v).map(InitialWindow::Packets),
+            Some((n, s)) => match s.parse::<u16>() {
+                Ok(size) if (1200..=65527).contains(&size) => Ok(InitialWindow::Quicly {
+                    packets: packets(n)?,
+                    max_udp_payload_size: size,
+                }),
+                _ => Err(ValueError::Expected(EXPECTED)),
+            },
         },
     }
 }

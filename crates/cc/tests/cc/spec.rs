@@ -83,7 +83,9 @@ fn seed_experiment_arms_are_expressible() {
         .collect();
     for (arm, s) in &arms {
         let c = s.build(&cfg);
-        assert_eq!(c.initial_window(), 30 * 1200, "{arm}: IW 30");
+        // IW 30 in quicly's unit, 30 × min(1472, 1472), whatever the
+        // datagram size (quicly_cc_calc_initial_cwnd, lib/cc-reno.c).
+        assert_eq!(c.initial_window(), 44_160, "{arm}: IW 30 x 1472");
         assert!(c.pacing_rate(&Default::default()).is_some(), "{arm}: paced");
         // quicly's pacer at quicly's 2× after a loss (lib/quicly.c
         // calc_pacer_send_rate, include/quicly/pacer.h at 45bf8a37).
@@ -172,6 +174,14 @@ fn errors_name_the_problem_and_list_what_is_valid() {
     );
     assert!(err("newreno(beta=1.5)").contains("strictly between 0 and 1"));
     assert!(err("newreno(iw=0)").contains("packet count"));
+    // quicly's unit: the payload size is RFC 9000 §18.2's 1200..=65527.
+    assert!(err("newreno(iw=30x100)").contains("NxS"));
+    assert!(err("newreno(iw=30x70000)").contains("NxS"));
+    assert!(err("newreno(iw=0x1472)").contains("packet count"));
+    assert_eq!(
+        spec::parse("newreno(iw=30x9000)").unwrap().to_string(),
+        "newreno(iw=30x9000)"
+    );
     assert!(err("newreno(pacing=maybe)").contains("on or off"));
     assert!(err("newreno+cubic").contains("more than one"));
     assert!(err("rapidstart+jumpstart").contains("at most one"));

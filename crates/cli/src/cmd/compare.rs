@@ -43,8 +43,11 @@ pub enum ArmSet {
 }
 
 impl ArmSet {
-    /// The arms, with any `iw=` dropped so that the scenario's IW applies.
-    pub fn arms(self) -> Result<Vec<Arm>, spec::SpecError> {
+    /// The arms with the scenario's IW of `iw_packets`: an arm counting its
+    /// window in quicly's unit (`iw=30x1472`, the seed arms) keeps the unit
+    /// and takes the scenario's packet count; any other `iw=` is dropped,
+    /// so that the scenario's IW in packets of its `mds` applies.
+    pub fn arms(self, iw_packets: u64) -> Result<Vec<Arm>, spec::SpecError> {
         let list: &[(&str, &str)] = match self {
             ArmSet::Seed => &spec::SEED_ARMS,
             ArmSet::SeedDraft02 => &spec::SEED_DRAFT02_ARMS,
@@ -54,13 +57,36 @@ impl ArmSet {
         };
         list.iter()
             .map(|(label, name)| {
-                let spec = spec::parse(name)?.without_initial_window();
+                let spec = with_scenario_iw(&spec::parse(name)?, iw_packets);
                 Ok(Arm {
                     label: label.to_string(),
                     spec,
                 })
             })
             .collect()
+    }
+}
+
+/// `spec` with the scenario's initial window of `iw_packets` packets, in
+/// the spec's own unit when that is quicly's, else in the scenario's.
+fn with_scenario_iw(spec: &spec::ControllerSpec, iw_packets: u64) -> spec::ControllerSpec {
+    use ramp_cc::config::InitialWindow;
+    match spec.as_loss_based() {
+        Some(l) => match l.common.initial_window {
+            Some(InitialWindow::Quicly {
+                max_udp_payload_size,
+                ..
+            }) => {
+                let mut l = *l;
+                l.common.initial_window = Some(InitialWindow::Quicly {
+                    packets: u32::try_from(iw_packets).unwrap_or(u32::MAX),
+                    max_udp_payload_size,
+                });
+                spec::ControllerSpec::new(l)
+            }
+            _ => spec.without_initial_window(),
+        },
+        None => spec.without_initial_window(),
     }
 }
 
@@ -123,7 +149,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let seed = args.seed.unwrap_or(scenario.seed);
     let arms = match &args.cc {
         Some(list) => parse_arms(list).map_err(|e| anyhow::anyhow!("--cc: {e}"))?,
-        None => args.arms.arms()?,
+        None => args.arms.arms(scenario.endpoint.iw_packets)?,
     };
 
     // The run is written beside --out and swapped in at the end: it
@@ -482,17 +508,22 @@ mod tests {
 
     #[test]
     fn every_arm_set_parses_and_leaves_iw_to_the_scenario() {
-        for set in [
-            ArmSet::Seed,
-            ArmSet::Rfc9002,
-            ArmSet::Extended,
-            ArmSet::SeedBbr3,
-        ] {
-            let arms = set.arms().unwrap();
+        for set in [ArmSet::Rfc9002, ArmSet::Extended] {
+            let arms = set.arms(10).unwrap();
             assert!(arms.len() >= 4);
             assert!(arms.iter().all(|a| !a.spec.to_string().contains("iw=")));
         }
-        let seed = ArmSet::Seed.arms().unwrap();
+        // The seed arms keep quicly's unit and take the scenario's count.
+        for set in [ArmSet::Seed, ArmSet::SeedBbr3] {
+            let arms = set.arms(10).unwrap();
+            assert!(arms.len() >= 4);
+            for a in arms.iter().filter(|a| a.spec.as_loss_based().is_some()) {
+                let s = a.spec.to_string();
+                assert!(s.contains("iw=10x1472,") || !s.contains("iw="), "{s}");
+            }
+        }
+        let seed = ArmSet::Seed.arms(30).unwrap();
+        assert!(seed[0].spec.to_string().contains("iw=30x1472,"));
         let labels: Vec<_> = seed.iter().map(|a| a.label.as_str()).collect();
         assert_eq!(
             labels,

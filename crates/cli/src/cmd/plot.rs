@@ -4,6 +4,7 @@ use anyhow::Context as _;
 use ramp_plot::chart::{
     save, AbChart, DeliveryChart, GridChart, PairedChart, Theme, TimeSeqChart, XyChart, XyData,
 };
+use ramp_plot::packet_log::PacketSeries;
 use ramp_plot::{
     ab_curves_of, grid_curves, paired_deltas_of, read_trace, AbOptions, AbSamples, Facet, GridAxis,
     GridSamples,
@@ -77,6 +78,24 @@ enum ChartCmd {
         /// Record key naming the arm.
         #[arg(long, default_value = "group")]
         arm_key: String,
+        #[command(flatten)]
+        out: OutputArgs,
+    },
+    /// Throughput (arriving and delivered, Mbit/s) and the delay through
+    /// the link over time, from `ramp shell --packet-log`, as Mahimahi's
+    /// mm-throughput-graph and mm-delay-graph draw a --downlink-log.
+    Packets {
+        /// Per-packet log (NDJSON).
+        log: PathBuf,
+        /// The direction: `down` (towards the shell's command) or `up`.
+        #[arg(long, default_value = "down", value_parser = ["down", "up"])]
+        dir: String,
+        /// Bin width, ms.
+        #[arg(long, default_value_t = 50)]
+        bin_ms: u32,
+        /// Draw the delay through the link instead of throughput.
+        #[arg(long)]
+        delay: bool,
         #[command(flatten)]
         out: OutputArgs,
     },
@@ -161,7 +180,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         | ChartCmd::Ab { out, .. }
         | ChartCmd::Paired { out, .. }
         | ChartCmd::Grid { out, .. }
-        | ChartCmd::Xy { out, .. } => out,
+        | ChartCmd::Xy { out, .. }
+        | ChartCmd::Packets { out, .. } => out,
     };
     // Fail on a bad output name before reading any input.
     ramp_plot::chart::Format::of_path(&out.output)?;
@@ -252,6 +272,35 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             if let Some(title) = &out.title {
                 c = c.title(title);
             }
+            save(&c, &out.output, theme)?;
+        }
+        ChartCmd::Packets {
+            log,
+            dir,
+            bin_ms,
+            delay,
+            out,
+        } => {
+            let f =
+                std::fs::File::open(log).with_context(|| format!("reading {}", log.display()))?;
+            let s = PacketSeries::read(
+                std::io::BufReader::new(f),
+                dir,
+                f64::from((*bin_ms).max(1)) / 1e3,
+            )
+            .with_context(|| format!("{}", log.display()))?;
+            let (data, y) = if *delay {
+                (s.delay(), "delay through the link (ms)")
+            } else {
+                (s.throughput(), "Mbit/s")
+            };
+            let title = out.title.clone().unwrap_or_else(|| {
+                format!(
+                    "{} {dir}link, {bin_ms} ms bins",
+                    if *delay { "delay" } else { "throughput" }
+                )
+            });
+            let c = XyChart::new(&data, title, y).linear_x(true);
             save(&c, &out.output, theme)?;
         }
         ChartCmd::Xy {

@@ -84,9 +84,12 @@ pub struct Args {
     #[arg(long, default_value = "on", value_parser = ["on", "off"])]
     pmtud: String,
     /// Who paces sends: `controller` (default) sends at the controller's
-    /// pacing rate, datagram by datagram, as the simulator does; `quinn`
-    /// leaves quinn 0.11's own pacer in charge (1.25·cwnd/srtt in bursts
-    /// of 10 or more packets), for reference (docs/real-pacing.md).
+    /// pacing rate, datagram by datagram, with the pacer the arm names as
+    /// the simulator does (`pacer=quicly`: quicly's pacer, a 1 ms clock and
+    /// bursts of 8–10 packets; otherwise the simulator's leaky bucket);
+    /// `quicly` uses quicly's pacer for any arm; `quinn` leaves quinn
+    /// 0.11's own pacer in charge (1.25·cwnd/srtt in bursts of 10 or more
+    /// packets), for reference (docs/real-pacing.md).
     #[arg(long, default_value = "controller", value_parser = ramp_quic::server::SendPacing::NAMES)]
     pacing: String,
     /// The time an ACK frame is given to the controller: `kernel`
@@ -101,18 +104,25 @@ pub struct Args {
 /// Runs `ramp serve`.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let cc = CcChoice::parse(&args.cc).map_err(|e| anyhow::anyhow!("--cc {}: {e}", args.cc))?;
-    // An arm's `pacer=` (the seed arms carry quicly's) chooses the
-    // simulator's pacer model; real mode paces as --pacing says.
-    if let Some(m) = ramp_cc::spec::parse(&args.cc)
-        .ok()
-        .and_then(|s| s.pacer_model())
-    {
-        eprintln!(
-            "ramp serve: warning: --cc {}: pacer={} is a simulator setting; real mode paces as --pacing {} says",
-            args.cc,
-            m.as_str(),
-            args.pacing
-        );
+    let pacing: ramp_quic::server::SendPacing = args
+        .pacing
+        .parse()
+        .map_err(|e| anyhow::anyhow!("--pacing: {e}"))?;
+    // An arm's `pacer=` (the seed arms carry quicly's) chooses the pacer
+    // under `--pacing controller`, as in the simulator; an explicit
+    // `--pacing quicly|quinn` overrides it, which is worth a word.
+    if let Some(m) = cc.pacer {
+        let effective = pacing.for_arm(Some(m));
+        if effective.name() != m.as_str()
+            && !(m.as_str() == "leaky" && effective.name() == "controller")
+        {
+            eprintln!(
+                "ramp serve: warning: --cc {}: the arm names pacer={}, but --pacing {} paces it",
+                args.cc,
+                m.as_str(),
+                effective.name()
+            );
+        }
     }
     let identity = match (&args.cert, &args.key) {
         (Some(c), Some(k)) => Identity::from_pem_files(c, k)?,
@@ -169,10 +179,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let opts = ServeOptions {
         datagram_bytes: args.datagram_bytes,
         pmtud: args.pmtud == "on",
-        pacing: args
-            .pacing
-            .parse()
-            .map_err(|e| anyhow::anyhow!("--pacing: {e}"))?,
+        pacing,
         ack_timing: args
             .ack_timing
             .parse()

@@ -65,6 +65,17 @@ pub struct Args {
     /// depth, every drop.
     #[arg(long)]
     log: Option<PathBuf>,
+    /// NDJSON flow log, written when the shell ends: one record per flow
+    /// (protocol and both ends): packets, bytes, first and last times each
+    /// way, drops by cause, CE marks, and the transfer time seen from the
+    /// link (request's first packet in to last data packet out; docs/shell.md).
+    #[arg(long)]
+    flow_log: Option<PathBuf>,
+    /// NDJSON per-packet log (in the spirit of Mahimahi's --downlink-log):
+    /// every arrival, every delivery with its delay through the link, every
+    /// drop, each with its flow. `ramp plot flows` draws it.
+    #[arg(long)]
+    packet_log: Option<PathBuf>,
     /// Run the forwarding loop at normal priority instead of SCHED_FIFO
     /// (real-time priority keeps packets on time on a busy machine).
     #[arg(long)]
@@ -131,11 +142,24 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if let Some(f) = &args.uplink_trace {
         up.set_trace(Arc::new(DeliveryTrace::load(f).context("--uplink-trace")?));
     }
+    for (flag, out) in [
+        ("--flow-log", &args.flow_log),
+        ("--packet-log", &args.packet_log),
+    ] {
+        let Some(out) = out else { continue };
+        for input in [&args.trace, &args.uplink_trace].into_iter().flatten() {
+            if same_file(out, input) {
+                anyhow::bail!("{flag} {}: that is a trace this shell reads", out.display());
+            }
+        }
+    }
     let cfg = ShellConfig {
         up: up.link_config(),
         down: down.link_config(),
         seed: args.seed,
         log: args.log,
+        flow_log: args.flow_log,
+        packet_log: args.packet_log,
         realtime: !args.no_realtime,
     };
     let out = ramp_shell::run(&cfg, &args.command)?;
@@ -146,6 +170,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         eprintln!("ramp shell {}: stopped by signal {sig}", out.path);
     }
     std::process::exit(out.exit_code());
+}
+
+/// Whether two paths name the same existing file.
+fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
 }
 
 fn check_rate(r: Rate, flag: &str) -> anyhow::Result<()> {

@@ -438,3 +438,44 @@ fn list_presets_declares_each_assumption_with_value_range_and_reason() {
         "{text}"
     );
 }
+
+#[test]
+fn a_sensitivity_study_is_the_same_bytes_at_any_shard_and_thread_count() {
+    // 1 base + 2 x 5 one-at-a-time + 4 Latin-hypercube points, 24
+    // connections each.
+    let study = ["--sensitivity", "4", "-j", "2"];
+    let full = tmp("study");
+    let o = fleet(&full, &study);
+    ok(&o);
+    let want = files(&full);
+    let points = std::fs::read_to_string(full.join("points.ndjson")).unwrap();
+    assert_eq!(points.lines().count(), 15);
+    assert!(points.starts_with("{\"conn\":0,"), "{points}");
+    assert!(points.contains("\"point\":\"high:paths.fixed_aqm_share\""));
+    let md = std::fs::read_to_string(full.join("sensitivity.md")).unwrap();
+    for want in [
+        "## Declared assumptions",
+        "## One at a time",
+        "## 90 % intervals over the Latin hypercube (4 points)",
+        "| global |",
+        "## Published figures",
+        "## What explains the global gain's variance",
+    ] {
+        assert!(md.contains(want), "{want}: {md}");
+    }
+    // One thread: the same bytes.
+    let one = tmp("study-j1");
+    ok(&fleet(&one, &["--sensitivity", "4", "-j", "1"]));
+    assert!(files(&one) == want, "thread count changed the study");
+    // Sharded by point, any shard count, merged: the same bytes.
+    for n in [2u64, 4] {
+        let dirs = shards(&format!("study{n}"), n, &study);
+        let out = tmp(&format!("study-merged{n}"));
+        ok(&merge(&dirs, &out));
+        assert!(files(&out) == want, "{n} shards: merged study differs");
+    }
+    // Resuming a study is refused with a reason.
+    let o = fleet(&tmp("study-resume"), &["--sensitivity", "4", "--resume"]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("does not resume"));
+}

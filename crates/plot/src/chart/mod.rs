@@ -9,6 +9,8 @@
 //! - [`PairedChart`]: CDF of per-path % change.
 //! - [`GridChart`]: TTLB and packets lost against a grid axis, per arm.
 //! - [`XyChart`]: y against x from a CSV, one line per series.
+//! - [`TornadoChart`]: a figure's one-at-a-time sensitivity, one bar per
+//!   parameter.
 
 pub mod ab;
 mod axes;
@@ -19,6 +21,7 @@ pub mod paired;
 pub mod style;
 pub mod thin;
 pub mod timeseq;
+pub mod tornado;
 pub mod xy;
 
 pub use ab::AbChart;
@@ -28,6 +31,7 @@ pub use paired::PairedChart;
 
 pub use style::Theme;
 pub use timeseq::TimeSeqChart;
+pub use tornado::{TornadoBar, TornadoChart};
 pub use xy::{XyChart, XyData};
 
 use crate::error::{Error, Result};

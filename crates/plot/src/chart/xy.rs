@@ -98,6 +98,7 @@ pub struct XyChart<'a> {
     y_label: String,
     band: Option<(f64, f64)>,
     log_y: bool,
+    linear_x: bool,
 }
 
 impl<'a> XyChart<'a> {
@@ -109,12 +110,19 @@ impl<'a> XyChart<'a> {
             y_label: y_label.into(),
             band: None,
             log_y: false,
+            linear_x: false,
         }
     }
 
     /// Shades `lo..hi` of y: the reference band the points are judged by.
     pub fn band(mut self, lo: f64, hi: f64) -> Self {
         self.band = Some((lo.min(hi), lo.max(hi)));
+        self
+    }
+
+    /// A linear x axis whatever the x values span (time series).
+    pub fn linear_x(mut self, on: bool) -> Self {
+        self.linear_x = on;
         self
     }
 
@@ -138,7 +146,11 @@ impl Chart for XyChart<'_> {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>, theme: Theme) -> Result<()> {
         let d = self.data;
         let xs: Vec<f64> = d.rows.iter().map(|r| r.0).collect();
-        let x = XScale::of_shown(&xs);
+        let x = if self.linear_x {
+            XScale::linear(nice_scale(xs[0].min(0.0), xs[xs.len() - 1], 8))
+        } else {
+            XScale::of_shown(&xs)
+        };
         let mut ys: Vec<f64> = d
             .rows
             .iter()

@@ -1,5 +1,6 @@
 //! Rendering the report page.
 
+use super::explorer::explorer_html;
 use super::run::RunData;
 use super::table::{summarise, ArmSummary};
 use crate::ab::{ab_curves_of, paired_deltas_of, AbOptions, Facet};
@@ -362,11 +363,20 @@ pub fn render_report(run: &RunData) -> Result<String> {
     let arms = run.arms();
     let baseline = run.baseline_arm();
     let rows = summarise(&run.records, &arms);
+    let explorer = match &run.explorer {
+        Some(d) => explorer_html(d, baseline.as_deref()),
+        None => explorer_html(&run.records.explorer(), baseline.as_deref()),
+    };
     let mut h = String::new();
     let _ = write!(
         h,
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{} — ramp report</title>\n<style>{STYLE}</style>\n</head>\n<body>\n",
-        esc(&run.title)
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{} — ramp report</title>\n<style>{STYLE}{}</style>\n</head>\n<body>\n",
+        esc(&run.title),
+        if explorer.is_some() {
+            super::explorer::STYLE
+        } else {
+            ""
+        }
     );
     let _ = writeln!(
         h,
@@ -381,6 +391,9 @@ pub fn render_report(run: &RunData) -> Result<String> {
     h.push_str(
         "<nav><ul><li><a href=\"#scenario\">Scenario</a></li><li><a href=\"#arms\">Arms</a></li>",
     );
+    if explorer.is_some() {
+        h.push_str("<li><a href=\"#explorer\">Explorer</a></li>");
+    }
     for c in &charts {
         let _ = write!(h, "<li><a href=\"#{}\">{}</a></li>", c.id, esc(&c.heading));
     }
@@ -397,6 +410,9 @@ pub fn render_report(run: &RunData) -> Result<String> {
     h.push_str("</section>\n<section id=\"arms\"><h2>Arms</h2>\n");
     h.push_str(&table_html(&rows, baseline.as_deref()));
     h.push_str("</section>\n");
+    if let Some(e) = &explorer {
+        h.push_str(e);
+    }
     for c in &charts {
         let _ = write!(
             h,

@@ -2,11 +2,13 @@
 //! inline SVG in one file that opens offline (no scripts or styles from
 //! the network; a few lines of inline JavaScript for click-to-zoom).
 
+mod explorer;
 mod html;
 mod records;
 mod run;
 mod table;
 
+pub use explorer::{explorer_html, Dim, ExplorerBuilder, ExplorerData, RangeDim, ValueCol};
 pub use html::{render_report, ReportChart};
 pub use records::RunRecords;
 pub use run::RunData;

@@ -8,6 +8,7 @@
 //! table, and its grid cell (`grid.*`, interned); per run, the distinct
 //! paths (`path.*`). Anything else in the file is read and dropped.
 
+use super::explorer::{ExplorerBuilder, ExplorerData};
 use super::table::Stat;
 use crate::ab::{AbSample, AbSamples};
 use crate::error::Result;
@@ -101,6 +102,8 @@ pub struct RunRecords {
     grids: Tuples<5>,
     /// Every record has a `group`.
     all_grouped: bool,
+    /// What the report's explorer embeds.
+    explorer: ExplorerBuilder,
 }
 
 fn nan_if_none(v: Option<f64>) -> f64 {
@@ -116,6 +119,7 @@ impl RunRecords {
     pub fn new() -> Self {
         RunRecords {
             all_grouped: true,
+            explorer: ExplorerBuilder::new(),
             ..RunRecords::default()
         }
     }
@@ -124,7 +128,9 @@ impl RunRecords {
     pub fn push(&mut self, r: &Record) {
         if self.rows.is_empty() {
             self.all_grouped = true;
+            self.explorer = ExplorerBuilder::new();
         }
+        self.explorer.push(r);
         let group = self.strings.id(r.text(k::GROUP));
         self.all_grouped &= group != NONE;
         let cc = self.strings.id(r.text(k::CC_ALGORITHM));
@@ -183,6 +189,11 @@ impl RunRecords {
             Ok(())
         })?;
         Ok(out)
+    }
+
+    /// What the report's explorer embeds of these records.
+    pub fn explorer(&self) -> ExplorerData {
+        self.explorer.clone().finish()
     }
 
     /// Number of records.

@@ -9,6 +9,7 @@
 //!   scenario.toml      the scenario as run (optional; shown verbatim)
 //! ```
 
+use super::explorer::ExplorerData;
 use super::records::RunRecords;
 use crate::error::{Error, Result};
 use crate::trace::{read_trace, Trace};
@@ -28,6 +29,10 @@ pub struct RunData {
     /// The arm the others are compared against. `None`: the arm named
     /// `baseline` if there is one, else the first arm in name order.
     pub baseline: Option<String>,
+    /// The explorer's data when it should come from other records than
+    /// `records` (e.g. a fleet run's full records.ndjson where `records`
+    /// holds the charts' few keys). `None`: from `records`.
+    pub explorer: Option<ExplorerData>,
 }
 
 impl RunData {
@@ -84,6 +89,7 @@ impl RunData {
             records,
             traces,
             baseline: None,
+            explorer: None,
         })
     }
 

@@ -103,6 +103,7 @@ fn report_is_deterministic_and_complete() {
         records: ramp_plot::RunRecords::from_records(parse_records(&records, "r").unwrap()),
         traces: tr.iter().map(|(n, t)| parse_trace(t, n).unwrap()).collect(),
         baseline: None,
+        explorer: None,
     };
     let a = render_report(&run).unwrap();
     let b = render_report(&run).unwrap();

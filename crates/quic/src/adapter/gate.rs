@@ -52,12 +52,21 @@
 //!   1 ms at the rate whatever the cause; on seed-100m's path BBRv3's
 //!   Startup then sent up to 15 datagrams at once into a nearly full
 //!   queue and lost 53–83 packets where the simulator lost 24.)
+//!
+//! An arm that names quicly's pacer (`pacer=quicly`) gets
+//! [`PacingGate::quicly`] instead: the same questions and the same GSO
+//! accounting, answered by the simulator's [`ramp_cc::QuiclyPacer`]
+//! ([`super::quicly_gate`]), without the late-wake-up allowance (quicly's
+//! clock is whole milliseconds, so a wake-up late within its millisecond
+//! already changes nothing).
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 use ramp_cc::pacer::{Pacer, PacerConfig, BURST_QUANTUM_PACKETS};
 use ramp_cc::{Rate, Time};
+
+use super::quicly_gate::QuiclyGate;
 
 /// `window()`'s answer when a datagram may leave now: above quinn-proto's
 /// `u32::MAX` bound, beyond which its own pacer does not delay, and far
@@ -106,6 +115,8 @@ pub(crate) struct PacingGate {
     /// The last question was a grant, so the next one is quinn's second
     /// question about the same datagram.
     second_ask: AtomicBool,
+    /// quicly's pacer in place of the leaky bucket (`pacer=quicly`).
+    quicly: Option<QuiclyGate>,
 }
 
 impl PacingGate {
@@ -123,7 +134,35 @@ impl PacingGate {
             paced_until: AtomicU64::new(NOT_PACED),
             granted: AtomicU64::new(0),
             second_ask: AtomicBool::new(false),
+            quicly: None,
         }
+    }
+
+    /// A gate run by quicly's pacer ([`super::quicly_gate`]), as the
+    /// simulator's `pacer=quicly`, for datagrams of `max_datagram_size`
+    /// bytes (quicly's pacer counts its bursts in them).
+    pub(crate) fn quicly(max_datagram_size: u64) -> PacingGate {
+        PacingGate {
+            quicly: Some(QuiclyGate::new()),
+            ..PacingGate::new(max_datagram_size)
+        }
+    }
+
+    /// Which pacer model the gate runs: `leaky-bucket` or `quicly`
+    /// (`ramp_cc::PacerKind::as_str`'s names).
+    #[cfg(test)]
+    pub(crate) fn model_name(&self) -> &'static str {
+        if self.quicly.is_some() {
+            "quicly"
+        } else {
+            "leaky-bucket"
+        }
+    }
+
+    /// quicly's pacer, when the gate runs it.
+    #[cfg(test)]
+    pub(crate) fn quicly_gate(&self) -> Option<&QuiclyGate> {
+        self.quicly.as_ref()
     }
 
     /// The controller's current pacing rate; `None` leaves the gate
@@ -168,6 +207,9 @@ impl PacingGate {
     pub(crate) fn end_pass(&self) {
         self.granted.store(0, Ordering::Relaxed);
         self.second_ask.store(false, Ordering::Relaxed);
+        if let Some(q) = &self.quicly {
+            q.end_pass();
+        }
     }
 
     /// May a datagram of `datagram` bytes leave at `now`, after `granted`
@@ -175,7 +217,9 @@ impl PacingGate {
     /// with `in_flight` bytes outstanding under a window of `window` bytes?
     /// RFC 9002 §7: not if it would take bytes in flight past the window.
     /// The grants are charged to a copy of the pacer at `now`, as the
-    /// simulator charges each packet of a burst when it leaves.
+    /// simulator charges each packet of a burst when it leaves. (A quicly
+    /// gate charges each grant as it makes it, so an `Open` verdict there
+    /// is a grant.)
     pub(crate) fn verdict_after(
         &self,
         now: Time,
@@ -189,7 +233,19 @@ impl PacingGate {
             // The window, not the pacer, holds the sender: no lost time
             // to make up when it reopens.
             self.paced_until.store(NOT_PACED, Ordering::Relaxed);
+            if let Some(q) = &self.quicly {
+                q.end_call();
+            }
             return Verdict::WindowFull;
+        }
+        if let Some(q) = &self.quicly {
+            let Some(rate) = self.rate else {
+                return Verdict::Open;
+            };
+            return match q.grant(now, rate, datagram) {
+                Ok(()) => Verdict::Open,
+                Err(at) => Verdict::PacedUntil(at),
+            };
         }
         let at = if pending == 0 {
             self.pacer.next_send_time(now, self.rate, datagram)
@@ -232,6 +288,12 @@ impl PacingGate {
     /// several): the pacer is charged the true bytes and the grants that
     /// stood for them are cleared.
     pub(crate) fn on_sent(&mut self, now: Time, bytes: u64) {
+        if let Some(q) = &self.quicly {
+            q.on_sent(bytes);
+            self.granted.store(0, Ordering::Relaxed);
+            self.second_ask.store(false, Ordering::Relaxed);
+            return;
+        }
         self.pacer.on_packet_sent(now, bytes, self.rate);
         self.end_pass();
     }

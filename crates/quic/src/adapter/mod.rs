@@ -78,6 +78,7 @@ use crate::arrival::{AckClock, ArrivalLog};
 use crate::probe::ConnProbe;
 
 pub(crate) mod gate;
+pub(crate) mod quicly_gate;
 pub(crate) mod wake;
 
 use gate::{PacingGate, Verdict, CLOSED_WINDOW, OPEN_WINDOW};
@@ -100,6 +101,8 @@ pub(crate) struct RampFactory {
     build: Arc<BuildController>,
     probe: Option<Arc<ConnProbe>>,
     wake: Option<Arc<ConnWake>>,
+    /// The gate runs quicly's pacer instead of the leaky bucket.
+    quicly_pacer: bool,
     arrivals: Option<Arc<ArrivalLog>>,
 }
 
@@ -111,6 +114,7 @@ impl RampFactory {
             build,
             probe: None,
             wake: None,
+            quicly_pacer: false,
             arrivals: None,
         }
     }
@@ -122,6 +126,7 @@ impl RampFactory {
             build,
             probe: Some(probe),
             wake: None,
+            quicly_pacer: false,
             arrivals: None,
         }
     }
@@ -132,6 +137,14 @@ impl RampFactory {
     /// gate charges each datagram of a batch ([`gate`]).
     pub(crate) fn paced_by_controller(mut self, wake: Arc<ConnWake>) -> RampFactory {
         self.wake = Some(wake);
+        self
+    }
+
+    /// With [`RampFactory::paced_by_controller`]: the gate runs the
+    /// simulator's model of quicly's pacer ([`quicly_gate`]) instead of the
+    /// leaky bucket, as an arm with `pacer=quicly` asks.
+    pub(crate) fn with_quicly_pacer(mut self) -> RampFactory {
+        self.quicly_pacer = true;
         self
     }
 
@@ -149,8 +162,13 @@ impl ControllerFactory for RampFactory {
         c.mds = u64::from(current_mtu);
         c.ack_clock = self.arrivals.clone().map(AckClock::new);
         if let Some(wake) = &self.wake {
+            let pacer = if self.quicly_pacer {
+                PacingGate::quicly(c.mds)
+            } else {
+                PacingGate::new(c.mds)
+            };
             c.gate = Some(Gate {
-                pacer: PacingGate::new(c.mds),
+                pacer,
                 wake: wake.clone(),
             });
             c.refresh();

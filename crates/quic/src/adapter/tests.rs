@@ -276,6 +276,40 @@ fn the_gate_opens_for_the_controllers_rate_and_window_only() {
 }
 
 #[test]
+fn a_seed_arm_is_paced_by_quicly_s_pacer_in_a_gso_batch_of_ten() {
+    use quinn_proto::congestion::ControllerFactory as _;
+    // The seed arms name quicly's pacer (`pacer=quicly`); the server
+    // then builds the gate on it: a fresh pacer grants a 10-packet burst,
+    // quinn's full GSO batch, where the leaky bucket lets one datagram out.
+    let spec = ramp_cc::spec::SEED_ARMS[0].1;
+    let choice = crate::choice::CcChoice::parse(spec).unwrap();
+    assert_eq!(choice.pacer, Some(ramp_cc::PacerModel::Quicly));
+    let pacing = crate::server::SendPacing::Controller.for_arm(choice.pacer);
+    assert_eq!(pacing, crate::server::SendPacing::Quicly);
+    let wake = ConnWake::new();
+    let factory = Arc::new(
+        RampFactory::new(choice.build.clone())
+            .paced_by_controller(wake.clone())
+            .with_quicly_pacer(),
+    );
+    let c = factory.build(Instant::now(), 1200);
+    wake.attach_without_connection();
+    let mut granted = 0;
+    while granted < 20 && c.window() == gate::OPEN_WINDOW {
+        // quinn's second question about the same datagram.
+        assert_eq!(c.window(), gate::OPEN_WINDOW);
+        granted += 1;
+    }
+    assert_eq!(granted, 10);
+    let c = c.into_any().downcast::<RampController>().unwrap();
+    assert_eq!(
+        c.gate.as_ref().map(|g| g.pacer.model_name()),
+        Some("quicly")
+    );
+    wake.detach();
+}
+
+#[test]
 fn rfc9002_7_1_zero_lost_bytes_is_ecn_ce_and_loss_carries_bytes() {
     let (mut c, calls, base) = setup();
     c.on_sent(base, 1200, 2);

@@ -19,9 +19,13 @@ pub(super) async fn handle_connection(shared: Arc<Shared>, incoming: quinn::Inco
     shared.counters.connections.fetch_add(1, Ordering::Relaxed);
     let probe = Arc::new(ConnProbe::new());
     let mut factory = RampFactory::with_probe(shared.cc.build.clone(), probe.clone());
-    let wake = (shared.pacing == SendPacing::Controller).then(ConnWake::new);
+    let pacing = shared.pacing.for_arm(shared.cc.pacer);
+    let wake = (pacing != SendPacing::Quinn).then(ConnWake::new);
     if let Some(w) = &wake {
         factory = factory.paced_by_controller(w.clone());
+        if pacing == SendPacing::Quicly {
+            factory = factory.with_quicly_pacer();
+        }
     }
     if let Some(log) = &shared.arrivals {
         factory = factory.with_arrivals(log.clone());

@@ -59,9 +59,17 @@ pub struct ServeConfig {
 pub enum SendPacing {
     /// The controller's `pacing_rate()`, through the adapter's gate
     /// (`crate::adapter::gate`), which charges each datagram of a GSO
-    /// batch. What the simulator's leaky-bucket pacer models.
+    /// batch, with the pacer the arm names (`pacer=`): the simulator's
+    /// leaky bucket unless the arm says `pacer=quicly` (then as
+    /// [`SendPacing::Quicly`]) or `pacer=quinn` (then as
+    /// [`SendPacing::Quinn`]).
     #[default]
     Controller,
+    /// The controller's rate through the gate, by the simulator's model of
+    /// quicly's pacer (`ramp_cc::QuiclyPacer`: whole-millisecond clock,
+    /// bursts of 8–10 packets, grants of at least 2), whatever the arm
+    /// names.
+    Quicly,
     /// quinn 0.11's own pacer (`1.25 · window / srtt`, bursts of at least
     /// 10 packets): stock quinn, for reference.
     Quinn,
@@ -69,15 +77,37 @@ pub enum SendPacing {
 
 impl SendPacing {
     /// Every choice, in `--pacing`'s order.
-    pub const ALL: [SendPacing; 2] = [SendPacing::Controller, SendPacing::Quinn];
+    pub const ALL: [SendPacing; 3] = [
+        SendPacing::Controller,
+        SendPacing::Quicly,
+        SendPacing::Quinn,
+    ];
     /// The names `--pacing` takes.
-    pub const NAMES: [&'static str; 2] = [Self::ALL[0].name(), Self::ALL[1].name()];
+    pub const NAMES: [&'static str; 3] = [
+        Self::ALL[0].name(),
+        Self::ALL[1].name(),
+        Self::ALL[2].name(),
+    ];
 
     /// The name `--pacing` takes for this choice.
     pub const fn name(self) -> &'static str {
         match self {
             SendPacing::Controller => "controller",
+            SendPacing::Quicly => "quicly",
             SendPacing::Quinn => "quinn",
+        }
+    }
+
+    /// The pacing a connection gets when the arm names `pacer` (its
+    /// `pacer=` key): under [`SendPacing::Controller`] the arm's pacer, as
+    /// the simulator runs it (`leaky` is the controller's leaky bucket);
+    /// an explicit `quicly` or `quinn` stands.
+    pub fn for_arm(self, pacer: Option<ramp_cc::PacerModel>) -> SendPacing {
+        use ramp_cc::PacerModel;
+        match (self, pacer) {
+            (SendPacing::Controller, Some(PacerModel::Quicly)) => SendPacing::Quicly,
+            (SendPacing::Controller, Some(PacerModel::Quinn)) => SendPacing::Quinn,
+            (p, _) => p,
         }
     }
 }

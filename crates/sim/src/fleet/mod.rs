@@ -30,6 +30,7 @@ pub mod grid;
 pub mod population;
 pub mod population_file;
 pub mod run;
+pub mod sensitivity;
 pub mod summary;
 pub mod users;
 pub mod workload;

@@ -125,3 +125,45 @@ fn ttlb_and_loss_tables_match_hand_computation() {
     assert!(md.contains("| all | 3 | 200 ms | "), "{md}");
     assert!(md.contains(" -6.7% |"), "{md}");
 }
+
+/// Every candidate reading of "average TTLB reduction" on a case where
+/// they differ: the new arm is 20 % faster on 99 connections and 100 %
+/// slower on the slowest one.
+#[test]
+fn every_candidate_statistic_by_its_definition() {
+    let mut rows = Vec::new();
+    for c in 0..100u64 {
+        let base = 100 + 10 * c;
+        let new = if c == 99 { 2 * base } else { base * 8 / 10 };
+        rows.push(row(c, "base", "eu", "small", base, 10, 0));
+        rows.push(row(c, "new", "eu", "small", new, 10, 0));
+    }
+    let arms = vec!["base".to_string(), "new".to_string()];
+    let s = summarize(&rows, &arms, &[], &[]);
+    let a = &s.global.arms[1];
+    let base: Vec<f64> = (0..100).map(|c| 100.0 + 10.0 * c as f64).collect();
+    let mut new: Vec<f64> = base.iter().map(|b| b * 0.8).collect();
+    new[99] = 2.0 * base[99];
+    new.sort_by(f64::total_cmp);
+    let d = |p: f64| 100.0 * (percentile(&new, p) / percentile(&base, p) - 1.0);
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let ten: Vec<f64> = (0..10).map(|i| d(5.0 + 10.0 * i as f64)).collect();
+    let whole: Vec<f64> = (1..=99).map(|p| d(p as f64)).collect();
+    assert!(close(a.pctl_change_avg_pct, mean(&ten)));
+    assert!(close(a.pctl_1_99_change_avg_pct, mean(&whole)));
+    assert!(close(a.median_change_pct, d(50.0)));
+    assert!(close(a.median_change_pct, -20.0));
+    assert!(close(
+        a.mean_change_pct,
+        100.0 * (mean(&new) / mean(&base) - 1.0)
+    ));
+    // The one slow connection moves the mean and the top percentiles, not
+    // the median: the readings differ.
+    assert!(a.mean_change_pct > a.pctl_1_99_change_avg_pct);
+    assert!(a.pctl_1_99_change_avg_pct > a.median_change_pct);
+    let md = s.to_markdown("t");
+    assert!(
+        md.contains("new ten-pt | new 1-99 | new mean | new median"),
+        "{md}"
+    );
+}

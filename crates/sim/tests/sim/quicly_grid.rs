@@ -89,12 +89,17 @@ fn wire_packets(units: u64) -> u64 {
     (units * QUICLY_WINDOW_UNIT).div_ceil(WIRE_PACKET)
 }
 
-/// The seed arm `spec` with its initial window counted as quicly counts
-/// it: the arms give `iw=30` packets of the scenario's `mds` (1280 B here,
-/// 38,400 B), quicly 30 window units (44,160 B).
+/// The seed arm `spec` with its initial window as quicly's sender lets it
+/// out on this wire: the arms count 30 window units (`iw=30x1472`,
+/// 44,160 B), and ramp sends while the next packet fits (34 packets of
+/// 1280 B) where quicly sends while the flight is below the window (35), so
+/// the grid gives ramp the whole packets quicly sends.
 fn in_quicly_units(spec: &str) -> String {
-    assert!(spec.contains("iw=30,"), "{spec}: the seed arms' IW changed");
-    spec.replacen("iw=30,", &format!("iw={},", wire_packets(30)), 1)
+    assert!(
+        spec.contains("iw=30x1472,"),
+        "{spec}: the seed arms' IW changed"
+    );
+    spec.replacen("iw=30x1472,", &format!("iw={},", wire_packets(30)), 1)
 }
 
 fn scenario(c: &Cell) -> Scenario {

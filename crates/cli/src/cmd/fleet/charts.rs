@@ -143,6 +143,9 @@ pub(super) fn write_charts(
         records: ramp_plot::RunRecords::from_records(plot_records(plan, rows)),
         traces: Vec::new(),
         baseline: Some(baseline),
+        // The explorer filters on what records.ndjson has beyond the
+        // charts' keys (access, policed, base RTT, rate, AQM).
+        explorer: Some(ramp_plot::ExplorerData::read(&out.join("records.ndjson"))?),
     };
     ramp_plot::write_report(&run, &out.join("report.html"))?;
     Ok(())

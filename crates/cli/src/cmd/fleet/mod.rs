@@ -33,13 +33,14 @@ use ramp_vocab::atomic_file::write_atomic;
 mod charts;
 mod plan;
 mod records;
+mod sensitivity;
 mod shard;
 mod summary;
 
 use charts::{grid_results, write_charts};
 use plan::{
-    arm_labels, bin_order, build_plan, metric, params_difference, plan_spec, scenario_text,
-    PlanSpec,
+    arm_labels, bin_order, build_plan, metric, params_difference, plan_assumptions, plan_spec,
+    scenario_text, PlanSpec,
 };
 use records::{prepare_resume, read_rows};
 pub use shard::Shard;
@@ -102,6 +103,13 @@ pub struct Args {
     /// List the built-in experiments and exit.
     #[arg(long)]
     list_presets: bool,
+    /// A sensitivity study instead of one run: the fleet once per point of
+    /// a design over the declared assumptions (base, each at the low and
+    /// high end of its range, then this many Latin-hypercube points; at
+    /// least 32 recommended). Writes points.ndjson, sensitivity.md/.json and
+    /// tornado.png (docs/sensitivity.md). Shards and merges by point.
+    #[arg(long, value_name = "LHS_POINTS", default_value_t = 0)]
+    sensitivity: u32,
     /// Check the arguments, print the run's settings as one JSON object
     /// (out, no_charts, threads, connections, arms, seed, shard) and exit
     /// without running: what a driver that shards the run needs to know.
@@ -169,9 +177,22 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             "arms": arm_labels(&plan),
             "seed": plan.seed,
             "shard": args.shard.map(|s| s.to_string()),
+            "sensitivity": args.sensitivity,
         });
         println!("{d}");
         return Ok(());
+    }
+    if args.sensitivity > 0 {
+        if args.resume {
+            bail!("--resume: a sensitivity study does not resume; run it again into a new --out");
+        }
+        let study = sensitivity::Study {
+            plan: &plan,
+            spec: &spec,
+            assumptions: plan_assumptions(&spec, &plan)?,
+            lhs: args.sensitivity,
+        };
+        return sensitivity::run_study(&study, &args.out, args.shard, args.threads, args.no_charts);
     }
     if !args.out.join(PARAMS).exists() {
         // (A run directory from before the marker has fleet's parameters.)
@@ -285,6 +306,15 @@ fn merge(dirs: &[PathBuf], out: &Path, no_charts: bool) -> anyhow::Result<()> {
     )
     .with_context(|| format!("{}: not a plan", spec_path.display()))?;
     let plan = build_plan(&spec)?;
+    if spec.sensitivity > 0 {
+        let study = sensitivity::Study {
+            plan: &plan,
+            spec: &spec,
+            assumptions: plan_assumptions(&spec, &plan)?,
+            lhs: spec.sensitivity,
+        };
+        return sensitivity::merge_study(&study, dirs, out, no_charts);
+    }
     let merge_spec = shard::MergeSpec {
         connections: plan.connections,
         arms: plan.arms.len() as u64,

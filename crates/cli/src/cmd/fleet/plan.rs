@@ -25,6 +25,10 @@ pub(super) struct PlanSpec {
     connections: u64,
     /// `--seed`.
     seed: u64,
+    /// `--sensitivity` (0: an ordinary run; absent in plans written before
+    /// studies existed).
+    #[serde(default)]
+    pub(super) sensitivity: u32,
 }
 
 /// The name of the run's metric: page load time for page loads, else TTLB.
@@ -52,6 +56,24 @@ pub(super) fn plan_spec(args: &Args) -> anyhow::Result<PlanSpec> {
         arms: args.arms.clone(),
         connections: args.connections,
         seed: args.seed,
+        sensitivity: args.sensitivity,
+    })
+}
+
+/// The plan's declared assumptions: a population file's (the built-in
+/// ones with its `[[assumption]]` tables in their place), or the built-in
+/// ones evaluated on the preset's population.
+pub(super) fn plan_assumptions(
+    args: &PlanSpec,
+    plan: &FleetPlan,
+) -> anyhow::Result<Vec<ramp_sim::fleet::assumptions::Assumption>> {
+    Ok(match &args.population {
+        Some((path, text)) => {
+            PopulationFile::parse(text, path)
+                .map_err(|e| anyhow::anyhow!("{path}: {e}"))?
+                .assumptions
+        }
+        None => ramp_sim::fleet::assumptions::builtin(&plan.population),
     })
 }
 

@@ -88,32 +88,38 @@ pub fn read_rows(records: &Path) -> anyhow::Result<Vec<Row>> {
         if line.trim().is_empty() {
             continue;
         }
-        let at = || format!("{}: line {}", records.display(), i + 1);
-        let RowFields(mut v) = serde_json::from_str(&line).with_context(at)?;
-        let conn = v[CONN].as_ref().and_then(|x| x.as_u64());
-        let mut text = |f: usize| v[f].take().and_then(|x| x.as_str().map(str::to_string));
-        let (Some(conn), Some(arm)) = (conn, text(GROUP)) else {
-            bail!("{}: not a fleet record (no conn or group)", at());
-        };
-        let (pop, bin) = (text(POP), text(SIZE_BIN));
-        let num = |f: usize| v[f].as_ref().and_then(|x| x.as_u64());
-        rows.push(Row {
-            conn,
-            arm,
-            pop: pop.unwrap_or_default(),
-            bin: bin.unwrap_or_default(),
-            // Page loads: the measured page's bytes and load time.
-            size_bytes: num(PAGE_BYTES).or_else(|| num(CONTENT_LENGTH)).unwrap_or(0),
-            completed: v[COMPLETED]
-                .as_ref()
-                .and_then(|x| x.as_bool())
-                .unwrap_or(false),
-            ttlb_us: num(PAGE_LOAD_US).or_else(|| num(TTLB_US)).unwrap_or(0),
-            packets_sent: num(PACKETS_SENT).unwrap_or(0),
-            packets_lost: num(PACKETS_LOST).unwrap_or(0),
-        });
+        let row =
+            row_of(&line).with_context(|| format!("{}: line {}", records.display(), i + 1))?;
+        rows.push(row);
     }
     Ok(rows)
+}
+
+/// One record line's summary fields.
+pub fn row_of(line: &str) -> anyhow::Result<Row> {
+    let RowFields(mut v) = serde_json::from_str(line)?;
+    let conn = v[CONN].as_ref().and_then(|x| x.as_u64());
+    let mut text = |f: usize| v[f].take().and_then(|x| x.as_str().map(str::to_string));
+    let (Some(conn), Some(arm)) = (conn, text(GROUP)) else {
+        bail!("not a fleet record (no conn or group)");
+    };
+    let (pop, bin) = (text(POP), text(SIZE_BIN));
+    let num = |f: usize| v[f].as_ref().and_then(|x| x.as_u64());
+    Ok(Row {
+        conn,
+        arm,
+        pop: pop.unwrap_or_default(),
+        bin: bin.unwrap_or_default(),
+        // Page loads: the measured page's bytes and load time.
+        size_bytes: num(PAGE_BYTES).or_else(|| num(CONTENT_LENGTH)).unwrap_or(0),
+        completed: v[COMPLETED]
+            .as_ref()
+            .and_then(|x| x.as_bool())
+            .unwrap_or(false),
+        ttlb_us: num(PAGE_LOAD_US).or_else(|| num(TTLB_US)).unwrap_or(0),
+        packets_sent: num(PACKETS_SENT).unwrap_or(0),
+        packets_lost: num(PACKETS_LOST).unwrap_or(0),
+    })
 }
 
 /// The keys the summary reads, and their places in [`RowFields`].

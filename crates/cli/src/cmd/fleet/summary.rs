@@ -13,8 +13,8 @@ pub(super) fn print_headline(s: &Summary, plan: &FleetPlan) {
         s.global.connections
     );
     println!(
-        "\n{} change against {base}: average of the per-percentile change over p5..p95 \
-         (the seed's method) / change of the mean:",
+        "\n{} change against {base}, each candidate statistic: average of the per-percentile \
+         change over p5..p95 (ten-pt) / over p1..p99 / change of the mean / of the median:",
         s.metric
     );
     let width = std::iter::once(&s.global)
@@ -26,17 +26,20 @@ pub(super) fn print_headline(s: &Summary, plan: &FleetPlan) {
         .max(16);
     print!("{:<width$} {:>7}", "slice", "n");
     for a in s.arms.iter().skip(1) {
-        print!(" {:>22}", a);
+        print!(" {:>31}", a);
     }
     println!();
     for sl in std::iter::once(&s.global).chain(&s.by_pop).chain(&s.by_bin) {
         print!("{:<width$} {:>7}", sl.label, sl.connections);
         for a in sl.arms.iter().skip(1) {
             print!(
-                " {:>22}",
+                " {:>31}",
                 format!(
-                    "{:+.1}% / {:+.1}%",
-                    a.pctl_change_avg_pct, a.mean_change_pct
+                    "{:+.1}% / {:+.1}% / {:+.1}% / {:+.1}%",
+                    a.pctl_change_avg_pct,
+                    a.pctl_1_99_change_avg_pct,
+                    a.mean_change_pct,
+                    a.median_change_pct
                 )
             );
         }
@@ -84,6 +87,8 @@ pub(super) fn summary_json(s: &Summary, plan: &FleetPlan) -> serde_json::Value {
                 "mean_ms": num(a.mean_ms),
                 "mean_change_pct": num(a.mean_change_pct),
                 "pctl_change_avg_pct": num(a.pctl_change_avg_pct),
+                "pctl_1_99_change_avg_pct": num(a.pctl_1_99_change_avg_pct),
+                "median_change_pct": num(a.median_change_pct),
                 "deciles_ms": a.deciles_ms.iter().map(|v| num(*v)).collect::<Vec<_>>(),
                 "decile_change_pct": a.decile_change_pct.iter().map(|v| num(*v)).collect::<Vec<_>>(),
                 "mean_lost_packets": num(a.mean_lost_packets),
