@@ -21,6 +21,10 @@ Usage: sudo QUICLY_CLI=/path/to/quicly/cli bench/interop/run.py [OUT_DIR]
   PATHS=...    space-separated path names (default: the whole grid)
   SIZES="1000000 3000000"
   ARMS=...     arm names (default: the four seed arms)
+  QUICLY_CLIENT_FLAGS="-M 16777216 -m 33554432"
+               quicly's client's stream and connection flow-control
+               windows (its defaults, 1 MB and 16 MB, hold a 3 MB response
+               back at 100 Mbit/s: docs/interop.md)
   RAMP_IW=37   the seed arms' IW on ramp's side, packets of 1200 bytes
                (37 x 1200 = 44,400 B, jump 88,800 B, against quicly's
                30 x 1472 = 44,160 B and 60 x 1472 = 88,320 B; 30 gives
@@ -143,7 +147,8 @@ def run_real(ramp, cli, path, size, tmp, run):
     """One quicly download and one ramp download; two result dicts."""
     out = []
     rt = " ".join(RT)
-    q_cmd = "exec " + rt + " '%s' -O -p /%d $RAMP_SHELL_HOST %d" % (cli, size, QUICLY_PORT)
+    qflags = os.environ.get("QUICLY_CLIENT_FLAGS", "-M 16777216 -m 33554432")
+    q_cmd = "exec " + rt + " '%s' %s -O -p /%d $RAMP_SHELL_HOST %d" % (cli, qflags, size, QUICLY_PORT)
     r_cmd = "exec " + rt + " '%s' get https://$RAMP_SHELL_HOST:%d/bytes/%d --insecure --json" % (ramp, RAMP_PORT, size)
     for side, cmd, port in (("quicly-real", q_cmd, QUICLY_PORT), ("ramp-real", r_cmd, RAMP_PORT)):
         p, fl = shell(ramp, path, cmd, tmp, run)
@@ -261,6 +266,12 @@ def table(rows, runs):
 
 
 def main():
+    # SIGTERM (and SIGINT, which a background job ignores) end the run
+    # through the cleanup below.
+    def stop(signum, frame):
+        raise KeyboardInterrupt
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
     cli = os.environ.get("QUICLY_CLI", "")
     if not cli or not os.access(cli, os.X_OK):
         print("bench/interop: skipped: set QUICLY_CLI to a quicly `cli` built outside this "
@@ -284,8 +295,9 @@ def main():
     rows_path = os.path.join(out_dir, "runs.ndjson")
     rows = []
     started = time.time()
-    meta = {"endpoints": " ".join(RT) or "normal priority", "started": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()), "load-start": loadavg(),
-            "cores": os.cpu_count(), "runs": runs, "ramp-iw": iw, "quicly-cli": cli,
+    meta = {"quicly-client-flags": os.environ.get("QUICLY_CLIENT_FLAGS", "-M 16777216 -m 33554432"),
+            "endpoints": " ".join(RT) or "normal priority", "started": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()), "load-start": loadavg(),
+            "cores": os.cpu_count(), "runs": runs, "ramp-iw": iw, "quicly-cli": os.path.basename(cli),
             "ramp-commit": subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True,
                                           text=True).stdout.strip()}
     servers = None

@@ -68,7 +68,8 @@ impl FirstFlight {
 pub(crate) struct JumpTally {
     first: Option<u64>,
     last: Option<u64>,
-    /// When the last jump packet was sent.
+    /// When the first and the last jump packet were sent.
+    first_sent: Option<ramp_vocab::time::Time>,
     last_sent: Option<ramp_vocab::time::Time>,
     acked: u64,
 }
@@ -83,14 +84,17 @@ impl JumpTally {
 
     /// The last jump packet so far was sent at `now`.
     pub(crate) fn note_sent_at(&mut self, now: ramp_vocab::time::Time) {
+        self.first_sent.get_or_insert(now);
         self.last_sent = Some(now);
     }
 
-    /// Whether a packet sent at `time_sent` belongs to the jump or came
-    /// before it (quicly's `lost_pn < exit_pn`): sent no later than the
-    /// last jump packet.
-    pub(crate) fn sent_at_or_before(&self, time_sent: ramp_vocab::time::Time) -> bool {
-        self.last_sent.is_some_and(|t| time_sent <= t)
+    /// Whether a packet sent at `time_sent` is a jump packet, for pico's W
+    /// (quicly `quicly_cc_is_jumpstart_ack`: `enter_pn <= pn < exit_pn`):
+    /// sent between the first and the last jump packet. A packet of the
+    /// initial window sent before the jump is not one.
+    pub(crate) fn is_jump_packet(&self, time_sent: ramp_vocab::time::Time) -> bool {
+        matches!((self.first_sent, self.last_sent),
+            (Some(a), Some(b)) if a <= time_sent && time_sent <= b)
     }
 
     /// A packet was acknowledged; counted if it is a jump packet.
@@ -112,4 +116,27 @@ impl JumpTally {
 /// The jump window: `2·IW` (-02 §3.1, "up to 2 × IW").
 pub(crate) fn jump_window(initial_window: u64) -> u64 {
     initial_window.saturating_mul(2)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ramp_vocab::time::Time;
+
+    #[test]
+    fn quicly_cc_is_jumpstart_ack_needs_enter_pn_at_or_below_pn() {
+        // quicly 45bf8a37 include/quicly/cc.h `quicly_cc_is_jumpstart_ack`:
+        // `enter_pn <= pn && pn < exit_pn`. A packet of the initial
+        // window, sent before the jump, does not count as a jump packet.
+        let mut t = JumpTally::default();
+        let ms = Time::from_millis;
+        for (pn, at) in [(10, 40), (11, 41), (12, 42)] {
+            t.on_jump_packet_sent(pn);
+            t.note_sent_at(ms(at));
+        }
+        assert!(!t.is_jump_packet(ms(0)), "an IW packet sent at 0");
+        assert!(t.is_jump_packet(ms(40)) && t.is_jump_packet(ms(42)));
+        assert!(!t.is_jump_packet(ms(43)));
+        assert!(!JumpTally::default().is_jump_packet(ms(0)));
+    }
 }

@@ -14,8 +14,16 @@
 //!
 //! - **Reconnaissance**: the saved parameters are used only once the new
 //!   connection has an RTT sample, and only if that RTT confirms the path:
-//!   the sender must not resume when `current_rtt < saved_rtt / 2` or
-//!   `current_rtt ≥ 10 × saved_rtt` (RFC 9959, "Confirming the Path").
+//!   the sender must not resume when `current_rtt ≤ saved_rtt / 2` ("MUST
+//!   stop using Careful Resume") or `current_rtt > 10 × saved_rtt` ("more
+//!   than ten times ... indicative of a path change") (RFC 9959,
+//!   "Confirming the Path"). By default ([`Reconnaissance::Rfc`]) the jump
+//!   also waits until the connection's first initial window of data has
+//!   been acknowledged ("Path confirmed": "an ACK that acknowledges all
+//!   the initial data (usually the IW) without reported congestion");
+//!   quicly jumps at the first RTT sample, which a server has from the
+//!   handshake ([`Reconnaissance::Quicly`], `recon=quicly`, the seed
+//!   arms).
 //! - **Unvalidated Phase**: the jump window is at most half the saved
 //!   window, `jump_cwnd = saved_cwnd / 2`. quicly additionally scales the
 //!   window down by `current_rtt / saved_rtt` when the RTT shrank, so that
@@ -49,9 +57,9 @@ impl SavedPath {
     }
 
     /// RFC 9959's path confirmation: the current RTT lies in
-    /// `[saved_rtt / 2, 10 × saved_rtt)`.
+    /// `(saved_rtt / 2, 10 × saved_rtt]`.
     pub fn confirms(&self, current_rtt: Duration) -> bool {
-        current_rtt >= self.rtt / 2 && current_rtt < self.rtt.saturating_mul(10)
+        current_rtt > self.rtt / 2 && current_rtt <= self.rtt.saturating_mul(10)
     }
 
     /// The jump window for a connection whose current RTT is
@@ -71,6 +79,19 @@ impl SavedPath {
     }
 }
 
+/// When a resumed connection may jump to its saved window.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Reconnaissance {
+    /// RFC 9959's Reconnaissance Phase: the initial window's worth of
+    /// data is sent and acknowledged without congestion first.
+    #[default]
+    Rfc,
+    /// quicly 45bf8a37: at the first RTT sample (lib/quicly.c enters
+    /// jumpstart once `rtt.minimum` is known), the handshake's for a
+    /// server, before any application data is acknowledged.
+    Quicly,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -88,13 +109,17 @@ mod tests {
     }
 
     #[test]
-    fn rfc9959_confirming_the_path_refuses_an_rtt_below_half_or_from_ten_times() {
+    fn rfc9959_confirming_the_path_refuses_half_or_less_and_more_than_ten_times() {
+        // "less than or equal to (saved_rtt / 2) ... MUST stop"; "more
+        // than ten times the saved_rtt is indicative of a path change".
         let s = saved();
         assert!(!s.confirms(Duration::from_millis(19)));
-        assert!(s.confirms(Duration::from_millis(20)));
-        assert!(s.confirms(Duration::from_millis(399)));
-        assert!(!s.confirms(Duration::from_millis(400)));
-        assert_eq!(s.jump_window(Duration::from_millis(400)), None);
+        assert!(!s.confirms(Duration::from_millis(20)));
+        assert!(s.confirms(Duration::from_micros(20_001)));
+        assert!(s.confirms(Duration::from_millis(400)));
+        assert!(!s.confirms(Duration::from_micros(400_001)));
+        assert_eq!(s.jump_window(Duration::from_millis(20)), None);
+        assert_eq!(s.jump_window(Duration::from_millis(401)), None);
     }
 
     #[test]
@@ -104,6 +129,6 @@ mod tests {
         assert_eq!(s.jump_window(Duration::from_millis(100)), Some(250_000));
         // quicly: a shorter RTT scales the window so the rate stays the
         // previous connection's.
-        assert_eq!(s.jump_window(Duration::from_millis(20)), Some(125_000));
+        assert_eq!(s.jump_window(Duration::from_millis(30)), Some(187_500));
     }
 }

@@ -39,6 +39,17 @@ fn resolve(p: &Path) -> PathBuf {
     }
 }
 
+/// Something a command reads.
+#[derive(Clone, Copy, Debug)]
+pub enum Input<'a> {
+    /// One file (or a directory taken as a whole).
+    File(&'a Path),
+    /// A directory whose files the command reads, whatever their names
+    /// (a run's `traces/`): an output anywhere inside it may be read back
+    /// or replace one of them, so it is refused too.
+    DirContents(&'a Path),
+}
+
 /// Refuses `output` (named `what` in the message, e.g. `--records`) when it
 /// is one of `inputs` or holds one of them.
 pub fn refuse_output_over_inputs(
@@ -46,14 +57,38 @@ pub fn refuse_output_over_inputs(
     output: &Path,
     inputs: &[&Path],
 ) -> anyhow::Result<()> {
+    let inputs: Vec<Input<'_>> = inputs.iter().map(|p| Input::File(p)).collect();
+    refuse_output_over(what, output, &inputs)
+}
+
+/// [`refuse_output_over_inputs`] for each output flag given (name, path),
+/// against the input flags given: for commands whose inputs and outputs
+/// are all optional flags (`--log`/`--trace`, `--stats`/`--cert`).
+pub fn refuse_optional_outputs(
+    outputs: &[(&str, Option<&std::path::PathBuf>)],
+    inputs: &[Option<&std::path::PathBuf>],
+) -> anyhow::Result<()> {
+    let inputs: Vec<&Path> = inputs.iter().flatten().map(|p| p.as_path()).collect();
+    for (what, out) in outputs {
+        if let Some(out) = out {
+            refuse_output_over_inputs(what, out, &inputs)?;
+        }
+    }
+    Ok(())
+}
+
+/// Refuses `output` (named `what` in the message) when it is one of
+/// `inputs`, holds one of them, or lies inside an [`Input::DirContents`].
+pub fn refuse_output_over(what: &str, output: &Path, inputs: &[Input<'_>]) -> anyhow::Result<()> {
     let out = resolve(output);
     for input in inputs {
-        let inp = resolve(input);
+        let (Input::File(path) | Input::DirContents(path)) = *input;
+        let inp = resolve(path);
         if inp == out {
             bail!(
                 "{what} {}: that is an input of this command ({}); choose another output path",
                 output.display(),
-                input.display()
+                path.display()
             );
         }
         if inp.starts_with(&out) {
@@ -61,7 +96,15 @@ pub fn refuse_output_over_inputs(
                 "{what} {}: the input {} lies inside it, and writing there would replace it; \
                  choose another output path",
                 output.display(),
-                input.display()
+                path.display()
+            );
+        }
+        if matches!(input, Input::DirContents(_)) && out.starts_with(&inp) {
+            bail!(
+                "{what} {}: it lies inside {}, whose files this command reads; \
+                 choose another output path",
+                output.display(),
+                path.display()
             );
         }
     }
@@ -87,6 +130,28 @@ mod tests {
         assert!(
             refuse_output_over_inputs("-o", &d.join("run/report.html"), &[&d.join("run")]).is_ok()
         );
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn any_file_inside_a_directory_whose_files_are_read_is_refused() {
+        let d = std::env::temp_dir().join(format!("ramp-clobber-dir-{}", std::process::id()));
+        std::fs::create_dir_all(d.join("run/traces")).unwrap();
+        std::fs::write(d.join("run/traces/00-a.ndjson"), "").unwrap();
+        let traces = d.join("run/traces");
+        let read = [Input::DirContents(&traces)];
+        for out in [
+            "run/traces/00-a.ndjson",
+            "run/traces/new.html",
+            "run/traces",
+        ] {
+            let e = refuse_output_over("-o", &d.join(out), &read).unwrap_err();
+            assert!(
+                e.to_string().contains("choose another output path"),
+                "{out}: {e}"
+            );
+        }
+        assert!(refuse_output_over("-o", &d.join("run/report.html"), &read).is_ok());
         let _ = std::fs::remove_dir_all(&d);
     }
 }

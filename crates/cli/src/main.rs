@@ -79,7 +79,7 @@ fn main() -> std::process::ExitCode {
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("ramp: error: {e:#}");
+            ramp_vocab::note!("ramp: error: {e:#}");
             std::process::ExitCode::from(2)
         }
     }

@@ -1,5 +1,5 @@
 //! Lines that the long-running commands (serve, relay, load, shell) print
-//! on stdout, best effort.
+//! on stdout and stderr, best effort.
 //!
 //! Those commands keep SIGPIPE ignored (a peer that resets a TCP
 //! connection must never kill a server), so a closed stdout shows up as
@@ -7,6 +7,11 @@
 //! for a script (`listening on ADDR`), not its work: once the reader is
 //! gone (`ramp serve --listen :0 | head -1`) they are dropped and the
 //! server goes on serving.
+//!
+//! The same holds for stderr (`ramp shell … 2>&1 | head -1`): `eprintln!`
+//! panics on EPIPE, which would turn the shell's exit status into 101 and
+//! lose its command's. Their stderr lines go through `ramp_vocab::note!`
+//! instead.
 
 use std::io::Write as _;
 

@@ -6,9 +6,12 @@
 //! which on a small machine slows the very transfer it is timing).
 //!
 //! A crate of its own so that the relay (ramp-quic) and the shell
-//! (ramp-shell) share it without either depending on the other.
+//! (ramp-shell) share it without either depending on the other. [`timing`]
+//! is the tests' side of the same question: was a real-time run on time?
 
 use std::io;
+
+pub mod timing;
 
 /// Asks for timer wake-ups of the calling thread without the default
 /// 50 µs slack (`PR_SET_TIMERSLACK`, prctl(2)), so a sleep until a

@@ -87,72 +87,133 @@ impl fmt::Display for TraceError {
 
 impl std::error::Error for TraceError {}
 
-impl DeliveryTrace {
-    /// Reads the trace file at `path`.
-    pub fn load(path: &Path) -> Result<DeliveryTrace, TraceError> {
-        let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| TraceError {
-            file: file.clone(),
-            line: None,
-            message: format!("cannot read the trace: {e}"),
-        })?;
-        DeliveryTrace::parse(&text, &file)
-    }
+/// The longest trace line accepted, bytes: a line is one whole number of
+/// milliseconds (at most 9 digits below [`MAX_PERIOD_MS`]) with some
+/// blanks. A longer line is not a trace (`/dev/zero`, a binary file) and is
+/// refused as soon as it arrives.
+const MAX_LINE_BYTES: usize = 256;
 
-    /// Parses a trace's text; `file` names it in errors.
-    pub fn parse(text: &str, file: &str) -> Result<DeliveryTrace, TraceError> {
-        let err = |line: Option<usize>, message: String| TraceError {
-            file: file.to_string(),
+/// Builds a trace one line at a time, checking each as it comes, so a file
+/// is never held whole: its memory is the opportunities kept.
+struct Builder<'a> {
+    file: &'a str,
+    ms: Vec<u64>,
+}
+
+impl Builder<'_> {
+    fn err(&self, line: Option<usize>, message: String) -> TraceError {
+        TraceError {
+            file: self.file.to_string(),
             line,
             message,
-        };
-        let mut ms: Vec<u64> = Vec::new();
-        for (i, raw) in text.lines().enumerate() {
-            let line = i + 1;
-            let s = raw.trim();
-            let t: u64 = s.parse().map_err(|_| {
-                err(
-                    Some(line),
-                    format!("`{s}` is not a whole number of milliseconds"),
-                )
-            })?;
-            if let Some(&prev) = ms.last() {
-                if t < prev {
-                    return Err(err(
-                        Some(line),
-                        format!("{t} ms is before the previous line's {prev} ms (times must not decrease)"),
-                    ));
-                }
-            }
-            if t > MAX_PERIOD_MS {
-                return Err(err(
-                    Some(line),
-                    format!("{t} ms is above the longest accepted trace ({MAX_PERIOD_MS} ms)"),
-                ));
-            }
-            if ms.len() == MAX_OPPORTUNITIES {
-                return Err(err(
-                    Some(line),
-                    format!("more than {MAX_OPPORTUNITIES} delivery opportunities"),
-                ));
-            }
-            ms.push(t);
         }
-        let period_ms = match ms.last() {
-            None => return Err(err(None, "the trace has no delivery opportunities".into())),
+    }
+
+    fn push(&mut self, line: usize, raw: &str) -> Result<(), TraceError> {
+        let s = raw.trim();
+        let t: u64 = s.parse().map_err(|_| {
+            self.err(
+                Some(line),
+                format!("`{s}` is not a whole number of milliseconds"),
+            )
+        })?;
+        if let Some(&prev) = self.ms.last() {
+            if t < prev {
+                return Err(self.err(
+                    Some(line),
+                    format!(
+                        "{t} ms is before the previous line's {prev} ms (times must not decrease)"
+                    ),
+                ));
+            }
+        }
+        if t > MAX_PERIOD_MS {
+            return Err(self.err(
+                Some(line),
+                format!("{t} ms is above the longest accepted trace ({MAX_PERIOD_MS} ms)"),
+            ));
+        }
+        if self.ms.len() == MAX_OPPORTUNITIES {
+            return Err(self.err(
+                Some(line),
+                format!("more than {MAX_OPPORTUNITIES} delivery opportunities"),
+            ));
+        }
+        self.ms.push(t);
+        Ok(())
+    }
+
+    fn finish(self) -> Result<DeliveryTrace, TraceError> {
+        let period_ms = match self.ms.last() {
+            None => return Err(self.err(None, "the trace has no delivery opportunities".into())),
             Some(0) => {
-                return Err(err(
-                    Some(ms.len()),
+                return Err(self.err(
+                    Some(self.ms.len()),
                     "the trace must last a non-zero time (its last line is its period)".into(),
                 ))
             }
             Some(&p) => p,
         };
         Ok(DeliveryTrace {
-            name: file.to_string(),
-            ms,
+            name: self.file.to_string(),
+            ms: self.ms,
             period_ms,
         })
+    }
+}
+
+impl DeliveryTrace {
+    /// Reads the trace file at `path`, line by line (the file is streamed,
+    /// never held whole; a line longer than a trace line is refused at once).
+    pub fn load(path: &Path) -> Result<DeliveryTrace, TraceError> {
+        use ramp_vocab::lines::{CappedLines, LineError};
+        let file = path.display().to_string();
+        let cannot = |line: Option<usize>, e: &dyn fmt::Display| TraceError {
+            file: file.clone(),
+            line,
+            message: format!("cannot read the trace: {e}"),
+        };
+        let f = std::fs::File::open(path).map_err(|e| cannot(None, &e))?;
+        let mut lines = CappedLines::new(std::io::BufReader::new(f), MAX_LINE_BYTES);
+        let mut b = Builder {
+            file: &file,
+            ms: Vec::new(),
+        };
+        loop {
+            let next = lines.next_line();
+            let (n, raw) = match next {
+                Ok(Some(l)) => l,
+                Ok(None) => break,
+                Err(LineError::TooLong(e)) => {
+                    return Err(TraceError {
+                        file: file.clone(),
+                        line: Some(e.line as usize),
+                        message: format!("{e}: not a trace"),
+                    })
+                }
+                Err(LineError::Io(e)) => return Err(cannot(None, &e)),
+            };
+            let n = n as usize;
+            let text = std::str::from_utf8(raw).map_err(|_| TraceError {
+                file: file.clone(),
+                line: Some(n),
+                message: "not UTF-8 text".into(),
+            })?;
+            b.push(n, text)?;
+        }
+        b.finish()
+    }
+
+    /// Parses a trace's text; `file` names it in errors.
+    pub fn parse(text: &str, file: &str) -> Result<DeliveryTrace, TraceError> {
+        let mut b = Builder {
+            file,
+            ms: Vec::new(),
+        };
+        for (i, raw) in text.lines().enumerate() {
+            b.push(i + 1, raw)?;
+        }
+        b.finish()
     }
 
     /// The file it was read from.
@@ -280,6 +341,32 @@ mod tests {
         assert!(
             e.to_string()
                 .starts_with("/nonexistent/x.trace: cannot read"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_file_streams_to_the_same_trace_and_dev_zero_fails_at_its_first_line() {
+        let p = std::env::temp_dir().join(format!("ramp-trace-load-{}", std::process::id()));
+        let text = "1\r\n1\n  4\n9";
+        std::fs::write(&p, text).unwrap();
+        let loaded = DeliveryTrace::load(&p).unwrap();
+        let mut parsed = DeliveryTrace::parse(text, &p.display().to_string()).unwrap();
+        parsed.name = loaded.name.clone();
+        assert_eq!(loaded, parsed);
+        std::fs::write(&p, b"1\n\xff\n").unwrap();
+        let e = DeliveryTrace::load(&p).unwrap_err();
+        assert_eq!((e.line, e.message.as_str()), (Some(2), "not UTF-8 text"));
+        let _ = std::fs::remove_file(&p);
+        if !Path::new("/dev/zero").exists() {
+            eprintln!("SKIPPED: the /dev/zero half (no /dev/zero here)");
+            return;
+        }
+        let e = DeliveryTrace::load(Path::new("/dev/zero")).unwrap_err();
+        assert_eq!(e.line, Some(1), "{e}");
+        assert!(
+            e.message
+                .contains("line longer than the maximum of 256 bytes"),
             "{e}"
         );
     }

@@ -28,6 +28,8 @@ pub struct CcChoice {
     /// The pacer the arm names (`pacer=leaky|quinn|quicly`; the seed arms
     /// name quicly's); `None` leaves it to the server's `--pacing`.
     pub pacer: Option<PacerModel>,
+    /// The ECN codepoint the arm asks for (`ecn=`; Prague's ECT(1)).
+    pub ecn: Option<ramp_cc::EcnCodepoint>,
 }
 
 impl std::fmt::Debug for CcChoice {
@@ -47,6 +49,7 @@ impl CcChoice {
         Ok(CcChoice {
             name: canonical,
             pacer: spec.pacer_model(),
+            ecn: spec.ecn_codepoint(),
             build: Arc::new(move |mtu| spec.build(&config_for(mtu))),
         })
     }
@@ -57,7 +60,24 @@ impl CcChoice {
             name: name.into(),
             build,
             pacer: None,
+            ecn: None,
         }
+    }
+
+    /// Why real mode cannot run this arm as specified, if it cannot: one
+    /// line for a warning. quinn-proto 0.11.19 (Cargo.lock) marks every
+    /// datagram ECT(0) once ECN is validated (`Connection::poll_transmit`,
+    /// `ecn: Some(EcnCodepoint::Ect0)`), with no way to ask for ECT(1), so
+    /// an L4S arm (`prague`, `ecn=ect1`) lands in a DualPI2's classic
+    /// queue, and the controller hears one CE event per increase of the
+    /// peer's CE count, not the bytes marked.
+    pub fn real_mode_limitation(&self) -> Option<String> {
+        matches!(self.ecn, Some(ramp_cc::EcnCodepoint::Ect1)).then(|| {
+            format!(
+                "--cc {}: asks for ECT(1), but quinn-proto 0.11 sends only ECT(0): the flow is classic to an L4S AQM, and CE reaches the controller as one packet per CE-count increase (docs/l4s.md, \"Real mode\")",
+                self.name
+            )
+        })
     }
 }
 
@@ -65,5 +85,25 @@ fn config_for(mtu: u16) -> CcConfig {
     CcConfig {
         max_datagram_size: u64::from(mtu),
         ..CcConfig::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quinn_proto_0_11_sends_only_ect0_so_an_ect1_arm_is_flagged() {
+        // quinn-proto 0.11.19 connection/mod.rs: `ecn: if
+        // self.path.sending_ecn { Some(EcnCodepoint::Ect0) } else { None }`.
+        for spec in ["prague", "prague+rapidstart", "cubic(ecn=ect1)"] {
+            let c = CcChoice::parse(spec).unwrap();
+            let why = c.real_mode_limitation().expect(spec);
+            assert!(why.contains("only ECT(0)"), "{why}");
+        }
+        for spec in ["cubic", "prague(ecn=ect0)", "newreno(ecn=off)"] {
+            let c = CcChoice::parse(spec).unwrap();
+            assert_eq!(c.real_mode_limitation(), None, "{spec}");
+        }
     }
 }

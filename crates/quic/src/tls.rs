@@ -61,14 +61,14 @@ impl Identity {
             path: p.display().to_string(),
             why,
         };
-        let cert_pem = std::fs::read(cert).map_err(|e| file_err(cert, e.to_string()))?;
+        let cert_pem = read_pem(cert)?;
         let chain = rustls_pemfile::certs(&mut &cert_pem[..])
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| file_err(cert, format!("bad PEM: {e}")))?;
         if chain.is_empty() {
             return Err(file_err(cert, "no CERTIFICATE block".into()));
         }
-        let key_pem = std::fs::read(key).map_err(|e| file_err(key, e.to_string()))?;
+        let key_pem = read_pem(key)?;
         let key_der = rustls_pemfile::private_key(&mut &key_pem[..])
             .map_err(|e| file_err(key, format!("bad PEM: {e}")))?
             .ok_or_else(|| file_err(key, "no PRIVATE KEY block".into()))?;
@@ -77,6 +77,22 @@ impl Identity {
             key: key_der,
         })
     }
+}
+
+/// The largest PEM file read (certificate chain, key or CA bundle). Debian's
+/// whole system bundle, `/etc/ssl/certs/ca-certificates.crt`, is about
+/// 220 kB; the cap refuses `/dev/zero` or a wrong file at once instead of
+/// reading it whole.
+pub const MAX_PEM_FILE_BYTES: u64 = 16 << 20;
+
+/// A PEM file's bytes, at most [`MAX_PEM_FILE_BYTES`].
+fn read_pem(path: &Path) -> Result<Vec<u8>, TlsError> {
+    ramp_vocab::bounded_read::read_capped(path, MAX_PEM_FILE_BYTES, "a PEM file").map_err(|e| {
+        TlsError::File {
+            path: path.display().to_string(),
+            why: e.to_string(),
+        }
+    })
 }
 
 fn provider() -> Arc<rustls::crypto::CryptoProvider> {
@@ -116,10 +132,7 @@ pub(crate) fn client_config(trust: &Trust) -> Result<rustls::ClientConfig, TlsEr
             .with_custom_certificate_verifier(Arc::new(AcceptAnyCert(provider())))
             .with_no_client_auth(),
         Trust::CaFile(path) => {
-            let pem = std::fs::read(path).map_err(|e| TlsError::File {
-                path: path.display().to_string(),
-                why: e.to_string(),
-            })?;
+            let pem = read_pem(path)?;
             let mut roots = rustls::RootCertStore::empty();
             for c in rustls_pemfile::certs(&mut &pem[..]) {
                 let c = c.map_err(|e| TlsError::File {

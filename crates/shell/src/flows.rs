@@ -15,7 +15,7 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 
 use ramp_link::flowlog::{
     packet_line, quic_has_short_header, Dir, FlowKey, FlowTable, PacketEvent, PacketInfo,
-    PROTO_TCP, PROTO_UDP,
+    PROTO_TCP, PROTO_UDP, QUIC_DATA_MIN_PAYLOAD,
 };
 use ramp_link::DropCause;
 use ramp_vocab::Time;
@@ -154,7 +154,13 @@ pub(crate) fn info(p: &[u8], up: bool) -> Option<PacketInfo> {
             let data = l4.len() > off;
             (data, data)
         }
-        PROTO_UDP => (true, quic_has_short_header(l4.get(8..).unwrap_or(&[]))),
+        PROTO_UDP => {
+            let payload = l4.get(8..).unwrap_or(&[]);
+            (
+                payload.len() as u64 >= QUIC_DATA_MIN_PAYLOAD,
+                quic_has_short_header(payload),
+            )
+        }
         _ => (true, false),
     };
     let (s, d) = (SocketAddr::new(src, sport), SocketAddr::new(dst, dport));

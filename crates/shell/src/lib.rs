@@ -190,7 +190,7 @@ pub fn run(cfg: &ShellConfig, command: &[OsString]) -> Result<Outcome, ShellErro
     if cfg.realtime {
         // After the spawn: the command keeps the normal policy.
         if let Err(e) = ramp_host::realtime_priority() {
-            eprintln!(
+            ramp_vocab::note!(
                 "ramp shell: no real-time priority ({e}); packets may leave late on a busy machine"
             );
         }

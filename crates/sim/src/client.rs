@@ -104,6 +104,17 @@ pub struct Client {
     pub t_start: Time,
     /// When the handshake completed at the client.
     pub t_handshake: Option<Time>,
+    /// The client's own handshake work (certificate verification, key
+    /// derivation) before it answers the server's handshake flight
+    /// ([`Client::with_handshake_processing`]).
+    processing: Duration,
+    /// Packets answering the handshake flight, held until `release_at`.
+    held: Vec<UpPacket>,
+    /// When the held packets leave: the first handshake datagram's arrival
+    /// plus `processing`; None before it and after.
+    release_at: Option<Time>,
+    /// The processing is over (it happens once per connection).
+    processed: bool,
     /// First response byte.
     pub t_first_byte: Option<Time>,
     /// Last response byte (all delivered in order).
@@ -195,6 +206,10 @@ impl Client {
             crypto_count: 0,
             t_start: Time::ZERO,
             t_handshake: None,
+            processing: Duration::ZERO,
+            held: Vec::new(),
+            release_at: None,
+            processed: false,
             t_first_byte: None,
             t_last_byte: None,
             rtt_estimate: Duration::ZERO,
@@ -343,6 +358,17 @@ impl Client {
     }
 
     /// Starts the connection: the Initial.
+    /// The client's handshake processing time: everything it sends in
+    /// answer to the server's Initial and Handshake packets (their ACKs,
+    /// Finished with the request) leaves this long after the first of them
+    /// arrived, so the server's handshake RTT samples include it while the
+    /// path's minimum, set later by immediately acknowledged 1-RTT packets,
+    /// does not. Zero (the default) answers at once.
+    pub fn with_handshake_processing(mut self, d: Duration) -> Client {
+        self.processing = d;
+        self
+    }
+
     pub(crate) fn start(&mut self, now: Time) -> UpPacket {
         self.t_start = now;
         self.hs_pto_at = Some(now + CLIENT_FIRST_PTO);
@@ -378,6 +404,18 @@ impl Client {
         ecn: EcnCodepoint,
         out: &mut ClientOut,
     ) {
+        let before = out.send.len();
+        self.answer_datagram(now, d, ecn, out);
+        // The handshake flight's answers wait for the client's own work.
+        if !self.processing.is_zero() && !self.processed && d.space != Space::Application {
+            let at = *self.release_at.get_or_insert(now + self.processing);
+            if now < at {
+                self.held.extend(out.send.drain(before..));
+            }
+        }
+    }
+
+    fn answer_datagram(&mut self, now: Time, d: &Datagram, ecn: EcnCodepoint, out: &mut ClientOut) {
         if self.rtt_estimate.is_zero() {
             self.rtt_estimate = now - self.t_start;
         }
@@ -501,6 +539,10 @@ impl Client {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
+        let t = match (t, self.release_at) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
         match (t, self.page.as_ref().and_then(|p| p.due)) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -510,6 +552,11 @@ impl Client {
     /// A client timer fired: send the delayed ACK and/or the handshake
     /// probe that are due.
     pub(crate) fn on_timer(&mut self, now: Time, out: &mut ClientOut) {
+        if self.release_at.is_some_and(|t| t <= now) {
+            self.release_at = None;
+            self.processed = true;
+            out.send.append(&mut self.held);
+        }
         let si = Space::Application.index();
         if self.acks[si].deadline().is_some_and(|d| d <= now) {
             self.ack(now, Space::Application, out);

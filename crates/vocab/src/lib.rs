@@ -14,10 +14,14 @@
 //! - [`atomic_file`]: writing an output file whole or not at all.
 //! - [`ecn`]: the ECN codepoint a packet carries ([`EcnCodepoint`]).
 //! - [`lines`]: input lines with a maximum length, checked as bytes arrive.
+//! - [`bounded_read`]: a whole small input file, with a size cap.
+//! - [`best_effort`]: stderr notices that never panic ([`note!`]).
 
 #![forbid(unsafe_code)]
 
 pub mod atomic_file;
+pub mod best_effort;
+pub mod bounded_read;
 pub mod ecn;
 pub mod lines;
 pub mod quantile;

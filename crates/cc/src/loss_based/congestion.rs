@@ -8,6 +8,7 @@ use crate::config::PrrMode;
 use crate::controller::CongestionSignal;
 use crate::jump_start::FirstFlight;
 use crate::prr::Prr;
+use crate::rapid_start::FirstRecovery;
 use ramp_vocab::time::Time;
 
 impl LossBased {
@@ -68,7 +69,7 @@ impl LossBased {
                 // pico's W for Rapid Start's first loss (lib/cc-pico.c
                 // `pico_on_lost`): the jump bytes acked if a jump packet
                 // was lost, else cwnd/3; at least IW.
-                let w = if self.jump_tally.sent_at_or_before(time_sent) {
+                let w = if self.jump_tally.is_jump_packet(time_sent) {
                     self.jump_tally.acked()
                 } else {
                     self.cwnd / 3
@@ -129,9 +130,14 @@ impl LossBased {
     pub(super) fn exit_recovery(&mut self, now: Time) {
         match self.phase {
             Phase::RapidRecovery(rr) => {
-                // docs/algorithms.md ambiguity #8: ssthresh = cwnd; the editor's copy's hand-over to CUBIC.
+                // docs/algorithms.md ambiguity #8: ssthresh = cwnd; the
+                // editor's copy's hand-over to CUBIC. quicly keeps the
+                // ssthresh of the last loss and slow-starts back to it.
                 self.cwnd = rr.cwnd();
-                self.ssthresh = self.cwnd;
+                self.ssthresh = match self.rapid.as_ref().map(|r| r.options().first_recovery) {
+                    Some(FirstRecovery::Quicly) => rr.after_last_loss().max(self.cwnd),
+                    _ => self.cwnd,
+                };
                 let mds = self.mds();
                 let beta = rr.beta();
                 match &mut self.ca {
@@ -157,7 +163,7 @@ impl LossBased {
             _ => return,
         }
         self.send_one_pending = false;
-        self.phase = Phase::CongestionAvoidance;
+        self.phase = self.phase_for_window();
     }
 
     /// RFC 9959 Safe Retreat: a congestion event while the jump was

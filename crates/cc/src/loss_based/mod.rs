@@ -46,6 +46,7 @@ use crate::prague::Prague;
 use crate::prr::Prr;
 use crate::rapid_start::{RapidRecovery, RapidStart, RapidStartOptions};
 use crate::ratio::Ratio;
+use crate::resume::Reconnaissance;
 use crate::round::RoundTracker;
 use crate::rtt::{RttEstimator, INITIAL_RTT};
 use ramp_vocab::time::{Rate, Time};
@@ -128,6 +129,35 @@ pub struct Startup {
     pub careful_resume: bool,
     /// The window Careful Resume's Safe Retreat falls to.
     pub retreat_beta: RetreatBeta,
+    /// When a resumed connection jumps to its saved window.
+    pub recon: Reconnaissance,
+}
+
+/// RFC 9959's Reconnaissance Phase of a resumed connection: the initial
+/// data (the first initial window of application bytes) and whether all
+/// of it has been acknowledged.
+#[derive(Clone, Copy, Debug, Default)]
+struct Recon {
+    /// Application bytes sent so far, counted up to the initial window.
+    bytes: u64,
+    /// The last packet of the initial data.
+    last: Option<u64>,
+}
+
+impl Recon {
+    /// Counts a packet sent; the initial data ends at the initial window.
+    fn on_sent(&mut self, pn: u64, bytes: u64, iw: u64) {
+        if self.bytes < iw {
+            self.bytes = self.bytes.saturating_add(bytes);
+            self.last = Some(pn);
+        }
+    }
+
+    /// Whether an ACK with this largest acknowledged packet covers all
+    /// the initial data ("Path confirmed").
+    fn confirmed_by(&self, largest_acked: Option<u64>) -> bool {
+        matches!((self.last, largest_acked), (Some(l), Some(a)) if a >= l)
+    }
 }
 
 /// What a controller is doing; [`LossBasedState`] is derived from it.
@@ -184,6 +214,8 @@ pub struct LossBased {
     /// Parameters remembered from an earlier connection on the path
     /// (RFC 9959; [`crate::resume`]): they size the jump once confirmed.
     resume: Option<crate::resume::SavedPath>,
+    /// The Reconnaissance Phase's initial data, for a resumed connection.
+    recon: Recon,
     /// The current recovery period was started by ECN-CE and has seen no
     /// loss yet (h2o's ECN episode count; `ce_beta`).
     episode_ecn_only: bool,
@@ -237,6 +269,7 @@ impl LossBased {
             prr: None,
             saved: None,
             resume: None,
+            recon: Recon::default(),
             episode_ecn_only: false,
             send_one_pending: false,
             frame_growth_bytes: 0,
@@ -390,6 +423,10 @@ impl Controller for LossBased {
                 self.jump_tally.note_sent_at(now);
             }
             self.first_flight.on_packet_sent(pn);
+            if self.resume.is_some() && self.first_flight == FirstFlight::Waiting {
+                let iw = self.cfg.initial_window_bytes();
+                self.recon.on_sent(pn, bytes, iw);
+            }
             if let Some(cr) = self.careful_resume.as_mut() {
                 cr.on_packet_sent(pn);
             }
@@ -510,9 +547,19 @@ impl Controller for LossBased {
                     let mut jump = jump_window(self.cfg.initial_window_bytes());
                     // RFC 9959: a saved window, once the RTT confirms the
                     // path; never below the jump made without one.
-                    if let Some(w) = self.resume.and_then(|s| s.jump_window(rtt.min())) {
-                        jump = jump.max(w.min(MAX_RESUMED_JUMP_BYTES));
+                    let resumed = self
+                        .resume
+                        .and_then(|s| s.jump_window(rtt.min()))
+                        .map(|w| w.min(MAX_RESUMED_JUMP_BYTES))
+                        .filter(|w| *w > jump);
+                    let recon_pending = self.startup.recon == Reconnaissance::Rfc
+                        && !self.recon.confirmed_by(summary.largest_acked);
+                    if let (Some(_), true) = (resumed, recon_pending) {
+                        // RFC 9959 Reconnaissance: the initial window goes
+                        // first, and is acknowledged, before the jump.
+                        return;
                     }
+                    jump = jump.max(resumed.unwrap_or(0));
                     self.cwnd = self.cwnd.max(jump);
                     self.first_flight = FirstFlight::Active { marker: None };
                     if self.startup.careful_resume {

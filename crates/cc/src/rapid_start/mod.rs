@@ -127,6 +127,23 @@ pub enum RttClock {
     WholeMs,
 }
 
+/// How Rapid Start's first recovery charges its entering loss and hands
+/// over at its end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FirstRecovery {
+    /// -02 as ramp resolves it (docs/algorithms.md ambiguities #7 and #8):
+    /// the entering event's lost bytes are charged at the loss factor, and
+    /// the exit sets `ssthresh = cwnd` and enters congestion avoidance.
+    Draft,
+    /// h2o/quicly 45bf8a37 lib/cc-pico.c (`recovery=quicly`): the entering
+    /// loss only scales cwnd (`quicly_cc_rapid_start_on_first_lost`); every
+    /// loss in the recovery then sets `ssthresh = cwnd`
+    /// (`ClampMinAndUpdateMetrics`) while ACKs lower cwnd alone, so at the
+    /// end `cwnd < ssthresh` and pico slow-starts back up to the window
+    /// after the last loss, Rapid Start off.
+    Quicly,
+}
+
 /// Rapid Start's options.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct RapidStartOptions {
@@ -167,6 +184,8 @@ pub struct RapidStartOptions {
     /// Rapid Start turns itself off for the connection when `min_rtt` is
     /// below this (zero: never, as in -02).
     pub off_below: Duration,
+    /// The first recovery's entering charge and exit.
+    pub first_recovery: FirstRecovery,
 }
 
 impl Default for RapidStartOptions {
@@ -187,6 +206,7 @@ impl Default for RapidStartOptions {
             thresh_combine: ThreshCombine::Min,
             clock: RttClock::Exact,
             off_below: Duration::ZERO,
+            first_recovery: FirstRecovery::Draft,
         }
     }
 }
@@ -196,7 +216,8 @@ impl RapidStartOptions {
     /// experiment's arms): K = 11/18, the 3× test `floor ≤ max(min + 4 ms,
     /// min·35/32)` on a 1 ms clock over 4 slots of `min_rtt/4`, off below
     /// 4 ms of `min_rtt`, the first recovery's floor at least `0.5 ·
-    /// max(IW, jump bytes acked)`. Everything else as -02 (β is the CA's:
+    /// max(IW, jump bytes acked)`, quicly's entering charge and exit
+    /// ([`FirstRecovery::Quicly`]). Everything else as -02 (β is the CA's:
     /// 0.7 on quicly's `pico`).
     pub fn quicly() -> RapidStartOptions {
         RapidStartOptions {
@@ -207,6 +228,7 @@ impl RapidStartOptions {
             rtt_floor: RttFloorSource::Slots,
             off_below: QUICLY_OFF_BELOW,
             jump_floor: true,
+            first_recovery: FirstRecovery::Quicly,
             ..RapidStartOptions::default()
         }
     }
@@ -310,6 +332,9 @@ pub struct RapidRecovery {
     /// the recovery can be re-derived for another β ([`Self::rebased`]).
     acked_total: u64,
     lost_total: u64,
+    /// The window after the entry and after each later loss: quicly's
+    /// ssthresh at the end ([`FirstRecovery::Quicly`]).
+    after_last_loss: u64,
 }
 
 impl RapidRecovery {
@@ -356,7 +381,15 @@ impl RapidRecovery {
             raised_floor: 0,
             acked_total: 0,
             lost_total: 0,
+            after_last_loss: 0,
         }
+        .with_loss_mark()
+    }
+
+    /// Notes the current window as the one after the last loss.
+    fn with_loss_mark(mut self) -> RapidRecovery {
+        self.after_last_loss = self.cwnd();
+        self
     }
 
     /// Never below `bytes` from now on (quicly's `cwnd_floor` argument,
@@ -367,6 +400,7 @@ impl RapidRecovery {
         let f = u128::from(bytes) * u128::from(self.factors.den);
         self.floor_scaled = self.floor_scaled.max(f);
         self.scaled = self.scaled.max(self.floor_scaled);
+        self.after_last_loss = self.after_last_loss.max(self.cwnd());
     }
 
     /// The same recovery as if it had been entered with `beta`: the entry,
@@ -385,6 +419,9 @@ impl RapidRecovery {
         r.raise_floor(self.raised_floor);
         r.on_acked(self.acked_total);
         r.on_lost(self.lost_total);
+        r.after_last_loss = r
+            .after_last_loss
+            .max(self.after_last_loss.min(r.pre_recovery_cwnd));
         r
     }
 
@@ -400,6 +437,12 @@ impl RapidRecovery {
     pub fn on_lost(&mut self, bytes: u64) {
         self.lost_total = self.lost_total.saturating_add(bytes);
         self.reduce(u128::from(bytes) * u128::from(self.factors.loss));
+        self.after_last_loss = self.cwnd();
+    }
+
+    /// The window right after the entry or the last loss since, bytes.
+    pub fn after_last_loss(&self) -> u64 {
+        self.after_last_loss
     }
 
     fn reduce(&mut self, by: u128) {

@@ -196,7 +196,9 @@ impl RapidStart {
     /// enters the first recovery, from `cwnd` (or the `flight` before the
     /// event, with `pre=flight`) scaled by β: the CE-only β of §3.3.2 for a
     /// CE signal, else [`RapidStart::loss_beta`]. The event's lost bytes
-    /// are charged after the scaling (docs/algorithms.md ambiguity #7).
+    /// are charged after the scaling (docs/algorithms.md ambiguity #7),
+    /// except under [`super::FirstRecovery::Quicly`], where the first loss
+    /// only scales the window.
     pub fn enter_recovery(
         &self,
         signal: CongestionSignal,
@@ -217,7 +219,9 @@ impl RapidStart {
             PreRecoveryWindow::Cwnd => cwnd,
         };
         let mut rr = RapidRecovery::enter_k(pre, beta, self.opts.k, min_window, iw);
-        rr.on_lost(lost);
+        if self.opts.first_recovery == super::FirstRecovery::Draft {
+            rr.on_lost(lost);
+        }
         rr
     }
 }

@@ -108,7 +108,10 @@ impl EcnSpace {
         advanced: bool,
     ) -> Result<EcnIncrease, EcnFailure> {
         let Some(c) = counts else {
-            if newly.ect0 + newly.ect1 > 0 {
+            // §13.4.2.1: "MUST NOT fail ECN validation as a result of
+            // processing an ACK frame that does not increase the largest
+            // acknowledged packet number", the missing-counts check too.
+            if advanced && newly.ect0 + newly.ect1 > 0 {
                 return Err(EcnFailure::MissingCounts);
             }
             return Ok(EcnIncrease::default());

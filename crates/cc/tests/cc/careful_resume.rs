@@ -208,3 +208,77 @@ fn quicly_jumpstart_on_acked_in_recovery_raises_cwnd_to_beta_times_jump_bytes_ac
     assert_eq!(d.cc.ssthresh(), Some(5 * MDS));
     assert_eq!(d.cc.state(), LossBasedState::CongestionAvoidance);
 }
+
+/// A server resumed from 100 Mbit/s × 40 ms (saved_cwnd 500 000 B): its
+/// handshake's RTT sample, then no application data yet.
+fn resumed_after_handshake(spec: &str) -> crate::scripted::Script {
+    use ramp_cc::resume::SavedPath;
+    use ramp_cc::{AckFrameSummary, AckedPacket, Time};
+    let mut d = crate::scripted::Script::new(spec);
+    d.cc.resume_from(SavedPath {
+        rate: ramp_cc::Rate::from_bits_per_sec(100_000_000),
+        rtt: ms(40),
+    });
+    // The handshake: an Initial packet (no application number) acked 40 ms later.
+    d.cc.on_packet_sent(Time::ZERO, None, MDS, MDS);
+    d.adv(ms(40));
+    d.rtt
+        .update(ms(40), std::time::Duration::ZERO, ms(25), false);
+    let p = AckedPacket {
+        packet_number: None,
+        time_sent: Time::ZERO,
+        bytes: MDS,
+    };
+    d.cc.on_packet_acked(d.now, &p, &d.rtt, false);
+    let s = AckFrameSummary {
+        bytes_in_flight: 0,
+        largest_acked: None,
+        rtt_sample: Some(ms(40)),
+        app_limited: false,
+    };
+    d.cc.on_ack_frame_end(d.now, &s, &d.rtt);
+    d
+}
+
+/// RFC 9959, Reconnaissance Phase, "(Path confirmed): When the sender has
+/// received an ACK that acknowledges all the initial data (usually the IW)
+/// without reported congestion, it MAY then enter the Unvalidated Phase";
+/// "A sender therefore needs to limit the initial data, sent in the first
+/// RTT of transmitted data, to not more than the IW". The handshake's RTT
+/// sample alone does not allow the resumed jump; the ACK of the initial
+/// window does. quicly (`recon=quicly`, the seed arms) jumps at once.
+#[test]
+fn rfc9959_reconnaissance_waits_for_the_initial_window_to_be_acknowledged() {
+    let mut d = resumed_after_handshake("jumpstart(iw=10)");
+    let iw = d.cc.initial_window();
+    // Slow start's growth on the handshake's ACK only: no jump yet.
+    assert_eq!(
+        d.cc.window(),
+        iw + MDS,
+        "no jump before the IW is acknowledged"
+    );
+    let initial = d.fill();
+    d.adv(ms(40));
+    d.ack_pairs(&initial[..8], std::time::Duration::from_micros(10), false);
+    assert!(d.cc.window() < 250_000, "part of the initial data acked");
+    d.frame(&initial[8..], &[], 0);
+    assert_eq!(d.cc.window(), 250_000, "saved_cwnd/2 once all of it is");
+    assert_eq!(d.cc.state(), LossBasedState::JumpStart);
+    // quicly's way: the jump at the handshake's sample.
+    let q = resumed_after_handshake("jumpstart(iw=10,recon=quicly)");
+    assert_eq!(q.cc.window(), 250_000);
+    assert_eq!(q.cc.state(), LossBasedState::JumpStart);
+}
+
+/// RFC 9959: "If congestion is detected during the Reconnaissance Phase"
+/// the saved parameters are not used: a loss of initial data ends the
+/// startup with the ordinary reduction and no jump follows.
+#[test]
+fn rfc9959_reconnaissance_congestion_forgoes_the_saved_window() {
+    let mut d = resumed_after_handshake("jumpstart(iw=10)");
+    let initial = d.fill();
+    d.adv(ms(40));
+    d.frame(&initial[1..], &initial[..1], 0);
+    assert!(d.cc.window() < 250_000);
+    assert_ne!(d.cc.state(), LossBasedState::JumpStart);
+}

@@ -16,6 +16,7 @@ mod hystart;
 mod newreno;
 mod prague;
 mod properties;
+mod quicly_rapid_start;
 mod rapid_start;
 mod recovery_pacer;
 mod recovery_persistent;

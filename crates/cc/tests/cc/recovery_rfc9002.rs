@@ -595,3 +595,49 @@ fn rfc9002_a_8_loss_timer_still_fires_at_the_anti_amplification_limit() {
     );
     assert_eq!(h.timeout_lost_pns(), vec![0, 1]);
 }
+
+/// RFC 9000 §13.4.2.1: "An endpoint MUST NOT fail ECN validation as a
+/// result of processing an ACK frame that does not increase the largest
+/// acknowledged packet number." A reordered ACK frame without ECN counts
+/// that newly acknowledges an ECT packet leaves ECN on.
+#[test]
+fn rfc9000_13_4_2_1_a_non_advancing_frame_without_counts_does_not_fail_validation() {
+    use ramp_cc::recovery::{
+        AckFrame, AckOutcome, EcnCounts, LossDetector, RecoveryConfig, SentPacket, Space,
+    };
+    use ramp_cc::{CcConfig, ControllerSpec, EcnCodepoint, Time};
+    use std::time::Duration;
+    let spec: ControllerSpec = "newreno".parse().unwrap();
+    let mut cc = spec.build_loss_based(&CcConfig::default()).unwrap();
+    let mut ld: LossDetector<()> = LossDetector::new(RecoveryConfig::default());
+    let mut out = AckOutcome::new();
+    for pn in 0..4u64 {
+        let p = SentPacket {
+            packet_number: pn,
+            time_sent: Time::ZERO,
+            size: 1200,
+            ack_eliciting: true,
+            in_flight: true,
+            ecn: EcnCodepoint::Ect0,
+            payload: (),
+        };
+        ld.on_packet_sent(Space::Application, p, &mut cc);
+    }
+    let now = Time::from_millis(30);
+    // The largest (3) first, with counts: it advances and validates.
+    let counts = Some(EcnCounts {
+        ect0: 1,
+        ect1: 0,
+        ce: 0,
+    });
+    let f1 = AckFrame::new(vec![3..=3], Duration::ZERO, counts).unwrap();
+    ld.on_ack_received(now, Space::Application, &f1, false, &mut cc, &mut out)
+        .unwrap();
+    assert!(ld.ecn_capable());
+    // A reordered frame: largest still 3, newly acks 1, no counts.
+    let f2 = AckFrame::new(vec![3..=3, 1..=1], Duration::ZERO, None).unwrap();
+    let later = now + Duration::from_micros(100);
+    ld.on_ack_received(later, Space::Application, &f2, false, &mut cc, &mut out)
+        .unwrap();
+    assert!(ld.ecn_capable(), "{:?}", ld.stats().ecn_validation);
+}

@@ -1,6 +1,7 @@
 //! Controller names: parsing, canonical display, errors, and the seed arms.
 
 use crate::support;
+use ramp_cc::resume::Reconnaissance;
 
 use proptest::prelude::*;
 use ramp_cc::careful_resume::RetreatBeta;
@@ -107,6 +108,7 @@ fn seed_experiment_arms_are_expressible() {
             defer: true,
             retreat: true,
             retreat_beta: RetreatBeta::Quicly,
+            recon: Reconnaissance::Quicly,
         })
     );
     // Both Rapid Start arms run quicly's values (h2o/quicly 45bf8a37).
@@ -117,6 +119,12 @@ fn seed_experiment_arms_are_expressible() {
                 jump,
                 defer: true,
                 options: RapidStartOptions::quicly(),
+                // A resumed jump as quicly's (only the arm that jumps).
+                recon: if jump {
+                    Reconnaissance::Quicly
+                } else {
+                    Reconnaissance::Rfc
+                },
             }),
             "{}",
             arms[i].0
@@ -131,6 +139,7 @@ fn seed_experiment_arms_are_expressible() {
                 jump,
                 defer: true,
                 options: RapidStartOptions::default(),
+                recon: Reconnaissance::Rfc,
             })
         );
     }

@@ -68,6 +68,13 @@ const PROGRESS_AFTER: Duration = Duration::from_secs(2);
 
 /// Runs `ramp load`.
 pub fn run(args: Args) -> anyhow::Result<()> {
+    crate::clobber::refuse_optional_outputs(
+        &[
+            ("--json", args.json.as_ref()),
+            ("--summary-json", args.summary_json.as_ref()),
+        ],
+        &[args.cacert.as_ref()],
+    )?;
     let url: load::Uri = args
         .url
         .parse()
@@ -120,7 +127,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let report = result.map_err(|e| anyhow::anyhow!("{e}"))?;
     for c in report.clients.iter().filter(|c| c.error.is_some()) {
         if let Some(e) = &c.error {
-            eprintln!("client {}: {e}", c.index);
+            ramp_vocab::note!("client {}: {e}", c.index);
         }
     }
     let summary = Summary::of(&report);
@@ -228,9 +235,12 @@ pub fn start_h2_server(
                 let _ = tx.send(Ok(()));
             });
             match r {
-                Ok(c) => eprintln!(
+                Ok(c) => ramp_vocab::note!(
                     "ramp serve --h2: {} connections ({} refused), {} requests ok, {} failed",
-                    c.connections, c.connections_refused, c.requests_ok, c.requests_failed
+                    c.connections,
+                    c.connections_refused,
+                    c.requests_ok,
+                    c.requests_failed
                 ),
                 Err(e) => {
                     let _ = tx_err.send(Err(e.to_string()));

@@ -119,6 +119,21 @@ enum ChartCmd {
     },
 }
 
+impl ChartCmd {
+    /// The files the chart reads.
+    fn inputs(&self) -> Vec<&std::path::Path> {
+        match self {
+            ChartCmd::Timeseq { trace, .. } => vec![trace],
+            ChartCmd::Delivery { traces, .. } => traces.iter().map(|t| t.as_path()).collect(),
+            ChartCmd::Ab { records, .. }
+            | ChartCmd::Paired { records, .. }
+            | ChartCmd::Grid { records, .. } => vec![records],
+            ChartCmd::Xy { csv, .. } => vec![csv],
+            ChartCmd::Packets { log, .. } => vec![log],
+        }
+    }
+}
+
 #[derive(clap::Args, Debug)]
 struct AbArgs {
     /// Name of the baseline arm.
@@ -183,8 +198,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         | ChartCmd::Xy { out, .. }
         | ChartCmd::Packets { out, .. } => out,
     };
-    // Fail on a bad output name before reading any input.
+    // Fail on a bad output name, or an output over an input, before
+    // reading any input.
     ramp_plot::chart::Format::of_path(&out.output)?;
+    crate::clobber::refuse_output_over_inputs("--output", &out.output, &args.chart.inputs())?;
     let theme = Theme::from(out.theme);
     match &args.chart {
         ChartCmd::Timeseq { trace, out } => {
@@ -310,8 +327,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             log_y,
             out,
         } => {
-            let text = std::fs::read_to_string(csv)
-                .with_context(|| format!("reading {}", csv.display()))?;
+            // A chart's points: a few thousand rows. The cap refuses
+            // `/dev/zero` or a records file at once instead of reading it whole.
+            const MAX_XY_CSV_BYTES: u64 = 64 << 20;
+            let text = ramp_vocab::bounded_read::read_capped_to_string(
+                csv,
+                MAX_XY_CSV_BYTES,
+                "an xy chart's CSV",
+            )
+            .with_context(|| format!("reading {}", csv.display()))?;
             let data = XyData::parse_csv(&text).with_context(|| format!("{}", csv.display()))?;
             let title = out.title.clone().unwrap_or_else(|| y_label.clone());
             let mut c = XyChart::new(&data, title, y_label.as_str()).log_y(*log_y);

@@ -56,6 +56,11 @@ pub struct Args {
     /// NDJSON event log: every enqueue with the queue depth, every drop.
     #[arg(long)]
     log: Option<PathBuf>,
+    /// NDJSON flow log, written when the relay stops: one record per
+    /// client (times each way, bytes, drops by cause, the transfer time
+    /// from the link; docs/shell.md, "Flow log and packet log").
+    #[arg(long)]
+    flow_log: Option<PathBuf>,
     /// Stop after this long (e.g. 60s); default: until Ctrl-C.
     #[arg(long)]
     duration: Option<String>,
@@ -67,6 +72,10 @@ pub struct Args {
 
 /// Runs `ramp relay`.
 pub fn run(args: Args) -> anyhow::Result<()> {
+    crate::clobber::refuse_optional_outputs(
+        &[("--log", args.log.as_ref())],
+        &[args.trace.as_ref(), args.uplink_trace.as_ref()],
+    )?;
     let (rate, rtt, queue) = args.path.required()?;
     let loss = args.path.loss.unwrap_or(0.0);
     let aqm = args.path.aqm.unwrap_or_default();
@@ -81,6 +90,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         args.seed,
     );
     cfg.log = args.log;
+    cfg.flow_log = args.flow_log;
     cfg.realtime = !args.no_realtime;
     cfg.up.aqm = aqm;
     cfg.down.aqm = aqm;
@@ -102,9 +112,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     block_until_interrupted(limit)?;
     let c = relay.stop()?;
     for (name, d) in [("up", c.up), ("down", c.down)] {
-        eprintln!("ramp relay {name}: {d}");
+        ramp_vocab::note!("ramp relay {name}: {d}");
     }
-    eprintln!(
+    ramp_vocab::note!(
         "ramp relay: {} clients ({} evicted unanswered or finished, {} refused with the table full), {} unknown datagrams",
         c.clients, c.evicted, c.refused, c.unknown
     );

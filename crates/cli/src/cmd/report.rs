@@ -30,10 +30,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             d.join("scenario.toml"),
             d.join("traces"),
         );
-        crate::clobber::refuse_output_over_inputs(
+        use crate::clobber::Input;
+        crate::clobber::refuse_output_over(
             "--output",
             out,
-            &[&records, &scenario, &traces],
+            &[
+                Input::File(&records),
+                Input::File(&scenario),
+                Input::DirContents(&traces),
+            ],
         )?;
     }
     let mut run = RunData::load(&args.run_dir)?;

@@ -103,6 +103,10 @@ pub struct Args {
 
 /// Runs `ramp serve`.
 pub fn run(args: Args) -> anyhow::Result<()> {
+    crate::clobber::refuse_optional_outputs(
+        &[("--stats", args.stats.as_ref())],
+        &[args.cert.as_ref(), args.key.as_ref(), args.root.as_ref()],
+    )?;
     let cc = CcChoice::parse(&args.cc).map_err(|e| anyhow::anyhow!("--cc {}: {e}", args.cc))?;
     let pacing: ramp_quic::server::SendPacing = args
         .pacing
@@ -116,13 +120,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         if effective.name() != m.as_str()
             && !(m.as_str() == "leaky" && effective.name() == "controller")
         {
-            eprintln!(
+            ramp_vocab::note!(
                 "ramp serve: warning: --cc {}: the arm names pacer={}, but --pacing {} paces it",
                 args.cc,
                 m.as_str(),
                 effective.name()
             );
         }
+    }
+    if let Some(why) = cc.real_mode_limitation() {
+        eprintln!("ramp serve: warning: {why}");
     }
     let identity = match (&args.cert, &args.key) {
         (Some(c), Some(k)) => Identity::from_pem_files(c, k)?,
@@ -193,15 +200,18 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             if let Err(e) = super::load::start_h2_server(at, &identity, root, tcp_cc, limit) {
                 // The HTTP/3 server is already up: stop the process with
                 // the error rather than serve half of what was asked.
-                eprintln!("ramp: error: {e:#}");
+                ramp_vocab::note!("ramp: error: {e:#}");
                 std::process::exit(2);
             }
         }
     })
     .map_err(|e| anyhow::anyhow!("{e}"))?;
-    eprintln!(
+    ramp_vocab::note!(
         "ramp serve: {} connections, {} requests ok, {} failed, {} records",
-        counters.connections, counters.requests_ok, counters.requests_failed, counters.records
+        counters.connections,
+        counters.requests_ok,
+        counters.requests_failed,
+        counters.records
     );
     if counters.record_errors > 0 {
         anyhow::bail!(

@@ -90,6 +90,10 @@ pub struct Args {
 
 /// Runs `ramp shell`; exits with the command's status.
 pub fn run(args: Args) -> anyhow::Result<()> {
+    crate::clobber::refuse_optional_outputs(
+        &[("--log", args.log.as_ref())],
+        &[args.trace.as_ref(), args.uplink_trace.as_ref()],
+    )?;
     if args.cleanup {
         ramp_shell::preflight()?;
         let c = ramp_shell::cleanup();
@@ -164,10 +168,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let out = ramp_shell::run(&cfg, &args.command)?;
     for (name, d) in [("up", out.counters.up), ("down", out.counters.down)] {
-        eprintln!("ramp shell {} {name}: {d}", out.path);
+        ramp_vocab::note!("ramp shell {} {name}: {d}", out.path);
     }
     if let Some(sig) = out.interrupted_by {
-        eprintln!("ramp shell {}: stopped by signal {sig}", out.path);
+        ramp_vocab::note!("ramp shell {}: stopped by signal {sig}", out.path);
     }
     std::process::exit(out.exit_code());
 }

@@ -116,6 +116,15 @@ fn in_flag_terms(message: &str, args: &Args) -> String {
         ("endpoint.iw", "--iw", args.iw.is_some()),
         ("size", "--size", args.size.is_some()),
     ];
+    // --rtt sets both one-way delays to half of it: the message speaks of
+    // the RTT the user typed and its range, not of the half.
+    if let Some(rtt) = p.rtt {
+        let delay = ["path.forward_delay:", "path.reverse_delay:"];
+        if delay.iter().any(|k| message.starts_with(k)) && message.contains("above the maximum") {
+            let max = ramp_sim::Scenario::MAX_ONE_WAY_DELAY * 2;
+            return format!("--rtt: {rtt:?} is above the maximum {max:?}");
+        }
+    }
     for (key, flag, given) in set_by_flag {
         if let Some(rest) = message.strip_prefix(key) {
             if given && rest.starts_with([':', ' ']) {

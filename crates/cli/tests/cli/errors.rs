@@ -196,3 +196,153 @@ fn get_with_a_ca_file_holding_no_certificate_says_so() {
     );
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// Every input read whole has a size cap, and a trace streams: `/dev/zero`
+/// given as any of them ends in one line naming the file, at once, instead
+/// of growing until the kernel kills the process.
+#[test]
+fn dev_zero_as_any_whole_file_input_fails_fast_naming_the_cap() {
+    if !Path::new("/dev/zero").exists() {
+        eprintln!("SKIPPED: no /dev/zero on this system");
+        return;
+    }
+    let d = scratch("dev-zero");
+    let out = d.join("out");
+    let out_s = out.to_string_lossy().to_string();
+    let png = d.join("x.png").to_string_lossy().to_string();
+    let cases: [(&[&str], &str); 5] = [
+        (
+            &["fleet", "--population", "/dev/zero", "-o", &out_s],
+            "maximum of 1 MiB for a population file",
+        ),
+        (
+            &["plot", "xy", "/dev/zero", "--y-label", "y", "-o", &png],
+            "maximum of 64 MiB for an xy chart's CSV",
+        ),
+        (
+            &["get", "--ca", "/dev/zero", "https://127.0.0.1:9/x"],
+            "maximum of 16 MiB for a PEM file",
+        ),
+        (
+            &[
+                "serve",
+                "--cert",
+                "/dev/zero",
+                "--key",
+                "/dev/zero",
+                "--listen",
+                "127.0.0.1:0",
+                "--duration",
+                "1s",
+            ],
+            "maximum of 16 MiB for a PEM file",
+        ),
+        (
+            &[
+                "relay",
+                "--listen",
+                "127.0.0.1:0",
+                "--upstream",
+                "127.0.0.1:9",
+                "--trace",
+                "/dev/zero",
+                "--rate",
+                "10mbit",
+                "--rtt",
+                "40ms",
+                "--queue",
+                "40ms",
+                "--duration",
+                "1s",
+            ],
+            "/dev/zero:1: line longer than the maximum of 256 bytes",
+        ),
+    ];
+    for (args, want) in cases {
+        let t = std::time::Instant::now();
+        let e = fails(run(args));
+        assert!(e.contains("/dev/zero") && e.contains(want), "{args:?}: {e}");
+        assert_eq!(e.lines().count(), 1, "{args:?}: {e}");
+        // Generous: the capped reads take milliseconds; an uncapped one
+        // never ends.
+        assert!(
+            t.elapsed().as_secs() < 60,
+            "{args:?} took {:?}",
+            t.elapsed()
+        );
+    }
+    assert!(!out.exists());
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// N1 for the real-mode tools: an output flag naming an input flag's file
+/// is refused before anything starts, and the input is unchanged.
+#[test]
+fn real_mode_outputs_over_their_inputs_are_refused() {
+    let d = scratch("real-clobber");
+    let trace = d.join("link.trace");
+    std::fs::write(&trace, "1\n2\n").unwrap();
+    let t = trace.to_string_lossy().to_string();
+    let cases: [&[&str]; 3] = [
+        &[
+            "relay",
+            "--listen",
+            "127.0.0.1:0",
+            "--upstream",
+            "127.0.0.1:9",
+            "--trace",
+            &t,
+            "--rate",
+            "10mbit",
+            "--rtt",
+            "40ms",
+            "--queue",
+            "40ms",
+            "--duration",
+            "1s",
+            "--log",
+            &t,
+        ],
+        &[
+            "serve",
+            "--cert",
+            &t,
+            "--key",
+            "/dev/null",
+            "--listen",
+            "127.0.0.1:0",
+            "--stats",
+            &t,
+            "--duration",
+            "1s",
+        ],
+        &[
+            "load",
+            "https://127.0.0.1:9/x",
+            "--cacert",
+            &t,
+            "--json",
+            &t,
+            "-n",
+            "1",
+        ],
+    ];
+    for args in cases {
+        let e = fails(run(args));
+        assert!(
+            e.contains("that is an input of this command"),
+            "{args:?}: {e}"
+        );
+        assert_eq!(std::fs::read_to_string(&trace).unwrap(), "1\n2\n");
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// `--rtt` sets both one-way delays to half of it; a too-long RTT is
+/// reported as the value typed against the RTT's maximum, not its half.
+#[test]
+fn a_too_long_rtt_names_the_rtt_typed_and_the_rtt_range() {
+    let e = fails(run(&["sim", "--rtt", "100s"]));
+    assert!(e.contains("--rtt: 100s is above the maximum 20s"), "{e}");
+    assert!(!e.contains("50s"), "{e}");
+}

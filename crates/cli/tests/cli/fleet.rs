@@ -200,8 +200,23 @@ fn charts_and_report_work_on_the_output() {
     ] {
         assert!(d.join(f).is_file(), "{f} missing");
     }
-    let r = ramp().arg("report").arg(&d).output().unwrap();
+    // The fleet's own report pairs the arms by path seed, as `ramp report`
+    // of the same directory does (it once said no seed was shared).
+    let own = std::fs::read_to_string(d.join("report.html")).unwrap();
+    let again = d.with_extension("again.html");
+    let r = ramp()
+        .arg("report")
+        .arg(&d)
+        .arg("-o")
+        .arg(&again)
+        .output()
+        .unwrap();
     ok(&r);
+    let again = std::fs::read_to_string(&again).unwrap();
+    for html in [&own, &again] {
+        assert!(!html.contains("Paired chart skipped"));
+        assert!(html.contains("pairs = 40"));
+    }
 }
 
 fn files(d: &Path) -> Vec<(String, Vec<u8>)> {

@@ -412,3 +412,28 @@ fn a_huge_n_allocates_per_started_request_not_up_front() {
     );
     assert!(rss_kb < 300 * 1024, "peak RSS {rss_kb} kB");
 }
+
+/// M1: a closed stderr pipe (`… 2>&1 | head -1`) does not panic `ramp
+/// load` (exit 101): every failed client's line is dropped, and the run
+/// ends with its own status (2: every request failed).
+#[test]
+fn a_closed_stderr_pipe_is_not_a_panic() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("ephemeral port");
+    let script = format!(
+        "{RAMP} load https://127.0.0.1:{port}/bytes/1 -k -q -c 20 -n 20 2>&1 | head -1 >/dev/null; \
+         exit ${{PIPESTATUS[0]}}"
+    );
+    let out = Command::new("bash")
+        .args(["-c", &script])
+        .output()
+        .expect("bash runs");
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

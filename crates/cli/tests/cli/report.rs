@@ -217,3 +217,63 @@ fn a_newline_less_stream_into_plot_is_one_error_under_2_gib() {
         assert!(files(&d).is_empty(), "{chart}: nothing written");
     }
 }
+
+/// N1: no command writes over a file it reads. `report -o` onto one of the
+/// run's traces (the report reads every file of traces/), and `plot -o`
+/// onto its own input, are refused before any work, and the input is
+/// unchanged.
+#[test]
+fn report_and_plot_refuse_an_output_over_anything_they_read() {
+    let dir = scratch("clobber");
+    let trace = toy_trace(&dir);
+    let chart_named = dir.join("t.png");
+    std::fs::copy(&trace, &chart_named).unwrap();
+    let before = std::fs::read(&trace).unwrap();
+    let run = dir.join("run");
+    std::fs::create_dir_all(run.join("traces")).unwrap();
+    std::fs::copy(&trace, run.join("traces/00-baseline.ndjson")).unwrap();
+    std::fs::write(
+        run.join("records.ndjson"),
+        "{\"group\":\"baseline\",\"ttlb\":3}\n",
+    )
+    .unwrap();
+    let refused = |args: &[&std::ffi::OsStr]| {
+        let o = ramp().args(args).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("choose another output path"),
+            "{args:?}: {err}"
+        );
+    };
+    let trace_in_run = run.join("traces/00-baseline.ndjson");
+    let new_in_traces = run.join("traces/r.html");
+    for out in [&trace_in_run, &new_in_traces] {
+        refused(&[
+            "report".as_ref(),
+            run.as_os_str(),
+            "-o".as_ref(),
+            out.as_os_str(),
+        ]);
+    }
+    refused(&[
+        "plot".as_ref(),
+        "timeseq".as_ref(),
+        chart_named.as_os_str(),
+        "-o".as_ref(),
+        chart_named.as_os_str(),
+    ]);
+    for chart in ["ab", "xy"] {
+        refused(&[
+            "plot".as_ref(),
+            chart.as_ref(),
+            chart_named.as_os_str(),
+            "-o".as_ref(),
+            dir.join(".").join("t.png").as_os_str(),
+        ]);
+    }
+    assert_eq!(std::fs::read(&chart_named).unwrap(), before);
+    assert_eq!(std::fs::read(&trace_in_run).unwrap(), before);
+    assert!(!new_in_traces.exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -40,7 +40,9 @@ fn missing() -> Option<String> {
 macro_rules! need_root {
     () => {
         if let Some(why) = missing() {
-            eprintln!("skipped: {why}");
+            // Past the harness's capture: a skipped test must not look
+            // like a passed one.
+            ramp_host::timing::loud(&format!("SKIPPED: a ramp shell test: {why}"));
             return;
         }
     };
@@ -401,6 +403,23 @@ fn exit_status_and_bad_input() {
     );
 }
 
+/// M1: with stderr a closed pipe (`… 2>&1 | head -1`), the shell's
+/// closing counters are dropped instead of panicking, and the shell still
+/// exits with its command's status.
+#[test]
+fn a_closed_stderr_pipe_keeps_the_commands_exit_status() {
+    need_root!();
+    let script = format!(
+        "{RAMP} shell --rate 20mbit --rtt 40ms --queue 40ms -- \
+         sh -c 'echo hello; sleep 0.3; exit 3' 2>&1 | head -1 >/dev/null; exit ${{PIPESTATUS[0]}}"
+    );
+    let out = Command::new("bash")
+        .args(["-c", &script])
+        .output()
+        .expect("bash runs");
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+}
+
 #[test]
 fn without_cap_net_admin_a_clear_error_and_exit_2() {
     need_root!();
@@ -500,6 +519,7 @@ fn mahimahi_trace_replaces_the_downlink_rate() {
     )
     .expect("trace");
     let (port, h) = tcp_server(false, 300_000, 1);
+    let pressure = ramp_host::timing::CpuPressure::now();
     let t = Instant::now();
     let out = shell(
         &[
@@ -518,10 +538,23 @@ fn mahimahi_trace_replaces_the_downlink_rate() {
     assert_eq!(text(&out.stdout).trim(), "300000", "{}", text(&out.stderr));
     // 300 kB at 12 Mbit/s: 200 ms at least; at --rate's 1 Mbit/s it would be 2.4 s.
     assert!(elapsed >= Duration::from_millis(200), "{elapsed:?}");
-    assert!(
-        elapsed < Duration::from_millis(2_000),
-        "{elapsed:?}: the trace was not used"
-    );
+    // The upper bound is real time: a run the machine could not keep time
+    // for (some task waiting for a CPU over half the time) proves nothing.
+    let pressure = pressure.and_then(|p| p.share_since());
+    if elapsed >= Duration::from_millis(2_000) && pressure.is_some_and(|p| p > 0.5) {
+        ramp_host::timing::inconclusive(
+            "mahimahi_trace_replaces_the_downlink_rate",
+            &format!(
+                "300 kB took {elapsed:?}, CPU pressure {:.0}%",
+                pressure.unwrap_or(0.0) * 100.0
+            ),
+        );
+    } else {
+        assert!(
+            elapsed < Duration::from_millis(2_000),
+            "{elapsed:?}: the trace was not used"
+        );
+    }
     let _ = std::fs::remove_file(&trace);
     h.join().expect("server");
 }

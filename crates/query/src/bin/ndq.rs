@@ -85,7 +85,14 @@ fn main() -> ExitCode {
     };
     let mut helpers = Vec::new();
     for h in &cli.helpers {
-        match std::fs::read_to_string(h) {
+        // Helper files are a few lines of ndq; the cap refuses `/dev/zero`
+        // at once instead of reading it whole.
+        const MAX_HELPER_FILE_BYTES: u64 = 1 << 20;
+        match ramp_vocab::bounded_read::read_capped_to_string(
+            std::path::Path::new(h),
+            MAX_HELPER_FILE_BYTES,
+            "an ndq helper file",
+        ) {
             Ok(text) => helpers.push(HelperFile {
                 name: h.clone(),
                 text,

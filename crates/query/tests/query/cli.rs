@@ -400,3 +400,13 @@ fn a_newline_less_stream_is_refused_once_a_line_passes_the_maximum() {
     let o = run_ndq(&["count()", "/dev/zero"], None);
     assert_fails_with(&o, 2, "/dev/zero:1: line longer than the maximum of 64 MiB");
 }
+
+#[test]
+fn a_helper_file_from_dev_zero_is_refused_after_a_bounded_read() {
+    let o = run_ndq(&["-f", "/dev/zero", "count()", "/dev/null"], None);
+    assert_fails_with(
+        &o,
+        1,
+        "/dev/zero: longer than the maximum of 1 MiB for an ndq helper file",
+    );
+}

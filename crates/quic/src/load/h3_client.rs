@@ -235,7 +235,7 @@ mod tests {
             match r {
                 Ok(ex) => break (conn, ex),
                 Err(e) if attempt < 3 => {
-                    eprintln!("attempt {attempt}: {e}; retrying");
+                    ramp_vocab::note!("attempt {attempt}: {e}; retrying");
                     conn.close().await;
                 }
                 Err(e) => panic!("three transfers failed, the last with {e}"),

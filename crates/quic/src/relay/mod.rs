@@ -46,6 +46,7 @@
 //! is reported once on stderr.
 
 mod classify;
+mod flows;
 pub mod link;
 mod receive;
 mod transmit;
@@ -92,6 +93,9 @@ pub struct RelayConfig {
     /// NDJSON event log (queue depth on every enqueue, every drop, every
     /// delivery).
     pub log: Option<PathBuf>,
+    /// NDJSON flow log, written when the relay stops: one record per
+    /// client (`ramp_link::flowlog`; docs/shell.md describes the fields).
+    pub flow_log: Option<PathBuf>,
     /// Most clients served at once; more are counted as `unknown`.
     pub max_clients: usize,
     /// A client silent this long (no datagram either way) is forgotten.
@@ -99,6 +103,14 @@ pub struct RelayConfig {
     /// With the table full, a client silent this long is taken as
     /// finished and may give its place to a new one.
     pub client_quiet: Duration,
+    /// With the table full, a client the server has not answered yet is
+    /// taken as abandoned or spoofed only once silent this long plus the
+    /// path's round trip and both queues (the time its Initial may spend
+    /// on the link). Until then it is mid-handshake and keeps its place.
+    /// The default, 1 s, is QUIC's first probe timeout with no RTT sample
+    /// (RFC 9002 §6.2.2: kInitialRtt 333 ms, PTO = 333 + 4 × 333/2 ms),
+    /// after which a live client sends its Initial again.
+    pub handshake_grace: Duration,
     /// Ask for real-time priority (SCHED_FIFO) for the relay's threads, so
     /// that on a loaded machine a datagram is stamped when it arrives and
     /// sent when the model says; without the privilege (root or
@@ -126,9 +138,11 @@ impl RelayConfig {
             down: p,
             seed,
             log: None,
+            flow_log: None,
             max_clients: 1024,
             client_idle: Duration::from_secs(30),
             client_quiet: Duration::from_secs(1),
+            handshake_grace: Duration::from_secs(1),
             realtime: true,
         }
     }
@@ -183,20 +197,33 @@ pub struct RelayCounters {
     /// Clients admitted so far.
     pub clients: u64,
     /// Clients dropped from a full table to admit a new one: the
-    /// quietest of those the server never answered, else the quietest
-    /// silent for [`RelayConfig::client_quiet`] (a finished flow).
+    /// quietest of those the server never answered and silent past
+    /// [`RelayConfig::handshake_grace`] (an abandoned or spoofed
+    /// handshake), else the quietest silent for
+    /// [`RelayConfig::client_quiet`] (a finished flow).
     pub evicted: u64,
     /// Client Initials refused because the table was full of clients the
-    /// server had answered (counted in `unknown` too).
+    /// server had answered or that were mid-handshake (counted in
+    /// `unknown` too).
     pub refused: u64,
 }
 
 /// Where a datagram goes once it leaves the link.
 enum Dest {
-    /// To the server, through the client's own upstream socket.
-    Upstream(Arc<UdpSocket>),
+    /// To the server, through the client's own upstream socket; the
+    /// client's address (for the flow log).
+    Upstream(Arc<UdpSocket>, SocketAddr),
     /// To a client, from the listening socket.
     Client(SocketAddr),
+}
+
+impl Dest {
+    /// The client the datagram is from or to.
+    fn client(&self) -> SocketAddr {
+        match self {
+            Dest::Upstream(_, c) | Dest::Client(c) => *c,
+        }
+    }
 }
 
 struct Packet {
@@ -263,6 +290,9 @@ struct Shared {
     max_clients: usize,
     client_idle: Duration,
     client_quiet: Duration,
+    /// [`RelayConfig::handshake_grace`] plus the path's round trip and
+    /// both queues.
+    handshake_grace: Duration,
     /// The full table has been reported on stderr.
     full_reported: AtomicBool,
     /// Threads ask for real-time priority.
@@ -271,6 +301,8 @@ struct Shared {
     realtime_reported: AtomicBool,
     log_enabled: bool,
     log: Mutex<Option<mpsc::Sender<String>>>,
+    /// The flow log's records and where they go.
+    flows: Option<(Mutex<flows::RelayFlows>, PathBuf)>,
 }
 
 impl Shared {
@@ -281,7 +313,7 @@ impl Shared {
         if self.realtime {
             if let Err(e) = ramp_host::realtime_priority() {
                 if !self.realtime_reported.swap(true, Ordering::Relaxed) {
-                    eprintln!(
+                    ramp_vocab::note!(
                         "ramp relay: no real-time priority ({e}); datagrams may be stamped and sent late on a busy machine"
                     );
                 }
@@ -291,6 +323,13 @@ impl Shared {
 
     fn now(&self) -> Time {
         Time::from_nanos(ramp_vocab::time::duration_nanos(self.base.elapsed()))
+    }
+
+    /// Runs `f` on the flow log, if there is one.
+    fn flows(&self, f: impl FnOnce(&mut flows::RelayFlows)) {
+        if let Some((m, _)) = &self.flows {
+            f(&mut m.lock().unwrap_or_else(|p| p.into_inner()));
+        }
     }
 
     fn log(&self, line: String) {
@@ -383,11 +422,20 @@ impl Relay {
             max_clients: cfg.max_clients,
             client_idle: cfg.client_idle,
             client_quiet: cfg.client_quiet,
+            handshake_grace: cfg.handshake_grace
+                + cfg.up.delay
+                + cfg.down.delay
+                + cfg.up.queue
+                + cfg.down.queue,
             full_reported: AtomicBool::new(false),
             realtime: cfg.realtime,
             realtime_reported: AtomicBool::new(false),
             log_enabled: log.is_some(),
             log: Mutex::new(log),
+            flows: cfg
+                .flow_log
+                .clone()
+                .map(|p| (Mutex::new(flows::RelayFlows::new(cfg.upstream)), p)),
         });
         let client_threads = Arc::new(Mutex::new(Vec::new()));
         let mut threads = Vec::new();
@@ -461,6 +509,16 @@ impl Relay {
             let _ = t.join();
         }
         let counters = self.counters();
+        if let Some((m, path)) = &self.shared.flows {
+            let records = m.lock().unwrap_or_else(|p| p.into_inner()).records();
+            let mut text = records.join("\n");
+            if !text.is_empty() {
+                text.push('\n');
+            }
+            std::fs::write(path, text).map_err(|e| {
+                io::Error::new(e.kind(), format!("relay flow log {}: {e}", path.display()))
+            })?;
+        }
         // Dropping the only sender ends the writer thread.
         *self.shared.log.lock().unwrap_or_else(|p| p.into_inner()) = None;
         if let Some(h) = self.log_thread.take() {

@@ -32,6 +32,8 @@ fn enqueue(s: &Shared, dir: &Direction, data: Vec<u8>, dest: Dest, client: Socke
     let now = s.now();
     let bytes = data.len() as u64;
     let flow = flow_of(client);
+    let up = matches!(dest, Dest::Upstream(..));
+    s.flows(|f| f.arrive(now, client, up, &data));
     let mut st = dir.lock();
     // The backlog this datagram finds: what has left by now is gone.
     st.link.bottleneck().drain_reporting(now, |_, _, _| {});
@@ -66,9 +68,14 @@ fn enqueue(s: &Shared, dir: &Direction, data: Vec<u8>, dest: Dest, client: Socke
                 .fetch_max(queue_bytes + bytes, Ordering::Relaxed);
             "enqueue"
         }
-        Offer::Now(Delivery::Dropped { cause, .. }) => {
+        Offer::Now(Delivery::Dropped {
+            cause,
+            payload: (data, _),
+            ..
+        }) => {
             drop(st);
             dir.counters.count_drop(cause);
+            s.flows(|f| f.refuse(client, up, &data, cause));
             drop_event(cause)
         }
         Offer::Held { evicted } => {
@@ -79,8 +86,14 @@ fn enqueue(s: &Shared, dir: &Direction, data: Vec<u8>, dest: Dest, client: Socke
                 .max_queue_bytes
                 .fetch_max(queue_bytes + bytes, Ordering::Relaxed);
             for d in evicted {
-                if let Delivery::Dropped { cause, .. } = d {
+                if let Delivery::Dropped {
+                    cause,
+                    payload: (data, dest),
+                    ..
+                } = d
+                {
                     dir.counters.count_drop(cause);
+                    s.flows(|f| f.drop_queued(dest.client(), up, &data, cause));
                 }
             }
             "enqueue"
@@ -171,7 +184,7 @@ pub(super) fn client_rx_loop(s: &Arc<Shared>, client_threads: &Arc<Mutex<Vec<Joi
             s,
             &s.up,
             buf[..n].to_vec(),
-            Dest::Upstream(client.socket.clone()),
+            Dest::Upstream(client.socket.clone(), from),
             from,
         );
     }
@@ -191,23 +204,26 @@ fn sweep_idle_clients(s: &Shared) {
 }
 
 /// Makes room in a full client table: drops the least recently seen client
-/// the server never answered (spoofed sources, abandoned handshakes), so
-/// that such datagrams cannot lock real clients out; failing that, the
+/// the server never answered and silent past the handshake grace (spoofed
+/// sources, abandoned handshakes), so that such datagrams cannot lock real
+/// clients out for longer than the grace; a client whose Initial may still
+/// be on the link, or that is waiting for its probe timeout, keeps its
+/// place (evicting it loses the server's answer, and a crowd beyond the
+/// table then evicts itself into failed handshakes); failing that, the
 /// least recently seen client silent both ways for `client_quiet`, a
 /// finished flow (its connection closed, or its transfer ended), so that
 /// clients that came and went cannot lock new ones out until the idle
 /// sweep. A busy client is never dropped.
 fn evict_finished(s: &Shared, map: &mut HashMap<SocketAddr, Arc<Client>>) -> bool {
     let seen = |c: &Arc<Client>| c.last_seen_ns.load(Ordering::Relaxed);
+    let now = s.now().as_nanos();
+    let abandoned_since = now.saturating_sub(ramp_vocab::time::duration_nanos(s.handshake_grace));
     let unanswered = map
         .iter()
-        .filter(|(_, c)| !c.answered.load(Ordering::Relaxed))
+        .filter(|(_, c)| !c.answered.load(Ordering::Relaxed) && seen(c) <= abandoned_since)
         .min_by_key(|(_, c)| seen(c))
         .map(|(a, _)| *a);
-    let quiet_since = s
-        .now()
-        .as_nanos()
-        .saturating_sub(ramp_vocab::time::duration_nanos(s.client_quiet));
+    let quiet_since = now.saturating_sub(ramp_vocab::time::duration_nanos(s.client_quiet));
     let victim = unanswered.or_else(|| {
         map.iter()
             .filter(|(_, c)| seen(c) <= quiet_since)
@@ -235,10 +251,13 @@ fn admit(
         s.refused.fetch_add(1, Ordering::Relaxed);
         log_other(s, "up", "refused", 0, from);
         if !s.full_reported.swap(true, Ordering::Relaxed) {
-            eprintln!(
-                "ramp relay: the client table is full ({} clients, all active within {:?}); \
-                 new clients are refused until one goes quiet (reported once)",
-                s.max_clients, s.client_quiet
+            ramp_vocab::note!(
+                "ramp relay: the client table is full ({} clients, each active within {:?} or \
+                 mid-handshake within {:?}); new clients are refused until one goes quiet \
+                 (reported once)",
+                s.max_clients,
+                s.client_quiet,
+                s.handshake_grace
             );
         }
         return None;

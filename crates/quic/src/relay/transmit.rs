@@ -28,11 +28,13 @@ fn run_dequeues(s: &Shared, dir: &Direction, st: &mut DirState, now: Time) {
                 dest,
             }),
             Delivery::Dropped {
-                payload: (data, _),
+                payload: (data, dest),
                 at,
                 cause,
             } => {
                 dir.counters.count_drop(cause);
+                let up = matches!(dest, Dest::Upstream(..));
+                s.flows(|f| f.drop_queued(dest.client(), up, &data, cause));
                 if s.log_enabled {
                     s.log(format!(
                         "{{\"t-us\":{},\"dir\":\"{}\",\"ev\":\"{}\",\"bytes\":{},\"queue-bytes\":{}}}",
@@ -90,12 +92,14 @@ pub(super) fn tx_loop(s: &Shared, dir: &Direction) {
             drop(st);
             let late = now - due;
             let sent = match &p.dest {
-                Dest::Upstream(sock) => sock.send(&p.data),
+                Dest::Upstream(sock, _) => sock.send(&p.data),
                 Dest::Client(addr) => s.listen.send_to(&p.data, addr),
             };
             let c = &dir.counters;
             match sent {
                 Ok(_) => {
+                    let up = matches!(p.dest, Dest::Upstream(..));
+                    s.flows(|f| f.deliver(now, p.dest.client(), up, &p.data));
                     c.delivered.fetch_add(1, Ordering::Relaxed);
                     c.delivered_bytes
                         .fetch_add(p.data.len() as u64, Ordering::Relaxed);

@@ -1,6 +1,13 @@
 //! Real transfers through the relay, compared with ramp-sim on the same
 //! path: 20 Mbit/s, 40 ms RTT, 40 ms buffer, no random loss; drop-tail and
 //! CoDel, the relay running the simulator's own queue (`ramp-link`).
+//!
+//! Real time needs the CPU. A run during which the machine could not keep
+//! time (CPU pressure above [`MAX_CPU_PRESSURE`], or more than
+//! [`MAX_LATE_SHARE`] of the relay's datagrams sent over 1 ms late) is
+//! discarded and repeated; after [`LATE_RUNS`] late runs of a controller
+//! the test reports it INCONCLUSIVE with the figures and does not fail,
+//! unless `RAMP_STRICT_TIMING` is set (`ramp_host::timing`).
 
 use std::time::Duration;
 
@@ -13,6 +20,47 @@ use ramp_quic::COMPARED as CONTROLLERS;
 use ramp_sim::{run_connection, Scenario, TraceSink};
 
 const SIZE: u64 = 2_000_000;
+
+/// A run is late when some task waited for a CPU more than this share of
+/// its wall time (`/proc/pressure/cpu`). An assumption, not a calibrated
+/// figure: this test's own threads (relay, server, client on 2 cores)
+/// contend a little on an idle machine; another build on the same cores
+/// brings it near 1.
+const MAX_CPU_PRESSURE: f64 = 0.5;
+/// ... or when more than this share of the relay's datagrams left over
+/// 1 ms after their modelled time (the relay's own lateness counter).
+const MAX_LATE_SHARE: f64 = 0.01;
+/// Late runs of one controller before the test gives up on it as
+/// inconclusive.
+const LATE_RUNS: usize = 3;
+
+/// One real run: its result and how well the machine kept time.
+struct Run {
+    ttlb: Duration,
+    lost: u64,
+    relay_drops: u64,
+    /// CPU pressure over the run, when the kernel reports it.
+    pressure: Option<f64>,
+    /// Share of the relay's datagrams (both ways) sent over 1 ms late.
+    late_share: f64,
+    late_max: Duration,
+}
+
+impl Run {
+    fn is_late(&self) -> bool {
+        self.pressure.is_some_and(|p| p > MAX_CPU_PRESSURE) || self.late_share > MAX_LATE_SHARE
+    }
+
+    fn lateness(&self) -> String {
+        format!(
+            "CPU pressure {}, relay {:.1}% of datagrams >1 ms late, max {:?}",
+            self.pressure
+                .map_or("unknown".into(), |p| format!("{:.0}%", p * 100.0)),
+            self.late_share * 100.0,
+            self.late_max
+        )
+    }
+}
 
 /// The simulator's version of the relay path, with the real server's
 /// settings: 1200-byte datagrams, IW 10, the controller's pacing (the
@@ -45,10 +93,10 @@ fn sim_ttlb(cc: &str, aqm: Aqm) -> (Duration, u64) {
     (Duration::from_micros(rec.ttlb_us), rec.packets_lost)
 }
 
-/// One real 2 MB download of `cc` through a fresh relay and server:
-/// (TTLB, packets lost, relay tail drops). Completion and the record are
+/// One real 2 MB download of `cc` through a fresh relay and server, with
+/// the machine's lateness during it. Completion and the record are
 /// asserted here.
-async fn real_run(cc: &str, aqm: Aqm, attempt: usize) -> (Duration, u64, u64) {
+async fn real_run(cc: &str, aqm: Aqm, attempt: usize) -> Run {
     let labels = PathLabels {
         rate_bps: Some(20_000_000),
         rtt: Some(Duration::from_millis(40)),
@@ -69,6 +117,7 @@ async fn real_run(cc: &str, aqm: Aqm, attempt: usize) -> (Duration, u64, u64) {
     );
     cfg.up.aqm = aqm;
     cfg.down.aqm = aqm;
+    let pressure = ramp_host::timing::CpuPressure::now();
     let relay = Relay::start(cfg).expect("relay");
     let res = fetch(relay.local_addr(), &format!("/bytes/{SIZE}"), 1, 1).await;
     assert!(
@@ -87,16 +136,22 @@ async fn real_run(cc: &str, aqm: Aqm, attempt: usize) -> (Duration, u64, u64) {
     assert_eq!(rec["path.rate-bps"], 20_000_000);
     let real = Duration::from_micros(rec["ttlb-us"].as_u64().expect("ttlb-us"));
     let lost = rec["num-packets.lost"].as_u64().unwrap_or(0);
+    let pressure = pressure.and_then(|p| p.share_since());
     let counters = tokio::task::spawn_blocking(move || relay.stop())
         .await
         .expect("join")
         .expect("relay stops");
     server.stop().await;
-    (
-        real,
+    let (up, down) = (counters.up, counters.down);
+    Run {
+        ttlb: real,
         lost,
-        counters.down.dropped_queue + counters.down.dropped_aqm,
-    )
+        relay_drops: down.dropped_queue + down.dropped_aqm,
+        pressure,
+        late_share: (up.late_over_1ms + down.late_over_1ms) as f64
+            / (up.delivered + down.delivered).max(1) as f64,
+        late_max: up.lateness_max().max(down.lateness_max()),
+    }
 }
 
 /// One test, so that the real transfers never share the CPU with each
@@ -113,45 +168,84 @@ async fn relay_2mb_download_with_each_controller_matches_sim_within_15_percent()
 
 async fn within_15_percent(aqm: Aqm, controllers: &[&str]) {
     let mut rows = Vec::new();
+    let mut inconclusive = Vec::new();
     for &cc in controllers {
         let (sim, sim_lost) = sim_ttlb(cc, aqm);
-        // Real time needs the CPU: on a machine loaded by other work one
-        // run can be delayed, so a second run is made when the first
-        // misses the bound; both must complete with a record.
-        for attempt in 0..2 {
-            let (real, lost, drops) = real_run(cc, aqm, attempt).await;
-            let diff = real.as_secs_f64() / sim.as_secs_f64() - 1.0;
-            if diff.abs() <= 0.15 || attempt == 1 {
-                rows.push((cc, real, sim, lost, sim_lost, drops));
+        let off = |r: &Run| r.ttlb.as_secs_f64() / sim.as_secs_f64() - 1.0;
+        // A late run is discarded; an on-time run that misses the bound is
+        // given one more on-time run, and both must miss for a failure.
+        let (mut late, mut on_time) = (Vec::new(), Vec::new());
+        let mut attempt = 0;
+        while late.len() < LATE_RUNS && on_time.len() < 2 {
+            let r = real_run(cc, aqm, attempt).await;
+            attempt += 1;
+            if r.is_late() {
+                eprintln!(
+                    "{cc}: run {attempt} discarded as late ({}); {:?} vs sim {sim:?}",
+                    r.lateness(),
+                    r.ttlb
+                );
+                late.push(r);
+                continue;
+            }
+            let ok = off(&r).abs() <= 0.15;
+            on_time.push(r);
+            if ok {
                 break;
             }
-            eprintln!("{cc}: first run {real:?} vs sim {sim:?}; running again");
         }
+        let verdict = if on_time.iter().any(|r| off(r).abs() <= 0.15) {
+            "ok"
+        } else if on_time.len() == 2 {
+            "FAIL"
+        } else {
+            inconclusive.push(format!(
+                "{cc} ({aqm}): {} late runs, {}",
+                late.len(),
+                late.iter()
+                    .map(|r| format!("[{:+.1}%: {}]", off(r) * 100.0, r.lateness()))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            ));
+            "late"
+        };
+        let shown = on_time.last().or(late.last()).expect("at least one run");
+        rows.push((
+            cc,
+            verdict,
+            off(shown),
+            shown.ttlb,
+            shown.lost,
+            shown.relay_drops,
+            shown.lateness(),
+        ));
+        eprintln!("{cc}: sim {sim:?} ({sim_lost} lost)");
     }
     eprintln!("queue discipline: {aqm}");
     eprintln!(
-        "{:<14} {:>10} {:>10} {:>7} {:>9} {:>9} {:>11}",
-        "cc", "real ms", "sim ms", "diff", "lost", "sim lost", "relay drops"
+        "{:<14} {:>7} {:>10} {:>7} {:>9} {:>11}  lateness",
+        "cc", "verdict", "real ms", "diff", "lost", "relay drops"
     );
-    let mut bad = Vec::new();
-    for (cc, real, sim, lost, sim_lost, drops) in &rows {
-        let diff = real.as_secs_f64() / sim.as_secs_f64() - 1.0;
+    for (cc, verdict, diff, real, lost, drops, lateness) in &rows {
         eprintln!(
-            "{:<14} {:>10.1} {:>10.1} {:>+6.1}% {:>9} {:>9} {:>11}",
+            "{:<14} {:>7} {:>10.1} {:>+6.1}% {:>9} {:>11}  {lateness}",
             cc,
+            verdict,
             real.as_secs_f64() * 1e3,
-            sim.as_secs_f64() * 1e3,
             diff * 100.0,
             lost,
-            sim_lost,
             drops
         );
-        if diff.abs() > 0.15 {
-            bad.push(*cc);
-        }
     }
+    let bad: Vec<&str> = rows.iter().filter(|r| r.1 == "FAIL").map(|r| r.0).collect();
     assert!(
         bad.is_empty(),
-        "real TTLB more than 15% from the simulator for {bad:?}"
+        "real TTLB more than 15% from the simulator in two on-time runs for {bad:?}"
     );
+    if !inconclusive.is_empty() {
+        ramp_host::timing::inconclusive(
+            "e2e_relay: within 15 percent of the simulator",
+            &inconclusive.join("; "),
+        );
+    }
 }

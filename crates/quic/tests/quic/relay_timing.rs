@@ -124,24 +124,39 @@ fn measure() -> Result<String, String> {
 
 /// The relay keeps its model within 1 ms at 100 Mbit/s. Timing needs the
 /// CPU: on a machine loaded by other work an attempt can miss, so up to
-/// five are made and one must pass.
+/// five are made and one must pass. An attempt during which some task
+/// waited for a CPU more than half the time (`/proc/pressure/cpu`) proves
+/// nothing: it fails the test only if two on-time attempts missed, and
+/// five misses all late are INCONCLUSIVE (`ramp_host::timing`).
 #[test]
 fn relay_timing_accuracy_at_100mbit() {
     let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
     let mut reports = Vec::new();
+    let mut on_time_misses = 0;
     for attempt in 1..=5 {
-        match measure() {
+        let pressure = ramp_host::timing::CpuPressure::now();
+        let r = measure();
+        let pressure = pressure.and_then(|p| p.share_since());
+        let shown = pressure.map_or("unknown".into(), |p| format!("{:.0}%", p * 100.0));
+        match r {
             Ok(r) => {
-                eprintln!("attempt {attempt}: {r}");
+                eprintln!("attempt {attempt}: {r}; CPU pressure {shown}");
                 return;
             }
             Err(r) => {
-                eprintln!("attempt {attempt} missed: {r}");
-                reports.push(r);
+                eprintln!("attempt {attempt} missed: {r}; CPU pressure {shown}");
+                if pressure.is_none_or(|p| p <= 0.5) {
+                    on_time_misses += 1;
+                }
+                reports.push(format!("{r}; CPU pressure {shown}"));
             }
         }
     }
-    panic!("no attempt met the 1 ms bound: {reports:#?}");
+    assert!(
+        on_time_misses < 2,
+        "no attempt met the 1 ms bound, {on_time_misses} of them on time: {reports:#?}"
+    );
+    ramp_host::timing::inconclusive("relay_timing_accuracy_at_100mbit", &reports.join(" | "));
 }
 
 /// CPU time (user + system) of this process's thread named `name`, from
@@ -279,6 +294,13 @@ fn relay_counts_and_drops_garbage() {
     assert!(server.recv(&mut buf).is_err(), "nothing reaches the server");
 }
 
+/// Spoofed or abandoned Initials fill the table, but lock a real client
+/// out only for the handshake grace: the real client, sending its Initial
+/// again as QUIC does on a probe timeout, gets in once they are past it,
+/// by evicting one. Until then the young unanswered clients keep their
+/// places (they may be real clients mid-handshake: with 1030 `ramp load`
+/// clients, evicting those failed 21 to 42 handshakes) and the newcomer is
+/// refused.
 #[test]
 fn a_full_client_table_evicts_never_answered_clients_so_spoofing_cannot_lock_out() {
     let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
@@ -297,6 +319,7 @@ fn a_full_client_table_evicts_never_answered_clients_so_spoofing_cannot_lock_out
         1,
     );
     cfg.max_clients = 4;
+    cfg.handshake_grace = Duration::from_millis(100);
     let relay = Relay::start(cfg).unwrap();
     // Ten "spoofed" sources, each sending one Initial and going away.
     let spoofers: Vec<UdpSocket> = (0..10)
@@ -307,23 +330,33 @@ fn a_full_client_table_evicts_never_answered_clients_so_spoofing_cannot_lock_out
             .unwrap();
         std::thread::sleep(Duration::from_millis(2));
     }
-    // A real client still gets through: its Initial reaches the server.
+    // The six beyond the table find it full of young handshakes: refused.
+    std::thread::sleep(Duration::from_millis(20));
+    assert_eq!(relay.counters().refused, 6, "{:?}", relay.counters());
+    // A real client still gets through, sending its Initial every 50 ms:
+    // refused while the spoofers are young, admitted once the grace (100
+    // ms plus both 40 ms queues) has passed.
     let real = UdpSocket::bind("127.0.0.1:0").unwrap();
-    real.send_to(&client_initial(1200, 999), relay.local_addr())
+    server
+        .set_read_timeout(Some(Duration::from_millis(50)))
         .unwrap();
     let mut buf = [0u8; 2048];
     let mut saw_real = false;
-    while let Ok((n, _)) = server.recv_from(&mut buf) {
-        if n >= 10 && buf[6..10] == 999u32.to_be_bytes() {
-            saw_real = true;
-            break;
+    let start = std::time::Instant::now();
+    while !saw_real && start.elapsed() < Duration::from_secs(3) {
+        real.send_to(&client_initial(1200, 999), relay.local_addr())
+            .unwrap();
+        while let Ok((n, _)) = server.recv_from(&mut buf) {
+            if n >= 10 && buf[6..10] == 999u32.to_be_bytes() {
+                saw_real = true;
+                break;
+            }
         }
     }
     let c = relay.stop().unwrap();
     assert!(saw_real, "the real client was locked out: {c:?}");
-    assert_eq!(c.clients, 11, "{c:?}");
-    assert_eq!(c.evicted, 7, "{c:?}");
-    assert_eq!(c.refused, 0, "{c:?}");
+    assert_eq!((c.clients, c.evicted), (5, 1), "{c:?}");
+    assert!(c.refused >= 6, "{c:?}");
 }
 
 /// Clients that came and went: a full table of clients the server

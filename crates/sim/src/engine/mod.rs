@@ -283,7 +283,8 @@ fn set_up(
         )
         .with_flow_windows(ep.flow_windows)
         .with_zero_rtt(resumption.zero_rtt())
-        .with_close_when_done(ep.client_closes);
+        .with_close_when_done(ep.client_closes)
+        .with_handshake_processing(ep.client_handshake_processing);
         let client = match page {
             Some((r, layout)) => client.with_page(r, layout),
             None => client,

@@ -265,9 +265,24 @@ fn parse_list<T>(
 }
 
 impl PopulationFile {
+    /// The largest population file read: real ones are a few kB; `/dev/zero`
+    /// or a records file given by mistake is refused after this many bytes
+    /// instead of being read into memory whole.
+    pub const MAX_FILE_BYTES: u64 = 1 << 20;
+
+    /// A population file's text, at most [`Self::MAX_FILE_BYTES`].
+    pub fn read_text(path: &str) -> Result<String, SimError> {
+        ramp_vocab::bounded_read::read_capped_to_string(
+            std::path::Path::new(path),
+            Self::MAX_FILE_BYTES,
+            "a population file",
+        )
+        .map_err(|e| format!("{path}: {e}").into())
+    }
+
     /// Reads a population file.
     pub fn load(path: &str) -> Result<PopulationFile, SimError> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+        let text = Self::read_text(path)?;
         let stem = std::path::Path::new(path)
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())

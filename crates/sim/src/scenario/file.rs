@@ -372,6 +372,7 @@ struct FileEndpoint {
     jump_window: Option<u64>,
     ack_policy: Option<Q<AckPolicy>>,
     max_ack_delay: Option<Q<Duration>>,
+    client_processing: Option<Q<Duration>>,
     server_flight: Option<Q<u64>>,
     ecn: Option<FileEcn>,
     pacer: Option<String>,
@@ -578,6 +579,12 @@ impl FileEndpoint {
         set(&mut e.jump_packets, self.jump_window);
         set(&mut e.ack_policy, self.ack_policy.map(|Q(a)| a));
         set(&mut e.max_ack_delay, self.max_ack_delay.map(|Q(d)| d));
+        if let Some(Q(d)) = self.client_processing {
+            if d > Duration::from_secs(10) {
+                return Err("endpoint.client_processing: at most 10s".into());
+            }
+            e.client_handshake_processing = d;
+        }
         if let Some(Q(b)) = self.server_flight {
             if b == 0 {
                 return Err("endpoint.server_flight: must be at least 1 byte".into());

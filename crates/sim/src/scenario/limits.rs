@@ -141,7 +141,7 @@ impl Scenario {
 /// Rates: 1 kbit/s to 1 Tbit/s.
 const RATE_BYTES_PER_SEC: core::ops::RangeInclusive<u64> = 125..=125_000_000_000;
 /// One-way delays and marking thresholds: at most 10 s.
-const MAX_DELAY: Duration = Duration::from_secs(10);
+const MAX_DELAY: Duration = Scenario::MAX_ONE_WAY_DELAY;
 /// RFC 9000 §18.2: max_ack_delay values of 2^14 ms or more are invalid.
 const MAX_ACK_DELAY: Duration = Duration::from_millis(16_383);
 /// Queue and policer bucket: at most 1 GB.

@@ -136,3 +136,49 @@ fn population_rtt_hint_sends_the_paths_rtt_on_resumed_connections_only() {
             .rtt_hint
     );
 }
+
+/// The client's handshake processing time (`[endpoint] client_processing`):
+/// the server's handshake RTT samples include it, so its jump is paced
+/// over the longer RTT, while the path's minimum (set by 1-RTT ACKs) is
+/// the path's alone.
+#[test]
+fn client_handshake_processing_delays_the_handshake_samples_not_the_path_minimum() {
+    let sc = |ms: u64| {
+        Scenario::from_toml(
+            &format!("preset = \"seed-100m\"\nsize = \"1MB\"\n[endpoint]\nclient_processing = \"{ms}ms\"\n"),
+            "processing",
+        )
+        .unwrap()
+    };
+    let jump = ramp_cc::spec::SEED_ARMS[1].1;
+    let (quick, slow) = (run(&sc(0), jump, 1), run(&sc(40), jump, 1));
+    // The path's minimum RTT is the same 30 ms path.
+    assert_eq!(quick.rtt_min_us / 1000, slow.rtt_min_us / 1000);
+    // The whole exchange waits 40 ms more for the client's Finished.
+    assert!(
+        slow.client_ttlb_us >= quick.client_ttlb_us + 40_000,
+        "{} vs {}",
+        slow.client_ttlb_us,
+        quick.client_ttlb_us
+    );
+    // The jump (88,320 B, the first 70 packets) is paced over the
+    // handshake's RTT, 30 + 40 ms instead of 30 ms: it takes longer to
+    // send (packets 11..60, after the pacer's first burst; quicly's pacer
+    // grants at least 2 packets per ms, so not the full 70/30).
+    let span = |ms: u64| {
+        let t = run_traced(&sc(ms), jump, 1);
+        let sent: Vec<u64> = app_sent(&t.events()).iter().map(|e| t_us(e)).collect();
+        sent[60] - sent[10]
+    };
+    let (a, b) = (span(0), span(40));
+    assert!(b as f64 > 1.5 * a as f64, "jump sent over {a} µs vs {b} µs");
+    // Zero is the default and changes nothing.
+    assert_eq!(
+        run(&sc(0), jump, 1),
+        run(
+            &Scenario::from_toml("preset = \"seed-100m\"\nsize = \"1MB\"\n", "processing").unwrap(),
+            jump,
+            1
+        )
+    );
+}

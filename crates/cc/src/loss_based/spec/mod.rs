@@ -9,6 +9,7 @@
 //! table in `options.rs`; the parser, the canonical name, the error messages and
 //! [`Family::help`] all read the same rows.
 
+use crate::resume::Reconnaissance;
 use core::any::Any;
 use core::fmt;
 
@@ -95,6 +96,8 @@ pub struct JumpStartOptions {
     /// The window Safe Retreat falls to: RFC 9959's `PipeSize/2` by
     /// default.
     pub retreat_beta: RetreatBeta,
+    /// When a resumed connection may jump to its saved window.
+    pub recon: Reconnaissance,
 }
 
 impl Default for JumpStartOptions {
@@ -103,6 +106,7 @@ impl Default for JumpStartOptions {
             defer: true,
             retreat: true,
             retreat_beta: RetreatBeta::Half,
+            recon: Reconnaissance::Rfc,
         }
     }
 }
@@ -116,6 +120,8 @@ pub struct RapidStartSpec {
     pub defer: bool,
     /// Growth and recovery options.
     pub options: RapidStartOptions,
+    /// When a resumed connection may jump to its saved window.
+    pub recon: Reconnaissance,
 }
 
 impl Default for RapidStartSpec {
@@ -124,6 +130,7 @@ impl Default for RapidStartSpec {
             jump: true,
             defer: true,
             options: RapidStartOptions::default(),
+            recon: Reconnaissance::Rfc,
         }
     }
 }
@@ -464,6 +471,7 @@ impl LossBasedSpec {
                 hystart: self.hystart,
                 careful_resume: false,
                 retreat_beta: RetreatBeta::Half,
+                recon: Reconnaissance::Rfc,
             },
             StartupSpec::JumpStart(o) => Startup {
                 first_flight: FirstFlightStart::deferred(o.defer),
@@ -471,6 +479,7 @@ impl LossBasedSpec {
                 hystart: self.hystart,
                 careful_resume: o.retreat,
                 retreat_beta: o.retreat_beta,
+                recon: o.recon,
             },
             StartupSpec::RapidStart(o) => Startup {
                 first_flight: if o.jump {
@@ -482,6 +491,7 @@ impl LossBasedSpec {
                 hystart: self.hystart,
                 careful_resume: false,
                 retreat_beta: RetreatBeta::Half,
+                recon: o.recon,
             },
         };
         LossBased::new(self.canonical_name(cfg), eff, ca, startup)

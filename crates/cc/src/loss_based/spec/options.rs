@@ -3,6 +3,7 @@
 //! the default. The parser, the canonical name and the help in
 //! [`super`] all read these rows.
 
+use crate::resume::Reconnaissance;
 use core::time::Duration;
 
 use super::{CommonOptions, CubicOptions, JumpStartOptions, NewRenoOptions, RapidStartSpec};
@@ -12,7 +13,7 @@ use crate::cubic::FastConvergence;
 use crate::newreno::LOSS_REDUCTION_FACTOR;
 use crate::pacer::PacerModel;
 use crate::rapid_start::{
-    PreRecoveryWindow, RapidStartOptions, RttClock, RttFloorSource, ThreshCombine,
+    FirstRecovery, PreRecoveryWindow, RapidStartOptions, RttClock, RttFloorSource, ThreshCombine,
 };
 use crate::ratio::Ratio;
 use crate::spec::option::{self, ecn_codepoint, on_off, on_off_str, OptionDef, ValueError};
@@ -235,7 +236,24 @@ pub const JUMPSTART_OPTIONS: &[OptionDef<JumpStartOptions>] = &[
             option::choice_unless_default(o.retreat_beta, RetreatBeta::Half, &RETREAT_BETA_CHOICES)
         },
     },
+    OptionDef {
+        key: "recon",
+        values: "rfc|quicly",
+        help: RECON_HELP,
+        parse: |o, v| {
+            o.recon = option::choice(v, &RECON_CHOICES, "rfc or quicly")?;
+            Ok(())
+        },
+        display: |o| option::choice_unless_default(o.recon, Reconnaissance::Rfc, &RECON_CHOICES),
+    },
 ];
+
+const RECON_CHOICES: [(&str, Reconnaissance); 2] = [
+    ("rfc", Reconnaissance::Rfc),
+    ("quicly", Reconnaissance::Quicly),
+];
+
+const RECON_HELP: &str = "a resumed connection's jump: after its initial window is acknowledged (RFC 9959, default) or at the first RTT sample (quicly 45bf8a37)";
 
 const RETREAT_BETA_CHOICES: [(&str, RetreatBeta); 3] = [
     ("half", RetreatBeta::Half),
@@ -251,6 +269,11 @@ const RTT_FLOOR_CHOICES: [(&str, RttFloorSource); 3] = [
 
 const THRESH_CHOICES: [(&str, ThreshCombine); 2] =
     [("min", ThreshCombine::Min), ("max", ThreshCombine::Max)];
+
+const FIRST_RECOVERY_CHOICES: [(&str, FirstRecovery); 2] = [
+    ("draft", FirstRecovery::Draft),
+    ("quicly", FirstRecovery::Quicly),
+];
 
 const CLOCK_CHOICES: [(&str, RttClock); 2] =
     [("exact", RttClock::Exact), ("ms", RttClock::WholeMs)];
@@ -491,6 +514,23 @@ pub const RAPIDSTART_OPTIONS: &[OptionDef<RapidStartSpec>] = &[
         },
     },
     OptionDef {
+        key: "recovery",
+        values: "draft|quicly",
+        help: "first recovery: charge the entering loss, exit with ssthresh = cwnd (default draft); or quicly's: the entering loss only scales cwnd, then slow start back to the window after the last loss",
+        parse: |o, v| {
+            o.options.first_recovery =
+                option::choice(v, &FIRST_RECOVERY_CHOICES, "draft or quicly")?;
+            Ok(())
+        },
+        display: |o| {
+            option::choice_unless_default(
+                o.options.first_recovery,
+                RapidStartOptions::default().first_recovery,
+                &FIRST_RECOVERY_CHOICES,
+            )
+        },
+    },
+    OptionDef {
         key: "rec_gain",
         values: "<ratio>",
         help: "pacing gain in Rapid Start's recovery (default 2)",
@@ -505,5 +545,15 @@ pub const RAPIDSTART_OPTIONS: &[OptionDef<RapidStartSpec>] = &[
                 |r| r.to_string(),
             )
         },
+    },
+    OptionDef {
+        key: "recon",
+        values: "rfc|quicly",
+        help: RECON_HELP,
+        parse: |o, v| {
+            o.recon = option::choice(v, &RECON_CHOICES, "rfc or quicly")?;
+            Ok(())
+        },
+        display: |o| option::choice_unless_default(o.recon, Reconnaissance::Rfc, &RECON_CHOICES),
     },
 ];

@@ -7,7 +7,7 @@ use proptest::prelude::*;
 use ramp_cc::config::{InitialWindow, PrrMode};
 use ramp_cc::cubic::FastConvergence;
 use ramp_cc::rapid_start::{
-    PreRecoveryWindow, RapidStartOptions, RttClock, RttFloorSource, ThreshCombine,
+    FirstRecovery, PreRecoveryWindow, RapidStartOptions, RttClock, RttFloorSource, ThreshCombine,
 };
 use ramp_cc::spec::{
     CaSpec, CommonOptions, CubicOptions, JumpStartOptions, LossBasedSpec, NewRenoOptions,
@@ -110,6 +110,11 @@ pub fn spec() -> impl Strategy<Value = LossBasedSpec> {
                         RttClock::Exact
                     },
                     off_below: Duration::from_millis(off_ms),
+                    first_recovery: if add_us % 5 == 0 {
+                        FirstRecovery::Quicly
+                    } else {
+                        FirstRecovery::Draft
+                    },
                 }
             },
         );
@@ -124,6 +129,11 @@ pub fn spec() -> impl Strategy<Value = LossBasedSpec> {
                     1 => RetreatBeta::Ca,
                     _ => RetreatBeta::Quicly,
                 },
+                recon: if defer {
+                    ramp_cc::resume::Reconnaissance::Rfc
+                } else {
+                    ramp_cc::resume::Reconnaissance::Quicly
+                },
             })
         }),
         (any::<bool>(), any::<bool>(), rapid).prop_map(|(jump, defer, options)| {
@@ -131,6 +141,11 @@ pub fn spec() -> impl Strategy<Value = LossBasedSpec> {
                 jump,
                 defer,
                 options,
+                recon: if jump && !defer {
+                    ramp_cc::resume::Reconnaissance::Quicly
+                } else {
+                    ramp_cc::resume::Reconnaissance::Rfc
+                },
             })
         }),
     ];

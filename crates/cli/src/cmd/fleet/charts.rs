@@ -15,7 +15,9 @@ use ramp_vocab::record_keys as k;
 /// the keys the charts and the report read. Incomplete connections keep
 /// no TTLB (the A/B charts leave them out) but count in packets lost.
 /// Grid runs get their cell's `grid.*` keys back from the plan
-/// (connection i is in cell i / seeds_per_cell).
+/// (connection i is in cell i / seeds_per_cell). Every record carries its
+/// path seed, as records.ndjson does: the report pairs arms by `seed`, and
+/// without it the fleet's own report said no path was shared.
 pub(super) fn plot_records<'a>(
     plan: &'a FleetPlan,
     rows: &'a [Row],
@@ -26,6 +28,10 @@ pub(super) fn plot_records<'a>(
         m.insert(k::POP.into(), r.pop.clone().into());
         m.insert(k::SIZE_BIN.into(), r.bin.clone().into());
         m.insert(k::CONN.into(), r.conn.into());
+        m.insert(
+            k::SEED.into(),
+            ramp_sim::fleet::path_seed(plan.seed, r.conn).into(),
+        );
         m.insert(k::COMPLETED.into(), r.completed.into());
         if r.completed {
             m.insert(k::TTLB_US.into(), r.ttlb_us.into());

@@ -2,7 +2,6 @@
 //! from a merge's saved `fleet.plan.json`), how two runs' parameters
 //! differ, and the plan's labels, bins, metric and text for the report.
 
-use std::fs;
 use std::path::Path;
 
 use anyhow::{bail, Context};
@@ -45,7 +44,7 @@ pub(super) fn metric(plan: &FleetPlan) -> &'static str {
 pub(super) fn plan_spec(args: &Args) -> anyhow::Result<PlanSpec> {
     let population = match &args.population {
         Some(path) => {
-            let text = fs::read_to_string(path).with_context(|| format!("--population {path}"))?;
+            let text = PopulationFile::read_text(path).context("--population")?;
             Some((path.clone(), text))
         }
         None => None,
