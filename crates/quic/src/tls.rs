@@ -83,7 +83,7 @@ impl Identity {
 /// whole system bundle, `/etc/ssl/certs/ca-certificates.crt`, is about
 /// 220 kB; the cap refuses `/dev/zero` or a wrong file at once instead of
 /// reading it whole.
-pub const MAX_PEM_FILE_BYTES: u64 = 16 << 20;
+pub(crate) const MAX_PEM_FILE_BYTES: u64 = 16 << 20;
 
 /// A PEM file's bytes, at most [`MAX_PEM_FILE_BYTES`].
 fn read_pem(path: &Path) -> Result<Vec<u8>, TlsError> {

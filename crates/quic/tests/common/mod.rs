@@ -1,6 +1,9 @@
 //! Helpers for the loopback end-to-end tests: a server on an ephemeral
 //! port, a client, a relay. Every wait is bounded.
 
+// Each test binary uses its own subset of these helpers.
+#![allow(dead_code, unreachable_pub)]
+
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;

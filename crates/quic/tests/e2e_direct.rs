@@ -1,7 +1,9 @@
 //! End to end on loopback without the relay: the server, the client, the
 //! stats record.
 
-use crate::common::*;
+mod common;
+
+use common::*;
 use ramp_quic::PathLabels;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

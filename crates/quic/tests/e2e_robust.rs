@@ -2,10 +2,12 @@
 //! mid-transfer, 200 concurrent connections. No completed request may lose
 //! its stats record.
 
+mod common;
+
 use std::net::UdpSocket;
 use std::time::Duration;
 
-use crate::common::*;
+use common::*;
 use ramp_cc::Rate;
 use ramp_quic::relay::{Relay, RelayConfig};
 use ramp_quic::PathLabels;

@@ -9,9 +9,11 @@
 //! the test reports it INCONCLUSIVE with the figures and does not fail,
 //! unless `RAMP_STRICT_TIMING` is set (`ramp_host::timing`).
 
+mod common;
+
 use std::time::Duration;
 
-use crate::common::*;
+use common::*;
 use ramp_cc::Rate;
 use ramp_link::Aqm;
 use ramp_quic::relay::{Relay, RelayConfig};

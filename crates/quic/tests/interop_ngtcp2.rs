@@ -5,10 +5,12 @@
 //! Skipped, with a message, when `gtlsclient` is not installed
 //! (`apt-get install -y ngtcp2-client`).
 
+mod common;
+
 use std::process::Command;
 use std::time::Duration;
 
-use crate::common::*;
+use common::*;
 use ramp_quic::pattern_byte;
 use ramp_quic::PathLabels;
 
