@@ -29,7 +29,8 @@ fn gtlsclient() -> Option<std::path::PathBuf> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ngtcp2_gtlsclient_downloads_the_right_bytes() {
     let Some(bin) = gtlsclient() else {
-        eprintln!("SKIPPED: gtlsclient not found (apt-get install -y ngtcp2-client)");
+        // Past the harness's capture: a skip must not look like a pass.
+        ramp_host::timing::loud("SKIPPED: gtlsclient not found (apt-get install -y ngtcp2-client)");
         return;
     };
     let server = start_server("cubic", "ngtcp2.ndjson", PathLabels::default()).await;
