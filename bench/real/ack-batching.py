@@ -114,7 +114,7 @@ def main():
         "delay_ms_per_datagram": quantiles(per_datagram),
         "wakeup_latency_ms": quantiles(first_delay),
         "wakeup_latency_ms_sorted_sample": sorted(first_delay),
-        # The simulator's table (ramp_sim::wakeup::WakeupLatency): (p, µs).
+        # The simulator's table (ramp_sim::WakeupLatency): (p, µs).
         "wakeup_table_us": [
             (p, round(v * 1000))
             for p, v in quantiles(first_delay, TABLE_PS).items()

@@ -28,7 +28,6 @@
 //! against ramp-cc alone.
 
 #![forbid(unsafe_code)]
-#![warn(unreachable_pub)]
 
 pub mod bbr3;
 pub mod careful_resume;

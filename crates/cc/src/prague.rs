@@ -85,7 +85,7 @@ impl Prague {
     /// first CE mark (Linux `prague_update_alpha`: "Do not update alpha
     /// before we have proof that there's an AQM on the path"), so the CE
     /// mark that ends a slow start halves the window (udp_prague, with no
-    /// slow start, starts at 0). Growth first waits [`MIN_STEP`] virtual
+    /// slow start, starts at 0). Growth first waits `MIN_STEP` (7) virtual
     /// RTTs, as udp_prague's constructor sets `m_rtts_to_growth =
     /// init_rate / RATE_STEP + MIN_STEP` (its initial rate is below one
     /// `RATE_STEP`).

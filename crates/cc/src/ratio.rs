@@ -73,7 +73,7 @@ impl fmt::Display for Ratio {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut scale = 1u64;
         for digits in 0..=6u32 {
-            if (self.num as u128 * scale as u128) % self.den as u128 == 0 {
+            if (self.num as u128 * scale as u128).is_multiple_of(self.den as u128) {
                 let scaled = (self.num as u128 * scale as u128) / self.den as u128;
                 let int = scaled / scale as u128;
                 let frac = scaled % scale as u128;

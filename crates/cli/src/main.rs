@@ -4,6 +4,10 @@
 //! its own module under `cmd/` and only parses arguments, calls a library,
 //! and prints.
 
+// A binary has no API: `pub` in cmd/ marks what main.rs and the commands
+// share.
+#![allow(unreachable_pub)]
+
 mod clobber;
 mod cmd;
 mod file_stem;

@@ -34,7 +34,10 @@ pub struct PathFlags {
     #[allow(rustdoc::invalid_html_tags)]
     #[arg(long)]
     pub aqm: Option<Aqm>,
-    /// Random loss after the bottleneck (e.g. 0.5%; default: none).
+    /// Random loss after the bottleneck (e.g. 0.5%; default: none). In
+    /// `ramp sim` it drops data packets only; in `ramp shell` and `ramp
+    /// relay` each direction, ACKs too (the shell's --uplink-loss sets the
+    /// uplink's apart).
     #[arg(long, value_parser = parse_loss)]
     pub loss: Option<f64>,
 }

@@ -22,7 +22,6 @@
 //! direction with [`uplink_seed`] or [`downlink_seed`].
 
 #![forbid(unsafe_code)]
-#![warn(unreachable_pub)]
 
 mod aggregation;
 mod aqm;

@@ -14,7 +14,6 @@
 //! - Report: [`write_report`].
 
 #![forbid(unsafe_code)]
-#![warn(unreachable_pub)]
 
 mod ab;
 pub mod bootstrap;

@@ -12,7 +12,6 @@
 //! let out = run_str(r#"group_by(_.k) { sum(_.v) }"#, "{\"k\":\"a\",\"v\":1}\n{\"k\":\"a\",\"v\":2}\n", Format::Json).unwrap();
 //! assert_eq!(out, "{\"a\":3}\n");
 //! ```
-#![warn(unreachable_pub)]
 
 pub mod agg;
 mod error;

@@ -37,12 +37,12 @@ use ramp_cc::{
     AckFrameSummary, AckedPacket, CcPhase, CongestionEvent, Controller, Metrics, Rate,
     RttEstimator, Time,
 };
-use ramp_quic::choice::CcChoice;
 use ramp_quic::client::{self, GetConfig};
 use ramp_quic::relay::{Relay, RelayConfig};
 use ramp_quic::server::{AckTiming, SendPacing, ServeConfig, ServeOptions, Server};
-use ramp_quic::stats::PathLabels;
-use ramp_quic::tls::{Identity, Trust};
+use ramp_quic::CcChoice;
+use ramp_quic::PathLabels;
+use ramp_quic::{Identity, Trust};
 use ramp_sim::{run_connection, Scenario, TraceSink};
 use ramp_vocab::record_keys as k;
 
@@ -377,7 +377,7 @@ struct Sim {
 }
 
 /// One simulation of `path`; `batching` = Some(seed) turns on ACK batching
-/// at the sender (the real server's measured wake-ups, `ramp_sim::wakeup`)
+/// at the sender (the real server's measured wake-ups, `ramp_sim::WakeupLatency`)
 /// with that seed; `keep_trace` writes its NDJSON trace to the temporary
 /// directory.
 fn sim(
@@ -508,7 +508,7 @@ fn options() -> Result<Options, Box<dyn std::error::Error + Send + Sync>> {
     }
     o.runs = o.runs.max(1);
     if o.ccs.is_empty() {
-        o.ccs = ramp_quic::choice::COMPARED.map(String::from).to_vec();
+        o.ccs = ramp_quic::COMPARED.map(String::from).to_vec();
     }
     Ok(o)
 }

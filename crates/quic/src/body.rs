@@ -7,12 +7,12 @@ use std::sync::OnceLock;
 use bytes::Bytes;
 
 /// Size of each chunk handed to h3.
-pub const CHUNK_BYTES: usize = 64 * 1024;
+pub(crate) const CHUNK_BYTES: usize = 64 * 1024;
 
 /// The pattern's period: byte `i` of every `/bytes/N` body is `i % 251`
 /// (a prime, so chunk and packet boundaries never line up with it and a
 /// misplaced or duplicated range shows).
-pub const PATTERN_PERIOD: u64 = 251;
+pub(crate) const PATTERN_PERIOD: u64 = 251;
 
 /// Byte `offset` of a `/bytes/N` body.
 pub fn pattern_byte(offset: u64) -> u8 {
@@ -23,7 +23,7 @@ pub fn pattern_byte(offset: u64) -> u8 {
 /// plus one period of the pattern. The HTTP/3 send path recognises slices
 /// of it and hands them to quinn without copying
 /// (`crate::h3_tracked`).
-pub fn pattern_buffer() -> &'static Bytes {
+pub(crate) fn pattern_buffer() -> &'static Bytes {
     static BUF: OnceLock<Bytes> = OnceLock::new();
     BUF.get_or_init(|| {
         let n = CHUNK_BYTES + PATTERN_PERIOD as usize;
@@ -33,7 +33,7 @@ pub fn pattern_buffer() -> &'static Bytes {
 
 /// Bytes `offset .. offset + len` of a pattern body (`len` ≤ [`CHUNK_BYTES`]),
 /// sharing one static buffer.
-pub fn pattern_chunk(offset: u64, len: usize) -> Bytes {
+pub(crate) fn pattern_chunk(offset: u64, len: usize) -> Bytes {
     let start = (offset % PATTERN_PERIOD) as usize;
     let len = len.min(CHUNK_BYTES);
     pattern_buffer().slice(start..start + len)
@@ -41,7 +41,7 @@ pub fn pattern_chunk(offset: u64, len: usize) -> Bytes {
 
 /// A response body.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Body {
+pub(crate) enum Body {
     /// `N` pattern bytes.
     Pattern {
         /// Length, bytes.
@@ -58,21 +58,21 @@ pub enum Body {
 
 impl Body {
     /// Content length, bytes.
-    pub fn len(&self) -> u64 {
+    pub(crate) fn len(&self) -> u64 {
         match self {
             Body::Pattern { len } | Body::File { len, .. } => *len,
         }
     }
 
     /// Whether the body is empty.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.len() == 0
     }
 }
 
 /// Why a path does not map to a body.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum NotServed {
+pub(crate) enum NotServed {
     /// No such object (HTTP 404).
     NotFound,
     /// A malformed path or one that leaves the root (HTTP 400).
@@ -98,7 +98,7 @@ fn percent_decoded(path: &str) -> Result<String, NotServed> {
 }
 
 /// Maps a request path to a body.
-pub fn resolve(path: &str, root: Option<&Path>) -> Result<Body, NotServed> {
+pub(crate) fn resolve(path: &str, root: Option<&Path>) -> Result<Body, NotServed> {
     let path = percent_decoded(path.split('?').next().unwrap_or(""))?;
     let path = path.as_str();
     if let Some(n) = path.strip_prefix("/bytes/") {

@@ -5,7 +5,7 @@
 //! `--concurrency C` opens C connections; each carries its share of the
 //! `--n K` requests one after another, so responses on one connection never
 //! overlap (which keeps the server's per-request `ttlb` exact, see
-//! [`crate::probe`]).
+//! `crate::probe`).
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};

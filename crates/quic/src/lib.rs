@@ -1,31 +1,46 @@
-//! ramp-cc inside quinn: HTTP/3 server and client, UDP link emulator.
+//! ramp-cc inside quinn: HTTP/3 and HTTP/2 servers and clients, the UDP
+//! link emulator, and the load generator.
 //!
-//! - [`adapter`]: ramp-cc controllers as quinn congestion controllers.
-//! - [`arrival`]: kernel receive times for the server's ACK processing.
-//! - [`probe`]: what the server learns from a connection's controller.
-//! - [`relay`]: the userspace bottleneck emulator behind `ramp relay`.
-//! - [`server`], [`client`]: `ramp serve` and `ramp get` (with [`body`],
-//!   [`stats`], [`tls`], [`transport`], [`choice`]).
-//! - [`units`]: parsing `20mbit`, `40ms`, `0.5%`.
+//! The public surface is five subsystems, one module each, and the few
+//! types they share, at the root:
+//!
+//! - [`server`], [`client`]: `ramp serve` and `ramp get`, with a ramp-cc
+//!   controller inside quinn ([`CcChoice`] names it; the adapter that
+//!   translates quinn's callbacks, the kernel receive times and the
+//!   controller probe are private);
+//! - [`h2`]: the HTTP/2-over-TLS baseline server (`ramp serve --h2`);
+//! - [`load`]: the load generator behind `ramp load`, over HTTP/3 or HTTP/2;
+//! - [`relay`]: the userspace bottleneck emulator behind `ramp relay`;
+//! - at the root: [`PathLabels`] (what a stats record says about the path),
+//!   [`Identity`] and [`Trust`] (TLS), [`IDLE_TIMEOUT`],
+//!   [`block_until_interrupted`], [`parse_optional_duration`] and
+//!   [`pattern_byte`] (the body every response carries).
 
 #![forbid(unsafe_code)]
-#![warn(unreachable_pub)]
 
-pub mod adapter;
-pub mod arrival;
-pub mod body;
-pub mod choice;
+mod adapter;
+mod arrival;
+mod body;
+mod choice;
 pub mod client;
 pub mod h2;
 mod h3_tracked;
 pub mod load;
-pub mod probe;
+mod probe;
 pub mod relay;
 mod route;
-pub mod runtime;
+mod runtime;
 pub mod server;
-pub mod stats;
-pub mod tls;
-pub mod transport;
-pub mod units;
+mod stats;
+mod tls;
+mod transport;
+mod units;
 mod unreachable;
+
+pub use body::pattern_byte;
+pub use choice::{CcChoice, COMPARED};
+pub use runtime::block_until_interrupted;
+pub use stats::PathLabels;
+pub use tls::{Identity, Trust};
+pub use transport::IDLE_TIMEOUT;
+pub use units::parse_optional_duration;

@@ -11,7 +11,7 @@ use crate::adapter::ShimCounters;
 
 /// The latest state a connection's controller reported.
 #[derive(Clone, Debug, Default)]
-pub struct ProbeSnapshot {
+pub(crate) struct ProbeSnapshot {
     /// The controller's counters at the last ACK frame.
     pub metrics: Metrics,
     /// The shim's RTT estimator at the last ACK frame.
@@ -25,18 +25,18 @@ pub struct ProbeSnapshot {
 /// Shared between one connection's [`crate::adapter::RampController`] and
 /// the server task handling that connection.
 #[derive(Debug, Default)]
-pub struct ConnProbe {
+pub(crate) struct ConnProbe {
     state: Mutex<ProbeSnapshot>,
 }
 
 impl ConnProbe {
     /// A probe with nothing reported yet.
-    pub fn new() -> ConnProbe {
+    pub(crate) fn new() -> ConnProbe {
         ConnProbe::default()
     }
 
     /// Called by the controller at the end of each ACK frame.
-    pub fn on_ack_frame(
+    pub(crate) fn on_ack_frame(
         &self,
         now: Instant,
         in_flight: u64,
@@ -54,7 +54,7 @@ impl ConnProbe {
     }
 
     /// The latest snapshot.
-    pub fn snapshot(&self) -> ProbeSnapshot {
+    pub(crate) fn snapshot(&self) -> ProbeSnapshot {
         self.state.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 }

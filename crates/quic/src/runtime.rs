@@ -5,7 +5,7 @@ use std::time::Duration;
 
 /// A multi-threaded tokio runtime with two workers (the CI machine has two
 /// cores; the relay's timer threads are separate OS threads).
-pub fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
+pub(crate) fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -13,7 +13,7 @@ pub fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
 }
 
 /// Completes on Ctrl-C (SIGINT) or after `limit`, whichever is first.
-pub async fn interrupted_or(limit: Option<Duration>) {
+pub(crate) async fn interrupted_or(limit: Option<Duration>) {
     let ctrl_c = async {
         // If the signal handler cannot be installed, only `limit` ends.
         if tokio::signal::ctrl_c().await.is_err() {

@@ -12,14 +12,14 @@ use serde_json::{Map, Value};
 
 /// Appends records to an NDJSON file, one flushed line per record, so a
 /// record is on disk once [`StatsWriter::write`] returns.
-pub struct StatsWriter {
+pub(crate) struct StatsWriter {
     path: PathBuf,
     file: Mutex<BufWriter<File>>,
 }
 
 impl StatsWriter {
     /// Creates (truncates) `path`.
-    pub fn create(path: &Path) -> io::Result<StatsWriter> {
+    pub(crate) fn create(path: &Path) -> io::Result<StatsWriter> {
         let f = File::create(path)
             .map_err(|e| io::Error::new(e.kind(), format!("stats file {}: {e}", path.display())))?;
         Ok(StatsWriter {
@@ -29,7 +29,7 @@ impl StatsWriter {
     }
 
     /// Writes one record as one line and flushes it.
-    pub fn write(&self, record: &Map<String, Value>) -> io::Result<()> {
+    pub(crate) fn write(&self, record: &Map<String, Value>) -> io::Result<()> {
         let mut line = serde_json::to_vec(record).map_err(io::Error::other)?;
         line.push(b'\n');
         let mut f = self.file.lock().unwrap_or_else(|p| p.into_inner());
@@ -91,11 +91,11 @@ fn ms_f(d: Duration) -> Value {
 }
 
 /// A duration as h2o's integer milliseconds (truncated).
-pub fn ms(d: Duration) -> Value {
+pub(crate) fn ms(d: Duration) -> Value {
     Value::from(u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 /// A duration as integer microseconds.
-pub fn us(d: Duration) -> Value {
+pub(crate) fn us(d: Duration) -> Value {
     Value::from(u64::try_from(d.as_micros()).unwrap_or(u64::MAX))
 }

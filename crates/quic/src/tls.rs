@@ -10,7 +10,7 @@ use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
 use rustls::{DigitallySignedStruct, SignatureScheme};
 
 /// ALPN for HTTP/3 (RFC 9114 §3.1).
-pub const ALPN_H3: &[u8] = b"h3";
+pub(crate) const ALPN_H3: &[u8] = b"h3";
 
 /// A certificate chain and its key.
 pub struct Identity {
@@ -83,7 +83,7 @@ impl Identity {
 /// whole system bundle, `/etc/ssl/certs/ca-certificates.crt`, is about
 /// 220 kB; the cap refuses `/dev/zero` or a wrong file at once instead of
 /// reading it whole.
-pub const MAX_PEM_FILE_BYTES: u64 = 16 << 20;
+pub(crate) const MAX_PEM_FILE_BYTES: u64 = 16 << 20;
 
 /// A PEM file's bytes, at most [`MAX_PEM_FILE_BYTES`].
 fn read_pem(path: &Path) -> Result<Vec<u8>, TlsError> {
@@ -100,7 +100,7 @@ fn provider() -> Arc<rustls::crypto::CryptoProvider> {
 }
 
 /// The server's rustls configuration (TLS 1.3 only, as QUIC requires).
-pub fn server_config(id: Identity) -> Result<rustls::ServerConfig, TlsError> {
+pub(crate) fn server_config(id: Identity) -> Result<rustls::ServerConfig, TlsError> {
     let mut cfg = rustls::ServerConfig::builder_with_provider(provider())
         .with_protocol_versions(&[&rustls::version::TLS13])
         .map_err(|e| TlsError::Config(e.to_string()))?
@@ -122,7 +122,7 @@ pub enum Trust {
 }
 
 /// The client's rustls configuration.
-pub fn client_config(trust: &Trust) -> Result<rustls::ClientConfig, TlsError> {
+pub(crate) fn client_config(trust: &Trust) -> Result<rustls::ClientConfig, TlsError> {
     let builder = rustls::ClientConfig::builder_with_provider(provider())
         .with_protocol_versions(&[&rustls::version::TLS13])
         .map_err(|e| TlsError::Config(e.to_string()))?;

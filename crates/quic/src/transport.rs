@@ -15,7 +15,7 @@ use quinn::{IdleTimeout, MtuDiscoveryConfig, TransportConfig, VarInt};
 use crate::adapter::RampFactory;
 
 /// UDP payload size used on every path (RFC 9000 §14.1 minimum).
-pub const DATAGRAM_BYTES: u16 = 1200;
+pub(crate) const DATAGRAM_BYTES: u16 = 1200;
 
 /// The largest UDP payload path MTU discovery searches up to: 6550 bytes,
 /// the largest datagram a full GSO batch of quinn 0.11 still carries.
@@ -27,7 +27,7 @@ pub const DATAGRAM_BYTES: u16 = 1200;
 /// carries (RFC 8899 §5.1.2: up to the local interface's MTU): 1472 on an
 /// Ethernet path, the bound itself on loopback, where kernel TCP also runs
 /// with 64 KB segments.
-pub const PMTUD_UPPER_BOUND: u16 = 6550;
+pub(crate) const PMTUD_UPPER_BOUND: u16 = 6550;
 
 /// Receive windows: 1 GiB, far above any emulated BDP.
 const RECEIVE_WINDOW_BYTES: u32 = 1 << 30;
@@ -38,7 +38,10 @@ pub const IDLE_TIMEOUT: Duration = Duration::from_secs(10);
 /// A transport configuration with `factory` as its congestion controller
 /// (`None`: quinn's default CUBIC, for the client side which only sends
 /// requests and ACKs).
-pub fn transport_config(factory: Option<Arc<RampFactory>>, idle: Duration) -> TransportConfig {
+pub(crate) fn transport_config(
+    factory: Option<Arc<RampFactory>>,
+    idle: Duration,
+) -> TransportConfig {
     let mut t = TransportConfig::default();
     t.stream_receive_window(VarInt::from_u32(RECEIVE_WINDOW_BYTES))
         .receive_window(VarInt::from_u32(RECEIVE_WINDOW_BYTES))
@@ -56,7 +59,7 @@ pub fn transport_config(factory: Option<Arc<RampFactory>>, idle: Duration) -> Tr
 
 /// quinn's path MTU discovery (DPLPMTUD, RFC 8899) searching up to
 /// [`PMTUD_UPPER_BOUND`].
-pub fn path_mtu_discovery() -> MtuDiscoveryConfig {
+pub(crate) fn path_mtu_discovery() -> MtuDiscoveryConfig {
     let mut m = MtuDiscoveryConfig::default();
     m.upper_bound(PMTUD_UPPER_BOUND);
     m

@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use ramp_quic::stats::PathLabels;
+use ramp_quic::PathLabels;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bytes_download_is_verified_and_recorded() {

@@ -15,10 +15,10 @@ use std::time::Duration;
 
 use common::*;
 use ramp_cc::Rate;
-use ramp_quic::choice::COMPARED as CONTROLLERS;
+use ramp_link::Aqm;
 use ramp_quic::relay::{Relay, RelayConfig};
-use ramp_quic::stats::PathLabels;
-use ramp_sim::link::Aqm;
+use ramp_quic::PathLabels;
+use ramp_quic::COMPARED as CONTROLLERS;
 use ramp_sim::{run_connection, Scenario, TraceSink};
 
 const SIZE: u64 = 2_000_000;

@@ -10,7 +10,7 @@ use std::time::Duration;
 use common::*;
 use ramp_cc::Rate;
 use ramp_quic::relay::{Relay, RelayConfig};
-use ramp_quic::stats::PathLabels;
+use ramp_quic::PathLabels;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn server_survives_garbage_datagrams() {

@@ -15,7 +15,6 @@
 //! command reaches only the outer end of its link (and of the links of
 //! any shells it is nested in): nothing is forwarded or translated to
 //! any other network. See docs/shell.md.
-#![warn(unreachable_pub)]
 
 mod addr;
 mod error;

@@ -20,17 +20,17 @@
 
 /// Chrome's per-stream receive window, bytes
 /// (`kQuicStreamMaxRecvWindowSize`, net/quic/quic_context.cc).
-pub const CHROME_STREAM_WINDOW: u64 = 6 * 1024 * 1024;
+pub(crate) const CHROME_STREAM_WINDOW: u64 = 6 * 1024 * 1024;
 /// Chrome's per-connection receive window, bytes
 /// (`kQuicSessionMaxRecvWindowSize`, net/quic/quic_context.cc).
-pub const CHROME_CONNECTION_WINDOW: u64 = 15 * 1024 * 1024;
+pub(crate) const CHROME_CONNECTION_WINDOW: u64 = 15 * 1024 * 1024;
 
 /// Smallest window a scenario may give: one full packet's stream data, so
 /// a transfer always makes progress.
-pub const MIN_WINDOW: u64 = 1200;
+pub(crate) const MIN_WINDOW: u64 = 1200;
 /// Largest window a scenario may give (1 GiB): far above any path's
 /// bandwidth-delay product in the simulator.
-pub const MAX_WINDOW: u64 = 1 << 30;
+pub(crate) const MAX_WINDOW: u64 = 1 << 30;
 
 /// The client's receive windows, bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,7 +57,7 @@ impl FlowWindows {
 
 /// The client's side: the limits it advertised and when to raise them.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ReceiveWindows {
+pub(crate) struct ReceiveWindows {
     windows: FlowWindows,
     /// Advertised MAX_STREAM_DATA (the response stream's limit).
     stream_limit: u64,
@@ -71,7 +71,7 @@ impl ReceiveWindows {
     /// Limits as advertised in the transport parameters
     /// (`initial_max_stream_data_bidi_local`, `initial_max_data`; RFC 9000
     /// §18.2).
-    pub fn new(windows: FlowWindows) -> ReceiveWindows {
+    pub(crate) fn new(windows: FlowWindows) -> ReceiveWindows {
         ReceiveWindows {
             windows,
             stream_limit: windows.stream,
@@ -84,7 +84,7 @@ impl ReceiveWindows {
     /// hence of the connection). Returns the new limits to advertise
     /// (MAX_STREAM_DATA, MAX_DATA) when either falls below half its window
     /// open, as quiche's `QuicFlowController::MaybeSendWindowUpdate` does.
-    pub fn on_consumed(&mut self, consumed: u64) -> Option<(u64, u64)> {
+    pub(crate) fn on_consumed(&mut self, consumed: u64) -> Option<(u64, u64)> {
         let mut changed = false;
         if self.stream_limit.saturating_sub(consumed) < self.windows.stream / 2 {
             self.stream_limit = consumed + self.windows.stream;

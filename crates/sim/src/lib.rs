@@ -17,28 +17,25 @@
 //! ```
 
 #![forbid(unsafe_code)]
-#![warn(unreachable_pub)]
 
-pub mod bench;
-pub mod client;
+mod bench;
+mod client;
 mod engine;
-pub mod fairness;
+mod fairness;
 pub mod fleet;
-pub mod flow_control;
-/// The link model, shared with `ramp relay` (the `ramp-link` crate).
-pub use ramp_link as link;
-pub mod page;
-pub mod parallel;
+mod flow_control;
+mod page;
+mod parallel;
 mod path;
-pub mod receiver;
+mod receiver;
 mod record;
-pub mod resumption;
+mod resumption;
 pub mod scenario;
 mod server;
 pub mod trace;
 mod units;
-pub mod wakeup;
-pub mod web;
+mod wakeup;
+mod web;
 
 use core::fmt;
 
@@ -46,10 +43,30 @@ use ramp_cc::config::{CcConfig, InitialWindow};
 use ramp_cc::spec::ControllerSpec;
 use ramp_vocab::rng::Rng;
 
+// The public surface: three subsystems as modules (fleet experiments,
+// scenarios, traces) and, at the root, what a caller of the simulator
+// names. Everything else is private.
+pub use bench::{run as run_bench, BenchResult};
 pub use engine::{simulate, FlowSetup, SimOutput};
+pub use fairness::jain_index;
+pub use flow_control::FlowWindows;
+pub use parallel::map_ordered;
+pub use receiver::AckPolicy;
 pub use record::Record;
+pub use resumption::{server_initial_rtt, Resumption};
 pub use scenario::{Scenario, ScenarioError};
 pub use trace::TraceSink;
+pub use wakeup::WakeupLatency;
+pub use web::{HttpModel, WebConfig};
+
+/// Internals that sim's own integration tests drive directly (a client's
+/// request schedule, a page's objects). Not part of the API: no other
+/// crate may use them.
+#[doc(hidden)]
+pub mod internals {
+    pub use crate::client::Client;
+    pub use crate::page::{Object, Requests, Trigger};
+}
 
 /// A simulation that could not run.
 #[derive(Clone, Debug, PartialEq, Eq)]

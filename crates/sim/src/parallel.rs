@@ -35,7 +35,7 @@ struct Gate {
 /// for each result in index order. Stops at the first sink error and
 /// returns it; jobs not yet handed over are dropped. Otherwise returns how
 /// many results were handed over: `jobs`, unless a worker died.
-pub fn run_ordered<R, E, W, S>(
+pub(crate) fn run_ordered<R, E, W, S>(
     jobs: u64,
     threads: usize,
     window: u64,
@@ -119,7 +119,7 @@ where
     })
 }
 
-/// [`run_ordered`] collecting every result, in index order (fewer than
+/// `run_ordered` collecting every result, in index order (fewer than
 /// `jobs` only if a worker died).
 pub fn map_ordered<R, W>(jobs: u64, threads: usize, work: W) -> Vec<R>
 where

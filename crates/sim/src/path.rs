@@ -9,9 +9,9 @@ use core::time::Duration;
 
 use ramp_cc::Time;
 
-use crate::link::{AckAggregation, Delivery, Link, Offer, Packet};
 use crate::scenario::PathConfig;
 use crate::server::Datagram;
+use ramp_link::{AckAggregation, Delivery, Link, Offer, Packet};
 
 /// What the forward link carries: a datagram and its flow's index.
 pub(crate) type Carried = (u32, Datagram);

@@ -12,17 +12,17 @@ use ramp_cc::Time;
 
 /// Google quiche `kMinReceivedBeforeAckDecimation`: ack every 2 packets for
 /// the first 100 packets received.
-pub const CHROME_PACKETS_BEFORE_DECIMATION: u64 = 100;
+pub(crate) const CHROME_PACKETS_BEFORE_DECIMATION: u64 = 100;
 /// Google quiche `kMaxRetransmittablePacketsBeforeAck`: then every 10.
-pub const CHROME_DECIMATED_PACKETS: u64 = 10;
+pub(crate) const CHROME_DECIMATED_PACKETS: u64 = 10;
 /// RFC 9000 §13.2.2: acknowledge at least every second ack-eliciting packet.
-pub const RFC9000_PACKET_TOLERANCE: u64 = 2;
+pub(crate) const RFC9000_PACKET_TOLERANCE: u64 = 2;
 /// The most ACK ranges a frame carries (quicly and quinn keep a bounded
 /// set; 32 is plenty for the loss patterns simulated here).
-pub const MAX_ACK_RANGES: usize = 32;
+pub(crate) const MAX_ACK_RANGES: usize = 32;
 /// RFC 9000 §18.2 default `ack_delay_exponent`: ACK delays travel in units
 /// of 8 µs, so the sender sees them truncated to that.
-pub const ACK_DELAY_UNIT_NS: u64 = 8_000;
+pub(crate) const ACK_DELAY_UNIT_NS: u64 = 8_000;
 
 /// When the receiver sends ACKs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -87,7 +87,7 @@ impl fmt::Display for AckPolicy {
 
 /// What the receiver wants after a packet arrived.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AckAction {
+pub(crate) enum AckAction {
     /// Send an ACK now.
     Now,
     /// Make sure an ACK goes out by this time.
@@ -98,7 +98,7 @@ pub enum AckAction {
 
 /// Received packet numbers of one space, and the ACK-sending state.
 #[derive(Clone, Debug)]
-pub struct AckState {
+pub(crate) struct AckState {
     policy: AckPolicy,
     max_ack_delay: Duration,
     /// Disjoint received ranges, ascending by packet number.
@@ -112,7 +112,7 @@ pub struct AckState {
 
 impl AckState {
     /// An empty state. `ecn` says whether frames carry ECN counts.
-    pub fn new(policy: AckPolicy, max_ack_delay: Duration, ecn: bool) -> AckState {
+    pub(crate) fn new(policy: AckPolicy, max_ack_delay: Duration, ecn: bool) -> AckState {
         AckState {
             policy,
             max_ack_delay,
@@ -126,14 +126,14 @@ impl AckState {
     }
 
     /// The ACK deadline, if an ACK is pending.
-    pub fn deadline(&self) -> Option<Time> {
+    pub(crate) fn deadline(&self) -> Option<Time> {
         self.ack_deadline
     }
 
     /// Records packet `pn` arriving at `now`. Returns whether it was new
     /// (duplicates are ignored) and what to do about ACKs. `min_rtt` is the
     /// receiver's RTT estimate (Chrome's decimated delay uses it).
-    pub fn on_packet(
+    pub(crate) fn on_packet(
         &mut self,
         now: Time,
         pn: u64,
@@ -248,7 +248,7 @@ impl AckState {
     /// Fills `frame` with an ACK for everything received (newest
     /// `MAX_ACK_RANGES` ranges) and resets the ACK-sending state. Returns
     /// false if nothing was received yet.
-    pub fn write_ack(&mut self, now: Time, frame: &mut AckFrame) -> bool {
+    pub(crate) fn write_ack(&mut self, now: Time, frame: &mut AckFrame) -> bool {
         frame.ranges.clear();
         if self.ranges.is_empty() {
             return false;
@@ -266,11 +266,6 @@ impl AckState {
         self.unacked_eliciting = 0;
         self.ack_deadline = None;
         true
-    }
-
-    /// Packets received so far (duplicates excluded).
-    pub fn received(&self) -> u64 {
-        self.received
     }
 }
 

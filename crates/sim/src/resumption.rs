@@ -57,15 +57,15 @@ use core::time::Duration;
 /// quiche's floor on an initial RTT a client suggests,
 /// `kMinUntrustedInitialRoundTripTimeUs` (10 ms; quic_constants.h at
 /// google/quiche f44fa9f3).
-pub const MIN_UNTRUSTED_INITIAL_RTT: Duration = Duration::from_millis(10);
+pub(crate) const MIN_UNTRUSTED_INITIAL_RTT: Duration = Duration::from_millis(10);
 
 /// quiche's ceiling on any initial RTT, `kMaxInitialRoundTripTimeUs`
 /// ("Don't allow a client to suggest an RTT longer than 1 second").
-pub const MAX_INITIAL_RTT: Duration = Duration::from_secs(1);
+pub(crate) const MAX_INITIAL_RTT: Duration = Duration::from_secs(1);
 
 /// The initial RTT a server takes from a client's hint: quiche's
 /// `SetInitialRtt(hint, /*trusted=*/false)`, the hint clamped to
-/// [[`MIN_UNTRUSTED_INITIAL_RTT`], [`MAX_INITIAL_RTT`]].
+/// [`MIN_UNTRUSTED_INITIAL_RTT`, `MAX_INITIAL_RTT`].
 pub fn server_initial_rtt(hint: Duration) -> Duration {
     hint.clamp(MIN_UNTRUSTED_INITIAL_RTT, MAX_INITIAL_RTT)
 }
@@ -86,7 +86,7 @@ pub enum Resumption {
 
 /// The client's Handshake packet carrying only its Finished: long header
 /// (about 50 B), TLS Finished (36 B with a 32-byte hash), AEAD tag (16 B).
-pub const CLIENT_FINISHED_BYTES: u64 = 100;
+pub(crate) const CLIENT_FINISHED_BYTES: u64 = 100;
 
 impl Resumption {
     /// Whether the request leaves with the client's first flight.

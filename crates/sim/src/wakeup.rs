@@ -59,7 +59,7 @@ const REAL_MODE_QUIET_US: [(f64, u64); 14] = [
 ];
 
 /// The longest latency a table may give.
-pub const MAX_WAKEUP_LATENCY: Duration = Duration::from_secs(1);
+pub(crate) const MAX_WAKEUP_LATENCY: Duration = Duration::from_secs(1);
 
 impl WakeupLatency {
     /// ramp's real-mode server on the 2-core VM (see the table's comment).
@@ -74,7 +74,7 @@ impl WakeupLatency {
 
     /// A table of quantile points; checked: at least two points, p from
     /// exactly 0 to exactly 1 and rising, latencies non-decreasing and at
-    /// most [`MAX_WAKEUP_LATENCY`].
+    /// most `MAX_WAKEUP_LATENCY`.
     pub fn new(points: Vec<(f64, Duration)>) -> Result<WakeupLatency, String> {
         let (Some(first), Some(last)) = (points.first(), points.last()) else {
             return Err("give at least two quantile points".into());

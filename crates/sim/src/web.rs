@@ -155,7 +155,7 @@ pub struct Page {
 /// Chromium closes a QUIC connection idle for 30 s
 /// (`kIdleConnectionTimeout`, net/quic/quic_context.h): a later page finds
 /// no warm connection.
-pub const IDLE_TIMEOUT: Duration = Duration::from_secs(30);
+pub(crate) const IDLE_TIMEOUT: Duration = Duration::from_secs(30);
 
 impl HttpModel {
     /// Draws one page (main size, parsing time, embedded count and sizes,
@@ -179,7 +179,7 @@ impl HttpModel {
     /// The requests of one connection under test, drawn from `seed`: one
     /// page, or, `warm`, a page and then, one reading time later, the
     /// measured page on the same (warm) connection. The reading time is
-    /// drawn below [`IDLE_TIMEOUT`] (the model's exponential conditioned
+    /// drawn below `IDLE_TIMEOUT` (the model's exponential conditioned
     /// on the connection still being open).
     pub fn requests(&self, seed: u64, warm: bool) -> crate::page::Requests {
         use crate::page::{Object, Trigger};

@@ -18,7 +18,6 @@
 //! - [`best_effort`]: stderr notices that never panic ([`note!`]).
 
 #![forbid(unsafe_code)]
-#![warn(unreachable_pub)]
 
 pub mod atomic_file;
 pub mod best_effort;

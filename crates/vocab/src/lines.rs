@@ -27,7 +27,7 @@ pub struct LineTooLong {
 
 impl fmt::Display for LineTooLong {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.max >= 1 << 20 && self.max % (1 << 20) == 0 {
+        if self.max >= 1 << 20 && self.max.is_multiple_of(1 << 20) {
             write!(f, "line longer than the maximum of {} MiB", self.max >> 20)
         } else {
             write!(f, "line longer than the maximum of {} bytes", self.max)

@@ -167,7 +167,7 @@ fn lossy_transfer(name: &str, order: EventOrder) -> (Vec<u64>, RecoveryStats) {
                 _ => recv.insert(0, (pn, pn)),
             }
             recv.truncate(8);
-            if received % 2 == 0 {
+            if received.is_multiple_of(2) {
                 c.ack(now, &recv.clone());
             }
         }

@@ -46,7 +46,7 @@ fn bench_sim(seconds: f64, scenario: &str, cc: &str) -> anyhow::Result<()> {
     sc.size_bytes = 3_000_000;
     let specs = ramp_cc::spec::parse_list(cc).map_err(|e| anyhow::anyhow!("--cc: {e}"))?;
     let budget = Duration::from_secs_f64(seconds);
-    let r = ramp_sim::bench::run(&sc, &specs, budget)?;
+    let r = ramp_sim::run_bench(&sc, &specs, budget)?;
     println!(
         "ramp bench sim: scenario {}, {} bytes, cc {cc}, 1 thread",
         sc.name, sc.size_bytes

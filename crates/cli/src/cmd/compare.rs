@@ -221,7 +221,7 @@ fn run_arms(
     traces: Option<&TraceDir>,
     progress: &Progress,
 ) -> anyhow::Result<Vec<Record>> {
-    let results = ramp_sim::parallel::map_ordered(arms.len() as u64, 0, |i| {
+    let results = ramp_sim::map_ordered(arms.len() as u64, 0, |i| {
         let i = i as usize;
         let delivered = progress.delivered.as_ref().map(|d| d[i].clone());
         let r = run_arm(scenario, &arms[i], i, seed, traces, delivered);

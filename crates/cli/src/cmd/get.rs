@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use ramp_quic::client::{get_blocking, Distribution, GetConfig, GetResult};
-use ramp_quic::tls::Trust;
+use ramp_quic::Trust;
 
 /// Arguments of `ramp get`.
 ///

@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use anyhow::Context;
 use ramp_quic::load::{self, LoadConfig, Progress, Protocol, Summary};
-use ramp_quic::tls::Trust;
-use ramp_quic::units::parse_optional_duration;
+use ramp_quic::parse_optional_duration;
+use ramp_quic::Trust;
 use ramp_vocab::units::parse_duration;
 
 /// Arguments of `ramp load`.
@@ -212,7 +212,7 @@ fn spawn_bar(
 /// failed to bind. It stops with the process, or after `limit`.
 pub fn start_h2_server(
     listen: std::net::SocketAddr,
-    identity: &ramp_quic::tls::Identity,
+    identity: &ramp_quic::Identity,
     root: Option<PathBuf>,
     tcp_cc: Option<String>,
     limit: Option<Duration>,

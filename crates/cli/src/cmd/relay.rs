@@ -6,9 +6,9 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use ramp_link::DeliveryTrace;
+use ramp_quic::block_until_interrupted;
+use ramp_quic::parse_optional_duration;
 use ramp_quic::relay::{Relay, RelayConfig};
-use ramp_quic::runtime::block_until_interrupted;
-use ramp_quic::units::parse_optional_duration;
 
 use crate::link_elements::LinkElementFlags;
 use crate::path_flags::PathFlags;

@@ -4,11 +4,11 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use anyhow::Context;
-use ramp_quic::choice::CcChoice;
+use ramp_quic::parse_optional_duration;
 use ramp_quic::server::{serve_blocking_with, ServeConfig, ServeOptions};
-use ramp_quic::stats::PathLabels;
-use ramp_quic::tls::Identity;
-use ramp_quic::units::parse_optional_duration;
+use ramp_quic::CcChoice;
+use ramp_quic::Identity;
+use ramp_quic::PathLabels;
 use ramp_vocab::units::{parse_loss, parse_rate};
 
 /// Arguments of `ramp serve`.
@@ -181,7 +181,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         root: args.root,
         stats: args.stats,
         labels,
-        idle_timeout: ramp_quic::transport::IDLE_TIMEOUT,
+        idle_timeout: ramp_quic::IDLE_TIMEOUT,
     };
     let opts = ServeOptions {
         datagram_bytes: args.datagram_bytes,

@@ -88,7 +88,7 @@ pub fn scenario_from(args: &Args) -> anyhow::Result<Scenario> {
     }
     if let Some(a) = &args.ack_policy {
         sc.endpoint.ack_policy =
-            ramp_sim::receiver::AckPolicy::parse(a).map_err(|e| flag("ack-policy", &e))?;
+            ramp_sim::AckPolicy::parse(a).map_err(|e| flag("ack-policy", &e))?;
     }
     if let Some(iw) = args.iw {
         sc.endpoint.set_initial_window(iw);
@@ -271,7 +271,7 @@ fn print_sharing(sc: &Scenario, all: &[Record]) {
     if bulk > 1 {
         println!(
             "  Jain's index over the bulk flows' goodput: {:.3}",
-            ramp_sim::fairness::jain_index(&goodputs)
+            ramp_sim::jain_index(&goodputs)
         );
     }
     let web = &all[bulk.min(all.len())..];

@@ -14,9 +14,9 @@
 use super::{Row, SIZE};
 
 /// The paths checked.
-pub const PATHS: [&str; 2] = ["100m-30ms", "20m-40ms"];
+pub(crate) const PATHS: [&str; 2] = ["100m-30ms", "20m-40ms"];
 /// Real downloads per controller and path (the median is compared).
-pub const RUNS: usize = 5;
+pub(crate) const RUNS: usize = 5;
 
 /// The TTLB bound of a path, as a fraction.
 fn ttlb_bound(path: &str) -> Option<f64> {
@@ -69,7 +69,7 @@ fn growth_in_3x_phase(real: &[u64], sim: &[u64]) -> Vec<f64> {
 }
 
 /// Prints the checks; returns how many required ones failed.
-pub fn report(rows: &[Row]) -> usize {
+pub(crate) fn report(rows: &[Row]) -> usize {
     println!(
         "Fidelity checks ({} MB downloads, real median of the runs against the simulator):",
         SIZE / 1_000_000

@@ -71,24 +71,24 @@ use super::quicly_gate::QuiclyGate;
 /// `window()`'s answer when a datagram may leave now: above quinn-proto's
 /// `u32::MAX` bound, beyond which its own pacer does not delay, and far
 /// above any bytes in flight.
-pub const OPEN_WINDOW: u64 = 1 << 62;
+pub(crate) const OPEN_WINDOW: u64 = 1 << 62;
 
 /// `window()`'s answer when no datagram may leave: every `in_flight +
 /// datagram` reaches it.
-pub const CLOSED_WINDOW: u64 = 1;
+pub(crate) const CLOSED_WINDOW: u64 = 1;
 
 /// How late a wake-up may come and still make up for the time lost: 1 ms,
 /// the alarm granularity of Chromium's QUIC pacing sender (and the span
 /// of BBR's send quantum, draft-ietf-ccwg-bbr §5.6.3). Later than that,
 /// the connection is treated as having idled.
-pub const WAKE_SLACK: Duration = Duration::from_millis(1);
+pub(crate) const WAKE_SLACK: Duration = Duration::from_millis(1);
 
 /// `paced_until` when the gate is not waiting for the pacer.
 const NOT_PACED: u64 = u64::MAX;
 
 /// What the gate says about the next datagram.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Verdict {
+pub(crate) enum Verdict {
     /// It may leave now.
     Open,
     /// The controller's window is full: an ACK will reopen it.
@@ -99,7 +99,7 @@ pub enum Verdict {
 
 /// The leaky bucket behind `window()`, at the controller's rate.
 #[derive(Debug)]
-pub struct PacingGate {
+pub(crate) struct PacingGate {
     pacer: Pacer,
     rate: Option<Rate>,
     /// The datagram size the gate charges for each grant, bytes.
@@ -122,7 +122,7 @@ pub struct PacingGate {
 impl PacingGate {
     /// A gate with no credit beyond its first datagram, for datagrams of
     /// `max_datagram_size` bytes.
-    pub fn new(max_datagram_size: u64) -> PacingGate {
+    pub(crate) fn new(max_datagram_size: u64) -> PacingGate {
         PacingGate {
             pacer: Pacer::new(PacerConfig {
                 initial_burst_packets: 1,
@@ -141,21 +141,17 @@ impl PacingGate {
     /// A gate run by quicly's pacer ([`super::quicly_gate`]), as the
     /// simulator's `pacer=quicly`, for datagrams of `max_datagram_size`
     /// bytes (quicly's pacer counts its bursts in them).
-    pub fn quicly(max_datagram_size: u64) -> PacingGate {
+    pub(crate) fn quicly(max_datagram_size: u64) -> PacingGate {
         PacingGate {
             quicly: Some(QuiclyGate::new()),
             ..PacingGate::new(max_datagram_size)
         }
     }
 
-    /// quicly's pacer, when the gate runs it.
-    pub fn quicly_gate(&self) -> Option<&QuiclyGate> {
-        self.quicly.as_ref()
-    }
-
     /// Which pacer model the gate runs: `leaky-bucket` or `quicly`
-    /// ([`ramp_cc::PacerKind::as_str`]'s names).
-    pub fn model_name(&self) -> &'static str {
+    /// (`ramp_cc::PacerKind::as_str`'s names).
+    #[cfg(test)]
+    pub(crate) fn model_name(&self) -> &'static str {
         if self.quicly.is_some() {
             "quicly"
         } else {
@@ -163,20 +159,26 @@ impl PacingGate {
         }
     }
 
+    /// quicly's pacer, when the gate runs it.
+    #[cfg(test)]
+    pub(crate) fn quicly_gate(&self) -> Option<&QuiclyGate> {
+        self.quicly.as_ref()
+    }
+
     /// The controller's current pacing rate; `None` leaves the gate
     /// without a rate (the caller then lets quinn pace).
-    pub fn set_rate(&mut self, rate: Option<Rate>) {
+    pub(crate) fn set_rate(&mut self, rate: Option<Rate>) {
         self.rate = rate;
     }
 
     /// The rate the gate paces at.
-    pub fn rate(&self) -> Option<Rate> {
+    pub(crate) fn rate(&self) -> Option<Rate> {
         self.rate
     }
 
     /// The path's datagram size changed (PMTUD): grants are charged at
     /// the new size.
-    pub fn set_datagram_size(&mut self, bytes: u64) {
+    pub(crate) fn set_datagram_size(&mut self, bytes: u64) {
         self.datagram = bytes;
     }
 
@@ -185,7 +187,7 @@ impl PacingGate {
     /// outstanding under a window of `window` bytes? quinn asks twice per
     /// datagram (its congestion check, then for its own pacer's `delay`
     /// argument); a grant answers both, and counts once.
-    pub fn ask(&self, now: Time, in_flight: u64, window: u64) -> Verdict {
+    pub(crate) fn ask(&self, now: Time, in_flight: u64, window: u64) -> Verdict {
         if self.second_ask.swap(false, Ordering::Relaxed) {
             return Verdict::Open;
         }
@@ -202,7 +204,7 @@ impl PacingGate {
     /// outside its send pass, so a grant still open then was a question
     /// from elsewhere (`Connection::stats` reads the window too) or a
     /// datagram quinn dropped from the end of its batch.
-    pub fn end_pass(&self) {
+    pub(crate) fn end_pass(&self) {
         self.granted.store(0, Ordering::Relaxed);
         self.second_ask.store(false, Ordering::Relaxed);
         if let Some(q) = &self.quicly {
@@ -218,7 +220,7 @@ impl PacingGate {
     /// simulator charges each packet of a burst when it leaves. (A quicly
     /// gate charges each grant as it makes it, so an `Open` verdict there
     /// is a grant.)
-    pub fn verdict_after(
+    pub(crate) fn verdict_after(
         &self,
         now: Time,
         granted: u64,
@@ -262,7 +264,8 @@ impl PacingGate {
 
     /// May a datagram of `datagram` bytes leave at `now`, nothing granted
     /// and unreported ([`PacingGate::verdict_after`] with no grants)?
-    pub fn verdict(&self, now: Time, in_flight: u64, window: u64, datagram: u64) -> Verdict {
+    #[cfg(test)]
+    pub(crate) fn verdict(&self, now: Time, in_flight: u64, window: u64, datagram: u64) -> Verdict {
         self.verdict_after(now, 0, in_flight, window, datagram)
     }
 
@@ -284,7 +287,7 @@ impl PacingGate {
     /// quinn sent `bytes` at `now` (one datagram, or a GSO batch of
     /// several): the pacer is charged the true bytes and the grants that
     /// stood for them are cleared.
-    pub fn on_sent(&mut self, now: Time, bytes: u64) {
+    pub(crate) fn on_sent(&mut self, now: Time, bytes: u64) {
         if let Some(q) = &self.quicly {
             q.on_sent(bytes);
             self.granted.store(0, Ordering::Relaxed);

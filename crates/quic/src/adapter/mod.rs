@@ -70,19 +70,19 @@ use std::time::{Duration, Instant};
 use quinn_proto::congestion::{Controller, ControllerFactory, ControllerMetrics};
 use ramp_cc::quinn_order::RfcOrder;
 use ramp_cc::{
-    AckFrameSummary, AckedPacket, CongestionEvent, CongestionSignal, EventOrder, Metrics, Rate,
+    AckFrameSummary, AckedPacket, CongestionEvent, CongestionSignal, EventOrder, Rate,
     RttEstimator, Time,
 };
 
 use crate::arrival::{AckClock, ArrivalLog};
 use crate::probe::ConnProbe;
 
-pub mod gate;
-pub mod quicly_gate;
-pub mod wake;
+pub(crate) mod gate;
+pub(crate) mod quicly_gate;
+pub(crate) mod wake;
 
 use gate::{PacingGate, Verdict, CLOSED_WINDOW, OPEN_WINDOW};
-pub use wake::ConnWake;
+pub(crate) use wake::ConnWake;
 
 /// RFC 9000 §18.2 default `max_ack_delay` (25 ms): the bound the shim's RTT
 /// estimator uses; quinn does not tell controllers the peer's value.
@@ -94,10 +94,10 @@ const BATCH_MEMORY: Duration = Duration::from_secs(10);
 
 /// Builds a ramp-cc controller for a connection, given the path MTU (bytes)
 /// quinn starts with.
-pub type BuildController = dyn Fn(u16) -> Box<dyn ramp_cc::Controller> + Send + Sync;
+pub(crate) type BuildController = dyn Fn(u16) -> Box<dyn ramp_cc::Controller> + Send + Sync;
 
 /// A quinn [`ControllerFactory`] that wraps ramp-cc controllers.
-pub struct RampFactory {
+pub(crate) struct RampFactory {
     build: Arc<BuildController>,
     probe: Option<Arc<ConnProbe>>,
     wake: Option<Arc<ConnWake>>,
@@ -108,7 +108,8 @@ pub struct RampFactory {
 
 impl RampFactory {
     /// A factory calling `build` for each new connection.
-    pub fn new(build: Arc<BuildController>) -> RampFactory {
+    #[cfg(test)]
+    pub(crate) fn new(build: Arc<BuildController>) -> RampFactory {
         RampFactory {
             build,
             probe: None,
@@ -120,7 +121,7 @@ impl RampFactory {
 
     /// A factory for one connection whose controller reports to `probe`
     /// (the end-of-transfer detection and counters of `ramp serve`).
-    pub fn with_probe(build: Arc<BuildController>, probe: Arc<ConnProbe>) -> RampFactory {
+    pub(crate) fn with_probe(build: Arc<BuildController>, probe: Arc<ConnProbe>) -> RampFactory {
         RampFactory {
             build,
             probe: Some(probe),
@@ -134,7 +135,7 @@ impl RampFactory {
     /// `wake` is attached to the established connection (until then, and
     /// if it never is, quinn paces). Segmentation offload may stay on: the
     /// gate charges each datagram of a batch ([`gate`]).
-    pub fn paced_by_controller(mut self, wake: Arc<ConnWake>) -> RampFactory {
+    pub(crate) fn paced_by_controller(mut self, wake: Arc<ConnWake>) -> RampFactory {
         self.wake = Some(wake);
         self
     }
@@ -142,14 +143,14 @@ impl RampFactory {
     /// With [`RampFactory::paced_by_controller`]: the gate runs the
     /// simulator's model of quicly's pacer ([`quicly_gate`]) instead of the
     /// leaky bucket, as an arm with `pacer=quicly` asks.
-    pub fn with_quicly_pacer(mut self) -> RampFactory {
+    pub(crate) fn with_quicly_pacer(mut self) -> RampFactory {
         self.quicly_pacer = true;
         self
     }
 
     /// ACK frames are timed by their datagrams' kernel arrival, read from
     /// `log` (the server socket's, [`crate::arrival::bind`]).
-    pub fn with_arrivals(mut self, log: Arc<ArrivalLog>) -> RampFactory {
+    pub(crate) fn with_arrivals(mut self, log: Arc<ArrivalLog>) -> RampFactory {
         self.arrivals = Some(log);
         self
     }
@@ -178,7 +179,7 @@ impl ControllerFactory for RampFactory {
 
 /// Counters the shim keeps beside the controller (h2o's `num-packets.*`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ShimCounters {
+pub(crate) struct ShimCounters {
     /// Ack-eliciting packets newly acknowledged.
     pub packets_acked: u64,
     /// Their bytes.
@@ -221,7 +222,7 @@ struct Gate {
 }
 
 /// A quinn [`Controller`] running a ramp-cc controller.
-pub struct RampController {
+pub(crate) struct RampController {
     /// The ramp-cc controller (`Send + Sync`, as quinn requires).
     inner: Box<dyn ramp_cc::Controller>,
     /// `window()` and `metrics()` take `&self`: cached after each call.
@@ -250,7 +251,7 @@ pub struct RampController {
 
 impl RampController {
     /// Wraps `inner`; `base` is the epoch of the controller's [`Time`].
-    pub fn new(
+    pub(crate) fn new(
         inner: Box<dyn ramp_cc::Controller>,
         base: Instant,
         probe: Option<Arc<ConnProbe>>,
@@ -282,23 +283,21 @@ impl RampController {
         c
     }
 
-    /// The wrapped controller.
-    pub fn controller(&mut self) -> &dyn ramp_cc::Controller {
-        &**self.inner_mut()
-    }
-
     /// The controller's counters.
-    pub fn cc_metrics(&mut self) -> Metrics {
+    #[cfg(test)]
+    pub(crate) fn cc_metrics(&mut self) -> ramp_cc::Metrics {
         self.inner_mut().metrics()
     }
 
     /// The shim's own RTT estimator (samples not adjusted for ack delay).
-    pub fn rtt(&self) -> &RttEstimator {
+    #[cfg(test)]
+    pub(crate) fn rtt(&self) -> &RttEstimator {
         &self.rtt
     }
 
     /// The shim's counters.
-    pub fn counters(&self) -> ShimCounters {
+    #[cfg(test)]
+    pub(crate) fn counters(&self) -> ShimCounters {
         self.counters
     }
 

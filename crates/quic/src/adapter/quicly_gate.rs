@@ -46,7 +46,7 @@ struct State {
 
 /// quicly's pacer, asked as quinn asks `window()`.
 #[derive(Debug, Default)]
-pub struct QuiclyGate {
+pub(crate) struct QuiclyGate {
     /// `window(&self)` asks: interior mutability, uncontended (quinn
     /// drives one connection from one task at a time).
     state: Mutex<State>,
@@ -55,7 +55,7 @@ pub struct QuiclyGate {
 impl QuiclyGate {
     /// A pacer that has sent nothing (`quicly_pacer_reset`): the first
     /// call gets a full burst.
-    pub fn new() -> QuiclyGate {
+    pub(crate) fn new() -> QuiclyGate {
         QuiclyGate::default()
     }
 
@@ -69,7 +69,7 @@ impl QuiclyGate {
     /// May a datagram of `datagram` bytes leave at `now` at `rate`?
     /// `Ok` grants it (and charges it); `Err(t)` says the pacer has no
     /// window before `t`.
-    pub fn grant(&self, now: Time, rate: Rate, datagram: u64) -> Result<(), Time> {
+    pub(crate) fn grant(&self, now: Time, rate: Rate, datagram: u64) -> Result<(), Time> {
         if rate == Rate::ZERO {
             return Err(Time::MAX);
         }
@@ -99,14 +99,14 @@ impl QuiclyGate {
     }
 
     /// The call ends (a full congestion window ends `quicly_send`).
-    pub fn end_call(&self) {
+    pub(crate) fn end_call(&self) {
         self.with(|s| s.left = 0);
     }
 
     /// quinn reported a batch of `bytes`: the charges are settled with the
     /// true bytes (the last datagram of a response may be short) and the
     /// call ends.
-    pub fn on_sent(&self, bytes: u64) {
+    pub(crate) fn on_sent(&self, bytes: u64) {
         self.with(|s| {
             if bytes >= s.charged {
                 s.pacer.consume_window(bytes - s.charged);
@@ -120,7 +120,7 @@ impl QuiclyGate {
 
     /// A pass ended without a batch for the grants made: no datagram
     /// followed them, so their charges are taken back and the call ends.
-    pub fn end_pass(&self) {
+    pub(crate) fn end_pass(&self) {
         self.with(|s| {
             s.pacer.refund_window(s.charged);
             s.charged = 0;
@@ -129,7 +129,8 @@ impl QuiclyGate {
     }
 
     /// `bytes_sent` of the pacer, bytes (for tests and traces).
-    pub fn bytes_sent(&self) -> u64 {
+    #[cfg(test)]
+    pub(crate) fn bytes_sent(&self) -> u64 {
         self.with(|s| s.pacer.bytes_sent())
     }
 }

@@ -2,7 +2,7 @@
 //! each quinn callback turns into.
 
 use super::*;
-use ramp_cc::Rate;
+use ramp_cc::{Metrics, Rate};
 use std::sync::Mutex;
 
 /// What the recording controller saw.

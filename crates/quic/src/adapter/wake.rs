@@ -29,7 +29,7 @@ use std::time::Instant;
 /// One connection's end of the waker: the connection to touch and the
 /// earliest wake-up booked for it.
 #[derive(Debug, Default)]
-pub struct ConnWake {
+pub(crate) struct ConnWake {
     /// Set by [`ConnWake::attach`], cleared by [`ConnWake::detach`]; read by
     /// the gate on every `window()` call, so an atomic rather than the lock.
     attached: AtomicBool,
@@ -42,7 +42,7 @@ pub struct ConnWake {
 impl ConnWake {
     /// A waker end with no connection yet: the gate stays inactive (quinn
     /// paces) until [`ConnWake::attach`].
-    pub fn new() -> Arc<ConnWake> {
+    pub(crate) fn new() -> Arc<ConnWake> {
         Arc::new(ConnWake::default())
     }
 
@@ -54,7 +54,7 @@ impl ConnWake {
     /// The connection holds its controller, which holds this waker end:
     /// call [`ConnWake::detach`] once the connection is closed, or the
     /// cycle keeps both alive.
-    pub fn attach(&self, conn: quinn::Connection, send_window: u64) -> bool {
+    pub(crate) fn attach(&self, conn: quinn::Connection, send_window: u64) -> bool {
         if waker().is_none() {
             return false;
         }
@@ -73,13 +73,13 @@ impl ConnWake {
     }
 
     /// Drops the connection (breaking the cycle) and deactivates the gate.
-    pub fn detach(&self) {
+    pub(crate) fn detach(&self) {
         self.attached.store(false, AtomicOrdering::Release);
         self.conn.lock().unwrap_or_else(|p| p.into_inner()).take();
     }
 
     /// Whether a connection is attached (the gate is in charge).
-    pub fn is_attached(&self) -> bool {
+    pub(crate) fn is_attached(&self) -> bool {
         self.attached.load(AtomicOrdering::Acquire)
     }
 

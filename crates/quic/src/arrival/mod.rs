@@ -10,7 +10,7 @@
 //! controller adapter each ACK frame's arrival time as the kernel saw it
 //! (`SO_TIMESTAMPNS`), by three pieces:
 //!
-//! - [`StrictClock`]: the endpoint's clock ([`StampedRuntime`]'s `now`),
+//! - [`StrictClock`]: the endpoint's clock (`StampedRuntime`'s `now`),
 //!   `Instant::now()` made strictly increasing, so that no two readings
 //!   are equal;
 //! - [`socket::StampedSocket`]: the server's UDP socket, reading with
@@ -44,15 +44,17 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use ramp_vocab::time::duration_nanos;
 
-pub mod socket;
+pub(crate) mod socket;
 
-pub use socket::{bind, Bound, StampedRuntime, StampedSocket};
+pub(crate) use socket::bind;
+#[cfg(test)]
+use socket::Bound;
 
 /// How many hand-overs the log remembers. A connection processes its
 /// datagrams shortly after the driver hands them over; 16 384 receives
 /// are over 100 ms at the server's highest ACK rates on loopback. A frame
 /// processed later than that is not found and keeps quinn's `now`.
-pub const LOG_CAPACITY: usize = 16_384;
+pub(crate) const LOG_CAPACITY: usize = 16_384;
 
 /// A kernel timestamp further than this from the clock is not trusted
 /// (the wall clock was stepped between the two readings).
@@ -60,7 +62,7 @@ const MAX_AGE: Duration = Duration::from_secs(1);
 
 /// `Instant::now()`, strictly increasing across all callers.
 #[derive(Debug)]
-pub struct StrictClock {
+pub(crate) struct StrictClock {
     base: Instant,
     /// Nanoseconds since `base` of the last reading.
     last: AtomicU64,
@@ -74,7 +76,7 @@ impl Default for StrictClock {
 
 impl StrictClock {
     /// A clock whose readings start now.
-    pub fn new() -> StrictClock {
+    pub(crate) fn new() -> StrictClock {
         StrictClock {
             base: Instant::now(),
             last: AtomicU64::new(0),
@@ -83,7 +85,7 @@ impl StrictClock {
 
     /// The current time, later than every earlier reading (by at least
     /// 1 ns when `Instant::now()` has not moved).
-    pub fn now(&self) -> Instant {
+    pub(crate) fn now(&self) -> Instant {
         let ns = duration_nanos(Instant::now().saturating_duration_since(self.base));
         let mut last = self.last.load(Ordering::Relaxed);
         loop {
@@ -104,7 +106,7 @@ impl StrictClock {
 /// and `wall_now` (the wall clock, read beside it): `polled` less the
 /// datagram's age. `None` when the stamp is missing or the two clocks
 /// disagree by more than `MAX_AGE`.
-pub fn kernel_arrival(
+pub(crate) fn kernel_arrival(
     since_epoch: Option<Duration>,
     polled: Instant,
     wall_now: SystemTime,
@@ -136,20 +138,20 @@ struct Log {
 /// The datagrams the socket handed to quinn, by hand-over time, shared
 /// between the socket and every connection's controller adapter.
 #[derive(Debug, Default)]
-pub struct ArrivalLog {
+pub(crate) struct ArrivalLog {
     log: Mutex<Log>,
 }
 
 impl ArrivalLog {
     /// An empty log.
-    pub fn new() -> ArrivalLog {
+    pub(crate) fn new() -> ArrivalLog {
         ArrivalLog::default()
     }
 
     /// The socket handed a datagram over at `polled` (a [`StrictClock`]
     /// reading, later than all earlier ones); it reached the kernel at
     /// `arrival` (if stamped).
-    pub fn record(&self, polled: Instant, arrival: Option<Instant>) {
+    pub(crate) fn record(&self, polled: Instant, arrival: Option<Instant>) {
         let mut log = self.log.lock().unwrap_or_else(|p| p.into_inner());
         if log.entries.len() == LOG_CAPACITY {
             if let Some(old) = log.entries.pop_front() {
@@ -166,7 +168,7 @@ impl ArrivalLog {
     /// time `now`: the first hand-over at or after `now`. `None` if that
     /// datagram is no longer remembered, was not stamped, or none was
     /// handed over at or after `now` (a time no datagram carried).
-    pub fn arrival(&self, now: Instant) -> Option<Instant> {
+    pub(crate) fn arrival(&self, now: Instant) -> Option<Instant> {
         let log = self.log.lock().unwrap_or_else(|p| p.into_inner());
         if log.floor.is_some_and(|f| now <= f) {
             return None;
@@ -176,24 +178,19 @@ impl ArrivalLog {
     }
 
     /// Hand-overs remembered.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.log
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .entries
             .len()
     }
-
-    /// Nothing handed over yet (or all forgotten).
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
 }
 
 /// One connection's view of the log: the time to give the controller for
 /// each ACK frame quinn processes.
 #[derive(Clone, Debug)]
-pub struct AckClock {
+pub(crate) struct AckClock {
     log: Arc<ArrivalLog>,
     /// quinn's `now` of the last ACK frame, and the time used for it.
     last: Option<(Instant, Instant)>,
@@ -201,7 +198,7 @@ pub struct AckClock {
 
 impl AckClock {
     /// Reads `log`.
-    pub fn new(log: Arc<ArrivalLog>) -> AckClock {
+    pub(crate) fn new(log: Arc<ArrivalLog>) -> AckClock {
         AckClock { log, last: None }
     }
 
@@ -210,7 +207,7 @@ impl AckClock {
     /// frame's time (the controller's clock does not run backwards) and no
     /// later than `now`; `now` itself when the log has no stamp for it.
     /// The flag says whether the kernel's time was used.
-    pub fn frame_time(&mut self, now: Instant) -> (Instant, bool) {
+    pub(crate) fn frame_time(&mut self, now: Instant) -> (Instant, bool) {
         let floor = self.last.map(|(_, at)| at);
         let (at, stamped) = match self.log.arrival(now) {
             Some(a) => (a.max(floor.unwrap_or(a)).min(now), true),
@@ -223,7 +220,7 @@ impl AckClock {
     /// The time of a congestion event quinn raises with `now`: the frame's
     /// time if the last ACK frame was processed with the same `now` (the
     /// frame revealed the loss), else `now` (a timer fired).
-    pub fn event_time(&self, now: Instant) -> Instant {
+    pub(crate) fn event_time(&self, now: Instant) -> Instant {
         match self.last {
             Some((n, at)) if n == now => at,
             _ => now,

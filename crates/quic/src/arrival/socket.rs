@@ -25,13 +25,13 @@ use super::{kernel_arrival, ArrivalLog, StrictClock};
 
 /// quinn's tokio runtime with a [`StrictClock`] for `now`.
 #[derive(Debug)]
-pub struct StampedRuntime {
+pub(crate) struct StampedRuntime {
     clock: Arc<StrictClock>,
 }
 
 impl StampedRuntime {
     /// A runtime reading `clock`.
-    pub fn new(clock: Arc<StrictClock>) -> StampedRuntime {
+    pub(crate) fn new(clock: Arc<StrictClock>) -> StampedRuntime {
         StampedRuntime { clock }
     }
 }
@@ -56,7 +56,7 @@ impl Runtime for StampedRuntime {
 
 /// A UDP socket that hands quinn one receive per driver wake-up and logs
 /// each one's kernel arrival time.
-pub struct StampedSocket {
+pub(crate) struct StampedSocket {
     /// quinn's tokio socket on a duplicate descriptor: sends.
     send: Arc<dyn AsyncUdpSocket>,
     /// The original descriptor: receives.
@@ -80,7 +80,7 @@ impl fmt::Debug for StampedSocket {
 /// What [`bind`] returns: the socket and runtime to build a quinn
 /// endpoint with (`Endpoint::new_with_abstract_socket`), and the log the
 /// controllers read.
-pub struct Bound {
+pub(crate) struct Bound {
     /// The [`StampedSocket`].
     pub socket: Arc<dyn AsyncUdpSocket>,
     /// The [`StampedRuntime`] sharing its clock.
@@ -91,7 +91,7 @@ pub struct Bound {
 
 /// Binds `addr` with kernel receive times. Must be called inside a tokio
 /// runtime.
-pub fn bind(addr: SocketAddr) -> io::Result<Bound> {
+pub(crate) fn bind(addr: SocketAddr) -> io::Result<Bound> {
     let sock = std::net::UdpSocket::bind(addr)?;
     let dup = sock.try_clone()?;
     let clock = Arc::new(StrictClock::new());

@@ -1,4 +1,4 @@
-//! rustls configurations for HTTP/2: the HTTP/3 ones of [`crate::tls`]
+//! rustls configurations for HTTP/2: the HTTP/3 ones of `crate::tls`
 //! (same certificate, same `--insecure` verifier) with ALPN `h2`.
 
 use crate::tls::{self, Identity, TlsError, Trust};

@@ -2,7 +2,7 @@
 //! ramp-cc controller, writing one stats record per request.
 //!
 //! Each connection is accepted with its own quinn `ServerConfig`, whose
-//! controller factory carries a [`crate::probe::ConnProbe`]: that is how the request task
+//! controller factory carries a `crate::probe::ConnProbe`: that is how the request task
 //! reads the controller's counters. Request streams go through
 //! `crate::h3_tracked`, which tells when each response was completely
 //! acknowledged.
@@ -58,7 +58,7 @@ pub struct ServeConfig {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum SendPacing {
     /// The controller's `pacing_rate()`, through the adapter's gate
-    /// ([`crate::adapter::gate`]), which charges each datagram of a GSO
+    /// (`crate::adapter::gate`), which charges each datagram of a GSO
     /// batch, with the pacer the arm names (`pacer=`): the simulator's
     /// leaky bucket unless the arm says `pacer=quicly` (then as
     /// [`SendPacing::Quicly`]) or `pacer=quinn` (then as
@@ -137,7 +137,7 @@ impl std::fmt::Display for SendPacing {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum AckTiming {
     /// The kernel's receive time of the datagram that carried it
-    /// (`SO_TIMESTAMPNS`, [`crate::arrival`]), as the simulator processes
+    /// (`SO_TIMESTAMPNS`, `crate::arrival`), as the simulator processes
     /// each ACK frame at its arrival.
     #[default]
     Kernel,
@@ -186,7 +186,7 @@ impl std::fmt::Display for AckTiming {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ServeOptions {
     /// UDP payload size of every packet, fixed (PMTU discovery stays off);
-    /// `None`: [`crate::transport::DATAGRAM_BYTES`] (1200). Larger packets
+    /// `None`: `crate::transport::DATAGRAM_BYTES` (1200). Larger packets
     /// cut the per-packet costs (packet building, AEAD calls, ACKs,
     /// syscalls) on paths known to carry them, such as loopback. Capped
     /// by the client's `max_udp_payload_size` (RFC 9000 §18.2); on Linux,
@@ -195,7 +195,7 @@ pub struct ServeOptions {
     pub datagram_bytes: Option<u16>,
     /// Without a fixed `datagram_bytes`: run path MTU discovery (quinn's
     /// DPLPMTUD, RFC 8899 / RFC 9000 §14.3, from 1200 bytes up to
-    /// [`crate::transport::PMTUD_UPPER_BOUND`]) instead of staying at 1200. Off here, so library
+    /// `crate::transport::PMTUD_UPPER_BOUND`) instead of staying at 1200. Off here, so library
     /// users (the real-vs-simulator benchmark, the end-to-end tests) compare
     /// packet for packet with the simulator; `ramp serve` turns it on
     /// unless told `--pmtud off`.

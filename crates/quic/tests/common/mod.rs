@@ -1,17 +1,18 @@
 //! Helpers for the loopback end-to-end tests: a server on an ephemeral
 //! port, a client, a relay. Every wait is bounded.
 
-#![allow(dead_code)]
+// Each test binary uses its own subset of these helpers.
+#![allow(dead_code, unreachable_pub)]
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use ramp_quic::choice::CcChoice;
 use ramp_quic::client::{self, GetConfig, GetResult};
 use ramp_quic::server::{ServeConfig, Server, ServerHandle};
-use ramp_quic::stats::PathLabels;
-use ramp_quic::tls::{Identity, Trust};
+use ramp_quic::CcChoice;
+use ramp_quic::PathLabels;
+use ramp_quic::{Identity, Trust};
 
 /// A running server.
 pub struct TestServer {

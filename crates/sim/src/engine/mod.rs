@@ -17,7 +17,6 @@ use ramp_cc::recovery::{RecoveryConfig, Space};
 use ramp_cc::{Controller, EcnCodepoint, Time};
 
 use crate::client::{Client, ClientOut, UpPacket, ACK_PACKET_BYTES};
-use crate::link::{Delivery, Offer};
 use crate::path::{Carried, Path};
 use crate::record::Record;
 use crate::resumption::Resumption;
@@ -26,6 +25,7 @@ use crate::server::{Datagram, Phase, Server};
 use crate::trace::{TraceMeta, TraceSink};
 use flow_record::make_record;
 use queue::{Kind, Queue, TimerKind};
+use ramp_link::{Delivery, Offer};
 use trace_events::{cc_snapshot, describe, space_name, trace_ack_outcome, trace_lost};
 
 /// One flow to simulate.
@@ -56,7 +56,7 @@ pub struct SimOutput {
     pub events: u64,
 }
 
-pub(crate) use crate::link::DropCause;
+pub(crate) use ramp_link::DropCause;
 
 /// Drops per [`DropCause`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -18,7 +18,7 @@
 use core::time::Duration;
 
 use super::dist::QuantileTable;
-use crate::link::{Aqm, LossModel};
+use ramp_link::{Aqm, LossModel};
 use ramp_vocab::rng::Rng;
 
 /// The access type of a sampled path.
@@ -118,7 +118,7 @@ pub struct PathModel {
     /// (`ramp_link::Jitter`; WiFiSeer's median 3 ms / p90 20 ms when on,
     /// Sui et al., MobiSys 2016). [on in the fitted model; its ablation
     /// row is in docs/results/rapid-start-2026.md]
-    pub wifi_jitter: Option<crate::link::Jitter>,
+    pub wifi_jitter: Option<ramp_link::Jitter>,
     /// ACK batching at the data sender on every path: the server's
     /// receive loop with ramp's real-mode wake-up latencies
     /// (`crate::wakeup`). [off in the fitted model: measured on ramp's
@@ -142,7 +142,7 @@ pub struct PathModel {
     /// given: no trace set is bundled]
     pub trace_share: f64,
     /// Mahimahi delivery traces for `trace_share`.
-    pub traces: Vec<std::sync::Arc<crate::link::DeliveryTrace>>,
+    pub traces: Vec<std::sync::Arc<ramp_link::DeliveryTrace>>,
     /// Copula correlation between the access type's slowness score and
     /// the bandwidth/RTT draws (`Region::sample`). [assumption: 0.4; its
     /// range and reason are declared in `super::assumptions`]
@@ -166,7 +166,7 @@ impl Default for PathModel {
             droptail_buffer: BufferDepth::mba_2023(),
             mobile_buffer: BufferDepth::MOBILE_JIANG_2012,
             mobile_aqm_share: 0.0,
-            wifi_jitter: Some(crate::link::Jitter::WIFI_SUI_2016),
+            wifi_jitter: Some(ramp_link::Jitter::WIFI_SUI_2016),
             ack_batching: false,
             cellular_share: 1.0,
             trace_share: 0.0,
@@ -189,7 +189,7 @@ pub struct AccessPath {
     /// ACK batching (Wi-Fi block ACKs).
     pub ack_aggregation: Option<Duration>,
     /// Data-path delay variation (Wi-Fi).
-    pub jitter: Option<crate::link::Jitter>,
+    pub jitter: Option<ramp_link::Jitter>,
 }
 
 fn lerp_log(u: f64, (lo, hi): (f64, f64)) -> f64 {
@@ -270,9 +270,9 @@ impl PathModel {
         let fixed = |u_aqm: f64, u_kind: f64, u_buf: f64| {
             if u_aqm < self.fixed_aqm_share {
                 let aqm = if u_kind < self.docsis_share {
-                    Aqm::Pie(crate::link::PieParams::DOCSIS)
+                    Aqm::Pie(ramp_link::PieParams::DOCSIS)
                 } else if u_kind < self.docsis_share + self.l4s_share {
-                    Aqm::DualPi2(crate::link::DualPi2Params::DOCSIS_LLD)
+                    Aqm::DualPi2(ramp_link::DualPi2Params::DOCSIS_LLD)
                 } else {
                     Aqm::FqCoDel(Default::default())
                 };

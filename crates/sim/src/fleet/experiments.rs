@@ -120,7 +120,7 @@ pub const GOOGLE_WARM_SHARE: f64 = 0.5;
 /// (gQUIC's `IRTT`; Chromium sends the previous connection's smoothed RTT
 /// to the server in every hello, net/quic/quic_session_pool.cc), so a
 /// 0-RTT connection's server paces its first window at the path's RTT
-/// ([`crate::resumption`]).
+/// (`crate::resumption`).
 pub fn google_page_loads() -> Workload {
     let mut w = web_workload().with_pages(super::workload::PageLoads {
         model: crate::web::HttpModel::default(),
@@ -160,7 +160,7 @@ pub fn hystart_grid(seeds_per_cell: u64) -> Grid {
         sizes: vec![10_000_000],
         seeds_per_cell: seeds_per_cell.max(1),
         ack_policy: AckPolicy::Rfc9000,
-        aqm: crate::link::Aqm::DropTail,
+        aqm: ramp_link::Aqm::DropTail,
     }
 }
 
@@ -307,8 +307,8 @@ mod tests {
         let (mut aqm, mut lld) = (0u32, 0u32);
         for _ in 0..20_000 {
             match m.draw(crate::fleet::access::Access::Wired, &mut rng).aqm {
-                crate::link::Aqm::DropTail => {}
-                crate::link::Aqm::DualPi2(d) => {
+                ramp_link::Aqm::DropTail => {}
+                ramp_link::Aqm::DualPi2(d) => {
                     assert!(d.is_docsis_lld());
                     aqm += 1;
                     lld += 1;

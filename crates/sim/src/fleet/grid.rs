@@ -8,9 +8,9 @@ use ramp_cc::Rate;
 
 use super::population::{Access, PathSample};
 use super::workload::format_size;
-use crate::link::LossModel;
 use crate::receiver::AckPolicy;
 use crate::SimError;
+use ramp_link::LossModel;
 
 /// The axes of a grid. Cells are enumerated rates outermost, sizes
 /// innermost; connection `i` is cell `i / seeds_per_cell`.
@@ -31,7 +31,7 @@ pub struct Grid {
     /// The receivers' ACK policy.
     pub ack_policy: AckPolicy,
     /// Every cell's queue discipline.
-    pub aqm: crate::link::Aqm,
+    pub aqm: ramp_link::Aqm,
 }
 
 /// One cell of a grid.
@@ -230,7 +230,7 @@ mod tests {
             sizes: vec![1_000],
             seeds_per_cell: 3,
             ack_policy: AckPolicy::Rfc9000,
-            aqm: crate::link::Aqm::DropTail,
+            aqm: ramp_link::Aqm::DropTail,
         };
         assert_eq!(g.cell_of_connection(2).coords.cell, 0);
         assert_eq!(g.cell_of_connection(3).coords.cell, 1);

@@ -207,7 +207,7 @@ impl FleetPlan {
         p.forward_delay = path.rtt / 2;
         p.reverse_delay = path.rtt - path.rtt / 2;
         let min_queue = MIN_QUEUE_PACKETS * sc.endpoint.mds;
-        let bytes = crate::link::queue_bytes_for(path.rate, path.queue);
+        let bytes = ramp_link::queue_bytes_for(path.rate, path.queue);
         p.queue = if bytes >= min_queue {
             QueueLimit::Time(path.queue)
         } else {
@@ -221,7 +221,7 @@ impl FleetPlan {
         p.ack_batching = path
             .ack_batching
             .then(crate::wakeup::WakeupLatency::real_mode_measured);
-        p.cellular = path.cellular.then_some(crate::link::Cellular::CELLREPLAY);
+        p.cellular = path.cellular.then_some(ramp_link::Cellular::CELLREPLAY);
         if let Some(t) = &path.trace {
             p.trace = Some(std::sync::Arc::clone(t));
             p.rate_steps.clear();

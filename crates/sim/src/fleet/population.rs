@@ -16,8 +16,8 @@ use ramp_cc::Rate;
 
 pub use super::access::{bursty, Access, PathModel};
 use super::dist::{log_uniform, normal, normal_cdf, uniform, QuantileTable};
-use crate::link::{Aqm, LossModel};
 use crate::receiver::AckPolicy;
+use ramp_link::{Aqm, LossModel};
 use ramp_vocab::rng::Rng;
 
 /// Shares of access types in a region (wired + Wi-Fi + mobile are
@@ -126,13 +126,13 @@ pub struct PathSample {
     /// ACK batching on the reverse path (Wi-Fi block ACKs).
     pub ack_aggregation: Option<Duration>,
     /// Data-path delay variation without reordering (Wi-Fi).
-    pub jitter: Option<crate::link::Jitter>,
+    pub jitter: Option<ramp_link::Jitter>,
     /// ACK batching at the data sender (`crate::wakeup`).
     pub ack_batching: bool,
     /// A cellular bottleneck (`ramp_link::Cellular`).
     pub cellular: bool,
     /// A trace-driven bottleneck (replaces `rate`).
-    pub trace: Option<std::sync::Arc<crate::link::DeliveryTrace>>,
+    pub trace: Option<std::sync::Arc<ramp_link::DeliveryTrace>>,
     /// The client's ACK policy.
     pub ack_policy: AckPolicy,
     /// Web users browsing on the same bottleneck (0: none).

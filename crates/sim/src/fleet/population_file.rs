@@ -575,7 +575,7 @@ fn paths(p: &FilePaths) -> Result<PathModel, String> {
         1.0,
     )?;
     if let Some(on) = p.wifi_jitter {
-        m.wifi_jitter = on.then_some(crate::link::Jitter::WIFI_SUI_2016);
+        m.wifi_jitter = on.then_some(ramp_link::Jitter::WIFI_SUI_2016);
     }
     if let Some(on) = p.ack_batching {
         m.ack_batching = on;
@@ -589,7 +589,7 @@ fn paths(p: &FilePaths) -> Result<PathModel, String> {
     share("trace_share", p.trace_share, &mut m.trace_share, 1.0)?;
     if let Some(files) = &p.traces {
         for f in files {
-            let t = crate::link::DeliveryTrace::load(std::path::Path::new(f))
+            let t = ramp_link::DeliveryTrace::load(std::path::Path::new(f))
                 .map_err(|e| format!("traces: {e}"))?;
             m.traces.push(std::sync::Arc::new(t));
         }
@@ -656,7 +656,7 @@ fn grid(g: &FileGrid) -> Result<Grid, String> {
         ack_policy,
         aqm: match &g.aqm {
             Some(a) => a.parse().map_err(|e| format!("aqm: {e}"))?,
-            None => crate::link::Aqm::DropTail,
+            None => ramp_link::Aqm::DropTail,
         },
     };
     grid.validate()

@@ -1,5 +1,5 @@
 //! Running a plan on all cores with output in connection order: chunks of
-//! consecutive connections are the jobs of [`crate::parallel::run_ordered`],
+//! consecutive connections are the jobs of `crate::parallel::run_ordered`,
 //! at most [`RunOptions::window`] chunks ahead of the sink. Each
 //! connection's lines depend only on the plan and its index, so the output
 //! is byte-identical at any thread count.

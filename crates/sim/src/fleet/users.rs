@@ -4,10 +4,10 @@
 //! does not ask for one draws the same connections as before.
 //!
 //! - `flow_control`: the client's receive windows (RFC 9000 §4), Chrome's
-//!   by default when on ([`crate::flow_control`]).
+//!   by default when on (`crate::flow_control`).
 //! - `resumed_share`, `token_share`: the share of connections that resume
 //!   with a 0-RTT request, and of those the share whose server holds an
-//!   address-validation token ([`crate::resumption`]). No public
+//!   address-validation token (`crate::resumption`). No public
 //!   measurement gives either for the experiment's traffic: both are
 //!   assumptions, 0 by default.
 //! - `resume_jumpstart`: a resumed connection whose server holds a token
@@ -23,7 +23,7 @@
 //!   ramp-cc).
 //! - `rtt_hint`: a resumed connection's client sends the smoothed RTT of
 //!   its previous connection to the server in its hello (gQUIC's `IRTT`,
-//!   [`crate::resumption`]), and the server starts its RTT estimate from
+//!   `crate::resumption`), and the server starts its RTT estimate from
 //!   it. The cached RTT is drawn from the path model as the path's base
 //!   RTT: the previous connection's queueing is not known, and a page's
 //!   connection mostly carries a few small objects, which build little

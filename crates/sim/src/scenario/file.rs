@@ -12,10 +12,10 @@ use ramp_cc::{EcnCodepoint, Rate};
 use serde::{Deserialize, Deserializer};
 use toml::Spanned;
 
-use crate::link::{Aqm, DeliveryTrace, LossModel};
 use crate::receiver::AckPolicy;
 use crate::units;
 use crate::web::{HttpModel, WebConfig};
+use ramp_link::{Aqm, DeliveryTrace, LossModel};
 
 use super::{
     presets, EndpointConfig, FlowConfig, PathConfig, QueueLimit, RateStep, Scenario, ScenarioError,
@@ -286,8 +286,8 @@ struct FileCellular {
 }
 
 impl FileCellular {
-    fn cellular(self) -> Result<crate::link::Cellular, String> {
-        let mut c = crate::link::Cellular::CELLREPLAY;
+    fn cellular(self) -> Result<ramp_link::Cellular, String> {
+        let mut c = ramp_link::Cellular::CELLREPLAY;
         set(&mut c.light_bytes, self.light_bytes.map(|Q(b)| b));
         set(&mut c.light_fraction, self.light_fraction);
         set(&mut c.idle_reset, self.idle_reset.map(|Q(d)| d));
@@ -427,7 +427,7 @@ impl FilePath {
     fn apply(self, p: &mut PathConfig, dir: Option<&Path>) -> Result<(), String> {
         set(&mut p.rate, self.rate.map(|Q(r)| r));
         if let Some(j) = &self.jitter {
-            let j = crate::link::Jitter {
+            let j = ramp_link::Jitter {
                 median: j.median.0,
                 p90: j.p90.0,
             };

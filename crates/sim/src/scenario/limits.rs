@@ -5,8 +5,8 @@ use core::time::Duration;
 
 use ramp_cc::Rate;
 
-use crate::link::Aqm;
 use crate::SimError;
+use ramp_link::Aqm;
 
 use super::{QueueLimit, Scenario};
 
@@ -25,7 +25,7 @@ impl Scenario {
             within("path.aqm step threshold", threshold, MAX_DELAY)?;
         }
         if let Some(a) = p.ack_aggregation {
-            within("path.ack_aggregation", a, crate::link::AckAggregation::MAX)?;
+            within("path.ack_aggregation", a, ramp_link::AckAggregation::MAX)?;
         }
         if p.trace.is_some() && !p.rate_steps.is_empty() {
             return Err("path.trace: rate steps do not apply to a trace-driven link".into());

@@ -61,9 +61,9 @@ use std::sync::Arc;
 use ramp_cc::pacer::{PacerConfig, PacerKind, PACED_FIRST_FLIGHT_BURST_PACKETS};
 use ramp_cc::{EcnCodepoint, Rate};
 
-use crate::link::{Aqm, DeliveryTrace, Jitter, LinkConfig, LossModel};
 use crate::receiver::AckPolicy;
 use crate::web::WebConfig;
+use ramp_link::{Aqm, DeliveryTrace, Jitter, LinkConfig, LossModel};
 
 mod file;
 mod limits;
@@ -113,15 +113,15 @@ pub struct PathConfig {
     /// reorders (a Wi-Fi hop; `ramp_link::Jitter`).
     pub jitter: Option<Jitter>,
     /// The data sender's receive loop: ACK frames processed in wake-ups
-    /// ([`crate::wakeup`]); None: each at its arrival.
+    /// (`crate::wakeup`); None: each at its arrival.
     pub ack_batching: Option<crate::wakeup::WakeupLatency>,
     /// A cellular forward link (`ramp_link::Cellular`): less capacity for
     /// a burst after idle, a drifting base delay.
-    pub cellular: Option<crate::link::Cellular>,
+    pub cellular: Option<ramp_link::Cellular>,
 }
 
 /// One change of the bottleneck rate ([`PathConfig::rate_steps`]).
-pub use crate::link::RateStep;
+pub use ramp_link::RateStep;
 
 impl PathConfig {
     /// Base (idle) RTT: the sum of the one-way delays.
@@ -131,7 +131,7 @@ impl PathConfig {
     /// Queue limit in bytes.
     pub fn queue_bytes(&self) -> u64 {
         match self.queue {
-            QueueLimit::Time(d) => crate::link::queue_bytes_for(self.rate, d),
+            QueueLimit::Time(d) => ramp_link::queue_bytes_for(self.rate, d),
             QueueLimit::Bytes(b) => b,
         }
     }

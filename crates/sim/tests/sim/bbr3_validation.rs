@@ -245,7 +245,7 @@ fn bbr_5_5_9_startup_bandwidth_on_a_link_with_aggregation() {
     // (the draft's text was not reachable here; written from its
     // mechanism): ACKs arrive in bursts, here both on the path (4 ms
     // batches, a Wi-Fi hop's block ACKs) and at the sender (the receive
-    // loop's wake-ups, `ramp_sim::wakeup`, ramp's measured latencies).
+    // loop's wake-ups, `ramp_sim::WakeupLatency`, ramp's measured latencies).
     // BBR.max_bw is a max filter over delivery-rate samples (§5.5.5), so
     // the gaps between bursts, whose samples read low, do not pull the
     // estimate under the bottleneck. A burst's sample may read high:

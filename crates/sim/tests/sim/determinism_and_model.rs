@@ -3,7 +3,7 @@
 use crate::common;
 
 use common::*;
-use ramp_sim::link::LossModel;
+use ramp_link::LossModel;
 use ramp_sim::{run_arms, Scenario};
 
 #[test]
@@ -114,7 +114,7 @@ fn ecn_ce_marks_give_ecn_loss_episodes_without_drops() {
     let mut sc = scenario("seed-100m");
     sc.size_bytes = 2_000_000;
     sc.endpoint.ecn = ramp_cc::EcnCodepoint::Ect0;
-    sc.path.aqm = ramp_sim::link::Aqm::Step {
+    sc.path.aqm = ramp_link::Aqm::Step {
         threshold: std::time::Duration::from_millis(1),
     };
     let r = run(&sc, "newreno(iw=30)", 1);
@@ -131,7 +131,7 @@ fn chrome_ack_decimation_sends_fewer_acks() {
     let mut sc = scenario("seed-100m");
     sc.size_bytes = 1_000_000;
     let rfc = run_traced(&sc, "newreno(iw=30)", 1);
-    sc.endpoint.ack_policy = ramp_sim::receiver::AckPolicy::Chrome;
+    sc.endpoint.ack_policy = ramp_sim::AckPolicy::Chrome;
     let chrome = run_traced(&sc, "newreno(iw=30)", 1);
     let acks = |t: &Traced| {
         std::str::from_utf8(&t.qlog)

@@ -122,7 +122,7 @@ fn page_loads_are_a_workload_key() {
     .unwrap();
     let p = f.workload.pages.as_ref().expect("page loads");
     assert_eq!(p.warm_share, 0.25);
-    assert_eq!(p.model, ramp_sim::web::HttpModel::default());
+    assert_eq!(p.model, ramp_sim::HttpModel::default());
     assert_eq!(
         f.workload.bin_edges,
         ramp_sim::fleet::workload::PAGE_BIN_EDGES

@@ -2,6 +2,9 @@
 //! the in-memory trace helpers in `common` and the reference data in
 //! `data/`.
 
+// A test binary has no API: `pub` marks what its modules share.
+#![allow(unreachable_pub)]
+
 mod common;
 
 mod aqm_paths;

@@ -6,7 +6,7 @@ use core::time::Duration;
 
 use ramp_sim::fleet::experiments;
 use ramp_sim::fleet::run::{run, RunOptions};
-use ramp_sim::page::{Object, Requests, Trigger};
+use ramp_sim::internals::{Object, Requests, Trigger};
 use ramp_sim::Scenario;
 
 use crate::common;

@@ -25,7 +25,7 @@ fn quicly_send_seed_arm_first_flight_is_ten_packets_then_pairs() {
     let sc = scenario("seed-100m");
     let t = first_sends(&sc, ramp_cc::spec::SEED_ARMS[0].1, 30);
     assert!(t[..10].iter().all(|&x| x == t[0]), "{t:?}");
-    assert!(t[10] > t[0] && t[10] % 1_000 == 0, "{t:?}");
+    assert!(t[10] > t[0] && t[10].is_multiple_of(1_000), "{t:?}");
     let mut grants: Vec<(u64, usize)> = Vec::new();
     for &x in &t[10..] {
         match grants.last_mut() {

@@ -4,9 +4,9 @@
 use crate::common;
 
 use common::*;
-use ramp_sim::link::LossModel;
-use ramp_sim::receiver::AckPolicy;
+use ramp_link::LossModel;
 use ramp_sim::scenario::QueueLimit;
+use ramp_sim::AckPolicy;
 use ramp_vocab::rng::Rng;
 use std::time::Duration;
 

@@ -5,8 +5,8 @@
 
 use crate::common::*;
 use core::time::Duration;
-use ramp_sim::resumption::{server_initial_rtt, Resumption};
 use ramp_sim::Scenario;
+use ramp_sim::{server_initial_rtt, Resumption};
 
 /// seed-100m (100 Mbit/s, 30 ms), a 1 MB object, resumed with 0-RTT and a
 /// token, with or without the client's hint.

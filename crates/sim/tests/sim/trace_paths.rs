@@ -6,7 +6,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use ramp_sim::link::DeliveryTrace;
+use ramp_link::DeliveryTrace;
 
 use crate::common::*;
 

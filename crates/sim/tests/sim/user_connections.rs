@@ -2,7 +2,7 @@
 //! §4), each rule tested by its section.
 
 use crate::common::*;
-use ramp_sim::flow_control::FlowWindows;
+use ramp_sim::FlowWindows;
 use ramp_sim::Scenario;
 
 /// 100 Mbit/s, 100 ms RTT: a bandwidth-delay product of 1.25 MB.
@@ -138,7 +138,7 @@ fn population_users_table_sets_the_windows_and_is_invisible_when_off() {
 
 // ---- 0-RTT resumption and anti-amplification (crate::resumption) ----
 
-use ramp_sim::resumption::Resumption;
+use ramp_sim::Resumption;
 
 /// seed-100m (30 ms RTT, 15 ms each way) with `r`.
 fn resumed(r: Resumption) -> Scenario {
@@ -239,8 +239,8 @@ fn rfc9001_4_6_the_0rtt_request_leaves_with_the_first_flight() {
 #[test]
 fn rfc9000_14_1_client_initial_datagrams_are_padded_with_0rtt() {
     use ramp_cc::recovery::Space;
-    let c = ramp_sim::client::Client::new(
-        ramp_sim::receiver::AckPolicy::Rfc9000,
+    let c = ramp_sim::internals::Client::new(
+        ramp_sim::AckPolicy::Rfc9000,
         std::time::Duration::from_millis(25),
         false,
         1,
@@ -267,7 +267,7 @@ fn resumed_connections_complete_on_lossy_paths() {
     ] {
         for seed in 1..=20 {
             let mut sc = resumed(r);
-            sc.path.loss = ramp_sim::link::LossModel::Bernoulli { p: 0.1 };
+            sc.path.loss = ramp_link::LossModel::Bernoulli { p: 0.1 };
             sc.size_bytes = 50_000;
             let rec = run(&sc, "cubic", seed);
             assert!(rec.completed, "{r:?} seed {seed}: {}", rec.to_json());

@@ -46,7 +46,7 @@ pub fn prepare_resume(records: &Path, arms: u64, first: u64) -> anyhow::Result<u
                     records.display()
                 );
             }
-            if lines % arms == 0 {
+            if lines.is_multiple_of(arms) {
                 keep = offset;
                 last_conn_line = String::from_utf8_lossy(&line).into_owned();
             }

@@ -33,7 +33,7 @@ pub struct Dim {
     pub key: String,
     /// Label of the filter.
     pub label: String,
-    /// Distinct values, in display order ([`natural_order`]).
+    /// Distinct values, in display order (`natural_order`).
     pub values: Vec<String>,
     /// Per path: index into `values`, or `None` when the record lacks it.
     pub codes: Vec<Option<u32>>,

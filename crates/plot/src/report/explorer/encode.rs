@@ -39,7 +39,7 @@ impl Buffer {
     /// Starts a column at an 8-byte boundary (typed arrays need their
     /// element alignment).
     fn start(&mut self, name: String, ty: &'static str, len: usize) {
-        while self.bytes.len() % 8 != 0 {
+        while !self.bytes.len().is_multiple_of(8) {
             self.bytes.push(0);
         }
         self.columns.push(Column {

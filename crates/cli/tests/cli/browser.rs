@@ -2,15 +2,13 @@
 //! binary, running it with the flags every run needs, and reading the
 //! console messages it logged.
 
-#![allow(dead_code)] // each test file uses its own subset
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 /// A Chromium binary: `RAMP_CHROMIUM`, else one of the usual names on PATH,
 /// else Debian's headless shell.
-pub fn find_browser() -> Option<PathBuf> {
+pub(crate) fn find_browser() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("RAMP_CHROMIUM") {
         return Some(PathBuf::from(p));
     }
@@ -38,7 +36,7 @@ pub fn find_browser() -> Option<PathBuf> {
 /// Runs the browser with the flags every invocation needs, killing it
 /// after two minutes. Output goes through files: a dumped DOM is megabytes,
 /// more than a pipe holds while we wait.
-pub fn browser(bin: &Path, profile: &Path, extra: &[String], url: &str) -> Output {
+pub(crate) fn browser(bin: &Path, profile: &Path, extra: &[String], url: &str) -> Output {
     std::fs::create_dir_all(profile).unwrap();
     let out_path = profile.join("stdout.txt");
     let err_path = profile.join("stderr.txt");
@@ -81,6 +79,6 @@ pub fn browser(bin: &Path, profile: &Path, extra: &[String], url: &str) -> Outpu
 
 /// Console messages Chromium logged for the page (our page logs none, so
 /// any is a failure).
-pub fn console_lines(stderr: &str) -> Vec<&str> {
+pub(crate) fn console_lines(stderr: &str) -> Vec<&str> {
     stderr.lines().filter(|l| l.contains(":CONSOLE")).collect()
 }

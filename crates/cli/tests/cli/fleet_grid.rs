@@ -5,11 +5,8 @@
 //! 2 loss rates x 2 sizes x 3 seeds x 2 arms of 30-60 KB: about a second.
 
 use std::path::PathBuf;
-use std::process::Command;
 
-fn ramp() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_ramp"))
-}
+use crate::common::ramp;
 
 fn tmp(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("ramp-grid-test-{}-{name}", std::process::id()));

@@ -5,11 +5,8 @@
 //! connections).
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-fn ramp() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_ramp"))
-}
+use crate::common::ramp;
 
 fn tmp(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("ramp-fleet-test-{}-{name}", std::process::id()));

@@ -15,9 +15,7 @@
 //! Skips (saying so) when no Chromium binary exists; set RAMP_CHROMIUM to
 //! point at one explicitly.
 
-mod common;
-
-use common::{browser, console_lines, find_browser};
+use crate::browser::{browser, console_lines, find_browser};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

@@ -2,11 +2,8 @@
 //! whole, errors name file and line, and nothing partial is left behind.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-fn ramp() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_ramp"))
-}
+use crate::common::ramp;
 
 fn scratch(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("ramp-report-cli-{name}-{}", std::process::id()));

@@ -3,11 +3,9 @@
 //! there are) and exit status 2, before any work.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
-fn ramp() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_ramp"))
-}
+use crate::common::ramp;
 
 fn scratch(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("ramp-errors-cli-{name}-{}", std::process::id()));

@@ -5,15 +5,10 @@
 //! Skips (saying so) only when no Chromium binary exists; set
 //! RAMP_CHROMIUM to point at one explicitly.
 
-mod common;
-
-use common::{browser, console_lines, find_browser};
+use crate::browser::{browser, console_lines, find_browser};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-fn ramp() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_ramp"))
-}
+use crate::common::ramp;
 
 fn scratch(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("ramp-report-e2e-{name}-{}", std::process::id()));

@@ -3,9 +3,7 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-fn ramp() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_ramp"))
-}
+use crate::common::ramp;
 
 fn tmpdir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("ramp-sim-cli-{}-{name}", std::process::id()));
