@@ -150,7 +150,9 @@ def test_a_failing_shard_is_not_retried_and_leads_with_ramps_error(cluster):
     kind, msg = fut.result()
     assert kind == "err"
     first = msg.splitlines()[0]
-    assert first.startswith("shard 0/2: ramp: error: --population /nonexistent.toml"), msg
+    # ramp's own first line, naming the flag and the file.
+    assert first.startswith("shard 0/2: ramp: error: --population"), msg
+    assert "/nonexistent.toml" in first, msg
 
 
 def test_bad_driver_arguments_fail_before_a_cluster_starts(capsys):
