@@ -11,49 +11,22 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 const RAMP: &str = env!("CARGO_BIN_EXE_ramp");
 
-fn missing() -> Option<String> {
-    let cap = std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .is_some_and(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("CapEff:"))
-                .and_then(|h| u64::from_str_radix(h.trim(), 16).ok())
-                .is_some_and(|c| c & (1 << 12) != 0)
-        });
-    if !cap {
-        return Some("not root and no CAP_NET_ADMIN".into());
-    }
-    if !std::path::Path::new("/dev/net/tun").exists() {
-        return Some("no /dev/net/tun".into());
-    }
-    if Command::new("ip").arg("-V").output().is_err() {
-        return Some("no ip command (iproute2)".into());
-    }
-    None
-}
-
 macro_rules! need_root {
     () => {
-        if let Some(why) = missing() {
-            eprintln!("skipped: {why}");
+        if let Some(why) = super::shell::missing() {
+            // Past the harness's capture, as the shell tests do.
+            ramp_host::timing::loud(&format!("SKIPPED: a flow-log test: {why}"));
             return;
         }
     };
 }
 
-struct Proc(Child);
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
+use super::shell::Proc;
 
 /// A directory of this test's own, removed on drop.
 struct TempDir(std::path::PathBuf);

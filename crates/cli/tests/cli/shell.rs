@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 const RAMP: &str = env!("CARGO_BIN_EXE_ramp");
 
 /// Why this machine cannot run the shell tests, if it cannot.
-fn missing() -> Option<String> {
+pub(super) fn missing() -> Option<String> {
     let root = std::fs::read_to_string("/proc/self/status")
         .ok()
         .is_some_and(|s| {
@@ -49,7 +49,7 @@ macro_rules! need_root {
 }
 
 /// A child process killed on drop.
-struct Proc(Child);
+pub(super) struct Proc(pub(super) Child);
 
 impl Drop for Proc {
     fn drop(&mut self) {
