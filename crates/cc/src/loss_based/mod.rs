@@ -589,8 +589,7 @@ impl Controller for LossBased {
         if let CongestionSignal::Ecn { ce_bytes, .. } = event.signal {
             self.ca.on_ce_bytes(ce_bytes);
         }
-        if self.in_recovery_period(event.time_sent) && !self.loss_cuts_in_ce_recovery(now, event)
-        {
+        if self.in_recovery_period(event.time_sent) && !self.loss_cuts_in_ce_recovery(now, event) {
             let loss_in_ecn_episode =
                 self.episode_ecn_only && matches!(event.signal, CongestionSignal::Loss { .. });
             if loss_in_ecn_episode {

@@ -271,12 +271,11 @@ mod adding_a_controller {
 
     use ramp_cc::spec::option::{self, OptionDef};
     use ramp_cc::spec::{ControllerSpec, Family, FamilySpec, Registry, SpecError, SpecPart};
-    use ramp_cc::{
-        AckFrameSummary, AckedPacket, CcConfig, CcPhase, CongestionEvent, Controller, Metrics,
-        Rate, RttEstimator, Time,
-    };
+    use ramp_cc::{CcConfig, CcPhase, CongestionEvent, Controller, Rate, RttEstimator, Time};
 
-    /// Step 1: the controller. A fixed window, paced at window/srtt.
+    /// Step 1: the controller. A fixed window, paced at window/srtt; the
+    /// trait's defaults do the rest (events it ignores, no ssthresh,
+    /// metrics from the window).
     #[derive(Clone, Debug)]
     struct Fixed {
         window: u64,
@@ -284,28 +283,15 @@ mod adding_a_controller {
     }
 
     impl Controller for Fixed {
-        fn on_packet_sent(&mut self, _: Time, _: Option<u64>, _: u64, _: u64) {}
-        fn on_packet_acked(&mut self, _: Time, _: &AckedPacket, _: &RttEstimator, _: bool) {}
-        fn on_ack_frame_end(&mut self, _: Time, _: &AckFrameSummary, _: &RttEstimator) {}
         fn on_congestion_event(&mut self, _: Time, _: &CongestionEvent, _: &RttEstimator) {}
-        fn on_mtu_update(&mut self, _: u64) {}
         fn window(&self) -> u64 {
             self.window
-        }
-        fn ssthresh(&self) -> Option<u64> {
-            None
         }
         fn pacing_rate(&self, rtt: &RttEstimator) -> Option<Rate> {
             Some(Rate::from_bytes_over(self.window, rtt.smoothed()))
         }
         fn phase(&self) -> CcPhase {
             CcPhase::new("fixed", false)
-        }
-        fn metrics(&self) -> Metrics {
-            Metrics {
-                cwnd_bytes: self.window,
-                ..Metrics::default()
-            }
         }
         fn initial_window(&self) -> u64 {
             self.window

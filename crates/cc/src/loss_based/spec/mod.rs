@@ -1,9 +1,9 @@
-//! The loss-based family's names: `newreno`, `cubic`, `hystart`,
-//! `rapidstart`, `jumpstart`, joined with `+` and built into one
-//! [`LossBased`] controller.
+//! The loss-based family's names: `newreno` (alias `reno`), `cubic`,
+//! `prague`, `hystart`, `rapidstart`, `jumpstart`, joined with `+` and
+//! built into one [`LossBased`] controller.
 //!
-//! At most one congestion-avoidance part (`newreno`, the default, or
-//! `cubic`), at most one of `rapidstart` / `jumpstart`, optionally
+//! At most one congestion-avoidance part (`newreno`, the default, `cubic`
+//! or `prague`), at most one of `rapidstart` / `jumpstart`, optionally
 //! `hystart`. Connection-level options ([`COMMON_OPTIONS`]) may be written on
 //! any part and are printed on the first. Every option is one row of a
 //! table in `options.rs`; the parser, the canonical name, the error messages and
