@@ -320,7 +320,7 @@ impl Family for LossBasedFamily {
         fn rows<S>(out: &mut String, name: &str, what: &str, table: &[OptionDef<S>]) {
             out.push_str(&format!("{name}: {what}\n"));
             for o in table {
-                out.push_str(&format!("    {}={}  {}\n", o.key, o.values, o.help));
+                out.push_str(&format!("    {}={}  {}\n", o.key, o.values, o.help_line()));
             }
         }
         let mut s = String::new();
