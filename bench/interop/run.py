@@ -401,6 +401,41 @@ def table(rows, arm_order):
     return "\n".join(out)
 
 
+def agreement(rows):
+    """Markdown: per side, how many cells lie within 5 % of the simulator's
+    median, and the cells outside; the cells where a side's no-drop share
+    is strictly between 0 and 100 % (multimodal) with every side's share."""
+    cells = {}
+    for r in rows:
+        if r.get("ms") is None or r.get("superseded"):
+            continue
+        cells.setdefault((r["path"], r["size"], r["arm"]), {}).setdefault(r["side"], []).append(r)
+    within, outside, modal = {}, [], []
+    for key in sorted(cells, key=lambda k: ([p[0] for p in PATHS].index(k[0]) if k[0] in [p[0] for p in PATHS] else 99, k[1], k[2])):
+        c = cells[key]
+        sim = summary([r["ms"] for r in c.get("ramp-sim", [])])
+        shares = {}
+        for side, rs in c.items():
+            shares[side] = 100.0 * sum(1 for r in rs if not r.get("drops")) / len(rs)
+            if side == "ramp-sim" or not sim:
+                continue
+            d = (summary([r["ms"] for r in rs])[0] / sim[0] - 1) * 100
+            n = within.setdefault(side, [0, 0])
+            n[1] += 1
+            if abs(d) <= 5:
+                n[0] += 1
+            else:
+                outside.append("%s %g MB %s: %s %+.1f %%" % (key[0], key[1] / 1e6, key[2], side, d))
+        if any(0 < v < 100 for v in shares.values()):
+            modal.append("%s %g MB %s: no-drop share %s" % (
+                key[0], key[1] / 1e6, key[2],
+                ", ".join("%s %.0f %%" % (k, shares[k]) for k in SIDE_ORDER if k in shares)))
+    out = ["Within 5 % of `ramp sim` (median): " + "; ".join(
+        "%s %d of %d" % (k, within[k][0], within[k][1]) for k in SIDE_ORDER if k in within), ""]
+    out += ["Outside:"] + ["- " + o for o in outside] + ["", "Multimodal cells:"] + ["- " + m for m in modal]
+    return "\n".join(out)
+
+
 def available(env):
     """The stacks that can run here, and a message for each that cannot."""
     want = os.environ.get("STACKS", "quicly ngtcp2 tcp").split()
@@ -545,7 +580,7 @@ def main():
                  "reruns-alone": reruns})
     with open(os.path.join(out_dir, "meta.json"), "w") as f:
         json.dump(meta, f, indent=1)
-    md = table(rows, [a[0] for a in arms])
+    md = table(rows, [a[0] for a in arms]) + "\n\n" + agreement(rows)
     with open(os.path.join(out_dir, "table.md"), "w") as f:
         f.write(md + "\n")
     print(json.dumps(meta))
