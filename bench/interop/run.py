@@ -91,10 +91,12 @@ QUICLY_ARM_FLAGS = {
 # controller. ngtcp2 0.12.1 (Debian 12) has `cubic`, `reno`, `bbr` (BBRv1)
 # and `bbr2` (BBRv2); ramp has BBRv3 (`bbr3`), so the `bbr` arm sets
 # different versions side by side (docs/interop.md).
-# Both at RFC 9002 §7.2's initial window, min(10 × 1200, max(14720,
-# 2 × 1200)) = 12,000 B = 10 datagrams, which ngtcp2 and `ramp serve` use:
-# without `iw=10` the simulator takes its scenario's default of 30, and its
-# `cubic` finished 10 % before every real stack at 20 Mbit/s, 40 ms.
+# Both at RFC 9002 §7.2's initial window for 1200-byte datagrams,
+# min(10 × 1200, max(14720, 2 × 1200)) = 12,000 B, which `ramp serve` uses
+# (ngtcp2 0.12.1 computes it from its 1452-byte maximum payload: 14,520 B,
+# docs/interop.md): without `iw=10` the simulator takes its scenario's
+# default of 30, and its `cubic` finished 10 % before every real stack at
+# 20 Mbit/s, 40 ms.
 OTHER_ARMS = [
     ("cubic", "cubic(iw=10)", {"ngtcp2": "cubic", "tcp": "cubic"}),
     ("bbr", "bbr3(iw=10)", {"ngtcp2": "bbr2"}),
