@@ -53,7 +53,7 @@ pub fn run(
     budget: Duration,
 ) -> Result<BenchResult, SimError> {
     if specs.is_empty() {
-        return Err(SimError("no controller to benchmark".into()));
+        return Err(SimError::NoController);
     }
     let mut r = BenchResult {
         connections: 0,
