@@ -125,21 +125,24 @@ impl LostMemory {
     pub(crate) fn acked(&mut self, ranges: &[RangeInclusive<u64>], episode: u64) -> SpuriousHits {
         let mut hits = SpuriousHits::default();
         let live = &mut self.records[self.head..];
-        let previous = &self.previous;
+        // The previous frame's ranges not yet passed (both lists descend).
+        let mut previous: &[(u64, u64)] = &self.previous;
         let mut i = live.len();
-        let mut j = 0;
         for r in ranges {
             let (lo, hi) = (*r.start(), *r.end());
             if i == 0 {
                 break;
             }
-            // The previous frame's ranges above this one are behind us
-            // (both lists descend).
-            while j < previous.len() && previous[j].0 > hi {
-                j += 1;
+            while let [(p_lo, _), rest @ ..] = previous {
+                if *p_lo <= hi {
+                    break;
+                }
+                previous = rest;
             }
-            if j < previous.len() && previous[j].0 <= lo && hi <= previous[j].1 {
-                continue;
+            if let [(p_lo, p_hi), ..] = previous {
+                if *p_lo <= lo && hi <= *p_hi {
+                    continue;
+                }
             }
             // Skip the real losses in the gap above this range: a few steps,
             // then a binary search (a burst loss is one wide gap).
