@@ -8,7 +8,7 @@ fn main() {
     let sc = ramp_sim::Scenario::load("seed-100m").expect("preset");
     let specs = ramp_cc::spec::parse_list("newreno,rapidstart").expect("specs");
     let w = ramp_sim::BenchWorkload::Scenario {
-        scenario: sc,
+        scenario: Box::new(sc),
         specs,
     };
     let stop = ramp_sim::BenchStop::Budget(std::time::Duration::from_secs_f64(secs));

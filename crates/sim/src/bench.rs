@@ -45,7 +45,7 @@ pub enum BenchWorkload {
     /// `scenario.seed + i`.
     Scenario {
         /// The scenario every connection runs.
-        scenario: Scenario,
+        scenario: Box<Scenario>,
         /// Controllers, one per connection in turn.
         specs: Vec<ControllerSpec>,
     },

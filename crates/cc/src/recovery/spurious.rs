@@ -264,7 +264,7 @@ mod tests {
                         let (lo, hi) = (pn, pn + len - 1);
                         if frame.iter().all(|&(a, b)| hi + 1 < a || b + 1 < lo) {
                             frame.push((lo, hi));
-                            frame.sort_by(|x, y| y.0.cmp(&x.0));
+                            frame.sort_by_key(|r| core::cmp::Reverse(r.0));
                         }
                         let ranges: Vec<RangeInclusive<u64>> =
                             frame.iter().map(|&(a, b)| a..=b).collect();

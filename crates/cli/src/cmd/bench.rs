@@ -85,7 +85,7 @@ fn bench_sim(
             let what = format!("scenario {}, {} bytes, cc {cc}", sc.name, sc.size_bytes);
             (
                 BenchWorkload::Scenario {
-                    scenario: sc,
+                    scenario: Box::new(sc),
                     specs,
                 },
                 what,
