@@ -79,11 +79,9 @@ fn thread_cpu_seconds() -> Option<f64> {
 pub fn run(workload: &BenchWorkload, stop: BenchStop) -> Result<BenchResult, SimError> {
     match workload {
         BenchWorkload::Scenario { specs, .. } if specs.is_empty() => {
-            return Err(SimError("no controller to benchmark".into()))
+            return Err(SimError::NoController)
         }
-        BenchWorkload::Fleet(plan) if plan.arms.is_empty() => {
-            return Err(SimError("no arm to benchmark".into()))
-        }
+        BenchWorkload::Fleet(plan) if plan.arms.is_empty() => return Err(SimError::NoController),
         _ => {}
     }
     let mut r = BenchResult {
@@ -121,7 +119,7 @@ pub fn run(workload: &BenchWorkload, stop: BenchStop) -> Result<BenchResult, Sim
                 }
                 let c = drawn
                     .as_ref()
-                    .ok_or_else(|| SimError("internal: no connection drawn".into()))?;
+                    .ok_or(SimError::Internal("no fleet connection drawn"))?;
                 let arm = &plan.arms[(k % arms) as usize];
                 let flows = flows_for(&c.scenario, &arm.spec, &arm.label, c.path_seed)?;
                 simulate(&c.scenario, flows, c.path_seed, &mut TraceSink::off())
