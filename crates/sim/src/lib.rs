@@ -46,7 +46,7 @@ use ramp_vocab::rng::Rng;
 // The public surface: three subsystems as modules (fleet experiments,
 // scenarios, traces) and, at the root, what a caller of the simulator
 // names. Everything else is private.
-pub use bench::{run as run_bench, BenchResult};
+pub use bench::{run as run_bench, BenchResult, BenchStop, BenchWorkload};
 pub use engine::{simulate, FlowSetup, SimOutput};
 pub use fairness::jain_index;
 pub use flow_control::FlowWindows;
