@@ -100,7 +100,7 @@ pub fn scenario_from(args: &Args) -> anyhow::Result<Scenario> {
         sc.seed = seed;
     }
     sc.validate()
-        .map_err(|e| anyhow::anyhow!("{}", in_flag_terms(&e.0, args)))?;
+        .map_err(|e| anyhow::anyhow!("{}", in_flag_terms(&e.to_string(), args)))?;
     Ok(sc)
 }
 
