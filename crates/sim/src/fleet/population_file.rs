@@ -45,6 +45,8 @@
 //! mobile_buffer = [300, 2000]        # mobile buffers: [lo, hi] ms, log-uniform, or "jiang-2012"
 //!                                    # (the default, the same range) or "mba-2023"
 //! access_correlation = 0.4           # access type vs bandwidth/RTT copula [assumption]
+//! mobile_share_scale = 1.0           # × each region's mobile share of the mix [assumption]
+//! client_processing_ms = 0           # client's handshake processing, ms [assumption]
 //!
 //! [[assumption]]                     # a parameter no source pins down (assumptions.rs):
 //! key = "paths.fixed_aqm_share"      # replaces the built-in declaration of this key
@@ -153,6 +155,8 @@ struct FilePaths {
     mobile_buffer: Option<FileBuffer>,
     mobile_aqm_share: Option<f64>,
     access_correlation: Option<f64>,
+    mobile_share_scale: Option<f64>,
+    client_processing_ms: Option<f64>,
 }
 
 /// `droptail_buffer`, `mobile_buffer`: a named table or a log-uniform
@@ -321,12 +325,12 @@ impl PopulationFile {
         }
         let population = match (&file.grid, file.region.is_empty()) {
             (Some(_), false) => {
-                return Err(SimError(
+                return Err(SimError::Invalid(
                     "give either [[region]] tables or a [grid], not both".to_string(),
                 ))
             }
             (None, true) => {
-                return Err(SimError(
+                return Err(SimError::Invalid(
                     "no [[region]] tables and no [grid]: nothing to sample".to_string(),
                 ))
             }
@@ -362,7 +366,7 @@ impl PopulationFile {
                     out.push(reg);
                 }
                 if out.iter().all(|r| r.weight <= 0.0) {
-                    return Err(SimError("every region has weight 0".to_string()));
+                    return Err(SimError::Invalid("every region has weight 0".to_string()));
                 }
                 Population::Regions(out)
             }
@@ -670,6 +674,27 @@ fn paths(p: &FilePaths) -> Result<PathModel, String> {
         }
         m.access_correlation = c;
     }
+    for (param, v, field) in [
+        (
+            Param::MobileShareScale,
+            p.mobile_share_scale,
+            &mut m.mobile_share_scale,
+        ),
+        (
+            Param::ClientProcessingMs,
+            p.client_processing_ms,
+            &mut m.client_processing_ms,
+        ),
+    ] {
+        if let Some(v) = v {
+            let (lo, hi) = param.bounds();
+            if !(lo..=hi).contains(&v) {
+                let key = param.key().trim_start_matches("paths.");
+                return Err(format!("{key}: must lie in [{lo}, {hi}]"));
+            }
+            *field = v;
+        }
+    }
     if let Some(r) = p.aqm_buffer_ms {
         m.aqm_buffer_ms = buffer_range("aqm_buffer_ms", r)?;
     }
@@ -709,6 +734,6 @@ fn grid(g: &FileGrid) -> Result<Grid, String> {
         },
     };
     grid.validate()
-        .map_err(|e| e.0.trim_start_matches("grid.").to_string())?;
+        .map_err(|e| e.to_string().trim_start_matches("grid.").to_string())?;
     Ok(grid)
 }

@@ -231,7 +231,7 @@ fn assumptions_are_declared_with_value_range_and_reason() {
 fn bad_assumptions_name_line_and_key() {
     let bad = |body: &str, want: &str| {
         let text = format!("[[region]]\nname = \"africa\"\n[[assumption]]\n{body}");
-        let e = PopulationFile::parse(&text, "p").unwrap_err().0;
+        let e = PopulationFile::parse(&text, "p").unwrap_err().to_string();
         assert!(e.contains("line 3") && e.contains(want), "{e}");
     };
     bad(
@@ -255,8 +255,37 @@ fn bad_assumptions_name_line_and_key() {
         "p",
     )
     .unwrap_err()
-    .0;
+    .to_string();
     assert!(e.contains("access_correlation"), "{e}");
+}
+
+#[test]
+fn client_processing_reaches_every_connection_of_the_plan() {
+    use ramp_sim::fleet::experiments;
+    let f = PopulationFile::parse(
+        "[[region]]\nname = \"west-europe\"\n[paths]\nclient_processing_ms = 30\n",
+        "cp",
+    )
+    .unwrap();
+    let mut plan = experiments::plan("rapid-start-2026", 20, 1).unwrap();
+    let base = plan
+        .connection(0)
+        .scenario
+        .endpoint
+        .client_handshake_processing;
+    assert!(base.is_zero(), "the preset's default is 0, got {base:?}");
+    plan.population = f.population;
+    for i in 0..20 {
+        let c = plan.connection(i);
+        assert_eq!(
+            c.scenario.endpoint.client_handshake_processing,
+            core::time::Duration::from_millis(30)
+        );
+    }
+    let e = err("[[region]]\nname = \"africa\"\n[paths]\nclient_processing_ms = -1\n");
+    assert!(e.contains("client_processing_ms"), "{e}");
+    let e = err("[[region]]\nname = \"africa\"\n[paths]\nmobile_share_scale = 4\n");
+    assert!(e.contains("mobile_share_scale"), "{e}");
 }
 
 /// Issue #36: an error found after the parse names the key's own line, not
