@@ -134,23 +134,35 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if let Some(a) = args.uplink_aqm {
         up.aqm = a;
     }
-    for (flag, q, r) in [
-        ("--queue", down.queue, down.rate),
-        ("--uplink-queue", up.queue, up.rate),
-    ] {
-        if ramp_link::queue_bytes_for(r, q) < u64::from(ramp_shell::MTU) {
-            anyhow::bail!(
-                "{flag}: the buffer holds less than one {}-byte packet at this rate",
-                ramp_shell::MTU
-            );
-        }
-    }
     args.elements.apply(&mut up, &mut down, rtt);
     if let Some(f) = &args.trace {
         down.set_trace(Arc::new(DeliveryTrace::load(f).context("--trace")?));
     }
     if let Some(f) = &args.uplink_trace {
         up.set_trace(Arc::new(DeliveryTrace::load(f).context("--uplink-trace")?));
+    }
+    // After the traces: a trace's mean rate sizes its direction's buffer,
+    // and a sparse trace can make it smaller than one packet too.
+    for (flag, q, r, traced) in [
+        ("--queue", down.queue, down.rate, args.trace.is_some()),
+        (
+            "--uplink-queue",
+            up.queue,
+            up.rate,
+            args.uplink_trace.is_some(),
+        ),
+    ] {
+        if ramp_link::queue_bytes_for(r, q) < u64::from(ramp_shell::MTU) {
+            anyhow::bail!(
+                "{flag}: the buffer holds less than one {}-byte packet at {}",
+                ramp_shell::MTU,
+                if traced {
+                    "the trace's mean rate"
+                } else {
+                    "this rate"
+                }
+            );
+        }
     }
     for (flag, out) in [
         ("--flow-log", &args.flow_log),

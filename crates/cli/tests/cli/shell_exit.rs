@@ -176,3 +176,31 @@ fn the_next_shell_kills_what_a_sigkilled_shell_left_running() {
     );
     assert!(!exists(&ns), "{ns} left behind");
 }
+
+/// Issue #36: a sparse trace (one 1500-byte opportunity a second, 12 kbit/s)
+/// with `--queue 20ms` makes a 30-byte buffer, which drops every packet;
+/// `--rate 1kbit --queue 20ms` was refused and this was not. Checked before
+/// anything is created, so no root is needed.
+#[test]
+fn a_sparse_traces_buffer_under_one_packet_is_refused() {
+    let trace = std::env::temp_dir().join(format!("ramp-1pps-{}.trace", std::process::id()));
+    std::fs::write(&trace, "1000\n").expect("trace");
+    let out = Command::new(RAMP)
+        .arg("shell")
+        .args([
+            "--rate", "10mbit", "--rtt", "20ms", "--queue", "20ms", "--trace",
+        ])
+        .arg(&trace)
+        .args(["--", "true"])
+        .output()
+        .expect("ramp runs");
+    let _ = std::fs::remove_file(&trace);
+    let e = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{e}");
+    assert!(
+        e.contains(
+            "--queue: the buffer holds less than one 1500-byte packet at the trace's mean rate"
+        ),
+        "{e}"
+    );
+}
