@@ -11,6 +11,7 @@
 mod clobber;
 mod cmd;
 mod file_stem;
+mod forwarder_flags;
 mod interrupt;
 mod link_elements;
 mod path_flags;
