@@ -8,6 +8,7 @@
 // share.
 #![allow(unreachable_pub)]
 
+mod cc_list;
 mod clobber;
 mod cmd;
 mod file_stem;

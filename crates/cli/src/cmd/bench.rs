@@ -4,6 +4,8 @@ use std::time::Duration;
 
 use ramp_sim::Scenario;
 
+use crate::cc_list::{parse_cc_list, CcList};
+
 /// What to benchmark.
 #[derive(clap::Subcommand, Debug)]
 pub enum Target {
@@ -17,8 +19,8 @@ pub enum Target {
         #[arg(long, default_value = "seed-100m")]
         scenario: String,
         /// Controllers, comma-separated; connections cycle through them.
-        #[arg(long, default_value = "newreno,rapidstart")]
-        cc: String,
+        #[arg(long, default_value = "newreno,rapidstart", value_parser = parse_cc_list)]
+        cc: CcList,
     },
 }
 
@@ -41,15 +43,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
 }
 
-fn bench_sim(seconds: f64, scenario: &str, cc: &str) -> anyhow::Result<()> {
+fn bench_sim(seconds: f64, scenario: &str, cc: &CcList) -> anyhow::Result<()> {
     let mut sc = Scenario::load(scenario)?;
     sc.size_bytes = 3_000_000;
-    let specs = ramp_cc::spec::parse_list(cc).map_err(|e| anyhow::anyhow!("--cc: {e}"))?;
+    let specs = &cc.specs;
     let budget = Duration::from_secs_f64(seconds);
-    let r = ramp_sim::run_bench(&sc, &specs, budget)?;
+    let r = ramp_sim::run_bench(&sc, specs, budget)?;
     println!(
-        "ramp bench sim: scenario {}, {} bytes, cc {cc}, 1 thread",
-        sc.name, sc.size_bytes
+        "ramp bench sim: scenario {}, {} bytes, cc {}, 1 thread",
+        sc.name, sc.size_bytes, cc.text
     );
     println!(
         "{} connections, {} packets, {} events in {:.2} s wall, {} s CPU",

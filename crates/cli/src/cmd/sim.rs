@@ -4,12 +4,13 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 
-use anyhow::{bail, Context};
+use anyhow::Context;
 use ramp_sim::scenario::presets;
 use ramp_sim::scenario::QueueLimit;
 use ramp_sim::{run_connection, Record, Scenario, TraceSink};
 use ramp_vocab::units;
 
+use crate::cc_list::{parse_cc_list, CcList};
 use crate::file_stem::safe_stem;
 use crate::link_elements::LinkElementFlags;
 use crate::path_flags::PathFlags;
@@ -22,8 +23,8 @@ pub struct Args {
     #[arg(long)]
     pub scenario: Option<String>,
     /// Controllers to compare, comma-separated (`newreno,rapidstart(beta=0.7)`).
-    #[arg(long, default_value = "newreno,rapidstart")]
-    pub cc: String,
+    #[arg(long, default_value = "newreno,rapidstart", value_parser = parse_cc_list)]
+    pub cc: CcList,
     /// Object size (e.g. 3MB, 500KB, 1MiB).
     #[arg(long)]
     pub size: Option<String>,
@@ -191,16 +192,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
     }
     let sc = scenario_from(&args)?;
-    let specs = ramp_cc::spec::parse_list(&args.cc).map_err(|e| anyhow::anyhow!("--cc: {e}"))?;
-    if specs.is_empty() {
-        bail!("--cc: give at least one controller");
-    }
+    let specs = &args.cc.specs;
     for dir in [&args.trace, &args.qlog].into_iter().flatten() {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
     let seed = sc.seed;
     let records: Vec<Record> = if args.trace.is_none() && args.qlog.is_none() {
-        ramp_sim::run_arms(&sc, &specs, seed, args.threads)?
+        ramp_sim::run_arms(&sc, specs, seed, args.threads)?
     } else {
         let cfg = ramp_sim::cc_config(&sc);
         let mut out = Vec::new();
@@ -237,7 +235,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     print_table(&sc, &records);
     if !sc.cross_flows.is_empty() || !sc.web.is_empty() {
-        for spec in &specs {
+        for spec in specs {
             let all = ramp_sim::run_flows(&sc, spec, seed, &mut TraceSink::off())?;
             print_sharing(&sc, &all);
         }
