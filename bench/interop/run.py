@@ -1,51 +1,66 @@
 #!/usr/bin/env python3
-"""quicly's own client and server beside ramp's real stack and `ramp sim`,
-arm for arm, through `ramp shell` (docs/interop.md).
+"""Other stacks' own clients and servers beside ramp's real stack and
+`ramp sim`, arm for arm, through `ramp shell` (docs/interop.md).
 
-For every path of the grid, every seed arm and every size, RUNS downloads
-with quicly's `cli` (server on the host, client inside `ramp shell`) and as
-many with `ramp serve` / `ramp get`, paired run by run so a change in the
-machine's load falls on both; every download is timed from the link by the
-shell's flow log (`--flow-log`: request's first packet in to the last data
-packet out), the one clock both stacks share (quicly's `cli` reports no
-timing). The same cells on `ramp sim` (one run per seed; seeds 1..RUNS on
-paths with random elements, else one). Writes the runs (NDJSON) and the
-tables (Markdown) to OUT_DIR.
+Stacks: quicly's `cli` on the seed arms; ngtcp2's example client and
+server (`gtlsclient`/`gtlsserver`) on CUBIC and BBR; kernel TCP CUBIC
+(curl against a small HTTP server, below, whose sockets ask for
+TCP_CONGESTION cubic) as the reference. For every path of the grid,
+every arm and every size, up to RUNS downloads on each stack the arm
+names and as many with `ramp serve` / `ramp get`, paired run by run so a
+change in the machine's load falls on all; every download is timed from
+the link by the shell's flow log (`--flow-log`: request's first packet in
+to the last data packet out), the one clock all stacks share (quicly's
+`cli` reports no timing). The same cells on `ramp sim` (one run per seed;
+seeds 1..RUNS on paths with random elements, else one). Writes the runs
+(NDJSON) and the tables (Markdown) to OUT_DIR.
 
 Usage: sudo QUICLY_CLI=/path/to/quicly/cli bench/interop/run.py [OUT_DIR]
   QUICLY_CLI   quicly's `cli` test program, built outside this repository
                (docs/interop.md names the commit); unset or missing: the
-               benchmark says so and exits 0, so CI passes without it
+               quicly stack is skipped with a message
+  NGTCP2_SERVER=gtlsserver, NGTCP2_CLIENT=gtlsclient
+               ngtcp2's examples (Debian: ngtcp2-server, ngtcp2-client);
+               missing: the ngtcp2 stack is skipped with a message
+  STACKS="quicly ngtcp2 tcp"  the stacks to run (those available)
   RAMP         ramp binary (default target/release/ramp)
-  RUNS=10      downloads per cell and side
+  RUNS=10      most downloads per cell and side
+  MIN_RUNS=3   on a path without random elements, a cell stops after
+               MIN_RUNS when every side's runs are unimodal: all within
+               1 % of their median and all with drops or all without
+               (docs/interop.md, "Fewer runs"); MIN_RUNS=RUNS turns it off
+  PARALLEL=auto  run a cell's sides at once, each in its own `ramp
+               shell`, on paths of at most 25 Mbit/s (`all`, `none`); a
+               run whose shells sent any packet over 1 ms late is run
+               again side by side, alone (docs/interop.md)
   PATHS=...    space-separated path names (default: the whole grid)
   SIZES="1000000 3000000"
-  ARMS=...     arm names (default: the four seed arms)
+  ARMS=...     arm names (default: the four seed arms, cubic, bbr)
   QUICLY_CLIENT_FLAGS="-M 16777216 -m 33554432"
                quicly's client's stream and connection flow-control
                windows (its defaults, 1 MB and 16 MB, hold a 3 MB response
                back at 100 Mbit/s: docs/interop.md)
-  RAMP_IW=37   the seed arms' IW on ramp's side, packets of 1200 bytes
-               (37 x 1200 = 44,400 B, jump 88,800 B, against quicly's
-               30 x 1472 = 44,160 B and 60 x 1472 = 88,320 B; 30 gives
-               ramp's own 36,000 B)
+The seed arms' specs come from ramp itself (`ramp compare --list-arms`).
 Needs root (ramp shell). Cleans up every server, shell and namespace it
 started, also on Ctrl-C.
 """
 
+import http.server
 import json
 import os
 import re
 import shutil
 import signal
+import socket
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 # The grid of paths: name, rate, RTT ms, queue ms, extra `ramp shell`
-# flags, extra simulator TOML (path tables), quicly ECN on.
+# flags, extra simulator TOML (path tables).
 PATHS = [
     ("100m-30ms", "100mbit", 30, 30, [], ""),
     ("20m-40ms", "20mbit", 40, 40, [], ""),
@@ -58,22 +73,31 @@ PATHS = [
 ]
 RANDOM_PATHS = {"20m-40ms-cellular", "20m-40ms-wifi"}
 ECN_PATHS = {"100m-30ms-dualpi2"}
+# Sides run at once (PARALLEL=auto) on paths of at most this rate: a
+# 25 Mbit/s download costs the endpoints and the shell's loop little CPU.
+PARALLEL_MAX_MBIT = 25
 
-# The seed arms: quicly's server flags (the experiment's `pico` at IW 30
-# with pacing; jump of 60 packets; Rapid Start) and ramp's spec
-# (ramp_cc::spec::SEED_ARMS, which names quicly's pacer).
-BASE = "newreno(iw=30,ca_gain=2,pacer=quicly,beta=0.7,ss_beta=0.5,growth=pico)"
-RS = "rapidstart(jump_floor=on,thresh_mult=1.09375,rtt_floor=slots,k=11/18,thresh=max,clock=ms,off_below_ms=4)"
-RS_NJ = "rapidstart(jump=off,jump_floor=on,thresh_mult=1.09375,rtt_floor=slots,k=11/18,thresh=max,clock=ms,off_below_ms=4)"
-ARMS = [
-    ("baseline", [], BASE),
-    ("jumpstart", ["--jumpstart-default", "60"], BASE + "+jumpstart(retreat_beta=quicly)"),
-    ("rapid-no-jump", ["--rapid-start"], BASE + "+" + RS_NJ),
-    ("rapidstart", ["--rapid-start", "--jumpstart-default", "60"], BASE + "+" + RS),
+# quicly's server flags for each seed arm (the experiment's `pico` at IW
+# 30 with pacing, `-C pico:30:p`; a jump of 60 packets; Rapid Start).
+# ramp's spec for each arm is ramp_cc::spec::SEED_ARMS, read from
+# `ramp compare --list-arms`.
+QUICLY_ARM_FLAGS = {
+    "baseline": [],
+    "jumpstart": ["--jumpstart-default", "60"],
+    "rapid-no-jump": ["--rapid-start"],
+    "rapidstart": ["--rapid-start", "--jumpstart-default", "60"],
+}
+# The arms of the other stacks: label, ramp's spec, and per stack its
+# controller. ngtcp2 0.12.1 (Debian 12) has `cubic`, `reno`, `bbr` (BBRv1)
+# and `bbr2` (BBRv2); ramp has BBRv3 (`bbr3`), so the `bbr` arm sets
+# different versions side by side (docs/interop.md).
+OTHER_ARMS = [
+    ("cubic", "cubic", {"ngtcp2": "cubic", "tcp": "cubic"}),
+    ("bbr", "bbr3", {"ngtcp2": "bbr2"}),
 ]
 
-QUICLY_PORT = 47501
-RAMP_PORT = 47502
+# Each stack's ports on the host (one server per stack and arm at a time).
+PORTS = {"quicly": 47501, "ngtcp2": 47503, "tcp": 47504, "ramp": 47502}
 RUN_TIMEOUT = 120
 
 # The endpoints at SCHED_FIFO 10, as the shell's loop runs (and
@@ -110,74 +134,123 @@ def lateness(stderr):
     return None, None, None
 
 
-def flow_of(flow_log, port):
-    """The record of the flow to `port` in a shell's flow log."""
+def flow_of(flow_log, port, proto):
+    """The record of the flow to `port` in a shell's flow log (the one
+    that carried the most bytes down: `ramp get` also sends a one-datagram
+    flow from another port)."""
     best = None
     with open(flow_log) as f:
         for line in f:
             r = json.loads(line)
-            if r["server"].endswith(":%d" % port) and r["proto"] == "udp":
+            if r["server"].endswith(":%d" % port) and r["proto"] == proto:
                 if best is None or r["down"]["bytes"] > best["down"]["bytes"]:
                     best = r
     return best
 
 
-def shell(ramp, path, cmd, tmp, run):
-    """One download in a fresh `ramp shell`; its flow log and stderr. On
-    paths with random elements run `r` draws the downlink the simulator
-    draws with seed r + 1 (ramp_link::downlink_seed: seed XOR 0x646f776e,
-    as bench/shell/quic.sh seeds it)."""
+def seed_arms(ramp):
+    """ramp_cc::spec::SEED_ARMS, as `ramp compare --list-arms` prints them."""
+    p = subprocess.run([ramp, "compare", "--list-arms", "--arms", "seed"],
+                       capture_output=True, text=True, check=True)
+    return [tuple(line.split("\t", 1)) for line in p.stdout.splitlines() if line]
+
+
+class Stack:
+    """How one stack downloads: its client's command inside the shell,
+    its port, and the transport the flow log sees."""
+
+    def __init__(self, name, cmd, port, proto):
+        self.name, self.cmd, self.port, self.proto = name, cmd, port, proto
+
+
+def client_cmds(ramp, env):
+    """The client command of each stack, as `sh -c` text with %(size)d."""
+    rt = " ".join(RT)
+    qflags = env["quicly_client_flags"]
+    return {
+        "quicly": "exec %s '%s' %s -O -p /%%(size)d $RAMP_SHELL_HOST %d" % (
+            rt, env["quicly"], qflags, PORTS["quicly"]),
+        "ngtcp2": ("exec %s '%s' -q --no-pmtud --exit-on-all-streams-close $RAMP_SHELL_HOST %d "
+                   "https://$RAMP_SHELL_HOST:%d/%%(size)d >/dev/null") % (
+            rt, env["ngtcp2_client"], PORTS["ngtcp2"], PORTS["ngtcp2"]),
+        "tcp": "exec %s curl -sS -o /dev/null http://$RAMP_SHELL_HOST:%d/%%(size)d" % (rt, PORTS["tcp"]),
+        "ramp": "exec %s '%s' get https://$RAMP_SHELL_HOST:%d/bytes/%%(size)d --insecure --json" % (
+            rt, ramp, PORTS["ramp"]),
+    }
+
+
+def shell_args(ramp, path, cmd, fl, run):
+    """A download in a fresh `ramp shell` with its flow log. On paths with
+    random elements run `r` draws the downlink the simulator draws with
+    seed r + 1 (ramp_link::downlink_seed: seed XOR 0x646f776e, as
+    bench/shell/quic.sh seeds it)."""
     name, rate, rtt, queue, extra, _ = path
     if name in RANDOM_PATHS:
         extra = extra + ["--seed", str((run + 1) ^ 0x646F776E)]
-    fl = os.path.join(tmp, "flows.ndjson")
-    if os.path.exists(fl):
-        os.unlink(fl)
-    args = [ramp, "shell", "--rate", rate, "--rtt", "%dms" % rtt, "--queue", "%dms" % queue,
+    return [ramp, "shell", "--rate", rate, "--rtt", "%dms" % rtt, "--queue", "%dms" % queue,
             "--flow-log", fl] + extra + ["--", "sh", "-c", cmd]
-    p = subprocess.run(args, capture_output=True, text=True, timeout=RUN_TIMEOUT)
-    return p, fl
 
 
 def drops(rec):
     return sum(rec["down"]["drops"].values()) + sum(rec["up"]["drops"].values())
 
 
-def run_real(ramp, cli, path, size, tmp, run):
-    """One quicly download and one ramp download; two result dicts."""
+def start_side(ramp, path, side, cmd, tmp, run):
+    fl = os.path.join(tmp, "flows-%s.ndjson" % side)
+    if os.path.exists(fl):
+        os.unlink(fl)
+    p = subprocess.Popen(shell_args(ramp, path, cmd, fl, run), stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    return p, fl
+
+
+def finish_side(side, stack, p, fl):
+    """The row of one download, once its shell has ended."""
+    try:
+        stdout, stderr = p.communicate(timeout=RUN_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        stdout, stderr = p.communicate()
+    rec = flow_of(fl, stack.port, stack.proto) if os.path.exists(fl) else None
+    late = lateness(stderr)
+    row = {"side": side, "exit": p.returncode, "late-mean-us": late[0], "late-max-us": late[1],
+           "late-over-1ms": late[2]}
+    if rec and rec["transfer-us"] is not None and p.returncode == 0:
+        row["ms"] = rec["transfer-us"] / 1000
+        row["drops"] = drops(rec)
+        row["ce"] = rec["down"]["ce"]
+    else:
+        row["error"] = (stderr or "")[-300:]
+    if stack.name == "ramp" and p.returncode == 0:
+        try:
+            own = json.loads(stdout.splitlines()[0])
+            row["own-ttlb-ms"] = own.get("ttlb-us", 0) / 1000
+        except (ValueError, IndexError):
+            pass
+    return row
+
+
+def run_real(ramp, path, sides, size, tmp, run, together):
+    """One download per side (`sides`: side name -> Stack); together: all
+    at once, each in its own shell, else one after the other."""
     out = []
-    rt = " ".join(RT)
-    qflags = os.environ.get("QUICLY_CLIENT_FLAGS", "-M 16777216 -m 33554432")
-    q_cmd = "exec " + rt + " '%s' %s -O -p /%d $RAMP_SHELL_HOST %d" % (cli, qflags, size, QUICLY_PORT)
-    r_cmd = "exec " + rt + " '%s' get https://$RAMP_SHELL_HOST:%d/bytes/%d --insecure --json" % (ramp, RAMP_PORT, size)
-    for side, cmd, port in (("quicly-real", q_cmd, QUICLY_PORT), ("ramp-real", r_cmd, RAMP_PORT)):
-        p, fl = shell(ramp, path, cmd, tmp, run)
-        rec = flow_of(fl, port) if os.path.exists(fl) else None
-        late = lateness(p.stderr)
-        row = {"side": side, "exit": p.returncode, "late-mean-us": late[0], "late-max-us": late[1],
-               "late-over-1ms": late[2]}
-        if rec and rec["transfer-us"] is not None and p.returncode == 0:
-            row["ms"] = rec["transfer-us"] / 1000
-            row["drops"] = drops(rec)
-            row["ce"] = rec["down"]["ce"]
-        else:
-            row["error"] = (p.stderr or "")[-300:]
-        if side == "ramp-real" and p.returncode == 0:
-            try:
-                own = json.loads(p.stdout.splitlines()[0])
-                row["own-ttlb-ms"] = own.get("ttlb-us", 0) / 1000
-            except (ValueError, IndexError):
-                pass
-        out.append(row)
+    if together:
+        started = [(side, st) + start_side(ramp, path, side, st.cmd % {"size": size}, tmp, run)
+                   for side, st in sides.items()]
+        for side, st, p, fl in started:
+            out.append(finish_side(side, st, p, fl))
+    else:
+        for side, st in sides.items():
+            p, fl = start_side(ramp, path, side, st.cmd % {"size": size}, tmp, run)
+            out.append(finish_side(side, st, p, fl))
     return out
 
 
 def run_sim(ramp, path, spec, size, seed, tmp):
     name, rate, rtt, queue, extra, tables = path
     aqm = "dualpi2" if name in ECN_PATHS else "droptail"
-    ecn = ""
     toml = ('seed = %d\n[path]\nrate = "%s"\nrtt = "%dms"\nqueue = "%dms"\naqm = "%s"\n%s'
-            '[endpoint]\nmds = 1200\nclient_closes = true\n%s') % (seed, rate, rtt, queue, aqm, tables, ecn)
+            '[endpoint]\nmds = 1200\nclient_closes = true\n') % (seed, rate, rtt, queue, aqm, tables)
     sc = os.path.join(tmp, "path.toml")
     with open(sc, "w") as f:
         f.write(toml)
@@ -197,23 +270,72 @@ def run_sim(ramp, path, spec, size, seed, tmp):
             "ce": r.get("num-packets.acked-ecn-ce")}
 
 
-class Servers:
-    """quicly's server and `ramp serve` for one arm, stopped on exit."""
+class TcpHandler(http.server.BaseHTTPRequestHandler):
+    """GET /N answers N bytes over a socket that asked for TCP_CONGESTION
+    (the server's `cc`), so that the host's default does not decide."""
 
-    def __init__(self, ramp, cli, qflags, spec, tmp, events):
+    protocol_version = "HTTP/1.1"
+
+    def setup(self):
+        self.request.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, self.server.cc.encode())
+        super().setup()
+
+    def do_GET(self):
+        try:
+            n = int(self.path.lstrip("/"))
+        except ValueError:
+            self.send_error(404)
+            return
+        self.send_response(200)
+        self.send_header("Content-Length", str(n))
+        self.end_headers()
+        chunk = b"x" * 65536
+        while n > 0:
+            self.wfile.write(chunk[:n])
+            n -= len(chunk)
+
+    def log_message(self, *a):
+        pass
+
+
+def tcp_server(port, cc):
+    """`run.py --tcp-server PORT CC`: the kernel-TCP side's HTTP server."""
+    srv = http.server.ThreadingHTTPServer(("0.0.0.0", port), TcpHandler)
+    srv.cc = cc
+    srv.serve_forever()
+
+
+class Servers:
+    """Every stack's server for one arm, stopped on exit."""
+
+    def __init__(self, ramp, env, stacks, spec, tmp):
         cert, key = os.path.join(tmp, "cert.pem"), os.path.join(tmp, "key.pem")
-        qargs = [cli, "-c", cert, "-k", key, "-C", "pico:30:p"] + qflags
-        if events:
-            qargs += ["-e", events]
-        self.q = subprocess.Popen(RT + qargs + ["0.0.0.0", str(QUICLY_PORT)], stdout=subprocess.DEVNULL,
-                                  stderr=open(os.path.join(tmp, "quicly-server.err"), "w"))
-        self.r = subprocess.Popen(RT + [ramp, "serve", "--cc", spec, "--listen", "0.0.0.0:%d" % RAMP_PORT,
-                                   "--pmtud", "off"], stdout=subprocess.DEVNULL,
-                                  stderr=open(os.path.join(tmp, "ramp-serve.err"), "w"))
+        self.procs = []
+
+        def start(name, args):
+            err = open(os.path.join(tmp, "%s-server.err" % name), "w")
+            self.procs.append(subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=err))
+            err.close()
+
+        for name, arg in stacks.items():
+            if name == "quicly":
+                start(name, RT + [env["quicly"], "-c", cert, "-k", key, "-C", "pico:30:p"] + arg
+                      + ["0.0.0.0", str(PORTS["quicly"])])
+            elif name == "ngtcp2":
+                start(name, RT + [env["ngtcp2_server"], "-q", "--no-pmtud", "--cc", arg, "-d",
+                                  os.path.join(tmp, "htdocs"), "0.0.0.0", str(PORTS["ngtcp2"]), key, cert])
+            elif name == "tcp":
+                start(name, RT + [sys.executable, os.path.abspath(__file__), "--tcp-server",
+                                  str(PORTS["tcp"]), arg])
+        start("ramp", RT + [ramp, "serve", "--cc", spec, "--listen", "0.0.0.0:%d" % PORTS["ramp"],
+                            "--pmtud", "off"])
         time.sleep(0.7)
+        for p in self.procs:
+            if p.poll() is not None:
+                raise RuntimeError("a server exited at once: %s (see its .err in %s)" % (p.args, tmp))
 
     def stop(self):
-        for p in (self.q, self.r):
+        for p in self.procs:
             if p.poll() is None:
                 p.send_signal(signal.SIGINT)
                 try:
@@ -223,6 +345,16 @@ class Servers:
                     p.wait()
 
 
+def unimodal(rows):
+    """Whether a side's runs are one mode: all within 1 % of their median,
+    and all with drops or all without."""
+    ms = [r["ms"] for r in rows if r.get("ms") is not None]
+    if len(ms) < len(rows) or not ms:
+        return False
+    med = statistics.median(ms)
+    return (max(ms) - min(ms)) <= 0.01 * med and len({bool(r.get("drops")) for r in rows}) == 1
+
+
 def summary(xs):
     xs = sorted(x for x in xs if x is not None)
     if not xs:
@@ -230,94 +362,167 @@ def summary(xs):
     return statistics.median(xs), xs[0], xs[-1]
 
 
-def table(rows, runs):
+SIDE_ORDER = ["quicly-real", "ngtcp2-real", "tcp-real", "ramp-real", "ramp-sim"]
+
+
+def table(rows, arm_order):
     """Markdown: per path, size and arm, each side's median (range),
-    median drops and share of runs without a drop; the differences."""
+    median drops and share of runs without a drop; each side against
+    the simulator."""
     cells = {}
     for r in rows:
-        if "ms" not in r or r["ms"] is None:
+        if r.get("ms") is None or r.get("superseded"):
             continue
         cells.setdefault((r["path"], r["size"], r["arm"]), {}).setdefault(r["side"], []).append(r)
-    out = ["| path | size | arm | quicly real ms (range) | drops | no-drop % | ramp real ms (range) | drops | no-drop % | ramp sim ms | sim drops | quicly vs sim | ramp vs sim | late > 1 ms (pkts, max run) |",
-           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    out = ["| path | size | arm | side | ms median (range) | runs | drops (median) | no-drop % | vs sim | late > 1 ms (pkts, max run) |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
     order = {p[0]: i for i, p in enumerate(PATHS)}
-    arms = {a[0]: i for i, a in enumerate(ARMS)}
-    for (path, size, arm) in sorted(cells, key=lambda k: (order.get(k[0], 99), k[1], arms.get(k[2], 9))):
+    arms = {a: i for i, a in enumerate(arm_order)}
+    for (path, size, arm) in sorted(cells, key=lambda k: (order.get(k[0], 99), k[1], arms.get(k[2], 99))):
         c = cells[(path, size, arm)]
-
-        def side(name):
-            rs = c.get(name, [])
+        sim = summary([r["ms"] for r in c.get("ramp-sim", [])])
+        for side in SIDE_ORDER:
+            rs = c.get(side)
+            if not rs:
+                continue
             s = summary([r["ms"] for r in rs])
-            if s is None:
-                return None, "–", "–", "–"
             d = statistics.median([r.get("drops") or 0 for r in rs])
             nd = 100.0 * sum(1 for r in rs if not r.get("drops")) / len(rs)
-            return s[0], "%.0f (%.0f–%.0f) n=%d" % (s[0], s[1], s[2], len(rs)), "%g" % d, "%.0f" % nd
-
-        qm, qs, qd, qn = side("quicly-real")
-        rm, rs_, rd, rn = side("ramp-real")
-        sm, ss, sd, _ = side("ramp-sim")
-        late = [r.get("late-over-1ms") or 0 for n in ("quicly-real", "ramp-real") for r in c.get(n, [])]
-        diff = lambda a, b: "%+.1f %%" % ((a / b - 1) * 100) if a and b else "–"
-        out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-            path, "%g MB" % (size / 1e6), arm, qs, qd, qn, rs_, rd, rn,
-            "%.0f" % sm if sm else "–", sd, diff(qm, sm), diff(rm, sm), max(late) if late else "–"))
+            late = [r.get("late-over-1ms") or 0 for r in rs]
+            vs = "%+.1f %%" % ((s[0] / sim[0] - 1) * 100) if sim and side != "ramp-sim" else ""
+            rng = "%.0f" % s[0] if s[1] == s[2] else "%.0f (%.0f–%.0f)" % s
+            out.append("| %s | %g MB | %s | %s | %s | %d | %g | %.0f | %s | %s |" % (
+                path, size / 1e6, arm, side, rng, len(rs), d, nd, vs,
+                max(late) if side != "ramp-sim" else ""))
     return "\n".join(out)
 
 
+def available(env):
+    """The stacks that can run here, and a message for each that cannot."""
+    want = os.environ.get("STACKS", "quicly ngtcp2 tcp").split()
+    have, why = [], []
+    for s in want:
+        if s == "quicly" and not (env["quicly"] and os.access(env["quicly"], os.X_OK)):
+            why.append("quicly: skipped: set QUICLY_CLI to a quicly `cli` built outside this "
+                       "repository (docs/interop.md names the commit)")
+        elif s == "ngtcp2" and not (shutil.which(env["ngtcp2_server"]) and shutil.which(env["ngtcp2_client"])):
+            why.append("ngtcp2: skipped: no %s/%s (Debian: apt install ngtcp2-server ngtcp2-client)"
+                       % (env["ngtcp2_server"], env["ngtcp2_client"]))
+        elif s == "tcp" and not shutil.which("curl"):
+            why.append("tcp: skipped: no curl")
+        elif s not in ("quicly", "ngtcp2", "tcp"):
+            why.append("%s: unknown stack (quicly, ngtcp2, tcp)" % s)
+        else:
+            have.append(s)
+    return have, why
+
+
 def main():
+    if len(sys.argv) == 4 and sys.argv[1] == "--tcp-server":
+        tcp_server(int(sys.argv[2]), sys.argv[3])
+        return 0
+
     # SIGTERM (and SIGINT, which a background job ignores) end the run
     # through the cleanup below.
     def stop(signum, frame):
         raise KeyboardInterrupt
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
-    cli = os.environ.get("QUICLY_CLI", "")
-    if not cli or not os.access(cli, os.X_OK):
-        print("bench/interop: skipped: set QUICLY_CLI to a quicly `cli` built outside this "
-              "repository (docs/interop.md names the commit)")
+    env = {"quicly": os.environ.get("QUICLY_CLI", ""),
+           "ngtcp2_server": os.environ.get("NGTCP2_SERVER", "gtlsserver"),
+           "ngtcp2_client": os.environ.get("NGTCP2_CLIENT", "gtlsclient"),
+           "quicly_client_flags": os.environ.get("QUICLY_CLIENT_FLAGS", "-M 16777216 -m 33554432")}
+    stacks, why = available(env)
+    for w in why:
+        print("bench/interop: " + w)
+    if not stacks:
+        print("bench/interop: skipped: no other stack to run")
         return 0
     if os.geteuid() != 0:
         print("bench/interop: skipped: ramp shell needs root (CAP_NET_ADMIN)")
         return 0
     ramp = os.environ.get("RAMP", "target/release/ramp")
     runs = int(os.environ.get("RUNS", "10"))
+    min_runs = min(runs, int(os.environ.get("MIN_RUNS", "3")))
+    parallel = os.environ.get("PARALLEL", "auto")
     names = os.environ.get("PATHS", "").split() or [p[0] for p in PATHS]
     sizes = [int(s) for s in os.environ.get("SIZES", "1000000 3000000").split()]
-    arm_names = os.environ.get("ARMS", "").split() or [a[0] for a in ARMS]
-    iw = int(os.environ.get("RAMP_IW", "37"))
+    # Every arm: label, ramp's spec, {stack: that stack's arm}.
+    arms = [(label, spec, {"quicly": QUICLY_ARM_FLAGS[label]}) for label, spec in seed_arms(ramp)]
+    arms += OTHER_ARMS
+    arms = [(l, sp, {k: v for k, v in st.items() if k in stacks}) for l, sp, st in arms]
+    arm_names = os.environ.get("ARMS", "").split() or [a[0] for a in arms]
+    arms = [a for a in arms if a[0] in arm_names and a[2]]
+    cmds = client_cmds(ramp, env)
     out_dir = sys.argv[1] if len(sys.argv) > 1 else tempfile.mkdtemp(prefix="ramp-interop.")
     os.makedirs(out_dir, exist_ok=True)
     tmp = tempfile.mkdtemp(prefix="ramp-interop-tmp.")
     subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
                     "-nodes", "-keyout", os.path.join(tmp, "key.pem"), "-out", os.path.join(tmp, "cert.pem"),
                     "-days", "1", "-subj", "/CN=localhost"], check=True, capture_output=True)
+    os.makedirs(os.path.join(tmp, "htdocs"))
+    for size in sizes:
+        with open(os.path.join(tmp, "htdocs", str(size)), "wb") as f:
+            f.write(b"x" * size)
     rows_path = os.path.join(out_dir, "runs.ndjson")
     rows = []
     started = time.time()
-    meta = {"quicly-client-flags": os.environ.get("QUICLY_CLIENT_FLAGS", "-M 16777216 -m 33554432"),
-            "endpoints": " ".join(RT) or "normal priority", "started": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()), "load-start": loadavg(),
-            "cores": os.cpu_count(), "runs": runs, "ramp-iw": iw, "quicly-cli": os.path.basename(cli),
+    meta = {"quicly-client-flags": env["quicly_client_flags"], "stacks": stacks, "skipped": why,
+            "endpoints": " ".join(RT) or "normal priority",
+            "started": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()), "load-start": loadavg(),
+            "cores": os.cpu_count(), "runs": runs, "min-runs": min_runs, "parallel": parallel,
+            "arms": {a[0]: {"ramp": a[1], "other": a[2]} for a in arms},
+            "quicly-cli": os.path.basename(env["quicly"]) if "quicly" in stacks else None,
+            "ngtcp2": subprocess.run(["dpkg-query", "-W", "-f", "${Version}", "ngtcp2-server"],
+                                     capture_output=True, text=True).stdout or None,
             "ramp-commit": subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True,
                                           text=True).stdout.strip()}
     servers = None
+    reruns = 0
+
+    def emit(out, row):
+        rows.append(row)
+        out.write(json.dumps(row) + "\n")
+        out.flush()
+
     try:
         with open(rows_path, "w") as out:
             for path in [p for p in PATHS if p[0] in names]:
-                for arm, qflags, spec in [a for a in ARMS if a[0] in arm_names]:
-                    spec = spec.replace("iw=30", "iw=%d" % iw)
-                    if path[0] in ECN_PATHS:
+                mbit = float(path[1].rstrip("mbit"))
+                together = parallel == "all" or (parallel == "auto" and mbit <= PARALLEL_MAX_MBIT)
+                for arm, spec, other in arms:
+                    if path[0] in ECN_PATHS and "quicly" in other:
                         # quicly sends ECT(0) by default (`--disable-ecn`
-                        # turns it off): the arm does too on these paths.
+                        # turns it off): the seed arms do too on these paths.
                         spec = spec.replace("growth=pico", "growth=pico,ecn=ect0")
-                    servers = Servers(ramp, cli, qflags, spec, tmp, None)
+                    servers = Servers(ramp, env, other, spec, tmp)
+                    sides = {"%s-real" % k: Stack(k, cmds[k], PORTS[k], "tcp" if k == "tcp" else "udp")
+                             for k in other}
+                    sides["ramp-real"] = Stack("ramp", cmds["ramp"], PORTS["ramp"], "udp")
+                    done = {size: [] for size in sizes}
                     for run in range(runs):
                         for size in sizes:
-                            for row in run_real(ramp, cli, path, size, tmp, run):
-                                row.update(path=path[0], arm=arm, size=size, run=run)
-                                rows.append(row)
-                                out.write(json.dumps(row) + "\n")
-                                out.flush()
+                            if done[size] is None:
+                                continue
+                            mode = "together" if together else "alone"
+                            got = run_real(ramp, path, sides, size, tmp, run, together)
+                            if together and any(r.get("late-over-1ms") for r in got):
+                                # Concurrency must not buy a wrong number:
+                                # the run again, one side after the other.
+                                for r in got:
+                                    r.update(path=path[0], arm=arm, size=size, run=run, mode=mode,
+                                             superseded=True)
+                                    emit(out, r)
+                                got = run_real(ramp, path, sides, size, tmp, run, False)
+                                mode = "alone"
+                                reruns += 1
+                            for r in got:
+                                r.update(path=path[0], arm=arm, size=size, run=run, mode=mode)
+                                emit(out, r)
+                                done[size].append(r)
+                            if (run + 1 >= min_runs and path[0] not in RANDOM_PATHS and all(
+                                    unimodal([r for r in done[size] if r["side"] == s]) for s in sides)):
+                                done[size] = None
                     servers.stop()
                     servers = None
                     seeds = range(1, runs + 1) if path[0] in RANDOM_PATHS else [1]
@@ -325,18 +530,18 @@ def main():
                         for seed in seeds:
                             row = run_sim(ramp, path, spec, size, seed, tmp)
                             row.update(path=path[0], arm=arm, size=size, run=seed)
-                            rows.append(row)
-                            out.write(json.dumps(row) + "\n")
+                            emit(out, row)
                     say("%s %s done at %.0f s, load %s" % (path[0], arm, time.time() - started, loadavg()))
     finally:
         if servers:
             servers.stop()
         subprocess.run([ramp, "shell", "--cleanup"], capture_output=True)
         shutil.rmtree(tmp, ignore_errors=True)
-    meta.update({"elapsed-s": round(time.time() - started), "load-end": loadavg()})
+    meta.update({"elapsed-s": round(time.time() - started), "load-end": loadavg(),
+                 "reruns-alone": reruns})
     with open(os.path.join(out_dir, "meta.json"), "w") as f:
         json.dump(meta, f, indent=1)
-    md = table(rows, runs)
+    md = table(rows, [a[0] for a in arms])
     with open(os.path.join(out_dir, "table.md"), "w") as f:
         f.write(md + "\n")
     print(json.dumps(meta))

@@ -62,12 +62,53 @@ def _value(o: Outcome) -> Any:
     return v
 
 
+# `ramp fleet` flags that make no sense after `ramp-lab fleet --`, and why:
+# each is refused with one line before anything runs.
+_REFUSED_FLEET_FLAGS = {
+    "--list-presets": "lists ramp's presets and runs nothing: run `ramp fleet --list-presets`",
+    "--help": "for ramp fleet's options run `ramp fleet --help`; for ramp-lab's, `ramp-lab --help`",
+    "-h": "for ramp fleet's options run `ramp fleet --help`; for ramp-lab's, `ramp-lab --help`",
+    "--describe": "is what ramp-lab itself asks ramp; run `ramp fleet ... --describe`",
+    "--shard": "is set by ramp-lab, which runs every shard of the run itself "
+               "(--shards N before -- says how many)",
+    "--resume": "is not supported: each shard runs afresh in a directory of its own; "
+                "run again without --resume (to resume a run, use `ramp fleet --resume` itself)",
+}
+
+
+def check_fleet_args(fleet_args: Sequence[str]) -> None:
+    """Refuses, with one line, the `ramp fleet` flags the driver cannot
+    honour: --list-presets, --help/-h and --describe (which make ramp print
+    something other than a run's description), --shard (the driver shards)
+    and --resume (shards run in fresh directories). Without this, the first
+    three ended in a JSON traceback, --shard was silently overridden and
+    --resume failed on the shard's scratch directory."""
+    for a in fleet_args:
+        if a == "--":
+            break
+        flag = a.split("=", 1)[0] if a.startswith("--") else a
+        why = _REFUSED_FLEET_FLAGS.get(flag)
+        if why is not None:
+            raise RampError(f"fleet: {flag} after --: {why}")
+
+
 def describe(fleet_args: Sequence[str], ramp: str | None = None) -> dict[str, Any]:
     """What `ramp fleet ARGS` would do (`--describe`): its run directory,
     options and plan, checked by ramp itself."""
+    check_fleet_args(fleet_args)
     exe = ramp or binary("ramp")
     out = run_checked([exe, "fleet", *fleet_args, "--describe"], "ramp fleet")
-    d: dict[str, Any] = json.loads(out)
+    try:
+        d: dict[str, Any] = json.loads(out)
+    except ValueError:
+        first = out.decode(errors="replace").strip().splitlines()[:1]
+        raise RampError("fleet: `ramp fleet ARGS --describe` did not describe a run; it printed: "
+                        f"{first[0] if first else '(nothing)'}") from None
+    if not isinstance(d, dict) or "out" not in d:
+        raise RampError("fleet: `ramp fleet ARGS --describe` did not describe a run")
+    if d.get("shard") is not None:
+        # A spelling the token check missed: ramp itself says a shard is set.
+        raise RampError(f"fleet: --shard after --: {_REFUSED_FLEET_FLAGS['--shard']}")
     return d
 
 

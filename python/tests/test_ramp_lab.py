@@ -223,3 +223,25 @@ def test_explorer_slice_equals_ndq_and_summary(tmp_path):
                                                                     abs=1e-4)
     # An empty slice is an empty frame, not an error.
     assert ramp_lab.explorer_slice(run, "path.rtt-ms=0..0.001").empty
+
+
+@pytest.mark.parametrize("flags,named", [
+    (["--list-presets"], "--list-presets"),
+    (["--help"], "--help"),
+    (["-h"], "-h"),
+    (["--describe"], "--describe"),
+    (["-n", "40", "--shard", "0/2"], "--shard"),
+    (["-n", "40", "--shard=0/2"], "--shard"),
+    (["-n", "40", "--resume"], "--resume"),
+])
+def test_fleet_flags_the_driver_cannot_honour_are_refused_with_one_line(tmp_path, capsys, flags,
+                                                                          named):
+    """Issue #36: --list-presets and --help ended in a JSON traceback,
+    --shard was silently dropped and --resume failed on a shard's scratch
+    directory. Each is now one line, before a cluster starts."""
+    out = tmp_path / "run"
+    assert dist.main(["fleet", "--local", "1", "--", *flags, "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"ramp-lab: fleet: {named} after --: "), err
+    assert len(err.strip().splitlines()) == 1, err
+    assert not out.exists()

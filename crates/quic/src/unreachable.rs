@@ -61,7 +61,9 @@ async fn unreachable(addr: SocketAddr) -> String {
     }
 }
 
-fn is_unreachable(e: &std::io::Error) -> bool {
+/// Whether `e` is the network saying nothing listens there (an ICMP port
+/// or host unreachable reported on a connected UDP socket).
+pub(crate) fn is_unreachable(e: &std::io::Error) -> bool {
     use std::io::ErrorKind as K;
     matches!(
         e.kind(),

@@ -267,6 +267,7 @@ fn relay_counts_and_drops_garbage() {
     g.connect(relay.local_addr()).unwrap();
     let mut x = 0x1234_5678u64;
     let mut malformed = 0;
+    let mut empty = 0;
     for i in 0..500usize {
         x ^= x << 13;
         x ^= x >> 7;
@@ -280,7 +281,10 @@ fn relay_counts_and_drops_garbage() {
         if let Some(b) = d.first_mut() {
             *b &= 0x7f;
         }
-        if len < 21 {
+        if len == 0 {
+            // An empty datagram is a client's reachability probe.
+            empty += 1;
+        } else if len < 21 {
             malformed += 1;
         }
         let _ = g.send(&d);
@@ -288,7 +292,8 @@ fn relay_counts_and_drops_garbage() {
     std::thread::sleep(Duration::from_millis(200));
     let c = relay.stop().unwrap();
     assert_eq!(c.up.malformed, malformed, "{c:?}");
-    assert_eq!(c.unknown, 500 - malformed, "{c:?}");
+    assert_eq!(c.empty, empty, "{c:?}");
+    assert_eq!(c.unknown, 500 - malformed - empty, "{c:?}");
     assert_eq!(c.clients, 0);
     let mut buf = [0u8; 2048];
     assert!(server.recv(&mut buf).is_err(), "nothing reaches the server");
@@ -484,4 +489,69 @@ fn relay_with_cellular_wifi_and_aggregation_delivers_every_datagram_in_order() {
     assert_eq!(seen, want, "{c:?}");
     assert_eq!(c.up.delivered, u64::from(BURSTS * PER_BURST) + 1, "{c:?}");
     assert_eq!(c.up.dropped_queue + c.up.send_errors, 0, "{c:?}");
+}
+
+/// Issue #36: the empty datagrams `ramp get` and `ramp load` send beside a
+/// handshake (their reachability probe) are healthy clients' traffic:
+/// counted as `empty`, not as `malformed`, and not in `received`.
+#[test]
+fn empty_datagrams_are_counted_on_their_own_not_as_malformed() {
+    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let server = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let relay = Relay::start(RelayConfig::symmetric(
+        "127.0.0.1:0".parse().unwrap(),
+        server.local_addr().unwrap(),
+        Rate::from_bits_per_sec(100_000_000),
+        Duration::ZERO,
+        Duration::from_millis(40),
+        0.0,
+        1,
+    ))
+    .unwrap();
+    let client = UdpSocket::bind("127.0.0.1:0").unwrap();
+    for _ in 0..3 {
+        client.send_to(&[], relay.local_addr()).unwrap();
+    }
+    // Garbage: a short header under 21 bytes (RFC 9000 §10.3).
+    client.send_to(&[0x40; 5], relay.local_addr()).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while relay.counters().up.malformed < 1 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let c = relay.stop().unwrap();
+    assert_eq!((c.empty, c.up.malformed, c.up.received), (3, 1, 1), "{c:?}");
+}
+
+/// Issue #36: a relay whose upstream has nothing listening used to look
+/// healthy while every client timed out. The upstream socket's ICMP port
+/// unreachable is now counted (and reported once on stderr).
+#[test]
+fn a_dead_upstream_is_counted_from_its_icmp_unreachable() {
+    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    // A port where nothing listens: bound, then closed.
+    let dead = UdpSocket::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    let relay = Relay::start(RelayConfig::symmetric(
+        "127.0.0.1:0".parse().unwrap(),
+        dead,
+        Rate::from_bits_per_sec(100_000_000),
+        Duration::ZERO,
+        Duration::from_millis(40),
+        0.0,
+        1,
+    ))
+    .unwrap();
+    let client = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while relay.counters().upstream_unreachable == 0 && Instant::now() < deadline {
+        client
+            .send_to(&client_initial(1200, 1), relay.local_addr())
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let c = relay.stop().unwrap();
+    assert!(c.upstream_unreachable >= 1, "{c:?}");
+    assert_eq!(c.clients, 1, "{c:?}");
 }

@@ -12,9 +12,9 @@ use std::fmt;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::os::fd::RawFd;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-use ramp_link::{drop_event, Delivery, ForwardCounters, Link, Offer, Packet};
+use ramp_link::{drop_event, Delivery, ForwardCounters, Link, LinkConfig, Offer, Packet};
 use ramp_vocab::{EcnCodepoint, Time};
 
 use crate::addr::ShellPath;
@@ -39,6 +39,11 @@ pub struct DirCounters {
     pub refused: u64,
     /// Largest packet read (at most the MTU: no offload super-packets).
     pub max_packet_bytes: u64,
+    /// Packets still in the link (queued, or on their way) when the
+    /// shell stopped forwarding: neither delivered nor dropped. With
+    /// them, `received` = delivered + drops + malformed + refused + send
+    /// errors + these.
+    pub left_in_flight: u64,
 }
 
 /// The closing line's counters: the relay's, then the shell's own.
@@ -46,8 +51,8 @@ impl fmt::Display for DirCounters {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{}; {} CE marks, {} refused, largest packet {} bytes",
-            self.link, self.marked_ce, self.refused, self.max_packet_bytes
+            "{}; {} CE marks, {} refused, largest packet {} bytes, {} left in flight at exit",
+            self.link, self.marked_ce, self.refused, self.max_packet_bytes, self.left_in_flight
         )
     }
 }
@@ -75,6 +80,9 @@ struct Dir {
     link: Link<Vec<u8>>,
     /// Packets whose fate is decided, in delivery order.
     fifo: VecDeque<(Time, Vec<u8>)>,
+    /// Packets a dequeue-time discipline holds (offered, fate not yet
+    /// decided).
+    held: u64,
     from: RawFd,
     to: RawFd,
     c: DirCounters,
@@ -110,24 +118,80 @@ pub struct Counters {
     pub down: DirCounters,
 }
 
-/// What the loop asks its owner after every wake-up.
-pub(crate) trait Control {
-    /// True to stop forwarding now.
-    fn stop(&mut self) -> bool;
+/// What the loop's owner wants after a wake-up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Step {
+    /// Keep forwarding.
+    Forward,
+    /// The command exited: forward until the link drains ([`Drain`]).
+    Drain,
+    /// Stop now (a signal ended the shell).
+    Stop,
 }
 
-impl<F: FnMut() -> bool> Control for F {
-    fn stop(&mut self) -> bool {
+/// What the loop asks its owner after every wake-up.
+pub(crate) trait Control {
+    /// Whether to go on.
+    fn step(&mut self) -> Step;
+}
+
+impl<F: FnMut() -> Step> Control for F {
+    fn step(&mut self) -> Step {
         self()
     }
 }
 
-/// Forwards until `control` says stop; returns the counters.
+/// How long the loop goes on forwarding after the command exits.
+///
+/// When a command exits, the kernel closes its sockets: the FIN, the last
+/// data still in a socket's send buffer and the final ACKs are then in the
+/// link or not yet sent, and the far end answers them. Cutting the link at
+/// once loses them: the far end never sees the connection close (a
+/// back-to-back `iperf3` run then finds its server busy). So the loop keeps
+/// forwarding, both ways, until nothing is in either direction's link and
+/// nothing has moved for `quiet`, but no longer than `cap`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Drain {
+    /// How long both directions must have been empty and still.
+    pub(crate) quiet: Duration,
+    /// The longest the drain may last.
+    pub(crate) cap: Duration,
+}
+
+impl Drain {
+    /// Time the far end's application gets to answer the last packet
+    /// delivered to it (e.g. to close its socket on end-of-file) before the
+    /// link counts as still. An assumption, not a measured figure: kernel
+    /// stacks answer within microseconds; an application on a loaded
+    /// machine may take milliseconds. Range that would do: 10-200 ms.
+    pub(crate) const QUIET: Duration = Duration::from_millis(50);
+    /// Added to one round trip through both full buffers for the cap: room
+    /// for a closing handshake and the tail of a socket's send buffer (an
+    /// assumption; a command's children that keep sending for ever cannot
+    /// hold the shell open longer than this).
+    pub(crate) const TAIL: Duration = Duration::from_secs(2);
+
+    /// The drain for links `up` and `down`: the cap is one round trip
+    /// through both buffers full ([`LinkConfig::delay`] plus the buffer at
+    /// the link's (mean) rate, each way) plus [`Drain::TAIL`].
+    pub(crate) fn for_links(up: &LinkConfig, down: &LinkConfig) -> Drain {
+        let through = |c: &LinkConfig| c.delay + c.rate.transmit_time(c.limit_bytes);
+        Drain {
+            quiet: Drain::QUIET,
+            cap: through(up) + through(down) + Drain::TAIL,
+        }
+    }
+}
+
+/// Forwards until `control` says stop, or until the link drains after it
+/// says drain; returns the counters.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn run(
     dev: &Devices,
     path: &ShellPath,
     up: Link<Vec<u8>>,
     down: Link<Vec<u8>>,
+    drain: Drain,
     log: Option<File>,
     flows: Option<Flows>,
     control: &mut dyn Control,
@@ -137,36 +201,44 @@ pub(crate) fn run(
     let now = || Time::from_nanos(ramp_vocab::time::duration_nanos(start.elapsed()));
     let mut log = Log(log.map(BufWriter::new), flows);
     let mut dirs = [
-        Dir {
-            way: Way::Up,
-            link: up,
-            fifo: VecDeque::new(),
-            from: dev.inner,
-            to: dev.outer,
-            c: DirCounters::default(),
-        },
-        Dir {
-            way: Way::Down,
-            link: down,
-            fifo: VecDeque::new(),
-            from: dev.outer,
-            to: dev.inner,
-            c: DirCounters::default(),
-        },
+        Dir::new(Way::Up, up, dev.inner, dev.outer),
+        Dir::new(Way::Down, down, dev.outer, dev.inner),
     ];
     let mut buf = vec![0u8; BUF_BYTES];
-    while !control.stop() {
+    // Set once the command has exited: the drain's end at the latest.
+    let mut drain_deadline: Option<Time> = None;
+    // The last time a packet was read or written.
+    let mut last_moved = Time::ZERO;
+    loop {
+        match control.step() {
+            Step::Stop => break,
+            Step::Drain if drain_deadline.is_none() => {
+                drain_deadline = Some(now() + drain.cap);
+            }
+            Step::Drain | Step::Forward => {}
+        }
         let t = now();
         for d in &mut dirs {
-            d.send_due(t, &mut log);
+            if d.send_due(t, &mut log) {
+                last_moved = t;
+            }
         }
-        let next = dirs.iter().filter_map(Dir::next_due).min();
+        let mut next = dirs.iter().filter_map(Dir::next_due).min();
+        if let Some(deadline) = drain_deadline {
+            let still_since = last_moved + drain.quiet;
+            let empty = dirs.iter().all(Dir::is_empty);
+            if t >= deadline || (empty && t >= still_since) {
+                break;
+            }
+            let wake = if empty { still_since } else { deadline };
+            next = Some(next.map_or(wake, |n| n.min(wake)));
+        }
         let t = now();
         let timeout = next.map(|n| n.saturating_since(t));
         let ready = sys::wait_readable([dirs[0].from, dirs[1].from], timeout)?;
         for (d, r) in dirs.iter_mut().zip(ready) {
-            if r {
-                d.read_batch(&mut buf, path, &now, &mut log)?;
+            if r && d.read_batch(&mut buf, path, &now, &mut log)? {
+                last_moved = now();
             }
         }
     }
@@ -176,6 +248,9 @@ pub(crate) fn run(
     if let Some(f) = &mut log.1 {
         f.finish()?;
     }
+    for d in &mut dirs {
+        d.c.left_in_flight = d.fifo.len() as u64 + d.held;
+    }
     Ok(Counters {
         up: dirs[0].c,
         down: dirs[1].c,
@@ -183,6 +258,23 @@ pub(crate) fn run(
 }
 
 impl Dir {
+    fn new(way: Way, link: Link<Vec<u8>>, from: RawFd, to: RawFd) -> Dir {
+        Dir {
+            way,
+            link,
+            fifo: VecDeque::new(),
+            held: 0,
+            from,
+            to,
+            c: DirCounters::default(),
+        }
+    }
+
+    /// Nothing queued or on its way.
+    fn is_empty(&self) -> bool {
+        self.fifo.is_empty() && self.held == 0
+    }
+
     fn next_due(&self) -> Option<Time> {
         let head = self.fifo.front().map(|p| p.0);
         match (head, self.link.next_wake()) {
@@ -192,15 +284,17 @@ impl Dir {
     }
 
     /// Runs the discipline's dequeues due by `t` and writes every packet
-    /// due by `t`.
-    fn send_due(&mut self, t: Time, log: &mut Log) {
+    /// due by `t`; true if it wrote any.
+    fn send_due(&mut self, t: Time, log: &mut Log) -> bool {
         if self.link.next_wake().is_some_and(|w| w <= t) {
             let mut decided = Vec::new();
             self.link.poll(t, |d| decided.push(d));
+            self.held = self.held.saturating_sub(decided.len() as u64);
             for d in decided {
                 self.decided(d, log);
             }
         }
+        let mut wrote = false;
         while self.fifo.front().is_some_and(|p| p.0 <= t) {
             let Some((due, pkt)) = self.fifo.pop_front() else {
                 break;
@@ -215,7 +309,9 @@ impl Dir {
                     .count_delivered(pkt.len() as u64, t.saturating_since(due)),
                 Err(_) => self.c.link.send_errors += 1,
             }
+            wrote = true;
         }
+        wrote
     }
 
     /// A packet's fate: CE-marked and queued for delivery, or counted
@@ -258,11 +354,13 @@ impl Dir {
         path: &ShellPath,
         now: &dyn Fn() -> Time,
         log: &mut Log,
-    ) -> io::Result<()> {
+    ) -> io::Result<bool> {
+        let mut read = false;
         for _ in 0..READ_BATCH {
             let Some(n) = sys::read_packet(self.from, buf)? else {
-                return Ok(());
+                return Ok(read);
             };
+            read = true;
             let t = now();
             self.c.link.received += 1;
             self.c.max_packet_bytes = self.c.max_packet_bytes.max(n as u64);
@@ -283,7 +381,7 @@ impl Dir {
             }
             self.offer(t, pkt.to_vec(), h, log);
         }
-        Ok(())
+        Ok(read)
     }
 
     fn offer(&mut self, t: Time, pkt: Vec<u8>, h: ip::Header, log: &mut Log) {
@@ -315,6 +413,8 @@ impl Dir {
                 drop_event(cause)
             }
             Offer::Held { evicted } => {
+                // The evicted were held before (possibly this one).
+                self.held = (self.held + 1).saturating_sub(evicted.len() as u64);
                 self.c.link.max_queue_bytes = self.c.link.max_queue_bytes.max(queue_bytes + bytes);
                 for d in evicted {
                     if let Delivery::Dropped { cause, payload, at } = d {

@@ -37,7 +37,7 @@ use ramp_link::{Link, LinkConfig};
 pub use addr::{PathError, ShellPath, DEVICE_PREFIX, NETNS_PREFIX};
 pub use error::ShellError;
 pub use forward::{Counters, DirCounters};
-pub use netns::{cleanup, Cleanup, MTU};
+pub use netns::{cleanup, Cleanup, Removed, MTU};
 
 /// The environment variable naming the shell a command runs in (its
 /// path, e.g. `3` or `3-1`); a `ramp shell` started inside nests.
@@ -105,8 +105,9 @@ impl Outcome {
 
 /// Checks that this process can build a shell.
 pub fn preflight() -> Result<(), ShellError> {
-    if !sys::can_admin_network() {
-        return Err(ShellError::NotPermitted);
+    let missing = sys::missing_capabilities();
+    if !missing.is_empty() {
+        return Err(ShellError::NotPermitted(missing));
     }
     if !std::path::Path::new("/dev/net/tun").exists() {
         return Err(ShellError::Unsupported(
@@ -155,6 +156,17 @@ pub fn run(cfg: &ShellConfig, command: &[OsString]) -> Result<Outcome, ShellErro
         (records, packets) => Some(flows::Flows::new(records, packets)),
     };
     sys::catch_signals().map_err(|e| ShellError::Io("signal handlers".into(), e))?;
+    // A SIGKILLed shell leaves its namespace, and whatever its command
+    // started that is still running in there: remove both now, rather
+    // than leave them to a --cleanup nobody may run.
+    for r in netns::cleanup().removed {
+        ramp_vocab::note!(
+            "ramp shell: removed {}, left by a shell that was killed, and the {} processes \
+             still running in it",
+            r.name,
+            r.killed
+        );
+    }
     let ns = netns::Namespace::create(parent.as_ref())?;
     let (inner, outer) = ns.wire()?;
     let path = ns.path().clone();
@@ -197,24 +209,30 @@ pub fn run(cfg: &ShellConfig, command: &[OsString]) -> Result<Outcome, ShellErro
     }
     let mut status = None;
     let mut interrupted_by = None;
+    let drain = forward::Drain::for_links(&cfg.up, &cfg.down);
     let mut control = || {
         let caught = sys::take_signals();
-        if caught & (1 << libc::SIGCHLD) != 0 {
-            if let Ok(Some(s)) = child.try_wait() {
-                status = Some(s);
-                return true;
-            }
-        }
         for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
             if caught & (1 << sig) != 0 {
                 interrupted_by = Some(sig);
-                sys::signal_process(child.id(), sig);
-                return true;
+                if status.is_none() {
+                    sys::signal_process(child.id(), sig);
+                }
+                return forward::Step::Stop;
             }
         }
-        false
+        if status.is_some() {
+            return forward::Step::Drain;
+        }
+        if caught & (1 << libc::SIGCHLD) != 0 {
+            if let Ok(Some(s)) = child.try_wait() {
+                status = Some(s);
+                return forward::Step::Drain;
+            }
+        }
+        forward::Step::Forward
     };
-    let counters = forward::run(&devices, &path, up, down, log, flows, &mut control);
+    let counters = forward::run(&devices, &path, up, down, drain, log, flows, &mut control);
     let status = match status {
         Some(s) => s,
         None => finish(&mut child)?,

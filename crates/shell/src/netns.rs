@@ -21,8 +21,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::addr::{
-    ShellPath, INNER_DEVICE, NETNS_PREFIX, PER_PARENT, TOP_LEVEL, V4_BASE, V4_PREFIX, V6_BASE,
-    V6_PREFIX,
+    ShellPath, INNER_DEVICE, MAX_DEPTH, NETNS_PREFIX, PER_PARENT, TOP_LEVEL, V4_BASE, V4_PREFIX,
+    V6_BASE, V6_PREFIX,
 };
 use crate::error::ShellError;
 use crate::sys;
@@ -35,15 +35,13 @@ const OWNER_DIR: &str = "/run/ramp-shell";
 /// wire would carry.
 pub const MTU: u32 = 1500;
 
-/// Runs `ip ARGS`; a failure names the command and iproute2's message.
+/// Runs `ip ARGS`; a failure names the command and iproute2's message, or
+/// says that `ip` itself could not be run.
 pub(crate) fn ip(args: &[&str]) -> Result<(), ShellError> {
     let out = Command::new("ip")
         .args(args)
         .output()
-        .map_err(|e| ShellError::Ip {
-            command: args.join(" "),
-            message: e.to_string(),
-        })?;
+        .map_err(ShellError::NoIpCommand)?;
     if out.status.success() {
         Ok(())
     } else {
@@ -68,6 +66,12 @@ impl Namespace {
     pub(crate) fn create(parent: Option<&ShellPath>) -> Result<Namespace, ShellError> {
         let candidates: Vec<ShellPath> = match parent {
             None => (0..TOP_LEVEL).filter_map(ShellPath::top).collect(),
+            Some(p) if p.indices().len() >= MAX_DEPTH => {
+                return Err(ShellError::TooDeep {
+                    parent: p.to_string(),
+                    max: MAX_DEPTH,
+                })
+            }
             Some(p) => (1..PER_PARENT).filter_map(|k| p.child(k)).collect(),
         };
         let taken = existing_namespaces();
@@ -83,21 +87,30 @@ impl Namespace {
             if !claim(&name)? {
                 continue;
             }
-            if ip(&["netns", "add", &name]).is_err() {
-                // A namespace of that name exists after all (left by a
-                // killed shell): leave it to --cleanup.
+            if let Err(e) = ip(&["netns", "add", &name]) {
                 let _ = std::fs::remove_file(owner_file(&name));
-                continue;
+                if Path::new(NETNS_DIR).join(&name).exists() {
+                    // A namespace of that name appeared after all (made
+                    // by hand, or by a shell whose owner file is gone):
+                    // try the next name; --cleanup judges it.
+                    continue;
+                }
+                // Anything else (no `ip`, no permission for the mount,
+                // no namespace support) fails every name alike: say
+                // what iproute2 said, not "no free block".
+                return Err(e);
             }
             return match File::open(Path::new(NETNS_DIR).join(&name)) {
                 Ok(file) => Ok(Namespace { path, name, file }),
                 Err(e) => {
-                    remove(&name);
+                    let _ = remove(&name);
                     Err(ShellError::Io(format!("{NETNS_DIR}/{name}"), e))
                 }
             };
         }
-        Err(ShellError::NoFreeBlock)
+        Err(ShellError::NoFreeBlock {
+            parent: parent.map(ShellPath::to_string),
+        })
     }
 
     /// The shell's place and addresses.
@@ -206,7 +219,7 @@ impl Namespace {
 
 impl Drop for Namespace {
     fn drop(&mut self) {
-        remove(&self.name);
+        let _ = remove(&self.name);
     }
 }
 
@@ -246,30 +259,69 @@ fn existing_namespaces() -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// Kills every process in namespace `name` and deletes it. Best effort:
-/// whatever is already gone is fine.
-fn remove(name: &str) {
-    if let Ok(out) = Command::new("ip").args(["netns", "pids", name]).output() {
-        for pid in String::from_utf8_lossy(&out.stdout).split_whitespace() {
-            if let Ok(pid) = pid.parse() {
-                sys::signal_process(pid, libc::SIGKILL);
+/// Kills every process in namespace `name` and deletes it; returns how
+/// many processes it killed. Best effort: whatever is already gone is
+/// fine.
+fn remove(name: &str) -> usize {
+    let mut killed = 0;
+    // A process may fork between the listing and the kill: list again
+    // until the namespace is empty (a few rounds at most in practice).
+    for _ in 0..KILL_ROUNDS {
+        let pids = namespace_pids(name);
+        if pids.is_empty() {
+            break;
+        }
+        for pid in pids {
+            if sys::signal_process(pid, libc::SIGKILL) {
+                killed += 1;
             }
         }
+        std::thread::sleep(std::time::Duration::from_millis(10));
     }
     let _ = ip(&["netns", "del", name]);
     let _ = std::fs::remove_file(owner_file(name));
+    killed
 }
 
-/// What `ramp shell --cleanup` did.
+/// Rounds of listing and killing a namespace's processes before giving up.
+const KILL_ROUNDS: usize = 20;
+
+/// The processes whose network namespace is `name`, as `ip netns pids`
+/// lists them (it reads /proc/PID/ns/net).
+fn namespace_pids(name: &str) -> Vec<u32> {
+    Command::new("ip")
+        .args(["netns", "pids", name])
+        .output()
+        .map(|out| {
+            String::from_utf8_lossy(&out.stdout)
+                .split_whitespace()
+                .filter_map(|p| p.parse().ok())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// A namespace `cleanup` removed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Removed {
+    /// Its name.
+    pub name: String,
+    /// Processes that were still running inside it, killed.
+    pub killed: usize,
+}
+
+/// What `ramp shell --cleanup` (or a starting shell) did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Cleanup {
     /// Namespaces removed (their shell was gone).
-    pub removed: Vec<String>,
+    pub removed: Vec<Removed>,
     /// Namespaces left alone: their shell is still running.
     pub live: Vec<String>,
 }
 
-/// Removes every `ramp-sh-*` namespace whose shell is no longer running.
+/// Removes every `ramp-sh-*` namespace whose shell is no longer running,
+/// killing the processes still inside (a SIGKILLed shell's command dies
+/// with it, but not the command's own children).
 pub fn cleanup() -> Cleanup {
     let mut report = Cleanup::default();
     let owned: Vec<String> = std::fs::read_dir(OWNER_DIR)
@@ -293,8 +345,8 @@ pub fn cleanup() -> Cleanup {
         if owner.is_some_and(is_live_shell) {
             report.live.push(name);
         } else {
-            remove(&name);
-            report.removed.push(name);
+            let killed = remove(&name);
+            report.removed.push(Removed { name, killed });
         }
     }
     report

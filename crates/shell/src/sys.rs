@@ -89,22 +89,35 @@ pub(crate) fn child_pre_exec() -> io::Result<()> {
     Ok(())
 }
 
-/// Whether the process may configure networking: effective uid 0 or
-/// CAP_NET_ADMIN (bit 12) in its effective capability set.
-pub(crate) fn can_admin_network() -> bool {
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } == 0 {
-        return true;
-    }
-    const CAP_NET_ADMIN: u32 = 12;
-    std::fs::read_to_string("/proc/self/status")
+/// The capabilities the shell needs that this process lacks in its
+/// effective set: CAP_NET_ADMIN (bit 12: TUN devices, addresses, routes)
+/// and CAP_SYS_ADMIN (bit 21: `ip netns add` bind-mounts the namespace
+/// under `/run/netns`). Root normally holds both, but a root process with
+/// a reduced bounding set (`setpriv --bounding-set -all,+net_admin`) does
+/// not, so the check reads the capability set, not the uid.
+pub(crate) fn missing_capabilities() -> Vec<&'static str> {
+    const NEEDED: [(u32, &str); 2] = [(12, "CAP_NET_ADMIN"), (21, "CAP_SYS_ADMIN")];
+    let effective = std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|s| {
             s.lines()
                 .find_map(|l| l.strip_prefix("CapEff:"))
                 .and_then(|h| u64::from_str_radix(h.trim(), 16).ok())
-        })
-        .is_some_and(|caps| caps & (1 << CAP_NET_ADMIN) != 0)
+        });
+    let Some(caps) = effective else {
+        // No /proc: trust the uid.
+        // SAFETY: geteuid has no preconditions.
+        return if unsafe { libc::geteuid() } == 0 {
+            Vec::new()
+        } else {
+            NEEDED.iter().map(|(_, n)| *n).collect()
+        };
+    };
+    NEEDED
+        .iter()
+        .filter(|(bit, _)| caps & (1 << bit) == 0)
+        .map(|(_, n)| *n)
+        .collect()
 }
 
 /// Opens a TUN device named `name` (no packet-information header, no

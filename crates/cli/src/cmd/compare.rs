@@ -43,19 +43,25 @@ pub enum ArmSet {
 }
 
 impl ArmSet {
-    /// The arms with the scenario's IW of `iw_packets`: an arm counting its
-    /// window in quicly's unit (`iw=30x1472`, the seed arms) keeps the unit
-    /// and takes the scenario's packet count; any other `iw=` is dropped,
-    /// so that the scenario's IW in packets of its `mds` applies.
-    pub fn arms(self, iw_packets: u64) -> Result<Vec<Arm>, spec::SpecError> {
-        let list: &[(&str, &str)] = match self {
+    /// The set's `(label, spec)` pairs as ramp_cc::spec defines them, before
+    /// any scenario's IW is applied.
+    pub fn specs(self) -> &'static [(&'static str, &'static str)] {
+        match self {
             ArmSet::Seed => &spec::SEED_ARMS,
             ArmSet::SeedDraft02 => &spec::SEED_DRAFT02_ARMS,
             ArmSet::Rfc9002 => &spec::RFC9002_SEED_ARMS,
             ArmSet::Extended => &spec::EXTENDED_ARMS,
             ArmSet::SeedBbr3 => &spec::SEED_BBR3_ARMS,
-        };
-        list.iter()
+        }
+    }
+
+    /// The arms with the scenario's IW of `iw_packets`: an arm counting its
+    /// window in quicly's unit (`iw=30x1472`, the seed arms) keeps the unit
+    /// and takes the scenario's packet count; any other `iw=` is dropped,
+    /// so that the scenario's IW in packets of its `mds` applies.
+    pub fn arms(self, iw_packets: u64) -> Result<Vec<Arm>, spec::SpecError> {
+        self.specs()
+            .iter()
             .map(|(label, name)| {
                 let spec = with_scenario_iw(&spec::parse(name)?, iw_packets);
                 Ok(Arm {
@@ -129,10 +135,26 @@ pub struct Args {
     /// spec).
     #[arg(long)]
     wide: bool,
+    /// Print the `--arms` set as `label<TAB>spec` lines, the specs exactly
+    /// as ramp defines them (no scenario's IW applied), and run nothing:
+    /// for harnesses that run the same arms elsewhere (bench/interop).
+    #[arg(long, conflicts_with = "cc")]
+    list_arms: bool,
+}
+
+/// Prints `set`'s arms, one `label<TAB>spec` line each.
+fn list_arms(set: ArmSet) {
+    for (label, name) in set.specs() {
+        println!("{label}\t{name}");
+    }
 }
 
 /// Runs the comparison.
 pub fn run(args: Args) -> anyhow::Result<()> {
+    if args.list_arms {
+        list_arms(args.arms);
+        return Ok(());
+    }
     let file = std::path::Path::new(&args.scenario);
     if !args.no_report && file.exists() {
         // The staging swap replaces --out whole: a scenario inside it

@@ -89,8 +89,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         ramp_vocab::note!("ramp relay {name}: {d}");
     }
     ramp_vocab::note!(
-        "ramp relay: {} clients ({} evicted unanswered or finished, {} refused with the table full), {} unknown datagrams",
-        c.clients, c.evicted, c.refused, c.unknown
+        "ramp relay: {} clients ({} evicted unanswered or finished, {} refused with the table full), {} unknown datagrams, \
+         {} empty datagrams (clients' reachability probes, dropped), {} ICMP unreachable from the upstream",
+        c.clients, c.evicted, c.refused, c.unknown, c.empty, c.upstream_unreachable
     );
     Ok(())
 }

@@ -23,7 +23,9 @@ use crate::path_flags::PathFlags;
 /// a cellular downlink (--cellular), Wi-Fi delay variation (--wifi-jitter)
 /// and ACK aggregation on the uplink (--ack-aggregation), as in `ramp relay`.
 /// The command reaches the outer end of the link at $RAMP_SHELL_HOST (and
-/// $RAMP_SHELL_HOST6); nothing else. Needs root or CAP_NET_ADMIN.
+/// $RAMP_SHELL_HOST6); nothing else. Needs root, or CAP_NET_ADMIN and
+/// CAP_SYS_ADMIN, and iproute2's `ip`. After the command exits, the shell
+/// forwards until the link drains (docs/shell.md, "Normal exit").
 #[derive(clap::Args, Debug)]
 #[command(
     override_usage = "ramp shell --rate R --rtt D --queue D [--aqm NAME] [--loss P] [--cellular[=…]] [--wifi-jitter[=…]] [--ack-aggregation D] [--uplink-…] -- COMMAND [ARGS…]\n       ramp shell --cleanup"
@@ -77,8 +79,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if args.cleanup {
         ramp_shell::preflight()?;
         let c = ramp_shell::cleanup();
-        for n in &c.removed {
-            crate::stdout_line::say!("removed {n}");
+        for r in &c.removed {
+            crate::stdout_line::say!(
+                "removed {} (and {} processes still running in it)",
+                r.name,
+                r.killed
+            );
         }
         for n in &c.live {
             crate::stdout_line::say!("kept {n} (its shell is running)");

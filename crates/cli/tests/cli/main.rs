@@ -15,4 +15,5 @@ mod real;
 mod report;
 mod report_e2e;
 mod shell;
+mod shell_exit;
 mod sim;

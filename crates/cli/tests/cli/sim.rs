@@ -200,6 +200,20 @@ fn a_closed_stdout_pipe_ends_quietly() {
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
 
+/// Harnesses that run the seed arms on other stacks (bench/interop/run.py)
+/// read them from here, so the list must be ramp_cc's constants verbatim.
+#[test]
+fn compare_list_arms_prints_the_seed_arms_verbatim_and_runs_nothing() {
+    let out = run_ok(&["compare", "--list-arms"]);
+    let want: String = ramp_cc::spec::SEED_ARMS
+        .iter()
+        .map(|(label, spec)| format!("{label}\t{spec}\n"))
+        .collect();
+    assert_eq!(out, want);
+    let out = run_ok(&["compare", "--list-arms", "--arms", "rfc9002"]);
+    assert!(out.starts_with("baseline\tnewreno(iw=30)\n"), "{out}");
+}
+
 #[test]
 fn compare_refuses_what_sim_refuses() {
     let out = ramp()

@@ -8,6 +8,12 @@ const MIN_INITIAL_DATAGRAM: usize = 1200;
 /// What a datagram looks like (RFC 9000 §17).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DatagramKind {
+    /// An empty datagram: no QUIC packet, but not garbage either. `ramp
+    /// get` and `ramp load` send one beside each handshake to hear an ICMP
+    /// port unreachable from a server address where nothing listens
+    /// (`crate::unreachable`); a healthy client sends it, so it is counted
+    /// on its own, not as malformed.
+    Empty,
     /// Cannot be a QUIC packet.
     Malformed,
     /// A long-header Initial of at least 1200 bytes: may open a client.
@@ -30,7 +36,7 @@ const KNOWN_VERSIONS: [u32; 2] = [0x0000_0001, 0x6b33_43cf];
 /// by default) grease it.
 pub fn classify(d: &[u8]) -> DatagramKind {
     let Some(&b0) = d.first() else {
-        return DatagramKind::Malformed;
+        return DatagramKind::Empty;
     };
     if b0 & 0x80 == 0 {
         return if d.len() < MIN_SHORT_HEADER_PACKET {
@@ -79,7 +85,7 @@ mod tests {
 
     #[test]
     fn rfc9000_17_classify_datagrams() {
-        assert_eq!(classify(&[]), DatagramKind::Malformed);
+        assert_eq!(classify(&[]), DatagramKind::Empty);
         // RFC 9000 §10.3: short headers under 21 bytes are never valid.
         assert_eq!(classify(&[0x40; 20]), DatagramKind::Malformed);
         assert_eq!(classify(&[0x40; 21]), DatagramKind::Quic);

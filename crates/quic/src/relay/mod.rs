@@ -29,8 +29,11 @@
 //! access link). A new client is admitted only by a datagram that looks like
 //! a QUIC client Initial (long header, Initial type, a non-zero version, at
 //! least 1200 bytes: RFC 9000 §14.1); anything else from an unknown address
-//! is counted as `unknown` and dropped. Datagrams that cannot be QUIC
-//! (empty; a short header under 21 bytes, RFC 9000 §10.3; a long header
+//! is counted as `unknown` and dropped. Empty datagrams are the
+//! reachability probes of ramp's own clients (`ramp get`, `ramp load`): they
+//! are dropped and counted as `empty`, in neither `received` nor
+//! `malformed`. Datagrams that cannot be QUIC
+//! (a short header under 21 bytes, RFC 9000 §10.3; a long header
 //! whose connection-ID lengths overrun the datagram or, for QUIC v1/v2,
 //! exceed 20 bytes) are counted as `malformed` and dropped in either
 //! direction. The fixed bit is not checked: quinn greases it (RFC 9287).
@@ -206,6 +209,14 @@ pub struct RelayCounters {
     /// server had answered or that were mid-handshake (counted in
     /// `unknown` too).
     pub refused: u64,
+    /// Empty datagrams, either direction, dropped: the reachability probes
+    /// `ramp get` and `ramp load` send beside a handshake. Not in
+    /// `received` or `malformed`.
+    pub empty: u64,
+    /// ICMP port or host unreachable errors the upstream sockets reported:
+    /// nothing listens at the upstream address (the first one is also
+    /// reported on stderr).
+    pub upstream_unreachable: u64,
 }
 
 /// Where a datagram goes once it leaves the link.
@@ -284,6 +295,8 @@ struct Shared {
     down: Direction,
     clients: Mutex<HashMap<SocketAddr, Arc<Client>>>,
     unknown: AtomicU64,
+    empty: AtomicU64,
+    upstream_unreachable: AtomicU64,
     admitted: AtomicU64,
     evicted: AtomicU64,
     refused: AtomicU64,
@@ -318,6 +331,22 @@ impl Shared {
                     );
                 }
             }
+        }
+    }
+
+    /// Counts an error an upstream socket reported; the first ICMP
+    /// unreachable is also reported on stderr, once: without it a relay
+    /// whose upstream is down looks healthy, and its clients just time out.
+    fn note_upstream_error(&self, e: &io::Error) {
+        if !crate::unreachable::is_unreachable(e) {
+            return;
+        }
+        if self.upstream_unreachable.fetch_add(1, Ordering::Relaxed) == 0 {
+            ramp_vocab::note!(
+                "ramp relay: the upstream {} is unreachable: {e} (nothing listens there for UDP?); \
+                 clients will time out (reported once, counted in the closing line)",
+                self.upstream
+            );
         }
     }
 
@@ -416,6 +445,8 @@ impl Relay {
             down: dir("down", &cfg.down, ramp_link::downlink_seed(cfg.seed)),
             clients: Mutex::new(HashMap::new()),
             unknown: AtomicU64::new(0),
+            empty: AtomicU64::new(0),
+            upstream_unreachable: AtomicU64::new(0),
             admitted: AtomicU64::new(0),
             evicted: AtomicU64::new(0),
             refused: AtomicU64::new(0),
@@ -484,6 +515,8 @@ impl Relay {
             clients: self.shared.admitted.load(Ordering::Relaxed),
             evicted: self.shared.evicted.load(Ordering::Relaxed),
             refused: self.shared.refused.load(Ordering::Relaxed),
+            empty: self.shared.empty.load(Ordering::Relaxed),
+            upstream_unreachable: self.shared.upstream_unreachable.load(Ordering::Relaxed),
         }
     }
 

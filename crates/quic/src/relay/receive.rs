@@ -147,9 +147,14 @@ pub(super) fn client_rx_loop(s: &Arc<Shared>, client_threads: &Arc<Mutex<Vec<Joi
             // ICMP errors and the like surface here on some systems: skip.
             Err(_) => continue,
         };
+        let kind = classify(&buf[..n]);
+        if kind == DatagramKind::Empty {
+            s.empty.fetch_add(1, Ordering::Relaxed);
+            log_other(s, "up", "empty", n, from);
+            continue;
+        }
         let c = &s.up.counters;
         c.received.fetch_add(1, Ordering::Relaxed);
-        let kind = classify(&buf[..n]);
         if kind == DatagramKind::Malformed {
             c.malformed.fetch_add(1, Ordering::Relaxed);
             log_other(s, "up", "malformed", n, from);
@@ -292,7 +297,10 @@ fn server_rx_loop(s: &Shared, client: &Client, to: SocketAddr) {
         let n = match client.socket.recv(&mut buf) {
             Ok(n) => n,
             Err(e) if is_timeout(&e) => continue,
-            Err(_) => continue,
+            Err(e) => {
+                s.note_upstream_error(&e);
+                continue;
+            }
         };
         client.answered.store(true, Ordering::Relaxed);
         // Activity either way keeps a client: a download's client may
@@ -300,9 +308,15 @@ fn server_rx_loop(s: &Shared, client: &Client, to: SocketAddr) {
         client
             .last_seen_ns
             .store(s.now().as_nanos(), Ordering::Relaxed);
+        let kind = classify(&buf[..n]);
+        if kind == DatagramKind::Empty {
+            s.empty.fetch_add(1, Ordering::Relaxed);
+            log_other(s, "down", "empty", n, s.upstream);
+            continue;
+        }
         let c = &s.down.counters;
         c.received.fetch_add(1, Ordering::Relaxed);
-        if classify(&buf[..n]) == DatagramKind::Malformed {
+        if kind == DatagramKind::Malformed {
             c.malformed.fetch_add(1, Ordering::Relaxed);
             log_other(s, "down", "malformed", n, s.upstream);
             continue;

@@ -121,8 +121,11 @@ pub(super) fn tx_loop(s: &Shared, dir: &Direction) {
                         ));
                     }
                 }
-                Err(_) => {
+                Err(e) => {
                     c.send_errors.fetch_add(1, Ordering::Relaxed);
+                    if matches!(p.dest, Dest::Upstream(..)) {
+                        s.note_upstream_error(&e);
+                    }
                 }
             }
             st = dir.lock();
