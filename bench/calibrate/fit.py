@@ -77,6 +77,32 @@ GRIDS = {
         "mobile_loss_max": [0.0, 0.005, 0.01, 0.02],
         "policed_scale": [0.25],
     },
+    # With the access mix from public data (docs/experiments.md, "The
+    # access mix from public data"): far fewer cellular paths and more
+    # Wi-Fi ones outside Africa, so the two random-loss maxima again, over
+    # a wider range on both sides of the earlier fit (4 % / 3 %).
+    "access-mix": {
+        "docsis_share": [0.0],
+        "wifi_loss_max": [0.01, 0.02, 0.04, 0.08],
+        "mobile_loss_max": [0.01, 0.03, 0.06],
+        "policed_scale": [0.25],
+    },
+    # The other two free parameters at the access mix's best random-loss
+    # maxima (the P99 did not move with those).
+    "access-mix-tail": {
+        "docsis_share": [0.0, 0.25],
+        "wifi_loss_max": [0.04],
+        "mobile_loss_max": [0.03],
+        "policed_scale": [0.0, 0.1, 0.25],
+    },
+    # The policer scale alone, to tell its grid's differences from the
+    # sample's noise (run with another --seed).
+    "policer": {
+        "docsis_share": [0.0],
+        "wifi_loss_max": [0.04],
+        "mobile_loss_max": [0.03],
+        "policed_scale": [0.0, 0.1, 0.25],
+    },
     "quick": {
         "docsis_share": [0.0, 0.5],
         "wifi_loss_max": [0.04],

@@ -154,30 +154,43 @@ pub struct Metrics {
 /// Implementations must keep `window() >= minimum window` (RFC 9002 §7.2,
 /// `2·max_datagram_size`), never overflow, and return a finite, positive
 /// pacing rate whenever they return one.
+///
+/// Six methods are required, as in quinn's `Controller`:
+/// [`Controller::on_congestion_event`], [`Controller::window`],
+/// [`Controller::phase`], [`Controller::initial_window`],
+/// [`Controller::name`] and [`Controller::clone_box`]. The rest default
+/// to doing nothing (events), to "none" (ssthresh, pacing, burst) or to
+/// what the required ones give ([`Controller::metrics`]). A wrapper that
+/// passes calls on to another controller writes them with
+/// [`crate::forward_controller!`].
 pub trait Controller: Send + Sync + fmt::Debug {
     /// One packet (or one GSO batch, whose last packet number is given) was
     /// sent. `bytes_in_flight` includes it. `packet_number` is `None` for
     /// Initial and Handshake packets (see [`AckedPacket::packet_number`]).
+    /// The default ignores it.
     fn on_packet_sent(
         &mut self,
-        now: Time,
-        packet_number: Option<u64>,
-        bytes: u64,
-        bytes_in_flight: u64,
-    );
+        _now: Time,
+        _packet_number: Option<u64>,
+        _bytes: u64,
+        _bytes_in_flight: u64,
+    ) {
+    }
 
     /// One in-flight packet was newly acknowledged. Called once per packet,
-    /// before [`Controller::on_ack_frame_end`] for the same frame.
+    /// before [`Controller::on_ack_frame_end`] for the same frame. The
+    /// default ignores it.
     fn on_packet_acked(
         &mut self,
-        now: Time,
-        packet: &AckedPacket,
-        rtt: &RttEstimator,
-        app_limited: bool,
-    );
+        _now: Time,
+        _packet: &AckedPacket,
+        _rtt: &RttEstimator,
+        _app_limited: bool,
+    ) {
+    }
 
-    /// The whole ACK frame has been processed.
-    fn on_ack_frame_end(&mut self, now: Time, summary: &AckFrameSummary, rtt: &RttEstimator);
+    /// The whole ACK frame has been processed. The default ignores it.
+    fn on_ack_frame_end(&mut self, _now: Time, _summary: &AckFrameSummary, _rtt: &RttEstimator) {}
 
     /// A loss or CE event (RFC 9002 §7.3.2). The controller applies the
     /// recovery-period rule itself: events for packets sent before the
@@ -190,8 +203,9 @@ pub trait Controller: Send + Sync + fmt::Debug {
     /// nothing.
     fn on_spurious_congestion(&mut self, _now: Time) {}
 
-    /// The path MTU changed; windows in packets are recomputed.
-    fn on_mtu_update(&mut self, max_datagram_size: u64);
+    /// The path MTU changed; windows in packets are recomputed. The
+    /// default ignores it (a window kept in bytes stays as it is).
+    fn on_mtu_update(&mut self, _max_datagram_size: u64) {}
 
     /// Parameters saved from an earlier connection on this path (RFC 9959;
     /// [`crate::resume`]), given before the first packet. Controllers that
@@ -202,13 +216,19 @@ pub trait Controller: Send + Sync + fmt::Debug {
     /// The congestion window, bytes.
     fn window(&self) -> u64;
 
-    /// The slow-start threshold, bytes, or `None` while infinite.
-    fn ssthresh(&self) -> Option<u64>;
+    /// The slow-start threshold, bytes, or `None` while infinite (the
+    /// default: a controller without one).
+    fn ssthresh(&self) -> Option<u64> {
+        None
+    }
 
     /// The rate at which the sender should pace, or `None` to send
-    /// unpaced. The controller owns its rate: Rapid Start paces its first
-    /// flight over one full RTT, slow start at twice the window per RTT.
-    fn pacing_rate(&self, rtt: &RttEstimator) -> Option<Rate>;
+    /// unpaced (the default). The controller owns its rate: Rapid Start
+    /// paces its first flight over one full RTT, slow start at twice the
+    /// window per RTT.
+    fn pacing_rate(&self, _rtt: &RttEstimator) -> Option<Rate> {
+        None
+    }
 
     /// The longest burst the controller wants the pacer to send, as time
     /// at the pacing rate, or `None` for the pacer's own quantum. Prague
@@ -220,8 +240,15 @@ pub trait Controller: Send + Sync + fmt::Debug {
     /// The current phase.
     fn phase(&self) -> CcPhase;
 
-    /// Counters for records and traces.
-    fn metrics(&self) -> Metrics;
+    /// Counters for records and traces. The default reports the window
+    /// and ssthresh and counts nothing.
+    fn metrics(&self) -> Metrics {
+        Metrics {
+            cwnd_bytes: self.window(),
+            ssthresh_bytes: self.ssthresh(),
+            ..Metrics::default()
+        }
+    }
 
     /// The initial window, bytes.
     fn initial_window(&self) -> u64;
@@ -236,6 +263,144 @@ pub trait Controller: Send + Sync + fmt::Debug {
 
 impl Clone for Box<dyn Controller> {
     fn clone(&self) -> Self {
-        self.clone_box()
+        (**self).clone_box()
     }
+}
+
+/// Writes [`Controller`] methods that pass the call on to another
+/// controller, for wrappers: `forward_controller!(|c| c.inner; window,
+/// ssthresh)` inside an `impl Controller` block writes `window` and
+/// `ssthresh` as calls on `self.inner`. The closure-like head names the
+/// wrapped controller from `c`, the wrapper (`&self` or `&mut self`);
+/// the list names the methods to forward, any of the trait's. A wrapper
+/// writes by hand only the methods where it does something itself.
+#[macro_export]
+macro_rules! forward_controller {
+    (|$c:ident| $inner:expr; $($method:ident),+ $(,)?) => {
+        $( $crate::forward_controller!(@one $c, $inner, $method); )+
+    };
+    (@one $c:ident, $inner:expr, on_packet_sent) => {
+        #[inline]
+        fn on_packet_sent(
+            &mut self,
+            now: $crate::Time,
+            packet_number: ::core::option::Option<u64>,
+            bytes: u64,
+            bytes_in_flight: u64,
+        ) {
+            let $c = self;
+            $crate::Controller::on_packet_sent(
+                &mut $inner, now, packet_number, bytes, bytes_in_flight,
+            )
+        }
+    };
+    (@one $c:ident, $inner:expr, on_packet_acked) => {
+        #[inline]
+        fn on_packet_acked(
+            &mut self,
+            now: $crate::Time,
+            packet: &$crate::AckedPacket,
+            rtt: &$crate::RttEstimator,
+            app_limited: bool,
+        ) {
+            let $c = self;
+            $crate::Controller::on_packet_acked(&mut $inner, now, packet, rtt, app_limited)
+        }
+    };
+    (@one $c:ident, $inner:expr, on_ack_frame_end) => {
+        #[inline]
+        fn on_ack_frame_end(
+            &mut self,
+            now: $crate::Time,
+            summary: &$crate::AckFrameSummary,
+            rtt: &$crate::RttEstimator,
+        ) {
+            let $c = self;
+            $crate::Controller::on_ack_frame_end(&mut $inner, now, summary, rtt)
+        }
+    };
+    (@one $c:ident, $inner:expr, on_congestion_event) => {
+        #[inline]
+        fn on_congestion_event(
+            &mut self,
+            now: $crate::Time,
+            event: &$crate::CongestionEvent,
+            rtt: &$crate::RttEstimator,
+        ) {
+            let $c = self;
+            $crate::Controller::on_congestion_event(&mut $inner, now, event, rtt)
+        }
+    };
+    (@one $c:ident, $inner:expr, on_spurious_congestion) => {
+        #[inline]
+        fn on_spurious_congestion(&mut self, now: $crate::Time) {
+            let $c = self;
+            $crate::Controller::on_spurious_congestion(&mut $inner, now)
+        }
+    };
+    (@one $c:ident, $inner:expr, on_mtu_update) => {
+        #[inline]
+        fn on_mtu_update(&mut self, max_datagram_size: u64) {
+            let $c = self;
+            $crate::Controller::on_mtu_update(&mut $inner, max_datagram_size)
+        }
+    };
+    (@one $c:ident, $inner:expr, resume_from) => {
+        #[inline]
+        fn resume_from(&mut self, saved: $crate::resume::SavedPath) {
+            let $c = self;
+            $crate::Controller::resume_from(&mut $inner, saved)
+        }
+    };
+    (@one $c:ident, $inner:expr, pacing_rate) => {
+        #[inline]
+        fn pacing_rate(&self, rtt: &$crate::RttEstimator) -> ::core::option::Option<$crate::Rate> {
+            let $c = self;
+            $crate::Controller::pacing_rate(&$inner, rtt)
+        }
+    };
+    (@one $c:ident, $inner:expr, window) => {
+        $crate::forward_controller!(@get $c, $inner, window, u64);
+    };
+    (@one $c:ident, $inner:expr, ssthresh) => {
+        $crate::forward_controller!(@get $c, $inner, ssthresh, ::core::option::Option<u64>);
+    };
+    (@one $c:ident, $inner:expr, pacing_burst) => {
+        $crate::forward_controller!(
+            @get $c, $inner, pacing_burst, ::core::option::Option<::core::time::Duration>
+        );
+    };
+    (@one $c:ident, $inner:expr, phase) => {
+        $crate::forward_controller!(@get $c, $inner, phase, $crate::CcPhase);
+    };
+    (@one $c:ident, $inner:expr, metrics) => {
+        $crate::forward_controller!(@get $c, $inner, metrics, $crate::Metrics);
+    };
+    (@one $c:ident, $inner:expr, initial_window) => {
+        $crate::forward_controller!(@get $c, $inner, initial_window, u64);
+    };
+    (@one $c:ident, $inner:expr, name) => {
+        $crate::forward_controller!(@get $c, $inner, name, ::std::string::String);
+    };
+    (@one $c:ident, $inner:expr, clone_box) => {
+        $crate::forward_controller!(
+            @get $c, $inner, clone_box, ::std::boxed::Box<dyn $crate::Controller>
+        );
+    };
+    (@get $c:ident, $inner:expr, $method:ident, $ret:ty) => {
+        #[inline]
+        fn $method(&self) -> $ret {
+            let $c = self;
+            $crate::Controller::$method(&$inner)
+        }
+    };
+}
+
+/// A boxed controller is a controller (the simulator and the quinn
+/// adapter hold `Box<dyn Controller>`).
+impl Controller for Box<dyn Controller> {
+    crate::forward_controller!(|c| **c;
+        on_packet_sent, on_packet_acked, on_ack_frame_end, on_congestion_event,
+        on_spurious_congestion, on_mtu_update, resume_from, window, ssthresh,
+        pacing_rate, pacing_burst, phase, metrics, initial_window, name, clone_box);
 }

@@ -14,6 +14,8 @@
 
 use core::time::Duration;
 
+use crate::controller::CongestionSignal;
+use crate::loss_based::{CaContext, CongestionAvoidance};
 use crate::ratio::Ratio;
 use ramp_vocab::time::Time;
 
@@ -252,6 +254,43 @@ impl Cubic {
         let whole = next.floor();
         self.carry = next - whole;
         (whole as u64).max(cwnd)
+    }
+}
+
+/// CUBIC as the loss-based family's congestion-avoidance algorithm: its
+/// β serves the event that ends slow start too.
+impl CongestionAvoidance for Cubic {
+    fn beta(&self) -> Ratio {
+        Cubic::beta(self)
+    }
+
+    fn grow(&mut self, ctx: &CaContext, acked: u64) -> u64 {
+        Cubic::on_ack(self, ctx.now, ctx.cwnd, acked, ctx.srtt, ctx.mds)
+    }
+
+    fn reduce(&mut self, ctx: &CaContext, _signal: CongestionSignal, _in_startup: bool) -> u64 {
+        Cubic::on_congestion(self, ctx.cwnd)
+    }
+
+    fn on_app_limited(&mut self) {
+        Cubic::on_app_limited(self);
+    }
+
+    fn on_slow_start_exit_without_loss(&mut self, ctx: &CaContext) {
+        Cubic::on_slow_start_exit_without_loss(self, ctx.now, ctx.cwnd);
+    }
+
+    fn on_rapid_start_handover(&mut self, ctx: &CaContext, beta: Ratio) {
+        Cubic::on_rapid_start_handover(self, ctx.now, ctx.cwnd, beta, ctx.mds);
+    }
+
+    fn on_safe_retreat(&mut self, ctx: &CaContext, _w: u64) {
+        // W_max from the window the congestion was seen at.
+        Cubic::on_congestion(self, ctx.cwnd);
+    }
+
+    fn on_persistent_congestion(&mut self) {
+        Cubic::on_persistent_congestion(self);
     }
 }
 

@@ -9,9 +9,10 @@
 //! - [`spec`]: controllers by name and options (`cubic+rapidstart(iw=30)`,
 //!   `bbr3`), through a [`spec::Registry`] of families: adding one is a
 //!   module and a registry line. The loss-based family ([`LossBased`])
-//!   composes a congestion-avoidance algorithm ([`newreno`], [`cubic`]), a
-//!   startup (jump start with [`careful_resume`], [`rapid_start`],
-//!   [`hystart`]) and optional [`prr`]; [`bbr3`] is its own family.
+//!   composes a congestion-avoidance algorithm ([`newreno`], [`cubic`],
+//!   [`prague`], each a [`loss_based::CongestionAvoidance`]), a startup
+//!   (jump start with [`careful_resume`], [`rapid_start`], [`hystart`])
+//!   and optional [`prr`]; [`bbr3`] (BBRv3) is its own family.
 //! - [`recovery`]: RFC 9002 §6 loss detection ([`LossDetector`]): sent
 //!   packets, thresholds, PTO, persistent congestion, ECN-CE, spurious
 //!   losses; with [`RttEstimator`], the RFC 9002 §5 RTT estimator.

@@ -4,6 +4,8 @@
 //! window, persistent congestion, app-limited) is shared by every
 //! loss-based controller and lives in [`crate::loss_based`].
 
+use crate::controller::CongestionSignal;
+use crate::loss_based::{CaContext, CongestionAvoidance};
 use crate::ratio::Ratio;
 
 /// RFC 9002 §7.3.2 `kLossReductionFactor`.
@@ -75,6 +77,65 @@ impl RenoGrowth {
         // Saturating float-to-int conversion (`as` clamps, NaN becomes 0).
         let cubic = cubic as u64;
         self.per_mds = Some(reno.min(cubic).max(1));
+    }
+}
+
+/// NewReno as the loss-based family's congestion-avoidance algorithm.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Reno {
+    /// Multiplicative-decrease factor (RFC 9002 §7.3.2).
+    beta: Ratio,
+    /// The decrease for the loss that ends the initial slow start.
+    ss_beta: Ratio,
+    /// Additive-increase byte counter.
+    growth: RenoGrowth,
+}
+
+impl Reno {
+    /// NewReno with decrease `beta`, `ss_beta` for the event that ends the
+    /// initial slow start, and the given growth.
+    pub fn new(beta: Ratio, ss_beta: Ratio, growth: RenoGrowth) -> Reno {
+        Reno {
+            beta,
+            ss_beta,
+            growth,
+        }
+    }
+}
+
+impl CongestionAvoidance for Reno {
+    fn beta(&self) -> Ratio {
+        self.beta
+    }
+
+    fn slow_start_exit_beta(&self) -> Ratio {
+        self.ss_beta
+    }
+
+    fn grow(&mut self, ctx: &CaContext, acked: u64) -> u64 {
+        self.growth.on_ack(ctx.cwnd, acked, ctx.mds)
+    }
+
+    fn reduce(&mut self, ctx: &CaContext, _signal: CongestionSignal, in_startup: bool) -> u64 {
+        self.growth
+            .on_congestion(ctx.cwnd, ctx.srtt, ctx.mds, self.beta);
+        if in_startup { self.ss_beta } else { self.beta }.mul_floor(ctx.cwnd)
+    }
+
+    fn on_rapid_start_reduction(&mut self, ctx: &CaContext, w: u64) {
+        self.growth.on_congestion(w, ctx.srtt, ctx.mds, self.beta);
+    }
+
+    fn on_rapid_start_handover(&mut self, _ctx: &CaContext, _beta: Ratio) {
+        self.growth.reset();
+    }
+
+    fn on_safe_retreat(&mut self, ctx: &CaContext, w: u64) {
+        self.growth.on_congestion(w, ctx.srtt, ctx.mds, self.beta);
+    }
+
+    fn on_persistent_congestion(&mut self) {
+        self.growth.reset();
     }
 }
 

@@ -14,6 +14,8 @@
 use core::time::Duration;
 
 use crate::controller::CongestionSignal;
+use crate::loss_based::{CaContext, CongestionAvoidance};
+use crate::ratio::Ratio;
 use ramp_vocab::time::Time;
 
 /// The reference RTT of the RTT-independence (draft §2.4.4; udp_prague
@@ -231,6 +233,48 @@ impl Prague {
         let inc = self.carry / den;
         self.carry %= den;
         cwnd.saturating_add(u64::try_from(inc).unwrap_or(u64::MAX))
+    }
+}
+
+/// Prague as the loss-based family's congestion-avoidance algorithm.
+impl CongestionAvoidance for Prague {
+    /// Its loss response (draft §2.3.4); a CE mark's is α's.
+    fn beta(&self) -> Ratio {
+        Ratio::HALF
+    }
+
+    fn grow(&mut self, ctx: &CaContext, acked: u64) -> u64 {
+        Prague::on_ack(self, ctx.cwnd, acked, ctx.srtt, ctx.mds)
+    }
+
+    fn reduce(&mut self, ctx: &CaContext, signal: CongestionSignal, _in_startup: bool) -> u64 {
+        Prague::on_congestion(self, ctx.now, ctx.cwnd, signal, ctx.srtt, ctx.mds)
+    }
+
+    /// α counts every acknowledged byte, in recovery or not.
+    fn on_bytes_acked(&mut self, ctx: &CaContext, time_sent: Time, bytes: u64) {
+        Prague::on_acked(self, ctx.now, time_sent, bytes, ctx.srtt);
+    }
+
+    /// Every mark feeds α, in a reduction period or not.
+    fn on_ce_bytes(&mut self, ce_bytes: u64) {
+        Prague::on_ce(self, ce_bytes);
+    }
+
+    /// At most one reduction per virtual RTT (draft §2.3.3).
+    fn holds_reduction(&self, ctx: &CaContext, signal: CongestionSignal) -> bool {
+        Prague::holds_reduction(self, ctx.now, signal, ctx.srtt)
+    }
+
+    /// Linux tcp_prague.c: "cwnd is updated for every ACK, regardless of
+    /// the congestion status" (TCP_CA_CWR); udp_prague grows unless
+    /// `cs_in_loss`.
+    fn grows_in_ce_recovery(&self) -> bool {
+        true
+    }
+
+    fn pacing_burst(&self) -> Option<Duration> {
+        Some(BURST_TIME)
     }
 }
 

@@ -24,10 +24,10 @@ use core::fmt;
 
 use crate::config::EventOrder;
 use crate::controller::{
-    AckFrameSummary, AckedPacket, CcPhase, CongestionEvent, CongestionSignal, Controller, Metrics,
+    AckFrameSummary, AckedPacket, CongestionEvent, CongestionSignal, Controller,
 };
 use crate::rtt::RttEstimator;
-use ramp_vocab::time::{Rate, Time};
+use ramp_vocab::time::Time;
 
 /// One ACK frame as the wrapper saw it.
 #[derive(Clone, Debug)]
@@ -203,140 +203,19 @@ impl<C: Controller + Clone + 'static> Controller for RfcOrder<C> {
         self.inner.on_mtu_update(max_datagram_size);
     }
 
-    fn window(&self) -> u64 {
-        self.inner.window()
-    }
-
-    fn ssthresh(&self) -> Option<u64> {
-        self.inner.ssthresh()
-    }
-
-    fn pacing_rate(&self, rtt: &RttEstimator) -> Option<Rate> {
-        self.inner.pacing_rate(rtt)
-    }
-
-    fn pacing_burst(&self) -> Option<core::time::Duration> {
-        self.inner.pacing_burst()
-    }
-
-    fn phase(&self) -> CcPhase {
-        self.inner.phase()
-    }
-
-    fn metrics(&self) -> Metrics {
-        self.inner.metrics()
-    }
-
-    fn initial_window(&self) -> u64 {
-        self.inner.initial_window()
-    }
-
-    fn name(&self) -> String {
-        self.inner.name()
-    }
+    crate::forward_controller!(|c| c.inner;
+        resume_from, window, ssthresh, pacing_rate, pacing_burst, phase, metrics,
+        initial_window, name);
 
     fn clone_box(&self) -> Box<dyn Controller> {
         Box::new(self.clone())
     }
 }
 
-impl Controller for Box<dyn Controller> {
-    #[inline]
-    fn on_packet_sent(
-        &mut self,
-        now: Time,
-        packet_number: Option<u64>,
-        bytes: u64,
-        bytes_in_flight: u64,
-    ) {
-        (**self).on_packet_sent(now, packet_number, bytes, bytes_in_flight);
-    }
-
-    #[inline]
-    fn on_packet_acked(
-        &mut self,
-        now: Time,
-        packet: &AckedPacket,
-        rtt: &RttEstimator,
-        app_limited: bool,
-    ) {
-        (**self).on_packet_acked(now, packet, rtt, app_limited);
-    }
-
-    #[inline]
-    fn on_ack_frame_end(&mut self, now: Time, summary: &AckFrameSummary, rtt: &RttEstimator) {
-        (**self).on_ack_frame_end(now, summary, rtt);
-    }
-
-    #[inline]
-    fn on_congestion_event(&mut self, now: Time, event: &CongestionEvent, rtt: &RttEstimator) {
-        (**self).on_congestion_event(now, event, rtt);
-    }
-
-    #[inline]
-    fn on_spurious_congestion(&mut self, now: Time) {
-        (**self).on_spurious_congestion(now);
-    }
-
-    #[inline]
-    fn on_mtu_update(&mut self, max_datagram_size: u64) {
-        (**self).on_mtu_update(max_datagram_size);
-    }
-
-    #[inline]
-    fn resume_from(&mut self, saved: crate::resume::SavedPath) {
-        (**self).resume_from(saved);
-    }
-
-    #[inline]
-    fn window(&self) -> u64 {
-        (**self).window()
-    }
-
-    #[inline]
-    fn ssthresh(&self) -> Option<u64> {
-        (**self).ssthresh()
-    }
-
-    #[inline]
-    fn pacing_rate(&self, rtt: &RttEstimator) -> Option<Rate> {
-        (**self).pacing_rate(rtt)
-    }
-
-    #[inline]
-    fn pacing_burst(&self) -> Option<core::time::Duration> {
-        (**self).pacing_burst()
-    }
-
-    #[inline]
-    fn phase(&self) -> CcPhase {
-        (**self).phase()
-    }
-
-    #[inline]
-    fn metrics(&self) -> Metrics {
-        (**self).metrics()
-    }
-
-    #[inline]
-    fn initial_window(&self) -> u64 {
-        (**self).initial_window()
-    }
-
-    #[inline]
-    fn name(&self) -> String {
-        (**self).name()
-    }
-
-    #[inline]
-    fn clone_box(&self) -> Box<dyn Controller> {
-        (**self).clone_box()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::CcPhase;
 
     /// Records the calls it sees, in order.
     #[derive(Clone, Debug, Default)]
@@ -355,21 +234,11 @@ mod tests {
         fn on_congestion_event(&mut self, _: Time, e: &CongestionEvent, _: &RttEstimator) {
             self.0.push(format!("event {:?}", e.signal));
         }
-        fn on_mtu_update(&mut self, _: u64) {}
         fn window(&self) -> u64 {
             2400
         }
-        fn ssthresh(&self) -> Option<u64> {
-            None
-        }
-        fn pacing_rate(&self, _: &RttEstimator) -> Option<Rate> {
-            None
-        }
         fn phase(&self) -> CcPhase {
             CcPhase::new("log", false)
-        }
-        fn metrics(&self) -> Metrics {
-            Metrics::default()
         }
         fn initial_window(&self) -> u64 {
             2400

@@ -33,10 +33,7 @@ use std::io::Write;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use ramp_cc::{
-    AckFrameSummary, AckedPacket, CcPhase, CongestionEvent, Controller, Metrics, Rate,
-    RttEstimator, Time,
-};
+use ramp_cc::{AckFrameSummary, CongestionEvent, Controller, Rate, RttEstimator, Time};
 use ramp_quic::client::{self, GetConfig};
 use ramp_quic::relay::{Relay, RelayConfig};
 use ramp_quic::server::{AckTiming, SendPacing, ServeConfig, ServeOptions, Server};
@@ -91,9 +88,6 @@ impl Controller for Recording {
         }
         self.inner.on_packet_sent(now, pn, bytes, in_flight)
     }
-    fn on_packet_acked(&mut self, now: Time, p: &AckedPacket, rtt: &RttEstimator, al: bool) {
-        self.inner.on_packet_acked(now, p, rtt, al)
-    }
     fn on_ack_frame_end(&mut self, now: Time, s: &AckFrameSummary, rtt: &RttEstimator) {
         self.inner.on_ack_frame_end(now, s, rtt);
         if let Ok(mut a) = self.acks.lock() {
@@ -118,33 +112,11 @@ impl Controller for Recording {
         }
         self.inner.on_congestion_event(now, e, rtt)
     }
-    fn on_spurious_congestion(&mut self, now: Time) {
-        self.inner.on_spurious_congestion(now)
-    }
-    fn on_mtu_update(&mut self, mds: u64) {
-        self.inner.on_mtu_update(mds)
-    }
-    fn window(&self) -> u64 {
-        self.inner.window()
-    }
-    fn ssthresh(&self) -> Option<u64> {
-        self.inner.ssthresh()
-    }
-    fn pacing_rate(&self, rtt: &RttEstimator) -> Option<Rate> {
-        self.inner.pacing_rate(rtt)
-    }
-    fn phase(&self) -> CcPhase {
-        self.inner.phase()
-    }
-    fn metrics(&self) -> Metrics {
-        self.inner.metrics()
-    }
-    fn initial_window(&self) -> u64 {
-        self.inner.initial_window()
-    }
-    fn name(&self) -> String {
-        self.inner.name()
-    }
+    // Everything else is the real controller's, its pacing burst and a
+    // resumed path included.
+    ramp_cc::forward_controller!(|c| c.inner;
+        on_packet_acked, on_spurious_congestion, on_mtu_update, resume_from, window,
+        ssthresh, pacing_rate, pacing_burst, phase, metrics, initial_window, name);
     fn clone_box(&self) -> Box<dyn Controller> {
         Box::new(Recording {
             inner: self.inner.clone_box(),

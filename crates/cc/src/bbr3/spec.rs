@@ -6,8 +6,9 @@ use core::fmt;
 use super::{Bbr3, BETA, HEADROOM, LOSS_THRESH, STARTUP_PACING_GAIN};
 use crate::config::{CcConfig, InitialWindow};
 use crate::controller::Controller;
+use crate::option_row;
 use crate::ratio::Ratio;
-use crate::spec::option::{self, on_off, OptionDef, ValueError};
+use crate::spec::option::{self, OptionDef};
 use crate::spec::{ControllerSpec, Family, FamilySpec, SpecError, SpecPart};
 use ramp_vocab::ecn::EcnCodepoint;
 
@@ -73,105 +74,40 @@ impl Default for Bbr3Options {
 
 /// `bbr3`'s options.
 pub const BBR3_OPTIONS: &[OptionDef<Bbr3Options>] = &[
-    OptionDef {
-        key: "iw",
-        values: "<packets>|rfc",
-        help: "initial window in packets (default: the config's)",
-        parse: |o, v| {
-            o.initial_window = Some(option::initial_window(v)?);
-            Ok(())
-        },
-        display: |o| o.initial_window.map(|w| w.to_string()),
-    },
-    OptionDef {
-        key: "startup_gain",
-        values: "<ratio>",
-        help: "Startup pacing gain (default 2.77)",
-        parse: |o, v| {
-            o.startup_gain = option::ratio(v, "a gain between 1 and 10", |r| {
-                r.num() >= r.den() && r.num() <= 10 * r.den()
-            })?;
-            Ok(())
-        },
-        display: |o| option::unless_default(o.startup_gain, STARTUP_PACING_GAIN, |r| r.to_string()),
-    },
-    OptionDef {
-        key: "loss_thresh",
-        values: "<ratio>",
-        help: "loss rate per round that ends a probe (default 0.02)",
-        parse: |o, v| {
-            o.loss_thresh = option::ratio(v, "a loss rate strictly between 0 and 1", |r| {
-                r.is_proper_fraction()
-            })?;
-            Ok(())
-        },
-        display: |o| option::unless_default(o.loss_thresh, LOSS_THRESH, |r| r.to_string()),
-    },
-    OptionDef {
-        key: "beta",
-        values: "<ratio>",
-        help: "decrease per round with loss (default 0.7)",
-        parse: |o, v| {
-            o.beta = option::beta(v)?;
-            Ok(())
-        },
-        display: |o| option::unless_default(o.beta, BETA, |r| r.to_string()),
-    },
-    OptionDef {
-        key: "headroom",
-        values: "<ratio>",
-        help: "share of inflight_longterm left for other flows (default 0.15)",
-        parse: |o, v| {
-            o.headroom = option::ratio(v, "a share strictly between 0 and 1", |r| {
-                r.is_proper_fraction()
-            })?;
-            Ok(())
-        },
-        display: |o| option::unless_default(o.headroom, HEADROOM, |r| r.to_string()),
-    },
+    option_row!(some_value "iw", "<packets>|rfc", "initial window in packets", initial_window,
+        option::initial_window, described "the config's"),
+    option_row!(value "startup_gain", "<ratio>", "Startup pacing gain",
+        startup_gain = STARTUP_PACING_GAIN,
+        |v| option::ratio(v, "a gain between 1 and 10", |r| {
+            r.num() >= r.den() && r.num() <= 10 * r.den()
+        })),
+    option_row!(value "loss_thresh", "<ratio>", "loss rate per round that ends a probe",
+        loss_thresh = LOSS_THRESH,
+        |v| option::ratio(v, "a loss rate strictly between 0 and 1", Ratio::is_proper_fraction)),
+    option_row!(value "beta", "<ratio>", "decrease per round with loss", beta = BETA,
+        option::beta),
+    option_row!(value "headroom", "<ratio>", "share of inflight_longterm left for other flows",
+        headroom = HEADROOM,
+        |v| option::ratio(v, "a share strictly between 0 and 1", Ratio::is_proper_fraction)),
     OptionDef {
         key: "ecn",
         values: "off|on|ect0|ect1",
-        help: "the ECN codepoint sent (RFC 9000 §13.4; on = ect0); ECN-capable, leave Startup on persistent CE marks and end bandwidth probes on CE; default: as the endpoint sets it, the CE responses on",
+        help: "the ECN codepoint sent (RFC 9000 §13.4; on = ect0); ECN-capable, leave Startup on persistent CE marks and end bandwidth probes on CE",
+        default: || Some("default: as the endpoint sets it, the CE responses on".into()),
         parse: |o, v| {
             o.ecn = Some(option::ecn_codepoint(v)?);
             Ok(())
         },
         display: |o| o.ecn.map(|e| e.spec_str().to_string()),
     },
-    OptionDef {
-        key: "seed",
-        values: "<n>",
-        help: "seed of the randomised probe wait (default: the flow's seed from the simulator, else 1)",
-        parse: |o, v| {
-            o.seed = Some(
-                v.parse::<u64>()
-                    .map_err(|_| ValueError::Expected("an unsigned integer"))?,
-            );
-            Ok(())
-        },
-        display: |o| o.seed.map(|s| s.to_string()),
-    },
-    OptionDef {
-        key: "ecn_count",
-        values: "bytes|frames",
-        help: "Startup ECN exit: CE bytes vs delivered bytes (default, Linux) or CE-reporting ACK frames vs ACK frames (for stacks that report one CE per frame, as quinn 0.11)",
-        parse: |o, v| {
-            o.ecn_count = option::choice(v, &ECN_COUNT_CHOICES, "bytes or frames")?;
-            Ok(())
-        },
-        display: |o| option::choice_unless_default(o.ecn_count, EcnCount::Bytes, &ECN_COUNT_CHOICES),
-    },
-    OptionDef {
-        key: "quantum",
-        values: "on|off",
-        help: "count the send quantum in the cwnd budget (§5.6.4.2; default on)",
-        parse: |o, v| {
-            o.quantum = on_off(v)?;
-            Ok(())
-        },
-        display: |o| option::on_off_unless_default(o.quantum, true),
-    },
+    option_row!(some_value "seed", "<n>", "seed of the randomised probe wait", seed,
+        |v| option::count(v, 0..=u64::MAX, "an unsigned integer"),
+        described "the flow's seed from the simulator, else 1"),
+    option_row!(choice "ecn_count", "bytes|frames",
+        "Startup ECN exit: CE bytes vs delivered bytes (bytes, Linux) or CE-reporting ACK frames vs ACK frames (frames, for stacks that report one CE per frame, as quinn 0.11)",
+        ecn_count = Bbr3Options::default().ecn_count, ECN_COUNT_CHOICES, "bytes or frames"),
+    option_row!(switch "quantum", "count the send quantum in the cwnd budget (§5.6.4.2)",
+        quantum = Bbr3Options::default().quantum),
 ];
 
 const ECN_COUNT_CHOICES: [(&str, EcnCount); 2] =
@@ -272,7 +208,7 @@ impl Family for Bbr3Family {
     fn help(&self) -> String {
         let mut s = "bbr3: BBRv3 (draft-ietf-ccwg-bbr-06)\n".to_string();
         for o in BBR3_OPTIONS {
-            s.push_str(&format!("    {}={}  {}\n", o.key, o.values, o.help));
+            s.push_str(&format!("    {}={}  {}\n", o.key, o.values, o.help_line()));
         }
         s
     }

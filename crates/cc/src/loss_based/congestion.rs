@@ -2,7 +2,7 @@
 //! and Rapid Start's first one), their end, and §7.6.2 persistent
 //! congestion.
 
-use super::{CaAlgorithm, LossBased, Phase, Saved};
+use super::{CaContext, LossBased, Phase, Saved};
 use crate::careful_resume::CrPhase;
 use crate::config::PrrMode;
 use crate::controller::CongestionSignal;
@@ -45,7 +45,7 @@ impl LossBased {
             // A new period after the retreat's: Careful Resume is over.
             self.finish_safe_retreat();
         } else if cr_phase.is_some() {
-            self.enter_safe_retreat();
+            self.enter_safe_retreat(now);
             return;
         }
         match (in_startup, self.rapid.as_ref()) {
@@ -75,13 +75,8 @@ impl LossBased {
                     self.cwnd / 3
                 }
                 .max(iw);
-                let (srtt, mds) = (self.srtt, self.mds());
-                if let CaAlgorithm::Reno {
-                    growth, beta: b, ..
-                } = &mut self.ca
-                {
-                    growth.on_congestion(w, srtt, mds, *b);
-                }
+                let ctx = self.ca_context(now);
+                self.ca.on_rapid_start_reduction(&ctx, w);
                 self.cwnd = rr.cwnd();
                 self.phase = Phase::RapidRecovery(rr);
                 self.saved = None;
@@ -95,19 +90,8 @@ impl LossBased {
                         ca: self.ca.clone(),
                     });
                 }
-                let (cwnd, srtt, mds) = (self.cwnd, self.srtt, self.mds());
-                let ssthresh = match &mut self.ca {
-                    CaAlgorithm::Reno {
-                        beta,
-                        ss_beta,
-                        growth,
-                    } => {
-                        growth.on_congestion(cwnd, srtt, mds, *beta);
-                        if in_startup { ss_beta } else { beta }.mul_floor(cwnd)
-                    }
-                    CaAlgorithm::Cubic(c) => c.on_congestion(cwnd),
-                    CaAlgorithm::Prague(p) => p.on_congestion(now, cwnd, signal, srtt, mds),
-                };
+                let ctx = self.ca_context(now);
+                let ssthresh = self.ca.reduce(&ctx, signal, in_startup);
                 self.ssthresh = ssthresh.max(min);
                 self.cwnd = self.ssthresh;
                 if self.cfg.prr != PrrMode::Off {
@@ -138,21 +122,16 @@ impl LossBased {
                     Some(FirstRecovery::Quicly) => rr.after_last_loss().max(self.cwnd),
                     _ => self.cwnd,
                 };
-                let mds = self.mds();
-                let beta = rr.beta();
-                match &mut self.ca {
-                    CaAlgorithm::Cubic(c) => c.on_rapid_start_handover(now, self.cwnd, beta, mds),
-                    CaAlgorithm::Reno { growth, .. } => growth.reset(),
-                    CaAlgorithm::Prague(_) => {}
-                }
+                let ctx = self.ca_context(now);
+                self.ca.on_rapid_start_handover(&ctx, rr.beta());
             }
             Phase::Recovery if self.careful_resume.is_some() => {
                 self.finish_safe_retreat();
                 return;
             }
-            Phase::Recovery if self.in_prague_cwr() => {
-                // Prague grew through its CE reduction period (TCP_CA_CWR):
-                // the window it reached stands.
+            Phase::Recovery if self.in_growing_ce_recovery() => {
+                // The window grew through the CE reduction period
+                // (TCP_CA_CWR): the window it reached stands.
                 self.prr = None;
             }
             Phase::Recovery => {
@@ -172,7 +151,7 @@ impl LossBased {
     /// not `β·cwnd`: cwnd still holds the
     /// unvalidated jump. No growth follows (a recovery period) until
     /// [`Self::finish_safe_retreat`].
-    pub(super) fn enter_safe_retreat(&mut self) {
+    pub(super) fn enter_safe_retreat(&mut self, now: Time) {
         let beta = self.ca.slow_start_exit_beta();
         let min = self.min_window();
         let iw = self.cfg.initial_window_bytes();
@@ -188,17 +167,11 @@ impl LossBased {
         } else {
             pre
         };
-        let (srtt, mds) = (self.srtt, self.mds());
-        match &mut self.ca {
-            CaAlgorithm::Reno {
-                growth, beta: b, ..
-            } => growth.on_congestion(w, srtt, mds, *b),
-            // W_max from the window the congestion was seen at.
-            CaAlgorithm::Cubic(c) => {
-                c.on_congestion(pre);
-            }
-            CaAlgorithm::Prague(_) => {}
-        }
+        let ctx = CaContext {
+            cwnd: pre,
+            ..self.ca_context(now)
+        };
+        self.ca.on_safe_retreat(&ctx, w);
         self.saved = None;
         self.phase = Phase::Recovery;
     }
@@ -250,10 +223,6 @@ impl LossBased {
         self.careful_resume = None;
         self.prr = None;
         self.saved = None;
-        match &mut self.ca {
-            CaAlgorithm::Cubic(c) => c.on_persistent_congestion(),
-            CaAlgorithm::Reno { growth, .. } => growth.reset(),
-            CaAlgorithm::Prague(_) => {}
-        }
+        self.ca.on_persistent_congestion();
     }
 }

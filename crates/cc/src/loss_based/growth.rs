@@ -1,7 +1,7 @@
 //! Window growth, once per ACK frame: the startup policies (Rapid Start's
 //! 3×/2×, HyStart++'s CSS, classic slow start) and congestion avoidance.
 
-use super::{CaAlgorithm, LossBased, Phase};
+use super::{LossBased, Phase};
 use crate::hystart::{HyStart, HyStartEvent, CSS_GROWTH_DIVISOR};
 use crate::rtt::RttEstimator;
 use ramp_vocab::time::Time;
@@ -34,14 +34,10 @@ impl LossBased {
         self.cwnd = self.cwnd.saturating_add(inc);
     }
 
+    /// Congestion avoidance's growth for `n` eligible bytes.
     pub(super) fn grow_congestion_avoidance(&mut self, now: Time, n: u64) {
-        let mds = self.mds();
-        let (cwnd, srtt) = (self.cwnd, self.srtt);
-        self.cwnd = match &mut self.ca {
-            CaAlgorithm::Reno { growth, .. } => growth.on_ack(cwnd, n, mds),
-            CaAlgorithm::Cubic(c) => c.on_ack(now, cwnd, n, srtt, mds),
-            CaAlgorithm::Prague(p) => p.on_ack(cwnd, n, srtt, mds),
-        };
+        let ctx = self.ca_context(now);
+        self.cwnd = self.ca.grow(&ctx, n);
     }
 
     pub(super) fn hystart_step(&mut self, now: Time, round_ended: bool, had_sample: bool) {
@@ -55,9 +51,8 @@ impl LossBased {
                 self.ssthresh = self.cwnd;
                 self.hystart = None;
                 self.phase = Phase::CongestionAvoidance;
-                if let CaAlgorithm::Cubic(c) = &mut self.ca {
-                    c.on_slow_start_exit_without_loss(now, self.cwnd);
-                }
+                let ctx = self.ca_context(now);
+                self.ca.on_slow_start_exit_without_loss(&ctx);
             }
             HyStartEvent::None | HyStartEvent::EnterCss | HyStartEvent::ResumeSlowStart => {}
         }

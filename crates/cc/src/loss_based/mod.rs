@@ -5,8 +5,9 @@
 //! (§7.3.2), the minimum window (§7.2), no growth while app-limited (§7.8)
 //! and the persistent-congestion collapse (§7.6.2). Two choices fill it in:
 //!
-//! - the congestion-avoidance algorithm ([`CaAlgorithm`]): Reno or CUBIC,
-//!   which gives β, the additive growth and the decrease;
+//! - the congestion-avoidance algorithm, any [`CongestionAvoidance`]
+//!   (NewReno, CUBIC or Prague), which gives β, the growth and the
+//!   decrease (`avoidance.rs`);
 //! - the startup policy ([`Startup`]): any combination of the full-RTT paced
 //!   first flight (`crate::jump_start`), Rapid Start's 3× growth and
 //!   first-recovery reduction ([`crate::rapid_start`]) and HyStart++
@@ -21,16 +22,19 @@
 //! [`crate::quinn_order::RfcOrder`], which restores this order.
 //!
 //! Files: this one holds the state and the [`Controller`] calls;
+//! `avoidance.rs` the congestion-avoidance trait;
 //! `congestion.rs` the reactions to congestion (recovery entry and exit,
 //! persistent congestion); `growth.rs` the per-frame window growth.
 
 use core::time::Duration;
 
+mod avoidance;
 mod congestion;
 mod growth;
 pub mod spec;
 mod state;
 
+pub use avoidance::{CaBox, CaContext, CongestionAvoidance};
 pub use state::LossBasedState;
 
 use crate::careful_resume::{CarefulResume, CrPhase, RetreatBeta, UnvalidatedExit};
@@ -38,11 +42,8 @@ use crate::config::{minimum_window, CcConfig};
 use crate::controller::{
     AckFrameSummary, AckedPacket, CcPhase, CongestionEvent, CongestionSignal, Controller, Metrics,
 };
-use crate::cubic::Cubic;
 use crate::hystart::HyStart;
 use crate::jump_start::{jump_window, FirstFlight, JumpTally};
-use crate::newreno::RenoGrowth;
-use crate::prague::Prague;
 use crate::prr::Prr;
 use crate::rapid_start::{RapidRecovery, RapidStart, RapidStartOptions};
 use crate::ratio::Ratio;
@@ -50,46 +51,6 @@ use crate::resume::Reconnaissance;
 use crate::round::RoundTracker;
 use crate::rtt::{RttEstimator, INITIAL_RTT};
 use ramp_vocab::time::{Rate, Time};
-
-/// The congestion-avoidance algorithm.
-#[derive(Clone, Debug)]
-pub enum CaAlgorithm {
-    /// RFC 9002 NewReno with decrease factor `beta` (0.5 per §7.3.2).
-    Reno {
-        /// Multiplicative-decrease factor.
-        beta: Ratio,
-        /// The decrease for the loss that ends the initial slow start.
-        ss_beta: Ratio,
-        /// Additive-increase byte counter.
-        growth: RenoGrowth,
-    },
-    /// RFC 9438 CUBIC.
-    Cubic(Cubic),
-    /// Prague's scalable response (draft-briscoe-iccrg-prague-congestion-control).
-    Prague(Prague),
-}
-
-impl CaAlgorithm {
-    /// β of this algorithm.
-    pub fn beta(&self) -> Ratio {
-        match self {
-            CaAlgorithm::Reno { beta, .. } => *beta,
-            CaAlgorithm::Cubic(c) => c.beta(),
-            // Its loss response (draft §2.3.4).
-            CaAlgorithm::Prague(_) => Ratio::HALF,
-        }
-    }
-
-    /// β for the congestion event that ends the initial slow start (Reno's
-    /// `ss_beta`; CUBIC's β).
-    pub fn slow_start_exit_beta(&self) -> Ratio {
-        match self {
-            CaAlgorithm::Reno { ss_beta, .. } => *ss_beta,
-            CaAlgorithm::Cubic(c) => c.beta(),
-            CaAlgorithm::Prague(_) => Ratio::HALF,
-        }
-    }
-}
 
 /// Whether and when the full-RTT paced `2·IW` first flight
 /// (`crate::jump_start`) is sent.
@@ -180,7 +141,7 @@ enum Phase {
 struct Saved {
     cwnd: u64,
     ssthresh: u64,
-    ca: CaAlgorithm,
+    ca: Box<dyn CongestionAvoidance>,
 }
 
 /// The largest jump a saved window may ask for (1 GB): far above any
@@ -188,7 +149,8 @@ struct Saved {
 /// absurd saved rate from overflowing the window arithmetic.
 pub const MAX_RESUMED_JUMP_BYTES: u64 = 1 << 30;
 
-/// A loss-based controller: NewReno or CUBIC with a startup policy.
+/// A loss-based controller: a congestion-avoidance algorithm with a
+/// startup policy.
 #[derive(Clone, Debug)]
 pub struct LossBased {
     name: String,
@@ -198,7 +160,7 @@ pub struct LossBased {
     ssthresh: u64,
     recovery_start: Option<Time>,
     phase: Phase,
-    ca: CaAlgorithm,
+    ca: Box<dyn CongestionAvoidance>,
     startup: Startup,
     first_flight: FirstFlight,
     /// Careful Resume while it is active (jump start with `retreat=on`).
@@ -238,7 +200,12 @@ pub struct LossBased {
 
 impl LossBased {
     /// A controller named `name` (its canonical spec) with the given parts.
-    pub fn new(name: String, cfg: CcConfig, ca: CaAlgorithm, startup: Startup) -> LossBased {
+    pub fn new(
+        name: String,
+        cfg: CcConfig,
+        ca: Box<dyn CongestionAvoidance>,
+        startup: Startup,
+    ) -> LossBased {
         let iw = cfg.initial_window_bytes();
         let first_flight = match startup.first_flight {
             FirstFlightStart::AfterFirstRttSample => FirstFlight::Waiting,
@@ -292,8 +259,22 @@ impl LossBased {
     }
 
     /// The congestion-avoidance algorithm and its state.
-    pub fn ca(&self) -> &CaAlgorithm {
-        &self.ca
+    pub fn ca(&self) -> &dyn CongestionAvoidance {
+        &*self.ca
+    }
+    /// The congestion-avoidance algorithm as its concrete type `T`, if it
+    /// is one (for traces and tests).
+    pub fn ca_as<T: 'static>(&self) -> Option<&T> {
+        self.ca.as_any().downcast_ref::<T>()
+    }
+    /// What the congestion-avoidance algorithm is told at `now`.
+    fn ca_context(&self, now: Time) -> CaContext {
+        CaContext {
+            now,
+            cwnd: self.cwnd,
+            srtt: self.srtt,
+            mds: self.mds(),
+        }
     }
     /// The round tracker (for traces and tests).
     pub fn rounds(&self) -> &RoundTracker {
@@ -323,24 +304,25 @@ impl LossBased {
         self.recovery_start.is_some_and(|s| time_sent <= s)
     }
 
-    /// Prague in a recovery period a CE reduction started and no loss
-    /// has joined: Linux's TCP_CA_CWR, udp_prague's `cs_in_cwr`.
-    fn in_prague_cwr(&self) -> bool {
-        matches!(self.ca, CaAlgorithm::Prague(_))
+    /// A recovery period a CE reduction started, no loss has joined, and
+    /// the algorithm grows through ([`CongestionAvoidance::grows_in_ce_recovery`]:
+    /// Linux's TCP_CA_CWR, udp_prague's `cs_in_cwr`).
+    fn in_growing_ce_recovery(&self) -> bool {
+        self.ca.grows_in_ce_recovery()
             && matches!(self.phase, Phase::Recovery)
             && self.episode_ecn_only
             && self.careful_resume.is_none()
     }
 
-    /// Whether `event`, inside Prague's CE reduction period, is a loss
-    /// that still gets Prague's loss halving: udp_prague `ACKReceived`
-    /// halves on a loss in any state but `cs_in_loss`, and Linux moves
-    /// from TCP_CA_CWR to Recovery (`prague_enter_loss`).
-    fn prague_loss_cuts_in_cwr(&self, now: Time, event: &CongestionEvent) -> bool {
+    /// Whether `event`, inside such a CE reduction period, is a loss that
+    /// still gets the loss reduction unless the algorithm holds it:
+    /// udp_prague `ACKReceived` halves on a loss in any state but
+    /// `cs_in_loss`, and Linux moves from TCP_CA_CWR to Recovery
+    /// (`prague_enter_loss`).
+    fn loss_cuts_in_ce_recovery(&self, now: Time, event: &CongestionEvent) -> bool {
         matches!(event.signal, CongestionSignal::Loss { .. })
-            && self.in_prague_cwr()
-            && matches!(&self.ca, CaAlgorithm::Prague(p)
-                if !p.holds_reduction(now, event.signal, self.srtt))
+            && self.in_growing_ce_recovery()
+            && !self.ca.holds_reduction(&self.ca_context(now), event.signal)
     }
 
     fn note_exit_from_startup(&mut self) {
@@ -445,10 +427,8 @@ impl Controller for LossBased {
     ) {
         self.any_event = true;
         self.srtt = rtt.smoothed();
-        if let CaAlgorithm::Prague(p) = &mut self.ca {
-            // α counts every acknowledged byte, in recovery or not.
-            p.on_acked(now, packet.time_sent, packet.bytes, self.srtt);
-        }
+        let ctx = self.ca_context(now);
+        self.ca.on_bytes_acked(&ctx, packet.time_sent, packet.bytes);
         self.in_flight = self.in_flight.saturating_sub(packet.bytes);
         self.frame_delivered = self.frame_delivered.saturating_add(packet.bytes);
         if self.recovery_start.is_none() {
@@ -477,7 +457,7 @@ impl Controller for LossBased {
         {
             self.exit_recovery(now);
         }
-        if self.in_recovery_period(packet.time_sent) && !self.in_prague_cwr() {
+        if self.in_recovery_period(packet.time_sent) && !self.in_growing_ce_recovery() {
             // RFC 9002 §7.3.2: no growth for packets sent before recovery
             // started; Rapid Start reduces by ack_factor instead (-02 §3.3).
             if let Phase::RapidRecovery(rr) = &mut self.phase {
@@ -578,18 +558,13 @@ impl Controller for LossBased {
             }
             Phase::CongestionAvoidance => {
                 if app_limited {
-                    if let CaAlgorithm::Cubic(c) = &mut self.ca {
-                        c.on_app_limited();
-                    }
+                    self.ca.on_app_limited();
                 }
                 if n > 0 {
                     self.grow_congestion_avoidance(now, n);
                 }
             }
-            Phase::Recovery if self.in_prague_cwr() => {
-                // Linux tcp_prague.c: "cwnd is updated for every ACK,
-                // regardless of the congestion status" (TCP_CA_CWR);
-                // udp_prague grows unless `cs_in_loss`.
+            Phase::Recovery if self.in_growing_ce_recovery() => {
                 if n > 0 {
                     self.grow_congestion_avoidance(now, n);
                 }
@@ -611,13 +586,10 @@ impl Controller for LossBased {
             self.in_flight = self.in_flight.saturating_sub(lost_bytes);
             self.loss_since_frame = true;
         }
-        if let (CaAlgorithm::Prague(p), CongestionSignal::Ecn { ce_bytes, .. }) =
-            (&mut self.ca, event.signal)
-        {
-            // Every mark feeds α, in a reduction period or not.
-            p.on_ce(ce_bytes);
+        if let CongestionSignal::Ecn { ce_bytes, .. } = event.signal {
+            self.ca.on_ce_bytes(ce_bytes);
         }
-        if self.in_recovery_period(event.time_sent) && !self.prague_loss_cuts_in_cwr(now, event) {
+        if self.in_recovery_period(event.time_sent) && !self.loss_cuts_in_ce_recovery(now, event) {
             let loss_in_ecn_episode =
                 self.episode_ecn_only && matches!(event.signal, CongestionSignal::Loss { .. });
             if loss_in_ecn_episode {
@@ -626,19 +598,17 @@ impl Controller for LossBased {
                 self.metrics.num_ecn_loss_episodes =
                     self.metrics.num_ecn_loss_episodes.saturating_sub(1);
             }
-            let loss_beta = self.rapid.as_ref().map(|r| r.loss_beta(self.ca.beta()));
             // RFC 9002 §7.3.2: one reduction per recovery period. Rapid
             // Start still charges losses of pre-recovery packets.
             if let (Phase::RapidRecovery(rr), CongestionSignal::Loss { lost_bytes }) =
                 (&mut self.phase, event.signal)
             {
-                if let (true, Some(beta)) = (loss_in_ecn_episode, loss_beta) {
-                    // `ce_beta` is for CE-only episodes; a loss calls for β.
-                    if rr.beta() != beta {
-                        *rr = rr.rebased(beta);
+                match &self.rapid {
+                    Some(r) => {
+                        r.on_loss_in_recovery(rr, lost_bytes, loss_in_ecn_episode, self.ca.beta())
                     }
+                    None => rr.on_lost(lost_bytes),
                 }
-                rr.on_lost(lost_bytes);
                 self.cwnd = rr.cwnd();
             }
         } else {
@@ -648,10 +618,7 @@ impl Controller for LossBased {
                 CongestionSignal::Loss { lost_bytes } => lost_bytes,
                 CongestionSignal::Ecn { .. } => 0,
             };
-            // Prague reduces at most once per virtual RTT (draft §2.3.3).
-            let held = matches!(&self.ca, CaAlgorithm::Prague(p)
-                if p.holds_reduction(now, event.signal, self.srtt));
-            if !held {
+            if !self.ca.holds_reduction(&self.ca_context(now), event.signal) {
                 self.start_recovery(
                     now,
                     event.signal,
@@ -729,10 +696,7 @@ impl Controller for LossBased {
     }
 
     fn pacing_burst(&self) -> Option<Duration> {
-        match self.ca {
-            CaAlgorithm::Prague(_) => Some(crate::prague::BURST_TIME),
-            _ => None,
-        }
+        self.ca.pacing_burst()
     }
 
     fn phase(&self) -> CcPhase {

@@ -192,6 +192,27 @@ impl RapidStart {
         self.opts.beta.unwrap_or(ca_beta)
     }
 
+    /// -02 §3.3.2: a loss of a packet sent before the first recovery
+    /// began, charged to the reduction. `joins_ce_only_episode`: the
+    /// recovery so far saw CE alone; `ce_beta` is for CE-only episodes,
+    /// so the reduction is re-derived with the loss β
+    /// ([`RapidStart::loss_beta`] of `ca_beta`) before the charge.
+    pub fn on_loss_in_recovery(
+        &self,
+        rr: &mut RapidRecovery,
+        lost_bytes: u64,
+        joins_ce_only_episode: bool,
+        ca_beta: Ratio,
+    ) {
+        if joins_ce_only_episode {
+            let beta = self.loss_beta(ca_beta);
+            if rr.beta() != beta {
+                *rr = rr.rebased(beta);
+            }
+        }
+        rr.on_lost(lost_bytes);
+    }
+
     /// -02 §3.3: the congestion event (`signal`) that ends the startup
     /// enters the first recovery, from `cwnd` (or the `flight` before the
     /// event, with `pre=flight`) scaled by β: the CE-only β of §3.3.2 for a

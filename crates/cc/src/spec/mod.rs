@@ -13,8 +13,9 @@
 //! canonical name and parses back to the same spec.
 //!
 //! The loss-based family ([`LossBasedSpec`], in
-//! [`crate::loss_based::spec`]) owns `newreno`, `cubic`, `hystart`,
-//! `rapidstart` and `jumpstart`.
+//! [`crate::loss_based::spec`]) owns `newreno` (alias `reno`), `cubic`,
+//! `prague`, `hystart`, `rapidstart` and `jumpstart`; the BBRv3 family
+//! ([`crate::bbr3`]) owns `bbr3`.
 //!
 //! The four arms of the Rapid Start production experiment (the draft
 //! author's IETF 125 slides), as the experiment ran them on h2o/quicly

@@ -1,7 +1,10 @@
 //! Declarative option tables: each family states every option once, as a
 //! key, the values it takes, a parser and a printer; the generic code here
 //! applies a table to `key=value` pairs, writes the canonical spelling, and
-//! words the errors. A new option is one [`OptionDef`] row.
+//! words the errors. A new option is one [`OptionDef`] row, most of them
+//! written with [`crate::option_row!`], which states the field and its
+//! default once: the parser, the printer and the help's "(default …)"
+//! all come from that.
 
 use super::SpecError;
 use crate::ratio::Ratio;
@@ -24,13 +27,114 @@ pub struct OptionDef<S> {
     pub key: &'static str,
     /// The values it takes, for error messages and help: `<ratio>`, `on|off`.
     pub values: &'static str,
-    /// One line of help: what it does and its default.
+    /// One line of help: what it does. [`OptionDef::help_line`] adds the
+    /// default.
     pub help: &'static str,
+    /// The default as the help says it (`default 0.5`, `default: the
+    /// CA's β`), or `None` to say nothing.
+    pub default: fn() -> Option<String>,
     /// Stores a value.
     pub parse: fn(&mut S, &str) -> Result<(), ValueError>,
     /// The canonical value to write, or `None` when it is the default and
     /// the name leaves it out.
     pub display: fn(&S) -> Option<String>,
+}
+
+impl<S> OptionDef<S> {
+    /// The help with its default: `what it does (default 0.5)`.
+    pub fn help_line(&self) -> String {
+        match (self.default)() {
+            Some(d) => format!("{} ({d})", self.help),
+            None => self.help.to_string(),
+        }
+    }
+}
+
+/// One [`OptionDef`] row, its field and default named once. The kinds:
+///
+/// - `switch KEY, HELP, FIELD = DEFAULT`: an `on|off` field;
+/// - `value KEY, VALUES, HELP, FIELD = DEFAULT, PARSE`: a field `PARSE`
+///   reads (`fn(&str) -> Result<T, ValueError>`) and `Display` writes;
+/// - `choice KEY, VALUES, HELP, FIELD = DEFAULT, CHOICES, WHAT`: one of
+///   `CHOICES` (as [`choice`] reads them; `WHAT` words the error);
+/// - `some_switch`, `some_value`, `some_choice`: the same for an `Option`
+///   field, `None` until set, with the default last: `default = EXPR` (a
+///   value from elsewhere, e.g. the endpoint's [`crate::CcConfig`]) or
+///   `described TEXT`.
+///
+/// `FIELD` is a field path in the options struct (`options.beta`).
+#[macro_export]
+macro_rules! option_row {
+    (switch $key:literal, $help:expr, $($f:ident).+ = $default:expr) => {
+        $crate::option_row!(@def $key, "on|off", $help, @switch $default,
+            |o, v| o.$($f).+ = $crate::spec::option::on_off(v)?,
+            |o| $crate::spec::option::on_off_unless_default(o.$($f).+, $default))
+    };
+    (value $key:literal, $values:literal, $help:expr, $($f:ident).+ = $default:expr,
+        $parse:expr) => {
+        $crate::option_row!(@def $key, $values, $help, default = $default,
+            |o, v| o.$($f).+ = ($parse)(v)?,
+            |o| $crate::spec::option::unless_default(o.$($f).+, $default, |x| x.to_string()))
+    };
+    (choice $key:literal, $values:literal, $help:expr, $($f:ident).+ = $default:expr,
+        $choices:expr, $what:literal) => {
+        $crate::option_row!(@def $key, $values, $help, default = $default ; $choices,
+            |o, v| o.$($f).+ = $crate::spec::option::choice(v, &$choices, $what)?,
+            |o| $crate::spec::option::choice_unless_default(o.$($f).+, $default, &$choices))
+    };
+    (some_switch $key:literal, $help:expr, $($f:ident).+, default = $default:expr) => {
+        $crate::option_row!(@def $key, "on|off", $help, @switch $default,
+            |o, v| o.$($f).+ = Some($crate::spec::option::on_off(v)?),
+            |o| o.$($f).+.map(|b| $crate::spec::option::on_off_str(b).to_string()))
+    };
+    (some_value $key:literal, $values:literal, $help:expr, $($f:ident).+, $parse:expr,
+        $($note:tt)+) => {
+        $crate::option_row!(@def $key, $values, $help, $($note)+,
+            |o, v| o.$($f).+ = Some(($parse)(v)?),
+            |o| o.$($f).+.map(|x| x.to_string()))
+    };
+    (some_choice $key:literal, $values:literal, $help:expr, $($f:ident).+, $choices:expr,
+        $what:literal, $($note:tt)+) => {
+        $crate::option_row!(@def $key, $values, $help, $($note)+ ; $choices,
+            |o, v| o.$($f).+ = Some($crate::spec::option::choice(v, &$choices, $what)?),
+            |o| o.$($f).+.and_then(|x| $crate::spec::option::choice_name(&$choices, x)))
+    };
+    // The row itself; the default note is one of the three forms below.
+    (@def $key:literal, $values:expr, $help:expr, $($note:tt)+) => {
+        $crate::option_row!(@split [$key, $values, $help] [] $($note)+)
+    };
+    (@split $head:tt [$($note:tt)*] , |$o:ident, $v:ident| $parse:expr, |$d:ident| $display:expr) => {
+        $crate::option_row!(@emit $head [$($note)*] |$o, $v| $parse, |$d| $display)
+    };
+    (@split $head:tt [$($note:tt)*] $t:tt $($rest:tt)*) => {
+        $crate::option_row!(@split $head [$($note)* $t] $($rest)*)
+    };
+    (@emit [$key:literal, $values:expr, $help:expr] [$($note:tt)*]
+        |$o:ident, $v:ident| $parse:expr, |$d:ident| $display:expr) => {
+        $crate::spec::option::OptionDef {
+            key: $key,
+            values: $values,
+            help: $help,
+            default: $crate::option_row!(@note $($note)*),
+            parse: |$o, $v| {
+                $parse;
+                Ok(())
+            },
+            display: |$d| $display,
+        }
+    };
+    (@note @switch $default:expr) => {
+        || Some(::std::format!("default {}", $crate::spec::option::on_off_str($default)))
+    };
+    (@note default = $default:expr ; $choices:expr) => {
+        || $crate::spec::option::choice_name(&$choices, $default).map(|n| ::std::format!("default {n}"))
+    };
+    (@note default = $default:expr) => {
+        || Some(::std::format!("default {}", $default))
+    };
+    (@note described $text:literal $(; $choices:expr)?) => {
+        || Some(::std::format!("default: {}", $text))
+    };
 }
 
 /// `key=values, key=values, ...` of a table, for "valid options" messages.
@@ -180,6 +284,26 @@ pub fn on_off_unless_default(value: bool, default: bool) -> Option<String> {
     unless_default(value, default, |b| on_off_str(b).to_string())
 }
 
+/// The spelling of `value` among `choices` (as [`choice`] reads them).
+pub fn choice_name<T: PartialEq>(choices: &[(&str, T)], value: T) -> Option<String> {
+    choices
+        .iter()
+        .find(|(_, t)| *t == value)
+        .map(|(n, _)| (*n).to_string())
+}
+
+/// A whole number in `range`; `what` words the error.
+pub fn count<T: core::str::FromStr + PartialOrd>(
+    v: &str,
+    range: core::ops::RangeInclusive<T>,
+    what: &'static str,
+) -> Result<T, ValueError> {
+    match v.parse::<T>() {
+        Ok(n) if range.contains(&n) => Ok(n),
+        _ => Err(ValueError::Expected(what)),
+    }
+}
+
 /// The spelling of `value` among `choices` (as [`choice`] reads them), or
 /// `None` when `value` is the default.
 pub fn choice_unless_default<T: PartialEq + Copy>(
@@ -190,8 +314,5 @@ pub fn choice_unless_default<T: PartialEq + Copy>(
     if value == default {
         return None;
     }
-    choices
-        .iter()
-        .find(|(_, t)| *t == value)
-        .map(|(n, _)| (*n).to_string())
+    choice_name(choices, value)
 }

@@ -5,7 +5,6 @@ use crate::support;
 use std::time::Duration;
 
 use ramp_cc::cubic::{alpha_for_beta, beta_for_conns, Cubic, C};
-use ramp_cc::loss_based::CaAlgorithm;
 use ramp_cc::{CcConfig, Controller, LossBasedState, Ratio, Time};
 use support::{ms, Driver, MDS};
 
@@ -14,10 +13,7 @@ fn close(a: f64, b: f64, tol: f64) -> bool {
 }
 
 fn cubic_of(d: &Driver) -> Cubic {
-    match d.cc.ca() {
-        CaAlgorithm::Cubic(c) => c.clone(),
-        _ => panic!("not cubic"),
-    }
+    d.cc.ca_as::<Cubic>().expect("not cubic").clone()
 }
 
 #[test]
@@ -273,10 +269,7 @@ fn rfc9438_4_7_fast_convergence_is_on_unless_the_flow_is_known_to_be_alone() {
         let pns = d.send(1);
         d.advance(ms(100));
         d.lose(&pns);
-        match d.cc.ca() {
-            CaAlgorithm::Cubic(c) => c.w_max(),
-            _ => unreachable!(),
-        }
+        cubic_of(&d).w_max()
     };
     // The second loss comes below the first W_max: fast convergence
     // lowers W_max further (×(1+β)/2) only when it is on.

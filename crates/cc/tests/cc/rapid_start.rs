@@ -3,7 +3,6 @@
 
 use crate::support;
 
-use ramp_cc::loss_based::CaAlgorithm;
 use ramp_cc::rapid_start::{queue_buildup_thresh, Factors, RapidRecovery};
 use ramp_cc::{Controller, LossBasedState, Ratio};
 use std::time::Duration;
@@ -367,9 +366,7 @@ fn rapid_start_handover_to_cubic_sets_w_max_from_full_bdp() {
         ("(fast_convergence=on)", 2.0),
     ] {
         let (d, _) = recovery_case(&format!("cubic{fc}+"), 300, 1, 2, false, Order::Rfc);
-        let CaAlgorithm::Cubic(c) = d.cc.ca() else {
-            panic!("cubic");
-        };
+        let c = d.cc.ca_as::<ramp_cc::cubic::Cubic>().expect("cubic");
         // cwnd 70 at exit → full_bdp = 70/0.7 = 100 packets.
         let expect = factor * 100.0 * MDS as f64;
         assert!((c.w_max() - expect).abs() < 1.0, "{fc}: {}", c.w_max());

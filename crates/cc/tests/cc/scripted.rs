@@ -7,7 +7,6 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use ramp_cc::loss_based::CaAlgorithm;
 use ramp_cc::prague::Prague;
 use ramp_cc::{
     AckFrameSummary, AckedPacket, CcConfig, CongestionEvent, CongestionSignal, Controller,
@@ -143,9 +142,6 @@ impl Script {
     }
 
     pub fn prague(&self) -> &Prague {
-        match self.cc.ca() {
-            CaAlgorithm::Prague(p) => p,
-            _ => panic!("not prague"),
-        }
+        self.cc.ca_as::<Prague>().expect("not prague")
     }
 }

@@ -271,12 +271,11 @@ mod adding_a_controller {
 
     use ramp_cc::spec::option::{self, OptionDef};
     use ramp_cc::spec::{ControllerSpec, Family, FamilySpec, Registry, SpecError, SpecPart};
-    use ramp_cc::{
-        AckFrameSummary, AckedPacket, CcConfig, CcPhase, CongestionEvent, Controller, Metrics,
-        Rate, RttEstimator, Time,
-    };
+    use ramp_cc::{CcConfig, CcPhase, CongestionEvent, Controller, Rate, RttEstimator, Time};
 
-    /// Step 1: the controller. A fixed window, paced at window/srtt.
+    /// Step 1: the controller. A fixed window, paced at window/srtt; the
+    /// trait's defaults do the rest (events it ignores, no ssthresh,
+    /// metrics from the window).
     #[derive(Clone, Debug)]
     struct Fixed {
         window: u64,
@@ -284,28 +283,15 @@ mod adding_a_controller {
     }
 
     impl Controller for Fixed {
-        fn on_packet_sent(&mut self, _: Time, _: Option<u64>, _: u64, _: u64) {}
-        fn on_packet_acked(&mut self, _: Time, _: &AckedPacket, _: &RttEstimator, _: bool) {}
-        fn on_ack_frame_end(&mut self, _: Time, _: &AckFrameSummary, _: &RttEstimator) {}
         fn on_congestion_event(&mut self, _: Time, _: &CongestionEvent, _: &RttEstimator) {}
-        fn on_mtu_update(&mut self, _: u64) {}
         fn window(&self) -> u64 {
             self.window
-        }
-        fn ssthresh(&self) -> Option<u64> {
-            None
         }
         fn pacing_rate(&self, rtt: &RttEstimator) -> Option<Rate> {
             Some(Rate::from_bytes_over(self.window, rtt.smoothed()))
         }
         fn phase(&self) -> CcPhase {
             CcPhase::new("fixed", false)
-        }
-        fn metrics(&self) -> Metrics {
-            Metrics {
-                cwnd_bytes: self.window,
-                ..Metrics::default()
-            }
         }
         fn initial_window(&self) -> u64 {
             self.window
@@ -324,19 +310,11 @@ mod adding_a_controller {
         packets: u64,
     }
 
-    const OPTIONS: &[OptionDef<FixedSpec>] = &[OptionDef {
-        key: "packets",
-        values: "<n>",
-        help: "the window in packets (default 20)",
-        parse: |s, v| match v.parse::<u64>() {
-            Ok(n) if (2..=10_000).contains(&n) => {
-                s.packets = n;
-                Ok(())
-            }
-            _ => Err(option::ValueError::Expected("a packet count 2..=10000")),
-        },
-        display: |s| (s.packets != 20).then(|| s.packets.to_string()),
-    }];
+    /// The row names the field and its default once; the help's
+    /// "(default 20)" is written from it.
+    const OPTIONS: &[OptionDef<FixedSpec>] = &[ramp_cc::option_row!(value "packets", "<n>",
+        "the window in packets", packets = 20,
+        |v| option::count(v, 2..=10_000, "a packet count 2..=10000"))];
 
     impl fmt::Display for FixedSpec {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -426,4 +404,55 @@ mod adding_a_controller {
         // Unknown to the built-in registry alone.
         assert!(ramp_cc::spec::parse("fixed").is_err());
     }
+}
+
+/// `option_row!` writes each row's "(default …)" from the value the
+/// parser and the canonical name use, so the help cannot disagree with
+/// them.
+#[test]
+fn option_rows_write_their_defaults_into_the_help() {
+    use ramp_cc::loss_based::spec::{COMMON_OPTIONS, NEWRENO_OPTIONS, RAPIDSTART_OPTIONS};
+    let line = |t: &[String], key: &str| {
+        t.iter()
+            .find(|l| l.starts_with(&format!("{key}: ")))
+            .cloned()
+            .unwrap_or_default()
+    };
+    let common: Vec<String> = COMMON_OPTIONS
+        .iter()
+        .map(|o| format!("{}: {}", o.key, o.help_line()))
+        .collect();
+    assert_eq!(line(&common, "pacing"), "pacing: pace sends (default on)");
+    assert_eq!(
+        line(&common, "ca_gain"),
+        "ca_gain: pacing gain in congestion avoidance (default 1.25)"
+    );
+    assert_eq!(
+        line(&common, "iw"),
+        "iw: initial window in packets (default: RFC 9002 kInitialWindow)"
+    );
+    let reno: Vec<String> = NEWRENO_OPTIONS
+        .iter()
+        .map(|o| format!("{}: {}", o.key, o.help_line()))
+        .collect();
+    assert_eq!(
+        line(&reno, "beta"),
+        "beta: multiplicative decrease (default 0.5)"
+    );
+    let rapid: Vec<String> = RAPIDSTART_OPTIONS
+        .iter()
+        .map(|o| format!("{}: {}", o.key, o.help_line()))
+        .collect();
+    assert_eq!(
+        line(&rapid, "k"),
+        "k: K of the recovery factors, ack = K(1−β) (quicly 11/18) (default 2/3)"
+    );
+    assert_eq!(
+        line(&rapid, "thresh_ms"),
+        "thresh_ms: queue build-up threshold, added part (default 4)"
+    );
+    assert_eq!(
+        line(&rapid, "rtt_floor"),
+        "rtt_floor: where the RTT floor comes from (quicly: slots) (default fallback)"
+    );
 }

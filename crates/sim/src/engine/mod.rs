@@ -26,7 +26,7 @@ use crate::trace::{TraceMeta, TraceSink};
 use flow_record::make_record;
 use queue::{Kind, Queue, TimerKind};
 use ramp_link::{Delivery, Offer};
-use trace_events::{cc_snapshot, describe, space_name, trace_ack_outcome, trace_lost};
+use trace_events::{cc_snapshot, describe, trace_ack_outcome, trace_lost};
 
 /// One flow to simulate.
 pub struct FlowSetup {
@@ -415,7 +415,7 @@ fn server_event(
                     flow.server.on_client_handshake(bytes);
                 }
                 if let Some(t) = trace.as_deref_mut() {
-                    t.ack_received(now, space_name(space), &frame);
+                    t.ack_received(now, space, &frame);
                 }
                 let wake = flow.server.on_ack(now, space, &frame, dgs);
                 if let Some(t) = trace {
@@ -470,7 +470,7 @@ fn route(
         if let Some(trace) = trace.as_deref_mut() {
             let (space, stream) = describe(&flow.server, d.payload);
             let sp = if d.space == Space::Application {
-                "1RTT"
+                Space::Application
             } else {
                 space
             };
@@ -491,7 +491,7 @@ fn route(
             Offer::Now(Delivery::Dropped { cause, .. }) => {
                 flow.drops[cause] += 1;
                 if let Some(trace) = trace.as_deref_mut() {
-                    trace.drop(now, d.pn, u64::from(d.size), cause.as_str());
+                    trace.drop(now, d.pn, u64::from(d.size), cause);
                 }
             }
             Offer::Held { evicted } => w.later.extend(evicted),
@@ -520,7 +520,7 @@ fn settle(w: &mut Wire, fl: &mut [Flow], mut trace: Option<&mut TraceSink>) {
                 }
                 if fi == 0 {
                     if let Some(t) = trace.as_deref_mut() {
-                        t.drop(at, d.pn, u64::from(d.size), cause.as_str());
+                        t.drop(at, d.pn, u64::from(d.size), cause);
                     }
                 }
             }

@@ -8,26 +8,20 @@ use ramp_cc::Time;
 use crate::server::{Payload, Server};
 use crate::trace::{CcSnapshot, RttSnapshot, StreamRange, TraceSink};
 
-pub(super) fn space_name(s: Space) -> &'static str {
-    match s {
-        Space::Initial => "initial",
-        Space::Handshake => "handshake",
-        Space::Application => "1RTT",
-    }
-}
-
-pub(super) fn describe(server: &Server, p: Payload) -> (&'static str, Option<StreamRange>) {
+/// The space a payload is traced in (CRYPTO at offset 0 is the Initial's)
+/// and the stream data it carries.
+pub(super) fn describe(server: &Server, p: Payload) -> (Space, Option<StreamRange>) {
     match p {
-        Payload::Crypto(0) => ("initial", None),
-        Payload::Crypto(_) => ("handshake", None),
+        Payload::Crypto(0) => (Space::Initial, None),
+        Payload::Crypto(_) => (Space::Handshake, None),
         Payload::Stream(c) => (
-            "1RTT",
+            Space::Application,
             Some(StreamRange {
                 offset: server.offset(c),
                 len: server.chunk_len(c),
             }),
         ),
-        Payload::Ping => ("1RTT", None),
+        Payload::Ping => (Space::Application, None),
     }
 }
 
@@ -41,7 +35,7 @@ pub(super) fn trace_lost(
 ) {
     for (p, by) in lost.iter().zip(lost_by) {
         let (space, stream) = describe(server, p.payload);
-        trace.lost(now, p.packet_number, p.size, space, stream, by.qlog_name());
+        trace.lost(now, p.packet_number, p.size, space, stream, *by);
     }
 }
 

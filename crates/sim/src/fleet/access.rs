@@ -147,6 +147,22 @@ pub struct PathModel {
     /// the bandwidth/RTT draws (`Region::sample`). [assumption: 0.4; its
     /// range and reason are declared in `super::assumptions`]
     pub access_correlation: f64,
+    /// Multiplies each region's mobile (cellular) share of the access
+    /// mixture; Wi-Fi and wired keep their ratio and fill the rest
+    /// (`Region::sample`). The regions' shares are Cloudflare Radar's
+    /// mobile share of requests times Opensignal's share of phones' time
+    /// off Wi-Fi (docs/experiments.md, "The access mix from public data"),
+    /// and six of the seven use the global mobile share for want of their
+    /// countries'. [assumption: 1; its range and reason are declared in
+    /// `super::assumptions`]
+    pub mobile_share_scale: f64,
+    /// The client's handshake processing (certificate verification, key
+    /// derivation) on every path, ms: the server's handshake RTT samples
+    /// include it, the path's minimum does not
+    /// (`EndpointConfig::client_handshake_processing`). [assumption: 0;
+    /// no published distribution was found; range and reason declared in
+    /// `super::assumptions`]
+    pub client_processing_ms: f64,
 }
 
 impl Default for PathModel {
@@ -172,6 +188,8 @@ impl Default for PathModel {
             trace_share: 0.0,
             traces: Vec::new(),
             access_correlation: super::population::ACCESS_CORRELATION,
+            mobile_share_scale: 1.0,
+            client_processing_ms: 0.0,
         }
     }
 }

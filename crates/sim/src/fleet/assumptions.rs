@@ -41,16 +41,24 @@ pub enum Param {
     /// `Region::chrome_ack_share`, every region alike: receivers with
     /// Chrome's ACK decimation.
     ChromeAckShare,
+    /// `PathModel::mobile_share_scale`: multiplies every region's mobile
+    /// share of the access mixture.
+    MobileShareScale,
+    /// `PathModel::client_processing_ms`: the client's handshake
+    /// processing, ms.
+    ClientProcessingMs,
 }
 
 impl Param {
     /// Every parameter, in report order.
-    pub const ALL: [Param; 5] = [
+    pub const ALL: [Param; 7] = [
         Param::FixedAqmShare,
         Param::WifiFqCodelShare,
         Param::MobileAqmShare,
         Param::AccessCorrelation,
         Param::ChromeAckShare,
+        Param::MobileShareScale,
+        Param::ClientProcessingMs,
     ];
 
     /// The key in population files and reports (the file key it mirrors,
@@ -62,6 +70,8 @@ impl Param {
             Param::MobileAqmShare => "paths.mobile_aqm_share",
             Param::AccessCorrelation => "paths.access_correlation",
             Param::ChromeAckShare => "region.chrome_ack_share",
+            Param::MobileShareScale => "paths.mobile_share_scale",
+            Param::ClientProcessingMs => "paths.client_processing_ms",
         }
     }
 
@@ -77,10 +87,14 @@ impl Param {
     }
 
     /// The values the model accepts at all (shares in [0, 1]; the
-    /// correlation below 1 so the copula's other weight stays real).
+    /// correlation below 1 so the copula's other weight stays real; the
+    /// mobile scale up to 3; the handshake processing up to 10 s, the
+    /// scenario file's cap).
     pub fn bounds(self) -> (f64, f64) {
         match self {
             Param::AccessCorrelation => (0.0, 0.95),
+            Param::MobileShareScale => (0.0, 3.0),
+            Param::ClientProcessingMs => (0.0, 10_000.0),
             _ => (0.0, 1.0),
         }
     }
@@ -126,6 +140,8 @@ impl Param {
             Param::MobileAqmShare => r.paths.mobile_aqm_share,
             Param::AccessCorrelation => r.paths.access_correlation,
             Param::ChromeAckShare => r.chrome_ack_share,
+            Param::MobileShareScale => r.paths.mobile_share_scale,
+            Param::ClientProcessingMs => r.paths.client_processing_ms,
         }
     }
 
@@ -136,6 +152,8 @@ impl Param {
             Param::MobileAqmShare => &mut r.paths.mobile_aqm_share,
             Param::AccessCorrelation => &mut r.paths.access_correlation,
             Param::ChromeAckShare => &mut r.chrome_ack_share,
+            Param::MobileShareScale => &mut r.paths.mobile_share_scale,
+            Param::ClientProcessingMs => &mut r.paths.client_processing_ms,
         }
     }
 }
@@ -215,7 +233,7 @@ impl Assumption {
 
 /// The built-in ranges and reasons (docs/sensitivity.md gives the longer
 /// argument for each).
-pub const BUILTIN: [(Param, (f64, f64), &str); 5] = [
+pub const BUILTIN: [(Param, (f64, f64), &str); 7] = [
     (
         Param::FixedAqmShare,
         (0.0, 1.0),
@@ -250,7 +268,27 @@ pub const BUILTIN: [(Param, (f64, f64), &str); 5] = [
         (0.4, 0.8),
         "no source gives the split of the experiment's clients between Chromium's ACK \
          decimation and RFC 9000's every-2 policy (Safari, apps, other stacks); 0.2 either \
-         side of the assumed 0.6 (the width is itself an assumption)",
+         side of the assumed 0.6 (the width is itself an assumption). Chromium's policy is \
+         sourced (QuicReceivedPacketManager: every 2 packets for the first 100, then every 10 \
+         or a quarter of min RTT); h2o's one published record (19 ACK frames for 191 packets) \
+         fits neither policy and is one connection, not a mix",
+    ),
+    (
+        Param::MobileShareScale,
+        (0.7, 1.5),
+        "the regions' cellular shares are Cloudflare Radar's mobile share of requests (2025) \
+         times Opensignal's share of phones' time off Wi-Fi; Radar's per-country figures were \
+         not available, so six regions use the global 43 %. Rula et al. (IMC 2017) measured \
+         a CDN's cellular share of traffic directly: France 12.1 % and the US 16.6 % against \
+         the mix's 17 % and 19 % (×0.7, ×0.9), Ghana 96 % against Africa's 67 % (×1.4)",
+    ),
+    (
+        Param::ClientProcessingMs,
+        (0.0, 40.0),
+        "no published distribution of a client's TLS/QUIC handshake processing was found; h2o's \
+         record in the RubyKaigi 2026 talk shows the server's handshake RTT 40 ms above the \
+         path's minimum (106 against 66 ms) for one connection, an upper end that also holds \
+         the path's own variation; 0 (a fast client) is the model's value",
     ),
 ];
 

@@ -201,6 +201,7 @@ impl Grid {
                 trace: None,
                 ack_policy: self.ack_policy,
                 web_users: 0,
+                client_processing: core::time::Duration::ZERO,
             },
             size_bytes: size,
             label,

@@ -227,6 +227,9 @@ impl FleetPlan {
             p.rate_steps.clear();
         }
         sc.endpoint.ack_policy = path.ack_policy;
+        if !path.client_processing.is_zero() {
+            sc.endpoint.client_handshake_processing = path.client_processing;
+        }
         self.workload.users.apply(&mut sc, path_seed);
         if path.web_users > 0 {
             // Other users' browsers: CUBIC (Chrome's QUIC default), a page

@@ -137,6 +137,8 @@ pub struct PathSample {
     pub ack_policy: AckPolicy,
     /// Web users browsing on the same bottleneck (0: none).
     pub web_users: u32,
+    /// The client's handshake processing (`PathModel::client_processing_ms`).
+    pub client_processing: Duration,
 }
 
 fn ms(v: f64) -> Duration {
@@ -176,6 +178,19 @@ fn builtin(name: &str, bw: [f64; 5], rtt: [f64; 5], mix: [f64; 4], ookla: [f64; 
 /// access mixture per region (docs/experiments.md, "Population model").
 /// The last pair is the region's Ookla Speedtest Global Index medians
 /// (fixed, mobile; Mbit/s, median of the region's countries, Oct 2025).
+///
+/// The mixture from public data (docs/experiments.md, "The access mix
+/// from public data", gives every figure's page): with `m` the mobile
+/// devices' share of requests (Cloudflare Radar Year in Review 2025: 43 %
+/// globally, used for six regions; Africa 0.74, the African countries it
+/// names at the top [assumption: the region's upper end]) and `w` phones'
+/// share of time on Wi-Fi (Opensignal, January 2020 baseline weeks: Hong
+/// Kong 55.3 %, Philippines 52.3 %, mean of Germany/Spain/Italy 59.8 %,
+/// also for Eastern Europe [assumption], US 56.2 %, mean of Argentina and
+/// Brazil 64.4 %; Nigeria 10 %, 2016), mobile = m(1 − w), Wi-Fi =
+/// m·w + (1 − m)·0.5 and wired = (1 − m)·0.5: half of the other devices'
+/// requests over Wi-Fi [assumption: no source found]. The policed share is
+/// population v1's assumption.
 type RegionRow = (&'static str, [f64; 5], [f64; 5], [f64; 4], [f64; 2]);
 
 const SEED_REGIONS: [RegionRow; 7] = [
@@ -183,49 +198,49 @@ const SEED_REGIONS: [RegionRow; 7] = [
         "east-asia",
         [3.1, 13.9, 57.5, 170.0, 435.0],
         [2.9, 6.2, 15.3, 53.0, 128.0],
-        [0.45, 0.35, 0.20, 0.02],
+        [0.192, 0.523, 0.285, 0.02],
         [190.0, 86.0],
     ),
     (
         "se-asia",
         [1.6, 7.1, 29.4, 93.0, 256.0],
         [4.5, 12.6, 32.0, 71.0, 180.0],
-        [0.65, 0.25, 0.10, 0.04],
+        [0.205, 0.510, 0.285, 0.04],
         [86.0, 44.0],
     ),
     (
         "west-europe",
         [4.8, 19.7, 67.7, 217.0, 498.0],
         [3.2, 7.6, 15.3, 28.0, 48.0],
-        [0.35, 0.45, 0.20, 0.01],
+        [0.173, 0.542, 0.285, 0.01],
         [105.0, 82.0],
     ),
     (
         "east-europe",
         [2.4, 11.2, 42.5, 127.0, 316.0],
         [8.7, 16.6, 27.7, 47.0, 83.0],
-        [0.40, 0.40, 0.20, 0.02],
+        [0.173, 0.542, 0.285, 0.02],
         [85.0, 55.0],
     ),
     (
         "africa",
         [0.7, 2.6, 9.2, 26.0, 62.0],
         [6.9, 20.3, 55.1, 126.0, 253.0],
-        [0.75, 0.20, 0.05, 0.05],
+        [0.666, 0.204, 0.130, 0.05],
         [19.0, 26.0],
     ),
     (
         "north-america",
         [3.6, 17.3, 67.8, 208.0, 439.0],
         [3.8, 9.5, 22.9, 50.0, 86.0],
-        [0.35, 0.45, 0.20, 0.02],
+        [0.188, 0.527, 0.285, 0.02],
         [188.0, 75.0],
     ),
     (
         "south-america",
         [1.9, 9.1, 39.1, 128.0, 305.0],
         [4.0, 8.9, 26.1, 89.0, 143.0],
-        [0.55, 0.35, 0.10, 0.03],
+        [0.153, 0.562, 0.285, 0.03],
         [93.0, 25.0],
     ),
 ];
@@ -266,7 +281,7 @@ impl Region {
 
     /// Draws one path. Uses only `rng`, in a fixed order of draws.
     pub fn sample(&self, rng: &mut Rng) -> PathSample {
-        let m = &self.mix;
+        let m = &self.scaled_mix();
         let total = (m.mobile + m.wifi + m.wired).max(f64::MIN_POSITIVE);
         let u = rng.next_f64() * total;
         let access = if u < m.mobile {
@@ -342,6 +357,43 @@ impl Region {
             trace: None,
             ack_policy,
             web_users,
+            // (`ms` rounds up to 1 µs: zero stays zero.)
+            client_processing: if self.paths.client_processing_ms > 0.0 {
+                ms(self.paths.client_processing_ms.min(10_000.0))
+            } else {
+                Duration::ZERO
+            },
+        }
+    }
+
+    /// The access mixture with `PathModel::mobile_share_scale` applied:
+    /// the mobile share of the normalised mixture times the scale (at most
+    /// 1), Wi-Fi and wired in their ratio over the rest. At scale 1 the
+    /// mixture as given, so that no draw moves.
+    pub fn scaled_mix(&self) -> AccessMix {
+        let m = self.mix;
+        let k = self.paths.mobile_share_scale;
+        if k == 1.0 {
+            return m;
+        }
+        let total = (m.mobile + m.wifi + m.wired).max(f64::MIN_POSITIVE);
+        let fixed = m.wifi + m.wired;
+        let mobile = if fixed > 0.0 {
+            (m.mobile / total * k.max(0.0)).min(1.0)
+        } else {
+            1.0
+        };
+        let rest = 1.0 - mobile;
+        let (wifi, wired) = if fixed > 0.0 {
+            (rest * m.wifi / fixed, rest * m.wired / fixed)
+        } else {
+            (0.0, 0.0)
+        };
+        AccessMix {
+            mobile,
+            wifi,
+            wired,
+            policed: m.policed,
         }
     }
 }
@@ -379,6 +431,59 @@ mod tests {
                 r.name
             );
         }
+    }
+
+    /// The built-in mixtures are the arithmetic of docs/experiments.md,
+    /// "The access mix from public data", from its published figures.
+    #[test]
+    fn the_seed_mix_is_radar_times_opensignal() {
+        // (region, m: mobile share of requests, w: phones' time on Wi-Fi)
+        let eu = (0.664 + 0.619 + 0.512) / 3.0;
+        let rows = [
+            ("east-asia", 0.43, 0.553),
+            ("se-asia", 0.43, 0.523),
+            ("west-europe", 0.43, eu),
+            ("east-europe", 0.43, eu),
+            ("africa", 0.74, 0.10),
+            ("north-america", 0.43, 0.562),
+            ("south-america", 0.43, (0.639 + 0.648) / 2.0),
+        ];
+        let d = 0.5; // other devices' requests over Wi-Fi [assumption]
+        let regions = seed_regions();
+        for (name, m, w) in rows {
+            let r = regions.iter().find(|r| r.name == name).unwrap();
+            let want = [m * (1.0 - w), m * w + (1.0 - m) * d, (1.0 - m) * (1.0 - d)];
+            let got = [r.mix.mobile, r.mix.wifi, r.mix.wired];
+            for (g, x) in got.iter().zip(want) {
+                assert!((g - x).abs() < 0.0006, "{name}: {got:?} vs {want:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn mobile_share_scale_scales_the_mobile_share_and_keeps_the_fixed_ratio() {
+        let mut r = seed_regions().remove(2);
+        assert_eq!(r.scaled_mix(), r.mix, "scale 1 is the mixture as given");
+        r.paths.mobile_share_scale = 1.5;
+        let m = r.scaled_mix();
+        let total = r.mix.mobile + r.mix.wifi + r.mix.wired;
+        assert!((m.mobile - 1.5 * r.mix.mobile / total).abs() < 1e-12);
+        assert!((m.mobile + m.wifi + m.wired - 1.0).abs() < 1e-12);
+        assert!((m.wifi / m.wired - r.mix.wifi / r.mix.wired).abs() < 1e-12);
+        // The draws follow it.
+        let mut rng = Rng::from_u64(3);
+        let n = 20_000;
+        let mobile = (0..n)
+            .filter(|_| r.sample(&mut rng).access == Access::Mobile)
+            .count() as f64
+            / n as f64;
+        assert!(
+            (mobile - m.mobile).abs() < 0.015,
+            "{mobile} vs {}",
+            m.mobile
+        );
+        r.paths.mobile_share_scale = 3.0 / m.mobile;
+        assert_eq!(r.scaled_mix().mobile, 1.0, "capped at every path");
     }
 
     #[test]

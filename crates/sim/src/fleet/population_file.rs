@@ -45,6 +45,8 @@
 //! mobile_buffer = [300, 2000]        # mobile buffers: [lo, hi] ms, log-uniform, or "jiang-2012"
 //!                                    # (the default, the same range) or "mba-2023"
 //! access_correlation = 0.4           # access type vs bandwidth/RTT copula [assumption]
+//! mobile_share_scale = 1.0           # × each region's mobile share of the mix [assumption]
+//! client_processing_ms = 0           # client's handshake processing, ms [assumption]
 //!
 //! [[assumption]]                     # a parameter no source pins down (assumptions.rs):
 //! key = "paths.fixed_aqm_share"      # replaces the built-in declaration of this key
@@ -153,6 +155,8 @@ struct FilePaths {
     mobile_buffer: Option<FileBuffer>,
     mobile_aqm_share: Option<f64>,
     access_correlation: Option<f64>,
+    mobile_share_scale: Option<f64>,
+    client_processing_ms: Option<f64>,
 }
 
 /// `droptail_buffer`, `mobile_buffer`: a named table or a log-uniform
@@ -254,6 +258,13 @@ struct FileGrid {
 
 const QUANTILE_PS: [f64; 5] = [0.10, 0.25, 0.50, 0.75, 0.90];
 
+/// How far a region's `mix` (mobile + wifi + wired) may sum from 1: three
+/// shares written to two decimals are each up to 0.005 off, so 0.015 in
+/// all; a sum further off is a mistake (a share typed twice, a percentage
+/// for a fraction), refused rather than silently rescaled. The shares
+/// accepted are still divided by their sum, so they sample exactly.
+const MIX_SUM_TOLERANCE: f64 = 0.015;
+
 fn parse_list<T>(
     key: &str,
     v: &[Qty],
@@ -301,7 +312,8 @@ impl PopulationFile {
             None => Workload::seed(),
             Some(w) => {
                 let at = line_of(text, w.span().start);
-                workload(w.get_ref()).map_err(|e| format!("line {at}: workload.{e}"))?
+                workload(w.get_ref())
+                    .map_err(|e| format!("line {}: workload.{e}", key_line(text, at, &e)))?
             }
         };
         if let Some(u) = &file.users {
@@ -309,7 +321,7 @@ impl PopulationFile {
             workload.users = u
                 .get_ref()
                 .model()
-                .map_err(|e| format!("line {at}: users.{e}"))?;
+                .map_err(|e| format!("line {}: users.{e}", key_line(text, at, &e)))?;
         }
         let population = match (&file.grid, file.region.is_empty()) {
             (Some(_), false) => {
@@ -325,7 +337,8 @@ impl PopulationFile {
             (Some(g), true) => {
                 let at = line_of(text, g.span().start);
                 Population::Grid(Box::new(
-                    grid(g.get_ref()).map_err(|e| format!("line {at}: grid.{e}"))?,
+                    grid(g.get_ref())
+                        .map_err(|e| format!("line {}: grid.{e}", key_line(text, at, &e)))?,
                 ))
             }
             (None, false) => {
@@ -333,15 +346,17 @@ impl PopulationFile {
                     None => PathModel::default(),
                     Some(p) => {
                         let at = line_of(text, p.span().start);
-                        paths(p.get_ref()).map_err(|e| format!("line {at}: paths.{e}"))?
+                        paths(p.get_ref())
+                            .map_err(|e| format!("line {}: paths.{e}", key_line(text, at, &e)))?
                     }
                 };
                 let mut out = Vec::new();
                 for r in &file.region {
                     let at = line_of(text, r.span().start);
                     let fr = r.get_ref();
-                    let mut reg =
-                        region(fr).map_err(|e| format!("line {at}: region `{}`: {e}", fr.name))?;
+                    let mut reg = region(fr).map_err(|e| {
+                        format!("line {}: region `{}`: {e}", key_line(text, at, &e), fr.name)
+                    })?;
                     reg.paths = model.clone();
                     if out.iter().any(|o: &Region| o.name == reg.name) {
                         return Err(
@@ -435,11 +450,45 @@ fn workload(w: &FileWorkload) -> Result<Workload, String> {
     })
 }
 
+/// The line of the key an error is about: `header` is the line of the
+/// table the error was found in, and `err` starts with the key (`rtt_ms:
+/// ...`, `mix.wifi: ...`). The first line after the header, before the next
+/// table header, that sets the key (`rtt_ms = ...`, or `mix = ...` for
+/// `mix.wifi`); the header's own line if none does (a key set in a
+/// sub-table, or an error about the table as a whole).
+fn key_line(text: &str, header: usize, err: &str) -> usize {
+    let key: String = err
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '.')
+        .collect();
+    let first = key.split('.').next().unwrap_or_default();
+    if first.is_empty() || !err[key.len()..].starts_with(':') {
+        // Not `key: ...`: an error about the table as a whole.
+        return header;
+    }
+    let sets = |line: &str, k: &str| {
+        line.trim_start()
+            .strip_prefix(k)
+            .is_some_and(|rest| rest.trim_start().starts_with(['=', '.']))
+    };
+    text.lines()
+        .enumerate()
+        .skip(header)
+        .take_while(|(_, l)| !l.trim_start().starts_with('['))
+        .find(|(_, l)| sets(l, &key) || sets(l, first))
+        .map_or(header, |(i, _)| i + 1)
+}
+
 fn table(key: &str, v: &[f64]) -> Result<QuantileTable, String> {
     if v.len() != QUANTILE_PS.len() {
         return Err(format!(
             "{key}: give 5 values (p10, p25, p50, p75, p90), got {}",
             v.len()
+        ));
+    }
+    if let Some(bad) = v.iter().find(|x| !(x.is_finite() && **x >= 0.0)) {
+        return Err(format!(
+            "{key}: values must be non-negative numbers, got {bad}"
         ));
     }
     let pts: Vec<(f64, f64)> = QUANTILE_PS.iter().copied().zip(v.iter().copied()).collect();
@@ -499,8 +548,12 @@ fn region(r: &FileRegion) -> Result<Region, String> {
                 return Err(format!("mix.{k}: must lie in [0, 1]"));
             }
         }
-        if m.mobile + m.wifi + m.wired <= 0.0 {
-            return Err("mix: mobile + wifi + wired must be positive".into());
+        let sum = m.mobile + m.wifi + m.wired;
+        if (sum - 1.0).abs() > MIX_SUM_TOLERANCE {
+            return Err(format!(
+                "mix: mobile + wifi + wired must sum to 1 (they are shares of the region's \
+                 connections; policed is a share of its own), got {sum}"
+            ));
         }
         reg.mix = AccessMix {
             mobile: m.mobile,
@@ -620,6 +673,27 @@ fn paths(p: &FilePaths) -> Result<PathModel, String> {
             return Err(format!("access_correlation: must lie in [{lo}, {hi}]"));
         }
         m.access_correlation = c;
+    }
+    for (param, v, field) in [
+        (
+            Param::MobileShareScale,
+            p.mobile_share_scale,
+            &mut m.mobile_share_scale,
+        ),
+        (
+            Param::ClientProcessingMs,
+            p.client_processing_ms,
+            &mut m.client_processing_ms,
+        ),
+    ] {
+        if let Some(v) = v {
+            let (lo, hi) = param.bounds();
+            if !(lo..=hi).contains(&v) {
+                let key = param.key().trim_start_matches("paths.");
+                return Err(format!("{key}: must lie in [{lo}, {hi}]"));
+            }
+            *field = v;
+        }
     }
     if let Some(r) = p.aqm_buffer_ms {
         m.aqm_buffer_ms = buffer_range("aqm_buffer_ms", r)?;

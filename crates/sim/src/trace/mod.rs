@@ -11,8 +11,9 @@
 
 use std::io::{self, Write};
 
-use ramp_cc::recovery::AckFrame;
+use ramp_cc::recovery::{AckFrame, LossTrigger, Space};
 use ramp_cc::Time;
+use ramp_link::DropCause;
 
 mod ndjson;
 pub(crate) mod qlog;
@@ -95,8 +96,8 @@ pub enum TraceEvent<'a> {
         pn: u64,
         /// UDP payload bytes.
         bytes: u64,
-        /// `initial`, `handshake` or `1RTT`.
-        space: &'static str,
+        /// Its packet-number space (written as [`space_name`]).
+        space: Space,
         /// The stream data it carries, if any.
         stream: Option<StreamRange>,
         /// It retransmits data.
@@ -112,7 +113,7 @@ pub enum TraceEvent<'a> {
     /// An ACK frame arrived at the sender.
     AckReceived {
         /// Its packet-number space.
-        space: &'static str,
+        space: Space,
         /// The frame.
         frame: &'a AckFrame,
     },
@@ -123,11 +124,12 @@ pub enum TraceEvent<'a> {
         /// Bytes.
         bytes: u64,
         /// Its space.
-        space: &'static str,
+        space: Space,
         /// The stream data it carried, if any.
         stream: Option<StreamRange>,
-        /// qlog's trigger name (RFC 9002 §6.1).
-        trigger: &'static str,
+        /// What declared it lost (RFC 9002 §6.1; written as its qlog
+        /// name).
+        trigger: LossTrigger,
     },
     /// The controller's state changed.
     Cc {
@@ -151,8 +153,8 @@ pub enum TraceEvent<'a> {
         pn: u64,
         /// Bytes.
         bytes: u64,
-        /// `queue`, `policer` or `random`.
-        at: &'static str,
+        /// Where it was dropped (written as [`DropCause::as_str`]).
+        at: DropCause,
     },
     /// In-order bytes available at the receiver, cumulative.
     Delivered {
@@ -244,7 +246,7 @@ impl TraceSink {
         t: Time,
         pn: u64,
         bytes: u64,
-        space: &'static str,
+        space: Space,
         stream: Option<StreamRange>,
         retx: bool,
     ) {
@@ -266,7 +268,7 @@ impl TraceSink {
     }
 
     /// An ACK frame arrived at the sender (qlog `packet_received`).
-    pub fn ack_received(&mut self, t: Time, space: &'static str, frame: &AckFrame) {
+    pub fn ack_received(&mut self, t: Time, space: Space, frame: &AckFrame) {
         self.emit(t, TraceEvent::AckReceived { space, frame });
     }
 
@@ -276,9 +278,9 @@ impl TraceSink {
         t: Time,
         pn: u64,
         bytes: u64,
-        space: &'static str,
+        space: Space,
         stream: Option<StreamRange>,
-        trigger: &'static str,
+        trigger: LossTrigger,
     ) {
         self.emit(
             t,
@@ -312,14 +314,25 @@ impl TraceSink {
         self.emit(t, TraceEvent::Queue { bytes, delay_us });
     }
 
-    /// A packet was dropped on the path (`at`: `queue`, `policer`, `random`).
-    pub fn drop(&mut self, t: Time, pn: u64, bytes: u64, at: &'static str) {
+    /// A packet was dropped on the path.
+    pub fn drop(&mut self, t: Time, pn: u64, bytes: u64, at: DropCause) {
         self.emit(t, TraceEvent::Drop { pn, bytes, at });
     }
 
     /// In-order bytes available at the receiver, cumulative.
     pub fn delivered(&mut self, t: Time, bytes: u64) {
         self.emit(t, TraceEvent::Delivered { bytes });
+    }
+}
+
+/// A packet-number space as traces name it: qlog's packet types
+/// `initial`, `handshake` and `1RTT` (draft-ietf-quic-qlog-quic-events
+/// `PacketType`).
+pub fn space_name(space: Space) -> &'static str {
+    match space {
+        Space::Initial => "initial",
+        Space::Handshake => "handshake",
+        Space::Application => "1RTT",
     }
 }
 

@@ -4,7 +4,9 @@
 use std::fmt::{self, Write as _};
 use std::io::{self, Write};
 
-use super::{json_str, StreamRange, TraceEvent, TraceOutput};
+use ramp_cc::recovery::Space;
+
+use super::{json_str, space_name, StreamRange, TraceEvent, TraceOutput};
 
 /// Writes [`TraceEvent`]s as NDJSON lines.
 pub(super) struct NdjsonTrace {
@@ -93,8 +95,9 @@ impl TraceOutput for NdjsonTrace {
                 us,
                 "lost",
                 format_args!(
-                    ",\"pn\":{pn},\"bytes\":{bytes}{},\"trigger\":\"{trigger}\"",
-                    StreamFields(stream)
+                    ",\"pn\":{pn},\"bytes\":{bytes}{},\"trigger\":\"{}\"",
+                    StreamFields(stream),
+                    trigger.qlog_name()
                 ),
             ),
             TraceEvent::Cc { now: s, .. } => self.event(
@@ -125,7 +128,7 @@ impl TraceOutput for NdjsonTrace {
             TraceEvent::Drop { pn, bytes, at } => self.event(
                 us,
                 "drop",
-                format_args!(",\"pn\":{pn},\"bytes\":{bytes},\"at\":\"{at}\""),
+                format_args!(",\"pn\":{pn},\"bytes\":{bytes},\"at\":\"{}\"", at.as_str()),
             ),
             TraceEvent::Delivered { bytes } => {
                 self.event(us, "delivered", format_args!(",\"bytes\":{bytes}"))
@@ -146,13 +149,13 @@ impl TraceOutput for NdjsonTrace {
 
 /// `,"space":"<space>"` for a packet outside the application space (the
 /// default, left out to keep traces short), else nothing.
-struct SpaceField(&'static str);
+struct SpaceField(Space);
 
 impl fmt::Display for SpaceField {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.0 {
-            "1RTT" => Ok(()),
-            space => write!(f, ",\"space\":\"{space}\""),
+            Space::Application => Ok(()),
+            space => write!(f, ",\"space\":\"{}\"", space_name(space)),
         }
     }
 }

@@ -12,10 +12,11 @@
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
-use ramp_cc::recovery::AckFrame;
+use ramp_cc::recovery::{AckFrame, LossTrigger, Space};
 
 use super::{
-    json_str, CcSnapshot, RttSnapshot, StreamRange, TraceEvent, TraceMeta, TraceOutput, TraceSink,
+    json_str, space_name, CcSnapshot, RttSnapshot, StreamRange, TraceEvent, TraceMeta, TraceOutput,
+    TraceSink,
 };
 
 /// RFC 7464 record separator.
@@ -32,14 +33,6 @@ pub(crate) struct QlogWriter {
 fn ms(us: u64) -> String {
     // µs as ms with 3 decimals, exact (no float formatting).
     format!("{}.{:03}", us / 1000, us % 1000)
-}
-
-fn packet_type(space: &str) -> &str {
-    match space {
-        "initial" => "initial",
-        "handshake" => "handshake",
-        _ => "1RTT",
-    }
 }
 
 impl QlogWriter {
@@ -105,14 +98,14 @@ impl QlogWriter {
         us: u64,
         pn: u64,
         bytes: u64,
-        space: &str,
+        space: Space,
         stream: Option<StreamRange>,
     ) {
         self.event(us, "transport:packet_sent");
         let _ = write!(
             self.buf,
             "{{\"header\":{{\"packet_type\":\"{}\",\"packet_number\":{pn}}},\"raw\":{{\"length\":{bytes}}}",
-            packet_type(space)
+            space_name(space)
         );
         match stream {
             Some(s) => {
@@ -122,7 +115,7 @@ impl QlogWriter {
                     s.offset, s.len
                 );
             }
-            None if space == "1RTT" => self
+            None if space == Space::Application => self
                 .buf
                 .push_str(",\"frames\":[{\"frame_type\":\"ping\"}]}}"),
             None => self
@@ -133,14 +126,14 @@ impl QlogWriter {
     }
 
     /// `transport:packet_received` carrying one ACK frame.
-    pub(crate) fn packet_received(&mut self, us: u64, space: &str, f: &AckFrame) {
+    pub(crate) fn packet_received(&mut self, us: u64, space: Space, f: &AckFrame) {
         self.event(us, "transport:packet_received");
         let pn = self.received_pn;
         self.received_pn += 1;
         let _ = write!(
             self.buf,
             "{{\"header\":{{\"packet_type\":\"{}\",\"packet_number\":{pn}}},\"frames\":[{{\"frame_type\":\"ack\",\"ack_delay\":{},\"acked_ranges\":[",
-            packet_type(space),
+            space_name(space),
             ms(f.ack_delay.as_micros() as u64)
         );
         for (i, r) in f.ranges.iter().rev().enumerate() {
@@ -162,12 +155,13 @@ impl QlogWriter {
     }
 
     /// `recovery:packet_lost`.
-    pub(crate) fn packet_lost(&mut self, us: u64, pn: u64, space: &str, trigger: &str) {
+    pub(crate) fn packet_lost(&mut self, us: u64, pn: u64, space: Space, trigger: LossTrigger) {
         self.event(us, "recovery:packet_lost");
         let _ = write!(
             self.buf,
-            "{{\"header\":{{\"packet_type\":\"{}\",\"packet_number\":{pn}}},\"trigger\":\"{trigger}\"}}}}",
-            packet_type(space)
+            "{{\"header\":{{\"packet_type\":\"{}\",\"packet_number\":{pn}}},\"trigger\":\"{}\"}}}}",
+            space_name(space),
+            trigger.qlog_name()
         );
         self.flush_record();
     }

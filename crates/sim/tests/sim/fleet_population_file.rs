@@ -67,7 +67,7 @@ fn malformed_files_name_line_and_key() {
     // Quantiles of the wrong length, in the second region.
     let e = err("[[region]]\nname = \"africa\"\n\n[[region]]\nname = \"x\"\nrate_mbps = [1, 2]\nrtt_ms = [1, 2, 3, 4, 5]\n");
     assert!(
-        e.contains("line 4") && e.contains("region `x`") && e.contains("rate_mbps"),
+        e.contains("line 6") && e.contains("region `x`") && e.contains("rate_mbps"),
         "{e}"
     );
     // Descending quantiles.
@@ -88,7 +88,7 @@ fn malformed_files_name_line_and_key() {
         "\n[grid]\nrates = [\"fast\"]\nrtts = [\"1ms\"]\nqueues = [\"1ms\"]\nsizes = [\"1MB\"]\n",
     );
     assert!(
-        e.contains("line 2") && e.contains("grid.rates") && e.contains("fast"),
+        e.contains("line 3") && e.contains("grid.rates") && e.contains("fast"),
         "{e}"
     );
     // Empty axis.
@@ -108,7 +108,7 @@ fn malformed_files_name_line_and_key() {
     let e =
         err("[workload]\nmin_size = \"2MB\"\nmax_size = \"1MB\"\n[[region]]\nname = \"africa\"\n");
     assert!(
-        e.contains("line 1") && e.contains("workload.max_size"),
+        e.contains("line 3") && e.contains("workload.max_size"),
         "{e}"
     );
 }
@@ -257,4 +257,88 @@ fn bad_assumptions_name_line_and_key() {
     .unwrap_err()
     .0;
     assert!(e.contains("access_correlation"), "{e}");
+}
+
+#[test]
+fn client_processing_reaches_every_connection_of_the_plan() {
+    use ramp_sim::fleet::experiments;
+    let f = PopulationFile::parse(
+        "[[region]]\nname = \"west-europe\"\n[paths]\nclient_processing_ms = 30\n",
+        "cp",
+    )
+    .unwrap();
+    let mut plan = experiments::plan("rapid-start-2026", 20, 1).unwrap();
+    let base = plan
+        .connection(0)
+        .scenario
+        .endpoint
+        .client_handshake_processing;
+    assert!(base.is_zero(), "the preset's default is 0, got {base:?}");
+    plan.population = f.population;
+    for i in 0..20 {
+        let c = plan.connection(i);
+        assert_eq!(
+            c.scenario.endpoint.client_handshake_processing,
+            core::time::Duration::from_millis(30)
+        );
+    }
+    let e = err("[[region]]\nname = \"africa\"\n[paths]\nclient_processing_ms = -1\n");
+    assert!(e.contains("client_processing_ms"), "{e}");
+    let e = err("[[region]]\nname = \"africa\"\n[paths]\nmobile_share_scale = 4\n");
+    assert!(e.contains("mobile_share_scale"), "{e}");
+}
+
+/// Issue #36: an error found after the parse names the key's own line, not
+/// the line of its table's header; a negative quantile is called negative,
+/// not "non-decreasing".
+#[test]
+fn errors_name_the_keys_own_line() {
+    let e = err(
+        "name = \"x\"\n\n[[region]]\nname = \"mars\"\nrate_mbps = [1, 2, 4, 8, 16]\n\
+                 rtt_ms = [400, 500, 600, 700, -800]\n",
+    );
+    assert!(
+        e.starts_with(
+            "line 6: region `mars`: rtt_ms: values must be non-negative numbers, got -800"
+        ),
+        "{e}"
+    );
+    let e = err("[[region]]\nname = \"africa\"\n\n[paths]\n# c\n\naqm_buffer_ms = [0, 1]\n");
+    assert!(e.starts_with("line 7: paths.aqm_buffer_ms"), "{e}");
+    // An inline table's key: the line that sets `mix`.
+    let e = err(
+        "[[region]]\nname = \"africa\"\nweight = 1\nmix = { mobile = 2, wifi = 0, wired = 0 }\n",
+    );
+    assert!(e.starts_with("line 4: region `africa`: mix.mobile"), "{e}");
+    // The second region's key, not the first region's.
+    let e = err(
+        "[[region]]\nname = \"africa\"\nrtt_ms = [1, 2, 3, 4, 5]\n[[region]]\nname = \"x\"\n\
+                 rate_mbps = [1, 2, 3, 4, 5]\nrtt_ms = [5, 4, 3, 2, 1]\n",
+    );
+    assert!(e.starts_with("line 7: region `x`: rtt_ms"), "{e}");
+    // An error about the region as a whole stays on its header.
+    let e = err("\n[[region]]\nname = \"atlantis\"\n");
+    assert!(e.starts_with("line 2: region `atlantis`"), "{e}");
+    // A workload key.
+    let e =
+        err("[workload]\nmin_size = \"2MB\"\nmax_size = \"1MB\"\n[[region]]\nname = \"africa\"\n");
+    assert!(e.starts_with("line 3: workload.max_size"), "{e}");
+}
+
+/// Issue #36: a `mix` whose shares do not sum to 1 was divided by its sum
+/// without a word; it is refused with its line. Two-decimal rounding
+/// (0.33 × 3) still loads.
+#[test]
+fn a_mix_that_does_not_sum_to_one_is_refused() {
+    let e = err("[[region]]\nname = \"africa\"\nmix = { mobile = 0.9, wifi = 0.9, wired = 0.9 }\n");
+    assert!(
+        e.starts_with("line 3: region `africa`: mix: mobile + wifi + wired must sum to 1"),
+        "{e}"
+    );
+    assert!(e.contains("got 2.7"), "{e}");
+    let f = PopulationFile::parse(
+        "[[region]]\nname = \"africa\"\nmix = { mobile = 0.33, wifi = 0.33, wired = 0.33 }\n",
+        "p",
+    );
+    assert!(f.is_ok(), "{:?}", f.err());
 }

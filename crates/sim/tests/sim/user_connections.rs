@@ -133,7 +133,7 @@ fn population_users_table_sets_the_windows_and_is_invisible_when_off() {
     let e = PopulationFile::parse(&format!("{base}[users]\nflow_control = \"edge\"\n"), "p")
         .unwrap_err()
         .to_string();
-    assert!(e.contains("line 3: users.flow_control"), "{e}");
+    assert!(e.contains("line 4: users.flow_control"), "{e}");
 }
 
 // ---- 0-RTT resumption and anti-amplification (crate::resumption) ----

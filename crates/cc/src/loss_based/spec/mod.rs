@@ -1,9 +1,9 @@
-//! The loss-based family's names: `newreno`, `cubic`, `hystart`,
-//! `rapidstart`, `jumpstart`, joined with `+` and built into one
-//! [`LossBased`] controller.
+//! The loss-based family's names: `newreno` (alias `reno`), `cubic`,
+//! `prague`, `hystart`, `rapidstart`, `jumpstart`, joined with `+` and
+//! built into one [`LossBased`] controller.
 //!
-//! At most one congestion-avoidance part (`newreno`, the default, or
-//! `cubic`), at most one of `rapidstart` / `jumpstart`, optionally
+//! At most one congestion-avoidance part (`newreno`, the default, `cubic`
+//! or `prague`), at most one of `rapidstart` / `jumpstart`, optionally
 //! `hystart`. Connection-level options ([`COMMON_OPTIONS`]) may be written on
 //! any part and are printed on the first. Every option is one row of a
 //! table in `options.rs`; the parser, the canonical name, the error messages and
@@ -13,12 +13,12 @@ use crate::resume::Reconnaissance;
 use core::any::Any;
 use core::fmt;
 
-use super::{CaAlgorithm, FirstFlightStart, LossBased, Startup};
+use super::{CongestionAvoidance, FirstFlightStart, LossBased, Startup};
 use crate::careful_resume::RetreatBeta;
 use crate::config::{CcConfig, InitialWindow, PrrMode};
 use crate::controller::Controller;
 use crate::cubic::{Cubic, FastConvergence};
-use crate::newreno::{RenoGrowth, LOSS_REDUCTION_FACTOR};
+use crate::newreno::{Reno, RenoGrowth, LOSS_REDUCTION_FACTOR};
 use crate::pacer::PacerModel;
 use crate::prague::Prague;
 use crate::rapid_start::RapidStartOptions;
@@ -320,7 +320,7 @@ impl Family for LossBasedFamily {
         fn rows<S>(out: &mut String, name: &str, what: &str, table: &[OptionDef<S>]) {
             out.push_str(&format!("{name}: {what}\n"));
             for o in table {
-                out.push_str(&format!("    {}={}  {}\n", o.key, o.values, o.help));
+                out.push_str(&format!("    {}={}  {}\n", o.key, o.values, o.help_line()));
             }
         }
         let mut s = String::new();
@@ -448,21 +448,21 @@ impl LossBasedSpec {
     /// Builds the controller as its concrete type.
     pub fn build_loss_based(&self, cfg: &CcConfig) -> LossBased {
         let eff = self.effective_config(cfg);
-        let ca = match self.ca {
-            CaSpec::NewReno(o) => CaAlgorithm::Reno {
-                beta: o.beta,
-                ss_beta: o.ss_beta.unwrap_or(o.beta),
-                growth: if o.pico {
+        let ca: Box<dyn CongestionAvoidance> = match self.ca {
+            CaSpec::NewReno(o) => Box::new(Reno::new(
+                o.beta,
+                o.ss_beta.unwrap_or(o.beta),
+                if o.pico {
                     RenoGrowth::pico()
                 } else {
                     RenoGrowth::default()
                 },
-            },
-            CaSpec::Cubic(o) => CaAlgorithm::Cubic(Cubic::new(
+            )),
+            CaSpec::Cubic(o) => Box::new(Cubic::new(
                 o.conns,
                 o.fast_convergence.resolve(cfg.alone_on_bottleneck),
             )),
-            CaSpec::Prague => CaAlgorithm::Prague(Prague::new()),
+            CaSpec::Prague => Box::new(Prague::new()),
         };
         let startup = match self.startup {
             StartupSpec::Classic => Startup {

@@ -12,8 +12,7 @@ use ramp_cc::recovery::{
 };
 use ramp_cc::EcnCodepoint;
 use ramp_cc::{
-    AckFrameSummary, AckedPacket, CongestionEvent, Controller, LossBasedState, Metrics, Rate,
-    RttEstimator, Time,
+    AckFrameSummary, AckedPacket, CongestionEvent, Controller, LossBasedState, RttEstimator, Time,
 };
 
 /// One call a controller received.
@@ -93,21 +92,11 @@ impl Controller for Recorder {
     fn on_spurious_congestion(&mut self, _now: Time) {
         self.calls.push(Call::Spurious);
     }
-    fn on_mtu_update(&mut self, _mds: u64) {}
     fn window(&self) -> u64 {
         12_000
     }
-    fn ssthresh(&self) -> Option<u64> {
-        None
-    }
-    fn pacing_rate(&self, _rtt: &RttEstimator) -> Option<Rate> {
-        None
-    }
     fn phase(&self) -> ramp_cc::CcPhase {
         LossBasedState::SlowStart.phase()
-    }
-    fn metrics(&self) -> Metrics {
-        Metrics::default()
     }
     fn initial_window(&self) -> u64 {
         12_000
