@@ -35,31 +35,46 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar, Union
+from typing import Any, Generic, TypeVar, Union
 
 from . import binary
 from .proc import RampError, run_checked
 
 T = TypeVar("T")
-# A task's outcome: ("ok", value) or ("err", message). Failures travel as
-# values so that Dask does not retry them (only a lost worker is retried).
-Outcome = tuple[str, Any]
-ShardResult = Union[dict[str, bytes], str]
+
+
+@dataclass(frozen=True)
+class Ok(Generic[T]):
+    """A task that succeeded, with its value."""
+
+    value: T
+
+
+@dataclass(frozen=True)
+class Err:
+    """A task that failed: ramp's message. Failures travel as values so
+    that Dask does not retry them (only a lost worker is retried)."""
+
+    message: str
+
+
+# A task's outcome.
+Outcome = Union[Ok[Any], Err]
 
 
 def _outcome(f: Callable[..., T], *args: Any) -> Outcome:
     try:
-        return ("ok", f(*args))
+        return Ok(f(*args))
     except RampError as e:
-        return ("err", str(e))
+        return Err(str(e))
 
 
 def _value(o: Outcome) -> Any:
-    kind, v = o
-    if kind == "err":
-        raise RampError(v)
-    return v
+    if isinstance(o, Err):
+        raise RampError(o.message)
+    return o.value
 
 
 # `ramp fleet` flags that make no sense after `ramp-lab fleet --`, and why:
@@ -112,24 +127,33 @@ def describe(fleet_args: Sequence[str], ramp: str | None = None) -> dict[str, An
     return d
 
 
-def run_shard(fleet_args: Sequence[str], k: int, n: int, ramp: str | None = None,
-              shared: str | None = None) -> ShardResult:
-    """Runs shard k/n on the worker. With `shared` (a directory the driver
-    and the workers both see), the shard is written to shared/k and its
-    path returned; otherwise it runs in a scratch directory and the files
-    its manifest lists come back as bytes. Safe to run twice (a second run
-    of a finished shard finds shared/k and stops)."""
+def _shard_cmd(exe: str, fleet_args: Sequence[str], k: int, n: int, out: Path) -> list[str]:
+    return [exe, "fleet", "-j", "1", *fleet_args, "--shard", f"{k}/{n}", "-q", "--no-charts",
+            "-o", str(out)]
+
+
+def run_shard(fleet_args: Sequence[str], k: int, n: int,
+              ramp: str | None = None) -> dict[str, bytes]:
+    """Runs shard k/n on the worker in a scratch directory and returns the
+    files its manifest lists, as bytes."""
     exe = ramp or binary("ramp")
-    parent = Path(shared) if shared else None
+    with tempfile.TemporaryDirectory(prefix=f"ramp-shard-{k}-") as d:
+        out = Path(d) / "shard"
+        run_checked(_shard_cmd(exe, fleet_args, k, n, out), f"shard {k}/{n}")
+        names = ["shard.json", *json.loads((out / "shard.json").read_text()).get("files", [])]
+        return {f: (out / f).read_bytes() for f in names}
+
+
+def run_shard_into(fleet_args: Sequence[str], k: int, n: int, shared: str,
+                   ramp: str | None = None) -> str:
+    """Runs shard k/n on the worker into shared/k (a directory the driver
+    and the workers both see) and returns that path. Safe to run twice (a
+    second run of a finished shard finds shared/k and stops)."""
+    exe = ramp or binary("ramp")
+    parent = Path(shared)
     with tempfile.TemporaryDirectory(prefix=f"ramp-shard-{k}-", dir=parent) as d:
         out = Path(d) / "shard"
-        cmd = [exe, "fleet", "-j", "1", *fleet_args, "--shard", f"{k}/{n}", "-q", "--no-charts",
-               "-o", str(out)]
-        run_checked(cmd, f"shard {k}/{n}")
-        manifest = out / "shard.json"
-        if parent is None:
-            names = ["shard.json", *json.loads(manifest.read_text()).get("files", [])]
-            return {f: (out / f).read_bytes() for f in names}
+        run_checked(_shard_cmd(exe, fleet_args, k, n, out), f"shard {k}/{n}")
         final = parent / str(k)
         try:
             # Atomic: a shard directory appears whole or not at all, once.
@@ -179,9 +203,12 @@ def dist_fleet(fleet_args: Sequence[str], shards: int, client: Any, progress: bo
     staging.mkdir(parents=True)
     try:
         futures = [
-            client.submit(_outcome, run_shard, list(fleet_args), k, shards, ramp,
-                          str(staging.resolve()) if shared else None,
-                          key=f"ramp-shard-{k}-of-{shards}-{time.time_ns()}", pure=False)
+            (client.submit(_outcome, run_shard_into, list(fleet_args), k, shards,
+                           str(staging.resolve()), ramp,
+                           key=f"ramp-shard-{k}-of-{shards}-{time.time_ns()}", pure=False)
+             if shared else
+             client.submit(_outcome, run_shard, list(fleet_args), k, shards, ramp,
+                           key=f"ramp-shard-{k}-of-{shards}-{time.time_ns()}", pure=False))
             for k in range(shards)
         ]
         index = {f.key: k for k, f in enumerate(futures)}

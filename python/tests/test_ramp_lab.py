@@ -146,9 +146,10 @@ def test_an_existing_run_is_refused_before_any_shard_runs(tmp_path, cluster):
 def test_a_failing_shard_is_not_retried_and_leads_with_ramps_error(cluster):
     # A population file that is not there: deterministic, so one attempt.
     fut = cluster.submit(dist._outcome, dist.run_shard, ["--population", "/nonexistent.toml"],
-                         0, 2, os.environ.get("RAMP_BIN"), None, pure=False)
-    kind, msg = fut.result()
-    assert kind == "err"
+                         0, 2, os.environ.get("RAMP_BIN"), pure=False)
+    outcome = fut.result()
+    assert isinstance(outcome, dist.Err), outcome
+    msg = outcome.message
     first = msg.splitlines()[0]
     # ramp's own first line, naming the flag and the file.
     assert first.startswith("shard 0/2: ramp: error: --population"), msg

@@ -38,9 +38,39 @@ impl Source {
     }
 }
 
+/// Why the file arguments cannot be expanded.
+#[derive(Debug)]
+pub enum InputError {
+    /// A wildcard pattern that matches no file.
+    NoMatch(String),
+    /// A wildcard outside the file name (`logs/*/a.ndjson`).
+    WildcardInDirectory(String),
+    /// The pattern's directory could not be listed.
+    ReadDir {
+        /// The directory.
+        dir: PathBuf,
+        /// Why.
+        error: io::Error,
+    },
+}
+
+impl std::fmt::Display for InputError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            InputError::NoMatch(pat) => write!(f, "{pat}: no file matches this pattern"),
+            InputError::WildcardInDirectory(pat) => {
+                write!(f, "{pat}: wildcards are supported in the file name only")
+            }
+            InputError::ReadDir { dir, error } => write!(f, "{}: {error}", dir.display()),
+        }
+    }
+}
+
+impl std::error::Error for InputError {}
+
 /// Expands glob patterns (`*`, `?`, `[...]`) in arguments the shell left
 /// unexpanded; `-` is stdin; no arguments means stdin.
-pub fn expand(args: &[String]) -> Result<Vec<Source>, String> {
+pub fn expand(args: &[String]) -> Result<Vec<Source>, InputError> {
     if args.is_empty() {
         return Ok(vec![Source::Stdin]);
     }
@@ -51,7 +81,7 @@ pub fn expand(args: &[String]) -> Result<Vec<Source>, String> {
         } else if a.contains(['*', '?', '[']) && !Path::new(a).exists() {
             let mut hits = glob_paths(a)?;
             if hits.is_empty() {
-                return Err(format!("{a}: no file matches this pattern"));
+                return Err(InputError::NoMatch(a.clone()));
             }
             hits.sort();
             out.extend(hits.into_iter().map(Source::File));
@@ -62,7 +92,7 @@ pub fn expand(args: &[String]) -> Result<Vec<Source>, String> {
     Ok(out)
 }
 
-fn glob_paths(pat: &str) -> Result<Vec<PathBuf>, String> {
+fn glob_paths(pat: &str) -> Result<Vec<PathBuf>, InputError> {
     let path = Path::new(pat);
     let (dir, name) = match (path.parent(), path.file_name()) {
         (Some(d), Some(n)) if !d.as_os_str().is_empty() => {
@@ -71,11 +101,12 @@ fn glob_paths(pat: &str) -> Result<Vec<PathBuf>, String> {
         _ => (PathBuf::from("."), pat.to_string()),
     };
     if dir.to_string_lossy().contains(['*', '?', '[']) {
-        return Err(format!(
-            "{pat}: wildcards are supported in the file name only"
-        ));
+        return Err(InputError::WildcardInDirectory(pat.to_string()));
     }
-    let rd = std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let rd = std::fs::read_dir(&dir).map_err(|error| InputError::ReadDir {
+        dir: dir.clone(),
+        error,
+    })?;
     let mut out = Vec::new();
     for ent in rd.flatten() {
         let n = ent.file_name().to_string_lossy().into_owned();

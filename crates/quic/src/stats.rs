@@ -86,7 +86,7 @@ fn ms_f(d: Duration) -> Value {
     if d.as_nanos().is_multiple_of(1_000_000) {
         Value::from(d.as_millis() as u64)
     } else {
-        Value::from(d.as_secs_f64() * 1e3)
+        Value::from(ramp_vocab::time::duration_millis_f64(d))
     }
 }
 

@@ -7,8 +7,12 @@ fn main() {
         .unwrap_or(5.0);
     let sc = ramp_sim::Scenario::load("seed-100m").expect("preset");
     let specs = ramp_cc::spec::parse_list("newreno,rapidstart").expect("specs");
-    let r =
-        ramp_sim::run_bench(&sc, &specs, std::time::Duration::from_secs_f64(secs)).expect("bench");
+    let w = ramp_sim::BenchWorkload::Scenario {
+        scenario: Box::new(sc),
+        specs,
+    };
+    let stop = ramp_sim::BenchStop::Budget(std::time::Duration::from_secs_f64(secs));
+    let r = ramp_sim::run_bench(&w, stop).expect("bench");
     println!(
         "{} connections, {} packets, {} events in {:.2} s wall, {:.2} s CPU: {:.2} M packets/CPU-s ({:.2} M/s wall), {:.2} M events/s",
         r.connections,

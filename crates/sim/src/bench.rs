@@ -1,10 +1,11 @@
 //! The simulator's speed benchmark (`ramp bench sim`): simulated packets per
-//! second on one core.
+//! second on one core, over one scenario or over a fleet-like mix of paths.
 
 use std::time::{Duration, Instant};
 
 use ramp_cc::spec::ControllerSpec;
 
+use crate::fleet::{Connection, FleetPlan};
 use crate::{flows_for, simulate, Scenario, SimError, TraceSink};
 
 /// What a benchmark run measured.
@@ -37,6 +38,34 @@ impl BenchResult {
     }
 }
 
+/// The connections a benchmark simulates, in order.
+#[derive(Clone, Debug)]
+pub enum BenchWorkload {
+    /// Connections of one scenario, cycling through `specs`, with seeds
+    /// `scenario.seed + i`.
+    Scenario {
+        /// The scenario every connection runs.
+        scenario: Box<Scenario>,
+        /// Controllers, one per connection in turn.
+        specs: Vec<ControllerSpec>,
+    },
+    /// Connections drawn as a fleet plan draws them (its population's
+    /// access types, AQMs, cellular and Wi-Fi elements, policers, ACK
+    /// policies and object sizes), each simulated once per arm: benchmark
+    /// connection `k` is fleet connection `k / arms`, arm `k % arms`.
+    Fleet(Box<FleetPlan>),
+}
+
+/// When a benchmark stops.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum BenchStop {
+    /// After this much wall-clock time (checked between connections).
+    Budget(Duration),
+    /// After exactly this many connections: a fixed workload, for
+    /// instruction counts (callgrind) that do not depend on the machine.
+    Connections(u64),
+}
+
 /// CPU time of the calling thread, from `/proc/thread-self/schedstat`
 /// (first field: nanoseconds on CPU).
 fn thread_cpu_seconds() -> Option<f64> {
@@ -45,15 +74,15 @@ fn thread_cpu_seconds() -> Option<f64> {
     Some(ns as f64 / 1e9)
 }
 
-/// Simulates connections of `scenario` on this thread for about `budget`,
-/// cycling through `specs`, untraced, with seeds `scenario.seed + i`.
-pub fn run(
-    scenario: &Scenario,
-    specs: &[ControllerSpec],
-    budget: Duration,
-) -> Result<BenchResult, SimError> {
-    if specs.is_empty() {
-        return Err(SimError("no controller to benchmark".into()));
+/// Simulates the connections of `workload` on this thread, untraced, until
+/// `stop`.
+pub fn run(workload: &BenchWorkload, stop: BenchStop) -> Result<BenchResult, SimError> {
+    match workload {
+        BenchWorkload::Scenario { specs, .. } if specs.is_empty() => {
+            return Err(SimError::NoController)
+        }
+        BenchWorkload::Fleet(plan) if plan.arms.is_empty() => return Err(SimError::NoController),
+        _ => {}
     }
     let mut r = BenchResult {
         connections: 0,
@@ -62,13 +91,40 @@ pub fn run(
         seconds: 0.0,
         cpu_seconds: None,
     };
+    // The fleet connection drawn last (each is run once per arm).
+    let mut drawn: Option<Connection> = None;
     let cpu0 = thread_cpu_seconds();
     let start = Instant::now();
-    while start.elapsed() < budget {
-        let spec = &specs[(r.connections as usize) % specs.len()];
-        let seed = scenario.seed.wrapping_add(r.connections);
-        let flows = flows_for(scenario, spec, "", seed)?;
-        let out = simulate(scenario, flows, seed, &mut TraceSink::off());
+    loop {
+        let more = match stop {
+            BenchStop::Budget(b) => start.elapsed() < b,
+            BenchStop::Connections(n) => r.connections < n,
+        };
+        if !more {
+            break;
+        }
+        let k = r.connections;
+        let out = match workload {
+            BenchWorkload::Scenario { scenario, specs } => {
+                let spec = &specs[(k as usize) % specs.len()];
+                let seed = scenario.seed.wrapping_add(k);
+                let flows = flows_for(scenario, spec, "", seed)?;
+                simulate(scenario, flows, seed, &mut TraceSink::off())
+            }
+            BenchWorkload::Fleet(plan) => {
+                let arms = plan.arms.len() as u64;
+                let index = k / arms;
+                if drawn.as_ref().is_none_or(|c| c.index != index) {
+                    drawn = Some(plan.connection(index));
+                }
+                let c = drawn
+                    .as_ref()
+                    .ok_or(SimError::Internal("no fleet connection drawn"))?;
+                let arm = &plan.arms[(k % arms) as usize];
+                let flows = flows_for(&c.scenario, &arm.spec, &arm.label, c.path_seed)?;
+                simulate(&c.scenario, flows, c.path_seed, &mut TraceSink::off())
+            }
+        };
         r.packets += out.packets;
         r.events += out.events;
         r.connections += 1;

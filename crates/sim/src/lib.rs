@@ -40,13 +40,13 @@ mod web;
 use core::fmt;
 
 use ramp_cc::config::{CcConfig, InitialWindow};
-use ramp_cc::spec::ControllerSpec;
+use ramp_cc::spec::{ControllerSpec, SpecError};
 use ramp_vocab::rng::Rng;
 
 // The public surface: three subsystems as modules (fleet experiments,
 // scenarios, traces) and, at the root, what a caller of the simulator
 // names. Everything else is private.
-pub use bench::{run as run_bench, BenchResult};
+pub use bench::{run as run_bench, BenchResult, BenchStop, BenchWorkload};
 pub use engine::{simulate, FlowSetup, SimOutput};
 pub use fairness::jain_index;
 pub use flow_control::FlowWindows;
@@ -70,11 +70,37 @@ pub mod internals {
 
 /// A simulation that could not run.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SimError(pub String);
+pub enum SimError {
+    /// The scenario, population file, plan or argument is not valid; the
+    /// message names the file, line, table or field and what is wrong
+    /// with it (the `From<String>` conversion of the parsers' messages).
+    Invalid(String),
+    /// A flow's controller name does not parse.
+    Controller {
+        /// Where the name was given (`flow 2`, `web 1`).
+        table: String,
+        /// The name as written.
+        name: String,
+        /// Why it does not parse.
+        error: SpecError,
+    },
+    /// Nothing to do: no controller was given to run.
+    NoController,
+    /// An invariant of the simulator broke: a bug in ramp, never the
+    /// input's fault. Says which.
+    Internal(&'static str),
+}
 
 impl fmt::Display for SimError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        match self {
+            SimError::Invalid(m) => f.write_str(m),
+            SimError::Controller { table, name, error } => {
+                write!(f, "{table}: cc `{name}`: {error}")
+            }
+            SimError::NoController => f.write_str("no controller to benchmark"),
+            SimError::Internal(what) => write!(f, "internal: {what}"),
+        }
     }
 }
 
@@ -82,13 +108,13 @@ impl std::error::Error for SimError {}
 
 impl From<String> for SimError {
     fn from(message: String) -> SimError {
-        SimError(message)
+        SimError::Invalid(message)
     }
 }
 
 impl From<&str> for SimError {
     fn from(message: &str) -> SimError {
-        SimError(message.to_string())
+        SimError::Invalid(message.to_string())
     }
 }
 
@@ -157,8 +183,11 @@ pub fn flows_for(
     });
     for (i, (table, f)) in cross.chain(web).enumerate() {
         let s = match &f.cc {
-            Some(name) => ramp_cc::spec::parse(name)
-                .map_err(|e| SimError(format!("{table}: cc `{name}`: {e}")))?,
+            Some(name) => ramp_cc::spec::parse(name).map_err(|error| SimError::Controller {
+                table: table.clone(),
+                name: name.clone(),
+                error,
+            })?,
             None => spec.clone(),
         };
         flows.push(FlowSetup {
@@ -188,7 +217,7 @@ pub fn run_connection(
     run_flows(scenario, spec, seed, trace)?
         .into_iter()
         .next()
-        .ok_or_else(|| SimError("internal: no record for flow 0".to_string()))
+        .ok_or(SimError::Internal("no record for flow 0"))
 }
 
 /// Like [`run_connection`], but returns every flow's record: the flow
@@ -217,7 +246,7 @@ pub fn run_arms(
         run_connection(scenario, &specs[i as usize], seed, &mut TraceSink::off())
     });
     if records.len() < specs.len() {
-        return Err(SimError("internal: an arm was not run".into()));
+        return Err(SimError::Internal("an arm was not run"));
     }
     records.into_iter().collect()
 }

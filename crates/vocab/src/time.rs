@@ -63,6 +63,16 @@ impl Time {
     }
 }
 
+/// A duration in milliseconds, as the float nearest its exact value, for
+/// records, labels and messages. `d.as_secs_f64() * 1e3` rounds twice and
+/// prints float noise: 15.3 ms became `15.299999999999999`, 4.488 ms
+/// `4.4879999999999995`. Whole nanoseconds divided by 1e6 round once
+/// (both are exact below 2^53 ns, 104 days), so a duration typed in
+/// decimal milliseconds prints as typed.
+pub fn duration_millis_f64(d: Duration) -> f64 {
+    d.as_nanos() as f64 / 1e6
+}
+
 /// A duration in whole nanoseconds, saturating at `u64::MAX` (584 years).
 pub fn duration_nanos(d: Duration) -> u64 {
     u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
@@ -190,6 +200,26 @@ impl fmt::Debug for Rate {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn milliseconds_print_as_typed_without_float_noise() {
+        for (ns, shown) in [
+            (15_300_000u64, "15.3"),
+            (4_488_000, "4.488"),
+            (20_300_000, "20.3"),
+            (1_680_000_000, "1680"),
+            (88_201_000, "88.201"),
+            (1_088_660_000, "1088.66"),
+        ] {
+            let d = Duration::from_nanos(ns);
+            assert_eq!(duration_millis_f64(d).to_string(), shown);
+        }
+        // What it replaces printed noise for these.
+        assert_eq!(
+            (Duration::from_nanos(15_300_000).as_secs_f64() * 1e3).to_string(),
+            "15.299999999999999"
+        );
+    }
 
     #[test]
     fn time_arithmetic_saturates() {

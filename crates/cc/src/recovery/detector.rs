@@ -187,12 +187,15 @@ impl<P> LossDetector<P> {
         let sp = &mut self.spaces[si];
         let advanced = sp.largest_acked.is_none_or(|l| largest > l);
         sp.largest_acked = Some(sp.largest_acked.map_or(largest, |l| l.max(largest)));
+        // Ranges wholly below the oldest outstanding packet acknowledge
+        // nothing new; the ranges descend, so those are a tail, found by
+        // binary search rather than tested one by one (a frame on a lossy
+        // path carries one range per hole).
         let base = sp.sent.base();
-        for r in ack.ranges.iter().rev() {
-            if *r.end() >= base {
-                sp.sent
-                    .ack_range(*r.start(), *r.end(), |p| out.acked.push(p));
-            }
+        let reaching = ack.ranges.partition_point(|r| *r.end() >= base);
+        for r in ack.ranges[..reaching].iter().rev() {
+            sp.sent
+                .ack_range(*r.start(), *r.end(), |p| out.acked.push(p));
         }
         sp.sent.trim_front();
         let hits = sp.lost.acked(&ack.ranges, episode_id);

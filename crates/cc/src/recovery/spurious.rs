@@ -37,10 +37,20 @@ pub(crate) struct SpuriousHits {
 /// half the buffer is dead) rather than a `VecDeque`, so the per-range
 /// lookup is a binary search over one contiguous slice: ACK frames on a
 /// lossy path carry one range per hole, and each range is looked up.
+///
+/// No remembered packet lies inside a range of an ACK frame already
+/// processed: a packet in such a range was acknowledged (or never
+/// outstanding), so it is never declared lost afterwards, and a record
+/// inside it was removed when the frame was processed. The next frame
+/// usually repeats most of the previous one's ranges (a receiver reports
+/// every hole it still has), so `previous` keeps the last frame's ranges
+/// and a range inside one of them is not looked up at all.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct LostMemory {
     records: Vec<LostRecord>,
     head: usize,
+    /// The ranges of the last frame processed, descending, as `(lo, hi)`.
+    previous: Vec<(u64, u64)>,
 }
 
 impl LostMemory {
@@ -57,6 +67,13 @@ impl LostMemory {
         episode: u64,
         capacity: usize,
     ) -> Option<u64> {
+        debug_assert!(
+            !self
+                .previous
+                .iter()
+                .any(|&(lo, hi)| (lo..=hi).contains(&packet_number)),
+            "packet {packet_number} was acknowledged before it was declared lost"
+        );
         if capacity == 0 {
             return Some(episode);
         }
@@ -94,31 +111,51 @@ impl LostMemory {
     }
 
     /// Removes and counts the remembered losses inside the frame's `ranges`
-    /// (descending, disjoint).
+    /// (descending, disjoint). Every packet in `ranges` counts as
+    /// acknowledged from now on: none may be declared lost (pushed) later.
     ///
     /// Walks the records from the newest down alongside the ranges. A real
     /// loss sits in a gap between two ranges (its number is never
     /// acknowledged) and a spurious one is removed when found, so the walk
     /// meets a few records per range, stepping over a wide gap (a burst
     /// loss) by binary search: O(ranges · log) at worst, sequential memory
-    /// in the common case.
+    /// in the common case. A range inside one of the previous frame's
+    /// ranges holds no record (see the type's documentation) and is
+    /// skipped.
     pub(crate) fn acked(&mut self, ranges: &[RangeInclusive<u64>], episode: u64) -> SpuriousHits {
         let mut hits = SpuriousHits::default();
         let live = &mut self.records[self.head..];
+        // The previous frame's ranges not yet passed (both lists descend).
+        let mut previous: &[(u64, u64)] = &self.previous;
         let mut i = live.len();
         for r in ranges {
+            let (lo, hi) = (*r.start(), *r.end());
+            if i == 0 {
+                break;
+            }
+            while let [(p_lo, _), rest @ ..] = previous {
+                if *p_lo <= hi {
+                    break;
+                }
+                previous = rest;
+            }
+            if let [(p_lo, p_hi), ..] = previous {
+                if *p_lo <= lo && hi <= *p_hi {
+                    continue;
+                }
+            }
             // Skip the real losses in the gap above this range: a few steps,
             // then a binary search (a burst loss is one wide gap).
             let mut steps = 0;
-            while i > 0 && live[i - 1].packet_number > *r.end() {
+            while i > 0 && live[i - 1].packet_number > hi {
                 i -= 1;
                 steps += 1;
                 if steps == 8 {
-                    i = live[..i].partition_point(|x| x.packet_number <= *r.end());
+                    i = live[..i].partition_point(|x| x.packet_number <= hi);
                     break;
                 }
             }
-            while i > 0 && live[i - 1].packet_number >= *r.start() {
+            while i > 0 && live[i - 1].packet_number >= lo {
                 i -= 1;
                 let rec = &mut live[i];
                 rec.acked = true;
@@ -128,10 +165,10 @@ impl LostMemory {
                     hits.in_episode += 1;
                 }
             }
-            if i == 0 {
-                break;
-            }
         }
+        self.previous.clear();
+        self.previous
+            .extend(ranges.iter().map(|r| (*r.start(), *r.end())));
         if hits.packets > 0 {
             self.records.drain(..self.head);
             self.head = 0;
@@ -143,6 +180,7 @@ impl LostMemory {
     pub(crate) fn clear(&mut self) {
         self.records.clear();
         self.head = 0;
+        self.previous.clear();
     }
 
     #[cfg(test)]
@@ -179,6 +217,71 @@ impl Episode {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// The plain definition: every remembered loss inside a range is hit.
+    #[derive(Default)]
+    struct Naive {
+        records: Vec<(u64, u64, u64)>,
+        acked: Vec<(u64, u64)>,
+    }
+
+    proptest! {
+        /// Skipping ranges the previous frame held changes nothing: the
+        /// hits equal a search of every range, over random losses (never
+        /// inside an acknowledged range, as the detector guarantees) and
+        /// random frames that repeat, grow and drop earlier ranges.
+        #[test]
+        fn skipping_known_ranges_finds_every_hit(
+            ops in proptest::collection::vec((0u8..3, 0u64..400, 1u64..12, 0u64..3), 1..120)
+        ) {
+            let mut m = LostMemory::default();
+            let mut naive = Naive::default();
+            let mut frame: Vec<(u64, u64)> = Vec::new();
+            for (op, pn, len, episode) in ops {
+                match op {
+                    0 => {
+                        let known = naive.acked.iter().any(|&(lo, hi)| (lo..=hi).contains(&pn))
+                            || naive.records.iter().any(|r| r.0 == pn);
+                        if !known {
+                            m.push(pn, 100 + pn, episode, 16);
+                            // At capacity the lowest goes first, then the
+                            // new one is placed.
+                            if naive.records.len() == 16 {
+                                naive.records.remove(0);
+                            }
+                            naive.records.push((pn, 100 + pn, episode));
+                            naive.records.sort();
+                        }
+                    }
+                    _ => {
+                        // Add a range to the frame (op 1) or start a new
+                        // frame from this one range (op 2), keep the
+                        // frame's ranges disjoint and descending.
+                        if op == 2 {
+                            frame.clear();
+                        }
+                        let (lo, hi) = (pn, pn + len - 1);
+                        if frame.iter().all(|&(a, b)| hi + 1 < a || b + 1 < lo) {
+                            frame.push((lo, hi));
+                            frame.sort_by_key(|r| core::cmp::Reverse(r.0));
+                        }
+                        let ranges: Vec<RangeInclusive<u64>> =
+                            frame.iter().map(|&(a, b)| a..=b).collect();
+                        let h = m.acked(&ranges, 1);
+                        let inside = |pn: u64| frame.iter().any(|&(a, b)| (a..=b).contains(&pn));
+                        let hit: Vec<_> = naive.records.iter().filter(|r| inside(r.0)).copied().collect();
+                        prop_assert_eq!(h.packets, hit.len() as u64);
+                        prop_assert_eq!(h.bytes, hit.iter().map(|r| r.1).sum::<u64>());
+                        prop_assert_eq!(h.in_episode, hit.iter().filter(|r| r.2 == 1).count() as u64);
+                        naive.records.retain(|r| !inside(r.0));
+                        naive.acked.extend(frame.iter().copied());
+                        prop_assert_eq!(m.len(), naive.records.len());
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn memory_is_bounded_and_counts_each_loss_once() {

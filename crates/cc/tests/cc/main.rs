@@ -9,6 +9,7 @@ mod recovery_support;
 mod scripted;
 mod support;
 
+mod adding_a_ca;
 mod bbr3;
 mod careful_resume;
 mod cubic;

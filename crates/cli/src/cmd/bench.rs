@@ -2,23 +2,45 @@
 
 use std::time::Duration;
 
-use ramp_sim::Scenario;
+use ramp_sim::{BenchStop, BenchWorkload, Scenario};
 
 use crate::cc_list::{parse_cc_list, CcList};
+
+/// The fleet preset whose paths `--workload fleet-mix` draws.
+const FLEET_MIX_PRESET: &str = "rapid-start-2026";
+
+/// What `ramp bench sim` simulates.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SimWorkload {
+    /// `--scenario`'s connections with 3 MB responses, cycling through `--cc`.
+    Scenario,
+    /// Paths drawn as the rapid-start-2026 fleet draws them (its access
+    /// types, AQMs, cellular and Wi-Fi elements, policers, ACK policies and
+    /// object sizes), each run once per arm of that experiment, run seed 1.
+    FleetMix,
+}
 
 /// What to benchmark.
 #[derive(clap::Subcommand, Debug)]
 pub enum Target {
     /// Simulator: simulated packets per second on one core
-    /// (seed-100m, 3 MB transfers, alternating newreno and rapidstart).
+    /// (default: seed-100m, 3 MB transfers, alternating newreno and rapidstart).
     Sim {
         /// Wall-clock seconds to run (kept short: the machine is shared).
         #[arg(long, default_value_t = 5.0, value_parser = crate::ranges::number_in(0.1, 120.0))]
         seconds: f64,
-        /// Scenario (preset or TOML file).
+        /// Run exactly this many connections instead of `--seconds`: a fixed
+        /// workload, for instruction counts (`valgrind --tool=callgrind`).
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+        connections: Option<u64>,
+        /// Which connections to simulate.
+        #[arg(long, value_enum, default_value_t = SimWorkload::Scenario)]
+        workload: SimWorkload,
+        /// Scenario (preset or TOML file) of `--workload scenario`.
         #[arg(long, default_value = "seed-100m")]
         scenario: String,
-        /// Controllers, comma-separated; connections cycle through them.
+        /// Controllers of `--workload scenario`, comma-separated;
+        /// connections cycle through them.
         #[arg(long, default_value = "newreno,rapidstart", value_parser = parse_cc_list)]
         cc: CcList,
     },
@@ -37,22 +59,55 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     match args.target {
         Target::Sim {
             seconds,
+            connections,
+            workload,
             scenario,
             cc,
-        } => bench_sim(seconds, &scenario, &cc),
+        } => {
+            let stop = match connections {
+                Some(n) => BenchStop::Connections(n),
+                None => BenchStop::Budget(Duration::from_secs_f64(seconds)),
+            };
+            bench_sim(stop, workload, &scenario, &cc)
+        }
     }
 }
 
-fn bench_sim(seconds: f64, scenario: &str, cc: &CcList) -> anyhow::Result<()> {
-    let mut sc = Scenario::load(scenario)?;
-    sc.size_bytes = 3_000_000;
-    let specs = &cc.specs;
-    let budget = Duration::from_secs_f64(seconds);
-    let r = ramp_sim::run_bench(&sc, specs, budget)?;
-    println!(
-        "ramp bench sim: scenario {}, {} bytes, cc {}, 1 thread",
-        sc.name, sc.size_bytes, cc.text
-    );
+fn bench_sim(
+    stop: BenchStop,
+    workload: SimWorkload,
+    scenario: &str,
+    cc: &CcList,
+) -> anyhow::Result<()> {
+    let (w, what) = match workload {
+        SimWorkload::Scenario => {
+            let mut sc = Scenario::load(scenario)?;
+            sc.size_bytes = 3_000_000;
+            let specs = cc.specs.clone();
+            let what = format!(
+                "scenario {}, {} bytes, cc {}",
+                sc.name, sc.size_bytes, cc.text
+            );
+            (
+                BenchWorkload::Scenario {
+                    scenario: Box::new(sc),
+                    specs,
+                },
+                what,
+            )
+        }
+        SimWorkload::FleetMix => {
+            let plan = ramp_sim::fleet::experiments::plan(FLEET_MIX_PRESET, u64::MAX, 1)?;
+            let arms: Vec<&str> = plan.arms.iter().map(|a| a.label.as_str()).collect();
+            let what = format!(
+                "fleet mix: {FLEET_MIX_PRESET} paths (run seed 1), arms {}",
+                arms.join(",")
+            );
+            (BenchWorkload::Fleet(Box::new(plan)), what)
+        }
+    };
+    let r = ramp_sim::run_bench(&w, stop)?;
+    println!("ramp bench sim: {what}, 1 thread");
     println!(
         "{} connections, {} packets, {} events in {:.2} s wall, {} s CPU",
         r.connections,

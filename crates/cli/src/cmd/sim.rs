@@ -108,7 +108,7 @@ pub fn scenario_from(args: &Args) -> anyhow::Result<Scenario> {
         sc.seed = seed;
     }
     sc.validate()
-        .map_err(|e| anyhow::anyhow!("{}", in_flag_terms(&e.0, args)))?;
+        .map_err(|e| anyhow::anyhow!("{}", in_flag_terms(&e.to_string(), args)))?;
     Ok(sc)
 }
 
@@ -163,8 +163,8 @@ pub fn list_presets() {
             "{:<28} {:>10} {:>8} {:>8} {:>7} {:>4}  {}",
             p.name,
             format!("{}mbit", p.rate.bits_per_sec() as f64 / 1e6),
-            format!("{}ms", p.rtt.as_secs_f64() * 1e3),
-            format!("{}ms", p.queue.as_secs_f64() * 1e3),
+            format!("{}ms", ramp_vocab::time::duration_millis_f64(p.rtt)),
+            format!("{}ms", ramp_vocab::time::duration_millis_f64(p.queue)),
             format!("{}%", p.loss * 100.0),
             p.iw_packets,
             p.source
@@ -304,8 +304,8 @@ fn print_table(sc: &Scenario, records: &[Record]) {
         "scenario {}: {} Mbit/s, RTT {} ms, queue {} ms, loss {}%, ACK {}, {} bytes, seed {}",
         sc.name,
         sc.path.rate.bits_per_sec() as f64 / 1e6,
-        sc.path.rtt().as_secs_f64() * 1e3,
-        sc.path.queue_time().as_secs_f64() * 1e3,
+        ramp_vocab::time::duration_millis_f64(sc.path.rtt()),
+        ramp_vocab::time::duration_millis_f64(sc.path.queue_time()),
         sc.path.loss.mean_loss() * 100.0,
         sc.endpoint.ack_policy,
         sc.size_bytes,

@@ -181,6 +181,22 @@ fn bench_sim_reports_packets_per_second() {
     assert!(out.contains("M packets/s per core"), "{out}");
 }
 
+/// `--connections` fixes the workload (what callgrind counts), and the
+/// fleet mix runs every arm of each drawn path in turn.
+#[test]
+fn bench_sim_runs_a_fixed_fleet_mix() {
+    let out = run_ok(&[
+        "bench",
+        "sim",
+        "--workload",
+        "fleet-mix",
+        "--connections",
+        "8",
+    ]);
+    assert!(out.contains("fleet mix: rapid-start-2026"), "{out}");
+    assert!(out.contains("\n8 connections, "), "{out}");
+}
+
 /// `ramp sim --list-presets | head -1`: when the reader goes away the
 /// command ends like any Unix filter (SIGPIPE), never with a panic message.
 #[cfg(unix)]

@@ -152,7 +152,7 @@ fn main() -> ExitCode {
         let mut files = Vec::new();
         let sources = match input::expand(&cli.files) {
             Ok(s) => s,
-            Err(m) => return fail(1, &m),
+            Err(m) => return fail(1, &m.to_string()),
         };
         for s in sources {
             let bytes = match &s {
@@ -172,7 +172,7 @@ fn main() -> ExitCode {
     } else {
         match input::expand(&cli.files) {
             Ok(s) => ramp_query::run(&q, s, &opts, &mut out),
-            Err(m) => return fail(1, &m),
+            Err(m) => return fail(1, &m.to_string()),
         }
     };
     let _ = out.flush();

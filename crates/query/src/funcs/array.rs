@@ -128,7 +128,8 @@ pub(super) fn apply(b: Builtin, x: Value, mut a: Vec<Value>, name: &str) -> Eval
             } else {
                 a.swap_remove(1)
             };
-            let (ps, scalar) = crate::plan::percentile_list(&p).map_err(Flow::Err)?;
+            let (ps, scalar) =
+                crate::plan::percentile_list(&p).map_err(|e| Flow::Err(e.to_string()))?;
             // Integers stay exact, as in the `percentile` aggregation.
             let mut vals = crate::agg::pct::ExactVals::Ints(Vec::new());
             if let Value::Array(items) = &x {

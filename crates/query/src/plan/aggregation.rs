@@ -8,13 +8,40 @@ use crate::lang::ast::Ast;
 use crate::lang::QueryError;
 use crate::value::Value;
 
+/// Why a percentile argument is refused.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PercentileError {
+    /// A p outside [0, 1].
+    OutOfRange(f64),
+    /// A list with something other than numbers in it.
+    ListNotNumbers,
+    /// Neither a number nor a list.
+    NotANumber,
+}
+
+impl std::fmt::Display for PercentileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PercentileError::OutOfRange(p) => {
+                write!(f, "percentile p must be within [0, 1], got {p}")
+            }
+            PercentileError::ListNotNumbers => f.write_str("percentile list must hold numbers"),
+            PercentileError::NotANumber => {
+                f.write_str("percentile p must be a number or a list of numbers")
+            }
+        }
+    }
+}
+
+impl std::error::Error for PercentileError {}
+
 /// Parses a percentile argument: a number or an array of numbers in [0, 1].
-pub fn percentile_list(v: &Value) -> Result<(Vec<f64>, bool), String> {
+pub fn percentile_list(v: &Value) -> Result<(Vec<f64>, bool), PercentileError> {
     let check = |p: f64| {
         if (0.0..=1.0).contains(&p) {
             Ok(p)
         } else {
-            Err(format!("percentile p must be within [0, 1], got {p}"))
+            Err(PercentileError::OutOfRange(p))
         }
     };
     match v {
@@ -23,7 +50,7 @@ pub fn percentile_list(v: &Value) -> Result<(Vec<f64>, bool), String> {
                 .iter()
                 .map(|x| {
                     x.as_f64()
-                        .ok_or_else(|| "percentile list must hold numbers".to_string())
+                        .ok_or(PercentileError::ListNotNumbers)
                         .and_then(check)
                 })
                 .collect::<Result<_, _>>()?;
@@ -31,7 +58,7 @@ pub fn percentile_list(v: &Value) -> Result<(Vec<f64>, bool), String> {
         }
         other => match other.as_f64() {
             Some(p) => Ok((vec![check(p)?], true)),
-            None => Err("percentile p must be a number or a list of numbers".into()),
+            None => Err(PercentileError::NotANumber),
         },
     }
 }
@@ -100,7 +127,7 @@ impl Compiler<'_> {
                     arity(2, 2)?;
                     let p = self.expr(&args[1], target)?;
                     let v = self.constant(&p, pos, "the percentile list")?;
-                    percentile_list(&v).map_err(|m| self.e(pos, m))?
+                    percentile_list(&v).map_err(|m| self.e(pos, m.to_string()))?
                 };
                 AggKind::Pct {
                     arg: self.agg_arg(args, target, pos, name)?,

@@ -22,7 +22,7 @@ use crate::lang::QueryError;
 use crate::rewrite::lift;
 use crate::value::Value;
 
-pub use aggregation::percentile_list;
+pub use aggregation::{percentile_list, PercentileError};
 
 /// What a stage does with each value it receives.
 #[derive(Debug, Clone)]

@@ -68,8 +68,8 @@ pub(super) fn make_record(sc: &Scenario, seed: u64, i: usize, f: &Flow) -> Recor
         num_ecn_loss_episodes: m.num_ecn_loss_episodes,
         num_spurious_undos: m.num_spurious_undos,
         path_rate_bps: sc.path.rate.bits_per_sec(),
-        path_rtt_ms: sc.path.rtt().as_secs_f64() * 1e3,
-        path_queue_ms: sc.path.queue_time().as_secs_f64() * 1e3,
+        path_rtt_ms: ramp_vocab::time::duration_millis_f64(sc.path.rtt()),
+        path_queue_ms: ramp_vocab::time::duration_millis_f64(sc.path.queue_time()),
         path_loss: sc.path.loss.mean_loss(),
         ack_policy: sc.endpoint.ack_policy.to_string(),
         flow_control: sc

@@ -164,10 +164,16 @@ impl Grid {
             parts.push(format!("rate={}mbit", rate.bits_per_sec() as f64 / 1e6));
         }
         if self.rtts.len() > 1 {
-            parts.push(format!("rtt={}ms", rtt.as_secs_f64() * 1e3));
+            parts.push(format!(
+                "rtt={}ms",
+                ramp_vocab::time::duration_millis_f64(rtt)
+            ));
         }
         if self.queues.len() > 1 {
-            parts.push(format!("queue={}ms", queue.as_secs_f64() * 1e3));
+            parts.push(format!(
+                "queue={}ms",
+                ramp_vocab::time::duration_millis_f64(queue)
+            ));
         }
         if self.losses.len() > 1 {
             // Round to 1e-4 percent so 0.07 prints as 7, not 7.000000000000001.

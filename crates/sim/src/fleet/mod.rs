@@ -268,7 +268,7 @@ impl FleetPlan {
                 .records
                 .into_iter()
                 .next()
-                .ok_or_else(|| SimError("internal: no record for flow 0".into()))?;
+                .ok_or(SimError::Internal("no record for flow 0"))?;
             lines.push(with_fleet_keys(&rec.to_json(), &c));
         }
         Ok(lines)

@@ -325,12 +325,12 @@ impl PopulationFile {
         }
         let population = match (&file.grid, file.region.is_empty()) {
             (Some(_), false) => {
-                return Err(SimError(
+                return Err(SimError::Invalid(
                     "give either [[region]] tables or a [grid], not both".to_string(),
                 ))
             }
             (None, true) => {
-                return Err(SimError(
+                return Err(SimError::Invalid(
                     "no [[region]] tables and no [grid]: nothing to sample".to_string(),
                 ))
             }
@@ -366,7 +366,7 @@ impl PopulationFile {
                     out.push(reg);
                 }
                 if out.iter().all(|r| r.weight <= 0.0) {
-                    return Err(SimError("every region has weight 0".to_string()));
+                    return Err(SimError::Invalid("every region has weight 0".to_string()));
                 }
                 Population::Regions(out)
             }
@@ -734,6 +734,6 @@ fn grid(g: &FileGrid) -> Result<Grid, String> {
         },
     };
     grid.validate()
-        .map_err(|e| e.0.trim_start_matches("grid.").to_string())?;
+        .map_err(|e| e.to_string().trim_start_matches("grid.").to_string())?;
     Ok(grid)
 }

@@ -104,7 +104,7 @@ where
     if handed < chunks {
         return Err(RunError::Sim {
             connection: opts.start + handed * chunk,
-            error: SimError("internal: a worker stopped early".into()),
+            error: SimError::Internal("a worker stopped early"),
         });
     }
     Ok(())

@@ -89,7 +89,7 @@ impl Scenario {
                 model,
             });
         }
-        sc.validate().map_err(|e| err(e.0))?;
+        sc.validate().map_err(|e| err(e.to_string()))?;
         Ok(sc)
     }
 }

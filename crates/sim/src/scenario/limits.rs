@@ -122,7 +122,7 @@ impl Scenario {
             let pages =
                 f64::from(w.users) * w.horizon.as_secs_f64() / w.model.reading.as_secs_f64();
             if pages > MAX_WEB_PAGES {
-                return Err(SimError(format!(
+                return Err(SimError::Invalid(format!(
                     "{}: {} users over {:?} at one page per {:?} of reading is ~{pages:.0} \
                      pages, above the maximum {MAX_WEB_PAGES} (fewer users, a shorter horizon \
                      or a longer reading time)",

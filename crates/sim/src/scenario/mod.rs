@@ -477,7 +477,7 @@ mod tests {
             let mut s = base.clone();
             change(&mut s);
             let e = s.validate().unwrap_err();
-            assert!(e.0.starts_with(key), "{key}: {e}");
+            assert!(e.to_string().starts_with(key), "{key}: {e}");
         }
     }
 

@@ -231,7 +231,7 @@ fn assumptions_are_declared_with_value_range_and_reason() {
 fn bad_assumptions_name_line_and_key() {
     let bad = |body: &str, want: &str| {
         let text = format!("[[region]]\nname = \"africa\"\n[[assumption]]\n{body}");
-        let e = PopulationFile::parse(&text, "p").unwrap_err().0;
+        let e = PopulationFile::parse(&text, "p").unwrap_err().to_string();
         assert!(e.contains("line 3") && e.contains(want), "{e}");
     };
     bad(
@@ -255,7 +255,7 @@ fn bad_assumptions_name_line_and_key() {
         "p",
     )
     .unwrap_err()
-    .0;
+    .to_string();
     assert!(e.contains("access_correlation"), "{e}");
 }
 
