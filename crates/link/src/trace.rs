@@ -29,6 +29,10 @@ pub const OPPORTUNITY_BYTES: u32 = 1500;
 /// Longest accepted period, ms (one day): a longer trace is almost surely
 /// microseconds or a timestamp mistaken for milliseconds.
 const MAX_PERIOD_MS: u64 = 86_400_000;
+/// The slowest mean rate a trace may have: 1 kbit/s, the simulator's
+/// slowest `rate` (docs/simulator.md, "Ranges"). Found by fuzzing: a trace
+/// of one opportunity at 1 802 879 ms averaged 0 bytes/s.
+const MIN_MEAN_BYTES_PER_SEC: u64 = 125;
 
 /// Most opportunities accepted in one file (about 18 Gbit/s for a minute).
 const MAX_OPPORTUNITIES: usize = 100_000_000;
@@ -154,6 +158,20 @@ impl Builder<'_> {
             }
             Some(&p) => p,
         };
+        // One opportunity of 1500 bytes per 12 s is 1 kbit/s: a sparser
+        // trace has a mean rate that rounds to 0 bytes/s, which sizes a
+        // zero buffer and never drains.
+        let bytes_per_ms = self.ms.len() as u64 * u64::from(OPPORTUNITY_BYTES);
+        if bytes_per_ms.saturating_mul(1000) < MIN_MEAN_BYTES_PER_SEC.saturating_mul(period_ms) {
+            return Err(self.err(
+                None,
+                format!(
+                    "{} delivery opportunities of {OPPORTUNITY_BYTES} bytes in {period_ms} ms \
+                     average below 1 kbit/s, the slowest rate ramp accepts",
+                    self.ms.len()
+                ),
+            ));
+        }
         Ok(DeliveryTrace {
             name: self.file.to_string(),
             ms: self.ms,
@@ -314,6 +332,19 @@ mod tests {
 
     fn trace(text: &str) -> DeliveryTrace {
         DeliveryTrace::parse(text, "t.trace").unwrap()
+    }
+
+    /// Found by fuzzing (`sim/mahimahi_trace`): one opportunity at
+    /// 1 802 879 ms averages 0 bytes/s, a link that never drains and a
+    /// zero buffer. Below 1 kbit/s is refused; exactly 1 kbit/s loads.
+    #[test]
+    fn a_trace_below_1_kbit_per_s_is_refused() {
+        let e = DeliveryTrace::parse("1802879\n", "sparse.trace").unwrap_err();
+        assert!(e.to_string().contains("below 1 kbit/s"), "{e}");
+        assert!(e.to_string().starts_with("sparse.trace: "), "{e}");
+        let t = trace("12000\n");
+        assert_eq!(t.mean_rate().bits_per_sec(), 1000);
+        assert!(DeliveryTrace::parse("12001\n", "t").is_err());
     }
 
     #[test]

@@ -170,15 +170,22 @@ impl Drain {
     /// assumption; a command's children that keep sending for ever cannot
     /// hold the shell open longer than this).
     pub(crate) const TAIL: Duration = Duration::from_secs(2);
+    /// The longest drain whatever the buffers: a shell ends within this of
+    /// its command (an assumption: beyond it a user would think it hung).
+    pub(crate) const MAX_CAP: Duration = Duration::from_secs(30);
 
     /// The drain for links `up` and `down`: the cap is one round trip
     /// through both buffers full ([`LinkConfig::delay`] plus the buffer at
     /// the link's (mean) rate, each way) plus [`Drain::TAIL`].
     pub(crate) fn for_links(up: &LinkConfig, down: &LinkConfig) -> Drain {
-        let through = |c: &LinkConfig| c.delay + c.rate.transmit_time(c.limit_bytes);
+        // Saturating, and at most MAX_CAP: a rate of 0 takes for ever.
+        let through = |c: &LinkConfig| c.delay.saturating_add(c.rate.transmit_time(c.limit_bytes));
         Drain {
             quiet: Drain::QUIET,
-            cap: through(up) + through(down) + Drain::TAIL,
+            cap: through(up)
+                .saturating_add(through(down))
+                .saturating_add(Drain::TAIL)
+                .min(Drain::MAX_CAP),
         }
     }
 }

@@ -9,18 +9,36 @@
 
 /// Q(p) of already **sorted** finite values; `None` when empty.
 pub fn quantile_sorted(sorted: &[f64], p: f64) -> Option<f64> {
-    let n = sorted.len();
+    quantile_with(sorted.len(), p, |i| sorted[i])
+}
+
+/// The order statistics Q(p) reads from `n` sorted values: `⌊h⌋`, and
+/// `⌊h⌋ + 1` when Q(p) interpolates towards it. A summary that streams its
+/// sorted values (and keeps only these) computes the same Q(p) with
+/// [`quantile_with`].
+pub fn quantile_indices(n: usize, p: f64) -> Option<(usize, Option<usize>)> {
     if n == 0 {
         return None;
     }
-    let p = p.clamp(0.0, 1.0);
-    let h = (n - 1) as f64 * p;
+    let h = (n - 1) as f64 * p.clamp(0.0, 1.0);
     let lo = h.floor() as usize;
     let frac = h - lo as f64;
-    let a = sorted[lo];
-    Some(match sorted.get(lo + 1) {
-        Some(&b) if frac > 0.0 => a + frac * (b - a),
-        _ => a,
+    Some((lo, (frac > 0.0 && lo + 1 < n).then_some(lo + 1)))
+}
+
+/// Q(p) of `n` sorted values of which `at(i)` gives the i-th (only the
+/// indices [`quantile_indices`] names are asked for); `None` when `n` is 0.
+pub fn quantile_with(n: usize, p: f64, mut at: impl FnMut(usize) -> f64) -> Option<f64> {
+    let (lo, hi) = quantile_indices(n, p)?;
+    let h = (n - 1) as f64 * p.clamp(0.0, 1.0);
+    let frac = h - lo as f64;
+    let a = at(lo);
+    Some(match hi {
+        Some(hi) => {
+            let b = at(hi);
+            a + frac * (b - a)
+        }
+        None => a,
     })
 }
 

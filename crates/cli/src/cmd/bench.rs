@@ -44,6 +44,10 @@ pub enum Target {
         #[arg(long, default_value = "newreno,rapidstart", value_parser = parse_cc_list)]
         cc: CcList,
     },
+    /// Fleet: connections per second at one thread and at N, CPU time per
+    /// phase, the serial fraction and the speed-up Amdahl's law allows
+    /// (a fleet run with records and summary, no charts, seed 1).
+    Fleet(crate::cmd::fleet::bench::Args),
 }
 
 /// Arguments of `ramp bench`.
@@ -70,6 +74,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             };
             bench_sim(stop, workload, &scenario, &cc)
         }
+        Target::Fleet(a) => crate::cmd::fleet::bench::run(&a),
     }
 }
 

@@ -69,17 +69,43 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     if !args.json {
         for r in results.iter().filter(|r| !r.is_ok()).take(5) {
-            let what = r.error.as_deref().unwrap_or("wrong bytes");
-            match r.status {
-                Some(status) => eprintln!("request {}: status {status}, {what}", r.index),
-                None => eprintln!("request {}: {what}", r.index),
-            }
+            ramp_vocab::note!("request {}: {}", r.index, failure(r));
         }
     }
     if failed > 0 {
-        anyhow::bail!("{failed} of {} requests failed", results.len());
+        anyhow::bail!(
+            "{failed} of {} {} failed",
+            results.len(),
+            plural(results.len(), "request")
+        );
     }
     Ok(())
+}
+
+/// `word`, with an `s` unless `n` is 1.
+fn plural(n: usize, word: &str) -> String {
+    if n == 1 {
+        word.to_string()
+    } else {
+        format!("{word}s")
+    }
+}
+
+/// Why a request that did not succeed failed, in words: the error; else a
+/// status other than 200 (a 404 is not "wrong bytes"); else a `/bytes/N`
+/// body that did not match the server's pattern or length.
+fn failure(r: &GetResult) -> String {
+    match (&r.error, r.status) {
+        (Some(e), Some(status)) => format!("HTTP status {status}, then {e}"),
+        (Some(e), None) => e.clone(),
+        (None, Some(status)) if status != 200 => {
+            format!("HTTP status {status} (not 200), {} body bytes", r.bytes)
+        }
+        _ => format!(
+            "status 200, but the {} body bytes are not the /bytes/N pattern of that length",
+            r.bytes
+        ),
+    }
 }
 
 /// The counts and the TTFB/TTLB table of the requests that succeeded.
@@ -89,8 +115,9 @@ fn print_summary(results: &[GetResult], failed: usize) {
     let ttlb: Vec<Duration> = ok.iter().filter_map(|r| r.ttlb).collect();
     let bytes: u64 = ok.iter().map(|r| r.bytes).sum();
     println!(
-        "{} requests: {} ok, {} failed; {} body bytes",
+        "{} {}: {} ok, {} failed; {} body bytes",
         results.len(),
+        plural(results.len(), "request"),
         ok.len(),
         failed,
         bytes

@@ -494,3 +494,67 @@ fn a_sensitivity_study_is_the_same_bytes_at_any_shard_and_thread_count() {
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("does not resume"));
 }
+
+#[test]
+fn a_summary_that_spills_sorted_runs_to_disk_is_the_same_bytes() {
+    let (a, b) = (tmp("nospill"), tmp("spill"));
+    ok(&fleet(&a, &[]));
+    // Seven values per sorted run: 24 connections x 4 arms spill dozens.
+    let o = ramp()
+        .env("RAMP_SUMMARY_SPILL_ENTRIES", "7")
+        .args([
+            "fleet",
+            "--preset",
+            "rapid-start-2026",
+            "-n",
+            "24",
+            "--seed",
+            "5",
+            "-q",
+            "--no-charts",
+            "-o",
+        ])
+        .arg(&b)
+        .output()
+        .expect("run ramp");
+    ok(&o);
+    for f in ["records.ndjson", "summary.md", "summary.json"] {
+        assert_eq!(
+            std::fs::read(a.join(f)).unwrap(),
+            std::fs::read(b.join(f)).unwrap(),
+            "{f}"
+        );
+    }
+    assert!(
+        !b.join(".summary-spill").exists(),
+        "the spill files are removed"
+    );
+}
+
+#[test]
+fn bench_fleet_prints_the_phases_serial_fraction_and_amdahl() {
+    let d = tmp("bench");
+    let o = ramp()
+        .args(["bench", "fleet", "-n", "6", "-j", "2", "--dir"])
+        .arg(&d)
+        .output()
+        .expect("run ramp");
+    ok(&o);
+    let out = String::from_utf8_lossy(&o.stdout);
+    for want in [
+        "threads",
+        "serial fraction s =",
+        "Amdahl:",
+        "measured at 2 threads",
+    ] {
+        assert!(out.contains(want), "{want} missing in:\n{out}");
+    }
+    // One row per run, 1 and 2 threads.
+    let rows: Vec<&str> = out
+        .lines()
+        .filter(|l| l.trim_start().starts_with(['1', '2']))
+        .collect();
+    assert_eq!(rows.len(), 2, "{out}");
+    assert!(d.join("j1").join("summary.md").exists());
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -168,12 +168,23 @@ fn get_summary_and_errors() {
         .expect("ramp get runs");
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("--insecure"));
-    // A 404 fails the run.
+    // A 404 fails the run, and says so (it said "status 404, wrong bytes").
     let out = Command::new(RAMP)
         .args(["get", &format!("https://{addr}/missing"), "--insecure"])
         .output()
         .expect("ramp get runs");
     assert!(!out.status.success());
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(e.contains("request 0: HTTP status 404 (not 200)"), "{e}");
+    assert!(!e.contains("wrong bytes"), "{e}");
+    assert!(e.contains("1 of 1 request failed"), "{e}");
+    // One request is "1 request", not "1 requests".
+    let out = Command::new(RAMP)
+        .args(["get", &format!("https://{addr}/bytes/10"), "--insecure"])
+        .output()
+        .expect("ramp get runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("1 request: 1 ok, 0 failed"), "{text}");
 }
 
 /// `ramp get https://127.0.0.1:PORT/bytes/1 --insecure EXTRA...`, and

@@ -31,6 +31,8 @@ pub mod population;
 pub mod population_file;
 pub mod run;
 pub mod sensitivity;
+mod spill;
+pub mod summarizer;
 pub mod summary;
 pub mod users;
 pub mod workload;

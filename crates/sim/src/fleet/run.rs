@@ -60,7 +60,7 @@ impl<E: std::fmt::Display> std::fmt::Display for RunError<E> {
     }
 }
 
-type Chunk = Vec<(u64, Result<Vec<String>, SimError>)>;
+type Chunk<T> = Vec<(u64, Result<T, SimError>)>;
 
 /// Runs connections `opts.start .. min(opts.end, plan.connections)`, calling
 /// `sink(index, lines)` for each in order (`lines`: one per arm, arm
@@ -70,26 +70,47 @@ where
     E: Send,
     F: FnMut(u64, &[String]) -> Result<(), E>,
 {
+    run_mapped(plan, opts, |_, lines| lines, |i, lines| sink(i, &lines))
+}
+
+/// [`run`], with `map(index, lines)` applied on the worker that simulated
+/// the connection, and `sink(index, mapped)` called in order: work that
+/// depends only on one connection's lines (reading back the fields a
+/// summary needs) then runs in parallel instead of in the sink.
+pub fn run_mapped<T, E, M, F>(
+    plan: &FleetPlan,
+    opts: RunOptions,
+    map: M,
+    mut sink: F,
+) -> Result<(), RunError<E>>
+where
+    T: Send,
+    E: Send,
+    M: Fn(u64, Vec<String>) -> T + Sync,
+    F: FnMut(u64, T) -> Result<(), E>,
+{
     let chunk = opts.chunk.max(1);
     let total = plan.connections.min(opts.end);
     if opts.start >= total {
         return Ok(());
     }
     let chunks = (total - opts.start).div_ceil(chunk);
-    let work = |c: u64| -> Chunk {
+    let work = |c: u64| -> Chunk<T> {
         let first = opts.start + c * chunk;
         let last = (first + chunk).min(total);
-        (first..last).map(|i| (i, plan.run_connection(i))).collect()
+        (first..last)
+            .map(|i| (i, plan.run_connection(i).map(|lines| map(i, lines))))
+            .collect()
     };
     let handed = run_ordered(
         chunks,
         opts.threads,
         opts.window,
         work,
-        |_, results: Chunk| {
+        |_, results: Chunk<T>| {
             for (i, r) in results {
                 match r {
-                    Ok(lines) => sink(i, &lines).map_err(RunError::Sink)?,
+                    Ok(t) => sink(i, t).map_err(RunError::Sink)?,
                     Err(error) => {
                         return Err(RunError::Sim {
                             connection: i,

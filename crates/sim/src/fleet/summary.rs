@@ -8,13 +8,16 @@
 //! every arm, so each arm's distribution is over the very same paths.
 //! Loss ratios count every connection that sent a packet.
 //!
-//! Exact percentiles need the values: the summary keeps one TTLB and one
-//! loss ratio per connection and arm (16 bytes each), which is what
-//! "memory flat" gives up here. Percentiles interpolate linearly between
-//! order statistics (Hyndman–Fan type 7, as ramp-plot and numpy).
+//! Exact percentiles need the values: [`Summarizer`] streams rows in
+//! connection order and sorts the values externally (spilling sorted runs
+//! to disk), so memory stays flat in the number of connections and every
+//! figure is the one the values in memory give. Percentiles interpolate
+//! linearly between order statistics (Hyndman–Fan type 7, as ramp-plot and
+//! numpy).
 
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
+
+pub use super::summarizer::{Summarizer, SummaryError};
 
 /// One record as the summary needs it.
 #[derive(Clone, Debug, PartialEq)]
@@ -145,152 +148,26 @@ pub fn percentile(sorted: &[f64], p: f64) -> f64 {
     ramp_vocab::quantile::quantile_sorted(sorted, p / 100.0).unwrap_or(f64::NAN)
 }
 
-fn change(v: f64, base: f64) -> f64 {
-    if base > 0.0 {
-        100.0 * (v / base - 1.0)
-    } else {
-        f64::NAN
-    }
-}
-
-fn mean(v: &[f64]) -> f64 {
-    if v.is_empty() {
-        f64::NAN
-    } else {
-        v.iter().sum::<f64>() / v.len() as f64
-    }
-}
-
-/// Per connection: (pop, bin, per arm (ttlb ms if completed, lost, sent)).
-type PerConn = (String, String, Vec<Option<(Option<f64>, u64, u64)>>);
-
-fn slice(label: &str, arms: &[String], conns: &[&PerConn]) -> Slice {
-    let paired: Vec<&&PerConn> = conns
-        .iter()
-        .filter(|c| c.2.iter().all(|a| matches!(a, Some((Some(_), _, _)))))
-        .collect();
-    let mut out = Vec::new();
-    type Base = (f64, Vec<f64>, Vec<f64>, Vec<f64>, f64);
-    let mut base: Option<Base> = None;
-    for (k, arm) in arms.iter().enumerate() {
-        let mut ttlb: Vec<f64> = paired
-            .iter()
-            .filter_map(|c| c.2[k].and_then(|a| a.0))
-            .collect();
-        let lost: Vec<f64> = paired
-            .iter()
-            .filter_map(|c| c.2[k].map(|a| a.1 as f64))
-            .collect();
-        ttlb.sort_by(f64::total_cmp);
-        let m = mean(&ttlb);
-        let dec: Vec<f64> = DECILES.iter().map(|&p| percentile(&ttlb, p)).collect();
-        let steps: Vec<f64> = DELTA_PERCENTILES
-            .iter()
-            .map(|&p| percentile(&ttlb, p))
-            .collect();
-        let whole: Vec<f64> = whole_percentiles().map(|p| percentile(&ttlb, p)).collect();
-        let median = percentile(&ttlb, 50.0);
-        let (bm, bd, bs, bw, bmed) = base
-            .get_or_insert_with(|| (m, dec.clone(), steps.clone(), whole.clone(), median))
-            .clone();
-        let step_changes: Vec<f64> = steps.iter().zip(&bs).map(|(v, b)| change(*v, *b)).collect();
-        let whole_changes: Vec<f64> = whole.iter().zip(&bw).map(|(v, b)| change(*v, *b)).collect();
-        out.push(TtlbChange {
-            arm: arm.clone(),
-            mean_ms: m,
-            mean_change_pct: change(m, bm),
-            decile_change_pct: dec.iter().zip(&bd).map(|(v, b)| change(*v, *b)).collect(),
-            deciles_ms: dec,
-            pctl_change_avg_pct: mean(&step_changes),
-            pctl_1_99_change_avg_pct: mean(&whole_changes),
-            median_change_pct: change(median, bmed),
-            mean_lost_packets: mean(&lost),
-        });
-    }
-    Slice {
-        label: label.to_string(),
-        connections: paired.len(),
-        arms: out,
-    }
-}
-
-fn loss_rows(arms: &[String], conns: &[&PerConn]) -> Vec<LossRow> {
-    arms.iter()
-        .enumerate()
-        .map(|(k, arm)| {
-            let mut r: Vec<f64> = conns
-                .iter()
-                .filter_map(|c| c.2[k])
-                .filter(|a| a.2 > 0)
-                .map(|a| 100.0 * a.1 as f64 / a.2 as f64)
-                .collect();
-            r.sort_by(f64::total_cmp);
-            LossRow {
-                arm: arm.clone(),
-                connections: r.len(),
-                avg_pct: mean(&r),
-                percentiles_pct: LOSS_PERCENTILES
-                    .iter()
-                    .map(|&p| percentile(&r, p))
-                    .collect(),
-            }
-        })
-        .collect()
-}
-
-/// Orders `seen` labels: those in `order` first, in its order, then the
-/// rest sorted.
-fn ordered(order: &[String], seen: &BTreeMap<String, ()>) -> Vec<String> {
-    let mut out: Vec<String> = order
-        .iter()
-        .filter(|o| seen.contains_key(*o))
-        .cloned()
-        .collect();
-    out.extend(seen.keys().filter(|k| !order.contains(k)).cloned());
-    out
-}
-
 /// Summarises `rows` for `arms` (baseline first). `pops` and `bins` give
 /// the report order of regions and bins (others follow, sorted). Rows of
-/// arms not listed are ignored.
-pub fn summarize(rows: &[Row], arms: &[String], pops: &[String], bins: &[String]) -> Summary {
-    let mut per: BTreeMap<u64, PerConn> = BTreeMap::new();
-    for r in rows {
-        let Some(k) = arms.iter().position(|a| *a == r.arm) else {
-            continue;
-        };
-        let e = per
-            .entry(r.conn)
-            .or_insert_with(|| (r.pop.clone(), r.bin.clone(), vec![None; arms.len()]));
-        let ttlb = r.completed.then_some(r.ttlb_us as f64 / 1000.0);
-        e.2[k] = Some((ttlb, r.packets_lost, r.packets_sent));
+/// arms not listed are ignored; rows may come in any order (a second row
+/// of the same connection and arm replaces the first). Everything stays in
+/// memory: a run's records file is summarised by streaming it through a
+/// [`Summarizer`] that spills instead. Fails only on more arms or labels
+/// than a series key holds ([`SummaryError::TooManyLabels`]).
+pub fn summarize(
+    rows: &[Row],
+    arms: &[String],
+    pops: &[String],
+    bins: &[String],
+) -> Result<Summary, SummaryError> {
+    let mut order: Vec<&Row> = rows.iter().collect();
+    order.sort_by_key(|r| r.conn);
+    let mut s = Summarizer::new(arms, None, usize::MAX);
+    for r in order {
+        s.push(r)?;
     }
-    let all: Vec<&PerConn> = per.values().collect();
-    let global = slice("all", arms, &all);
-    let mut pop_seen = BTreeMap::new();
-    let mut bin_seen = BTreeMap::new();
-    for c in &all {
-        pop_seen.insert(c.0.clone(), ());
-        bin_seen.insert(c.1.clone(), ());
-    }
-    let pops = ordered(pops, &pop_seen);
-    let bins = ordered(bins, &bin_seen);
-    let of_pop = |p: &str| -> Vec<&PerConn> { all.iter().copied().filter(|c| c.0 == p).collect() };
-    let of_bin = |b: &str| -> Vec<&PerConn> { all.iter().copied().filter(|c| c.1 == b).collect() };
-    Summary {
-        metric: "TTLB",
-        arms: arms.to_vec(),
-        connections: all.len(),
-        excluded: all.len() - global.connections,
-        by_pop: pops.iter().map(|p| slice(p, arms, &of_pop(p))).collect(),
-        by_bin: bins.iter().map(|b| slice(b, arms, &of_bin(b))).collect(),
-        loss: loss_rows(arms, &all),
-        loss_by_pop: pops
-            .iter()
-            .map(|p| (p.clone(), loss_rows(arms, &of_pop(p))))
-            .collect(),
-        global,
-    }
+    s.finish(pops, bins)
 }
 
 fn pct(v: f64) -> String {

@@ -53,7 +53,8 @@ fn ttlb_and_loss_tables_match_hand_computation() {
         &arms,
         &["eu".into(), "af".into()],
         &["small".into(), "big".into()],
-    );
+    )
+    .unwrap();
     assert_eq!(s.connections, 4);
     assert_eq!(s.excluded, 1, "conn 3 did not complete in `new`");
     // Global, paired over conns 0..2: base 100,200,300 (mean 200);
@@ -139,7 +140,7 @@ fn every_candidate_statistic_by_its_definition() {
         rows.push(row(c, "new", "eu", "small", new, 10, 0));
     }
     let arms = vec!["base".to_string(), "new".to_string()];
-    let s = summarize(&rows, &arms, &[], &[]);
+    let s = summarize(&rows, &arms, &[], &[]).unwrap();
     let a = &s.global.arms[1];
     let base: Vec<f64> = (0..100).map(|c| 100.0 + 10.0 * c as f64).collect();
     let mut new: Vec<f64> = base.iter().map(|b| b * 0.8).collect();

@@ -15,6 +15,7 @@ mod fleet_determinism;
 mod fleet_pairing;
 mod fleet_population_file;
 mod fleet_summary;
+mod fleet_summary_stream;
 mod lost_events;
 mod page_loads;
 mod quicly_differential;

@@ -24,12 +24,13 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressStyle};
-use ramp_sim::fleet::summary::summarize;
+use ramp_sim::fleet::summary::Summary;
 use ramp_sim::fleet::{assumptions, experiments, run, FleetPlan};
 
 use crate::run_dir::{self, Owner};
 use ramp_vocab::atomic_file::write_atomic;
 
+pub(crate) mod bench;
 mod charts;
 mod plan;
 mod records;
@@ -42,7 +43,7 @@ use plan::{
     arm_labels, bin_order, build_plan, metric, params_difference, plan_assumptions, plan_spec,
     scenario_text, PlanSpec,
 };
-use records::{prepare_resume, read_rows};
+use records::{prepare_resume, row_of, Readback};
 pub use shard::Shard;
 use summary::{print_grid_table, print_headline, summary_json};
 
@@ -254,8 +255,27 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     )?;
 
     let threads = run::effective_threads(args.threads);
+    // A whole run summarises its records as it writes them (a shard
+    // leaves that to the merge); a resumed one first reads back what is
+    // already on disk.
+    let mut back = args
+        .shard
+        .is_none()
+        .then(|| readback(&plan, &args.out, args.no_charts));
+    if let Some(b) = &mut back {
+        if start > first {
+            b.read_file(&records)?;
+        }
+    }
     if start < end {
-        simulate_all(&plan, &records, (start, end), threads, args.quiet)?;
+        simulate_all(
+            &plan,
+            &records,
+            (start, end),
+            threads,
+            args.quiet,
+            back.as_mut(),
+        )?;
     }
     if let Some(s) = args.shard {
         if !records.exists() {
@@ -279,7 +299,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         );
         return Ok(());
     }
-    finish(&plan, &args.out, args.no_charts)
+    let back = back.unwrap_or_else(|| readback(&plan, &args.out, args.no_charts));
+    finish(&plan, &args.out, args.no_charts, back)
+}
+
+/// The read-back of a run in `out`: rows kept only for charts and grid
+/// tables.
+fn readback(plan: &FleetPlan, out: &Path, no_charts: bool) -> Readback {
+    let grid = matches!(plan.population, ramp_sim::fleet::Population::Grid(_));
+    Readback::new(out, &arm_labels(plan), !no_charts || grid)
 }
 
 /// `ramp fleet merge`: checks the shards, concatenates their records into
@@ -357,48 +385,18 @@ fn finish_merge(
         serde_json::to_string_pretty(spec)?.as_bytes(),
     )?;
     write_atomic(&out.join("scenario.toml"), scenario_text(plan).as_bytes())?;
-    finish(plan, out, no_charts)
+    let mut back = readback(plan, out, no_charts);
+    back.read_file(&out.join(RECORDS))?;
+    finish(plan, out, no_charts, back)
 }
 
-/// Reads a finished run's records back and writes its summary, charts and
-/// report.
-fn finish(plan: &FleetPlan, out: &Path, no_charts: bool) -> anyhow::Result<()> {
-    let records = out.join(RECORDS);
-    let rows = read_rows(&records)?;
-    let summary = summarize(
-        &rows,
-        &arm_labels(plan),
-        &plan.population.pops(),
-        &bin_order(plan),
-    )
-    .with_metric(metric(plan));
-    let title = format!(
-        "ramp fleet: {} ({} connections, seed {})",
-        plan.name, plan.connections, plan.seed
-    );
-    let grids = grid_results(plan, &rows)?;
-    let mut md = summary.to_markdown(&title);
-    for g in &grids {
-        md.push_str(&format!(
-            "\n## TTLB (median) and packets lost (mean per connection) against {}\n\n",
-            g.axis.describe()
-        ));
-        if !g.pooled.is_empty() {
-            md.push_str(&format!("Pooled over {}.\n\n", g.describe_pooled()));
-        }
-        md.push_str(&ramp_plot::grid::grid_table_markdown(g));
-    }
-    write_atomic(&out.join("summary.md"), md.as_bytes())?;
-    write_atomic(
-        &out.join("summary.json"),
-        serde_json::to_string_pretty(&summary_json(&summary, plan))?.as_bytes(),
-    )?;
+/// Writes a finished run's summary, charts and report from its records as
+/// `back` read them, and prints the headline.
+fn finish(plan: &FleetPlan, out: &Path, no_charts: bool, back: Readback) -> anyhow::Result<()> {
+    let (summary, grids) = write_results(plan, out, no_charts, back)?;
     print_headline(&summary, plan);
     for g in &grids {
         print_grid_table(g);
-    }
-    if !no_charts {
-        write_charts(plan, &rows, &grids, out)?;
     }
     println!(
         "\nwrote {} (records.ndjson, summary.md, summary.json{}{})",
@@ -420,12 +418,54 @@ fn finish(plan: &FleetPlan, out: &Path, no_charts: bool) -> anyhow::Result<()> {
     Ok(())
 }
 
-pub(super) fn simulate_all(
+/// Writes summary.md, summary.json and (unless `no_charts`) the charts and
+/// report; returns the summary and the grid tables for the terminal.
+fn write_results(
+    plan: &FleetPlan,
+    out: &Path,
+    no_charts: bool,
+    back: Readback,
+) -> anyhow::Result<(Summary, Vec<ramp_plot::GridResult>)> {
+    let (summary, rows) = back.finish(&plan.population.pops(), &bin_order(plan))?;
+    let summary = summary.with_metric(metric(plan));
+    let title = format!(
+        "ramp fleet: {} ({} connections, seed {})",
+        plan.name, plan.connections, plan.seed
+    );
+    let grids = grid_results(plan, &rows)?;
+    let mut md = summary.to_markdown(&title);
+    for g in &grids {
+        md.push_str(&format!(
+            "\n## TTLB (median) and packets lost (mean per connection) against {}\n\n",
+            g.axis.describe()
+        ));
+        if !g.pooled.is_empty() {
+            md.push_str(&format!("Pooled over {}.\n\n", g.describe_pooled()));
+        }
+        md.push_str(&ramp_plot::grid::grid_table_markdown(g));
+    }
+    write_atomic(&out.join("summary.md"), md.as_bytes())?;
+    write_atomic(
+        &out.join("summary.json"),
+        serde_json::to_string_pretty(&summary_json(&summary, plan))?.as_bytes(),
+    )?;
+    if !no_charts {
+        write_charts(plan, &rows, &grids, out)?;
+    }
+    Ok((summary, grids))
+}
+
+/// Simulates connections `start..end` into `records` (appending); each
+/// record's row also goes to `back`, read from its line on the worker
+/// that simulated it (so the summary's share of the serial sink is only
+/// the hand-over).
+fn simulate_all(
     plan: &FleetPlan,
     records: &Path,
     (start, end): (u64, u64),
     threads: usize,
     quiet: bool,
+    mut back: Option<&mut Readback>,
 ) -> anyhow::Result<()> {
     let file = fs::OpenOptions::new()
         .create(true)
@@ -464,13 +504,28 @@ pub(super) fn simulate_all(
         threads,
         ..run::RunOptions::default()
     };
-    let result = run::run(plan, opts, |_, lines| -> std::io::Result<()> {
-        for l in lines {
-            w.write_all(l.as_bytes())?;
-            w.write_all(b"\n")?;
+    let parse = back.is_some();
+    let rows_of = |_, lines: Vec<String>| {
+        let rows: Vec<anyhow::Result<_>> = if parse {
+            lines.iter().map(|l| row_of(l)).collect()
+        } else {
+            Vec::new()
+        };
+        (lines, rows)
+    };
+    let result = run::run_mapped(plan, opts, rows_of, |i, (lines, rows)| {
+        for l in &lines {
+            w.write_all(l.as_bytes())
+                .and_then(|()| w.write_all(b"\n"))
+                .with_context(|| format!("writing {}", records.display()))?;
+        }
+        if let Some(b) = &mut back {
+            for r in rows {
+                b.push(r.with_context(|| format!("internal: connection {i}'s record"))?)?;
+            }
         }
         progress.inc(1);
-        Ok(())
+        anyhow::Ok(())
     });
     progress.finish_and_clear();
     let flushed = w.flush();

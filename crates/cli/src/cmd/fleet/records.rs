@@ -6,8 +6,83 @@ use std::io::{BufRead, BufReader, Seek, SeekFrom};
 use std::path::Path;
 
 use anyhow::{bail, Context};
-use ramp_sim::fleet::summary::Row;
+use ramp_sim::fleet::summary::{Row, Summarizer, Summary};
 use ramp_vocab::record_keys as k;
+
+/// The spill directory of a run's summary, inside the run directory
+/// (removed when the summary is done).
+const SPILL_DIR: &str = ".summary-spill";
+
+/// What a run keeps of its records for the files written at the end: the
+/// streaming summary (memory flat in the number of connections), and the
+/// rows themselves only when charts or grid tables need every one.
+pub(super) struct Readback {
+    summary: Summarizer,
+    rows: Option<Vec<Row>>,
+}
+
+impl Readback {
+    /// A read-back for the run in `out` with `arms` (baseline first);
+    /// `keep_rows` when the charts or grid tables will be drawn.
+    pub(super) fn new(out: &Path, arms: &[String], keep_rows: bool) -> Readback {
+        Readback {
+            summary: Summarizer::new(arms, Some(out.join(SPILL_DIR)), spill_entries()),
+            rows: keep_rows.then(Vec::new),
+        }
+    }
+
+    /// Adds one record's row (records come in connection order).
+    pub(super) fn push(&mut self, row: Row) -> anyhow::Result<()> {
+        self.summary.push(&row)?;
+        if let Some(rows) = &mut self.rows {
+            rows.push(row);
+        }
+        Ok(())
+    }
+
+    /// Adds every record of `records`, streamed.
+    pub(super) fn read_file(&mut self, records: &Path) -> anyhow::Result<()> {
+        for_each_row(records, |row| self.push(row))
+    }
+
+    /// The summary and the rows kept (empty unless asked for).
+    pub(super) fn finish(
+        self,
+        pops: &[String],
+        bins: &[String],
+    ) -> anyhow::Result<(Summary, Vec<Row>)> {
+        let s = self.summary.finish(pops, bins)?;
+        Ok((s, self.rows.unwrap_or_default()))
+    }
+}
+
+/// Values the summary holds before spilling a sorted run:
+/// [`ramp_sim::fleet::summarizer::DEFAULT_SPILL_ENTRIES`], or
+/// `RAMP_SUMMARY_SPILL_ENTRIES` (a test makes small runs spill with it).
+fn spill_entries() -> usize {
+    std::env::var("RAMP_SUMMARY_SPILL_ENTRIES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(ramp_sim::fleet::summarizer::DEFAULT_SPILL_ENTRIES)
+}
+
+/// Calls `f` with each record's row, in file order, streaming the file.
+fn for_each_row(
+    records: &Path,
+    mut f: impl FnMut(Row) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let file = fs::File::open(records).with_context(|| format!("opening {}", records.display()))?;
+    for (i, line) in BufReader::with_capacity(1 << 20, file).lines().enumerate() {
+        let line = line.with_context(|| format!("reading {}", records.display()))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let row =
+            row_of(&line).with_context(|| format!("{}: line {}", records.display(), i + 1))?;
+        f(row).with_context(|| format!("{}: line {}", records.display(), i + 1))?;
+    }
+    Ok(())
+}
 
 /// Cuts `records` back to its last whole connection (`arms` lines each)
 /// and returns how many connections it holds. A torn last line (the run
@@ -80,18 +155,13 @@ pub fn prepare_resume(records: &Path, arms: u64, first: u64) -> anyhow::Result<u
 
 /// Reads the summary's fields back from the records file (so a resumed run
 /// summarises everything, not just what this process simulated).
-pub fn read_rows(records: &Path) -> anyhow::Result<Vec<Row>> {
-    let f = fs::File::open(records).with_context(|| format!("opening {}", records.display()))?;
+#[cfg(test)]
+fn read_rows(records: &Path) -> anyhow::Result<Vec<Row>> {
     let mut rows = Vec::new();
-    for (i, line) in BufReader::new(f).lines().enumerate() {
-        let line = line.with_context(|| format!("reading {}", records.display()))?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let row =
-            row_of(&line).with_context(|| format!("{}: line {}", records.display(), i + 1))?;
-        rows.push(row);
-    }
+    for_each_row(records, |r| {
+        rows.push(r);
+        Ok(())
+    })?;
     Ok(rows)
 }
 

@@ -211,7 +211,7 @@ fn run_point(plan: &FleetPlan, point: &Point, threads: usize) -> anyhow::Result<
     if let Some(e) = bad {
         return Err(e.context("internal: a record the summary cannot read"));
     }
-    let s = summarize(&rows, &arm_labels(&p), &p.population.pops(), &bin_order(&p))
+    let s = summarize(&rows, &arm_labels(&p), &p.population.pops(), &bin_order(&p))?
         .with_metric(metric(&p));
     Figures::of(&s).context("a study needs at least two arms")
 }

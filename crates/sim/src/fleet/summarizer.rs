@@ -1,0 +1,533 @@
+//! The fleet summary computed from a stream of rows in connection order,
+//! in memory that does not grow with the number of connections: each
+//! connection's arms are held until the next connection starts, and each
+//! value a table needs (a paired TTLB, a loss ratio) goes into one
+//! external sort (sorted runs spilled to disk) keyed by its series (table,
+//! slice, arm). At the end the sorted stream gives every series in ascending order, from which the
+//! summary keeps only its count, its sum in ascending order (the mean, as
+//! the sum of the sorted values) and the order statistics its percentiles
+//! read ([`ramp_vocab::quantile::quantile_indices`]). The figures are the
+//! ones the values in memory would give, bit for bit.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::io;
+use std::path::PathBuf;
+
+use super::spill::ExternalSort;
+use super::summary::{
+    whole_percentiles, LossRow, Row, Slice, Summary, TtlbChange, DECILES, DELTA_PERCENTILES,
+    LOSS_PERCENTILES,
+};
+
+/// Entries held in memory before a sorted run is spilled (16 bytes each):
+/// 16 MiB, about 160 000 connections of four arms.
+pub const DEFAULT_SPILL_ENTRIES: usize = 1 << 20;
+
+/// Why a summary could not be made.
+#[derive(Debug)]
+pub enum SummaryError {
+    /// Rows must come in connection order (all of a connection's arms
+    /// together); this row's connection came after a later one.
+    OutOfOrder {
+        /// The row's connection.
+        conn: u64,
+        /// The connection before it.
+        after: u64,
+    },
+    /// More distinct regions, bins or arms than a series key holds.
+    TooManyLabels,
+    /// Writing or reading the spill files failed.
+    Spill(io::Error),
+}
+
+impl std::fmt::Display for SummaryError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SummaryError::OutOfOrder { conn, after } => write!(
+                f,
+                "records are not in connection order: connection {conn} after {after}"
+            ),
+            SummaryError::TooManyLabels => {
+                write!(f, "more than 2^32 regions or bins, or 2^16 arms")
+            }
+            SummaryError::Spill(e) => write!(f, "summary spill file: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for SummaryError {}
+
+impl From<io::Error> for SummaryError {
+    fn from(e: io::Error) -> Self {
+        SummaryError::Spill(e)
+    }
+}
+
+/// The tables a value goes into.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum Table {
+    /// Paired TTLB (ms), all connections.
+    TtlbAll = 0,
+    /// Paired TTLB, one region.
+    TtlbPop = 1,
+    /// Paired TTLB, one size bin.
+    TtlbBin = 2,
+    /// Loss ratio (percent), all connections.
+    LossAll = 3,
+    /// Loss ratio, one region.
+    LossPop = 4,
+}
+
+/// A series: table, label id (region or bin; 0 for the global tables),
+/// arm. Packed into the high 64 bits of a sort entry.
+fn series(table: Table, label: u32, arm: u16) -> u64 {
+    (table as u64) << 48 | u64::from(label) << 16 | u64::from(arm)
+}
+
+/// A non-negative finite f64 as a key that sorts as `f64::total_cmp`
+/// does (the standard sign-flip mapping, exact both ways).
+fn order_key(v: f64) -> u64 {
+    let b = v.to_bits();
+    if b >> 63 == 1 {
+        !b
+    } else {
+        b | 1 << 63
+    }
+}
+
+fn from_order_key(k: u64) -> f64 {
+    if k >> 63 == 1 {
+        f64::from_bits(k & !(1 << 63))
+    } else {
+        f64::from_bits(!k)
+    }
+}
+
+/// Per arm of the connection being read: TTLB in ms (if completed),
+/// packets lost, packets sent.
+type ArmSlot = Option<(Option<f64>, u64, u64)>;
+
+/// The connection whose rows are being read.
+struct Current {
+    conn: u64,
+    pop: u32,
+    bin: u32,
+    arms: Vec<ArmSlot>,
+}
+
+/// Label ids in order of first sight.
+#[derive(Default)]
+struct Labels {
+    ids: HashMap<String, u32>,
+    names: Vec<String>,
+}
+
+impl Labels {
+    fn id(&mut self, name: &str) -> Result<u32, SummaryError> {
+        if let Some(&i) = self.ids.get(name) {
+            return Ok(i);
+        }
+        let i = u32::try_from(self.names.len()).map_err(|_| SummaryError::TooManyLabels)?;
+        self.ids.insert(name.to_string(), i);
+        self.names.push(name.to_string());
+        Ok(i)
+    }
+}
+
+/// The fleet summary, fed rows in connection order ([`Summarizer::push`]),
+/// finished with [`Summarizer::finish`]; the result equals
+/// [`super::summary::summarize`] of the same rows.
+pub struct Summarizer {
+    arms: Vec<String>,
+    current: Option<Current>,
+    last_conn: Option<u64>,
+    pops: Labels,
+    bins: Labels,
+    connections: usize,
+    /// Paired connections per TTLB slice (`series` with arm 0).
+    paired: HashMap<u64, usize>,
+    /// Sum of packets lost per TTLB series (paired connections): exact
+    /// integers, so the mean is the one a sum of the values gives.
+    lost: HashMap<u64, u64>,
+    /// Values per series.
+    counts: HashMap<u64, usize>,
+    sort: ExternalSort,
+}
+
+impl Summarizer {
+    /// A summary of `arms` (baseline first) that spills sorted runs of
+    /// `spill_entries` values to `spill_dir` (removed at the end); with no
+    /// directory every value stays in memory.
+    pub fn new(arms: &[String], spill_dir: Option<PathBuf>, spill_entries: usize) -> Summarizer {
+        Summarizer {
+            arms: arms.to_vec(),
+            current: None,
+            last_conn: None,
+            pops: Labels::default(),
+            bins: Labels::default(),
+            connections: 0,
+            paired: HashMap::new(),
+            lost: HashMap::new(),
+            counts: HashMap::new(),
+            sort: ExternalSort::new(spill_dir, spill_entries),
+        }
+    }
+
+    /// Sorted runs spilled so far.
+    pub fn spilled_runs(&self) -> usize {
+        self.sort.runs()
+    }
+
+    /// Adds one row. Rows of a connection must be together, connections in
+    /// ascending order; a row of an arm not summarised is ignored, and a
+    /// second row of the same connection and arm replaces the first.
+    pub fn push(&mut self, r: &Row) -> Result<(), SummaryError> {
+        if self.arms.len() > usize::from(u16::MAX) {
+            return Err(SummaryError::TooManyLabels);
+        }
+        let Some(k) = self.arms.iter().position(|a| *a == r.arm) else {
+            return Ok(());
+        };
+        if self.current.as_ref().is_some_and(|c| c.conn != r.conn) {
+            self.flush()?;
+        }
+        if let Some(last) = self.last_conn {
+            if r.conn <= last && self.current.is_none() {
+                return Err(SummaryError::OutOfOrder {
+                    conn: r.conn,
+                    after: last,
+                });
+            }
+        }
+        if self.current.is_none() {
+            self.current = Some(Current {
+                conn: r.conn,
+                pop: self.pops.id(&r.pop)?,
+                bin: self.bins.id(&r.bin)?,
+                arms: vec![None; self.arms.len()],
+            });
+        }
+        let ttlb = r.completed.then_some(r.ttlb_us as f64 / 1000.0);
+        if let Some(c) = &mut self.current {
+            c.arms[k] = Some((ttlb, r.packets_lost, r.packets_sent));
+        }
+        Ok(())
+    }
+
+    fn add(&mut self, s: u64, v: f64) -> io::Result<()> {
+        *self.counts.entry(s).or_default() += 1;
+        self.sort
+            .push(u128::from(s) << 64 | u128::from(order_key(v)))
+    }
+
+    /// Ends the current connection: its values go into their series.
+    fn flush(&mut self) -> Result<(), SummaryError> {
+        let Some(c) = self.current.take() else {
+            return Ok(());
+        };
+        self.last_conn = Some(c.conn);
+        self.connections += 1;
+        let paired = c.arms.iter().all(|a| matches!(a, Some((Some(_), _, _))));
+        let ttlb_slices = [
+            (Table::TtlbAll, 0),
+            (Table::TtlbPop, c.pop),
+            (Table::TtlbBin, c.bin),
+        ];
+        if paired {
+            for (t, l) in ttlb_slices {
+                *self.paired.entry(series(t, l, 0)).or_default() += 1;
+            }
+        }
+        for (k, a) in c.arms.iter().enumerate() {
+            let arm = k as u16;
+            let Some((ttlb, lost, sent)) = *a else {
+                continue;
+            };
+            if let (true, Some(t_ms)) = (paired, ttlb) {
+                for (t, l) in ttlb_slices {
+                    let s = series(t, l, arm);
+                    *self.lost.entry(s).or_default() += lost;
+                    self.add(s, t_ms)?;
+                }
+            }
+            if sent > 0 {
+                let ratio = 100.0 * lost as f64 / sent as f64;
+                self.add(series(Table::LossAll, 0, arm), ratio)?;
+                self.add(series(Table::LossPop, c.pop, arm), ratio)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The summary. `pops` and `bins` give the report order of regions and
+    /// bins (others follow, sorted).
+    pub fn finish(mut self, pops: &[String], bins: &[String]) -> Result<Summary, SummaryError> {
+        self.flush()?;
+        let stats = self.series_stats()?;
+        self.sort.cleanup();
+        let empty = SeriesStats::default();
+        let get = |s: u64| stats.get(&s).unwrap_or(&empty);
+        let arms = &self.arms;
+        let slice = |label: &str, table: Table, id: u32| -> Slice {
+            let n = self.paired.get(&series(table, id, 0)).copied().unwrap_or(0);
+            let ttlb: Vec<&SeriesStats> = (0..arms.len())
+                .map(|k| get(series(table, id, k as u16)))
+                .collect();
+            let lost: Vec<u64> = (0..arms.len())
+                .map(|k| {
+                    self.lost
+                        .get(&series(table, id, k as u16))
+                        .copied()
+                        .unwrap_or(0)
+                })
+                .collect();
+            ttlb_slice(label, arms, n, &ttlb, &lost)
+        };
+        let loss = |table: Table, id: u32| -> Vec<LossRow> {
+            arms.iter()
+                .enumerate()
+                .map(|(k, arm)| loss_row(arm, get(series(table, id, k as u16))))
+                .collect()
+        };
+        let seen = |l: &Labels| -> BTreeMap<String, ()> {
+            l.names.iter().map(|n| (n.clone(), ())).collect()
+        };
+        let pop_order = ordered(pops, &seen(&self.pops));
+        let bin_order = ordered(bins, &seen(&self.bins));
+        let pop_id = |p: &String| self.pops.ids[p];
+        let bin_id = |b: &String| self.bins.ids[b];
+        let global = slice("all", Table::TtlbAll, 0);
+        Ok(Summary {
+            metric: "TTLB",
+            arms: arms.clone(),
+            connections: self.connections,
+            excluded: self.connections - global.connections,
+            by_pop: pop_order
+                .iter()
+                .map(|p| slice(p, Table::TtlbPop, pop_id(p)))
+                .collect(),
+            by_bin: bin_order
+                .iter()
+                .map(|b| slice(b, Table::TtlbBin, bin_id(b)))
+                .collect(),
+            loss: loss(Table::LossAll, 0),
+            loss_by_pop: pop_order
+                .iter()
+                .map(|p| (p.clone(), loss(Table::LossPop, pop_id(p))))
+                .collect(),
+            global,
+        })
+    }
+
+    /// Every series' statistics, from one pass over the sorted values.
+    fn series_stats(&mut self) -> io::Result<HashMap<u64, SeriesStats>> {
+        let wanted = wanted_percentiles();
+        let mut out: HashMap<u64, SeriesStats> = HashMap::new();
+        let mut cur: Option<(u64, SeriesBuilder)> = None;
+        let counts = &self.counts;
+        self.sort.for_each_sorted(|e| {
+            let s = (e >> 64) as u64;
+            let v = from_order_key(e as u64);
+            if cur.as_ref().is_none_or(|c| c.0 != s) {
+                if let Some((ps, b)) = cur.take() {
+                    out.insert(ps, b.finish());
+                }
+                let n = counts.get(&s).copied().unwrap_or(0);
+                cur = Some((s, SeriesBuilder::new(n, &wanted)));
+            }
+            if let Some((_, b)) = &mut cur {
+                b.add(v);
+            }
+            Ok(())
+        })?;
+        if let Some((ps, b)) = cur.take() {
+            out.insert(ps, b.finish());
+        }
+        Ok(out)
+    }
+}
+
+/// Every percentile (0–100) a series is asked for.
+fn wanted_percentiles() -> Vec<f64> {
+    let mut p: Vec<f64> = DECILES
+        .iter()
+        .chain(&DELTA_PERCENTILES)
+        .chain(&LOSS_PERCENTILES)
+        .copied()
+        .chain(whole_percentiles())
+        .chain([50.0])
+        .collect();
+    p.sort_by(f64::total_cmp);
+    p.dedup();
+    p
+}
+
+/// One series' count, sum in ascending order, and the order statistics
+/// its percentiles read.
+#[derive(Default)]
+struct SeriesStats {
+    n: usize,
+    sum: f64,
+    at: BTreeMap<usize, f64>,
+}
+
+impl SeriesStats {
+    fn mean(&self) -> f64 {
+        if self.n == 0 {
+            f64::NAN
+        } else {
+            self.sum / self.n as f64
+        }
+    }
+
+    /// The p-th percentile (0–100), as
+    /// [`super::summary::percentile`] of the sorted values.
+    fn percentile(&self, p: f64) -> f64 {
+        ramp_vocab::quantile::quantile_with(self.n, p / 100.0, |i| {
+            self.at.get(&i).copied().unwrap_or(f64::NAN)
+        })
+        .unwrap_or(f64::NAN)
+    }
+}
+
+struct SeriesBuilder {
+    stats: SeriesStats,
+    index: usize,
+    keep: BTreeSet<usize>,
+}
+
+impl SeriesBuilder {
+    fn new(n: usize, percentiles: &[f64]) -> SeriesBuilder {
+        let mut keep = BTreeSet::new();
+        for &p in percentiles {
+            if let Some((lo, hi)) = ramp_vocab::quantile::quantile_indices(n, p / 100.0) {
+                keep.insert(lo);
+                keep.extend(hi);
+            }
+        }
+        SeriesBuilder {
+            stats: SeriesStats {
+                n,
+                sum: 0.0,
+                at: BTreeMap::new(),
+            },
+            index: 0,
+            keep,
+        }
+    }
+
+    fn add(&mut self, v: f64) {
+        // The mean sums the sorted values in order, as `mean` of a sorted
+        // vector does.
+        self.stats.sum += v;
+        if self.keep.contains(&self.index) {
+            self.stats.at.insert(self.index, v);
+        }
+        self.index += 1;
+    }
+
+    fn finish(self) -> SeriesStats {
+        self.stats
+    }
+}
+
+fn change(v: f64, base: f64) -> f64 {
+    if base > 0.0 {
+        100.0 * (v / base - 1.0)
+    } else {
+        f64::NAN
+    }
+}
+
+fn mean(v: &[f64]) -> f64 {
+    if v.is_empty() {
+        f64::NAN
+    } else {
+        v.iter().sum::<f64>() / v.len() as f64
+    }
+}
+
+/// One slice's TTLB table: `n` paired connections, each arm's sorted
+/// TTLB series and its packets lost summed over the same connections.
+fn ttlb_slice(
+    label: &str,
+    arms: &[String],
+    n: usize,
+    ttlb: &[&SeriesStats],
+    lost: &[u64],
+) -> Slice {
+    let mut out = Vec::new();
+    type Base = (f64, Vec<f64>, Vec<f64>, Vec<f64>, f64);
+    let mut base: Option<Base> = None;
+    for (k, arm) in arms.iter().enumerate() {
+        let t = ttlb[k];
+        let m = t.mean();
+        let dec: Vec<f64> = DECILES.iter().map(|&p| t.percentile(p)).collect();
+        let steps: Vec<f64> = DELTA_PERCENTILES.iter().map(|&p| t.percentile(p)).collect();
+        let whole: Vec<f64> = whole_percentiles().map(|p| t.percentile(p)).collect();
+        let median = t.percentile(50.0);
+        let (bm, bd, bs, bw, bmed) = base
+            .get_or_insert_with(|| (m, dec.clone(), steps.clone(), whole.clone(), median))
+            .clone();
+        let step_changes: Vec<f64> = steps.iter().zip(&bs).map(|(v, b)| change(*v, *b)).collect();
+        let whole_changes: Vec<f64> = whole.iter().zip(&bw).map(|(v, b)| change(*v, *b)).collect();
+        out.push(TtlbChange {
+            arm: arm.clone(),
+            mean_ms: m,
+            mean_change_pct: change(m, bm),
+            decile_change_pct: dec.iter().zip(&bd).map(|(v, b)| change(*v, *b)).collect(),
+            deciles_ms: dec,
+            pctl_change_avg_pct: mean(&step_changes),
+            pctl_1_99_change_avg_pct: mean(&whole_changes),
+            median_change_pct: change(median, bmed),
+            // Packets lost are whole numbers: their sum is exact in f64,
+            // so this is the mean of the values in any order.
+            mean_lost_packets: if n == 0 {
+                f64::NAN
+            } else {
+                lost[k] as f64 / n as f64
+            },
+        });
+    }
+    Slice {
+        label: label.to_string(),
+        connections: n,
+        arms: out,
+    }
+}
+
+fn loss_row(arm: &str, r: &SeriesStats) -> LossRow {
+    LossRow {
+        arm: arm.to_string(),
+        connections: r.n,
+        avg_pct: r.mean(),
+        percentiles_pct: LOSS_PERCENTILES.iter().map(|&p| r.percentile(p)).collect(),
+    }
+}
+
+/// Orders `seen` labels: those in `order` first, in its order, then the
+/// rest sorted.
+fn ordered(order: &[String], seen: &BTreeMap<String, ()>) -> Vec<String> {
+    let mut out: Vec<String> = order
+        .iter()
+        .filter(|o| seen.contains_key(*o))
+        .cloned()
+        .collect();
+    out.extend(seen.keys().filter(|k| !order.contains(k)).cloned());
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn order_keys_sort_as_total_cmp_and_round_trip() {
+        let mut v = [0.0, 1e-300, 0.5, 1.0, 2.5, 1e300, f64::MIN_POSITIVE, 3.0];
+        let mut keys: Vec<u64> = v.iter().map(|&x| order_key(x)).collect();
+        keys.sort_unstable();
+        v.sort_by(f64::total_cmp);
+        let back: Vec<f64> = keys.into_iter().map(from_order_key).collect();
+        assert_eq!(back, v);
+    }
+}
