@@ -73,6 +73,17 @@ impl AckFrame {
         if self.ranges.is_empty() {
             return Err(AckError::NoRanges);
         }
+        // The common case in one tight pass (every frame is validated, and
+        // a frame on a lossy path carries one range per hole); the loop
+        // below names the first offending range.
+        let well_formed = self
+            .ranges
+            .windows(2)
+            .all(|w| w[0].start() <= w[0].end() && w[1].end() < w[0].start())
+            && self.ranges.last().is_some_and(|r| r.start() <= r.end());
+        if well_formed {
+            return Ok(());
+        }
         let mut below: Option<u64> = None;
         for (index, r) in self.ranges.iter().enumerate() {
             if r.start() > r.end() {

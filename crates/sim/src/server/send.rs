@@ -106,13 +106,16 @@ impl Server {
                 return None;
             }
             let handshake = space != Space::Application;
-            if !probe && !handshake && self.ld.bytes_in_flight() + size > self.cc.window() {
+            // Read once for the window test and the pacer (nothing between
+            // them changes the controller).
+            let window = self.cc.window();
+            if !probe && !handshake && self.ld.bytes_in_flight() + size > window {
                 self.app_limited = false;
                 return None;
             }
             // The pacing rate costs divisions: computed once per packet,
             // only once the window allows it.
-            let input = self.pacing_input();
+            let input = self.pacing_input_with(window);
             if !probe && !handshake {
                 let at = self.pacer.next_send_time(now, &input, size);
                 if at > now {
@@ -192,9 +195,14 @@ impl Server {
     /// What the pacer needs to know now: the controller's rate and window,
     /// the smoothed RTT and the datagram size.
     pub(super) fn pacing_input(&self) -> PacingInput {
+        self.pacing_input_with(self.cc.window())
+    }
+
+    /// The pacing input with the controller's window already read.
+    fn pacing_input_with(&self, window: u64) -> PacingInput {
         PacingInput {
             rate: self.cc.pacing_rate(self.ld.rtt()),
-            window: self.cc.window(),
+            window,
             smoothed_rtt: self.ld.rtt().smoothed(),
             max_datagram_size: self.mds,
             burst: self.pacing_burst,
