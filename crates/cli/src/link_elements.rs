@@ -1,59 +1,75 @@
-//! The path elements beyond rate, delay, buffer and loss that the two
-//! real-time forwarders share, `--cellular`, `--wifi-jitter` and
-//! `--ack-aggregation`: defined once and flattened into `ramp relay` and
-//! `ramp shell`, so both take the same flags with the same defaults and
-//! checks. Each builds the `ramp-link` element the simulator runs for
-//! `[path.cellular]`, `[path.jitter]` and `path.ack_aggregation`, and
-//! puts it on the direction the simulator puts it on: the cellular link
-//! and the Wi-Fi delay variation on the downlink (the data direction, the
-//! simulator's forward link), ACK aggregation on the uplink (the ACK
-//! direction, its reverse path).
+//! The path elements beyond rate, delay, buffer and loss, `--cellular`,
+//! `--wifi-jitter` and `--ack-aggregation`: defined once and flattened into
+//! `ramp sim`, `ramp relay` and `ramp shell`, so all three take the same
+//! flags with the same defaults and checks. Their values are read by each
+//! element's one option table in ramp-link ([`ramp_link::Element`]), the
+//! table the scenario file's `[path.cellular]`, `[path.jitter]` and
+//! `path.ack_aggregation` are read by, so a flag and a file key take the
+//! same text to the same element. The forwarders put each element on the
+//! direction the simulator puts it on: the cellular link and the Wi-Fi
+//! delay variation on the downlink (the data direction, the simulator's
+//! forward link), ACK aggregation on the uplink (the ACK direction, its
+//! reverse path).
 //!
 //! A bad value is refused by clap before any work, naming the flag and the
-//! field, with exit status 2.
+//! key, with exit status 2.
 
 use core::time::Duration;
 
-use ramp_link::{AckAggregation, Cellular, Jitter};
+use ramp_link::{key_help, parse_spec, spec_of, AckAggregation, Cellular, Element, Jitter};
 use ramp_quic::relay::LinkParams;
-use ramp_vocab::units::{parse_duration, parse_size};
+use ramp_sim::scenario::PathConfig;
 
 /// `--cellular`, `--wifi-jitter`, `--ack-aggregation`.
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct LinkElementFlags {
-    /// A cellular downlink (CellReplay, NSDI 2025): a burst that starts
-    /// after idle_reset of idle link gets light_fraction of the rate for
-    /// its first light_bytes; the base delay drifts by drift_mean of the
-    /// RTT on average (0 to twice that), towards a new draw every
-    /// drift_period, without reordering. Alone, CellReplay's defaults:
-    /// light_bytes=280000,light_fraction=0.5,idle_reset=50ms,drift_mean=0.15,drift_period=1s;
-    /// KEY=VALUE pairs (comma-separated) override some. Seeded by --seed.
+    /// A cellular downlink (CellReplay, NSDI 2025): less capacity for a
+    /// burst after idle, a drifting base delay. Seeded by --seed.
     #[arg(
         long,
         value_name = "KEY=VALUE,…",
         num_args = 0..=1,
         default_missing_value = "",
-        value_parser = parse_cellular,
-        conflicts_with = "trace"
+        value_parser = parse_spec::<Cellular>,
+        long_help = element_help::<Cellular>(
+            "A cellular downlink (CellReplay, NSDI 2025): a burst that starts after idle_reset \
+             of idle link gets light_fraction of the rate for its first light_bytes; the base \
+             delay drifts by drift_mean of the RTT on average (0 to twice that), towards a new \
+             draw every drift_period, without reordering. Seeded by --seed.",
+            "CellReplay's defaults",
+        )
     )]
     pub cellular: Option<Cellular>,
-    /// Wi-Fi delay variation on the downlink, without reordering: packets
-    /// wait for the next transmission opportunity and share it; the wait a
-    /// packet sees has this median and 90th percentile.
-    /// Alone, the Wi-Fi hop of Sui et al. (MobiSys 2016): median=3ms,p90=20ms.
-    /// Seeded by --seed.
+    /// Wi-Fi delay variation on the downlink, without reordering (WiFiSeer,
+    /// MobiSys 2016). Seeded by --seed.
     #[arg(
         long,
         value_name = "median=D,p90=D",
         num_args = 0..=1,
         default_missing_value = "",
-        value_parser = parse_wifi_jitter
+        value_parser = parse_spec::<Jitter>,
+        long_help = element_help::<Jitter>(
+            "Wi-Fi delay variation on the downlink, without reordering: packets wait for the \
+             next transmission opportunity and share it; the wait a packet sees has this median \
+             and 90th percentile. Seeded by --seed.",
+            "the Wi-Fi hop of Sui et al. (MobiSys 2016)",
+        )
     )]
     pub wifi_jitter: Option<Jitter>,
     /// ACK aggregation on the uplink: what leaves its queue is let out only
     /// at multiples of this interval (e.g. 4ms; at most 1s).
-    #[arg(long, value_name = "D", value_parser = parse_ack_aggregation)]
+    #[arg(long, value_name = "D", value_parser = AckAggregation::parse)]
     pub ack_aggregation: Option<AckAggregation>,
+}
+
+/// A `KEY=VALUE,…` flag's long help: what it models, the defaults it
+/// takes alone, and one line per key from the element's option table.
+fn element_help<E: Element>(what: &str, defaults: &str) -> String {
+    format!(
+        "{what}\n\nAlone, {defaults}: {}\nKEY=VALUE pairs (comma-separated) override some:\n  {}",
+        spec_of(&E::DEFAULT),
+        key_help::<E>().join("\n  ")
+    )
 }
 
 impl LinkElementFlags {
@@ -65,80 +81,21 @@ impl LinkElementFlags {
         down.jitter = self.wifi_jitter;
         up.aggregation = self.ack_aggregation;
     }
-}
 
-/// `KEY=VALUE,…` pairs of `keys`, each given at most once; the error
-/// names the key.
-fn pairs<'a>(spec: &'a str, keys: &[&str]) -> Result<Vec<(&'a str, &'a str)>, String> {
-    let mut out: Vec<(&str, &str)> = Vec::new();
-    for item in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-        let (k, v) = item
-            .split_once('=')
-            .ok_or_else(|| format!("{item}: expected KEY=VALUE"))?;
-        let k = k.trim();
-        if !keys.contains(&k) {
-            return Err(format!("{k}: unknown key (keys: {})", keys.join(", ")));
+    /// Overrides a simulated path's elements with those given (`ramp sim`):
+    /// cellular and Wi-Fi on the forward link, aggregation on the reverse
+    /// path, as a scenario file's keys set them.
+    pub fn apply_to_path(&self, p: &mut PathConfig) {
+        if let Some(c) = self.cellular {
+            p.cellular = Some(c);
         }
-        if out.iter().any(|(seen, _)| *seen == k) {
-            return Err(format!("{k}: given twice"));
+        if let Some(j) = self.wifi_jitter {
+            p.jitter = Some(j);
         }
-        out.push((k, v.trim()));
-    }
-    Ok(out)
-}
-
-fn fraction(key: &str, v: &str) -> Result<f64, String> {
-    v.parse::<f64>()
-        .ok()
-        .filter(|f| f.is_finite())
-        .ok_or_else(|| format!("{key}: expected a number, not {v:?}"))
-}
-
-fn duration(key: &str, v: &str) -> Result<Duration, String> {
-    parse_duration(v).map_err(|e| format!("{key}: {e}"))
-}
-
-/// `--cellular`'s value: CellReplay's defaults with the pairs given.
-fn parse_cellular(spec: &str) -> Result<Cellular, String> {
-    let mut c = Cellular::CELLREPLAY;
-    let keys = [
-        "light_bytes",
-        "light_fraction",
-        "idle_reset",
-        "drift_mean",
-        "drift_period",
-    ];
-    for (k, v) in pairs(spec, &keys)? {
-        match k {
-            "light_bytes" => c.light_bytes = parse_size(v).map_err(|e| format!("{k}: {e}"))?,
-            "light_fraction" => c.light_fraction = fraction(k, v)?,
-            "idle_reset" => c.idle_reset = duration(k, v)?,
-            "drift_mean" => c.drift_mean = fraction(k, v)?,
-            _ => c.drift_period = duration(k, v)?,
+        if let Some(a) = self.ack_aggregation {
+            p.ack_aggregation = Some(a.interval());
         }
     }
-    c.check()?;
-    Ok(c)
-}
-
-/// `--wifi-jitter`'s value: Sui et al.'s Wi-Fi hop with the pairs given.
-fn parse_wifi_jitter(spec: &str) -> Result<Jitter, String> {
-    let mut j = Jitter::WIFI_SUI_2016;
-    for (k, v) in pairs(spec, &["median", "p90"])? {
-        match k {
-            "median" => j.median = duration(k, v)?,
-            _ => j.p90 = duration(k, v)?,
-        }
-    }
-    j.check()?;
-    Ok(j)
-}
-
-/// `--ack-aggregation`'s value.
-fn parse_ack_aggregation(s: &str) -> Result<AckAggregation, String> {
-    let d = parse_duration(s).map_err(|e| e.to_string())?;
-    AckAggregation::check(d)?;
-    AckAggregation::new(d).ok_or_else(|| "must be positive".into())
 }
 
 #[cfg(test)]
@@ -151,8 +108,6 @@ mod tests {
     struct Cli {
         #[command(flatten)]
         e: LinkElementFlags,
-        #[arg(long)]
-        trace: Option<String>,
     }
 
     fn parse(args: &[&str]) -> Result<LinkElementFlags, clap::Error> {
@@ -265,7 +220,7 @@ mod tests {
                 "--cellular",
                 "light_bytes",
             ),
-            (&["--cellular=burst=1"], "--cellular", "burst"),
+            (&["--cellular=burst=1"], "--cellular", "burst: unknown key"),
             (
                 &["--cellular=drift_mean=0.1,drift_mean=0.2"],
                 "--cellular",
@@ -290,10 +245,5 @@ mod tests {
             let e = e.to_string();
             assert!(e.contains(flag) && e.contains(field), "{args:?}: {e}");
         }
-        // A trace sets the downlink's delivery: it cannot be cellular too.
-        let e = parse(&["--cellular", "--trace", "x"])
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("--cellular") && e.contains("--trace"), "{e}");
     }
 }

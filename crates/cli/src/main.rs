@@ -8,9 +8,11 @@
 // share.
 #![allow(unreachable_pub)]
 
+mod cc_list;
 mod clobber;
 mod cmd;
 mod file_stem;
+mod forwarder_flags;
 mod interrupt;
 mod link_elements;
 mod path_flags;

@@ -1,7 +1,8 @@
 //! The path flags every command that builds a bottleneck shares:
 //! `--rate`, `--rtt`, `--queue`, `--aqm` and `--loss`, defined once and
 //! flattened into each command's arguments (`ramp sim`, `ramp relay`,
-//! `ramp shell`).
+//! `ramp shell`; the forwarders' `crate::forwarder_flags` says which are
+//! required there).
 //!
 //! Values are parsed by clap with the one unit grammar
 //! ([`ramp_vocab::units`]), so a bad value is refused before any work,
@@ -9,7 +10,6 @@
 
 use core::time::Duration;
 
-use anyhow::anyhow;
 use ramp_link::{Aqm, LossModel};
 use ramp_vocab::units::{parse_duration, parse_loss, parse_rate};
 use ramp_vocab::Rate;
@@ -53,17 +53,6 @@ impl PathFlags {
             }
         })
     }
-
-    /// Rate, RTT and queue for a command that has no other source for
-    /// them (`ramp relay`, `ramp shell`): all three must be given.
-    pub fn required(&self) -> anyhow::Result<(Rate, Duration, Duration)> {
-        let missing = |flag: &str| anyhow!("--{flag} is required");
-        Ok((
-            self.rate.ok_or_else(|| missing("rate"))?,
-            self.rtt.ok_or_else(|| missing("rtt"))?,
-            self.queue.ok_or_else(|| missing("queue"))?,
-        ))
-    }
 }
 
 #[cfg(test)]
@@ -106,11 +95,5 @@ mod tests {
             let e = parse(&[flag, value]).unwrap_err().to_string();
             assert!(e.contains(flag), "{e}");
         }
-    }
-
-    #[test]
-    fn required_names_the_missing_flag() {
-        let e = parse(&["--rate", "1mbit"]).unwrap().required().unwrap_err();
-        assert_eq!(e.to_string(), "--rtt is required");
     }
 }

@@ -10,6 +10,8 @@
 use core::time::Duration;
 
 use ramp_vocab::time::duration_nanos;
+
+use crate::element::{self, ElementError};
 use ramp_vocab::Time;
 
 /// Releases at multiples of an interval since the clock's epoch.
@@ -29,15 +31,39 @@ impl AckAggregation {
         (interval_ns > 0).then_some(AckAggregation { interval_ns })
     }
 
+    /// Aggregation over an interval a user wrote (`4ms`): positive and at
+    /// most [`AckAggregation::MAX`]. The scenario file's
+    /// `path.ack_aggregation` and the `--ack-aggregation` flag both read it
+    /// here; the error's key is `ack_aggregation`.
+    pub fn parse(text: &str) -> Result<AckAggregation, ElementError> {
+        let interval = element::duration(text.trim())
+            .map_err(|reason| ElementError::value(Self::KEY, reason))?;
+        Self::check(interval)?;
+        AckAggregation::new(interval)
+            .ok_or_else(|| ElementError::value(Self::KEY, "must be positive"))
+    }
+
+    /// The key it is written under, in a scenario file (`path.`…) and as a
+    /// flag (`--ack-aggregation`).
+    pub const KEY: &'static str = "ack_aggregation";
+
     /// Checks an interval given by a user; the error says the range.
-    pub fn check(interval: Duration) -> Result<(), String> {
+    pub fn check(interval: Duration) -> Result<(), ElementError> {
         if interval.is_zero() {
-            return Err("must be positive".into());
+            return Err(ElementError::value(Self::KEY, "must be positive"));
         }
         if interval > Self::MAX {
-            return Err(format!("{interval:?} is above the maximum {:?}", Self::MAX));
+            return Err(ElementError::value(
+                Self::KEY,
+                format!("{interval:?} is above the maximum {:?}", Self::MAX),
+            ));
         }
         Ok(())
+    }
+
+    /// The interval.
+    pub fn interval(&self) -> Duration {
+        Duration::from_nanos(self.interval_ns)
     }
 
     /// When a packet ready at `t` leaves: the next multiple of the
@@ -67,5 +93,11 @@ mod tests {
         assert!(AckAggregation::check(Duration::ZERO).is_err());
         assert!(AckAggregation::check(Duration::from_secs(2)).is_err());
         assert_eq!(AckAggregation::check(Duration::from_millis(4)), Ok(()));
+        assert_eq!(AckAggregation::parse(" 4ms"), Ok(a));
+        assert_eq!(
+            AckAggregation::parse("0ms").unwrap_err().to_string(),
+            "ack_aggregation: must be positive"
+        );
+        assert_eq!(a.interval(), Duration::from_millis(4));
     }
 }

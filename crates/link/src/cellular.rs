@@ -30,6 +30,8 @@
 
 use std::time::Duration;
 
+use crate::element::{self, Element, ElementError, ElementOption};
+
 use ramp_vocab::rng::Rng;
 use ramp_vocab::Time;
 
@@ -65,20 +67,78 @@ impl Cellular {
         drift_mean: 0.15,
         drift_period: Duration::from_secs(1),
     };
+}
+
+/// `[path.cellular]`, `--cellular=…`: every parameter, over CellReplay's.
+impl Element for Cellular {
+    const OPTIONS: &'static [ElementOption<Cellular>] = &[
+        ElementOption {
+            key: "light_bytes",
+            values: "<size>",
+            help: "bytes of a burst served at the light rate",
+            parse: |c, v| {
+                c.light_bytes = element::size(v)?;
+                Ok(())
+            },
+            display: |c| c.light_bytes.to_string(),
+        },
+        ElementOption {
+            key: "light_fraction",
+            values: "<fraction in (0, 1]>",
+            help: "the light rate as a fraction of the link rate",
+            parse: |c, v| {
+                c.light_fraction = element::number(v)?;
+                Ok(())
+            },
+            display: |c| c.light_fraction.to_string(),
+        },
+        ElementOption {
+            key: "idle_reset",
+            values: "<duration>",
+            help: "idle link time after which a burst starts light again",
+            parse: |c, v| {
+                c.idle_reset = element::duration(v)?;
+                Ok(())
+            },
+            display: |c| element::duration_text(c.idle_reset),
+        },
+        ElementOption {
+            key: "drift_mean",
+            values: "<fraction in [0, 1]>",
+            help: "mean extra base delay as a fraction of the RTT (0: no drift)",
+            parse: |c, v| {
+                c.drift_mean = element::number(v)?;
+                Ok(())
+            },
+            display: |c| c.drift_mean.to_string(),
+        },
+        ElementOption {
+            key: "drift_period",
+            values: "<duration>",
+            help: "how often the drift draws a new target",
+            parse: |c, v| {
+                c.drift_period = element::duration(v)?;
+                Ok(())
+            },
+            display: |c| element::duration_text(c.drift_period),
+        },
+    ];
+    const DEFAULT: Cellular = Cellular::CELLREPLAY;
 
     /// Checks the ranges; the error names the field.
-    pub fn check(&self) -> Result<(), String> {
+    fn check(&self) -> Result<(), ElementError> {
+        let bad = ElementError::value;
         if !(self.light_fraction > 0.0 && self.light_fraction <= 1.0) {
-            return Err("light_fraction: must lie in (0, 1]".into());
+            return Err(bad("light_fraction", "must lie in (0, 1]"));
         }
         if !(0.0..=1.0).contains(&self.drift_mean) {
-            return Err("drift_mean: must lie in [0, 1]".into());
+            return Err(bad("drift_mean", "must lie in [0, 1]"));
         }
         if self.drift_period.is_zero() {
-            return Err("drift_period: must be positive".into());
+            return Err(bad("drift_period", "must be positive"));
         }
         if self.idle_reset > Duration::from_secs(60) {
-            return Err("idle_reset: at most 60 s".into());
+            return Err(bad("idle_reset", "at most 60 s"));
         }
         Ok(())
     }
@@ -189,10 +249,10 @@ mod tests {
         assert_eq!(Cellular::CELLREPLAY.check(), Ok(()));
         let mut c = Cellular::CELLREPLAY;
         c.light_fraction = 0.0;
-        assert!(c.check().unwrap_err().starts_with("light_fraction"));
+        assert_eq!(c.check().unwrap_err().key(), "light_fraction");
         c = Cellular::CELLREPLAY;
         c.drift_period = Duration::ZERO;
-        assert!(c.check().unwrap_err().starts_with("drift_period"));
+        assert_eq!(c.check().unwrap_err().key(), "drift_period");
     }
 
     #[test]

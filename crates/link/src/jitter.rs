@@ -32,6 +32,8 @@
 
 use std::time::Duration;
 
+use crate::element::{self, Element, ElementError, ElementOption};
+
 use ramp_vocab::rng::Rng;
 use ramp_vocab::Time;
 
@@ -68,21 +70,6 @@ impl Jitter {
         p90: Duration::from_millis(20),
     };
 
-    /// Checks the ranges (0 < median, 1.01 median <= p90 <= [`MAX_JITTER`]);
-    /// the error says the range. A Lomax's p90/p50 ratio exceeds 1, so a
-    /// p90 at the median has no shape.
-    pub fn check(&self) -> Result<(), String> {
-        if self.median.is_zero()
-            || self.p90.as_secs_f64() < 1.01 * self.median.as_secs_f64()
-            || self.p90 > MAX_JITTER
-        {
-            return Err(format!(
-                "need 0 < median, 1.01 x median <= p90 <= {MAX_JITTER:?}"
-            ));
-        }
-        Ok(())
-    }
-
     /// The residual wait's Lomax (shape, scale in seconds) through the
     /// median and p90: quantile q is `scale * ((1-q)^(-1/shape) - 1)`, so
     /// the p90/p50 ratio fixes the shape (it falls as the shape grows) and
@@ -102,6 +89,55 @@ impl Jitter {
         }
         let shape = (lo * hi).sqrt();
         (shape, median / (2f64.powf(1.0 / shape) - 1.0))
+    }
+}
+
+/// `[path.jitter]`, `--wifi-jitter=…`: the median and 90th percentile,
+/// over WiFiSeer's.
+impl Element for Jitter {
+    const OPTIONS: &'static [ElementOption<Jitter>] = &[
+        ElementOption {
+            key: "median",
+            values: "<duration>",
+            help: "median extra delay",
+            parse: |j, v| {
+                j.median = element::duration(v)?;
+                Ok(())
+            },
+            display: |j| element::duration_text(j.median),
+        },
+        ElementOption {
+            key: "p90",
+            values: "<duration>",
+            help: "90th percentile of the extra delay, above the median",
+            parse: |j, v| {
+                j.p90 = element::duration(v)?;
+                Ok(())
+            },
+            display: |j| element::duration_text(j.p90),
+        },
+    ];
+    const DEFAULT: Jitter = Jitter::WIFI_SUI_2016;
+
+    /// Checks the ranges (0 < median, 1.01 median <= p90 <= [`MAX_JITTER`]);
+    /// the error says the range. A Lomax's p90/p50 ratio exceeds 1, so a
+    /// p90 at the median has no shape.
+    fn check(&self) -> Result<(), ElementError> {
+        if self.median.is_zero()
+            || self.p90.as_secs_f64() < 1.01 * self.median.as_secs_f64()
+            || self.p90 > MAX_JITTER
+        {
+            let key = if self.median.is_zero() {
+                "median"
+            } else {
+                "p90"
+            };
+            return Err(ElementError::value(
+                key,
+                format!("need 0 < median, 1.01 x median <= p90 <= {MAX_JITTER:?}"),
+            ));
+        }
+        Ok(())
     }
 }
 

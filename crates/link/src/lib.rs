@@ -16,7 +16,9 @@
 //! ([`DeliveryTrace`]), and a link may be cellular ([`Cellular`]: less
 //! capacity for a burst after idle, a drifting base delay). After the
 //! queue a link may delay without reordering as a Wi-Fi hop does
-//! ([`Jitter`]) and release packets in batches ([`AckAggregation`]). The
+//! ([`Jitter`]) and release packets in batches ([`AckAggregation`]). Each
+//! element's parameters have one option table ([`Element`]) that the
+//! scenario file, the population file and the command line all read. The
 //! real-time forwarders that drive a link on a wall clock (`ramp relay`,
 //! `ramp shell`) count what they did in [`ForwardCounters`], and seed each
 //! direction with [`uplink_seed`] or [`downlink_seed`].
@@ -29,6 +31,7 @@ mod bottleneck;
 mod cellular;
 mod codel;
 mod dualpi2;
+mod element;
 pub mod flowlog;
 mod forward;
 mod fq_codel;
@@ -48,6 +51,10 @@ pub use cellular::Cellular;
 pub use codel::CoDelParams;
 pub use dualpi2::{
     DualPi2, DualPi2Params, DualQueue, NativeAqm, StepThreshold, DOCSIS_RAMP_MAX, DOCSIS_RAMP_RANGE,
+};
+pub use element::{
+    duration_text, from_pairs, key_help, keys, parse_spec, spec_of, Element, ElementError,
+    ElementOption,
 };
 pub use forward::{downlink_seed, drop_event, uplink_seed, ForwardCounters};
 pub use fq_codel::FqCoDelParams;

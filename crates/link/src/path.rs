@@ -68,6 +68,77 @@ pub struct LinkConfig {
     pub aggregation: Option<AckAggregation>,
 }
 
+impl LinkConfig {
+    /// A drop-tail link of `rate`, a buffer of `limit_bytes` and a one-way
+    /// `delay`, with no other element; the `with_*` setters add them.
+    pub fn new(rate: Rate, limit_bytes: u64, delay: Duration) -> LinkConfig {
+        LinkConfig {
+            rate,
+            limit_bytes,
+            aqm: Aqm::DropTail,
+            delay,
+            loss: LossModel::None,
+            policer: None,
+            rate_steps: Vec::new(),
+            trace: None,
+            jitter: None,
+            cellular: None,
+            cellular_rtt: Duration::ZERO,
+            aggregation: None,
+        }
+    }
+
+    /// With queue discipline `aqm`.
+    pub fn with_aqm(mut self, aqm: Aqm) -> LinkConfig {
+        self.aqm = aqm;
+        self
+    }
+
+    /// With random loss `loss` after the queue.
+    pub fn with_loss(mut self, loss: LossModel) -> LinkConfig {
+        self.loss = loss;
+        self
+    }
+
+    /// With a token-bucket policer (rate, burst bytes) before the queue, or none.
+    pub fn with_policer(mut self, policer: Option<(Rate, u64)>) -> LinkConfig {
+        self.policer = policer;
+        self
+    }
+
+    /// With rate changes, in time order.
+    pub fn with_rate_steps(mut self, steps: Vec<RateStep>) -> LinkConfig {
+        self.rate_steps = steps;
+        self
+    }
+
+    /// Delivering at a trace's opportunities, or at the rate.
+    pub fn with_trace(mut self, trace: Option<Arc<DeliveryTrace>>) -> LinkConfig {
+        self.trace = trace;
+        self
+    }
+
+    /// With Wi-Fi delay variation after the queue, or none.
+    pub fn with_jitter(mut self, jitter: Option<Jitter>) -> LinkConfig {
+        self.jitter = jitter;
+        self
+    }
+
+    /// A cellular link, or not; `rtt` is the path's base RTT, which the
+    /// base-delay drift is a share of.
+    pub fn with_cellular(mut self, cellular: Option<Cellular>, rtt: Duration) -> LinkConfig {
+        self.cellular = cellular;
+        self.cellular_rtt = rtt;
+        self
+    }
+
+    /// With ACK aggregation after the queue, or none.
+    pub fn with_aggregation(mut self, aggregation: Option<AckAggregation>) -> LinkConfig {
+        self.aggregation = aggregation;
+        self
+    }
+}
+
 /// What [`Link::offer`] did.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Offer<P> {
@@ -247,24 +318,12 @@ mod tests {
 
     fn cfg(rate_mbit: u64, delay_ms: u64, queue_ms: u64, loss: f64) -> LinkConfig {
         let rate = Rate::from_bits_per_sec(rate_mbit * 1_000_000);
-        LinkConfig {
-            rate,
-            limit_bytes: crate::queue_bytes_for(rate, Duration::from_millis(queue_ms)),
-            aqm: Aqm::DropTail,
-            delay: Duration::from_millis(delay_ms),
-            loss: if loss > 0.0 {
-                LossModel::Bernoulli { p: loss }
-            } else {
-                LossModel::None
-            },
-            policer: None,
-            rate_steps: Vec::new(),
-            trace: None,
-            jitter: None,
-            cellular: None,
-            cellular_rtt: Duration::ZERO,
-            aggregation: None,
-        }
+        let limit = crate::queue_bytes_for(rate, Duration::from_millis(queue_ms));
+        LinkConfig::new(rate, limit, Duration::from_millis(delay_ms)).with_loss(if loss > 0.0 {
+            LossModel::Bernoulli { p: loss }
+        } else {
+            LossModel::None
+        })
     }
 
     fn pkt(size: u32) -> Packet<()> {
@@ -483,20 +542,8 @@ mod tests {
                 arrivals in proptest::collection::vec((0u64..5_000, 1u32..1500, 0u32..4, 0usize..4), 1..300),
             ) {
                 let rate = Rate::from_bits_per_sec(rate_kbit * 1000);
-                let c = LinkConfig {
-                    rate,
-                    limit_bytes: crate::queue_bytes_for(rate, Duration::from_micros(queue_us)).max(1500),
-                    aqm,
-                    delay: Duration::from_micros(delay_us),
-                    loss: LossModel::None,
-                    policer: None,
-                    rate_steps: Vec::new(),
-                    trace: None,
-                    jitter: None,
-                    cellular: None,
-                    cellular_rtt: Duration::ZERO,
-                    aggregation: None,
-                };
+                let limit = crate::queue_bytes_for(rate, Duration::from_micros(queue_us)).max(1500);
+                let c = LinkConfig::new(rate, limit, Duration::from_micros(delay_us)).with_aqm(aqm);
                 let mut l: Link<(usize, Time, u32)> = Link::new(&c, 5);
                 let mut now = Time::ZERO;
                 let mut fates = Vec::new();

@@ -4,6 +4,8 @@ use std::time::Duration;
 
 use ramp_sim::{BenchStop, BenchWorkload, Scenario};
 
+use crate::cc_list::{parse_cc_list, CcList};
+
 /// The fleet preset whose paths `--workload fleet-mix` draws.
 const FLEET_MIX_PRESET: &str = "rapid-start-2026";
 
@@ -39,13 +41,17 @@ pub enum Target {
         scenario: String,
         /// Controllers of `--workload scenario`, comma-separated;
         /// connections cycle through them.
-        #[arg(long, default_value = "newreno,rapidstart")]
-        cc: String,
+        #[arg(long, default_value = "newreno,rapidstart", value_parser = parse_cc_list)]
+        cc: CcList,
     },
     /// Fleet: connections per second at one thread and at N, CPU time per
     /// phase, the serial fraction and the speed-up Amdahl's law allows
     /// (a fleet run with records and summary, no charts, seed 1).
     Fleet(crate::cmd::fleet::bench::Args),
+    /// All of it in one table: instructions per packet (callgrind, where
+    /// valgrind is installed), packets/s per core (both `sim` workloads),
+    /// fleet connections/s at one thread and all cores, the speed-up.
+    All(crate::cmd::bench_all::Args),
 }
 
 /// Arguments of `ramp bench`.
@@ -73,6 +79,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             bench_sim(stop, workload, &scenario, &cc)
         }
         Target::Fleet(a) => crate::cmd::fleet::bench::run(&a),
+        Target::All(a) => crate::cmd::bench_all::run(&a),
     }
 }
 
@@ -80,14 +87,17 @@ fn bench_sim(
     stop: BenchStop,
     workload: SimWorkload,
     scenario: &str,
-    cc: &str,
+    cc: &CcList,
 ) -> anyhow::Result<()> {
     let (w, what) = match workload {
         SimWorkload::Scenario => {
             let mut sc = Scenario::load(scenario)?;
             sc.size_bytes = 3_000_000;
-            let specs = ramp_cc::spec::parse_list(cc).map_err(|e| anyhow::anyhow!("--cc: {e}"))?;
-            let what = format!("scenario {}, {} bytes, cc {cc}", sc.name, sc.size_bytes);
+            let specs = cc.specs.clone();
+            let what = format!(
+                "scenario {}, {} bytes, cc {}",
+                sc.name, sc.size_bytes, cc.text
+            );
             (
                 BenchWorkload::Scenario {
                     scenario: Box::new(sc),

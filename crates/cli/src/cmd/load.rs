@@ -8,7 +8,6 @@ use std::time::Duration;
 
 use anyhow::Context;
 use ramp_quic::load::{self, LoadConfig, Progress, Protocol, Summary};
-use ramp_quic::parse_optional_duration;
 use ramp_quic::Trust;
 use ramp_vocab::units::parse_duration;
 
@@ -44,14 +43,14 @@ pub struct Args {
     cacert: Option<PathBuf>,
     /// Stop the whole run after this long (in-flight requests end as
     /// timeouts, unsent ones are not started).
-    #[arg(long, short = 'D')]
-    duration: Option<String>,
+    #[arg(long, short = 'D', value_parser = parse_duration)]
+    duration: Option<Duration>,
     /// Give up one request after this long.
-    #[arg(long, default_value = "60s")]
-    timeout: String,
+    #[arg(long, default_value = "60s", value_parser = parse_duration)]
+    timeout: Duration,
     /// Give up a handshake after this long.
-    #[arg(long, default_value = "10s")]
-    connect_timeout: String,
+    #[arg(long, default_value = "10s", value_parser = parse_duration)]
+    connect_timeout: Duration,
     /// Per-request NDJSON records, in request order.
     #[arg(long)]
     json: Option<PathBuf>,
@@ -93,9 +92,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         clients: args.clients,
         max_streams: args.max_streams,
         trust,
-        request_timeout: parse_duration(&args.timeout).context("--timeout")?,
-        connect_timeout: parse_duration(&args.connect_timeout).context("--connect-timeout")?,
-        duration_cap: parse_optional_duration(args.duration.as_deref()).context("--duration")?,
+        request_timeout: args.timeout,
+        connect_timeout: args.connect_timeout,
+        duration_cap: args.duration,
     };
     if cfg.requests == 0 || cfg.clients == 0 || cfg.max_streams == 0 {
         anyhow::bail!("-n, -c and -m must each be at least 1");

@@ -2,14 +2,14 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::Context;
-use ramp_link::DeliveryTrace;
 use ramp_quic::block_until_interrupted;
-use ramp_quic::parse_optional_duration;
 use ramp_quic::relay::{Relay, RelayConfig};
+use ramp_vocab::units::parse_duration;
 
+use crate::forwarder_flags::ForwarderFlags;
 use crate::link_elements::LinkElementFlags;
 use crate::path_flags::PathFlags;
 
@@ -34,52 +34,33 @@ pub struct Args {
     /// The server.
     #[arg(long)]
     upstream: SocketAddr,
-    /// The emulated link, each direction: `--rate`, `--rtt` and `--queue`
-    /// are required.
+    /// The emulated link, each direction: `--rtt` and `--queue` are
+    /// required, and `--rate` unless both directions replay a trace.
     #[command(flatten)]
     path: PathFlags,
     /// Cellular behaviour, Wi-Fi delay variation, ACK aggregation.
     #[command(flatten)]
     elements: LinkElementFlags,
-    /// Mahimahi trace for the server -> client direction: one line per
-    /// 1500-byte delivery opportunity, in ms, repeating; replaces --rate
-    /// in that direction (the buffer is --queue at the trace's mean rate).
-    #[arg(long)]
-    trace: Option<PathBuf>,
-    /// Mahimahi trace for the client -> server direction.
-    #[arg(long, alias = "up-trace")]
-    uplink_trace: Option<PathBuf>,
-    /// Seed of the random elements (losses, cellular drift, Wi-Fi delay
-    /// variation; each direction draws from its own streams).
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
-    /// NDJSON event log: every enqueue with the queue depth, every drop.
-    #[arg(long)]
-    log: Option<PathBuf>,
+    /// Traces, seed, event log, scheduling.
+    #[command(flatten)]
+    fwd: ForwarderFlags,
     /// NDJSON flow log, written when the relay stops: one record per
     /// client (times each way, bytes, drops by cause, the transfer time
     /// from the link; docs/shell.md, "Flow log and packet log").
     #[arg(long)]
     flow_log: Option<PathBuf>,
     /// Stop after this long (e.g. 60s); default: until Ctrl-C.
-    #[arg(long)]
-    duration: Option<String>,
-    /// Run the relay's threads at normal priority instead of SCHED_FIFO
-    /// (real-time priority keeps datagrams on time on a busy machine).
-    #[arg(long)]
-    no_realtime: bool,
+    #[arg(long, value_parser = parse_duration)]
+    duration: Option<Duration>,
 }
 
 /// Runs `ramp relay`.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    crate::clobber::refuse_optional_outputs(
-        &[("--log", args.log.as_ref())],
-        &[args.trace.as_ref(), args.uplink_trace.as_ref()],
-    )?;
-    let (rate, rtt, queue) = args.path.required()?;
+    args.fwd.refuse_log_over_traces()?;
+    let traces = args.fwd.traces()?;
+    let (rate, rtt, queue) = args.fwd.link(&args.path, &traces)?;
     let loss = args.path.loss.unwrap_or(0.0);
     let aqm = args.path.aqm.unwrap_or_default();
-    let limit = parse_optional_duration(args.duration.as_deref()).context("--duration")?;
     let mut cfg = RelayConfig::symmetric(
         args.listen,
         args.upstream,
@@ -87,29 +68,22 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         rtt,
         queue,
         loss,
-        args.seed,
+        args.fwd.seed,
     );
-    cfg.log = args.log;
+    cfg.log = args.fwd.log;
     cfg.flow_log = args.flow_log;
-    cfg.realtime = !args.no_realtime;
+    cfg.realtime = !args.fwd.no_realtime;
     cfg.up.aqm = aqm;
     cfg.down.aqm = aqm;
     args.elements.apply(&mut cfg.up, &mut cfg.down, rtt);
-    if let Some(f) = &args.trace {
-        cfg.down
-            .set_trace(Arc::new(DeliveryTrace::load(f).context("--trace")?));
-    }
-    if let Some(f) = &args.uplink_trace {
-        cfg.up
-            .set_trace(Arc::new(DeliveryTrace::load(f).context("--uplink-trace")?));
-    }
+    traces.apply(&mut cfg.up, &mut cfg.down);
     let relay = Relay::start(cfg).with_context(|| format!("relay on {}", args.listen))?;
     crate::stdout_line::say!(
         "listening on {} upstream {}",
         relay.local_addr(),
         args.upstream
     );
-    block_until_interrupted(limit)?;
+    block_until_interrupted(args.duration)?;
     let c = relay.stop()?;
     for (name, d) in [("up", c.up), ("down", c.down)] {
         ramp_vocab::note!("ramp relay {name}: {d}");

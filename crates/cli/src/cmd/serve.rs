@@ -2,14 +2,15 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::time::Duration;
 
-use anyhow::Context;
-use ramp_quic::parse_optional_duration;
-use ramp_quic::server::{serve_blocking_with, ServeConfig, ServeOptions};
+use clap::builder::{PossibleValuesParser, TypedValueParser};
+use ramp_quic::server::{serve_blocking_with, AckTiming, SendPacing, ServeConfig, ServeOptions};
 use ramp_quic::CcChoice;
 use ramp_quic::Identity;
 use ramp_quic::PathLabels;
-use ramp_vocab::units::{parse_loss, parse_rate};
+use ramp_vocab::units::{parse_duration, parse_loss, parse_rate};
+use ramp_vocab::Rate;
 
 /// Arguments of `ramp serve`.
 ///
@@ -20,8 +21,8 @@ use ramp_vocab::units::{parse_loss, parse_rate};
 pub struct Args {
     /// Controller, named as in the simulator (newreno, cubic,
     /// cubic+hystart, rapidstart, jumpstart, with options in parentheses).
-    #[arg(long, default_value = "cubic")]
-    cc: String,
+    #[arg(long, default_value = "cubic", value_parser = CcChoice::parse)]
+    cc: CcChoice,
     /// UDP address to listen on (port 0: any free port, printed at start).
     #[arg(long, default_value = "127.0.0.1:4433")]
     listen: SocketAddr,
@@ -38,20 +39,20 @@ pub struct Args {
     #[arg(long)]
     root: Option<PathBuf>,
     /// Stop after this long (e.g. 30s); default: until Ctrl-C.
-    #[arg(long)]
-    duration: Option<String>,
+    #[arg(long, value_parser = parse_duration)]
+    duration: Option<Duration>,
     /// Record label `path.rate-bps` (the emulated path, e.g. 20mbit).
-    #[arg(long)]
-    path_rate: Option<String>,
+    #[arg(long, value_parser = parse_rate)]
+    path_rate: Option<Rate>,
     /// Record label `path.rtt-ms` (e.g. 40ms).
-    #[arg(long)]
-    path_rtt: Option<String>,
+    #[arg(long, value_parser = parse_duration)]
+    path_rtt: Option<Duration>,
     /// Record label `path.queue-ms` (e.g. 40ms).
-    #[arg(long)]
-    path_queue: Option<String>,
+    #[arg(long, value_parser = parse_duration)]
+    path_queue: Option<Duration>,
     /// Record label `path.loss` (e.g. 0.5%).
-    #[arg(long)]
-    path_loss: Option<String>,
+    #[arg(long, value_parser = parse_loss)]
+    path_loss: Option<f64>,
     /// Record label `seed`.
     #[arg(long)]
     seed: Option<u64>,
@@ -81,8 +82,8 @@ pub struct Args {
     /// path settles at 1472, loopback at 6550); `off` keeps every packet at 1200 bytes, the size the
     /// simulator models — use it (or --datagram-bytes) for congestion
     /// control experiments compared with `ramp sim`.
-    #[arg(long, default_value = "on", value_parser = ["on", "off"])]
-    pmtud: String,
+    #[arg(long, default_value = "on")]
+    pmtud: Switch,
     /// Who paces sends: `controller` (default) sends at the controller's
     /// pacing rate, datagram by datagram, with the pacer the arm names as
     /// the simulator does (`pacer=quicly`: quicly's pacer, a 1 ms clock and
@@ -90,15 +91,32 @@ pub struct Args {
     /// `quicly` uses quicly's pacer for any arm; `quinn` leaves quinn
     /// 0.11's own pacer in charge (1.25·cwnd/srtt in bursts of 10 or more
     /// packets), for reference (docs/real-pacing.md).
-    #[arg(long, default_value = "controller", value_parser = ramp_quic::server::SendPacing::NAMES)]
-    pacing: String,
+    #[arg(
+        long,
+        default_value = "controller",
+        value_parser = PossibleValuesParser::new(SendPacing::NAMES).try_map(|s| s.parse::<SendPacing>())
+    )]
+    pacing: SendPacing,
     /// The time an ACK frame is given to the controller: `kernel`
     /// (default) is when the kernel received its datagram
     /// (SO_TIMESTAMPNS), as the simulator times each ACK; `driver` is
     /// quinn 0.11's one time per receive wake-up, shared by every
     /// datagram read in it (docs/real-pacing.md).
-    #[arg(long, default_value = "kernel", value_parser = ramp_quic::server::AckTiming::NAMES)]
-    ack_timing: String,
+    #[arg(
+        long,
+        default_value = "kernel",
+        value_parser = PossibleValuesParser::new(AckTiming::NAMES).try_map(|s| s.parse::<AckTiming>())
+    )]
+    ack_timing: AckTiming,
+}
+
+/// An on/off switch (`--pmtud`).
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum Switch {
+    /// On.
+    On,
+    /// Off.
+    Off,
 }
 
 /// Runs `ramp serve`.
@@ -107,11 +125,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         &[("--stats", args.stats.as_ref())],
         &[args.cert.as_ref(), args.key.as_ref(), args.root.as_ref()],
     )?;
-    let cc = CcChoice::parse(&args.cc).map_err(|e| anyhow::anyhow!("--cc {}: {e}", args.cc))?;
-    let pacing: ramp_quic::server::SendPacing = args
-        .pacing
-        .parse()
-        .map_err(|e| anyhow::anyhow!("--pacing: {e}"))?;
+    let cc = args.cc;
+    let pacing = args.pacing;
     // An arm's `pacer=` (the seed arms carry quicly's) chooses the pacer
     // under `--pacing controller`, as in the simulator; an explicit
     // `--pacing quicly|quinn` overrides it, which is worth a word.
@@ -122,7 +137,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         {
             ramp_vocab::note!(
                 "ramp serve: warning: --cc {}: the arm names pacer={}, but --pacing {} paces it",
-                args.cc,
+                cc.name,
                 m.as_str(),
                 effective.name()
             );
@@ -136,21 +151,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         _ => Identity::self_signed()?,
     };
     let labels = PathLabels {
-        rate_bps: args
-            .path_rate
-            .as_deref()
-            .map(parse_rate)
-            .transpose()
-            .context("--path-rate")?
-            .map(|r| r.bits_per_sec()),
-        rtt: parse_optional_duration(args.path_rtt.as_deref()).context("--path-rtt")?,
-        queue: parse_optional_duration(args.path_queue.as_deref()).context("--path-queue")?,
-        loss: args
-            .path_loss
-            .as_deref()
-            .map(parse_loss)
-            .transpose()
-            .context("--path-loss")?,
+        rate_bps: args.path_rate.map(|r| r.bits_per_sec()),
+        rtt: args.path_rtt,
+        queue: args.path_queue,
+        loss: args.path_loss,
         seed: args.seed,
         group: args.group.clone(),
     };
@@ -160,7 +164,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             anyhow::bail!("--root {}: not a directory", root.display());
         }
     }
-    let limit = parse_optional_duration(args.duration.as_deref()).context("--duration")?;
+    let limit = args.duration;
     let name = cc.name.clone();
     // HTTP/2 listens on TCP at HTTP/3's address, port included (so with
     // `--listen :0` both share the port the UDP socket got), unless
@@ -185,12 +189,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let opts = ServeOptions {
         datagram_bytes: args.datagram_bytes,
-        pmtud: args.pmtud == "on",
+        pmtud: args.pmtud == Switch::On,
         pacing,
-        ack_timing: args
-            .ack_timing
-            .parse()
-            .map_err(|e| anyhow::anyhow!("--ack-timing: {e}"))?,
+        ack_timing: args.ack_timing,
     };
     let counters = serve_blocking_with(cfg, opts, limit, |addr| {
         // Scripts read the port from this line when listening on port 0.

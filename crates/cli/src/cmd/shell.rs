@@ -2,16 +2,14 @@
 
 use std::ffi::OsString;
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::Context;
 use ramp_cc::Rate;
-use ramp_link::DeliveryTrace;
 use ramp_quic::relay::LinkParams;
 use ramp_shell::ShellConfig;
 use ramp_vocab::units::{parse_duration, parse_loss, parse_rate};
 
+use crate::forwarder_flags::ForwarderFlags;
 use crate::link_elements::LinkElementFlags;
 use crate::path_flags::PathFlags;
 
@@ -34,7 +32,8 @@ use crate::path_flags::PathFlags;
 )]
 pub struct Args {
     /// The emulated link: each direction unless an --uplink-… flag says
-    /// otherwise; `--rate`, `--rtt` and `--queue` are required.
+    /// otherwise; `--rtt` and `--queue` are required, and `--rate` unless
+    /// both directions replay a trace.
     #[command(flatten)]
     path: PathFlags,
     /// Cellular behaviour, Wi-Fi delay variation, ACK aggregation.
@@ -52,21 +51,9 @@ pub struct Args {
     /// The uplink's random loss, when it differs.
     #[arg(long, value_parser = parse_loss)]
     uplink_loss: Option<f64>,
-    /// Mahimahi trace for the downlink (into the shell): one line per
-    /// 1500-byte delivery opportunity, in ms, repeating; replaces --rate
-    /// in that direction (the buffer is --queue at the trace's mean rate).
-    #[arg(long)]
-    trace: Option<PathBuf>,
-    /// Mahimahi trace for the uplink; replaces --uplink-rate.
-    #[arg(long, alias = "up-trace")]
-    uplink_trace: Option<PathBuf>,
-    /// Seed of the random elements.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
-    /// NDJSON event log (the relay's format): every arrival with the queue
-    /// depth, every drop.
-    #[arg(long)]
-    log: Option<PathBuf>,
+    /// Traces, seed, event log, scheduling.
+    #[command(flatten)]
+    fwd: ForwarderFlags,
     /// NDJSON flow log, written when the shell ends: one record per flow
     /// (protocol and both ends): packets, bytes, first and last times each
     /// way, drops by cause, CE marks, and the transfer time seen from the
@@ -78,10 +65,6 @@ pub struct Args {
     /// drop, each with its flow. `ramp plot flows` draws it.
     #[arg(long)]
     packet_log: Option<PathBuf>,
-    /// Run the forwarding loop at normal priority instead of SCHED_FIFO
-    /// (real-time priority keeps packets on time on a busy machine).
-    #[arg(long)]
-    no_realtime: bool,
     /// Remove the namespaces of shells that were killed (SIGKILL) and exit.
     #[arg(long, conflicts_with_all = ["rate", "rtt", "queue", "command"])]
     cleanup: bool,
@@ -92,10 +75,7 @@ pub struct Args {
 
 /// Runs `ramp shell`; exits with the command's status.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    crate::clobber::refuse_optional_outputs(
-        &[("--log", args.log.as_ref())],
-        &[args.trace.as_ref(), args.uplink_trace.as_ref()],
-    )?;
+    args.fwd.refuse_log_over_traces()?;
     if args.cleanup {
         ramp_shell::preflight()?;
         let c = ramp_shell::cleanup();
@@ -111,8 +91,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         return Ok(());
     }
-    let (rate, rtt, queue) = args.path.required()?;
-    check_rate(rate, "--rate")?;
+    let traces = args.fwd.traces()?;
+    let (rate, rtt, queue) = args.fwd.link(&args.path, &traces)?;
+    if args.path.rate.is_some() {
+        check_rate(rate, "--rate")?;
+    }
     let mut down = LinkParams::new(
         rate,
         rtt / 2,
@@ -134,6 +117,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if let Some(a) = args.uplink_aqm {
         up.aqm = a;
     }
+    args.elements.apply(&mut up, &mut down, rtt);
+    traces.apply(&mut up, &mut down);
+    // After the traces: a trace's mean rate sizes its direction's buffer.
     for (flag, q, r) in [
         ("--queue", down.queue, down.rate),
         ("--uplink-queue", up.queue, up.rate),
@@ -145,19 +131,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             );
         }
     }
-    args.elements.apply(&mut up, &mut down, rtt);
-    if let Some(f) = &args.trace {
-        down.set_trace(Arc::new(DeliveryTrace::load(f).context("--trace")?));
-    }
-    if let Some(f) = &args.uplink_trace {
-        up.set_trace(Arc::new(DeliveryTrace::load(f).context("--uplink-trace")?));
-    }
     for (flag, out) in [
         ("--flow-log", &args.flow_log),
         ("--packet-log", &args.packet_log),
     ] {
         let Some(out) = out else { continue };
-        for input in [&args.trace, &args.uplink_trace].into_iter().flatten() {
+        for input in [&args.fwd.trace, &args.fwd.uplink_trace]
+            .into_iter()
+            .flatten()
+        {
             if same_file(out, input) {
                 anyhow::bail!("{flag} {}: that is a trace this shell reads", out.display());
             }
@@ -166,11 +148,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let cfg = ShellConfig {
         up: up.link_config(),
         down: down.link_config(),
-        seed: args.seed,
-        log: args.log,
+        seed: args.fwd.seed,
+        log: args.fwd.log,
         flow_log: args.flow_log,
         packet_log: args.packet_log,
-        realtime: !args.no_realtime,
+        realtime: !args.fwd.no_realtime,
     };
     let out = ramp_shell::run(&cfg, &args.command)?;
     for (name, d) in [("up", out.counters.up), ("down", out.counters.down)] {

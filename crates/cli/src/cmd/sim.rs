@@ -4,13 +4,15 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 
-use anyhow::{bail, Context};
+use anyhow::Context;
 use ramp_sim::scenario::presets;
 use ramp_sim::scenario::QueueLimit;
 use ramp_sim::{run_connection, Record, Scenario, TraceSink};
 use ramp_vocab::units;
 
+use crate::cc_list::{parse_cc_list, CcList};
 use crate::file_stem::safe_stem;
+use crate::link_elements::LinkElementFlags;
 use crate::path_flags::PathFlags;
 
 /// Arguments of `ramp sim`.
@@ -21,8 +23,8 @@ pub struct Args {
     #[arg(long)]
     pub scenario: Option<String>,
     /// Controllers to compare, comma-separated (`newreno,rapidstart(beta=0.7)`).
-    #[arg(long, default_value = "newreno,rapidstart")]
-    pub cc: String,
+    #[arg(long, default_value = "newreno,rapidstart", value_parser = parse_cc_list)]
+    pub cc: CcList,
     /// Object size (e.g. 3MB, 500KB, 1MiB).
     #[arg(long)]
     pub size: Option<String>,
@@ -33,6 +35,11 @@ pub struct Args {
     /// scenario's.
     #[command(flatten)]
     pub path: PathFlags,
+    /// Cellular behaviour, Wi-Fi delay variation, ACK aggregation, each
+    /// overriding the scenario's (`[path.cellular]`, `[path.jitter]`,
+    /// `path.ack_aggregation`, which take the same keys and values).
+    #[command(flatten)]
+    pub elements: LinkElementFlags,
     /// Client ACK policy: rfc9000, chrome, ackfreq(N,DELAY).
     #[arg(long)]
     pub ack_policy: Option<String>,
@@ -86,6 +93,7 @@ pub fn scenario_from(args: &Args) -> anyhow::Result<Scenario> {
     if let Some(l) = path.loss_model() {
         sc.path.loss = l;
     }
+    args.elements.apply_to_path(&mut sc.path);
     if let Some(a) = &args.ack_policy {
         sc.endpoint.ack_policy =
             ramp_sim::AckPolicy::parse(a).map_err(|e| flag("ack-policy", &e))?;
@@ -111,6 +119,11 @@ fn in_flag_terms(message: &str, args: &Args) -> String {
     let set_by_flag = [
         ("path.rate", "--rate", p.rate.is_some()),
         ("path.queue", "--queue", p.queue.is_some()),
+        (
+            "path.cellular",
+            "--cellular",
+            args.elements.cellular.is_some(),
+        ),
         ("path.forward_delay", "--rtt", p.rtt.is_some()),
         ("path.reverse_delay", "--rtt", p.rtt.is_some()),
         ("endpoint.iw", "--iw", args.iw.is_some()),
@@ -179,16 +192,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
     }
     let sc = scenario_from(&args)?;
-    let specs = ramp_cc::spec::parse_list(&args.cc).map_err(|e| anyhow::anyhow!("--cc: {e}"))?;
-    if specs.is_empty() {
-        bail!("--cc: give at least one controller");
-    }
+    let specs = &args.cc.specs;
     for dir in [&args.trace, &args.qlog].into_iter().flatten() {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
     let seed = sc.seed;
     let records: Vec<Record> = if args.trace.is_none() && args.qlog.is_none() {
-        ramp_sim::run_arms(&sc, &specs, seed, args.threads)?
+        ramp_sim::run_arms(&sc, specs, seed, args.threads)?
     } else {
         let cfg = ramp_sim::cc_config(&sc);
         let mut out = Vec::new();
@@ -225,7 +235,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     print_table(&sc, &records);
     if !sc.cross_flows.is_empty() || !sc.web.is_empty() {
-        for spec in &specs {
+        for spec in specs {
             let all = ramp_sim::run_flows(&sc, spec, seed, &mut TraceSink::off())?;
             print_sharing(&sc, &all);
         }
@@ -331,6 +341,105 @@ fn print_table(sc: &Scenario, records: &[Record]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: Args,
+    }
+
+    /// The scenario `ramp sim` builds from these flags alone.
+    fn from_flags(flags: &[&str]) -> Result<Scenario, String> {
+        let cli = Cli::try_parse_from(std::iter::once("sim").chain(flags.iter().copied()))
+            .map_err(|e| e.to_string())?;
+        scenario_from(&cli.args).map_err(|e| e.to_string())
+    }
+
+    /// The scenario a file with these `[path]` lines gives.
+    fn from_toml(path: &str) -> Result<Scenario, String> {
+        Scenario::from_toml(&format!("[path]\n{path}"), "custom").map_err(|e| e.to_string())
+    }
+
+    /// One text, two doors: the same `KEY=VALUE` strings given as
+    /// `--cellular`/`--wifi-jitter`/`--ack-aggregation` and as the scenario
+    /// file's `[path.cellular]`/`[path.jitter]`/`path.ack_aggregation`
+    /// give the same path, and the same bad value is refused through both
+    /// with the same words.
+    #[test]
+    fn the_same_element_strings_give_the_same_path_through_toml_and_flags() {
+        let cellular = [
+            ("light_bytes", "100KB"),
+            ("light_fraction", "0.25"),
+            ("idle_reset", "20ms"),
+            ("drift_mean", "0.3"),
+            ("drift_period", "500ms"),
+        ];
+        let jitter = [("median", "2500us"), ("p90", "17ms")];
+        let flag = |pairs: &[(&str, &str)]| {
+            pairs
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        let table = |name: &str, pairs: &[(&str, &str)]| {
+            let keys: String = pairs
+                .iter()
+                .map(|(k, v)| format!("{k} = \"{v}\"\n"))
+                .collect();
+            format!("[path.{name}]\n{keys}")
+        };
+        let cli = from_flags(&[
+            &format!("--cellular={}", flag(&cellular)),
+            &format!("--wifi-jitter={}", flag(&jitter)),
+            "--ack-aggregation",
+            "4ms",
+        ])
+        .unwrap();
+        let file = from_toml(&format!(
+            "ack_aggregation = \"4ms\"\n{}{}",
+            table("cellular", &cellular),
+            table("jitter", &jitter)
+        ))
+        .unwrap();
+        assert_eq!(cli.path, file.path);
+        assert!(cli.path.cellular.is_some() && cli.path.jitter.is_some());
+        assert_eq!(
+            cli.path.cellular.map(|c| ramp_link::spec_of(&c)),
+            Some(flag(&cellular).replace("100KB", "100000"))
+        );
+        // Alone, both give the same sourced defaults.
+        let cli = from_flags(&["--cellular", "--wifi-jitter"]).unwrap();
+        let file = from_toml("[path.cellular]\n[path.jitter]\n").unwrap();
+        assert_eq!(cli.path, file.path);
+        assert_eq!(cli.path.cellular, Some(ramp_link::Cellular::CELLREPLAY));
+        assert_eq!(cli.path.jitter, Some(ramp_link::Jitter::WIFI_SUI_2016));
+        // A bad value: the same reason, after the flag or the key.
+        for (name, pairs, reason) in [
+            (
+                "cellular",
+                &[("light_fraction", "1.5")][..],
+                "light_fraction: must lie in (0, 1]",
+            ),
+            ("cellular", &[("burst", "1")], "burst: unknown key"),
+            ("jitter", &[("p90", "2s")], "p90: need 0 < median"),
+        ] {
+            let opt = if name == "jitter" {
+                "wifi-jitter"
+            } else {
+                name
+            };
+            let e = from_flags(&[&format!("--{opt}={}", flag(pairs))]).unwrap_err();
+            assert!(e.contains(&format!("--{opt}")) && e.contains(reason), "{e}");
+            let e = from_toml(&table(name, pairs)).unwrap_err();
+            assert!(e.contains(&format!("path.{name}.{reason}")), "{e}");
+        }
+        let e = from_flags(&["--ack-aggregation", "0ms"]).unwrap_err();
+        assert!(e.contains("--ack-aggregation") && e.contains("ack_aggregation: must be positive"));
+        let e = from_toml("ack_aggregation = \"0ms\"\n").unwrap_err();
+        assert!(e.contains("path.ack_aggregation: must be positive"), "{e}");
+    }
 
     #[test]
     fn trace_file_names_are_safe() {

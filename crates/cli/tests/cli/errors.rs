@@ -346,3 +346,112 @@ fn a_too_long_rtt_names_the_rtt_typed_and_the_rtt_range() {
     assert!(e.contains("--rtt: 100s is above the maximum 20s"), "{e}");
     assert!(!e.contains("50s"), "{e}");
 }
+
+/// Every typed flag of the real-mode commands refuses a bad value by clap,
+/// before any work (no socket bound, no file read): exit status 2 and the
+/// flag's name. `serve` would otherwise listen; `relay` would bind.
+#[test]
+fn a_bad_typed_value_is_refused_by_clap_before_any_work() {
+    for (args, flag) in [
+        (
+            &["serve", "--listen", "127.0.0.1:0", "--duration", "5"][..],
+            "--duration",
+        ),
+        (
+            &["serve", "--listen", "127.0.0.1:0", "--path-rate", "fast"],
+            "--path-rate",
+        ),
+        (
+            &["serve", "--listen", "127.0.0.1:0", "--path-rtt", "40"],
+            "--path-rtt",
+        ),
+        (
+            &["serve", "--listen", "127.0.0.1:0", "--path-queue", "x"],
+            "--path-queue",
+        ),
+        (
+            &["serve", "--listen", "127.0.0.1:0", "--path-loss", "0.5"],
+            "--path-loss",
+        ),
+        (
+            &["serve", "--listen", "127.0.0.1:0", "--pmtud", "maybe"],
+            "--pmtud",
+        ),
+        (
+            &["serve", "--listen", "127.0.0.1:0", "--pacing", "fast"],
+            "--pacing",
+        ),
+        (
+            &["serve", "--listen", "127.0.0.1:0", "--ack-timing", "now"],
+            "--ack-timing",
+        ),
+        (
+            &["serve", "--listen", "127.0.0.1:0", "--cc", "nosuchcc"],
+            "--cc",
+        ),
+        (
+            &["load", "https://127.0.0.1:9/x", "--timeout", "60"],
+            "--timeout",
+        ),
+        (
+            &["load", "https://127.0.0.1:9/x", "--connect-timeout", "soon"],
+            "--connect-timeout",
+        ),
+        (&["load", "https://127.0.0.1:9/x", "-D", "1"], "--duration"),
+        (&["sim", "--cc", "nosuchcc"], "--cc"),
+        (&["bench", "sim", "--cc", "nosuchcc"], "--cc"),
+        (&["sim", "--cellular=light_fraction=2"], "--cellular"),
+        (
+            &[
+                "relay",
+                "--listen",
+                "127.0.0.1:0",
+                "--upstream",
+                "127.0.0.1:9",
+                "--duration",
+                "1",
+            ],
+            "--duration",
+        ),
+    ] {
+        let e = fails(run(args));
+        assert!(e.contains(flag), "{args:?}: {e}");
+    }
+}
+
+/// With a trace in each direction, the forwarders take each direction's
+/// rate from its trace: `--rate` is not required (and one trace alone
+/// still needs it, for the other direction).
+#[test]
+fn relay_with_two_traces_needs_no_rate() {
+    let d = scratch("two-traces");
+    let t = d.join("1ms.trace");
+    std::fs::write(&t, "1\n").unwrap();
+    let t = t.to_str().unwrap();
+    let base = [
+        "relay",
+        "--listen",
+        "127.0.0.1:0",
+        "--upstream",
+        "127.0.0.1:9",
+        "--rtt",
+        "40ms",
+        "--queue",
+        "40ms",
+        "--trace",
+        t,
+    ];
+    let o = ramp()
+        .args(base)
+        .args(["--uplink-trace", t, "--duration", "100ms", "--no-realtime"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = run(&base);
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success() && e.contains("--rate is required"),
+        "{e}"
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -77,24 +77,25 @@ impl LinkParams {
 
     /// The shared model's configuration of this direction.
     pub fn link_config(&self) -> LinkConfig {
-        LinkConfig {
-            rate: self.rate,
-            limit_bytes: queue_bytes_for(self.rate, self.queue),
-            aqm: self.aqm,
-            delay: self.delay,
-            loss: if self.loss > 0.0 {
-                LossModel::Bernoulli { p: self.loss }
-            } else {
-                LossModel::None
-            },
-            policer: None,
-            rate_steps: Vec::new(),
-            trace: self.trace.clone(),
-            jitter: self.jitter,
-            cellular: self.cellular.map(|(c, _)| c),
-            cellular_rtt: self.cellular.map_or(Duration::ZERO, |(_, rtt)| rtt),
-            aggregation: self.aggregation,
-        }
+        let (cellular, rtt) = match self.cellular {
+            Some((c, rtt)) => (Some(c), rtt),
+            None => (None, Duration::ZERO),
+        };
+        LinkConfig::new(
+            self.rate,
+            queue_bytes_for(self.rate, self.queue),
+            self.delay,
+        )
+        .with_aqm(self.aqm)
+        .with_loss(if self.loss > 0.0 {
+            LossModel::Bernoulli { p: self.loss }
+        } else {
+            LossModel::None
+        })
+        .with_trace(self.trace.clone())
+        .with_jitter(self.jitter)
+        .with_cellular(cellular, rtt)
+        .with_aggregation(self.aggregation)
     }
 }
 

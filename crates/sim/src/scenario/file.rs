@@ -122,7 +122,9 @@ fn table_line(text: &str, name: &str) -> Option<usize> {
 struct KeyLines {
     /// Top-level keys (`size`, `time_limit`) and the `[path]` and
     /// `[endpoint]` tables.
-    keys: Vec<(&'static str, usize)>,
+    /// The elements' keys (`path.cellular.light_fraction`) come first, so
+    /// that an error about one finds its own line before the table's.
+    keys: Vec<(String, usize)>,
     flows: Vec<usize>,
     webs: Vec<usize>,
     rate_steps: Vec<usize>,
@@ -132,9 +134,14 @@ impl KeyLines {
     fn of(f: &FileScenario, text: &str) -> KeyLines {
         let line = |start: usize| line_of(text, start);
         let mut keys = Vec::new();
+        if let Some(p) = &f.path {
+            for (table, e) in [("cellular", &p.cellular), ("jitter", &p.jitter)] {
+                keys.extend(e.iter().flat_map(|e| e.key_lines(table, text)));
+            }
+        }
         let mut key = |k: &'static str, span: Option<core::ops::Range<usize>>| {
             if let Some(s) = span {
-                keys.push((k, line(s.start)));
+                keys.push((k.to_string(), line(s.start)));
             }
         };
         key("size", f.size.as_ref().map(Spanned::span));
@@ -147,7 +154,7 @@ impl KeyLines {
             ("endpoint", table_line(text, "endpoint")),
         ] {
             if let Some(l) = line {
-                keys.push((k, l));
+                keys.push((k.to_string(), l));
             }
         }
         KeyLines {
@@ -180,9 +187,9 @@ impl KeyLines {
                 self.flows.get(max).copied()
             })
             .or_else(|| {
-                self.keys.iter().find_map(|&(k, line)| {
-                    let rest = m.strip_prefix(k)?;
-                    rest.starts_with([':', '.', ' ']).then_some(line)
+                self.keys.iter().find_map(|(k, line)| {
+                    let rest = m.strip_prefix(k.as_str())?;
+                    rest.starts_with([':', '.', ' ']).then_some(*line)
                 })
             })
     }
@@ -265,36 +272,62 @@ struct FilePath {
     aqm: Option<Q<Aqm>>,
     ecn_threshold: Option<Q<Duration>>,
     reverse_rate: Option<Q<Rate>>,
-    ack_aggregation: Option<Q<Duration>>,
+    ack_aggregation: Option<units::QuantityText>,
     #[serde(default)]
     rate_step: Vec<Spanned<FileRateStep>>,
     trace: Option<String>,
-    jitter: Option<FileJitter>,
+    jitter: Option<FileElement>,
     ack_batching: Option<FileBatching>,
-    cellular: Option<FileCellular>,
+    cellular: Option<FileElement>,
 }
 
-/// `[path.cellular]`: every key optional, CellReplay's defaults.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct FileCellular {
-    light_bytes: Option<Q<u64>>,
-    light_fraction: Option<f64>,
-    idle_reset: Option<Q<Duration>>,
-    drift_mean: Option<f64>,
-    drift_period: Option<Q<Duration>>,
+/// A link element's table (`[path.cellular]`, `[path.jitter]`): its keys
+/// in file order, each value kept as text with its byte span, for the
+/// element's one option table in ramp-link ([`ramp_link::Element`]), which
+/// the command line's `--cellular=…` and `--wifi-jitter=…` read too. Every
+/// key is optional over the element's sourced defaults.
+struct FileElement(Vec<(String, Spanned<units::QuantityText>)>);
+
+impl<'de> Deserialize<'de> for FileElement {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = FileElement;
+            fn expecting(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.write_str("a table of the element's keys")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<FileElement, A::Error> {
+                let mut out = Vec::new();
+                while let Some(k) = map.next_key::<String>()? {
+                    out.push((k, map.next_value()?));
+                }
+                Ok(FileElement(out))
+            }
+        }
+        d.deserialize_map(V)
+    }
 }
 
-impl FileCellular {
-    fn cellular(self) -> Result<ramp_link::Cellular, String> {
-        let mut c = ramp_link::Cellular::CELLREPLAY;
-        set(&mut c.light_bytes, self.light_bytes.map(|Q(b)| b));
-        set(&mut c.light_fraction, self.light_fraction);
-        set(&mut c.idle_reset, self.idle_reset.map(|Q(d)| d));
-        set(&mut c.drift_mean, self.drift_mean);
-        set(&mut c.drift_period, self.drift_period.map(|Q(d)| d));
-        c.check().map_err(|e| format!("path.cellular.{e}"))?;
-        Ok(c)
+impl FileElement {
+    /// The element the table gives; an error starts with `path.TABLE.KEY`.
+    fn element<E: ramp_link::Element>(&self, table: &str) -> Result<E, String> {
+        ramp_link::from_pairs(
+            self.0
+                .iter()
+                .map(|(k, v)| (k.as_str(), v.get_ref().0.as_str())),
+        )
+        .map_err(|e| format!("path.{table}.{e}"))
+    }
+
+    /// Each key's `path.TABLE.KEY` and the line of its value.
+    fn key_lines(&self, table: &str, text: &str) -> Vec<(String, usize)> {
+        self.0
+            .iter()
+            .map(|(k, v)| (format!("path.{table}.{k}"), line_of(text, v.span().start)))
+            .collect()
     }
 }
 
@@ -326,13 +359,6 @@ impl FileBatching {
             .map_err(|e| format!("path.ack_batching: {e}")),
         }
     }
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct FileJitter {
-    median: Q<Duration>,
-    p90: Q<Duration>,
 }
 
 #[derive(Deserialize)]
@@ -427,12 +453,7 @@ impl FilePath {
     fn apply(self, p: &mut PathConfig, dir: Option<&Path>) -> Result<(), String> {
         set(&mut p.rate, self.rate.map(|Q(r)| r));
         if let Some(j) = &self.jitter {
-            let j = ramp_link::Jitter {
-                median: j.median.0,
-                p90: j.p90.0,
-            };
-            j.check().map_err(|e| format!("path.jitter: {e}"))?;
-            p.jitter = Some(j);
+            p.jitter = Some(j.element("jitter")?);
         }
         if let Some(file) = &self.trace {
             if self.rate.is_some() || !self.rate_step.is_empty() {
@@ -513,11 +534,9 @@ impl FilePath {
             (None, None) => {}
         }
         set(&mut p.reverse_rate, self.reverse_rate.map(|Q(r)| Some(r)));
-        if let Some(Q(d)) = self.ack_aggregation {
-            if d.is_zero() {
-                return Err("path.ack_aggregation: must be positive".into());
-            }
-            p.ack_aggregation = Some(d);
+        if let Some(t) = &self.ack_aggregation {
+            let a = ramp_link::AckAggregation::parse(&t.0).map_err(|e| format!("path.{e}"))?;
+            p.ack_aggregation = Some(a.interval());
         }
         if let Some(b) = self.ack_batching {
             p.ack_batching = b.latency()?;
@@ -526,7 +545,7 @@ impl FilePath {
             if self.trace.is_some() {
                 return Err("path.cellular: a trace-driven link cannot be cellular too".into());
             }
-            p.cellular = Some(c.cellular()?);
+            p.cellular = Some(c.element("cellular")?);
         }
         if !self.rate_step.is_empty() {
             p.rate_steps = self

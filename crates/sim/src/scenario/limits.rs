@@ -27,6 +27,9 @@ impl Scenario {
         if let Some(a) = p.ack_aggregation {
             within("path.ack_aggregation", a, ramp_link::AckAggregation::MAX)?;
         }
+        if p.trace.is_some() && p.cellular.is_some() {
+            return Err("path.cellular: a trace-driven link cannot be cellular too".into());
+        }
         if p.trace.is_some() && !p.rate_steps.is_empty() {
             return Err("path.trace: rate steps do not apply to a trace-driven link".into());
         }

@@ -24,8 +24,10 @@
 //! #                             # table [[p, µs], ...] from p = 0 to 1
 //! # [[path.rate_step]]          at = "5s", rate = "10mbit" (the link's rate from then on)
 //! # trace = "lte.down"          # deliver at a Mahimahi trace's opportunities (replaces rate)
-//! # [path.jitter]           median = "3ms", p90 = "20ms" (Wi-Fi delay variation, no reordering)
-//! # [path.cellular]         (CellReplay's defaults; each key optional:) light_bytes = 280000,
+//! # [path.jitter]           median = "3ms", p90 = "20ms" (Wi-Fi delay variation, no reordering;
+//! #                         each key optional, WiFiSeer's defaults)
+//! # [path.cellular]         (CellReplay's defaults; each key optional; the keys are
+//! #                         `ramp_link::Element`'s table, as `--cellular=…`:) light_bytes = 280000,
 //! #                         light_fraction = 0.5, idle_reset = "50ms", drift_mean = 0.15, drift_period = "1s"
 //! # [path.gilbert_elliott]  p_good_to_bad = 0.01, p_bad_to_good = 0.3, loss_bad = 0.5
 //! # [path.policer]          rate = "10mbit", burst = "32KB"
@@ -137,22 +139,16 @@ impl PathConfig {
     }
     /// The forward (data) direction as the shared link model sees it.
     pub fn forward_link(&self) -> LinkConfig {
-        LinkConfig {
-            rate: self.rate,
-            limit_bytes: self.queue_bytes(),
-            aqm: self.aqm,
-            delay: self.forward_delay,
-            loss: self.loss,
-            policer: self.policer,
-            rate_steps: self.rate_steps.clone(),
-            trace: self.trace.clone(),
-            jitter: self.jitter,
-            cellular: self.cellular,
-            cellular_rtt: self.rtt(),
-            // The forward link is not aggregated; the reverse path is
-            // (`crate::path`).
-            aggregation: None,
-        }
+        // The forward link is not aggregated; the reverse path is
+        // (`crate::path`).
+        LinkConfig::new(self.rate, self.queue_bytes(), self.forward_delay)
+            .with_aqm(self.aqm)
+            .with_loss(self.loss)
+            .with_policer(self.policer)
+            .with_rate_steps(self.rate_steps.clone())
+            .with_trace(self.trace.clone())
+            .with_jitter(self.jitter)
+            .with_cellular(self.cellular, self.rtt())
     }
     /// Queue limit in time at the link rate.
     pub fn queue_time(&self) -> Duration {

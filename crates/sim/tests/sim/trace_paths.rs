@@ -140,16 +140,20 @@ fn a_cellular_link_slows_a_short_transfer_more_than_a_long_one_and_is_seeded() {
     let (a, b) = (run(&drift, "cubic", 5), run(&drift, "cubic", 5));
     assert_eq!(a.to_json(), b.to_json());
     assert_eq!(a.packets_lost_spurious, 0, "{}", a.to_json());
+    // Each refusal names the key and the line of its value (line 7: after
+    // the four lines of `base`, the table's and one good key's).
     for (bad, key) in [
         ("light_fraction = 0", "path.cellular.light_fraction"),
         ("drift_mean = 2", "path.cellular.drift_mean"),
-        ("nonsense = 1", "nonsense"),
+        ("idle_reset = \"soon\"", "path.cellular.idle_reset"),
+        ("nonsense = 1", "path.cellular.nonsense: unknown key"),
     ] {
-        let e = ramp_sim::Scenario::from_toml(&format!("{base}[path.cellular]\n{bad}\n"), "bad")
+        let text = format!("{base}[path.cellular]\nlight_bytes = \"100KB\"\n{bad}\n");
+        let e = ramp_sim::Scenario::from_toml(&text, "bad")
             .map(|_| ())
             .unwrap_err()
             .to_string();
-        assert!(e.contains(key), "{e}");
+        assert!(e.contains(key) && e.contains("line 7"), "{e}");
     }
 }
 
