@@ -48,6 +48,10 @@ pub enum Target {
     /// phase, the serial fraction and the speed-up Amdahl's law allows
     /// (a fleet run with records and summary, no charts, seed 1).
     Fleet(crate::cmd::fleet::bench::Args),
+    /// All of it in one table: instructions per packet (callgrind, where
+    /// valgrind is installed), packets/s per core (both `sim` workloads),
+    /// fleet connections/s at one thread and all cores, the speed-up.
+    All(crate::cmd::bench_all::Args),
 }
 
 /// Arguments of `ramp bench`.
@@ -75,6 +79,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             bench_sim(stop, workload, &scenario, &cc)
         }
         Target::Fleet(a) => crate::cmd::fleet::bench::run(&a),
+        Target::All(a) => crate::cmd::bench_all::run(&a),
     }
 }
 

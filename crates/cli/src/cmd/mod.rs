@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 pub mod bench;
+mod bench_all;
 pub mod compare;
 mod compare_traces;
 pub mod fleet;

@@ -558,3 +558,29 @@ fn bench_fleet_prints_the_phases_serial_fraction_and_amdahl() {
     assert!(d.join("j1").join("summary.md").exists());
     let _ = std::fs::remove_dir_all(&d);
 }
+
+#[test]
+fn bench_all_prints_one_table_of_every_figure() {
+    let o = ramp()
+        .args([
+            "bench",
+            "all",
+            "--seconds",
+            "0.1",
+            "--callgrind-connections",
+            "1",
+            "-n",
+            "4",
+        ])
+        .output()
+        .expect("run ramp");
+    ok(&o);
+    let out = String::from_utf8_lossy(&o.stdout);
+    let rows: Vec<&str> = out.lines().filter(|l| l.starts_with("| ")).collect();
+    // Header, then instructions and packets/s per workload, then three
+    // fleet rows (valgrind missing leaves "-" with the reason, not a gap).
+    assert_eq!(rows.len(), 1 + 4 + 3, "{out}");
+    for want in ["instructions per packet", "packets/s per core", "speed-up"] {
+        assert!(out.contains(want), "{want} missing in:\n{out}");
+    }
+}
