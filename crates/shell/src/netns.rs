@@ -226,21 +226,28 @@ impl Drop for Namespace {
 /// Creates `name`'s owner file holding this process's pid; false if
 /// another shell holds it.
 fn claim(name: &str) -> Result<bool, ShellError> {
-    std::fs::create_dir_all(OWNER_DIR).map_err(|e| ShellError::Io(OWNER_DIR.into(), e))?;
-    let f = owner_file(name);
-    match std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&f)
-    {
-        Ok(mut file) => {
-            use std::io::Write;
-            writeln!(file, "{}", std::process::id())
-                .map_err(|e| ShellError::Io(f.display().to_string(), e))?;
-            Ok(true)
-        }
+    claim_in(Path::new(OWNER_DIR), name)
+}
+
+/// [`claim`] in directory `dir`. The owner file appears with its pid
+/// already in it: the pid is written to a private file first and then
+/// hard-linked to the owner's name, which fails if that name exists. A
+/// shell that created the owner file empty and wrote its pid after would
+/// leave a moment in which a shell starting beside it reads "no owner"
+/// and removes a live namespace (seen in concurrent starts).
+fn claim_in(dir: &Path, name: &str) -> Result<bool, ShellError> {
+    let err = |p: &Path, e| ShellError::Io(p.display().to_string(), e);
+    std::fs::create_dir_all(dir).map_err(|e| err(dir, e))?;
+    let f = dir.join(name);
+    // A dot name: cleanup lists only names with the namespace prefix.
+    let private = dir.join(format!(".{name}.{}", std::process::id()));
+    std::fs::write(&private, format!("{}\n", std::process::id())).map_err(|e| err(&private, e))?;
+    let linked = std::fs::hard_link(&private, &f);
+    let _ = std::fs::remove_file(&private);
+    match linked {
+        Ok(()) => Ok(true),
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(false),
-        Err(e) => Err(ShellError::Io(f.display().to_string(), e)),
+        Err(e) => Err(err(&f, e)),
     }
 }
 
@@ -356,4 +363,68 @@ pub fn cleanup() -> Cleanup {
 fn is_live_shell(pid: u32) -> bool {
     sys::process_alive(pid)
         && std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c.starts_with("ramp"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_owner_file_appears_with_its_pid_and_a_second_claim_is_refused() {
+        let dir = std::env::temp_dir().join(format!("ramp-claim-test-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let name = format!("{NETNS_PREFIX}7");
+        assert!(claim_in(&dir, &name).expect("first claim"));
+        let pid = std::fs::read_to_string(dir.join(&name)).expect("owner file");
+        assert_eq!(pid.trim(), std::process::id().to_string());
+        assert!(!claim_in(&dir, &name).expect("second claim"));
+        // Nothing but the owner file is left behind.
+        let left: Vec<_> = std::fs::read_dir(&dir)
+            .expect("dir")
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name())
+            .collect();
+        assert_eq!(left, vec![std::ffi::OsString::from(&name)]);
+        std::fs::remove_dir_all(&dir).expect("remove test dir");
+    }
+
+    #[test]
+    fn a_shell_starting_beside_a_claim_never_reads_an_empty_owner_file() {
+        // The race concurrent starts hit: a reader (another shell's
+        // cleanup) must see either no owner file or one holding a pid.
+        let dir = std::env::temp_dir().join(format!("ramp-claim-race-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("test dir");
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let reader = {
+            let (dir, stop) = (dir.clone(), stop.clone());
+            std::thread::spawn(move || {
+                let mut empty = 0;
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    for i in 0..64 {
+                        let f = dir.join(format!("{NETNS_PREFIX}{i}"));
+                        if let Ok(text) = std::fs::read_to_string(&f) {
+                            empty += usize::from(text.trim().parse::<u32>().is_err());
+                        }
+                    }
+                }
+                empty
+            })
+        };
+        for round in 0..100 {
+            for i in 0..64 {
+                assert!(
+                    claim_in(&dir, &format!("{NETNS_PREFIX}{i}")).expect("claim"),
+                    "round {round}"
+                );
+            }
+            for i in 0..64 {
+                std::fs::remove_file(dir.join(format!("{NETNS_PREFIX}{i}"))).expect("release");
+            }
+        }
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        let empty = reader.join().expect("reader");
+        std::fs::remove_dir_all(&dir).expect("remove test dir");
+        assert_eq!(empty, 0, "owner files read without their pid");
+    }
 }
