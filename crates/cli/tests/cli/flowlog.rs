@@ -9,7 +9,7 @@
 //! 1 ms after their time, or this process's sleeps overshooting by 1 ms)
 //! and the check fails, they print INCONCLUSIVE instead of failing.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -26,7 +26,7 @@ macro_rules! need_root {
     };
 }
 
-use super::shell::Proc;
+use super::shell::{ramp_serve, Proc};
 
 /// A directory of this test's own, removed on drop.
 struct TempDir(std::path::PathBuf);
@@ -148,22 +148,7 @@ fn shell_with_logs(dir: &TempDir, script: &str) -> Output {
 #[test]
 fn the_flow_log_times_ramp_get_as_ramp_get_does() {
     need_root!();
-    let mut serve = Command::new(RAMP)
-        .args(["serve", "--listen", "0.0.0.0:0", "--pmtud", "off"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("ramp serve");
-    let stdout = serve.stdout.take().expect("stdout");
-    let _serve = Proc(serve);
-    let mut line = String::new();
-    BufReader::new(stdout).read_line(&mut line).expect("line");
-    let port: u16 = line
-        .split_whitespace()
-        .nth(2)
-        .and_then(|a| a.rsplit(':').next())
-        .and_then(|p| p.parse().ok())
-        .unwrap_or_else(|| panic!("{line}"));
+    let (_serve, port) = ramp_serve();
     let dir = TempDir::new();
     let before = own_lateness();
     let out = shell_with_logs(

@@ -80,6 +80,31 @@ fn tcp_server(v6: bool, bytes: usize, conns: usize) -> (u16, JoinHandle<()>) {
     (port, h)
 }
 
+/// Starts `ramp serve` on every address and a free port (PMTUD off, so
+/// packets keep the size the link was sized for); returns its guard and
+/// the port read from its first line.
+pub(super) fn ramp_serve() -> (Proc, u16) {
+    let mut serve = Command::new(RAMP)
+        .args(["serve", "--listen", "0.0.0.0:0", "--pmtud", "off"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("ramp serve");
+    let stdout = serve.stdout.take().expect("stdout");
+    let guard = Proc(serve);
+    let mut line = String::new();
+    BufReader::new(stdout)
+        .read_line(&mut line)
+        .expect("first line");
+    let port = line
+        .split_whitespace()
+        .nth(2)
+        .and_then(|a| a.rsplit(':').next())
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("{line}"));
+    (guard, port)
+}
+
 pub(super) fn shell(link: &[&str], script: &str) -> Output {
     let mut args = vec!["shell"];
     args.extend_from_slice(link);
@@ -291,24 +316,7 @@ fn rfc3168_6_1_1_codel_marks_ect_tcp_instead_of_dropping() {
 #[test]
 fn quic_download_with_ramp_get_inside_the_shell() {
     need_root!();
-    let mut serve = Command::new(RAMP)
-        .args(["serve", "--listen", "0.0.0.0:0", "--pmtud", "off"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("ramp serve");
-    let stdout = serve.stdout.take().expect("stdout");
-    let _serve = Proc(serve);
-    let mut line = String::new();
-    BufReader::new(stdout)
-        .read_line(&mut line)
-        .expect("first line");
-    let port = line
-        .split_whitespace()
-        .nth(2)
-        .and_then(|a| a.rsplit(':').next())
-        .unwrap_or_else(|| panic!("{line}"))
-        .to_string();
+    let (_serve, port) = ramp_serve();
     let out = shell(
         &["--rate", "20mbit", "--rtt", "20ms", "--queue", "20ms"],
         &format!("{RAMP} get https://$RAMP_SHELL_HOST:{port}/bytes/200000 --n 2 --insecure --json"),
