@@ -34,7 +34,6 @@ pub mod server;
 mod stats;
 mod tls;
 mod transport;
-mod units;
 mod unreachable;
 
 pub use body::pattern_byte;
@@ -43,4 +42,3 @@ pub use runtime::block_until_interrupted;
 pub use stats::PathLabels;
 pub use tls::{Identity, Trust};
 pub use transport::IDLE_TIMEOUT;
-pub use units::parse_optional_duration;
