@@ -13,8 +13,7 @@
 //! - [`relay`]: the userspace bottleneck emulator behind `ramp relay`;
 //! - at the root: [`PathLabels`] (what a stats record says about the path),
 //!   [`Identity`] and [`Trust`] (TLS), [`IDLE_TIMEOUT`],
-//!   [`block_until_interrupted`], [`parse_optional_duration`] and
-//!   [`pattern_byte`] (the body every response carries).
+//!   [`block_until_interrupted`] and [`pattern_byte`] (the body every response carries).
 
 #![forbid(unsafe_code)]
 
