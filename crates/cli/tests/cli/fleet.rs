@@ -292,6 +292,54 @@ fn a_shard_resumes_after_a_kill() {
 }
 
 #[test]
+fn a_fresh_shard_names_its_range_and_a_resumed_one_where_it_picks_up() {
+    // A fresh shard used to say "resuming at connection 8".
+    let d = tmp("shard-note");
+    let o = fleet(&d, &["--shard", "1/3"]);
+    ok(&o);
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(e.contains("shard 1/3: connections 8..16"), "{e}");
+    assert!(!e.contains("resuming"), "{e}");
+    let records = d.join("records.ndjson");
+    let want = std::fs::read(&records).unwrap();
+    let cut = want.iter().filter(|&&b| b == b'\n').take(4 * 3).count();
+    let at = want
+        .iter()
+        .enumerate()
+        .filter(|(_, &b)| b == b'\n')
+        .nth(cut - 1)
+        .unwrap()
+        .0;
+    std::fs::write(&records, &want[..=at]).unwrap();
+    let o = fleet(&d, &["--shard", "1/3", "--resume"]);
+    ok(&o);
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        e.contains("shard 1/3: connections 8..16, resuming at connection 11"),
+        "{e}"
+    );
+    assert!(std::fs::read(&records).unwrap() == want);
+    // A shard's records are read by nothing else before the merge: its
+    // resume checks each line's connection before simulating.
+    let text = String::from_utf8(want).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines[5] = "{\"conn\": 9, broken";
+    std::fs::write(&records, lines.join("\n") + "\n").unwrap();
+    let o = fleet(&d, &["--shard", "1/3", "--resume"]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(e.contains("line 6 is not a record"), "{e}");
+    lines[5] = lines[9];
+    std::fs::write(&records, lines.join("\n") + "\n").unwrap();
+    let e =
+        String::from_utf8_lossy(&fleet(&d, &["--shard", "1/3", "--resume"]).stderr).into_owned();
+    assert!(
+        e.contains("line 6 is connection 10, but connection 9"),
+        "{e}"
+    );
+}
+
+#[test]
 fn merge_refuses_foreign_missing_duplicate_and_truncated_shards() {
     let dirs = shards("refuse", 3, &[]);
     let err = |dirs: &[PathBuf], name: &str| -> String {

@@ -43,7 +43,7 @@ use plan::{
     arm_labels, bin_order, build_plan, metric, params_difference, plan_assumptions, plan_spec,
     scenario_text, PlanSpec,
 };
-use records::{prepare_resume, row_of, Readback};
+use records::{prepare_resume, row_of, LineCheck, Readback};
 pub use shard::Shard;
 use summary::{print_grid_table, print_headline, summary_json};
 
@@ -229,7 +229,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         first
             + if records.exists() {
-                prepare_resume(&records, plan.arms.len() as u64, first)?
+                // A whole run reads every record back for its summary
+                // below, before simulating; a shard's are read only by the
+                // merge, so their `conn`s are checked here.
+                let check = match args.shard {
+                    Some(_) => LineCheck::EachConn,
+                    None => LineCheck::LastOnly,
+                };
+                prepare_resume(&records, plan.arms.len() as u64, first, check)?
             } else {
                 0
             }
@@ -268,10 +275,20 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
     }
     if start < end {
+        let what = match args.shard {
+            Some(s) => format!(", shard {s}: connections {first}..{end}"),
+            None => String::new(),
+        };
+        let resumed = if start > first {
+            format!(", resuming at connection {start}")
+        } else {
+            String::new()
+        };
         simulate_all(
             &plan,
             &records,
             (start, end),
+            &format!("{what}{resumed}"),
             threads,
             args.quiet,
             back.as_mut(),
@@ -349,10 +366,22 @@ fn merge(dirs: &[PathBuf], out: &Path, no_charts: bool) -> anyhow::Result<()> {
         records_name: RECORDS,
         params_name: PARAMS,
     };
-    let params = shard::merge_records(dirs, &records, &merge_spec, params_difference)?;
+    // The summary reads each record as the merge copies it: the merged
+    // file is written once and not read back.
+    let mut back = readback(&plan, out, no_charts);
+    let params = shard::merge_records(
+        dirs,
+        &records,
+        &merge_spec,
+        params_difference,
+        &mut |line| {
+            let line = std::str::from_utf8(line).context("not UTF-8")?;
+            back.push(row_of(line)?)
+        },
+    )?;
     // From here on the merged records exist: any failure removes them, so
     // the same merge can simply be run again.
-    let done = finish_merge(&plan, &spec, &params, &spec_path, out, no_charts);
+    let done = finish_merge(&plan, &spec, &params, &spec_path, out, no_charts, back);
     if done.is_err() {
         for f in [RECORDS, PARAMS, PLAN, "scenario.toml"] {
             let _ = fs::remove_file(out.join(f));
@@ -370,6 +399,7 @@ fn finish_merge(
     spec_path: &Path,
     out: &Path,
     no_charts: bool,
+    back: Readback,
 ) -> anyhow::Result<()> {
     if plan.fingerprint() != params {
         bail!(
@@ -385,8 +415,6 @@ fn finish_merge(
         serde_json::to_string_pretty(spec)?.as_bytes(),
     )?;
     write_atomic(&out.join("scenario.toml"), scenario_text(plan).as_bytes())?;
-    let mut back = readback(plan, out, no_charts);
-    back.read_file(&out.join(RECORDS))?;
     finish(plan, out, no_charts, back)
 }
 
@@ -463,6 +491,7 @@ fn simulate_all(
     plan: &FleetPlan,
     records: &Path,
     (start, end): (u64, u64),
+    context: &str,
     threads: usize,
     quiet: bool,
     mut back: Option<&mut Readback>,
@@ -486,17 +515,13 @@ fn simulate_all(
         .progress_chars("=> "),
     );
     progress.set_position(start);
-    eprintln!(
-        "ramp fleet: {} — {} connections x {} arms on {} threads{}",
+    // `context`: the shard's range and where a resumed run picks up.
+    ramp_vocab::note!(
+        "ramp fleet: {} — {} connections x {} arms on {} threads{context}",
         plan.name,
         plan.connections,
         plan.arms.len(),
         threads,
-        if start > 0 {
-            format!(", resuming at connection {start}")
-        } else {
-            String::new()
-        }
     );
     let opts = run::RunOptions {
         start,
