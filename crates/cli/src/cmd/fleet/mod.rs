@@ -37,6 +37,7 @@ mod records;
 mod sensitivity;
 mod shard;
 mod summary;
+mod trace_conn;
 
 use charts::{grid_results, write_charts};
 use plan::{
@@ -111,6 +112,18 @@ pub struct Args {
     /// tornado.png (docs/sensitivity.md). Shards and merges by point.
     #[arg(long, value_name = "LHS_POINTS", default_value_t = 0)]
     sensitivity: u32,
+    /// Rerun connection N of the run alone, every arm, with the
+    /// simulator's traces: writes OUT/traces/conn-N-ARM.ndjson,
+    /// OUT/qlog/conn-N-ARM.sqlog and OUT/conn-N.records.ndjson (its
+    /// records, the same bytes as its lines in records.ndjson). Give the
+    /// run's preset or population, arms, -n and seed. A list: 3,17.
+    #[arg(
+        long,
+        value_name = "N",
+        value_delimiter = ',',
+        conflicts_with_all = ["resume", "shard", "sensitivity", "describe"]
+    )]
+    trace_conn: Vec<u64>,
     /// Check the arguments, print the run's settings as one JSON object
     /// (out, no_charts, threads, connections, arms, seed, shard) and exit
     /// without running: what a driver that shards the run needs to know.
@@ -182,6 +195,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         });
         println!("{d}");
         return Ok(());
+    }
+    if !args.trace_conn.is_empty() {
+        return trace_conn::trace_conns(&plan, &args.out, &args.trace_conn);
     }
     if args.sensitivity > 0 {
         if args.resume {
