@@ -32,12 +32,13 @@ fn draw_change_frame<DB: DrawingBackend>(
         ))))?;
     }
     let fx = |v: &f64| format_number(*v);
+    let (w, h) = chart.plotting_area().dim_in_pixel();
     let mut m = chart.configure_mesh();
     styled(&mut m, theme)
         .x_label_formatter(&fx)
         .y_label_formatter(&fx)
-        .x_desc(x_desc)
-        .y_desc(y_desc);
+        .x_desc(super::fit::ellipsize(x_desc, w, DESC_SIZE))
+        .y_desc(super::fit::ellipsize(y_desc, h, DESC_SIZE));
     de(m.draw())?;
     de(chart.draw_series(std::iter::once(PathElement::new(
         [(0.0, 0.0), (0.0, 100.0)],
@@ -45,6 +46,9 @@ fn draw_change_frame<DB: DrawingBackend>(
     ))))?;
     Ok(())
 }
+
+/// Font size of axis descriptions (the mesh style's).
+const DESC_SIZE: f64 = 14.0;
 
 /// The colour index of each arm: its place among the non-baseline arms,
 /// so an arm keeps its colour in every panel and chart.
@@ -130,7 +134,7 @@ fn titled<DB: DrawingBackend>(
     let (w, _) = root.dim_in_pixel();
     let (head, body) = root.split_vertically(TITLE_BAND);
     de(head.draw_text(
-        title,
+        &super::fit::ellipsize(title, w.saturating_sub(24), super::fit::TITLE_SIZE),
         &text(18.0, theme.foreground()).pos(plotters::style::text_anchor::Pos::new(
             plotters::style::text_anchor::HPos::Center,
             plotters::style::text_anchor::VPos::Center,
