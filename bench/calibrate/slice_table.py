@@ -14,7 +14,8 @@ directories (the seed experiment's arms; the last arm against the first).
                                  the slow paths' share of the baseline's summed
                                  TTLB per bin
   slice_table.py loss DIR        the baseline's per-connection loss ratio by
-                                 access type and by bottleneck queue (path.aqm)
+                                 access type and by bottleneck queue (path.aqm):
+                                 the share that lost no packet, avg, P50/P90/P99
 
 Percentiles interpolate linearly (type 7), as ramp fleet's summary does.
 """
@@ -119,13 +120,14 @@ def loss(d):
         for k in (r["access"], "queue: " + r["path.aqm"], "all"):
             v[k].append(x)
     n = len(v["all"])
-    print("| slice | connections | avg | P50 | P90 | P99 |")
-    print("|---|---:|---:|---:|---:|---:|")
+    print("| slice | connections | none lost | avg | P50 | P90 | P99 |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
     keys = [k for k in ("wired", "wifi", "mobile") if k in v]
     keys += sorted(k for k in v if k.startswith("queue: ")) + ["all"]
     for k in keys:
         a = sorted(v[k])
-        print(f"| {k} | {len(a) / n * 100:.1f} % | {sum(a) / len(a):.2f} % | {pct(a, .5):.2f} % | "
+        none = sum(1 for x in a if x == 0) / len(a) * 100
+        print(f"| {k} | {len(a) / n * 100:.1f} % | {none:.1f} % | {sum(a) / len(a):.2f} % | {pct(a, .5):.2f} % | "
               f"{pct(a, .9):.2f} % | {pct(a, .99):.2f} % |")
 
 
