@@ -189,7 +189,9 @@ fn thread_cpu(name: &str) -> Option<Duration> {
 fn relay_sender_sleeps_between_datagrams_instead_of_spinning() {
     let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
     if std::fs::metadata("/proc/self/task").is_err() {
-        eprintln!("skipped: no /proc/self/task to read thread CPU times from");
+        ramp_vocab::note!(
+            "SKIPPED: relay_sender_sleeps_between_datagrams_instead_of_spinning: no /proc/self/task to read thread CPU times from"
+        );
         return;
     }
     let server = UdpSocket::bind("127.0.0.1:0").unwrap();
