@@ -718,7 +718,10 @@ fn charts_of_a_large_run_come_from_a_seeded_sample_the_same_at_any_thread_and_sh
         "every arm of a sampled connection"
     );
     let svg = std::fs::read_to_string(a.join("ab-all.svg")).unwrap();
-    assert!(svg.contains("seeded sample of 10 of 24 connections"));
+    assert!(
+        svg.contains("all connections, sample 10/24\n"),
+        "whole title"
+    );
     // The summary is exact: the same as without charts.
     let exact = tmp("sample-exact");
     ok(&fleet(&exact, &[]));

@@ -75,8 +75,8 @@ pub(super) fn grid_results(
         .collect()
 }
 
-/// What the charts were drawn from, for their titles: "N connections", or
-/// the sample ([`super::chart_sample`]).
+/// What the charts were drawn from, in full (the report's title): "N
+/// connections", or the sample ([`super::chart_sample`]).
 fn drawn_from(plan: &FleetPlan, sampled: &Sampled) -> String {
     if sampled.is_whole() {
         format!("{} connections", plan.connections)
@@ -87,6 +87,12 @@ fn drawn_from(plan: &FleetPlan, sampled: &Sampled) -> String {
             plan.connections
         )
     }
+}
+
+/// The sample as a chart title's last words, short enough that a title
+/// fits the image whole: "sample 20000/200000".
+fn sample_short(plan: &FleetPlan, sampled: &Sampled) -> String {
+    format!("sample {}/{}", sampled.conns().len(), plan.connections)
 }
 
 /// The A/B charts (ramp-plot) per region and size bin, the grid charts,
@@ -126,25 +132,38 @@ pub(super) fn write_charts(
         opts.facet = facet;
         let samples = AbSamples::from_records(plot_records(plan, rows), &opts);
         let ab = ab_curves_of(&samples, &opts)?;
-        let chart = AbChart::new(&ab).title(format!(
-            "{}: {} change vs {baseline}, {what} ({drawn})",
-            plan.name,
-            metric(plan),
-        ));
+        let chart = AbChart::new(&ab).title(if sampled.is_whole() {
+            format!(
+                "{}: {} change vs {baseline}, {what} ({drawn})",
+                plan.name,
+                metric(plan),
+            )
+        } else {
+            format!(
+                "{}: {} change vs {baseline}, {what}, {}",
+                plan.name,
+                metric(plan),
+                sample_short(plan, sampled)
+            )
+        });
         save(&chart, &out.join(format!("ab-{stem}.png")), theme)?;
         if stem == "all" {
             save(&chart, &out.join("ab-all.svg"), theme)?;
             let paired = paired_deltas_of(&samples, &opts)?;
-            let chart = PairedChart::new(&paired).title(format!(
-                "{}: per-connection {} change vs {baseline} (same path, same losses{})",
-                plan.name,
-                metric(plan),
-                if sampled.is_whole() {
-                    String::new()
-                } else {
-                    format!("; {drawn}")
-                }
-            ));
+            let chart = PairedChart::new(&paired).title(if sampled.is_whole() {
+                format!(
+                    "{}: per-connection {} change vs {baseline} (same path, same losses)",
+                    plan.name,
+                    metric(plan)
+                )
+            } else {
+                format!(
+                    "{}: per-connection {} change vs {baseline}, {}",
+                    plan.name,
+                    metric(plan),
+                    sample_short(plan, sampled)
+                )
+            });
             save(&chart, &out.join("paired-all.png"), theme)?;
         }
     }
