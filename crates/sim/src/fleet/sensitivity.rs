@@ -25,7 +25,7 @@ use std::collections::BTreeMap;
 use ramp_vocab::rng::Rng;
 
 use super::assumptions::{Assumption, Param};
-use super::summary::{percentile, Summary};
+use super::summary::{percentile, Summary, LOSS_PERCENTILES};
 use super::FleetPlan;
 
 /// What a design point is.
@@ -133,8 +133,9 @@ pub fn design(assumptions: &[Assumption], lhs: u32, seed: u64) -> Vec<Point> {
 /// The headline figures of one point's run, for the headline arm (the
 /// last) against the baseline (the first): TTLB change as the summary's
 /// headline averages it (`pctl_change_avg_pct`) and as the change of the
-/// mean, globally, per region and per size bin; and every arm's average
-/// loss ratio.
+/// mean, globally, per region and per size bin; every arm's average
+/// loss ratio, the baseline's loss percentiles and the loss order's
+/// margin.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Figures {
     /// The headline arm.
@@ -149,6 +150,15 @@ pub struct Figures {
     pub bin_pct: BTreeMap<String, f64>,
     /// Per arm: average loss ratio, %.
     pub loss_avg_pct: BTreeMap<String, f64>,
+    /// The baseline arm's per-connection loss ratio at
+    /// [`LOSS_PERCENTILES`] (P50, P90, P99), %.
+    pub baseline_loss_pctl_pct: Vec<f64>,
+    /// The loss order's margin, points: the smallest rise of the average
+    /// loss ratio from one arm to the next in the plan's arm order
+    /// (positive: every arm loses more than the one before it). For
+    /// `rapid-start-2026` that is the published order baseline <
+    /// jumpstart < rapid-no-jump < rapidstart.
+    pub loss_order_margin_pct: f64,
 }
 
 impl Figures {
@@ -180,12 +190,18 @@ impl Figures {
                 .filter_map(|sl| Some((sl.label.clone(), of(sl)?.0)))
                 .collect(),
             loss_avg_pct: s.loss.iter().map(|l| (l.arm.clone(), l.avg_pct)).collect(),
+            baseline_loss_pctl_pct: s
+                .loss
+                .first()
+                .map_or_else(Vec::new, |l| l.percentiles_pct.clone()),
+            loss_order_margin_pct: loss_order_margin(s.loss.iter().map(|l| l.avg_pct)),
             arm,
         })
     }
 
     /// Every figure by name (`global`, `global-mean`, `pop:NAME`,
-    /// `bin:LABEL`, `loss:ARM`), in that order.
+    /// `bin:LABEL`, `loss:ARM`, `baseline-loss-p50`, `-p90`, `-p99`,
+    /// `loss-order-margin`), in that order.
     pub fn named(&self) -> Vec<(String, f64)> {
         let mut v = vec![
             ("global".to_string(), self.global_pct),
@@ -198,8 +214,26 @@ impl Figures {
                 .iter()
                 .map(|(k, x)| (format!("loss:{k}"), *x)),
         );
+        v.extend(
+            LOSS_PERCENTILES
+                .iter()
+                .zip(&self.baseline_loss_pctl_pct)
+                .map(|(p, x)| (format!("baseline-loss-p{p:.0}"), *x)),
+        );
+        v.push(("loss-order-margin".to_string(), self.loss_order_margin_pct));
         v
     }
+}
+
+/// The smallest difference between consecutive values (NaN with fewer
+/// than two): the loss order's margin over the arms' average loss in arm
+/// order.
+fn loss_order_margin(avg: impl Iterator<Item = f64>) -> f64 {
+    let v: Vec<f64> = avg.collect();
+    v.windows(2)
+        .map(|w| w[1] - w[0])
+        .reduce(f64::min)
+        .unwrap_or(f64::NAN)
 }
 
 /// One figure's spread over the LHS sample.
@@ -255,6 +289,8 @@ pub struct Analysis {
     pub r2: f64,
     /// LHS points analysed.
     pub lhs_points: usize,
+    /// LHS points whose loss order holds (`loss_order_margin_pct` > 0).
+    pub loss_order_held: usize,
 }
 
 /// Analyses a study's points and their figures (same order as
@@ -340,6 +376,10 @@ pub fn analyze(points: &[Point], figures: &[Figures]) -> Analysis {
         shares,
         r2,
         lhs_points: lhs.len(),
+        loss_order_held: lhs
+            .iter()
+            .filter(|(_, f)| f.loss_order_margin_pct > 0.0)
+            .count(),
     }
 }
 
@@ -421,8 +461,10 @@ pub struct Published {
 
 /// The published figures the `rapid-start-2026` preset is compared with:
 /// global gain, the smallest and largest per-POP gain, the smallest and
-/// largest size bin's gain, and the four arms' average loss.
-pub const RAPID_START_2026: [Published; 9] = [
+/// largest size bin's gain, the four arms' average loss, the baseline's
+/// loss P50/P90/P99, and the loss order's margin (the published averages'
+/// smallest step: rapidstart 1.98 − rapid-no-jump 1.92 = 0.06 point).
+pub const RAPID_START_2026: [Published; 13] = [
     Published {
         what: "global",
         value: -14.7,
@@ -458,6 +500,22 @@ pub const RAPID_START_2026: [Published; 9] = [
     Published {
         what: "loss:rapidstart",
         value: 1.98,
+    },
+    Published {
+        what: "baseline-loss-p50",
+        value: 0.62,
+    },
+    Published {
+        what: "baseline-loss-p90",
+        value: 4.36,
+    },
+    Published {
+        what: "baseline-loss-p99",
+        value: 13.80,
+    },
+    Published {
+        what: "loss-order-margin",
+        value: 0.06,
     },
 ];
 
@@ -599,7 +657,9 @@ mod tests {
             ]
             .into(),
             bin_pct: [("x".to_string(), global)].into(),
-            loss_avg_pct: [("base".to_string(), 1.0)].into(),
+            loss_avg_pct: [("base".to_string(), 1.0), ("r".to_string(), 1.5)].into(),
+            baseline_loss_pctl_pct: vec![0.5, 4.0, 12.0 + global],
+            loss_order_margin_pct: 0.5,
         }
     }
 
@@ -631,5 +691,51 @@ mod tests {
             &["x".to_string()],
         );
         assert!(v[0].inside, "{v:?}");
+    }
+
+    #[test]
+    fn the_baseline_loss_percentiles_and_the_loss_order_margin_get_intervals() {
+        let a = decl();
+        let d = design(&a, 40, 1);
+        let figs: Vec<Figures> = d.iter().map(|p| fig(p.values[0].1)).collect();
+        let an = analyze(&d, &figs);
+        let names: Vec<&str> = an.intervals.iter().map(|i| i.figure.as_str()).collect();
+        let tail = &names[names.len() - 4..];
+        assert_eq!(
+            tail,
+            [
+                "baseline-loss-p50",
+                "baseline-loss-p90",
+                "baseline-loss-p99",
+                "loss-order-margin"
+            ]
+        );
+        // P99 = 12 + the first parameter (a share in [0, 1]).
+        let p99 = &an.intervals[names.len() - 2];
+        assert!(
+            p99.lo >= 12.0 && p99.hi <= 13.0 && p99.lo < p99.hi,
+            "{p99:?}"
+        );
+        // The new published figures find their model intervals.
+        let v = verdicts(&RAPID_START_2026, &d, &figs, &["x".to_string()]);
+        let new = v.iter().filter(|v| {
+            v.published.what.starts_with("baseline-loss") || v.published.what == "loss-order-margin"
+        });
+        assert_eq!(new.clone().count(), 4);
+        assert!(new.clone().all(|v| v.interval.0.is_finite()), "{v:?}");
+        let p99 = v.iter().find(|v| v.published.what == "baseline-loss-p99");
+        assert!(!p99.unwrap().inside, "13.8 is above 12 + 1");
+        assert_eq!(an.loss_order_held, 40);
+    }
+
+    #[test]
+    fn the_loss_order_margin_is_the_smallest_step_in_arm_order() {
+        // The published averages: 1.52 < 1.61 < 1.92 < 1.98.
+        let m = loss_order_margin([1.52, 1.61, 1.92, 1.98].into_iter());
+        assert!((m - 0.06).abs() < 1e-9, "{m}");
+        // Round five's model: jumpstart 2.32 above rapid-no-jump 2.31.
+        let m = loss_order_margin([1.93, 2.32, 2.31, 2.6].into_iter());
+        assert!((m + 0.01).abs() < 1e-9, "{m}");
+        assert!(loss_order_margin([1.0].into_iter()).is_nan());
     }
 }

@@ -366,7 +366,9 @@ fn markdown(study: &Study, an: &Analysis, verdicts: &[Verdict], arm: &str) -> St
          The 5th to 95th percentile of each figure over the sample (all parameters varied \
          together). TTLB figures are {arm}'s change against the baseline, percentile average \
          unless named `global-mean` (change of the mean); `loss:ARM` is the arm's average loss \
-         ratio.\n\n| figure | base | 90 % interval |\n|---|---|---|\n",
+         ratio, `baseline-loss-pN` the baseline's Nth percentile of the per-connection loss \
+         ratio (%), `loss-order-margin` the smallest rise of average loss from one arm to the \
+         next in arm order (points; negative: the order breaks).\n\n| figure | base | 90 % interval |\n|---|---|---|\n",
         an.lhs_points
     ));
     for i in &an.intervals {
@@ -390,6 +392,11 @@ fn markdown(study: &Study, an: &Analysis, verdicts: &[Verdict], arm: &str) -> St
                 if v.inside { "yes" } else { "**no**" }
             ));
         }
+        s.push_str(&format!(
+            "\nThe loss order (every arm's average loss above the previous arm's) holds at {} of \
+             the {} Latin-hypercube points.\n",
+            an.loss_order_held, an.lhs_points
+        ));
     }
     s.push_str(&format!(
         "\n## What explains the global gain's variance\n\n\
