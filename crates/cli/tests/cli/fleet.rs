@@ -156,6 +156,42 @@ fn one_arm_and_a_damaged_middle_line_are_refused_before_simulating() {
 }
 
 #[test]
+fn quiet_means_nothing_on_stderr_but_errors() {
+    let d = tmp("quiet");
+    let o = fleet_seed(&d, "1", &[]);
+    ok(&o);
+    assert!(
+        o.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let o = ramp()
+        .args([
+            "fleet",
+            "-n",
+            "4",
+            "--sensitivity",
+            "2",
+            "-q",
+            "--no-charts",
+            "-o",
+        ])
+        .arg(tmp("quiet-study"))
+        .output()
+        .unwrap();
+    ok(&o);
+    assert!(
+        o.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    // An error still says what is wrong.
+    let o = fleet_seed(&d, "2", &[]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--resume"));
+}
+
+#[test]
 fn malformed_population_file_names_the_line() {
     let d = tmp("pop");
     std::fs::create_dir_all(&d).unwrap();

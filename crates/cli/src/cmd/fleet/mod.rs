@@ -101,7 +101,8 @@ pub struct Args {
     /// Write no charts or report.html (records and summary only).
     #[arg(long)]
     no_charts: bool,
-    /// Hide the progress bar.
+    /// Quiet: no progress bar and no start or per-point lines on stderr
+    /// (errors still print).
     #[arg(short, long)]
     quiet: bool,
     /// List the built-in experiments and exit.
@@ -211,7 +212,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             assumptions: plan_assumptions(&spec, &plan)?,
             lhs: args.sensitivity,
         };
-        return sensitivity::run_study(&study, &args.out, args.shard, args.threads, args.no_charts);
+        return sensitivity::run_study(
+            &study,
+            &args.out,
+            args.shard,
+            args.threads,
+            args.no_charts,
+            args.quiet,
+        );
     }
     if !args.out.join(PARAMS).exists() {
         // (A run directory from before the marker has fleet's parameters.)
@@ -551,13 +559,15 @@ fn simulate_all(
     );
     progress.set_position(start);
     // `context`: the shard's range and where a resumed run picks up.
-    ramp_vocab::note!(
-        "ramp fleet: {} — {} connections x {} arms on {} threads{context}",
-        plan.name,
-        plan.connections,
-        plan.arms.len(),
-        threads,
-    );
+    if !quiet {
+        ramp_vocab::note!(
+            "ramp fleet: {} — {} connections x {} arms on {} threads{context}",
+            plan.name,
+            plan.connections,
+            plan.arms.len(),
+            threads,
+        );
+    }
     let opts = run::RunOptions {
         start,
         end,

@@ -59,13 +59,15 @@ impl Study<'_> {
     }
 }
 
-/// Runs a study (or one shard of it) into `out`.
+/// Runs a study (or one shard of it) into `out`; `quiet` leaves out the
+/// start and per-point lines on stderr.
 pub(super) fn run_study(
     study: &Study,
     out: &Path,
     shard: Option<Shard>,
     threads: usize,
     no_charts: bool,
+    quiet: bool,
 ) -> anyhow::Result<()> {
     if study.assumptions.is_empty() {
         bail!("--sensitivity: the population declares no assumptions to vary (a grid has none)");
@@ -96,7 +98,12 @@ pub(super) fn run_study(
         None => (0, total),
     };
     let threads = run::effective_threads(threads);
-    eprintln!(
+    let say = |line: String| {
+        if !quiet {
+            ramp_vocab::note!("{line}");
+        }
+    };
+    say(format!(
         "ramp fleet --sensitivity: {} — points {first}..{end} of {total} ({} one-at-a-time, {} \
          Latin hypercube), {} connections x {} arms each, on {threads} threads",
         study.plan.name,
@@ -104,7 +111,7 @@ pub(super) fn run_study(
         study.lhs,
         study.plan.connections,
         study.plan.arms.len()
-    );
+    ));
     let tmp = points_path.with_extension("ndjson.partial");
     let mut w = fs::File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
     for i in first..end {
@@ -115,13 +122,13 @@ pub(super) fn run_study(
         w.write_all(line.as_bytes())
             .and_then(|()| w.write_all(b"\n"))
             .with_context(|| format!("writing {}", tmp.display()))?;
-        eprintln!(
+        say(format!(
             "  point {i} {}: {} {:+.1} % ({:.0} s)",
             p.kind.label(),
             figures.arm,
             figures.global_pct,
             t0.elapsed().as_secs_f64()
-        );
+        ));
     }
     w.flush()?;
     drop(w);
