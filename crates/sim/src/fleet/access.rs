@@ -156,6 +156,13 @@ pub struct PathModel {
     /// countries'. [assumption: 1; its range and reason are declared in
     /// `super::assumptions`]
     pub mobile_share_scale: f64,
+    /// Share of the other devices' (laptops', desktops') requests that
+    /// cross Wi-Fi: moves the rest of each region's mixture between Wi-Fi
+    /// and wired (`Region::scaled_mix`). The regions' mixes are computed
+    /// with 0.5 (docs/experiments.md, "The access mix from public data").
+    /// [assumption: 0.5, no source found; its range and reason are
+    /// declared in `super::assumptions`]
+    pub computer_wifi_share: f64,
     /// The client's handshake processing (certificate verification, key
     /// derivation) on every path, ms: the server's handshake RTT samples
     /// include it, the path's minimum does not
@@ -189,6 +196,7 @@ impl Default for PathModel {
             traces: Vec::new(),
             access_correlation: super::population::ACCESS_CORRELATION,
             mobile_share_scale: 1.0,
+            computer_wifi_share: super::population::COMPUTER_WIFI_SHARE,
             client_processing_ms: 0.0,
         }
     }

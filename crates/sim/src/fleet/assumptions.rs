@@ -44,6 +44,9 @@ pub enum Param {
     /// `PathModel::mobile_share_scale`: multiplies every region's mobile
     /// share of the access mixture.
     MobileShareScale,
+    /// `PathModel::computer_wifi_share`: the other devices' (laptops',
+    /// desktops') requests over Wi-Fi.
+    ComputerWifiShare,
     /// `PathModel::client_processing_ms`: the client's handshake
     /// processing, ms.
     ClientProcessingMs,
@@ -51,13 +54,14 @@ pub enum Param {
 
 impl Param {
     /// Every parameter, in report order.
-    pub const ALL: [Param; 7] = [
+    pub const ALL: [Param; 8] = [
         Param::FixedAqmShare,
         Param::WifiFqCodelShare,
         Param::MobileAqmShare,
         Param::AccessCorrelation,
         Param::ChromeAckShare,
         Param::MobileShareScale,
+        Param::ComputerWifiShare,
         Param::ClientProcessingMs,
     ];
 
@@ -71,6 +75,7 @@ impl Param {
             Param::AccessCorrelation => "paths.access_correlation",
             Param::ChromeAckShare => "region.chrome_ack_share",
             Param::MobileShareScale => "paths.mobile_share_scale",
+            Param::ComputerWifiShare => "paths.computer_wifi_share",
             Param::ClientProcessingMs => "paths.client_processing_ms",
         }
     }
@@ -141,6 +146,7 @@ impl Param {
             Param::AccessCorrelation => r.paths.access_correlation,
             Param::ChromeAckShare => r.chrome_ack_share,
             Param::MobileShareScale => r.paths.mobile_share_scale,
+            Param::ComputerWifiShare => r.paths.computer_wifi_share,
             Param::ClientProcessingMs => r.paths.client_processing_ms,
         }
     }
@@ -153,6 +159,7 @@ impl Param {
             Param::AccessCorrelation => &mut r.paths.access_correlation,
             Param::ChromeAckShare => &mut r.chrome_ack_share,
             Param::MobileShareScale => &mut r.paths.mobile_share_scale,
+            Param::ComputerWifiShare => &mut r.paths.computer_wifi_share,
             Param::ClientProcessingMs => &mut r.paths.client_processing_ms,
         }
     }
@@ -233,7 +240,7 @@ impl Assumption {
 
 /// The built-in ranges and reasons (docs/sensitivity.md gives the longer
 /// argument for each).
-pub const BUILTIN: [(Param, (f64, f64), &str); 7] = [
+pub const BUILTIN: [(Param, (f64, f64), &str); 8] = [
     (
         Param::FixedAqmShare,
         (0.0, 1.0),
@@ -281,6 +288,14 @@ pub const BUILTIN: [(Param, (f64, f64), &str); 7] = [
          not available, so six regions use the global 43 %. Rula et al. (IMC 2017) measured \
          a CDN's cellular share of traffic directly: France 12.1 % and the US 16.6 % against \
          the mix's 17 % and 19 % (×0.7, ×0.9), Ghana 96 % against Africa's 67 % (×1.4)",
+    ),
+    (
+        Param::ComputerWifiShare,
+        (0.3, 0.8),
+        "no source gives the share of laptops' and desktops' requests that cross Wi-Fi; the \
+         model's 0.5 is an even split (laptops mostly on Wi-Fi, desktops mostly on Ethernet). \
+         From 0.3 (desktops and office Ethernet carry most of it) to 0.8 (nearly all but \
+         desktops on Wi-Fi); both ends are themselves assumptions",
     ),
     (
         Param::ClientProcessingMs,

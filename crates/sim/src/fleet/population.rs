@@ -39,6 +39,13 @@ pub struct AccessMix {
 /// (\[assumption\]: range and reason in `super::assumptions`).
 pub const ACCESS_CORRELATION: f64 = 0.4;
 
+/// Share of the other devices' (laptops', desktops') requests that cross
+/// Wi-Fi, `d` in the access mix's arithmetic (docs/experiments.md, "The
+/// access mix from public data"): the built-in mixes are computed with
+/// it, and it is the default of `PathModel::computer_wifi_share`
+/// (\[assumption\]: range and reason in `super::assumptions`).
+pub const COMPUTER_WIFI_SHARE: f64 = 0.5;
+
 /// Share of receivers with Chrome's ACK decimation (60 % \[assumption\]).
 pub const CHROME_ACK_SHARE: f64 = 0.6;
 
@@ -366,12 +373,18 @@ impl Region {
         }
     }
 
-    /// The access mixture with `PathModel::mobile_share_scale` applied:
-    /// the mobile share of the normalised mixture times the scale (at most
-    /// 1), Wi-Fi and wired in their ratio over the rest. At scale 1 the
+    /// The access mixture with `PathModel::computer_wifi_share` and then
+    /// `PathModel::mobile_share_scale` applied. The Wi-Fi share first:
+    /// the mixture is read as built with [`COMPUTER_WIFI_SHARE`] (as the
+    /// built-in ones are), so the other devices' share is
+    /// `wired / (1 − COMPUTER_WIFI_SHARE)`; with `d` the share of those
+    /// over Wi-Fi, wired becomes that share times `1 − d` and Wi-Fi takes
+    /// the difference (never below 0). Then the mobile share of the
+    /// normalised mixture times the scale (at most 1), Wi-Fi and wired in
+    /// their ratio over the rest. At the default share and scale 1 the
     /// mixture as given, so that no draw moves.
     pub fn scaled_mix(&self) -> AccessMix {
-        let m = self.mix;
+        let m = self.computer_wifi_mix();
         let k = self.paths.mobile_share_scale;
         if k == 1.0 {
             return m;
@@ -394,6 +407,24 @@ impl Region {
             wifi,
             wired,
             policed: m.policed,
+        }
+    }
+
+    /// The mixture with `PathModel::computer_wifi_share` applied (see
+    /// [`Region::scaled_mix`]); the mixture as given at the default.
+    fn computer_wifi_mix(&self) -> AccessMix {
+        let m = self.mix;
+        let d = self.paths.computer_wifi_share;
+        if d == COMPUTER_WIFI_SHARE {
+            return m;
+        }
+        let computers = m.wired / (1.0 - COMPUTER_WIFI_SHARE);
+        let fixed = m.wifi + m.wired;
+        let wifi = (m.wifi + computers * (d - COMPUTER_WIFI_SHARE)).clamp(0.0, fixed);
+        AccessMix {
+            wifi,
+            wired: fixed - wifi,
+            ..m
         }
     }
 }
@@ -448,7 +479,7 @@ mod tests {
             ("north-america", 0.43, 0.562),
             ("south-america", 0.43, (0.639 + 0.648) / 2.0),
         ];
-        let d = 0.5; // other devices' requests over Wi-Fi [assumption]
+        let d = COMPUTER_WIFI_SHARE; // other devices' requests over Wi-Fi [assumption]
         let regions = seed_regions();
         for (name, m, w) in rows {
             let r = regions.iter().find(|r| r.name == name).unwrap();
@@ -458,6 +489,31 @@ mod tests {
                 assert!((g - x).abs() < 0.0006, "{name}: {got:?} vs {want:?}");
             }
         }
+    }
+
+    #[test]
+    fn computer_wifi_share_moves_the_other_devices_between_wired_and_wifi() {
+        let mut r = seed_regions().remove(2); // west-europe: m = 0.43
+        assert_eq!(r.scaled_mix(), r.mix, "the default is the mixture as given");
+        let fixed = r.mix.wifi + r.mix.wired;
+        for d in [0.0, 0.3, 0.8, 1.0] {
+            r.paths.computer_wifi_share = d;
+            let m = r.scaled_mix();
+            // wired = (1 − m)(1 − d), Wi-Fi = m·w + (1 − m)·d.
+            assert!((m.wired - 0.57 * (1.0 - d)).abs() < 0.001, "{d}: {m:?}");
+            assert!(
+                (m.wifi - (0.43 * 0.598 + 0.57 * d)).abs() < 0.001,
+                "{d}: {m:?}"
+            );
+            assert_eq!(m.mobile, r.mix.mobile, "phones stay where they are");
+            assert!((m.wifi + m.wired - fixed).abs() < 1e-12);
+        }
+        // With the mobile scale on top: the Wi-Fi/wired ratio is d's.
+        r.paths.computer_wifi_share = 0.8;
+        let d8 = r.scaled_mix();
+        r.paths.mobile_share_scale = 1.5;
+        let m = r.scaled_mix();
+        assert!((m.wifi / m.wired - d8.wifi / d8.wired).abs() < 1e-12);
     }
 
     #[test]

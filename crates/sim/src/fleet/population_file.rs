@@ -46,6 +46,7 @@
 //!                                    # (the default, the same range) or "mba-2023"
 //! access_correlation = 0.4           # access type vs bandwidth/RTT copula [assumption]
 //! mobile_share_scale = 1.0           # × each region's mobile share of the mix [assumption]
+//! computer_wifi_share = 0.5          # laptops'/desktops' requests over Wi-Fi [assumption]
 //! client_processing_ms = 0           # client's handshake processing, ms [assumption]
 //!
 //! [[assumption]]                     # a parameter no source pins down (assumptions.rs):
@@ -156,6 +157,7 @@ struct FilePaths {
     mobile_aqm_share: Option<f64>,
     access_correlation: Option<f64>,
     mobile_share_scale: Option<f64>,
+    computer_wifi_share: Option<f64>,
     client_processing_ms: Option<f64>,
 }
 
@@ -679,6 +681,11 @@ fn paths(p: &FilePaths) -> Result<PathModel, String> {
             Param::MobileShareScale,
             p.mobile_share_scale,
             &mut m.mobile_share_scale,
+        ),
+        (
+            Param::ComputerWifiShare,
+            p.computer_wifi_share,
+            &mut m.computer_wifi_share,
         ),
         (
             Param::ClientProcessingMs,
