@@ -83,7 +83,7 @@ fn with_scenario_iw(spec: &spec::ControllerSpec, iw_packets: u64) -> spec::Contr
                 max_udp_payload_size,
                 ..
             }) => {
-                let mut l = *l;
+                let mut l = l.clone();
                 l.common.initial_window = Some(InitialWindow::Quicly {
                     packets: u32::try_from(iw_packets).unwrap_or(u32::MAX),
                     max_udp_payload_size,
