@@ -523,3 +523,27 @@ fn every_ca_part_row_round_trips_parse_and_display_and_builds() {
         }
     }
 }
+
+/// A canonical name builds the controller it names: a Prague spec that
+/// sets the endpoint's default CA pacing gain (`ca_gain=1.25`, RFC 9002
+/// §7.7's 1.25) keeps it in its name; without it the name parses to
+/// Prague's own gain of 1 (Linux `prague_update_pacing_rate`).
+#[test]
+fn a_prague_spec_that_sets_the_endpoint_default_gain_keeps_it_in_its_name() {
+    let cfg = CcConfig::default();
+    for text in [
+        "prague(ca_gain=1.25)",
+        "prague(ca_gain=1)",
+        "prague",
+        "prague(ca_gain=2)+rapidstart",
+    ] {
+        let s = spec::parse(text).unwrap();
+        let name = s.canonical_name(&cfg);
+        let back = spec::parse(&name).unwrap();
+        assert_eq!(
+            back.effective_config(&cfg).ca_pacing_gain,
+            s.effective_config(&cfg).ca_pacing_gain,
+            "{text} is named {name}"
+        );
+    }
+}

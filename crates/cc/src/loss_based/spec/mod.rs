@@ -488,17 +488,27 @@ impl FamilySpec for LossBasedSpec {
     /// defaults, whether they came from the spec or from `cfg`.
     fn canonical_name(&self, cfg: &CcConfig) -> String {
         let mut eff = self.effective_config(cfg);
+        let gain = eff.ca_pacing_gain;
         if self.common.ca_pacing_gain.is_none() {
             // A part's own default gain (Prague's) is not a setting to
             // name; every other part's is the endpoint's already.
             eff.ca_pacing_gain = cfg.ca_pacing_gain;
+        }
+        let mut common = CommonOptions::differing_from_default(&eff);
+        if let Some(own) = self.ca.ca_pacing_gain() {
+            // The endpoint's default chosen on a part with its own
+            // (`prague(ca_gain=1.25)`): a name without it would build the
+            // part's own gain.
+            if common.ca_pacing_gain.is_none() && gain != own {
+                common.ca_pacing_gain = Some(gain);
+            }
         }
         LossBasedSpec {
             common: CommonOptions {
                 // Not a controller setting: the spec's own value is the name's.
                 ecn: self.common.ecn,
                 pacer: self.common.pacer,
-                ..CommonOptions::differing_from_default(&eff)
+                ..common
             },
             ..self.clone()
         }

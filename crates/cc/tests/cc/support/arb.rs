@@ -61,6 +61,7 @@ pub fn spec() -> impl Strategy<Value = LossBasedSpec> {
                     fast_convergence
                 }
             )),
+        Just(CaSpec::new(&ramp_cc::prague::CA_PART, ())),
     ];
     let rapid = (
         (proptest::option::of(beta()), proptest::option::of(beta())),
