@@ -30,6 +30,8 @@ mod connection;
 mod qlog;
 mod record;
 mod request;
+#[cfg(test)]
+mod tests;
 
 use connection::handle_connection;
 
@@ -266,6 +268,11 @@ struct Shared {
     qlog: Option<PathBuf>,
     counters: Counters,
     conn_seq: AtomicU64,
+    /// Tests only: a connection's first record waits until this many
+    /// requests have ended (0: it does not wait), as a busy machine may
+    /// make it.
+    #[cfg(test)]
+    hold_first_record: AtomicU64,
 }
 
 /// A bound, not yet running server.
@@ -338,6 +345,8 @@ impl Server {
                 qlog: opts.qlog,
                 counters: Counters::default(),
                 conn_seq: AtomicU64::new(0),
+                #[cfg(test)]
+                hold_first_record: AtomicU64::new(0),
             }),
         })
     }
