@@ -37,6 +37,25 @@ fn fleet_seed(out: &Path, seed: &str, extra: &[&str]) -> std::process::Output {
     c.output().expect("run ramp")
 }
 
+/// `fleet` without -q: the start line on stderr.
+fn fleet_loud(out: &Path, extra: &[&str]) -> std::process::Output {
+    ramp()
+        .args([
+            "fleet",
+            "--preset",
+            "rapid-start-2026",
+            "-n",
+            "24",
+            "--seed",
+            "5",
+        ])
+        .args(["--no-charts", "-o"])
+        .arg(out)
+        .args(extra)
+        .output()
+        .expect("run ramp")
+}
+
 fn ok(o: &std::process::Output) {
     assert!(
         o.status.success(),
@@ -349,7 +368,7 @@ fn a_shard_resumes_after_a_kill() {
 fn a_fresh_shard_names_its_range_and_a_resumed_one_where_it_picks_up() {
     // A fresh shard used to say "resuming at connection 8".
     let d = tmp("shard-note");
-    let o = fleet(&d, &["--shard", "1/3"]);
+    let o = fleet_loud(&d, &["--shard", "1/3"]);
     ok(&o);
     let e = String::from_utf8_lossy(&o.stderr);
     assert!(e.contains("shard 1/3: connections 8..16"), "{e}");
@@ -365,7 +384,7 @@ fn a_fresh_shard_names_its_range_and_a_resumed_one_where_it_picks_up() {
         .unwrap()
         .0;
     std::fs::write(&records, &want[..=at]).unwrap();
-    let o = fleet(&d, &["--shard", "1/3", "--resume"]);
+    let o = fleet_loud(&d, &["--shard", "1/3", "--resume"]);
     ok(&o);
     let e = String::from_utf8_lossy(&o.stderr);
     assert!(
@@ -558,7 +577,7 @@ fn list_presets_declares_each_assumption_with_value_range_and_reason() {
 
 #[test]
 fn a_sensitivity_study_is_the_same_bytes_at_any_shard_and_thread_count() {
-    // 1 base + 2 x 7 one-at-a-time + 4 Latin-hypercube points, 24
+    // 1 base + 2 x 8 one-at-a-time + 4 Latin-hypercube points, 24
     // connections each.
     let study = ["--sensitivity", "4", "-j", "2"];
     let full = tmp("study");
@@ -566,7 +585,7 @@ fn a_sensitivity_study_is_the_same_bytes_at_any_shard_and_thread_count() {
     ok(&o);
     let want = files(&full);
     let points = std::fs::read_to_string(full.join("points.ndjson")).unwrap();
-    assert_eq!(points.lines().count(), 19);
+    assert_eq!(points.lines().count(), 21);
     assert!(points.starts_with("{\"conn\":0,"), "{points}");
     assert!(points.contains("\"point\":\"high:paths.fixed_aqm_share\""));
     let md = std::fs::read_to_string(full.join("sensitivity.md")).unwrap();
