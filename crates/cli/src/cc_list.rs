@@ -54,7 +54,7 @@ impl std::fmt::Debug for ArmList {
 pub fn parse_arm_list(text: &str) -> Result<ArmList, String> {
     Ok(ArmList {
         text: text.to_string(),
-        arms: parse_arms(text)?,
+        arms: parse_arms(text).map_err(|e| e.to_string())?,
     })
 }
 

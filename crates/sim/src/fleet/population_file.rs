@@ -79,7 +79,7 @@ use ramp_cc::Rate;
 use serde::Deserialize;
 
 use super::access::BufferDepth;
-use super::assumptions::{self, Assumption, Param};
+use super::assumptions::{self, Assumption, AssumptionError, Param};
 use super::dist::QuantileTable;
 use super::grid::Grid;
 use super::population::{
@@ -378,7 +378,7 @@ impl PopulationFile {
             let d = Param::parse(&fa.key)
                 .and_then(|p| {
                     if declared.iter().any(|d: &Assumption| d.param == p) {
-                        return Err(format!("{}: declared twice", fa.key));
+                        return Err(AssumptionError::DeclaredTwice { param: p });
                     }
                     let r = (fa.range[0], fa.range[1]);
                     Assumption::declare(&population, p, r, &fa.reason, fa.value)
