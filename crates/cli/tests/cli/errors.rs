@@ -203,7 +203,9 @@ fn get_with_a_ca_file_holding_no_certificate_says_so() {
 #[test]
 fn dev_zero_as_any_whole_file_input_fails_fast_naming_the_cap() {
     if !Path::new("/dev/zero").exists() {
-        eprintln!("SKIPPED: no /dev/zero on this system");
+        ramp_vocab::note!(
+            "SKIPPED: dev_zero_as_any_whole_file_input_fails_fast_naming_the_cap: no /dev/zero on this system"
+        );
         return;
     }
     let d = scratch("dev-zero");
@@ -400,6 +402,17 @@ fn a_bad_typed_value_is_refused_by_clap_before_any_work() {
         (&["load", "https://127.0.0.1:9/x", "-D", "1"], "--duration"),
         (&["sim", "--cc", "nosuchcc"], "--cc"),
         (&["bench", "sim", "--cc", "nosuchcc"], "--cc"),
+        // A scenario file that does not exist: the list is refused first.
+        (
+            &[
+                "compare",
+                "--scenario",
+                "/nonexistent/s.toml",
+                "--cc",
+                "nosuchcc",
+            ],
+            "--cc",
+        ),
         (&["sim", "--cellular=light_fraction=2"], "--cellular"),
         (
             &[
