@@ -112,7 +112,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         up.queue = q;
     }
     if let Some(l) = args.uplink_loss {
-        up.loss = l;
+        up.loss = ramp_link::LossModel::bernoulli(l);
     }
     if let Some(a) = args.uplink_aqm {
         up.aqm = a;

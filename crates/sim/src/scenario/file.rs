@@ -135,7 +135,12 @@ impl KeyLines {
         let line = |start: usize| line_of(text, start);
         let mut keys = Vec::new();
         if let Some(p) = &f.path {
-            for (table, e) in [("cellular", &p.cellular), ("jitter", &p.jitter)] {
+            for (table, e) in [
+                ("cellular", &p.cellular),
+                ("jitter", &p.jitter),
+                ("gilbert_elliott", &p.gilbert_elliott),
+                ("policer", &p.policer),
+            ] {
                 keys.extend(e.iter().flat_map(|e| e.key_lines(table, text)));
             }
         }
@@ -267,8 +272,8 @@ struct FilePath {
     queue: Option<Q<Duration>>,
     queue_bytes: Option<Q<u64>>,
     loss: Option<Q<f64>>,
-    gilbert_elliott: Option<FileGe>,
-    policer: Option<FilePolicer>,
+    gilbert_elliott: Option<FileElement>,
+    policer: Option<FileElement>,
     aqm: Option<Q<Aqm>>,
     ecn_threshold: Option<Q<Duration>>,
     reverse_rate: Option<Q<Rate>>,
@@ -281,11 +286,13 @@ struct FilePath {
     cellular: Option<FileElement>,
 }
 
-/// A link element's table (`[path.cellular]`, `[path.jitter]`): its keys
-/// in file order, each value kept as text with its byte span, for the
-/// element's one option table in ramp-link ([`ramp_link::Element`]), which
-/// the command line's `--cellular=…` and `--wifi-jitter=…` read too. Every
-/// key is optional over the element's sourced defaults.
+/// A link element's table (`[path.cellular]`, `[path.jitter]`,
+/// `[path.gilbert_elliott]`, `[path.policer]`): its keys in file order,
+/// each value kept as text with its byte span, for the element's one
+/// option table in ramp-link ([`ramp_link::Element`]), which the command
+/// line's `--cellular=…`, `--wifi-jitter=…`, `--gilbert-elliott=…` and
+/// `--policer=…` read too. A key is optional over the element's sourced
+/// default where it has one.
 struct FileElement(Vec<(String, Spanned<units::QuantityText>)>);
 
 impl<'de> Deserialize<'de> for FileElement {
@@ -366,28 +373,6 @@ impl FileBatching {
 struct FileRateStep {
     at: Q<Duration>,
     rate: Q<Rate>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct FileGe {
-    p_good_to_bad: f64,
-    p_bad_to_good: f64,
-    #[serde(default)]
-    loss_good: f64,
-    #[serde(default = "one")]
-    loss_bad: f64,
-}
-
-fn one() -> f64 {
-    1.0
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct FilePolicer {
-    rate: Q<Rate>,
-    burst: Q<u64>,
 }
 
 #[derive(Deserialize)]
@@ -500,27 +485,12 @@ impl FilePath {
                 }
             }
             (None, Some(ge)) => {
-                for (k, v) in [
-                    ("p_good_to_bad", ge.p_good_to_bad),
-                    ("p_bad_to_good", ge.p_bad_to_good),
-                    ("loss_good", ge.loss_good),
-                    ("loss_bad", ge.loss_bad),
-                ] {
-                    if !(0.0..=1.0).contains(&v) {
-                        return Err(format!("path.gilbert_elliott.{k}: must lie in [0, 1]"));
-                    }
-                }
-                p.loss = LossModel::GilbertElliott {
-                    p_good_to_bad: ge.p_good_to_bad,
-                    p_bad_to_good: ge.p_bad_to_good,
-                    loss_good: ge.loss_good,
-                    loss_bad: ge.loss_bad,
-                };
+                p.loss = LossModel::GilbertElliott(ge.element("gilbert_elliott")?);
             }
             (None, None) => {}
         }
-        if let Some(pol) = self.policer {
-            p.policer = Some((pol.rate.0, pol.burst.0));
+        if let Some(pol) = &self.policer {
+            p.policer = Some(pol.element("policer")?);
         }
         match (self.aqm, self.ecn_threshold) {
             (Some(_), Some(_)) => {
