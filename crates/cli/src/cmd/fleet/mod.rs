@@ -37,13 +37,14 @@ mod records;
 mod sensitivity;
 mod shard;
 mod summary;
+mod trace_conn;
 
 use charts::{grid_results, write_charts};
 use plan::{
     arm_labels, bin_order, build_plan, metric, params_difference, plan_assumptions, plan_spec,
     scenario_text, PlanSpec,
 };
-use records::{prepare_resume, row_of, Readback};
+use records::{prepare_resume, row_of, LineCheck, Readback};
 pub use shard::Shard;
 use summary::{print_grid_table, print_headline, summary_json};
 
@@ -111,6 +112,18 @@ pub struct Args {
     /// tornado.png (docs/sensitivity.md). Shards and merges by point.
     #[arg(long, value_name = "LHS_POINTS", default_value_t = 0)]
     sensitivity: u32,
+    /// Rerun connection N of the run alone, every arm, with the
+    /// simulator's traces: writes OUT/traces/conn-N-ARM.ndjson,
+    /// OUT/qlog/conn-N-ARM.sqlog and OUT/conn-N.records.ndjson (its
+    /// records, the same bytes as its lines in records.ndjson). Give the
+    /// run's preset or population, arms, -n and seed. A list: 3,17.
+    #[arg(
+        long,
+        value_name = "N",
+        value_delimiter = ',',
+        conflicts_with_all = ["resume", "shard", "sensitivity", "describe"]
+    )]
+    trace_conn: Vec<u64>,
     /// Check the arguments, print the run's settings as one JSON object
     /// (out, no_charts, threads, connections, arms, seed, shard) and exit
     /// without running: what a driver that shards the run needs to know.
@@ -183,6 +196,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         println!("{d}");
         return Ok(());
     }
+    if !args.trace_conn.is_empty() {
+        return trace_conn::trace_conns(&plan, &args.out, &args.trace_conn);
+    }
     if args.sensitivity > 0 {
         if args.resume {
             bail!("--resume: a sensitivity study does not resume; run it again into a new --out");
@@ -229,7 +245,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         first
             + if records.exists() {
-                prepare_resume(&records, plan.arms.len() as u64, first)?
+                // A whole run reads every record back for its summary
+                // below, before simulating; a shard's are read only by the
+                // merge, so their `conn`s are checked here.
+                let check = match args.shard {
+                    Some(_) => LineCheck::EachConn,
+                    None => LineCheck::LastOnly,
+                };
+                prepare_resume(&records, plan.arms.len() as u64, first, check)?
             } else {
                 0
             }
@@ -268,10 +291,20 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
     }
     if start < end {
+        let what = match args.shard {
+            Some(s) => format!(", shard {s}: connections {first}..{end}"),
+            None => String::new(),
+        };
+        let resumed = if start > first {
+            format!(", resuming at connection {start}")
+        } else {
+            String::new()
+        };
         simulate_all(
             &plan,
             &records,
             (start, end),
+            &format!("{what}{resumed}"),
             threads,
             args.quiet,
             back.as_mut(),
@@ -349,10 +382,22 @@ fn merge(dirs: &[PathBuf], out: &Path, no_charts: bool) -> anyhow::Result<()> {
         records_name: RECORDS,
         params_name: PARAMS,
     };
-    let params = shard::merge_records(dirs, &records, &merge_spec, params_difference)?;
+    // The summary reads each record as the merge copies it: the merged
+    // file is written once and not read back.
+    let mut back = readback(&plan, out, no_charts);
+    let params = shard::merge_records(
+        dirs,
+        &records,
+        &merge_spec,
+        params_difference,
+        &mut |line| {
+            let line = std::str::from_utf8(line).context("not UTF-8")?;
+            back.push(row_of(line)?)
+        },
+    )?;
     // From here on the merged records exist: any failure removes them, so
     // the same merge can simply be run again.
-    let done = finish_merge(&plan, &spec, &params, &spec_path, out, no_charts);
+    let done = finish_merge(&plan, &spec, &params, &spec_path, out, no_charts, back);
     if done.is_err() {
         for f in [RECORDS, PARAMS, PLAN, "scenario.toml"] {
             let _ = fs::remove_file(out.join(f));
@@ -370,6 +415,7 @@ fn finish_merge(
     spec_path: &Path,
     out: &Path,
     no_charts: bool,
+    back: Readback,
 ) -> anyhow::Result<()> {
     if plan.fingerprint() != params {
         bail!(
@@ -385,8 +431,6 @@ fn finish_merge(
         serde_json::to_string_pretty(spec)?.as_bytes(),
     )?;
     write_atomic(&out.join("scenario.toml"), scenario_text(plan).as_bytes())?;
-    let mut back = readback(plan, out, no_charts);
-    back.read_file(&out.join(RECORDS))?;
     finish(plan, out, no_charts, back)
 }
 
@@ -463,6 +507,7 @@ fn simulate_all(
     plan: &FleetPlan,
     records: &Path,
     (start, end): (u64, u64),
+    context: &str,
     threads: usize,
     quiet: bool,
     mut back: Option<&mut Readback>,
@@ -486,17 +531,13 @@ fn simulate_all(
         .progress_chars("=> "),
     );
     progress.set_position(start);
-    eprintln!(
-        "ramp fleet: {} — {} connections x {} arms on {} threads{}",
+    // `context`: the shard's range and where a resumed run picks up.
+    ramp_vocab::note!(
+        "ramp fleet: {} — {} connections x {} arms on {} threads{context}",
         plan.name,
         plan.connections,
         plan.arms.len(),
         threads,
-        if start > 0 {
-            format!(", resuming at connection {start}")
-        } else {
-            String::new()
-        }
     );
     let opts = run::RunOptions {
         start,
