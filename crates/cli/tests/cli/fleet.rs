@@ -132,6 +132,24 @@ fn resume_checks_the_parameters_and_fresh_runs_refuse_to_overwrite() {
         e.contains("`seed` (was 5, now 6)"),
         "names the parameter: {e}"
     );
+    // The file is readable text: no Rust Debug dumps.
+    let params = std::fs::read_to_string(d.join("fleet.params")).unwrap();
+    assert!(
+        params.contains("\nregion = \"africa weight 1\"\n"),
+        "{params}"
+    );
+    assert!(params.contains("\nmodel.fnv1a64 = \""), "{params}");
+    assert!(!params.contains("Region {") && !params.contains("Workload {"));
+    // A run of an older ramp (Debug dumps in fleet.params) is named as such.
+    std::fs::write(
+        d.join("fleet.params"),
+        "name = \"rapid-start-2026\"\nseed = 5\npopulation = \"Regions([Region { name: \\\"east-asia\\\" }])\"\n",
+    )
+    .unwrap();
+    let old = fleet(&d, &["--resume"]);
+    assert_eq!(old.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&old.stderr);
+    assert!(e.contains("written by an older ramp"), "{e}");
 }
 
 #[test]
@@ -689,4 +707,65 @@ fn trace_conn_reruns_one_connection_with_its_records_bytes_and_traces() {
     let s = shards("trace-conn", 3, &[]).remove(2);
     ok(&fleet(&s, &["--trace-conn", "3"]));
     assert!(std::fs::read_to_string(s.join("conn-3.records.ndjson")).unwrap() == lines_of(3));
+}
+
+#[test]
+fn charts_of_a_large_run_come_from_a_seeded_sample_the_same_at_any_thread_and_shard_count() {
+    // RAMP_CHART_CONNECTIONS=10 makes a 24-connection run sample as a
+    // run above 20 000 connections does.
+    let run = |out: &Path, extra: &[&str]| {
+        let mut c = ramp();
+        c.env("RAMP_CHART_CONNECTIONS", "10")
+            .args(["fleet", "-n", "24", "--seed", "5", "-q", "-o"])
+            .arg(out)
+            .args(extra);
+        c.output().unwrap()
+    };
+    let (a, b) = (tmp("sample-j1"), tmp("sample-j2"));
+    ok(&run(&a, &["-j", "1"]));
+    ok(&run(&b, &["-j", "2"]));
+    let want = files(&a);
+    assert!(files(&b) == want, "thread count changed the charts");
+    let html = std::fs::read_to_string(a.join("report.html")).unwrap();
+    assert!(
+        html.contains("seeded sample of 10 of 24 connections"),
+        "the report says it is a sample"
+    );
+    assert!(
+        html.contains("pairs = 10"),
+        "every arm of a sampled connection"
+    );
+    let svg = std::fs::read_to_string(a.join("ab-all.svg")).unwrap();
+    assert!(
+        svg.contains("all connections, sample 10/24\n"),
+        "whole title"
+    );
+    // The summary is exact: the same as without charts.
+    let exact = tmp("sample-exact");
+    ok(&fleet(&exact, &[]));
+    for f in ["summary.md", "summary.json", "records.ndjson"] {
+        assert!(
+            std::fs::read(a.join(f)).unwrap() == std::fs::read(exact.join(f)).unwrap(),
+            "{f} differs"
+        );
+    }
+    // Shards merged with charts: the same bytes.
+    let dirs: Vec<PathBuf> = (0..3)
+        .map(|k| {
+            let d = tmp(&format!("sample-shard{k}"));
+            ok(&run(&d, &["--shard", &format!("{k}/3")]));
+            d
+        })
+        .collect();
+    let merged = tmp("sample-merged");
+    let o = ramp()
+        .env("RAMP_CHART_CONNECTIONS", "10")
+        .args(["fleet", "merge"])
+        .args(&dirs)
+        .arg("-o")
+        .arg(&merged)
+        .output()
+        .unwrap();
+    ok(&o);
+    assert!(files(&merged) == want, "merged charts differ");
 }

@@ -226,7 +226,9 @@ fn thread_cpu(name: &str) -> Option<Duration> {
 fn relay_sender_sleeps_between_datagrams_instead_of_spinning() {
     let _machine = exclusive();
     if std::fs::metadata("/proc/self/task").is_err() {
-        eprintln!("skipped: no /proc/self/task to read thread CPU times from");
+        ramp_vocab::note!(
+            "SKIPPED: relay_sender_sleeps_between_datagrams_instead_of_spinning: no /proc/self/task to read thread CPU times from"
+        );
         return;
     }
     let server = receiver();

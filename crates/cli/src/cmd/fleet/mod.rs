@@ -31,6 +31,7 @@ use crate::run_dir::{self, Owner};
 use ramp_vocab::atomic_file::write_atomic;
 
 pub(crate) mod bench;
+mod chart_sample;
 mod charts;
 mod plan;
 mod records;
@@ -39,10 +40,11 @@ mod shard;
 mod summary;
 mod trace_conn;
 
+use chart_sample::ChartSample;
 use charts::{grid_results, write_charts};
 use plan::{
-    arm_labels, bin_order, build_plan, metric, params_difference, plan_assumptions, plan_spec,
-    scenario_text, PlanSpec,
+    arm_labels, bin_order, build_plan, is_legacy_params, metric, params_difference,
+    plan_assumptions, plan_spec, scenario_text, PlanSpec,
 };
 use records::{prepare_resume, row_of, LineCheck, Readback};
 pub use shard::Shard;
@@ -235,6 +237,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 params_path.display()
             )
         })?;
+        if old != params && is_legacy_params(&old) {
+            bail!(
+                "--resume: {} was written by an older ramp (before fleet.params was readable \
+                 text); continue the run with that ramp, or start it again into a new --out",
+                params_path.display()
+            );
+        }
         if old != params {
             bail!(
                 "--resume: {} differs from this run's parameters in {}; give the same preset, \
@@ -340,7 +349,23 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 /// tables.
 fn readback(plan: &FleetPlan, out: &Path, no_charts: bool) -> Readback {
     let grid = matches!(plan.population, ramp_sim::fleet::Population::Grid(_));
-    Readback::new(out, &arm_labels(plan), !no_charts || grid)
+    // A grid's tables (summary.md) are exact: they keep every row.
+    let sample = if grid {
+        Some(ChartSample::new(plan.seed, usize::MAX))
+    } else {
+        (!no_charts).then(|| ChartSample::new(plan.seed, chart_connections()))
+    };
+    Readback::new(out, &arm_labels(plan), sample)
+}
+
+/// Connections the charts are drawn from at most:
+/// [`chart_sample::CHART_CONNECTIONS`], or `RAMP_CHART_CONNECTIONS` (a
+/// test samples a small run with it).
+fn chart_connections() -> usize {
+    std::env::var("RAMP_CHART_CONNECTIONS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(chart_sample::CHART_CONNECTIONS)
 }
 
 /// `ramp fleet merge`: checks the shards, concatenates their records into
@@ -470,13 +495,14 @@ fn write_results(
     no_charts: bool,
     back: Readback,
 ) -> anyhow::Result<(Summary, Vec<ramp_plot::GridResult>)> {
-    let (summary, rows) = back.finish(&plan.population.pops(), &bin_order(plan))?;
+    let (summary, sampled) = back.finish(&plan.population.pops(), &bin_order(plan))?;
+    let rows = &sampled.rows;
     let summary = summary.with_metric(metric(plan));
     let title = format!(
         "ramp fleet: {} ({} connections, seed {})",
         plan.name, plan.connections, plan.seed
     );
-    let grids = grid_results(plan, &rows)?;
+    let grids = grid_results(plan, rows)?;
     let mut md = summary.to_markdown(&title);
     for g in &grids {
         md.push_str(&format!(
@@ -494,7 +520,7 @@ fn write_results(
         serde_json::to_string_pretty(&summary_json(&summary, plan))?.as_bytes(),
     )?;
     if !no_charts {
-        write_charts(plan, &rows, &grids, out)?;
+        write_charts(plan, &sampled, &grids, out)?;
     }
     Ok((summary, grids))
 }

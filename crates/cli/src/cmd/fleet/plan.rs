@@ -168,6 +168,15 @@ pub(super) fn params_difference(old: &str, new: &str) -> String {
     }
 }
 
+/// Whether `params` is a `fleet.params` written before the file became
+/// readable (its population and workload were Rust `Debug` dumps): such a
+/// run continues only with the ramp that started it.
+pub(super) fn is_legacy_params(params: &str) -> bool {
+    params
+        .lines()
+        .any(|l| l.starts_with("population = \"Regions(") || l.starts_with("population = \"Grid("))
+}
+
 /// The arms' labels, the baseline first.
 pub(super) fn arm_labels(plan: &FleetPlan) -> Vec<String> {
     plan.arms.iter().map(|a| a.label.clone()).collect()

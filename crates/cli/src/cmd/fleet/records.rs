@@ -9,25 +9,30 @@ use anyhow::{bail, Context};
 use ramp_sim::fleet::summary::{Row, Summarizer, Summary};
 use ramp_vocab::record_keys as k;
 
+use super::chart_sample::{ChartSample, Sampled};
+use super::shard::ConnOnly;
+
 /// The spill directory of a run's summary, inside the run directory
 /// (removed when the summary is done).
 const SPILL_DIR: &str = ".summary-spill";
 
 /// What a run keeps of its records for the files written at the end: the
 /// streaming summary (memory flat in the number of connections), and the
-/// rows themselves only when charts or grid tables need every one.
+/// rows of the connections the charts and grid tables are drawn from
+/// (none with `--no-charts`, a bounded sample for charts, every one for a
+/// grid's tables).
 pub(super) struct Readback {
     summary: Summarizer,
-    rows: Option<Vec<Row>>,
+    rows: Option<ChartSample>,
 }
 
 impl Readback {
-    /// A read-back for the run in `out` with `arms` (baseline first);
-    /// `keep_rows` when the charts or grid tables will be drawn.
-    pub(super) fn new(out: &Path, arms: &[String], keep_rows: bool) -> Readback {
+    /// A read-back for the run in `out` with `arms` (baseline first),
+    /// keeping the rows `rows` samples.
+    pub(super) fn new(out: &Path, arms: &[String], rows: Option<ChartSample>) -> Readback {
         Readback {
             summary: Summarizer::new(arms, Some(out.join(SPILL_DIR)), spill_entries()),
-            rows: keep_rows.then(Vec::new),
+            rows,
         }
     }
 
@@ -45,14 +50,18 @@ impl Readback {
         for_each_row(records, |row| self.push(row))
     }
 
-    /// The summary and the rows kept (empty unless asked for).
+    /// The summary and the rows kept (none unless asked for).
     pub(super) fn finish(
         self,
         pops: &[String],
         bins: &[String],
-    ) -> anyhow::Result<(Summary, Vec<Row>)> {
+    ) -> anyhow::Result<(Summary, Sampled)> {
         let s = self.summary.finish(pops, bins)?;
-        Ok((s, self.rows.unwrap_or_default()))
+        let rows = self.rows.map(ChartSample::finish).unwrap_or(Sampled {
+            seen: 0,
+            rows: Vec::new(),
+        });
+        Ok((s, rows))
     }
 }
 
@@ -97,13 +106,6 @@ pub(super) enum LineCheck {
     /// misplaced middle line is found before the resumed simulation, not
     /// after it. Only `conn` is read.
     EachConn,
-}
-
-/// A record's connection index, read without building the record: the
-/// one field the merge and `--resume` check.
-#[derive(serde::Deserialize)]
-pub(super) struct ConnOnly {
-    pub(super) conn: u64,
 }
 
 /// Cuts `records` back to its last whole connection (`arms` lines each)
