@@ -27,7 +27,7 @@ pub mod assumptions;
 pub mod dist;
 pub mod experiments;
 pub mod grid;
-mod params;
+pub mod params;
 pub mod population;
 pub mod population_file;
 pub mod run;

@@ -29,6 +29,40 @@ pub(super) fn params_text(plan: &FleetPlan) -> String {
     for a in &plan.arms {
         lines.push(("arm".into(), json_str(&format!("{}={}", a.label, a.spec))));
     }
+    lines.extend(model_outline(plan));
+    let e = &plan.base.endpoint;
+    let ms = |d: core::time::Duration| duration_millis_f64(d).to_string();
+    lines.push(("endpoint.mds".into(), e.mds.to_string()));
+    lines.push(("endpoint.iw_packets".into(), e.iw_packets.to_string()));
+    lines.push(("endpoint.jump_packets".into(), e.jump_packets.to_string()));
+    lines.push((
+        "endpoint.ack_policy".into(),
+        json_str(&e.ack_policy.to_string()),
+    ));
+    lines.push(("endpoint.max_ack_delay_ms".into(), ms(e.max_ack_delay)));
+    lines.push(("time_limit_ms".into(), ms(plan.base.time_limit)));
+    lines.push((
+        "model.fnv1a64".into(),
+        json_str(&format!("{:016x}", model_digest(plan))),
+    ));
+    let mut s = String::from(
+        "# ramp fleet: this run's parameters; --resume and `ramp fleet merge` continue it only \
+         with the same ones.\n# model.fnv1a64 covers every number of the population, workload \
+         and endpoint.\n",
+    );
+    for (k, v) in lines {
+        s.push_str(&format!("{k} = {v}\n"));
+    }
+    s
+}
+
+/// The outline of a plan's population and workload as `(key, value)`
+/// pairs, values in TOML syntax: `population`, then each `region` with its
+/// weight or the `grid.*` axes, then (regions only: a grid's cells carry
+/// their own sizes) the `workload.*` sizes, bins and whether connections
+/// load pages. `fleet.params` and the report's run description show it.
+pub fn model_outline(plan: &FleetPlan) -> Vec<(String, String)> {
+    let mut lines = Vec::new();
     let list = |v: Vec<String>| format!("[{}]", v.join(", "));
     let ms = |d: core::time::Duration| duration_millis_f64(d).to_string();
     match &plan.population {
@@ -79,29 +113,7 @@ pub(super) fn params_text(plan: &FleetPlan) -> String {
         lines.push(("workload.bin_edges_bytes".into(), list(edges.collect())));
         lines.push(("workload.pages".into(), w.pages.is_some().to_string()));
     }
-    let e = &plan.base.endpoint;
-    lines.push(("endpoint.mds".into(), e.mds.to_string()));
-    lines.push(("endpoint.iw_packets".into(), e.iw_packets.to_string()));
-    lines.push(("endpoint.jump_packets".into(), e.jump_packets.to_string()));
-    lines.push((
-        "endpoint.ack_policy".into(),
-        json_str(&e.ack_policy.to_string()),
-    ));
-    lines.push(("endpoint.max_ack_delay_ms".into(), ms(e.max_ack_delay)));
-    lines.push(("time_limit_ms".into(), ms(plan.base.time_limit)));
-    lines.push((
-        "model.fnv1a64".into(),
-        json_str(&format!("{:016x}", model_digest(plan))),
-    ));
-    let mut s = String::from(
-        "# ramp fleet: this run's parameters; --resume and `ramp fleet merge` continue it only \
-         with the same ones.\n# model.fnv1a64 covers every number of the population, workload \
-         and endpoint.\n",
-    );
-    for (k, v) in lines {
-        s.push_str(&format!("{k} = {v}\n"));
-    }
-    s
+    lines
 }
 
 /// FNV-1a 64 of the model's full description (population, workload,

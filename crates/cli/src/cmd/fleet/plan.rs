@@ -220,9 +220,15 @@ pub(super) fn scenario_text(plan: &FleetPlan) -> String {
                     r.mix.policed * 100.0
                 ));
             }
-            t.push_str(&format!("# workload: {:?}\n", plan.workload));
         }
-        Population::Grid(g) => t.push_str(&format!("# grid: {g:?}\n")),
+        Population::Grid(_) => {}
+    }
+    // The grid's axes, or the workload's sizes and bins, as fleet.params
+    // writes them.
+    for (k, v) in fleet::params::model_outline(plan) {
+        if k.starts_with("grid.") || k.starts_with("workload.") {
+            t.push_str(&format!("# {k} = {v}\n"));
+        }
     }
     t
 }
