@@ -390,7 +390,10 @@ mod tests {
         assert_eq!((e.line, e.message.as_str()), (Some(2), "not UTF-8 text"));
         let _ = std::fs::remove_file(&p);
         if !Path::new("/dev/zero").exists() {
-            eprintln!("SKIPPED: the /dev/zero half (no /dev/zero here)");
+            ramp_vocab::note!(
+                "SKIPPED: a_file_streams_to_the_same_trace_and_dev_zero_fails_at_its_first_line: \
+                 the /dev/zero half (no /dev/zero here)"
+            );
             return;
         }
         let e = DeliveryTrace::load(Path::new("/dev/zero")).unwrap_err();

@@ -65,13 +65,38 @@ impl TraceMeta {
         parts.join(", ")
     }
 
-    /// The name to show for this trace in a legend: the arm if known, else the controller.
+    /// The name to show for this trace in a legend or title: the arm if
+    /// known, else the controller without its options
+    /// (`newreno+rapidstart`). A canonical spec is too long for a legend;
+    /// [`TraceMeta::spec`] gives it for a key or caption.
     pub fn label(&self) -> String {
         match &self.group {
-            Some(g) if *g != self.cc => format!("{g} ({})", self.cc),
-            _ => self.cc.clone(),
+            Some(g) if !g.is_empty() => g.clone(),
+            _ => short_controller(&self.cc),
         }
     }
+
+    /// The full controller spec, when the label does not already say all
+    /// of it.
+    pub fn spec(&self) -> Option<&str> {
+        (!self.cc.is_empty() && self.label() != self.cc).then_some(self.cc.as_str())
+    }
+}
+
+/// A controller spec without its options: `newreno(iw=30x1472,…)+rapidstart(k=11/18)`
+/// becomes `newreno+rapidstart`.
+pub fn short_controller(spec: &str) -> String {
+    let mut out = String::with_capacity(spec.len());
+    let mut depth = 0usize;
+    for c in spec.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            c if depth == 0 => out.push(c),
+            _ => {}
+        }
+    }
+    out
 }
 
 /// A packet sent (`sent`).

@@ -9,6 +9,10 @@
 //! everything else (unidirectional control and QPACK streams) to
 //! h3-quinn. The server looks the completion time up by stream id in
 //! [`AckTimes`]: that is its `ttlb` end point, "last byte acknowledged".
+//! The watcher also takes the server's snapshot of the connection (its
+//! counters) at that moment, not when the request's task next runs: by
+//! then the next request on the connection may have been sent and
+//! acknowledged too.
 //!
 //! Zero-copy sends: h3 hands a request stream each DATA frame as a
 //! [`WriteBuf`] (frame header, then the payload), which exposes its payload
@@ -34,24 +38,47 @@ use tokio::sync::oneshot;
 
 /// How a request stream's send side ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum SendEnd {
-    /// Finished, and the peer acknowledged every byte, at this time.
-    Acked(Instant),
+pub(crate) enum SendEnd<S> {
+    /// Finished, and the peer acknowledged every byte, at this time; with
+    /// the connection's snapshot taken then.
+    Acked(Instant, S),
     /// The peer stopped the stream (STOP_SENDING) with this code.
     Stopped(u64),
     /// The connection ended first (quinn's reason).
     Lost(String),
 }
 
+/// Takes what the server records about the connection (its counters) at
+/// the moment a response is completely acknowledged.
+type Snapshot<S> = Arc<dyn Fn() -> S + Send + Sync>;
+
 /// Per connection: stream id → the receiver of that stream's end.
-#[derive(Clone, Default)]
-pub(crate) struct AckTimes {
-    map: Arc<Mutex<HashMap<u64, oneshot::Receiver<SendEnd>>>>,
+pub(crate) struct AckTimes<S> {
+    map: Arc<Mutex<HashMap<u64, oneshot::Receiver<SendEnd<S>>>>>,
+    snapshot: Snapshot<S>,
 }
 
-impl AckTimes {
+impl<S> Clone for AckTimes<S> {
+    fn clone(&self) -> Self {
+        AckTimes {
+            map: self.map.clone(),
+            snapshot: self.snapshot.clone(),
+        }
+    }
+}
+
+impl<S: Send + 'static> AckTimes<S> {
+    /// Tracking for one connection; `snapshot` is taken as each response
+    /// is found completely acknowledged.
+    pub(crate) fn new(snapshot: impl Fn() -> S + Send + Sync + 'static) -> AckTimes<S> {
+        AckTimes {
+            map: Arc::default(),
+            snapshot: Arc::new(snapshot),
+        }
+    }
+
     /// Takes the receiver for stream `id` (once).
-    pub(crate) fn take(&self, id: u64) -> Option<oneshot::Receiver<SendEnd>> {
+    pub(crate) fn take(&self, id: u64) -> Option<oneshot::Receiver<SendEnd<S>>> {
         self.map
             .lock()
             .unwrap_or_else(|p| p.into_inner())
@@ -66,9 +93,15 @@ impl AckTimes {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .insert(id, rx);
+        let snapshot = self.snapshot.clone();
         tokio::spawn(async move {
             let end = match stopped.await {
-                Ok(None) => SendEnd::Acked(Instant::now()),
+                // The time and the counters right here, as quinn reports
+                // the last byte acknowledged: the request's own task runs
+                // later (one more wake-up, then its other work), and on a
+                // busy machine late enough that the next request on the
+                // connection has been answered in between.
+                Ok(None) => SendEnd::Acked(Instant::now(), snapshot()),
                 Ok(Some(code)) => SendEnd::Stopped(code.into_inner()),
                 Err(e) => SendEnd::Lost(e.to_string()),
             };
@@ -93,20 +126,24 @@ fn accept_bi(conn: &quinn::Connection) -> AcceptBiFuture {
 
 /// The server side of an h3 connection over quinn, with acknowledgement
 /// tracking of request streams.
-pub(crate) struct TrackedConnection {
+pub(crate) struct TrackedConnection<S> {
     conn: quinn::Connection,
     inner: h3_quinn::Connection,
     accepting: AcceptBiFuture,
-    acks: AckTimes,
+    acks: AckTimes<S>,
     shared: Bytes,
     /// The connection's own stream opener: its `OpenStreams` calls go here.
     opener: Opener,
 }
 
-impl TrackedConnection {
+impl<S> TrackedConnection<S> {
     /// Wraps an established quinn connection. Response payloads that are
     /// slices of `shared` go to quinn without a copy (module docs).
-    pub(crate) fn new(conn: quinn::Connection, acks: AckTimes, shared: Bytes) -> TrackedConnection {
+    pub(crate) fn new(
+        conn: quinn::Connection,
+        acks: AckTimes<S>,
+        shared: Bytes,
+    ) -> TrackedConnection<S> {
         let inner = h3_quinn::Connection::new(conn.clone());
         let opener = Opener {
             inner: <h3_quinn::Connection as quic::Connection<Bytes>>::opener(&inner),
@@ -139,7 +176,7 @@ fn stream_id(id: quinn::StreamId) -> StreamId {
     StreamId::try_from(v).unwrap_or_else(|_| unreachable!("stream id {v} is not a varint"))
 }
 
-impl<B: Buf> quic::Connection<B> for TrackedConnection {
+impl<B: Buf, S: Send + 'static> quic::Connection<B> for TrackedConnection<S> {
     type RecvStream = h3_quinn::RecvStream;
     type OpenStreams = Opener;
 
@@ -175,7 +212,7 @@ impl<B: Buf> quic::Connection<B> for TrackedConnection {
     }
 }
 
-impl<B: Buf> quic::OpenStreams<B> for TrackedConnection {
+impl<B: Buf, S: Send + 'static> quic::OpenStreams<B> for TrackedConnection<S> {
     type BidiStream = TrackedBidi<B>;
     type SendStream = h3_quinn::SendStream<B>;
 

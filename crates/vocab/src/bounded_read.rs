@@ -109,7 +109,7 @@ mod tests {
     #[test]
     fn dev_zero_fails_fast() {
         if !Path::new("/dev/zero").exists() {
-            eprintln!("SKIPPED: no /dev/zero on this system");
+            crate::note!("SKIPPED: dev_zero_fails_fast: no /dev/zero on this system");
             return;
         }
         let e = read_capped(Path::new("/dev/zero"), 1 << 16, "a test file").unwrap_err();

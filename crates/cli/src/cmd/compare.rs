@@ -491,7 +491,7 @@ fn write_run_dir(
     ramp_plot::chart::save(&delivery, &out.join("delivery.png"), theme)?;
     for (i, (trace, arm)) in run.traces.iter().zip(arms).enumerate() {
         let chart = ramp_plot::chart::timeseq::TimeSeqChart::new(trace)
-            .title(format!("{}: {} ({})", scenario.name, arm.label, arm.spec));
+            .title(format!("{}: {}", scenario.name, arm.label));
         let name = trace_path(Path::new(""), i, &arm.label);
         let stem = name.file_stem().and_then(|s| s.to_str()).unwrap_or("arm");
         ramp_plot::chart::save(&chart, &out.join(format!("timeseq-{stem}.png")), theme)?;

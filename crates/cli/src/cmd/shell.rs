@@ -9,7 +9,7 @@ use ramp_quic::relay::LinkParams;
 use ramp_shell::ShellConfig;
 use ramp_vocab::units::{parse_duration, parse_loss, parse_rate};
 
-use crate::forwarder_flags::ForwarderFlags;
+use crate::forwarder_flags::{ForwarderFlags, Traces};
 use crate::link_elements::LinkElementFlags;
 use crate::path_flags::PathFlags;
 
@@ -92,7 +92,23 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         return Ok(());
     }
     let traces = args.fwd.traces()?;
-    let (rate, rtt, queue) = args.fwd.link(&args.path, &traces)?;
+    let cfg = configure(&args, &traces)?;
+    let out = ramp_shell::run(&cfg, &args.command)?;
+    for (name, d) in [("up", out.counters.up), ("down", out.counters.down)] {
+        ramp_vocab::note!("ramp shell {} {name}: {d}", out.path);
+    }
+    if let Some(sig) = out.interrupted_by {
+        ramp_vocab::note!("ramp shell {}: stopped by signal {sig}", out.path);
+    }
+    std::process::exit(out.exit_code());
+}
+
+/// The two directions' links and the logs of a shell, from its flags and
+/// the traces they named (loaded by the caller): every check of the flags
+/// that needs no namespace. Separate from [`run`] so that the fuzz target
+/// `cli/shell_flags` (crates/cli/fuzz) can run it on any command line.
+pub(crate) fn configure(args: &Args, traces: &Traces) -> anyhow::Result<ShellConfig> {
+    let (rate, rtt, queue) = args.fwd.link(&args.path, traces)?;
     if args.path.rate.is_some() {
         check_rate(rate, "--rate")?;
     }
@@ -145,23 +161,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             }
         }
     }
-    let cfg = ShellConfig {
+    Ok(ShellConfig {
         up: up.link_config(),
         down: down.link_config(),
         seed: args.fwd.seed,
-        log: args.fwd.log,
-        flow_log: args.flow_log,
-        packet_log: args.packet_log,
+        log: args.fwd.log.clone(),
+        flow_log: args.flow_log.clone(),
+        packet_log: args.packet_log.clone(),
         realtime: !args.fwd.no_realtime,
-    };
-    let out = ramp_shell::run(&cfg, &args.command)?;
-    for (name, d) in [("up", out.counters.up), ("down", out.counters.down)] {
-        ramp_vocab::note!("ramp shell {} {name}: {d}", out.path);
-    }
-    if let Some(sig) = out.interrupted_by {
-        ramp_vocab::note!("ramp shell {}: stopped by signal {sig}", out.path);
-    }
-    std::process::exit(out.exit_code());
+    })
 }
 
 /// Whether two paths name the same existing file.

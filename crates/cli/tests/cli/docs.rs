@@ -72,3 +72,50 @@ fn collect_md(base: &Path, dir: &Path, out: &mut Vec<String>) {
         }
     }
 }
+
+/// A test that skips must say so where `cargo test` shows it: the harness
+/// captures `eprintln!` of a passing test, so a skip printed that way is a
+/// bare `ok`. Skips go through `ramp_vocab::note!` (or
+/// `ramp_host::timing::loud`), which write to the process's stderr, as
+/// `SKIPPED: <test>: <why>`.
+#[test]
+fn every_skipped_test_says_so_on_stderr_without_nocapture() {
+    let mut files = Vec::new();
+    collect_rs(&root().join("crates"), &mut files);
+    let mut captured = Vec::new();
+    for f in &files {
+        let text = fs::read_to_string(f).unwrap_or_default();
+        for (i, _) in text.match_indices("eprintln!(") {
+            let after = text[i + "eprintln!(".len()..].trim_start();
+            let lower = after.get(..9).unwrap_or(after).to_ascii_lowercase();
+            if lower.starts_with("\"skip") {
+                let line = text[..i].matches('\n').count() + 1;
+                captured.push(format!("{}:{line}", f.display()));
+            }
+        }
+    }
+    assert!(
+        captured.is_empty(),
+        "skips printed with eprintln! (captured, so cargo test shows a bare `ok`); use \
+         ramp_vocab::note!(\"SKIPPED: <test>: <why>\"): {captured:?}"
+    );
+}
+
+fn collect_rs(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        let name = e.file_name();
+        // Build directories (fuzz targets' too) hold no sources of ours.
+        if name == "target" {
+            continue;
+        }
+        if p.is_dir() {
+            collect_rs(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}

@@ -203,7 +203,9 @@ fn get_with_a_ca_file_holding_no_certificate_says_so() {
 #[test]
 fn dev_zero_as_any_whole_file_input_fails_fast_naming_the_cap() {
     if !Path::new("/dev/zero").exists() {
-        eprintln!("SKIPPED: no /dev/zero on this system");
+        ramp_vocab::note!(
+            "SKIPPED: dev_zero_as_any_whole_file_input_fails_fast_naming_the_cap: no /dev/zero on this system"
+        );
         return;
     }
     let d = scratch("dev-zero");

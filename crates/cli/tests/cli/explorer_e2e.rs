@@ -139,8 +139,8 @@ fn explorer_in_headless_chromium_matches_summary_ndq_and_the_rust_band() {
     let base = arms[0].clone();
 
     let Some(bin) = find_browser() else {
-        eprintln!(
-            "SKIPPED explorer_in_headless_chromium_matches_summary_ndq_and_the_rust_band: \
+        ramp_vocab::note!(
+            "SKIPPED: explorer_in_headless_chromium_matches_summary_ndq_and_the_rust_band: \
              no Chromium binary found (install Debian's `chromium` or set RAMP_CHROMIUM)"
         );
         return;
@@ -357,8 +357,8 @@ fn explorer_on_grid_and_compare_runs_offers_the_filters_that_fit() {
             .arg(&cmp),
     );
     let Some(bin) = find_browser() else {
-        eprintln!(
-            "SKIPPED explorer_on_grid_and_compare_runs_offers_the_filters_that_fit: \
+        ramp_vocab::note!(
+            "SKIPPED: explorer_on_grid_and_compare_runs_offers_the_filters_that_fit: \
              no Chromium binary found (install Debian's `chromium` or set RAMP_CHROMIUM)"
         );
         return;

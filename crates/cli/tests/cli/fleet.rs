@@ -292,6 +292,54 @@ fn a_shard_resumes_after_a_kill() {
 }
 
 #[test]
+fn a_fresh_shard_names_its_range_and_a_resumed_one_where_it_picks_up() {
+    // A fresh shard used to say "resuming at connection 8".
+    let d = tmp("shard-note");
+    let o = fleet(&d, &["--shard", "1/3"]);
+    ok(&o);
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(e.contains("shard 1/3: connections 8..16"), "{e}");
+    assert!(!e.contains("resuming"), "{e}");
+    let records = d.join("records.ndjson");
+    let want = std::fs::read(&records).unwrap();
+    let cut = want.iter().filter(|&&b| b == b'\n').take(4 * 3).count();
+    let at = want
+        .iter()
+        .enumerate()
+        .filter(|(_, &b)| b == b'\n')
+        .nth(cut - 1)
+        .unwrap()
+        .0;
+    std::fs::write(&records, &want[..=at]).unwrap();
+    let o = fleet(&d, &["--shard", "1/3", "--resume"]);
+    ok(&o);
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        e.contains("shard 1/3: connections 8..16, resuming at connection 11"),
+        "{e}"
+    );
+    assert!(std::fs::read(&records).unwrap() == want);
+    // A shard's records are read by nothing else before the merge: its
+    // resume checks each line's connection before simulating.
+    let text = String::from_utf8(want).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines[5] = "{\"conn\": 9, broken";
+    std::fs::write(&records, lines.join("\n") + "\n").unwrap();
+    let o = fleet(&d, &["--shard", "1/3", "--resume"]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(e.contains("line 6 is not a record"), "{e}");
+    lines[5] = lines[9];
+    std::fs::write(&records, lines.join("\n") + "\n").unwrap();
+    let e =
+        String::from_utf8_lossy(&fleet(&d, &["--shard", "1/3", "--resume"]).stderr).into_owned();
+    assert!(
+        e.contains("line 6 is connection 10, but connection 9"),
+        "{e}"
+    );
+}
+
+#[test]
 fn merge_refuses_foreign_missing_duplicate_and_truncated_shards() {
     let dirs = shards("refuse", 3, &[]);
     let err = |dirs: &[PathBuf], name: &str| -> String {
@@ -583,4 +631,123 @@ fn bench_all_prints_one_table_of_every_figure() {
     for want in ["instructions per packet", "packets/s per core", "speed-up"] {
         assert!(out.contains(want), "{want} missing in:\n{out}");
     }
+}
+
+#[test]
+fn trace_conn_reruns_one_connection_with_its_records_bytes_and_traces() {
+    let d = tmp("trace-conn");
+    ok(&fleet(&d, &[]));
+    let records = std::fs::read_to_string(d.join("records.ndjson")).unwrap();
+    let lines_of = |n: u64| -> String {
+        let end = format!(",\"conn\":{n}}}");
+        records
+            .lines()
+            .filter(|l| l.ends_with(&end))
+            .map(|l| format!("{l}\n"))
+            .collect()
+    };
+    let o = fleet(&d, &["--trace-conn", "17,3", "--trace-conn", "17"]);
+    ok(&o);
+    let said = String::from_utf8_lossy(&o.stdout);
+    for n in [17u64, 3] {
+        let got = std::fs::read_to_string(d.join(format!("conn-{n}.records.ndjson"))).unwrap();
+        assert_eq!(got.lines().count(), 4, "one record per arm");
+        assert!(got == lines_of(n), "connection {n}: records differ");
+        for arm in ["baseline", "jumpstart", "rapid-no-jump", "rapidstart"] {
+            let t = d.join(format!("traces/conn-{n}-{arm}.ndjson"));
+            let trace = std::fs::read_to_string(&t).unwrap();
+            assert!(trace.starts_with("{\"ev\":\"meta\""), "{}", t.display());
+            assert!(trace.contains("\"ev\":\"sent\""), "{}", t.display());
+            assert!(said.contains(&t.display().to_string()), "{said}");
+            let q = d.join(format!("qlog/conn-{n}-{arm}.sqlog"));
+            assert!(std::fs::metadata(&q).unwrap().len() > 0, "{}", q.display());
+        }
+    }
+    // The run's other files are untouched, and `ramp report` reads the
+    // traces next to the records.
+    assert_eq!(
+        std::fs::read_to_string(d.join("records.ndjson")).unwrap(),
+        records
+    );
+    let report = ramp()
+        .args(["report"])
+        .arg(&d)
+        .arg("-o")
+        .arg(d.join("with-traces.html"))
+        .output()
+        .unwrap();
+    ok(&report);
+    // Another run's parameters, and a connection the run does not have,
+    // are refused.
+    let o = fleet_seed(&d, "6", &["--trace-conn", "3"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("`seed` (was 5, now 6)"));
+    let o = fleet(&d, &["--trace-conn", "24"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("connections 0..24"));
+    // A shard's directory traces any connection of the run.
+    let s = shards("trace-conn", 3, &[]).remove(2);
+    ok(&fleet(&s, &["--trace-conn", "3"]));
+    assert!(std::fs::read_to_string(s.join("conn-3.records.ndjson")).unwrap() == lines_of(3));
+}
+
+#[test]
+fn charts_of_a_large_run_come_from_a_seeded_sample_the_same_at_any_thread_and_shard_count() {
+    // RAMP_CHART_CONNECTIONS=10 makes a 24-connection run sample as a
+    // run above 20 000 connections does.
+    let run = |out: &Path, extra: &[&str]| {
+        let mut c = ramp();
+        c.env("RAMP_CHART_CONNECTIONS", "10")
+            .args(["fleet", "-n", "24", "--seed", "5", "-q", "-o"])
+            .arg(out)
+            .args(extra);
+        c.output().unwrap()
+    };
+    let (a, b) = (tmp("sample-j1"), tmp("sample-j2"));
+    ok(&run(&a, &["-j", "1"]));
+    ok(&run(&b, &["-j", "2"]));
+    let want = files(&a);
+    assert!(files(&b) == want, "thread count changed the charts");
+    let html = std::fs::read_to_string(a.join("report.html")).unwrap();
+    assert!(
+        html.contains("seeded sample of 10 of 24 connections"),
+        "the report says it is a sample"
+    );
+    assert!(
+        html.contains("pairs = 10"),
+        "every arm of a sampled connection"
+    );
+    let svg = std::fs::read_to_string(a.join("ab-all.svg")).unwrap();
+    assert!(
+        svg.contains("all connections, sample 10/24\n"),
+        "whole title"
+    );
+    // The summary is exact: the same as without charts.
+    let exact = tmp("sample-exact");
+    ok(&fleet(&exact, &[]));
+    for f in ["summary.md", "summary.json", "records.ndjson"] {
+        assert!(
+            std::fs::read(a.join(f)).unwrap() == std::fs::read(exact.join(f)).unwrap(),
+            "{f} differs"
+        );
+    }
+    // Shards merged with charts: the same bytes.
+    let dirs: Vec<PathBuf> = (0..3)
+        .map(|k| {
+            let d = tmp(&format!("sample-shard{k}"));
+            ok(&run(&d, &["--shard", &format!("{k}/3")]));
+            d
+        })
+        .collect();
+    let merged = tmp("sample-merged");
+    let o = ramp()
+        .env("RAMP_CHART_CONNECTIONS", "10")
+        .args(["fleet", "merge"])
+        .args(&dirs)
+        .arg("-o")
+        .arg(&merged)
+        .output()
+        .unwrap();
+    ok(&o);
+    assert!(files(&merged) == want, "merged charts differ");
 }

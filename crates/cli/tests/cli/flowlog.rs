@@ -213,7 +213,7 @@ fn http_server(bytes: usize) -> (u16, std::thread::JoinHandle<()>) {
 fn the_flow_log_times_curl_over_tcp_as_curl_does() {
     need_root!();
     if Command::new("curl").arg("--version").output().is_err() {
-        eprintln!("skipped: no curl");
+        ramp_vocab::note!("SKIPPED: the_flow_log_times_curl_over_tcp_as_curl_does: no curl");
         return;
     }
     let (port, h) = http_server(1_000_000);
@@ -255,7 +255,9 @@ fn the_flow_log_times_a_quicly_cli_download() {
     need_root!();
     let Some(cli) = std::env::var_os("QUICLY_CLI").filter(|c| std::path::Path::new(c).exists())
     else {
-        eprintln!("skipped: QUICLY_CLI (a quicly `cli` built outside the repository) not set");
+        ramp_vocab::note!(
+            "SKIPPED: the_flow_log_times_a_quicly_cli_download: QUICLY_CLI (a quicly `cli` built outside the repository) not set"
+        );
         return;
     };
     let cli = std::path::PathBuf::from(cli);
@@ -276,7 +278,7 @@ fn the_flow_log_times_a_quicly_cli_download() {
         .arg(&cert)
         .output();
     if !made.is_ok_and(|o| o.status.success()) {
-        eprintln!("skipped: openssl could not make a certificate");
+        ramp_vocab::note!("SKIPPED: the_flow_log_times_a_quicly_cli_download: openssl could not make a certificate");
         return;
     }
     let port = {

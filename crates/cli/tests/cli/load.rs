@@ -233,11 +233,17 @@ fn load_counts_4xx_as_failed_not_errored() {
     let serve = Serve::start();
     for proto in ["h3", "h2"] {
         for (path, tag) in [("/bytes/xyz", "bad"), ("/no/such/file", "missing")] {
-            let args = ["-n", "6", "-c", "2", "-m", "2"];
+            let records = temp(&format!("{tag}-{proto}-requests.ndjson"));
+            let records_arg = records.display().to_string();
+            let args = ["-n", "6", "-c", "2", "-m", "2", "--json", &records_arg];
             let s = load_expecting(&serve, proto, path, &args, tag, false);
-            // The whole summary on failure: which count took a request
-            // that is not a 4xx is the first clue (seen once in CI: 5 of 6).
-            let all = Value::Object(s.clone());
+            // The whole summary and each request's record on failure
+            // (seen once in CI: 5 of 6 counted 4xx).
+            let all = format!(
+                "{}\n{}",
+                Value::Object(s.clone()),
+                std::fs::read_to_string(&records).unwrap_or_default()
+            );
             assert_eq!(n(&s, "status.4xx"), 6, "{proto} {path}: {all}");
             assert_eq!(n(&s, "requests.failed"), 6, "{proto} {path}: {all}");
             assert_eq!(n(&s, "requests.errored"), 0, "{proto} {path}: {all}");

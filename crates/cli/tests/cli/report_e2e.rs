@@ -68,8 +68,8 @@ fn report_renders_in_headless_chromium() {
     );
 
     let Some(bin) = find_browser() else {
-        eprintln!(
-            "SKIPPED report_renders_in_headless_chromium: no Chromium binary found \
+        ramp_vocab::note!(
+            "SKIPPED: report_renders_in_headless_chromium: no Chromium binary found \
              (install Debian's `chromium` or set RAMP_CHROMIUM)"
         );
         return;

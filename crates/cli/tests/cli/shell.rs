@@ -432,7 +432,7 @@ fn a_closed_stderr_pipe_keeps_the_commands_exit_status() {
 fn without_cap_net_admin_a_clear_error_and_exit_2() {
     need_root!();
     if Command::new("setpriv").arg("--help").output().is_err() {
-        eprintln!("skipped: no setpriv to drop privileges");
+        ramp_vocab::note!("SKIPPED: without_cap_net_admin_a_clear_error_and_exit_2: no setpriv to drop privileges");
         return;
     }
     let out = Command::new("setpriv")
@@ -452,7 +452,9 @@ fn without_cap_net_admin_a_clear_error_and_exit_2() {
         .expect("setpriv runs");
     let stderr = text(&out.stderr);
     if stderr.contains("Permission denied") && !stderr.contains("ramp") {
-        eprintln!("skipped: the unprivileged user cannot run {RAMP}: {stderr}");
+        ramp_vocab::note!(
+            "SKIPPED: without_cap_net_admin_a_clear_error_and_exit_2: the unprivileged user cannot run {RAMP}: {stderr}"
+        );
         return;
     }
     assert_eq!(out.status.code(), Some(2), "{stderr}");

@@ -5,13 +5,14 @@
 
 use super::axes::{de, signed_pct, text};
 use super::change::{
-    arm_colour, change_canvas_size, draw_change_panels, panel_caption, title_by, ChangeLayout,
+    arm_colour, change_canvas_size, change_scale, draw_change_panels, panel_caption,
+    per_panel_desc, title_by, ChangeLayout,
 };
 use super::style::Theme;
 use super::Chart;
 use crate::ab::{AbPanel, AbResult};
 use crate::error::{Error, Result};
-use crate::units::nice_scale;
+use crate::units::Scale;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -38,6 +39,21 @@ impl<'a> AbChart<'a> {
     }
 }
 
+/// Each panel's x axis, fitted to its curves and bands.
+fn panel_scales(r: &AbResult) -> Vec<Scale> {
+    r.panels
+        .iter()
+        .map(|p| {
+            change_scale(
+                p.curves
+                    .iter()
+                    .flat_map(|c| &c.points)
+                    .flat_map(|p| [p.delta_pct, p.lo_pct, p.hi_pct]),
+            )
+        })
+        .collect()
+}
+
 impl Chart for AbChart<'_> {
     fn size(&self) -> (u32, u32) {
         change_canvas_size(&self.result.panels)
@@ -58,33 +74,22 @@ impl Chart for AbChart<'_> {
             t.push_str(" (band: bootstrap 95% CI)");
             t
         });
-        // One x range for every panel, so panels compare at a glance.
-        let (mut lo, mut hi) = (0.0f64, 0.0f64);
-        for c in r.panels.iter().flat_map(|p| &p.curves) {
-            for p in &c.points {
-                for v in [p.delta_pct, p.lo_pct, p.hi_pct] {
-                    if v.is_finite() {
-                        lo = lo.min(v);
-                        hi = hi.max(v);
-                    }
-                }
-            }
-        }
-        let x = nice_scale(lo, hi, 8);
-        let x_desc = format!("TTLB change vs {} (%)", r.baseline);
+        let xs = panel_scales(r);
+        let x_desc = per_panel_desc(format!("TTLB change vs {} (%)", r.baseline), r.panels.len());
         let layout = ChangeLayout {
             title: &title,
-            x: &x,
+            x: &xs,
             x_desc: &x_desc,
             y_desc: "percentile",
         };
         let caption =
             |panel: &AbPanel| panel_caption(&r.facet, &panel.facet, &r.baseline, panel.baseline_n);
         draw_change_panels(root, theme, &layout, &r.panels, caption, |panel, chart| {
-            if x.lo < 0.0 {
+            let x = chart.x_range();
+            if x.start < 0.0 {
                 de(chart.draw_series(std::iter::once(Text::new(
                     "← faster",
-                    (x.lo + (x.hi - x.lo) * 0.01, 99.0),
+                    (x.start + (x.end - x.start) * 0.01, 99.0),
                     text(12.0, theme.foreground()),
                 ))))?;
             }
@@ -117,5 +122,57 @@ impl Chart for AbChart<'_> {
             }
             Ok(key)
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ab::{AbCurve, AbPoint, Facet};
+
+    fn panel(facet: &str, deltas: &[f64]) -> AbPanel {
+        AbPanel {
+            facet: facet.into(),
+            baseline_n: 50,
+            curves: vec![AbCurve {
+                arm: "b".into(),
+                n: 50,
+                points: deltas
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &d)| AbPoint {
+                        percentile: 10.0 * (i + 1) as f64,
+                        delta_pct: d,
+                        lo_pct: d - 3.0,
+                        hi_pct: d + 3.0,
+                    })
+                    .collect(),
+            }],
+        }
+    }
+
+    /// The review's case: one region's +900 % tail gave every region's
+    /// panel a −200 … +1000 % axis.
+    #[test]
+    fn each_region_panel_has_an_axis_fitted_to_its_own_data_and_none_below_minus_100() {
+        let r = AbResult {
+            baseline: "a".into(),
+            arms: vec!["a".into(), "b".into()],
+            facet: Facet::Key("pop".into()),
+            panels: vec![
+                panel("ams", &[-12.0, -5.0, 0.0, 4.0]),
+                panel("gru", &[-99.0, 10.0, 200.0, 900.0]),
+            ],
+            skipped: 0,
+        };
+        let xs = panel_scales(&r);
+        assert!(xs[0].lo >= -20.0 && xs[0].hi <= 10.0, "{:?}", xs[0]);
+        assert!(xs[1].hi >= 903.0 && xs[1].lo == -100.0, "{:?}", xs[1]);
+        assert!(xs[1].ticks.iter().all(|&t| t >= -100.0));
+        // The chart says the ranges differ.
+        let svg = crate::chart::to_svg(&AbChart::new(&r), Theme::Light).unwrap();
+        assert!(
+            svg.contains("each panel&apos;s own range") || svg.contains("each panel's own range")
+        );
     }
 }

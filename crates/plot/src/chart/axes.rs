@@ -100,7 +100,11 @@ pub(crate) fn cartesian<'a, DB: DrawingBackend>(
         b.margin_right(12 + frame.right);
     }
     if let (Some(c), Some(size)) = (caption, frame.caption) {
-        b.caption(c, text(size, theme.foreground()));
+        let (w, _) = area.dim_in_pixel();
+        b.caption(
+            super::fit::ellipsize(c, w.saturating_sub(16), size),
+            text(size, theme.foreground()),
+        );
     }
     de(b.build_cartesian_2d(ranged(x), ranged(y)))
 }
@@ -245,7 +249,10 @@ pub(crate) fn panel_key<DB: DrawingBackend>(
     theme: Theme,
 ) -> Result<()> {
     let left = 14 + 62; // aligned with the plot's left edge
+    let (w, _) = area.dim_in_pixel();
+    let room = w.saturating_sub(left as u32 + 30 + 8);
     for (i, (colour, label)) in entries.iter().enumerate() {
+        let label = &super::fit::ellipsize(label, room, 13.0);
         let y = 4 + KEY_ROW as i32 * i as i32 + KEY_ROW as i32 / 2;
         de(area.draw(&PathElement::new(
             vec![(left, y), (left + 22, y)],

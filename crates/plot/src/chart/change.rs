@@ -11,7 +11,7 @@ use super::axes::{
 use super::style::Theme;
 use crate::ab::{AbPanel, Facet, PairedPanel};
 use crate::error::Result;
-use crate::units::{format_number, Scale};
+use crate::units::{format_number, nice_scale, Scale};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -32,12 +32,13 @@ fn draw_change_frame<DB: DrawingBackend>(
         ))))?;
     }
     let fx = |v: &f64| format_number(*v);
+    let (w, h) = chart.plotting_area().dim_in_pixel();
     let mut m = chart.configure_mesh();
     styled(&mut m, theme)
         .x_label_formatter(&fx)
         .y_label_formatter(&fx)
-        .x_desc(x_desc)
-        .y_desc(y_desc);
+        .x_desc(super::fit::ellipsize(x_desc, w, DESC_SIZE))
+        .y_desc(super::fit::ellipsize(y_desc, h, DESC_SIZE));
     de(m.draw())?;
     de(chart.draw_series(std::iter::once(PathElement::new(
         [(0.0, 0.0), (0.0, 100.0)],
@@ -45,6 +46,9 @@ fn draw_change_frame<DB: DrawingBackend>(
     ))))?;
     Ok(())
 }
+
+/// Font size of axis descriptions (the mesh style's).
+const DESC_SIZE: f64 = 14.0;
 
 /// The colour index of each arm: its place among the non-baseline arms,
 /// so an arm keeps its colour in every panel and chart.
@@ -120,6 +124,37 @@ fn percent_axis() -> Scale {
     }
 }
 
+/// The horizontal scale of one change panel: 0 and every finite value of
+/// `values` (changes in %, with their bands). A TTLB change cannot be
+/// below −100 % (the arm's TTLB is not negative), so the axis never starts
+/// below it.
+///
+/// Each panel gets its own: one range for all panels let the widest
+/// region (a +900 % tail of a slow region) squeeze the others' ±20 % into
+/// a sliver. The x axis description says so when there are several panels
+/// ([`per_panel_desc`]).
+pub(crate) fn change_scale(values: impl IntoIterator<Item = f64>) -> Scale {
+    let (lo, hi) = values
+        .into_iter()
+        .filter(|v| v.is_finite())
+        .fold((0.0f64, 0.0f64), |(a, b), v| (a.min(v), b.max(v)));
+    let mut s = nice_scale(lo.max(-100.0), hi, 8);
+    if s.lo < -100.0 {
+        s.lo = -100.0;
+        s.ticks.retain(|&t| t >= -100.0);
+    }
+    s
+}
+
+/// `desc`, marked as a per-panel range when there are several panels.
+pub(crate) fn per_panel_desc(desc: String, panels: usize) -> String {
+    if panels > 1 {
+        format!("{desc}; each panel's own range")
+    } else {
+        desc
+    }
+}
+
 /// Draws `title` centred in the title band of `root` and returns the
 /// area below it.
 fn titled<DB: DrawingBackend>(
@@ -130,7 +165,7 @@ fn titled<DB: DrawingBackend>(
     let (w, _) = root.dim_in_pixel();
     let (head, body) = root.split_vertically(TITLE_BAND);
     de(head.draw_text(
-        title,
+        &super::fit::ellipsize(title, w.saturating_sub(24), super::fit::TITLE_SIZE),
         &text(18.0, theme.foreground()).pos(plotters::style::text_anchor::Pos::new(
             plotters::style::text_anchor::HPos::Center,
             plotters::style::text_anchor::VPos::Center,
@@ -154,9 +189,9 @@ pub(crate) fn title_by(mut head: String, facet: &Facet) -> String {
 pub(crate) struct ChangeLayout<'a> {
     /// The chart's title, above every panel.
     pub(crate) title: &'a str,
-    /// The horizontal scale, one for every panel so panels compare at a
-    /// glance.
-    pub(crate) x: &'a Scale,
+    /// The horizontal scale of each panel, in panel order: each fitted to
+    /// its own panel's data ([`change_scale`]).
+    pub(crate) x: &'a [Scale],
     /// The horizontal axis' label.
     pub(crate) x_desc: &'a str,
     /// The vertical axis' label.
@@ -179,12 +214,12 @@ pub(crate) fn draw_change_panels<DB: DrawingBackend, P: ChangePanel>(
     let (cols, rows) = panel_layout(panels.len());
     let cells = body.split_evenly((rows, cols));
     let key_h = key_height(key_rows(panels));
-    for (panel, cell) in panels.iter().zip(cells.iter()) {
+    for ((panel, cell), x) in panels.iter().zip(cells.iter()).zip(layout.x) {
         let (_, cell_h) = cell.dim_in_pixel();
         let (area, key_area) = cell.split_vertically(cell_h.saturating_sub(key_h));
         let caption = caption(panel);
-        let mut chart = cartesian(&area, Some(&caption), layout.x, &y, FRAME, false, theme)?;
-        draw_change_frame(&mut chart, layout.x, layout.x_desc, layout.y_desc, theme)?;
+        let mut chart = cartesian(&area, Some(&caption), x, &y, FRAME, false, theme)?;
+        draw_change_frame(&mut chart, x, layout.x_desc, layout.y_desc, theme)?;
         let key = curves(panel, &mut chart)?;
         panel_key(&key_area, &key, theme)?;
     }

@@ -4,7 +4,8 @@
 //! time a curve reaches the object size is its TTLB; plateaus are
 //! head-of-line stalls while losses are repaired.
 
-use super::axes::{cartesian, de, legend, mesh, steps, styled_secondary, text, Frame};
+use super::axes::{cartesian, de, legend, mesh, steps, styled_secondary, Frame};
+use super::fit::{ellipsize, spec_entries, spec_key, spec_key_height, titled, SpecEntry};
 use super::style::Theme;
 use super::thin::thin_steps;
 use super::Chart;
@@ -79,9 +80,37 @@ pub fn ttlb_ms(trace: &Trace) -> Option<f64> {
         .map(|d| d.t_us as f64 / 1000.0)
 }
 
+/// Widest a trace's name may be in the legend (a third of the plot): the
+/// legend sits inside the plot, over the start of the curves.
+const LEGEND_NAME_PX: u32 = 330;
+
+/// Width and height of the chart without its spec key.
+const SIZE: (u32, u32) = (1100, 620);
+
+impl DeliveryChart<'_> {
+    /// The key under the plot: each trace's full controller spec, for the
+    /// traces whose legend label does not say it.
+    fn spec_key(&self, theme: Theme) -> Vec<SpecEntry> {
+        let items: Vec<_> = self
+            .traces
+            .iter()
+            .enumerate()
+            .filter_map(|(i, t)| {
+                let spec = t.meta.spec()?;
+                Some((theme.series(i), t.meta.label(), spec.to_string()))
+            })
+            .collect();
+        spec_entries(SIZE.0, &items)
+    }
+}
+
 impl Chart for DeliveryChart<'_> {
     fn size(&self) -> (u32, u32) {
-        (1100, 620)
+        // The colours do not change the key's height.
+        (
+            SIZE.0,
+            SIZE.1 + spec_key_height(&self.spec_key(Theme::default())),
+        )
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>, theme: Theme) -> Result<()> {
@@ -89,7 +118,11 @@ impl Chart for DeliveryChart<'_> {
             return Err(Error::Data("delivery chart: no traces".to_string()));
         }
         let title = self.title.clone().unwrap_or_else(|| self.default_title());
-        let area = de(root.titled(&title, text(18.0, theme.foreground())))?;
+        let key = self.spec_key(theme);
+        let (_, h) = root.dim_in_pixel();
+        let (plot, key_area) = root.split_vertically(h - spec_key_height(&key));
+        spec_key(&key_area, &key, theme)?;
+        let area = titled(&plot, &title, &[], theme)?;
         let ms = |t: u64| t as f64 / 1000.0;
         let end = self
             .traces
@@ -156,9 +189,10 @@ impl Chart for DeliveryChart<'_> {
             pts.extend(tr.delivered.iter().map(|d| (ms(d.t_us), d.bytes as f64)));
             // Not called TTLB: producers define TTLB from the server's
             // request time; this is the receiver's last in-order byte.
+            let name = ellipsize(&tr.meta.label(), LEGEND_NAME_PX, 13.0);
             let label = match ttlb_ms(tr) {
-                Some(t) => format!("{} — last byte {}", tr.meta.label(), format_ms(t)),
-                None => tr.meta.label(),
+                Some(t) => format!("{name} — last byte {}", format_ms(t)),
+                None => name,
             };
             let line = thin_steps(&steps(&pts), (x.lo, x.hi), w);
             let anno = if dashed {

@@ -15,6 +15,11 @@
 pub mod ab;
 mod axes;
 mod change;
+mod fit;
+#[cfg(test)]
+mod long_names;
+#[cfg(test)]
+pub(crate) use fit::tests::overflowing as overflowing_text;
 pub mod delivery;
 pub mod grid;
 pub mod paired;

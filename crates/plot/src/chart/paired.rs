@@ -5,13 +5,14 @@
 
 use super::axes::{de, signed_pct, steps};
 use super::change::{
-    arm_colour, change_canvas_size, draw_change_panels, panel_caption, title_by, ChangeLayout,
+    arm_colour, change_canvas_size, change_scale, draw_change_panels, panel_caption,
+    per_panel_desc, title_by, ChangeLayout,
 };
 use super::style::Theme;
 use super::Chart;
 use crate::ab::{PairedPanel, PairedResult};
 use crate::error::{Error, Result};
-use crate::units::{format_number, nice_scale};
+use crate::units::format_number;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use ramp_vocab::quantile::quantile_sorted;
@@ -72,17 +73,18 @@ impl Chart for PairedChart<'_> {
                 &r.facet,
             )
         });
-        let all = r
+        let xs: Vec<_> = r
             .panels
             .iter()
-            .flat_map(|p| &p.curves)
-            .flat_map(|c| &c.deltas_pct);
-        let (lo, hi) = all.fold((0.0f64, 0.0f64), |(a, b), &v| (a.min(v), b.max(v)));
-        let x = nice_scale(lo, hi, 8);
-        let x_desc = format!("per-path TTLB change vs {} (%)", r.baseline);
+            .map(|p| change_scale(p.curves.iter().flat_map(|c| c.deltas_pct.iter().copied())))
+            .collect();
+        let x_desc = per_panel_desc(
+            format!("per-path TTLB change vs {} (%)", r.baseline),
+            r.panels.len(),
+        );
         let layout = ChangeLayout {
             title: &title,
-            x: &x,
+            x: &xs,
             x_desc: &x_desc,
             y_desc: "paths (%)",
         };

@@ -5,9 +5,8 @@
 //! smoothed, latest) and the bottleneck queue (bytes, and ms when the
 //! link rate is known).
 
-use super::axes::{
-    cartesian, de, legend, line_swatch, mesh, note, steps, styled_secondary, text, Frame,
-};
+use super::axes::{cartesian, de, legend, line_swatch, mesh, note, steps, styled_secondary, Frame};
+use super::fit::{title_height, titled, wrap, NOTE_SIZE};
 use super::style::{self, Theme};
 use super::thin::{thin_points, thin_steps};
 use super::Chart;
@@ -64,15 +63,35 @@ fn ms(t_us: u64) -> f64 {
     t_us as f64 / 1000.0
 }
 
+impl TimeSeqChart<'_> {
+    /// The lines under the title: the controller's full spec, when the
+    /// title names the trace by a shorter label.
+    fn subtitle(&self) -> Vec<String> {
+        match self.trace.meta.spec() {
+            Some(spec) => wrap(
+                &format!("controller: {spec}"),
+                W - 40,
+                NOTE_SIZE,
+                SUBTITLE_MAX_LINES,
+            ),
+            None => Vec::new(),
+        }
+    }
+}
+
+/// Lines of the controller spec under the title at most.
+const SUBTITLE_MAX_LINES: usize = 3;
+
 impl Chart for TimeSeqChart<'_> {
     fn size(&self) -> (u32, u32) {
-        (W, H)
+        // The panels keep their height; the title band grows with the spec.
+        (W, H + title_height(self.subtitle().len()) - title_height(0))
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>, theme: Theme) -> Result<()> {
         let tr = self.trace;
         let title = self.title.clone().unwrap_or_else(|| self.default_title());
-        let area = de(root.titled(&title, text(18.0, theme.foreground())))?;
+        let area = titled(root, &title, &self.subtitle(), theme)?;
         let (_, h) = area.dim_in_pixel();
         let (top, rest) = area.split_vertically(h * 56 / 100);
         let (_, rh) = rest.dim_in_pixel();

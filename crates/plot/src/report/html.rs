@@ -23,6 +23,21 @@ pub struct ReportChart {
     pub svg: String,
 }
 
+/// Longest entry of the table of contents, in characters: an arm named
+/// by its full controller spec would otherwise fill a column of the
+/// contents with one link (the whole heading stays in its tooltip).
+const TOC_CHARS: usize = 72;
+
+/// `s` cut to `max` characters, the cut marked with `…`.
+fn shorten(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_string();
+    }
+    let mut out: String = s.chars().take(max.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
 /// Fewest records per arm for the percentile charts to say anything.
 const MIN_RECORDS_FOR_AB: usize = 5;
 /// At most this many time-sequence charts (one per arm of one path).
@@ -262,7 +277,12 @@ fn table_html(rows: &[ArmSummary], baseline: Option<&str>) -> String {
         } else {
             ""
         };
-        let _ = write!(s, "<tr{mark}><th scope=\"row\">{}</th>", esc(&r.arm));
+        let _ = write!(
+            s,
+            "<tr{mark}><th scope=\"row\" title=\"{}\">{}</th>",
+            esc(&r.arm),
+            esc(&r.arm)
+        );
         for (_, f, _) in &cols {
             let _ = write!(s, "<td>{}</td>", esc(&f(r)));
         }
@@ -331,12 +351,14 @@ const STYLE: &str = r#"
 body { margin:0 auto; max-width:1280px; padding:1.5rem; font:15px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color:var(--fg); background:var(--bg); }
 h1 { font-size:1.6rem; margin:0 0 .3rem; } h2 { font-size:1.2rem; margin:2rem 0 .6rem; border-bottom:1px solid var(--line); padding-bottom:.2rem; }
 a { color:var(--accent); } .muted, .note { color:var(--muted); font-size:.9rem; }
-nav ul { columns: 2; padding-left:1.2rem; }
+nav ul { columns: 2; padding-left:1.2rem; } nav li { break-inside:avoid; overflow-wrap:anywhere; }
+header p, section > p, li { overflow-wrap:anywhere; }
 summary { cursor:pointer; color:var(--muted); }
 pre { background:rgba(127,127,127,.1); padding:.8rem; overflow:auto; border-radius:6px; }
 table.arms { border-collapse:collapse; width:100%; font-variant-numeric:tabular-nums; display:block; overflow-x:auto; }
 table.arms th, table.arms td { padding:.35rem .5rem; border-bottom:1px solid var(--line); text-align:right; white-space:nowrap; }
 table.arms thead th { text-align:right; font-weight:600; white-space:normal; vertical-align:bottom; min-width:4.5em; } table.arms th[scope=row], table.arms thead th:first-child { text-align:left; }
+table.arms th[scope=row] { max-width:22em; overflow:hidden; text-overflow:ellipsis; }
 table.arms tr.baseline th[scope=row]::after { content:" (baseline)"; color:var(--muted); font-weight:normal; }
 figure.chart { margin:0 0 1.5rem; background:#fff; border:1px solid var(--line); border-radius:8px; padding:.5rem; cursor:zoom-in; overflow:auto; }
 figure.chart svg { display:block; width:100%; height:auto; }
@@ -395,7 +417,13 @@ pub fn render_report(run: &RunData) -> Result<String> {
         h.push_str("<li><a href=\"#explorer\">Explorer</a></li>");
     }
     for c in &charts {
-        let _ = write!(h, "<li><a href=\"#{}\">{}</a></li>", c.id, esc(&c.heading));
+        let _ = write!(
+            h,
+            "<li><a href=\"#{}\" title=\"{}\">{}</a></li>",
+            c.id,
+            esc(&c.heading),
+            esc(&shorten(&c.heading, TOC_CHARS))
+        );
     }
     h.push_str("</ul></nav>\n");
     h.push_str("<section id=\"scenario\"><h2>Scenario</h2>\n");
@@ -472,5 +500,88 @@ mod tests {
         assert!(html.contains("at least 5 records per arm"));
         // Self-contained: nothing is fetched.
         assert!(!html.contains("src=") && !html.contains("href=\"http"));
+    }
+}
+
+#[cfg(test)]
+mod long_names {
+    use super::*;
+    use crate::fixtures::{run, Growth, ToyRun};
+    use crate::record::parse_records;
+    use crate::report::RunRecords;
+    use crate::trace::parse_trace;
+
+    const LONG: &str =
+        "newreno(iw=30x1472,ca_gain=2,pacer=quicly,beta=0.7,ss_beta=0.5,growth=pico)\
++rapidstart(jump=off,jump_floor=on,thresh_mult=1.09375,rtt_floor=slots,k=11/18,thresh=max,\
+clock=ms,off_below_ms=4,recovery=quicly)";
+
+    /// Records and traces named only by their controller (no `group`), as
+    /// `ramp sim` writes them: the arm is the whole spec.
+    #[test]
+    fn the_contents_name_long_arms_in_short_and_keep_the_whole_heading_in_a_tooltip() {
+        let mut records = String::new();
+        let mut traces = Vec::new();
+        for (cc, growth) in [("newreno", Growth::SlowStart), (LONG, Growth::Rapid)] {
+            for seed in 1..=5 {
+                let (trace, record) = run(&ToyRun {
+                    group: String::new(),
+                    cc: cc.into(),
+                    growth,
+                    rate_bps: 20e6,
+                    rtt_ms: 40.0,
+                    queue_ms: 40.0,
+                    loss: 0.0,
+                    content_length: 200_000,
+                    seed,
+                    pop: "ams".into(),
+                });
+                records.push_str(&record.replace(",\"group\":\"\"", ""));
+                records.push('\n');
+                if seed == 1 {
+                    traces.push(parse_trace(&trace, "t").unwrap());
+                }
+            }
+        }
+        let mut data = RunData {
+            title: "long".into(),
+            records: RunRecords::from_records(parse_records(&records, "r").unwrap()),
+            traces,
+            ..RunData::default()
+        };
+        // The long arm as the baseline puts it in the A/B headings.
+        data.set_baseline(LONG).unwrap();
+        let html = render_report(&data).unwrap();
+        let nav = &html[html.find("<nav>").unwrap()..html.find("</nav>").unwrap()];
+        let mut links = 0;
+        for a in nav.split("<a ").skip(1) {
+            let text = &a[a.find('>').unwrap() + 1..a.find("</a>").unwrap()];
+            assert!(text.chars().count() <= TOC_CHARS, "contents entry: {text}");
+            links += 1;
+        }
+        assert!(links >= 4, "{nav}");
+        assert!(
+            nav.contains("Time sequence: newreno+rapidstart (seed 1)"),
+            "{nav}"
+        );
+        // Whatever is cut is in the link's tooltip.
+        assert!(
+            nav.contains(&format!(
+                "title=\"TTLB change against {LONG}, by percentile\""
+            )),
+            "{nav}"
+        );
+        assert!(html.contains("nav li { break-inside:avoid"));
+        // And no chart of the report draws text off its image.
+        for c in charts(&data, Theme::Light).unwrap().0 {
+            let w: u32 = c.svg[c.svg.find("width=\"").unwrap() + 7..]
+                .split('"')
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap();
+            let off = crate::chart::overflowing_text(&c.svg, w);
+            assert!(off.is_empty(), "{}: {off:?}", c.id);
+        }
     }
 }

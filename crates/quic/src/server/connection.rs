@@ -9,6 +9,8 @@ use bytes::Bytes;
 use crate::adapter::{ConnWake, RampFactory};
 use crate::body;
 use crate::h3_tracked::{AckTimes, TrackedConnection};
+
+use super::record::ConnState;
 use crate::probe::ConnProbe;
 use crate::transport::transport_config;
 
@@ -58,7 +60,10 @@ pub(super) async fn handle_connection(shared: Arc<Shared>, incoming: quinn::Inco
         }
     }
     let conn_id = shared.conn_seq.fetch_add(1, Ordering::Relaxed);
-    let acks = AckTimes::default();
+    let acks = {
+        let (conn, probe) = (conn.clone(), probe.clone());
+        AckTimes::new(move || ConnState::now(&conn, &probe))
+    };
     let Ok(mut h3c) = h3::server::Connection::<_, Bytes>::new(TrackedConnection::new(
         conn.clone(),
         acks.clone(),

@@ -29,6 +29,8 @@ use crate::transport::transport_config;
 mod connection;
 mod record;
 mod request;
+#[cfg(test)]
+mod tests;
 
 use connection::handle_connection;
 
@@ -259,6 +261,11 @@ struct Shared {
     arrivals: Option<Arc<ArrivalLog>>,
     counters: Counters,
     conn_seq: AtomicU64,
+    /// Tests only: a connection's first record waits until this many
+    /// requests have ended (0: it does not wait), as a busy machine may
+    /// make it.
+    #[cfg(test)]
+    hold_first_record: AtomicU64,
 }
 
 /// A bound, not yet running server.
@@ -330,6 +337,8 @@ impl Server {
                 arrivals,
                 counters: Counters::default(),
                 conn_seq: AtomicU64::new(0),
+                #[cfg(test)]
+                hold_first_record: AtomicU64::new(0),
             }),
         })
     }

@@ -1,5 +1,6 @@
 //! A request's stats record: the keys the simulator writes too, with the
-//! connection's counters as differences over the request.
+//! connection's counters as differences over the request, from its start
+//! to the moment its response was completely acknowledged.
 
 use serde_json::{Map, Value};
 
@@ -24,17 +25,31 @@ const COUNTED: [&str; 9] = [
     k::ECN_LOSS_EPISODES,
 ];
 
+/// The connection at one moment, as a record reports it: quinn's
+/// statistics and the controller's probe, read together.
+#[derive(Clone)]
+pub(super) struct ConnState {
+    stats: quinn::ConnectionStats,
+    probe: ProbeSnapshot,
+}
+
+impl ConnState {
+    pub(super) fn now(conn: &quinn::Connection, probe: &ConnProbe) -> ConnState {
+        ConnState {
+            stats: conn.stats(),
+            probe: probe.snapshot(),
+        }
+    }
+}
+
 /// The [`COUNTED`] counters at one moment: a request's record counts from
 /// its start.
 #[derive(Clone, Copy, Default)]
 pub(super) struct Baseline([u64; COUNTED.len()]);
 
 impl Baseline {
-    pub(super) fn now(conn: &quinn::Connection, probe: &ConnProbe) -> Baseline {
-        Baseline::of(&conn.stats(), &probe.snapshot())
-    }
-
-    fn of(qs: &quinn::ConnectionStats, snap: &ProbeSnapshot) -> Baseline {
+    pub(super) fn of(state: &ConnState) -> Baseline {
+        let (qs, snap) = (&state.stats, &state.probe);
         Baseline([
             qs.path.sent_packets,
             qs.path.lost_packets,
@@ -49,15 +64,16 @@ impl Baseline {
     }
 }
 
+/// The record of request `ids`, whose connection was `end` when its
+/// response was completely acknowledged (or when the request ended, if it
+/// never was).
 pub(super) fn record(
     shared: &Shared,
-    conn: &quinn::Connection,
-    probe: &ConnProbe,
+    end: &ConnState,
     ids: Ids,
     out: &Outcome,
 ) -> Map<String, Value> {
-    let snap = probe.snapshot();
-    let qs = conn.stats();
+    let snap = &end.probe;
     let b = out.base;
     let mut r = Map::new();
     if let Some(t) = out.acked_at {
@@ -70,8 +86,7 @@ pub(super) fn record(
     r.insert("request.path".into(), out.path.clone().into());
     r.insert("conn.id".into(), ids.conn.into());
     r.insert("conn.request".into(), ids.request.into());
-    let end = Baseline::of(&qs, &snap);
-    for ((key, now), base) in COUNTED.iter().zip(end.0).zip(b.0) {
+    for ((key, now), base) in COUNTED.iter().zip(Baseline::of(end).0).zip(b.0) {
         r.insert((*key).into(), now.saturating_sub(base).into());
     }
     if let Some(rtt) = &snap.rtt {

@@ -11,7 +11,7 @@ use crate::h3_tracked::{AckTimes, SendEnd, TrackedBidi, TrackedConnection};
 use crate::probe::ConnProbe;
 use crate::route::{self, Chunks};
 
-use super::record::{record, Baseline};
+use super::record::{record, Baseline, ConnState};
 use super::Shared;
 
 /// The outcome of one request, for its record.
@@ -25,10 +25,15 @@ pub(super) struct Outcome {
     pub(super) started: Instant,
     /// When the last byte was acknowledged; `None` if it never was.
     pub(super) acked_at: Option<Instant>,
+    /// The connection at `acked_at`.
+    pub(super) at_ack: Option<ConnState>,
     pub(super) error: Option<String>,
 }
 
-type Resolver = h3::server::RequestResolver<TrackedConnection, Bytes>;
+/// A connection's acknowledgement tracking, with the connection's state
+/// at each response's last acknowledgement.
+pub(super) type Acks = AckTimes<ConnState>;
+type Resolver = h3::server::RequestResolver<TrackedConnection<ConnState>, Bytes>;
 type Stream = h3::server::RequestStream<TrackedBidi<Bytes>, Bytes>;
 
 /// Which connection and which request on it.
@@ -42,7 +47,7 @@ pub(super) async fn handle_request(
     shared: &Shared,
     conn: &quinn::Connection,
     probe: &ConnProbe,
-    acks: &AckTimes,
+    acks: &Acks,
     ids: Ids,
     resolver: Resolver,
 ) {
@@ -55,7 +60,7 @@ pub(super) async fn handle_request(
     let base = if ids.request == 0 {
         Baseline::default()
     } else {
-        Baseline::now(conn, probe)
+        Baseline::of(&ConnState::now(conn, probe))
     };
     let mut out = Outcome {
         base,
@@ -64,6 +69,7 @@ pub(super) async fn handle_request(
         content_length: 0,
         started,
         acked_at: None,
+        at_ack: None,
         error: None,
     };
     if let Err(e) = respond(shared, acks, req.method(), &mut stream, &mut out).await {
@@ -77,7 +83,14 @@ pub(super) async fn handle_request(
     };
     counter.fetch_add(1, Ordering::Relaxed);
     if let Some(w) = &shared.stats {
-        let rec = record(shared, conn, probe, ids, &out);
+        #[cfg(test)]
+        super::tests::hold(shared, ids).await;
+        // A request that never completed is described as it ended.
+        let end = out
+            .at_ack
+            .take()
+            .unwrap_or_else(|| ConnState::now(conn, probe));
+        let rec = record(shared, &end, ids, &out);
         match w.write(&rec) {
             Ok(()) => shared.counters.records.fetch_add(1, Ordering::Relaxed),
             Err(_) => shared
@@ -90,7 +103,7 @@ pub(super) async fn handle_request(
 
 async fn respond(
     shared: &Shared,
-    acks: &AckTimes,
+    acks: &Acks,
     method: &Method,
     stream: &mut Stream,
     out: &mut Outcome,
@@ -124,7 +137,7 @@ async fn respond(
     wait_acked(acks, stream, out).await
 }
 
-async fn wait_acked(acks: &AckTimes, stream: &Stream, out: &mut Outcome) -> Result<(), String> {
+async fn wait_acked(acks: &Acks, stream: &Stream, out: &mut Outcome) -> Result<(), String> {
     let id = stream.id().into_inner();
     let rx = acks
         .take(id)
@@ -133,8 +146,9 @@ async fn wait_acked(acks: &AckTimes, stream: &Stream, out: &mut Outcome) -> Resu
     // (idle timeout for a vanished client), and a large response on a slow
     // path may legitimately take minutes.
     match rx.await {
-        Ok(SendEnd::Acked(t)) => {
+        Ok(SendEnd::Acked(t, state)) => {
             out.acked_at = Some(t);
+            out.at_ack = Some(state);
             Ok(())
         }
         Ok(SendEnd::Stopped(code)) => Err(format!("client stopped the stream (code {code})")),

@@ -262,18 +262,29 @@ impl FleetPlan {
     /// `pop`, `access`, `policed`, `size-bin` and `conn`.
     pub fn run_connection(&self, index: u64) -> Result<Vec<String>, SimError> {
         let c = self.connection(index);
-        let mut lines = Vec::with_capacity(self.arms.len());
-        for arm in &self.arms {
-            let flows = flows_for(&c.scenario, &arm.spec, &arm.label, c.path_seed)?;
-            let out = simulate(&c.scenario, flows, c.path_seed, &mut TraceSink::off());
-            let rec = out
-                .records
-                .into_iter()
-                .next()
-                .ok_or(SimError::Internal("no record for flow 0"))?;
-            lines.push(with_fleet_keys(&rec.to_json(), &c));
-        }
-        Ok(lines)
+        self.arms
+            .iter()
+            .map(|arm| run_arm(&c, arm, &mut TraceSink::off()))
+            .collect()
+    }
+
+    /// Simulates arm `arm` (an index into [`FleetPlan::arms`]) of
+    /// connection `index` alone, with the flow under test's events going
+    /// to `trace`; returns the record line [`FleetPlan::run_connection`]
+    /// gives for it (the same bytes: a trace only observes). The caller
+    /// finishes `trace`. `ramp fleet --trace-conn` reruns one connection
+    /// of a run this way.
+    pub fn trace_connection(
+        &self,
+        index: u64,
+        arm: usize,
+        trace: &mut TraceSink,
+    ) -> Result<String, SimError> {
+        let arm = self
+            .arms
+            .get(arm)
+            .ok_or(SimError::Internal("no such arm"))?;
+        run_arm(&self.connection(index), arm, trace)
     }
 
     /// The run's parameters as text, one `key = value` per line: written
@@ -307,6 +318,18 @@ impl FleetPlan {
         ));
         s
     }
+}
+
+/// One arm of connection `c`: its record line with the fleet keys.
+fn run_arm(c: &Connection, arm: &Arm, trace: &mut TraceSink) -> Result<String, SimError> {
+    let flows = flows_for(&c.scenario, &arm.spec, &arm.label, c.path_seed)?;
+    let out = simulate(&c.scenario, flows, c.path_seed, trace);
+    let rec = out
+        .records
+        .into_iter()
+        .next()
+        .ok_or(SimError::Internal("no record for flow 0"))?;
+    Ok(with_fleet_keys(&rec.to_json(), c))
 }
 
 /// Appends the fleet keys (and, for grid cells, the `grid.*` keys) to a

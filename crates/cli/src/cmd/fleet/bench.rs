@@ -98,6 +98,7 @@ pub(crate) fn measure(
         &plan,
         &records,
         (0, plan.connections),
+        "",
         threads,
         true,
         Some(&mut back),

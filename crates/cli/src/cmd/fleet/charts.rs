@@ -2,12 +2,17 @@
 //! report.html, drawn by ramp-plot from the summary rows.
 
 use std::fs;
+use std::io::{BufRead, BufReader};
 use std::path::Path;
+
+use anyhow::Context;
 
 use ramp_sim::fleet::summary::Row;
 use ramp_sim::fleet::{FleetPlan, Population};
 
+use super::chart_sample::Sampled;
 use super::plan::{arm_labels, metric};
+use super::records::ConnOnly;
 use ramp_vocab::record_keys as k;
 
 /// The records as ramp-plot sees them, made one at a time (each analysis
@@ -70,14 +75,36 @@ pub(super) fn grid_results(
         .collect()
 }
 
+/// What the charts were drawn from, in full (the report's title): "N
+/// connections", or the sample ([`super::chart_sample`]).
+fn drawn_from(plan: &FleetPlan, sampled: &Sampled) -> String {
+    if sampled.is_whole() {
+        format!("{} connections", plan.connections)
+    } else {
+        format!(
+            "seeded sample of {} of {} connections",
+            sampled.conns().len(),
+            plan.connections
+        )
+    }
+}
+
+/// The sample as a chart title's last words, short enough that a title
+/// fits the image whole: "sample 20000/200000".
+fn sample_short(plan: &FleetPlan, sampled: &Sampled) -> String {
+    format!("sample {}/{}", sampled.conns().len(), plan.connections)
+}
+
 /// The A/B charts (ramp-plot) per region and size bin, the grid charts,
-/// and report.html.
+/// and report.html, from the sampled connections' rows.
 pub(super) fn write_charts(
     plan: &FleetPlan,
-    rows: &[Row],
+    sampled: &Sampled,
     grids: &[ramp_plot::GridResult],
     out: &Path,
 ) -> anyhow::Result<()> {
+    let rows = &sampled.rows[..];
+    let drawn = drawn_from(plan, sampled);
     use ramp_plot::chart::{ab::AbChart, paired::PairedChart, save, style::Theme, GridChart};
     use ramp_plot::{ab_curves_of, paired_deltas_of, AbOptions, AbSamples, Facet};
     let baseline = plan
@@ -105,21 +132,38 @@ pub(super) fn write_charts(
         opts.facet = facet;
         let samples = AbSamples::from_records(plot_records(plan, rows), &opts);
         let ab = ab_curves_of(&samples, &opts)?;
-        let chart = AbChart::new(&ab).title(format!(
-            "{}: {} change vs {baseline}, {what} ({} connections)",
-            plan.name,
-            metric(plan),
-            plan.connections
-        ));
+        let chart = AbChart::new(&ab).title(if sampled.is_whole() {
+            format!(
+                "{}: {} change vs {baseline}, {what} ({drawn})",
+                plan.name,
+                metric(plan),
+            )
+        } else {
+            format!(
+                "{}: {} change vs {baseline}, {what}, {}",
+                plan.name,
+                metric(plan),
+                sample_short(plan, sampled)
+            )
+        });
         save(&chart, &out.join(format!("ab-{stem}.png")), theme)?;
         if stem == "all" {
             save(&chart, &out.join("ab-all.svg"), theme)?;
             let paired = paired_deltas_of(&samples, &opts)?;
-            let chart = PairedChart::new(&paired).title(format!(
-                "{}: per-connection {} change vs {baseline} (same path, same losses)",
-                plan.name,
-                metric(plan)
-            ));
+            let chart = PairedChart::new(&paired).title(if sampled.is_whole() {
+                format!(
+                    "{}: per-connection {} change vs {baseline} (same path, same losses)",
+                    plan.name,
+                    metric(plan)
+                )
+            } else {
+                format!(
+                    "{}: per-connection {} change vs {baseline}, {}",
+                    plan.name,
+                    metric(plan),
+                    sample_short(plan, sampled)
+                )
+            });
             save(&chart, &out.join("paired-all.png"), theme)?;
         }
     }
@@ -144,15 +188,45 @@ pub(super) fn write_charts(
         }
     }
     let run = ramp_plot::RunData {
-        title: format!("ramp fleet: {}", plan.name),
+        title: if sampled.is_whole() {
+            format!("ramp fleet: {}", plan.name)
+        } else {
+            format!(
+                "ramp fleet: {} (charts and tables: {drawn}; summary.md: all)",
+                plan.name
+            )
+        },
         scenario: fs::read_to_string(out.join("scenario.toml")).ok(),
         records: ramp_plot::RunRecords::from_records(plot_records(plan, rows)),
         traces: Vec::new(),
         baseline: Some(baseline),
         // The explorer filters on what records.ndjson has beyond the
         // charts' keys (access, policed, base RTT, rate, AQM).
-        explorer: Some(ramp_plot::ExplorerData::read(&out.join("records.ndjson"))?),
+        explorer: Some(explorer_of(&out.join("records.ndjson"), &sampled.conns())?),
     };
     ramp_plot::write_report(&run, &out.join("report.html"))?;
     Ok(())
+}
+
+/// The report explorer's data from the records of connections `conns`
+/// (ascending) in `records`, streamed: only their lines are parsed whole.
+fn explorer_of(records: &Path, conns: &[u64]) -> anyhow::Result<ramp_plot::ExplorerData> {
+    let file = fs::File::open(records).with_context(|| format!("opening {}", records.display()))?;
+    let mut b = ramp_plot::ExplorerBuilder::new();
+    let source = records.display().to_string();
+    for (i, line) in BufReader::with_capacity(1 << 20, file).lines().enumerate() {
+        let line = line.with_context(|| format!("reading {}", records.display()))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let conn = serde_json::from_str::<ConnOnly>(&line)
+            .with_context(|| format!("{source}: line {} is not a record", i + 1))?
+            .conn;
+        if conns.binary_search(&conn).is_ok() {
+            for r in ramp_plot::parse_records(&line, &source)? {
+                b.push(&r);
+            }
+        }
+    }
+    Ok(b.finish())
 }

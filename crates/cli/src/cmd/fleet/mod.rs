@@ -31,19 +31,22 @@ use crate::run_dir::{self, Owner};
 use ramp_vocab::atomic_file::write_atomic;
 
 pub(crate) mod bench;
+mod chart_sample;
 mod charts;
 mod plan;
 mod records;
 mod sensitivity;
 mod shard;
 mod summary;
+mod trace_conn;
 
+use chart_sample::ChartSample;
 use charts::{grid_results, write_charts};
 use plan::{
     arm_labels, bin_order, build_plan, metric, params_difference, plan_assumptions, plan_spec,
     scenario_text, PlanSpec,
 };
-use records::{prepare_resume, row_of, Readback};
+use records::{prepare_resume, row_of, LineCheck, Readback};
 pub use shard::Shard;
 use summary::{print_grid_table, print_headline, summary_json};
 
@@ -111,6 +114,18 @@ pub struct Args {
     /// tornado.png (docs/sensitivity.md). Shards and merges by point.
     #[arg(long, value_name = "LHS_POINTS", default_value_t = 0)]
     sensitivity: u32,
+    /// Rerun connection N of the run alone, every arm, with the
+    /// simulator's traces: writes OUT/traces/conn-N-ARM.ndjson,
+    /// OUT/qlog/conn-N-ARM.sqlog and OUT/conn-N.records.ndjson (its
+    /// records, the same bytes as its lines in records.ndjson). Give the
+    /// run's preset or population, arms, -n and seed. A list: 3,17.
+    #[arg(
+        long,
+        value_name = "N",
+        value_delimiter = ',',
+        conflicts_with_all = ["resume", "shard", "sensitivity", "describe"]
+    )]
+    trace_conn: Vec<u64>,
     /// Check the arguments, print the run's settings as one JSON object
     /// (out, no_charts, threads, connections, arms, seed, shard) and exit
     /// without running: what a driver that shards the run needs to know.
@@ -183,6 +198,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         println!("{d}");
         return Ok(());
     }
+    if !args.trace_conn.is_empty() {
+        return trace_conn::trace_conns(&plan, &args.out, &args.trace_conn);
+    }
     if args.sensitivity > 0 {
         if args.resume {
             bail!("--resume: a sensitivity study does not resume; run it again into a new --out");
@@ -229,7 +247,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         first
             + if records.exists() {
-                prepare_resume(&records, plan.arms.len() as u64, first)?
+                // A whole run reads every record back for its summary
+                // below, before simulating; a shard's are read only by the
+                // merge, so their `conn`s are checked here.
+                let check = match args.shard {
+                    Some(_) => LineCheck::EachConn,
+                    None => LineCheck::LastOnly,
+                };
+                prepare_resume(&records, plan.arms.len() as u64, first, check)?
             } else {
                 0
             }
@@ -268,10 +293,20 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
     }
     if start < end {
+        let what = match args.shard {
+            Some(s) => format!(", shard {s}: connections {first}..{end}"),
+            None => String::new(),
+        };
+        let resumed = if start > first {
+            format!(", resuming at connection {start}")
+        } else {
+            String::new()
+        };
         simulate_all(
             &plan,
             &records,
             (start, end),
+            &format!("{what}{resumed}"),
             threads,
             args.quiet,
             back.as_mut(),
@@ -307,7 +342,23 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 /// tables.
 fn readback(plan: &FleetPlan, out: &Path, no_charts: bool) -> Readback {
     let grid = matches!(plan.population, ramp_sim::fleet::Population::Grid(_));
-    Readback::new(out, &arm_labels(plan), !no_charts || grid)
+    // A grid's tables (summary.md) are exact: they keep every row.
+    let sample = if grid {
+        Some(ChartSample::new(plan.seed, usize::MAX))
+    } else {
+        (!no_charts).then(|| ChartSample::new(plan.seed, chart_connections()))
+    };
+    Readback::new(out, &arm_labels(plan), sample)
+}
+
+/// Connections the charts are drawn from at most:
+/// [`chart_sample::CHART_CONNECTIONS`], or `RAMP_CHART_CONNECTIONS` (a
+/// test samples a small run with it).
+fn chart_connections() -> usize {
+    std::env::var("RAMP_CHART_CONNECTIONS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(chart_sample::CHART_CONNECTIONS)
 }
 
 /// `ramp fleet merge`: checks the shards, concatenates their records into
@@ -349,10 +400,22 @@ fn merge(dirs: &[PathBuf], out: &Path, no_charts: bool) -> anyhow::Result<()> {
         records_name: RECORDS,
         params_name: PARAMS,
     };
-    let params = shard::merge_records(dirs, &records, &merge_spec, params_difference)?;
+    // The summary reads each record as the merge copies it: the merged
+    // file is written once and not read back.
+    let mut back = readback(&plan, out, no_charts);
+    let params = shard::merge_records(
+        dirs,
+        &records,
+        &merge_spec,
+        params_difference,
+        &mut |line| {
+            let line = std::str::from_utf8(line).context("not UTF-8")?;
+            back.push(row_of(line)?)
+        },
+    )?;
     // From here on the merged records exist: any failure removes them, so
     // the same merge can simply be run again.
-    let done = finish_merge(&plan, &spec, &params, &spec_path, out, no_charts);
+    let done = finish_merge(&plan, &spec, &params, &spec_path, out, no_charts, back);
     if done.is_err() {
         for f in [RECORDS, PARAMS, PLAN, "scenario.toml"] {
             let _ = fs::remove_file(out.join(f));
@@ -370,6 +433,7 @@ fn finish_merge(
     spec_path: &Path,
     out: &Path,
     no_charts: bool,
+    back: Readback,
 ) -> anyhow::Result<()> {
     if plan.fingerprint() != params {
         bail!(
@@ -385,8 +449,6 @@ fn finish_merge(
         serde_json::to_string_pretty(spec)?.as_bytes(),
     )?;
     write_atomic(&out.join("scenario.toml"), scenario_text(plan).as_bytes())?;
-    let mut back = readback(plan, out, no_charts);
-    back.read_file(&out.join(RECORDS))?;
     finish(plan, out, no_charts, back)
 }
 
@@ -426,13 +488,14 @@ fn write_results(
     no_charts: bool,
     back: Readback,
 ) -> anyhow::Result<(Summary, Vec<ramp_plot::GridResult>)> {
-    let (summary, rows) = back.finish(&plan.population.pops(), &bin_order(plan))?;
+    let (summary, sampled) = back.finish(&plan.population.pops(), &bin_order(plan))?;
+    let rows = &sampled.rows;
     let summary = summary.with_metric(metric(plan));
     let title = format!(
         "ramp fleet: {} ({} connections, seed {})",
         plan.name, plan.connections, plan.seed
     );
-    let grids = grid_results(plan, &rows)?;
+    let grids = grid_results(plan, rows)?;
     let mut md = summary.to_markdown(&title);
     for g in &grids {
         md.push_str(&format!(
@@ -450,7 +513,7 @@ fn write_results(
         serde_json::to_string_pretty(&summary_json(&summary, plan))?.as_bytes(),
     )?;
     if !no_charts {
-        write_charts(plan, &rows, &grids, out)?;
+        write_charts(plan, &sampled, &grids, out)?;
     }
     Ok((summary, grids))
 }
@@ -463,6 +526,7 @@ fn simulate_all(
     plan: &FleetPlan,
     records: &Path,
     (start, end): (u64, u64),
+    context: &str,
     threads: usize,
     quiet: bool,
     mut back: Option<&mut Readback>,
@@ -486,17 +550,13 @@ fn simulate_all(
         .progress_chars("=> "),
     );
     progress.set_position(start);
-    eprintln!(
-        "ramp fleet: {} — {} connections x {} arms on {} threads{}",
+    // `context`: the shard's range and where a resumed run picks up.
+    ramp_vocab::note!(
+        "ramp fleet: {} — {} connections x {} arms on {} threads{context}",
         plan.name,
         plan.connections,
         plan.arms.len(),
         threads,
-        if start > 0 {
-            format!(", resuming at connection {start}")
-        } else {
-            String::new()
-        }
     );
     let opts = run::RunOptions {
         start,

@@ -9,25 +9,29 @@ use anyhow::{bail, Context};
 use ramp_sim::fleet::summary::{Row, Summarizer, Summary};
 use ramp_vocab::record_keys as k;
 
+use super::chart_sample::{ChartSample, Sampled};
+
 /// The spill directory of a run's summary, inside the run directory
 /// (removed when the summary is done).
 const SPILL_DIR: &str = ".summary-spill";
 
 /// What a run keeps of its records for the files written at the end: the
 /// streaming summary (memory flat in the number of connections), and the
-/// rows themselves only when charts or grid tables need every one.
+/// rows of the connections the charts and grid tables are drawn from
+/// (none with `--no-charts`, a bounded sample for charts, every one for a
+/// grid's tables).
 pub(super) struct Readback {
     summary: Summarizer,
-    rows: Option<Vec<Row>>,
+    rows: Option<ChartSample>,
 }
 
 impl Readback {
-    /// A read-back for the run in `out` with `arms` (baseline first);
-    /// `keep_rows` when the charts or grid tables will be drawn.
-    pub(super) fn new(out: &Path, arms: &[String], keep_rows: bool) -> Readback {
+    /// A read-back for the run in `out` with `arms` (baseline first),
+    /// keeping the rows `rows` samples.
+    pub(super) fn new(out: &Path, arms: &[String], rows: Option<ChartSample>) -> Readback {
         Readback {
             summary: Summarizer::new(arms, Some(out.join(SPILL_DIR)), spill_entries()),
-            rows: keep_rows.then(Vec::new),
+            rows,
         }
     }
 
@@ -45,14 +49,18 @@ impl Readback {
         for_each_row(records, |row| self.push(row))
     }
 
-    /// The summary and the rows kept (empty unless asked for).
+    /// The summary and the rows kept (none unless asked for).
     pub(super) fn finish(
         self,
         pops: &[String],
         bins: &[String],
-    ) -> anyhow::Result<(Summary, Vec<Row>)> {
+    ) -> anyhow::Result<(Summary, Sampled)> {
         let s = self.summary.finish(pops, bins)?;
-        Ok((s, self.rows.unwrap_or_default()))
+        let rows = self.rows.map(ChartSample::finish).unwrap_or(Sampled {
+            seen: 0,
+            rows: Vec::new(),
+        });
+        Ok((s, rows))
     }
 }
 
@@ -77,11 +85,33 @@ fn for_each_row(
         if line.trim().is_empty() {
             continue;
         }
-        let row =
-            row_of(&line).with_context(|| format!("{}: line {}", records.display(), i + 1))?;
+        let row = row_of(&line)
+            .with_context(|| format!("{}: line {} is not a record", records.display(), i + 1))?;
         f(row).with_context(|| format!("{}: line {}", records.display(), i + 1))?;
     }
     Ok(())
+}
+
+/// What `--resume` checks in the records already on disk, besides the
+/// last whole connection's `conn`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum LineCheck {
+    /// Only the last whole connection: the caller reads every line's
+    /// fields next anyway (a whole run's summary reads the records back
+    /// before simulating), and that read names a damaged line.
+    LastOnly,
+    /// Every line's `conn` is the connection its place says (a shard,
+    /// whose records nothing else reads before the merge): a damaged or
+    /// misplaced middle line is found before the resumed simulation, not
+    /// after it. Only `conn` is read.
+    EachConn,
+}
+
+/// A record's connection index, read without building the record: the
+/// one field the merge and `--resume` check.
+#[derive(serde::Deserialize)]
+pub(super) struct ConnOnly {
+    pub(super) conn: u64,
 }
 
 /// Cuts `records` back to its last whole connection (`arms` lines each)
@@ -89,18 +119,31 @@ fn for_each_row(
 /// was killed mid-write) and a connection with only some of its arms are
 /// dropped; they are simulated again.
 /// `first` is the run's first connection (a shard's range starts there).
-pub fn prepare_resume(records: &Path, arms: u64, first: u64) -> anyhow::Result<u64> {
+/// Lines are parsed only as `check` says.
+pub(super) fn prepare_resume(
+    records: &Path,
+    arms: u64,
+    first: u64,
+    check: LineCheck,
+) -> anyhow::Result<u64> {
     let mut f = fs::OpenOptions::new()
         .read(true)
         .write(true)
         .open(records)
         .with_context(|| format!("opening {}", records.display()))?;
+    let not_a_record = |line: u64| {
+        anyhow::anyhow!(
+            "--resume: {}: line {line} is not a record; the file is damaged (remove it and \
+             rerun, or choose another --out)",
+            records.display()
+        )
+    };
     let mut lines = 0u64;
     let mut keep = 0u64; // bytes up to the end of the last whole connection
     let mut offset = 0u64;
-    let mut last_conn_line = String::new();
+    let mut last_conn_line = Vec::new();
     {
-        let mut r = BufReader::new(&mut f);
+        let mut r = BufReader::with_capacity(1 << 20, &mut f);
         let mut line = Vec::new();
         loop {
             line.clear();
@@ -111,33 +154,33 @@ pub fn prepare_resume(records: &Path, arms: u64, first: u64) -> anyhow::Result<u
                 break;
             }
             offset += n as u64;
-            lines += 1;
-            // Every line must be a record: a damaged middle line would
-            // otherwise surface only after the whole resumed simulation.
-            if serde_json::from_slice::<serde_json::Value>(&line).is_err() {
-                bail!(
-                    "--resume: {}: line {lines} is not a record; the file is damaged (remove it \
-                     and rerun, or choose another --out)",
-                    records.display()
-                );
+            if check == LineCheck::EachConn {
+                let want = first + lines / arms;
+                match serde_json::from_slice::<ConnOnly>(&line) {
+                    Ok(c) if c.conn == want => {}
+                    Ok(c) => bail!(
+                        "--resume: {}: line {} is connection {}, but connection {want} belongs \
+                         there; the file was not written by this run",
+                        records.display(),
+                        lines + 1,
+                        c.conn
+                    ),
+                    Err(_) => return Err(not_a_record(lines + 1)),
+                }
             }
+            lines += 1;
             if lines.is_multiple_of(arms) {
                 keep = offset;
-                last_conn_line = String::from_utf8_lossy(&line).into_owned();
+                std::mem::swap(&mut last_conn_line, &mut line);
             }
         }
     }
     let done = lines / arms;
     if done > 0 {
-        let v: serde_json::Value =
-            serde_json::from_str(last_conn_line.trim()).with_context(|| {
-                format!(
-                    "--resume: {}: line {} is not a record",
-                    records.display(),
-                    done * arms
-                )
-            })?;
-        if v.get(k::CONN).and_then(|c| c.as_u64()) != Some(first + done - 1) {
+        let conn = serde_json::from_slice::<ConnOnly>(&last_conn_line)
+            .map_err(|_| not_a_record(done * arms))?
+            .conn;
+        if conn != first + done - 1 {
             bail!(
                 "--resume: {}: line {} should be connection {} but is not; the file was not written \
                  by this run",

@@ -161,7 +161,13 @@ pub(super) fn merge_study(
         records_name: POINTS,
         params_name: PARAMS,
     };
-    let params = shard::merge_records(dirs, &out_points, &merge_spec, params_difference)?;
+    let params = shard::merge_records(
+        dirs,
+        &out_points,
+        &merge_spec,
+        params_difference,
+        &mut |_| Ok(()),
+    )?;
     let done = (|| {
         if params != study.params() {
             bail!(

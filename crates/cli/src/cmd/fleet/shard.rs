@@ -32,6 +32,7 @@ use std::str::FromStr;
 use anyhow::{bail, Context};
 use serde::{Deserialize, Serialize};
 
+use super::records::ConnOnly;
 use ramp_vocab::atomic_file::write_atomic;
 
 /// The manifest's file name in a shard directory.
@@ -278,12 +279,15 @@ pub struct MergeSpec<'a> {
 /// Checks `dirs` as the complete set of shards of one run and writes their
 /// records, concatenated in shard order, to `out_records`; returns the
 /// run's parameters (`fleet.params` without the shard line). On any error
-/// `out_records` is not created.
+/// `out_records` is not created. Each line (with its newline) also goes
+/// to `each_line` as it is copied, so that a caller that reads the merged
+/// records (the summary) needs no second pass over them.
 pub fn merge_records(
     dirs: &[PathBuf],
     out_records: &Path,
     spec: &MergeSpec,
     params_difference: impl Fn(&str, &str) -> String,
+    each_line: &mut dyn FnMut(&[u8]) -> anyhow::Result<()>,
 ) -> anyhow::Result<String> {
     let (records_name, params_name) = (spec.records_name, spec.params_name);
     if dirs.is_empty() {
@@ -295,7 +299,7 @@ pub fn merge_records(
         .collect::<anyhow::Result<Vec<_>>>()?;
     check_shard_set(&mut shards, spec, params_difference)?;
     let tmp = out_records.with_extension("ndjson.merging");
-    let written = concat_checked(&shards, &tmp, spec);
+    let written = concat_checked(&shards, &tmp, spec, each_line);
     if let Err(e) = written {
         let _ = fs::remove_file(&tmp);
         return Err(e);
@@ -415,15 +419,15 @@ pub(crate) fn check_shard_set(
 /// How many missing shards a merge error names.
 const MISSING_NAMED: usize = 10;
 
-/// A record's connection index: the one field the merge reads.
-#[derive(Deserialize)]
-struct ConnOnly {
-    conn: u64,
-}
-
 /// Writes the shards' records to `tmp` in order, checking that line `i` of
-/// a shard starting at connection `first` is connection `first + i / arms`.
-fn concat_checked(shards: &[Checked], tmp: &Path, spec: &MergeSpec) -> anyhow::Result<()> {
+/// a shard starting at connection `first` is connection `first + i / arms`,
+/// and hands each line to `each_line`.
+fn concat_checked(
+    shards: &[Checked],
+    tmp: &Path,
+    spec: &MergeSpec,
+    each_line: &mut dyn FnMut(&[u8]) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
     let f = fs::File::create(tmp).with_context(|| format!("creating {}", tmp.display()))?;
     let mut w = BufWriter::with_capacity(1 << 20, f);
     let arms = spec.arms.max(1);
@@ -461,6 +465,7 @@ fn concat_checked(shards: &[Checked], tmp: &Path, spec: &MergeSpec) -> anyhow::R
             }
             w.write_all(&line)
                 .with_context(|| format!("writing {}", tmp.display()))?;
+            each_line(&line).with_context(|| format!("{}:{}", p.display(), i + 1))?;
             i += 1;
         }
     }

@@ -1,11 +1,10 @@
 //! Helpers for the loopback end-to-end tests: a server on an ephemeral
 //! port, a client, a relay. Every wait is bounded.
 
-// Each test binary uses its own subset of these helpers.
-#![allow(dead_code, unreachable_pub)]
-
+use std::future::Future;
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
 use ramp_quic::client::{self, GetConfig, GetResult};
@@ -14,17 +13,40 @@ use ramp_quic::CcChoice;
 use ramp_quic::PathLabels;
 use ramp_quic::{Identity, Trust};
 
+/// Held by the tests that need the machine to themselves (module docs of
+/// `main.rs`).
+static EXCLUSIVE: Mutex<()> = Mutex::new(());
+
+/// The machine to this test alone, until the guard is dropped. A test
+/// that failed while holding it does not block the others.
+pub(crate) fn exclusive() -> MutexGuard<'static, ()> {
+    EXCLUSIVE.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Runs `test` under [`exclusive`] on a fresh runtime with two workers
+/// (what `#[tokio::test(flavor = "multi_thread", worker_threads = 2)]`
+/// gives the others), the lock taken before the runtime starts.
+pub(crate) fn run_exclusive<F: Future>(test: F) -> F::Output {
+    let _machine = exclusive();
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("tokio runtime")
+        .block_on(test)
+}
+
 /// A running server.
-pub struct TestServer {
-    pub addr: SocketAddr,
-    pub handle: ServerHandle,
-    pub stats: PathBuf,
+pub(crate) struct TestServer {
+    pub(crate) addr: SocketAddr,
+    pub(crate) handle: ServerHandle,
+    pub(crate) stats: PathBuf,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     task: Option<tokio::task::JoinHandle<()>>,
 }
 
 impl TestServer {
-    pub async fn stop(mut self) {
+    pub(crate) async fn stop(mut self) {
         if let Some(s) = self.stop.take() {
             let _ = s.send(());
         }
@@ -34,7 +56,7 @@ impl TestServer {
     }
 
     /// The stats records written so far.
-    pub fn records(&self) -> Vec<serde_json::Map<String, serde_json::Value>> {
+    pub(crate) fn records(&self) -> Vec<serde_json::Map<String, serde_json::Value>> {
         let text = std::fs::read_to_string(&self.stats).unwrap_or_default();
         text.lines()
             .map(|l| serde_json::from_str(l).expect("every stats line is a JSON object"))
@@ -42,13 +64,13 @@ impl TestServer {
     }
 }
 
-pub fn temp_path(name: &str) -> PathBuf {
+pub(crate) fn temp_path(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("ramp-quic-tests-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     dir.join(name)
 }
 
-pub async fn start_server(cc: &str, stats_name: &str, labels: PathLabels) -> TestServer {
+pub(crate) async fn start_server(cc: &str, stats_name: &str, labels: PathLabels) -> TestServer {
     let stats = temp_path(stats_name);
     let cfg = ServeConfig {
         listen: "127.0.0.1:0".parse().unwrap(),
@@ -75,7 +97,12 @@ pub async fn start_server(cc: &str, stats_name: &str, labels: PathLabels) -> Tes
     }
 }
 
-pub async fn fetch(addr: SocketAddr, path: &str, n: usize, concurrency: usize) -> Vec<GetResult> {
+pub(crate) async fn fetch(
+    addr: SocketAddr,
+    path: &str,
+    n: usize,
+    concurrency: usize,
+) -> Vec<GetResult> {
     let cfg = GetConfig {
         url: format!("https://{addr}{path}").parse().unwrap(),
         n,
@@ -86,9 +113,11 @@ pub async fn fetch(addr: SocketAddr, path: &str, n: usize, concurrency: usize) -
     client::get(&cfg).await.expect("client runs")
 }
 
-/// Waits (bounded) until the server has written `n` records.
-pub async fn wait_records(server: &TestServer, n: u64) {
-    for _ in 0..200 {
+/// Waits (bounded, 30 s) until the server has written `n` records. The
+/// bound is generous because it ends only a failing test: on a machine
+/// at load average 28, 200 records took over 5 s to appear.
+pub(crate) async fn wait_records(server: &TestServer, n: u64) {
+    for _ in 0..1200 {
         if server.handle.counters().records >= n {
             return;
         }

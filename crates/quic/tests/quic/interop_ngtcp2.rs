@@ -5,12 +5,10 @@
 //! Skipped, with a message, when `gtlsclient` is not installed
 //! (`apt-get install -y ngtcp2-client`).
 
-mod common;
-
 use std::process::Command;
 use std::time::Duration;
 
-use common::*;
+use crate::common::*;
 use ramp_quic::pattern_byte;
 use ramp_quic::PathLabels;
 

@@ -1,9 +1,7 @@
 //! End to end on loopback without the relay: the server, the client, the
 //! stats record.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use ramp_quic::PathLabels;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
