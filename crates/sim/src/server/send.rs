@@ -73,40 +73,32 @@ impl Server {
         }
     }
 
-    /// Sends whatever the window, the pacer and the amplification limit
-    /// allow, appending datagrams to `out`. Returns the time at which the
-    /// pacer allows the next packet, if it is what stops sending.
-    pub(crate) fn try_send(&mut self, now: Time, out: &mut Vec<Datagram>) -> Option<Time> {
-        // Whatever called this may have changed the controller or the RTT
-        // estimate: a held input is stale.
-        self.held = None;
-        self.send_loop(now, out, None)
-    }
-
     /// The pacing wake-up that [`Server::try_send`] asked for: sends as it
     /// does, reusing the pacing input computed when the pacer held the
     /// packet back. Nothing changed the controller or the RTT estimate since
     /// (every server path that can ends in `try_send`, which drops the held
-    /// input), so it is the input `pacing_input` would compute again; the
-    /// paced sender's every other packet waits for a wake-up, and the
-    /// controller's rate costs divisions.
+    /// input unless a wake-up called it), so it is the input
+    /// `pacing_input` would compute again; a paced sender's every other
+    /// packet waits for a wake-up, and the controller's rate costs
+    /// divisions.
+    #[inline]
     pub(crate) fn on_wake(&mut self, now: Time, out: &mut Vec<Datagram>) -> Option<Time> {
-        let held = self.held.take();
-        debug_assert!(held.is_none_or(|h| h == self.pacing_input()));
-        self.send_loop(now, out, held)
+        debug_assert!(self.held.is_none_or(|h| h == self.pacing_input()));
+        self.woken = true;
+        self.try_send(now, out)
     }
 
-    /// The send loop; `held`, if any, is the current pacing input.
-    /// Inlined into both callers, so `try_send`'s copy loses the `held`
-    /// branches (measured: a shared out-of-line copy cost as much as the
-    /// reuse saved).
-    #[inline(always)]
-    fn send_loop(
-        &mut self,
-        now: Time,
-        out: &mut Vec<Datagram>,
-        mut held: Option<PacingInput>,
-    ) -> Option<Time> {
+    /// Sends whatever the window, the pacer and the amplification limit
+    /// allow, appending datagrams to `out`. Returns the time at which the
+    /// pacer allows the next packet, if it is what stops sending.
+    pub(crate) fn try_send(&mut self, now: Time, out: &mut Vec<Datagram>) -> Option<Time> {
+        // Only a wake-up may reuse a held input: whatever else called this
+        // may have changed the controller or the RTT estimate. (One
+        // function with a flag rather than a loop shared by two callers:
+        // measured, the extra call layer or a second inlined copy cost as
+        // much as the reuse saves.)
+        let woken = core::mem::take(&mut self.woken);
+        let mut held = self.held.take().filter(|_| woken);
         loop {
             let probe = self.probes > 0;
             let (space, next) = match self.phase {
