@@ -23,7 +23,7 @@ row() {
   echo "$name: $(( $(date +%s) - start )) s, load $(cut -d' ' -f1 /proc/loadavg)" | tee -a "$OUT/times.txt"
 }
 NDT='capacity = { fixed = 1.0, mobile = 1.0 }'
-ROWS=${ROWS:-"base xt xt8 cap1 xt8cap1 aqmhi"}
+ROWS=${ROWS:-"base xt xt8 xt16 cap1 xt8cap1 aqmhi"}
 for r in $ROWS; do
   case $r in
     base) row base "" "" ;;

@@ -15,6 +15,7 @@
 use core::time::Duration;
 
 use crate::controller::CongestionSignal;
+use crate::loss_based::spec::{CaPart, CubicOptions, CUBIC_OPTIONS};
 use crate::loss_based::{CaContext, CongestionAvoidance};
 use crate::ratio::Ratio;
 use ramp_vocab::time::Time;
@@ -259,6 +260,23 @@ impl Cubic {
 
 /// CUBIC as the loss-based family's congestion-avoidance algorithm: its
 /// β serves the event that ends slow start too.
+/// The `cubic` part of the loss-based family; its options are
+/// [`CUBIC_OPTIONS`].
+pub const CA_PART: CaPart<CubicOptions> = CaPart {
+    name: "cubic",
+    aliases: &[],
+    help: "RFC 9438 CUBIC",
+    options: CUBIC_OPTIONS,
+    build: |o, cfg| {
+        Box::new(Cubic::new(
+            o.conns,
+            o.fast_convergence.resolve(cfg.alone_on_bottleneck),
+        ))
+    },
+    ecn: None,
+    ca_pacing_gain: None,
+};
+
 impl CongestionAvoidance for Cubic {
     fn beta(&self) -> Ratio {
         Cubic::beta(self)

@@ -5,6 +5,7 @@
 //! loss-based controller and lives in [`crate::loss_based`].
 
 use crate::controller::CongestionSignal;
+use crate::loss_based::spec::{CaPart, NewRenoOptions, NEWRENO_OPTIONS};
 use crate::loss_based::{CaContext, CongestionAvoidance};
 use crate::ratio::Ratio;
 
@@ -102,6 +103,25 @@ impl Reno {
         }
     }
 }
+
+/// The `newreno` part of the loss-based family (alias `reno`), the
+/// family's default; its options are [`NEWRENO_OPTIONS`].
+pub const CA_PART: CaPart<NewRenoOptions> = CaPart {
+    name: "newreno",
+    aliases: &["reno"],
+    help: "RFC 9002 NewReno, the default",
+    options: NEWRENO_OPTIONS,
+    build: |o, _| {
+        let growth = if o.pico {
+            RenoGrowth::pico()
+        } else {
+            RenoGrowth::default()
+        };
+        Box::new(Reno::new(o.beta, o.ss_beta.unwrap_or(o.beta), growth))
+    },
+    ecn: None,
+    ca_pacing_gain: None,
+};
 
 impl CongestionAvoidance for Reno {
     fn beta(&self) -> Ratio {

@@ -14,8 +14,10 @@
 use core::time::Duration;
 
 use crate::controller::CongestionSignal;
+use crate::loss_based::spec::CaPart;
 use crate::loss_based::{CaContext, CongestionAvoidance};
 use crate::ratio::Ratio;
+use ramp_vocab::ecn::EcnCodepoint;
 use ramp_vocab::time::Time;
 
 /// The reference RTT of the RTT-independence (draft §2.4.4; udp_prague
@@ -49,6 +51,25 @@ pub(crate) const MIN_STEP: u64 = 7;
 /// packet behind the first for a packet's serialisation time, which is
 /// over the 1 ms step there (docs/l4s.md).
 pub const BURST_TIME: Duration = Duration::from_micros(250);
+
+/// Prague's pacing gain outside slow start: 1 (Linux
+/// `prague_update_pacing_rate`, "Pacing is set to 100% during AI";
+/// udp_prague paces at `m_fractional_window / srtt`).
+pub const CA_PACING_GAIN: Ratio = Ratio::ONE;
+
+/// The `prague` part of the loss-based family: no options; an arm sends
+/// ECT(1) (an L4S sender, RFC 9331 §4.1) unless its `ecn=` says otherwise,
+/// and paces at [`CA_PACING_GAIN`] in congestion avoidance unless the
+/// spec or the endpoint sets a gain.
+pub const CA_PART: CaPart<()> = CaPart {
+    name: "prague",
+    aliases: &[],
+    help: "Prague's scalable response (draft-briscoe-iccrg-prague-congestion-control; sends ECT(1) unless ecn= says)",
+    options: &[],
+    build: |_, _| Box::new(Prague::new()),
+    ecn: Some(EcnCodepoint::Ect1),
+    ca_pacing_gain: Some(CA_PACING_GAIN),
+};
 
 /// Prague's congestion-avoidance state.
 #[derive(Clone, Debug, PartialEq, Eq)]

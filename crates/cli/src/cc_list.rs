@@ -1,9 +1,11 @@
 //! `--cc LIST`: a comma-separated list of controller specs
 //! (`newreno,rapidstart(beta=0.7)`), parsed by clap with ramp-cc's one
 //! grammar, so a bad name is refused before any work, with the flag's
-//! name and exit status 2 (`ramp sim`, `ramp bench sim`).
+//! name and exit status 2 (`ramp sim`, `ramp bench sim`); and `ramp
+//! compare --cc ARMS`, the same list with optional `label=` per arm.
 
 use ramp_cc::spec::ControllerSpec;
+use ramp_sim::fleet::arms::{parse_arms, Arm};
 
 /// The controllers a `--cc` list names, at least one, and the text given.
 #[derive(Clone)]
@@ -32,6 +34,30 @@ pub fn parse_cc_list(text: &str) -> Result<CcList, String> {
     })
 }
 
+/// The arms a `ramp compare --cc` list names (`label=spec` or `spec`), at
+/// least one, labels unique, and the text given.
+#[derive(Clone)]
+pub struct ArmList {
+    /// The list as given.
+    pub text: String,
+    /// The arms, in the list's order; the first is the baseline.
+    pub arms: Vec<Arm>,
+}
+
+impl std::fmt::Debug for ArmList {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+/// `ramp compare --cc`'s value parser.
+pub fn parse_arm_list(text: &str) -> Result<ArmList, String> {
+    Ok(ArmList {
+        text: text.to_string(),
+        arms: parse_arms(text)?,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -43,5 +69,16 @@ mod tests {
         assert_eq!(format!("{l:?}"), "newreno,cubic");
         assert!(parse_cc_list("nosuchcc").is_err());
         assert!(parse_cc_list("").is_err());
+    }
+
+    #[test]
+    fn an_arm_list_parses_and_a_bad_empty_or_twice_labelled_one_is_refused() {
+        let l = parse_arm_list("base=newreno,cubic").unwrap();
+        let labels: Vec<&str> = l.arms.iter().map(|a| a.label.as_str()).collect();
+        assert_eq!(labels, ["base", "cubic"]);
+        assert_eq!(format!("{l:?}"), "base=newreno,cubic");
+        assert!(parse_arm_list("nosuchcc").is_err());
+        assert!(parse_arm_list("").is_err());
+        assert!(parse_arm_list("a=newreno,a=cubic").is_err());
     }
 }

@@ -18,6 +18,7 @@ use http::Uri;
 use serde_json::{Map, Value};
 
 use crate::body::pattern_byte;
+use crate::load::Progress;
 use crate::tls::{self, Trust};
 use crate::transport::transport_config;
 use ramp_vocab::quantile::quantile_sorted;
@@ -146,6 +147,15 @@ pub fn port_of(url: &Uri) -> Result<u16, Error> {
 
 /// Runs the requests; one result per request, in index order.
 pub async fn get(cfg: &GetConfig) -> Result<Vec<GetResult>, Error> {
+    get_with_progress(cfg, Arc::new(Progress::default())).await
+}
+
+/// [`get`], counting into `progress` as it goes (requests ended, body
+/// bytes read), for a progress display on another thread.
+pub async fn get_with_progress(
+    cfg: &GetConfig,
+    progress: Arc<Progress>,
+) -> Result<Vec<GetResult>, Error> {
     let (addr, server_name) = resolve(&cfg.url).await?;
     let tls = tls::client_config(&cfg.trust)?;
     let quic_tls = quinn::crypto::rustls::QuicClientConfig::try_from(tls)?;
@@ -180,8 +190,13 @@ pub async fn get(cfg: &GetConfig) -> Result<Vec<GetResult>, Error> {
         let server_name = server_name.clone();
         let next = next.clone();
         let cfg = cfg.clone();
+        let progress = progress.clone();
         tasks.spawn(async move {
-            run_connection(&endpoint, addr, &server_name, conn_index, &next, &cfg).await
+            let at = Target {
+                addr,
+                server_name: &server_name,
+            };
+            run_connection(&endpoint, at, conn_index, &next, &cfg, &progress).await
         });
     }
     let mut results = Vec::with_capacity(cfg.n);
@@ -205,6 +220,14 @@ pub fn get_blocking(cfg: &GetConfig) -> Result<Vec<GetResult>, Error> {
     crate::runtime::runtime()?.block_on(get(cfg))
 }
 
+/// [`get_with_progress`] on its own tokio runtime.
+pub fn get_blocking_with_progress(
+    cfg: &GetConfig,
+    progress: Arc<Progress>,
+) -> Result<Vec<GetResult>, Error> {
+    crate::runtime::runtime()?.block_on(get_with_progress(cfg, progress))
+}
+
 fn failed(index: usize, conn: usize, error: String) -> GetResult {
     GetResult {
         index,
@@ -218,15 +241,38 @@ fn failed(index: usize, conn: usize, error: String) -> GetResult {
     }
 }
 
+/// The server a connection goes to.
+struct Target<'a> {
+    addr: SocketAddr,
+    server_name: &'a str,
+}
+
+/// The results of one connection; each counts in `done` as it is added.
+struct Results<'a> {
+    out: Vec<GetResult>,
+    progress: &'a Progress,
+}
+
+impl Results<'_> {
+    fn push(&mut self, r: GetResult) {
+        self.out.push(r);
+        self.progress.done.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
 async fn run_connection(
     endpoint: &quinn::Endpoint,
-    addr: SocketAddr,
-    server_name: &str,
+    at: Target<'_>,
     conn_index: usize,
     next: &AtomicUsize,
     cfg: &GetConfig,
+    progress: &Progress,
 ) -> Vec<GetResult> {
-    let mut out = Vec::new();
+    let Target { addr, server_name } = at;
+    let mut out = Results {
+        out: Vec::new(),
+        progress,
+    };
     let claim = || {
         let i = next.fetch_add(1, Ordering::Relaxed);
         (i < cfg.n).then_some(i)
@@ -234,7 +280,7 @@ async fn run_connection(
     // Request `conn_index` is this connection's own (see `get`).
     let first = conn_index;
     if first >= cfg.n {
-        return out;
+        return out.out;
     }
     let connecting = async {
         let conn = endpoint
@@ -257,14 +303,14 @@ async fn run_connection(
             while let Some(i) = claim() {
                 out.push(failed(i, conn_index, "connection failed".into()));
             }
-            return out;
+            return out.out;
         }
         Err(_) => {
             out.push(failed(first, conn_index, "handshake timed out".into()));
             while let Some(i) = claim() {
                 out.push(failed(i, conn_index, "connection failed".into()));
             }
-            return out;
+            return out.out;
         }
     };
     let drive = tokio::spawn(async move {
@@ -272,7 +318,9 @@ async fn run_connection(
     });
     let mut index = Some(first);
     while let Some(i) = index {
-        let r = match tokio::time::timeout(cfg.timeout, one_request(&mut send, &cfg.url)).await {
+        let r = match tokio::time::timeout(cfg.timeout, one_request(&mut send, &cfg.url, progress))
+            .await
+        {
             Ok(mut r) => {
                 r.index = i;
                 r.conn = conn_index;
@@ -286,12 +334,13 @@ async fn run_connection(
     drop(send);
     conn.close(quinn::VarInt::from_u32(0), b"done");
     drive.abort();
-    out
+    out.out
 }
 
 async fn one_request(
     send: &mut h3::client::SendRequest<h3_quinn::OpenStreams, Bytes>,
     url: &Uri,
+    progress: &Progress,
 ) -> GetResult {
     let mut r = failed(0, 0, String::new());
     r.error = None;
@@ -322,6 +371,7 @@ async fn one_request(
                 }
                 let n = c.len();
                 r.bytes += n as u64;
+                progress.data_bytes.fetch_add(n as u64, Ordering::Relaxed);
                 chunk.advance(n);
             }
         }

@@ -21,6 +21,7 @@
 mod bench;
 mod client;
 mod engine;
+mod error;
 mod fairness;
 pub mod fleet;
 mod flow_control;
@@ -37,10 +38,8 @@ mod units;
 mod wakeup;
 mod web;
 
-use core::fmt;
-
 use ramp_cc::config::{CcConfig, InitialWindow};
-use ramp_cc::spec::{ControllerSpec, SpecError};
+use ramp_cc::spec::ControllerSpec;
 use ramp_vocab::rng::Rng;
 
 // The public surface: three subsystems as modules (fleet experiments,
@@ -48,15 +47,16 @@ use ramp_vocab::rng::Rng;
 // names. Everything else is private.
 pub use bench::{run as run_bench, BenchResult, BenchStop, BenchWorkload};
 pub use engine::{simulate, FlowSetup, SimOutput};
+pub use error::{Bound, SimError};
 pub use fairness::jain_index;
 pub use flow_control::FlowWindows;
 pub use parallel::map_ordered;
 pub use receiver::AckPolicy;
 pub use record::Record;
-pub use resumption::{server_initial_rtt, Resumption};
+pub use resumption::{server_initial_rtt, Resumption, UnknownResumption};
 pub use scenario::{Scenario, ScenarioError};
 pub use trace::TraceSink;
-pub use wakeup::WakeupLatency;
+pub use wakeup::{WakeupLatency, WakeupTableError};
 pub use web::{HttpModel, WebConfig};
 
 /// Internals that sim's own integration tests drive directly (a client's
@@ -65,57 +65,7 @@ pub use web::{HttpModel, WebConfig};
 #[doc(hidden)]
 pub mod internals {
     pub use crate::client::Client;
-    pub use crate::page::{Object, Requests, Trigger};
-}
-
-/// A simulation that could not run.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum SimError {
-    /// The scenario, population file, plan or argument is not valid; the
-    /// message names the file, line, table or field and what is wrong
-    /// with it (the `From<String>` conversion of the parsers' messages).
-    Invalid(String),
-    /// A flow's controller name does not parse.
-    Controller {
-        /// Where the name was given (`flow 2`, `web 1`).
-        table: String,
-        /// The name as written.
-        name: String,
-        /// Why it does not parse.
-        error: SpecError,
-    },
-    /// Nothing to do: no controller was given to run.
-    NoController,
-    /// An invariant of the simulator broke: a bug in ramp, never the
-    /// input's fault. Says which.
-    Internal(&'static str),
-}
-
-impl fmt::Display for SimError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SimError::Invalid(m) => f.write_str(m),
-            SimError::Controller { table, name, error } => {
-                write!(f, "{table}: cc `{name}`: {error}")
-            }
-            SimError::NoController => f.write_str("no controller to benchmark"),
-            SimError::Internal(what) => write!(f, "internal: {what}"),
-        }
-    }
-}
-
-impl std::error::Error for SimError {}
-
-impl From<String> for SimError {
-    fn from(message: String) -> SimError {
-        SimError::Invalid(message)
-    }
-}
-
-impl From<&str> for SimError {
-    fn from(message: &str) -> SimError {
-        SimError::Invalid(message.to_string())
-    }
+    pub use crate::page::{Object, Requests, ScheduleError, Trigger};
 }
 
 /// The random stream of the per-flow controller seeds ([`flows_for`]).

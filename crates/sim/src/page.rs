@@ -64,31 +64,68 @@ pub struct Requests {
     pub measured_from: u32,
 }
 
+/// Why [`Requests::validate`] refused a schedule; objects by index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScheduleError {
+    /// No object at all.
+    NoObjects,
+    /// The measured page starts after the last object.
+    MeasuredAfterLast,
+    /// An object of 0 bytes.
+    Empty(usize),
+    /// Object 0 is not requested with the handshake.
+    FirstNotWithHandshake,
+    /// An object other than 0 is requested with the handshake.
+    LaterWithHandshake(usize),
+    /// An object waits for an empty or not-yet-earlier set of objects.
+    WaitsForLater(usize),
+}
+
+impl core::fmt::Display for ScheduleError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            ScheduleError::NoObjects => f.write_str("a request schedule needs at least one object"),
+            ScheduleError::MeasuredAfterLast => {
+                f.write_str("the measured page starts after the last object")
+            }
+            ScheduleError::Empty(i) => write!(f, "object {i}: size must be at least 1 byte"),
+            ScheduleError::FirstNotWithHandshake => {
+                f.write_str("object 0 must be requested with the handshake")
+            }
+            ScheduleError::LaterWithHandshake(i) => {
+                write!(f, "object {i}: only object 0 goes with the handshake")
+            }
+            ScheduleError::WaitsForLater(i) => write!(
+                f,
+                "object {i}: must wait for a non-empty prefix of earlier objects"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ScheduleError {}
+
 impl Requests {
     /// Checks the schedule can run: at least one object, of at least one
     /// byte; the first sent with the handshake and no other; triggers wait
     /// only for earlier objects.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), ScheduleError> {
         if self.objects.is_empty() {
-            return Err("a request schedule needs at least one object".into());
+            return Err(ScheduleError::NoObjects);
         }
         if self.measured_from as usize >= self.objects.len() {
-            return Err("the measured page starts after the last object".into());
+            return Err(ScheduleError::MeasuredAfterLast);
         }
         for (i, o) in self.objects.iter().enumerate() {
             if o.size_bytes == 0 {
-                return Err(format!("object {i}: size must be at least 1 byte"));
+                return Err(ScheduleError::Empty(i));
             }
             match (i, o.trigger) {
                 (0, Trigger::Handshake) => {}
-                (0, _) => return Err("object 0 must be requested with the handshake".into()),
-                (_, Trigger::Handshake) => {
-                    return Err(format!("object {i}: only object 0 goes with the handshake"))
-                }
+                (0, _) => return Err(ScheduleError::FirstNotWithHandshake),
+                (_, Trigger::Handshake) => return Err(ScheduleError::LaterWithHandshake(i)),
                 (_, Trigger::After { upto, .. }) if upto as usize > i || upto == 0 => {
-                    return Err(format!(
-                        "object {i}: must wait for a non-empty prefix of earlier objects"
-                    ))
+                    return Err(ScheduleError::WaitsForLater(i))
                 }
                 _ => {}
             }
@@ -293,10 +330,10 @@ mod tests {
         ok.validate().unwrap();
         let mut bad = ok.clone();
         bad.objects[1].trigger = Trigger::Handshake;
-        assert!(bad.validate().unwrap_err().contains("object 1"));
+        assert!(bad.validate().unwrap_err().to_string().contains("object 1"));
         let mut bad = ok.clone();
         bad.objects[1].size_bytes = 0;
-        assert!(bad.validate().unwrap_err().contains("object 1"));
+        assert!(bad.validate().unwrap_err().to_string().contains("object 1"));
         let mut bad = ok;
         bad.measured_from = 2;
         assert!(bad.validate().is_err());

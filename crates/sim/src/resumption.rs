@@ -110,14 +110,29 @@ impl Resumption {
     }
 
     /// Parses a scenario's `resumption` (`full`, `0rtt`, `0rtt-token`).
-    pub fn parse(s: &str) -> Result<Resumption, String> {
+    pub fn parse(s: &str) -> Result<Resumption, UnknownResumption> {
         match s {
             "full" => Ok(Resumption::Full),
             "0rtt" => Ok(Resumption::ZeroRtt { token: false }),
             "0rtt-token" => Ok(Resumption::ZeroRtt { token: true }),
-            other => Err(format!(
-                "endpoint.resumption: unknown value `{other}` (use full, 0rtt, 0rtt-token)"
-            )),
+            other => Err(UnknownResumption(other.to_string())),
         }
     }
 }
+
+/// A `resumption` value [`Resumption::parse`] does not know; holds the
+/// value as written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownResumption(pub String);
+
+impl core::fmt::Display for UnknownResumption {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(
+            f,
+            "endpoint.resumption: unknown value `{}` (use full, 0rtt, 0rtt-token)",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for UnknownResumption {}

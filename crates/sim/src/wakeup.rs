@@ -58,6 +58,34 @@ const REAL_MODE_QUIET_US: [(f64, u64); 14] = [
     (1.0, 1_613),
 ];
 
+/// Why [`WakeupLatency::new`] refused a table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WakeupTableError {
+    /// Fewer than two quantile points.
+    TooFewPoints,
+    /// The points do not start at p = 0 and end at p = 1.
+    NotZeroToOne,
+    /// p does not rise, or a latency falls.
+    NotRising,
+    /// A latency above the longest a table may give (1 s).
+    TooLong,
+}
+
+impl core::fmt::Display for WakeupTableError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            WakeupTableError::TooFewPoints => f.write_str("give at least two quantile points"),
+            WakeupTableError::NotZeroToOne => {
+                f.write_str("quantile points must run from p = 0 to p = 1")
+            }
+            WakeupTableError::NotRising => f.write_str("p must rise and latencies must not fall"),
+            WakeupTableError::TooLong => write!(f, "latencies at most {MAX_WAKEUP_LATENCY:?}"),
+        }
+    }
+}
+
+impl std::error::Error for WakeupTableError {}
+
 /// The longest latency a table may give.
 pub(crate) const MAX_WAKEUP_LATENCY: Duration = Duration::from_secs(1);
 
@@ -75,20 +103,20 @@ impl WakeupLatency {
     /// A table of quantile points; checked: at least two points, p from
     /// exactly 0 to exactly 1 and rising, latencies non-decreasing and at
     /// most `MAX_WAKEUP_LATENCY`.
-    pub fn new(points: Vec<(f64, Duration)>) -> Result<WakeupLatency, String> {
+    pub fn new(points: Vec<(f64, Duration)>) -> Result<WakeupLatency, WakeupTableError> {
         let (Some(first), Some(last)) = (points.first(), points.last()) else {
-            return Err("give at least two quantile points".into());
+            return Err(WakeupTableError::TooFewPoints);
         };
         if points.len() < 2 || first.0 != 0.0 || last.0 != 1.0 {
-            return Err("quantile points must run from p = 0 to p = 1".into());
+            return Err(WakeupTableError::NotZeroToOne);
         }
         for w in points.windows(2) {
             if w[1].0 <= w[0].0 || w[1].1 < w[0].1 {
-                return Err("p must rise and latencies must not fall".into());
+                return Err(WakeupTableError::NotRising);
             }
         }
         if last.1 > MAX_WAKEUP_LATENCY {
-            return Err(format!("latencies at most {MAX_WAKEUP_LATENCY:?}"));
+            return Err(WakeupTableError::TooLong);
         }
         Ok(WakeupLatency { points })
     }

@@ -41,8 +41,8 @@ pub mod option;
 mod registry;
 
 pub use crate::loss_based::spec::{
-    CaSpec, CommonOptions, CubicOptions, JumpStartOptions, LossBasedFamily, LossBasedSpec,
-    NewRenoOptions, RapidStartSpec, StartupSpec,
+    CaOptions, CaPart, CaRow, CaSpec, CommonOptions, CubicOptions, JumpStartOptions,
+    LossBasedFamily, LossBasedSpec, NewRenoOptions, RapidStartSpec, StartupSpec, CA_PARTS,
 };
 pub use grammar::split_list;
 pub use registry::{Family, FamilySpec, Registry, SpecPart};

@@ -96,3 +96,30 @@ fn a_congestion_avoidance_algorithm_from_outside_runs_in_the_skeleton() {
     // The defaults it did not write: no pacing burst of its own.
     assert_eq!(cc.pacing_burst(), None);
 }
+
+/// Step 2: its row. With this `CaPart` a spec carries the algorithm, prints
+/// its name and builds it behind any startup; listing the row in
+/// `CA_PARTS` (inside ramp-cc) is what lets the parser find it by name.
+const AIMD_PART: ramp_cc::spec::CaPart<()> = ramp_cc::spec::CaPart {
+    name: "aimd",
+    aliases: &[],
+    help: "a plain AIMD, beta 0.8",
+    options: &[],
+    build: |_, _| Box::new(Aimd { reductions: 0 }),
+    ecn: None,
+    ca_pacing_gain: None,
+};
+
+#[test]
+fn a_congestion_avoidance_row_from_outside_names_and_builds_the_algorithm() {
+    use ramp_cc::spec::{CaSpec, LossBasedSpec, StartupSpec};
+    let spec = LossBasedSpec {
+        ca: CaSpec::new(&AIMD_PART, ()),
+        startup: StartupSpec::RapidStart(Default::default()),
+        ..LossBasedSpec::default()
+    };
+    assert_eq!(spec.to_string(), "aimd+rapidstart");
+    let cc = spec.build_loss_based(&CcConfig::default());
+    assert_eq!(cc.name(), "aimd+rapidstart");
+    assert!(cc.ca_as::<Aimd>().is_some());
+}

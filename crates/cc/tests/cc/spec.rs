@@ -76,7 +76,7 @@ fn seed_experiment_arms_are_expressible() {
         .iter()
         .map(|(arm, name)| match spec::parse(name) {
             Ok(s) => match s.as_loss_based() {
-                Some(l) => (arm.to_string(), *l),
+                Some(l) => (arm.to_string(), l.clone()),
                 None => panic!("{arm}: not loss-based"),
             },
             Err(e) => panic!("{arm}: {e}"),
@@ -242,12 +242,15 @@ fn seed_arms_use_quicly_reno_constants() {
     for (label, name) in SEED_ARMS {
         let s = spec::parse(name).unwrap();
         assert_eq!(
-            s.as_loss_based().map(|l| l.ca),
-            Some(CaSpec::NewReno(NewRenoOptions {
-                beta: QUICLY_RENO_BETA,
-                ss_beta: Some(QUICLY_SLOW_START_EXIT_BETA),
-                pico: true,
-            })),
+            s.as_loss_based().map(|l| l.ca.clone()),
+            Some(CaSpec::new(
+                &ramp_cc::newreno::CA_PART,
+                NewRenoOptions {
+                    beta: QUICLY_RENO_BETA,
+                    ss_beta: Some(QUICLY_SLOW_START_EXIT_BETA),
+                    pico: true,
+                }
+            )),
             "{label}"
         );
     }
@@ -455,4 +458,92 @@ fn option_rows_write_their_defaults_into_the_help() {
         line(&rapid, "rtt_floor"),
         "rtt_floor: where the RTT floor comes from (quicly: slots) (default fallback)"
     );
+}
+
+/// Every congestion-avoidance row (`CA_PARTS`, docs/algorithms.md "Adding a
+/// congestion-avoidance algorithm") is found by its name and aliases,
+/// prints its canonical name, takes each of its choice values and prints
+/// them back, builds its algorithm behind every startup, and shows in the
+/// family's help and in the "more than one" error.
+#[test]
+fn every_ca_part_row_round_trips_parse_and_display_and_builds() {
+    use ramp_cc::spec::{Registry, CA_PARTS};
+    let help = Registry::builtin().help();
+    let cfg = CcConfig::default();
+    for row in CA_PARTS {
+        let name = row.name();
+        for spelling in std::iter::once(name).chain(row.aliases().iter().copied()) {
+            let s = spec::parse(spelling).unwrap_or_else(|e| panic!("{spelling}: {e}"));
+            assert_eq!(s.to_string(), name, "{spelling}");
+            assert_eq!(
+                s.as_loss_based().map(|l| l.ca.name()),
+                Some(name),
+                "{spelling}"
+            );
+        }
+        for startup in ["", "+hystart", "+rapidstart", "+jumpstart"] {
+            let text = format!("{name}{startup}");
+            let s = spec::parse(&text).unwrap_or_else(|e| panic!("{text}: {e}"));
+            // (The default row's name is implied by a startup part.)
+            let back = spec::parse(&s.to_string()).ok();
+            assert_eq!(back.as_ref(), Some(&s), "{text}");
+            let ca = back
+                .as_ref()
+                .and_then(|b| b.as_loss_based())
+                .map(|l| l.ca.name());
+            assert_eq!(ca, Some(name), "{text}");
+            assert_eq!(s.build(&cfg).name(), s.canonical_name(&cfg), "{text}");
+        }
+        assert!(
+            help.lines().any(|l| l.starts_with(name)),
+            "{name} is not in the help"
+        );
+        let twice = format!("{name}+{name}");
+        let e = spec::parse(&twice).unwrap_err().to_string();
+        assert!(e.contains("more than one congestion-avoidance"), "{e}");
+        for other in CA_PARTS {
+            assert!(e.contains(other.name()), "{e} lacks {}", other.name());
+        }
+    }
+    // Each row's choice options, every value: parsed and printed back
+    // (the default value is left out of the canonical name).
+    let valued = [
+        ("newreno", "growth", ["reno", "pico"].as_slice()),
+        (
+            "cubic",
+            "fast_convergence",
+            ["auto", "on", "off"].as_slice(),
+        ),
+    ];
+    for (name, key, values) in valued {
+        for v in values {
+            let text = format!("{name}({key}={v})");
+            let s = spec::parse(&text).unwrap_or_else(|e| panic!("{text}: {e}"));
+            assert_eq!(spec::parse(&s.to_string()).ok(), Some(s), "{text}");
+        }
+    }
+}
+
+/// A canonical name builds the controller it names: a Prague spec that
+/// sets the endpoint's default CA pacing gain (`ca_gain=1.25`, RFC 9002
+/// §7.7's 1.25) keeps it in its name; without it the name parses to
+/// Prague's own gain of 1 (Linux `prague_update_pacing_rate`).
+#[test]
+fn a_prague_spec_that_sets_the_endpoint_default_gain_keeps_it_in_its_name() {
+    let cfg = CcConfig::default();
+    for text in [
+        "prague(ca_gain=1.25)",
+        "prague(ca_gain=1)",
+        "prague",
+        "prague(ca_gain=2)+rapidstart",
+    ] {
+        let s = spec::parse(text).unwrap();
+        let name = s.canonical_name(&cfg);
+        let back = spec::parse(&name).unwrap();
+        assert_eq!(
+            back.effective_config(&cfg).ca_pacing_gain,
+            s.effective_config(&cfg).ca_pacing_gain,
+            "{text} is named {name}"
+        );
+    }
 }

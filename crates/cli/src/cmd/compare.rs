@@ -13,10 +13,11 @@ use std::sync::Arc;
 
 use anyhow::{bail, Context};
 use ramp_cc::spec;
-use ramp_sim::fleet::arms::{parse_arms, Arm};
+use ramp_sim::fleet::arms::Arm;
 use ramp_sim::{flows_for, simulate, Record, Scenario, TraceSink};
 
 use super::compare_traces::{CappedTrace, DeliveredCounter, Progress, MAX_TRACE_BYTES};
+use crate::cc_list::{parse_arm_list, ArmList};
 use crate::file_stem::safe_stem;
 use crate::run_dir::{Owner, Staging};
 use ramp_vocab::atomic_file::write_atomic;
@@ -83,7 +84,7 @@ fn with_scenario_iw(spec: &spec::ControllerSpec, iw_packets: u64) -> spec::Contr
                 max_udp_payload_size,
                 ..
             }) => {
-                let mut l = *l;
+                let mut l = l.clone();
                 l.common.initial_window = Some(InitialWindow::Quicly {
                     packets: u32::try_from(iw_packets).unwrap_or(u32::MAX),
                     max_udp_payload_size,
@@ -105,8 +106,8 @@ pub struct Args {
     /// Arms as `label=spec` or `spec`, comma-separated (commas inside
     /// parentheses belong to options); the first arm is the baseline.
     /// Overrides `--arms`.
-    #[arg(long, value_name = "ARMS")]
-    cc: Option<String>,
+    #[arg(long, value_name = "ARMS", value_parser = parse_arm_list)]
+    cc: Option<ArmList>,
     /// The arm set when `--cc` is not given: the seed experiment's four
     /// arms on quicly's Reno β 0.7 (`seed`), the same on RFC 9002's β 0.5
     /// (`rfc9002`), or slow start, jump start, HyStart++ and Rapid Start
@@ -170,7 +171,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     scenario.validate().map_err(|e| anyhow::anyhow!("{e}"))?;
     let seed = args.seed.unwrap_or(scenario.seed);
     let arms = match &args.cc {
-        Some(list) => parse_arms(list).map_err(|e| anyhow::anyhow!("--cc: {e}"))?,
+        Some(list) => list.arms.clone(),
         None => args.arms.arms(scenario.endpoint.iw_packets)?,
     };
 

@@ -4,7 +4,11 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::Context;
-use ramp_quic::client::{get_blocking, Distribution, GetConfig, GetResult};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use ramp_quic::client::{get_blocking_with_progress, Distribution, GetConfig, GetResult};
+use ramp_quic::load::Progress;
 use ramp_quic::Trust;
 
 /// Arguments of `ramp get`.
@@ -31,6 +35,10 @@ pub struct Args {
     /// One JSON record per request on stdout instead of the summary.
     #[arg(long)]
     json: bool,
+    /// No progress bar. (The bar is drawn on stderr, only on a terminal,
+    /// once the run has lasted 2 s: stdout carries only the results.)
+    #[arg(long, short = 'q')]
+    quiet: bool,
     /// Give up on one request after this long.
     #[arg(long, default_value = "60s", value_parser = crate::ranges::duration_in(Duration::from_millis(1), Duration::from_secs(3600)))]
     timeout: Duration,
@@ -58,7 +66,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         trust,
         timeout: args.timeout,
     };
-    let results = get_blocking(&cfg).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let progress = Arc::new(Progress::default());
+    let bar = (!args.quiet).then(|| super::load::spawn_bar(progress.clone(), cfg.n as u64));
+    let results = get_blocking_with_progress(&cfg, progress);
+    if let Some((stop, handle)) = bar {
+        stop.store(true, Ordering::Relaxed);
+        let _ = handle.join();
+    }
+    let results = results.map_err(|e| anyhow::anyhow!("{e}"))?;
     let failed = results.iter().filter(|r| !r.is_ok()).count();
     if args.json {
         for r in &results {

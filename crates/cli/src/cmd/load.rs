@@ -169,8 +169,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 }
 
 /// A thread drawing a progress bar on stderr (only on a terminal, and only
-/// once the run has lasted [`PROGRESS_AFTER`]).
-fn spawn_bar(
+/// once the run has lasted [`PROGRESS_AFTER`]); `ramp get` shares it.
+pub(crate) fn spawn_bar(
     progress: Arc<Progress>,
     total: u64,
 ) -> (

@@ -402,6 +402,17 @@ fn a_bad_typed_value_is_refused_by_clap_before_any_work() {
         (&["load", "https://127.0.0.1:9/x", "-D", "1"], "--duration"),
         (&["sim", "--cc", "nosuchcc"], "--cc"),
         (&["bench", "sim", "--cc", "nosuchcc"], "--cc"),
+        // A scenario file that does not exist: the list is refused first.
+        (
+            &[
+                "compare",
+                "--scenario",
+                "/nonexistent/s.toml",
+                "--cc",
+                "nosuchcc",
+            ],
+            "--cc",
+        ),
         (&["sim", "--cellular=light_fraction=2"], "--cellular"),
         (
             &[

@@ -132,6 +132,24 @@ fn resume_checks_the_parameters_and_fresh_runs_refuse_to_overwrite() {
         e.contains("`seed` (was 5, now 6)"),
         "names the parameter: {e}"
     );
+    // The file is readable text: no Rust Debug dumps.
+    let params = std::fs::read_to_string(d.join("fleet.params")).unwrap();
+    assert!(
+        params.contains("\nregion = \"africa weight 1\"\n"),
+        "{params}"
+    );
+    assert!(params.contains("\nmodel.fnv1a64 = \""), "{params}");
+    assert!(!params.contains("Region {") && !params.contains("Workload {"));
+    // A run of an older ramp (Debug dumps in fleet.params) is named as such.
+    std::fs::write(
+        d.join("fleet.params"),
+        "name = \"rapid-start-2026\"\nseed = 5\npopulation = \"Regions([Region { name: \\\"east-asia\\\" }])\"\n",
+    )
+    .unwrap();
+    let old = fleet(&d, &["--resume"]);
+    assert_eq!(old.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&old.stderr);
+    assert!(e.contains("written by an older ramp"), "{e}");
 }
 
 #[test]

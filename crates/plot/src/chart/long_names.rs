@@ -90,3 +90,18 @@ fn a_title_too_long_for_the_image_is_ellipsized() {
     check(&chart, &svg);
     assert!(super::fit::tests::svg_texts(&svg)[0].3.ends_with('…'));
 }
+
+/// The legend's counts say what they count: acknowledged packets include
+/// retransmissions, "sent" is new data only (2503 acknowledged of 2500
+/// sent read as an error).
+#[test]
+fn timeseq_legend_says_acknowledged_counts_retransmissions() {
+    let t = trace("x", "cubic", Growth::Rapid);
+    let svg = to_svg(&TimeSeqChart::new(&t), Theme::Light).unwrap();
+    let text = all_text(&svg);
+    assert!(text.contains("sent, new data ("), "{text}");
+    assert!(
+        text.contains("acknowledged, incl. retransmissions ("),
+        "{text}"
+    );
+}

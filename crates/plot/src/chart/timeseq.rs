@@ -199,14 +199,20 @@ impl TimeSeqChart<'_> {
                 .into_iter()
                 .map(|p| Circle::new(p, 1.5, sent_c.filled())),
         ))?
-        .label(format!("sent ({})", sent.len()))
+        .label(format!("sent, new data ({})", sent.len()))
         .legend(move |(a, b)| Circle::new((a + 10, b), 3, sent_c.filled()));
         de(chart.draw_series(
             thin(&acked)
                 .into_iter()
                 .map(|p| Circle::new(p, 1.5, style::ACKED.filled())),
         ))?
-        .label(format!("acknowledged ({})", acked.len()))
+        // Acknowledged packets include retransmissions, which "sent" (new
+        // data) leaves to its own series: say so, or 2503 acknowledged of
+        // 2500 sent reads as an error.
+        .label(format!(
+            "acknowledged, incl. retransmissions ({})",
+            acked.len()
+        ))
         .legend(|(a, b)| Circle::new((a + 10, b), 3, style::ACKED.filled()));
         if !cwnd.is_empty() {
             de(chart.draw_series(LineSeries::new(

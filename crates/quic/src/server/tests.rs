@@ -55,18 +55,25 @@ async fn a_late_record_counts_its_own_request_not_the_next() {
     let task = tokio::spawn(server.run(async move {
         let _ = stopped.await;
     }));
-    let got = client::get(&GetConfig {
-        url: format!("https://{addr}/bytes/1000000")
-            .parse()
-            .expect("url"),
-        n: 2,
-        concurrency: 1,
-        trust: Trust::Insecure,
-        timeout: Duration::from_secs(20),
-    })
+    // `ramp get`'s progress display reads these counters.
+    let progress = std::sync::Arc::new(crate::load::Progress::default());
+    let got = client::get_with_progress(
+        &GetConfig {
+            url: format!("https://{addr}/bytes/1000000")
+                .parse()
+                .expect("url"),
+            n: 2,
+            concurrency: 1,
+            trust: Trust::Insecure,
+            timeout: Duration::from_secs(20),
+        },
+        progress.clone(),
+    )
     .await
     .expect("client runs");
     assert!(got.iter().all(|r| r.is_ok()), "{got:?}");
+    assert_eq!(progress.done.load(Ordering::Relaxed), 2);
+    assert_eq!(progress.data_bytes.load(Ordering::Relaxed), 2_000_000);
     assert_eq!(got[0].conn, got[1].conn, "one connection");
     for _ in 0..400 {
         if handle.counters().records >= 2 {

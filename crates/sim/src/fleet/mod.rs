@@ -27,6 +27,7 @@ pub mod assumptions;
 pub mod dist;
 pub mod experiments;
 pub mod grid;
+pub mod params;
 pub mod population;
 pub mod population_file;
 pub mod run;
@@ -287,36 +288,12 @@ impl FleetPlan {
         run_arm(&self.connection(index), arm, trace)
     }
 
-    /// The run's parameters as text, one `key = value` per line: written
+    /// The run's parameters as text, one `key = value` per line
+    /// (`params`: readable lines and a digest of the whole model): written
     /// next to the records, and compared on `--resume` so that a run is
     /// only ever continued with the plan that started it.
     pub fn fingerprint(&self) -> String {
-        let mut s = String::new();
-        s.push_str(&format!("name = {:?}\n", self.name));
-        s.push_str(&format!("seed = {}\n", self.seed));
-        s.push_str(&format!("connections = {}\n", self.connections));
-        for a in &self.arms {
-            s.push_str(&format!("arm = {:?}\n", format!("{}={}", a.label, a.spec)));
-        }
-        // Debug output of the population, workload and base scenario is
-        // deterministic and covers every field that shapes a path.
-        s.push_str(&format!(
-            "population = {:?}\n",
-            format!("{:?}", self.population)
-        ));
-        s.push_str(&format!(
-            "workload = {:?}\n",
-            format!("{:?}", self.workload)
-        ));
-        s.push_str(&format!(
-            "endpoint = {:?}\n",
-            format!("{:?}", self.base.endpoint)
-        ));
-        s.push_str(&format!(
-            "time_limit_us = {}\n",
-            self.base.time_limit.as_micros()
-        ));
-        s
+        params::params_text(self)
     }
 }
 

@@ -37,10 +37,8 @@ impl Scenario {
     ) -> Result<Scenario, ScenarioError> {
         let at = |line: Option<usize>, m: &str| ScenarioError {
             file: name.to_string(),
-            message: match line {
-                Some(l) => format!("line {l}: {m}"),
-                None => m.to_string(),
-            },
+            line,
+            message: m.to_string(),
         };
         let file: FileScenario = toml::from_str(text)
             .map_err(|e| at(e.span().map(|s| line_of(text, s.start)), e.message()))?;
@@ -612,7 +610,7 @@ impl FileEndpoint {
         }
         self.apply_flow_control(e)?;
         if let Some(r) = &self.resumption {
-            e.resumption = crate::resumption::Resumption::parse(r)?;
+            e.resumption = crate::resumption::Resumption::parse(r).map_err(|e| e.to_string())?;
         }
         match (&self.resume_rate, &self.resume_rtt) {
             (Some(Q(rate)), Some(Q(rtt))) => {

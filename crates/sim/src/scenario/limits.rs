@@ -5,7 +5,7 @@ use core::time::Duration;
 
 use ramp_cc::Rate;
 
-use crate::SimError;
+use crate::{Bound, SimError};
 use ramp_link::Aqm;
 
 use super::{QueueLimit, Scenario};
@@ -196,41 +196,54 @@ fn queue_too_small(rate: Rate, queue: QueueLimit, bytes: u64, mds: u64) -> Strin
 
 /// A flow's controller spec must parse when the scenario is loaded, not
 /// when the run reaches the flow.
-fn spec_of(table: &str, cc: Option<&str>) -> Result<(), String> {
+fn spec_of(table: &str, cc: Option<&str>) -> Result<(), SimError> {
     match cc {
         Some(name) => ramp_cc::spec::parse(name)
             .map(drop)
-            .map_err(|e| format!("{table}: cc `{name}`: {e}")),
+            .map_err(|error| SimError::Controller {
+                table: table.to_string(),
+                name: name.to_string(),
+                error,
+            }),
         None => Ok(()),
     }
 }
 
-fn duration_in(key: &str, v: Duration, lo: Duration, hi: Duration) -> Result<(), String> {
-    if v < lo || v > hi {
-        return Err(format!("{key}: {v:?} is outside {lo:?} ..= {hi:?}"));
+fn out_of_range(field: &str, bound: Bound) -> SimError {
+    SimError::OutOfRange {
+        field: field.to_string(),
+        bound,
+    }
+}
+
+fn duration_in(key: &str, value: Duration, lo: Duration, hi: Duration) -> Result<(), SimError> {
+    if value < lo || value > hi {
+        return Err(out_of_range(key, Bound::Duration { value, lo, hi }));
     }
     Ok(())
 }
 
-fn within(key: &str, v: Duration, max: Duration) -> Result<(), String> {
-    if v > max {
-        return Err(format!("{key}: {v:?} is above the maximum {max:?}"));
+fn within(key: &str, value: Duration, max: Duration) -> Result<(), SimError> {
+    if value > max {
+        return Err(out_of_range(key, Bound::AtMost { value, max }));
     }
     Ok(())
 }
 
-fn count_in(key: &str, v: u64, lo: u64, hi: u64) -> Result<(), String> {
-    if !(lo..=hi).contains(&v) {
-        return Err(format!("{key}: {v} is outside {lo}..={hi}"));
+fn count_in(key: &str, value: u64, lo: u64, hi: u64) -> Result<(), SimError> {
+    if !(lo..=hi).contains(&value) {
+        return Err(out_of_range(key, Bound::Count { value, lo, hi }));
     }
     Ok(())
 }
 
-fn rate_in(key: &str, r: Rate) -> Result<(), String> {
+fn rate_in(key: &str, r: Rate) -> Result<(), SimError> {
     if !RATE_BYTES_PER_SEC.contains(&r.bytes_per_sec()) {
-        return Err(format!(
-            "{key}: {} bit/s is outside 1 kbit/s ..= 1 Tbit/s",
-            r.bits_per_sec()
+        return Err(out_of_range(
+            key,
+            Bound::Rate {
+                bits_per_sec: r.bits_per_sec(),
+            },
         ));
     }
     Ok(())

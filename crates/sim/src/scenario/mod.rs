@@ -333,6 +333,7 @@ impl Scenario {
         }
         let text = read_bounded(name_or_path).map_err(|message| ScenarioError {
             file: name_or_path.to_string(),
+            line: None,
             message,
         })?;
         let stem = std::path::Path::new(name_or_path)
@@ -347,18 +348,23 @@ impl Scenario {
     }
 }
 
-/// A scenario that could not be loaded.
+/// A scenario that could not be loaded: `FILE: line N: MESSAGE`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ScenarioError {
     /// File (or preset) name.
     pub file: String,
-    /// What is wrong, with the key and line when known.
+    /// The 1-based line of the key or table the error is about, when known.
+    pub line: Option<usize>,
+    /// What is wrong, starting with the key when known.
     pub message: String,
 }
 
 impl fmt::Display for ScenarioError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.file, self.message)
+        match self.line {
+            Some(l) => write!(f, "{}: line {l}: {}", self.file, self.message),
+            None => write!(f, "{}: {}", self.file, self.message),
+        }
     }
 }
 
@@ -483,26 +489,26 @@ mod tests {
 
     #[test]
     fn table_errors_name_their_line_and_table() {
-        let msg = |text: &str| Scenario::from_toml(text, "s").unwrap_err().message;
+        let msg = |text: &str| Scenario::from_toml(text, "s").unwrap_err().to_string();
         // `[[web]] cc` was reported as `flow 1`, without a line, when the
         // run reached it.
         let e = msg("[[flow]]\ncc = \"cubic\"\n[[web]]\nusers = 1\ncc = \"bogus\"\n");
-        assert!(e.starts_with("line 3: web 1: cc `bogus`"), "{e}");
+        assert!(e.starts_with("s: line 3: web 1: cc `bogus`"), "{e}");
         let e = msg("[[flow]]\n\n[[flow]]\ncc = \"nope\"\n");
-        assert!(e.starts_with("line 3: flow 2: cc `nope`"), "{e}");
+        assert!(e.starts_with("s: line 3: flow 2: cc `nope`"), "{e}");
         let e = msg("time_limit = \"10s\"\n[[flow]]\nstart = \"20s\"\n");
-        assert!(e.starts_with("line 2: flow 1: start"), "{e}");
+        assert!(e.starts_with("s: line 2: flow 1: start"), "{e}");
         let e = msg("[[web]]\nusers = 0\n");
-        assert!(e.starts_with("line 1: web 1: users"), "{e}");
+        assert!(e.starts_with("s: line 1: web 1: users"), "{e}");
         let e = msg(
             "[path]\nrate = \"10mbit\"\n[[path.rate_step]]\nat = \"2s\"\nrate = \"5mbit\"\n\
              [[path.rate_step]]\nat = \"1s\"\nrate = \"1mbit\"\n",
         );
-        assert!(e.starts_with("line 6: path.rate_step 2: at = 1s"), "{e}");
+        assert!(e.starts_with("s: line 6: path.rate_step 2: at = 1s"), "{e}");
         let e = msg("[endpoint]\niw = 0\n");
-        assert!(e.starts_with("line 1: endpoint.iw"), "{e}");
+        assert!(e.starts_with("s: line 1: endpoint.iw"), "{e}");
         let e = msg(&"[[flow]]\n".repeat(65));
-        assert!(e.starts_with("line 65: flows: 65"), "{e}");
+        assert!(e.starts_with("s: line 65: flows: 65"), "{e}");
     }
 
     #[test]
@@ -524,20 +530,20 @@ mod tests {
     fn a_rate_too_low_for_a_time_sized_queue_is_the_rate_s_error() {
         let e = Scenario::from_toml("[path]\nrate = \"1kbit\"\nqueue = \"30ms\"\n", "s")
             .unwrap_err()
-            .message;
+            .to_string();
         // 1252 bytes in 30 ms need 41 734 bytes/s (rounded up), 333 872 bit/s.
         assert!(
-            e.starts_with("line 1: path.rate: 1000 bit/s fills the 30ms queue with 3 bytes")
+            e.starts_with("s: line 1: path.rate: 1000 bit/s fills the 30ms queue with 3 bytes")
                 && e.contains("must lie in 333872 bit/s ..= 1 Tbit/s"),
             "{e}"
         );
         let e = Scenario::from_toml("[path]\nqueue = \"1ns\"\n", "s")
             .unwrap_err()
-            .message;
+            .to_string();
         assert!(e.contains("path.queue: 1ns holds less than one"), "{e}");
         let e = Scenario::from_toml("[path]\nqueue_bytes = 1000\n", "s")
             .unwrap_err()
-            .message;
+            .to_string();
         assert!(e.contains("path.queue: 1000 bytes is less than one"), "{e}");
     }
 
@@ -568,13 +574,10 @@ mod tests {
     #[test]
     fn errors_name_the_key_and_line() {
         let e = Scenario::from_toml("seed = 1\n[path]\nrate = \"fast\"\n", "bad").unwrap_err();
-        assert!(e.message.contains("line 3"), "{e}");
+        assert_eq!(e.line, Some(3), "{e}");
         assert!(e.message.contains("fast"), "{e}");
         let e = Scenario::from_toml("[path]\nrtt = \"1ms\"\nqeue = \"3ms\"\n", "bad").unwrap_err();
-        assert!(
-            e.message.contains("line 3") && e.message.contains("qeue"),
-            "{e}"
-        );
+        assert!(e.line == Some(3) && e.message.contains("qeue"), "{e}");
         let e = Scenario::from_toml("preset = \"nope\"\n", "bad").unwrap_err();
         assert!(e.message.contains("preset"), "{e}");
     }

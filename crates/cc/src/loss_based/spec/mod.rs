@@ -6,28 +6,32 @@
 //! or `prague`), at most one of `rapidstart` / `jumpstart`, optionally
 //! `hystart`. Connection-level options ([`COMMON_OPTIONS`]) may be written on
 //! any part and are printed on the first. Every option is one row of a
-//! table in `options.rs`; the parser, the canonical name, the error messages and
-//! [`Family::help`] all read the same rows.
+//! table in `options.rs`, and every congestion-avoidance part one row of
+//! [`CA_PARTS`] (`ca_part.rs`); the parser, the canonical name, the error
+//! messages and [`Family::help`] all read the same rows.
 
 use crate::resume::Reconnaissance;
 use core::any::Any;
 use core::fmt;
 
-use super::{CongestionAvoidance, FirstFlightStart, LossBased, Startup};
+use std::sync::OnceLock;
+
+use super::{FirstFlightStart, LossBased, Startup};
 use crate::careful_resume::RetreatBeta;
 use crate::config::{CcConfig, InitialWindow, PrrMode};
 use crate::controller::Controller;
-use crate::cubic::{Cubic, FastConvergence};
-use crate::newreno::{Reno, RenoGrowth, LOSS_REDUCTION_FACTOR};
+use crate::cubic::FastConvergence;
+use crate::newreno::LOSS_REDUCTION_FACTOR;
 use crate::pacer::PacerModel;
-use crate::prague::Prague;
 use crate::rapid_start::RapidStartOptions;
 use crate::ratio::Ratio;
 use crate::spec::option::{self, OptionDef};
 use crate::spec::{ControllerSpec, Family, FamilySpec, SpecError, SpecPart};
 use ramp_vocab::ecn::EcnCodepoint;
 
+mod ca_part;
 mod options;
+pub use ca_part::{CaOptions, CaPart, CaRow, CaSpec, CA_PARTS};
 pub use options::{
     COMMON_OPTIONS, CUBIC_OPTIONS, JUMPSTART_OPTIONS, NEWRENO_OPTIONS, RAPIDSTART_OPTIONS,
 };
@@ -42,7 +46,7 @@ pub struct NewRenoOptions {
     /// ([`crate::spec::QUICLY_RENO_BETA`]).
     pub ss_beta: Option<Ratio>,
     /// quicly's `pico` congestion-avoidance growth (`growth=pico`,
-    /// [`RenoGrowth::pico`]) instead of RFC 9002's.
+    /// [`crate::newreno::RenoGrowth::pico`]) instead of RFC 9002's.
     pub pico: bool,
 }
 
@@ -72,17 +76,6 @@ impl Default for CubicOptions {
             fast_convergence: FastConvergence::Auto,
         }
     }
-}
-
-/// The congestion-avoidance algorithm of a spec.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum CaSpec {
-    /// RFC 9002 NewReno.
-    NewReno(NewRenoOptions),
-    /// RFC 9438 CUBIC.
-    Cubic(CubicOptions),
-    /// Prague (draft-briscoe-iccrg-prague-congestion-control); no options.
-    Prague,
 }
 
 /// Jump start's options.
@@ -174,7 +167,7 @@ pub struct CommonOptions {
 }
 
 /// A parsed loss-based controller name.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct LossBasedSpec {
     /// Congestion avoidance.
     pub ca: CaSpec,
@@ -189,7 +182,7 @@ pub struct LossBasedSpec {
 impl Default for LossBasedSpec {
     fn default() -> Self {
         LossBasedSpec {
-            ca: CaSpec::NewReno(NewRenoOptions::default()),
+            ca: CaSpec::default(),
             startup: StartupSpec::Classic,
             hystart: false,
             common: CommonOptions::default(),
@@ -201,15 +194,8 @@ impl Default for LossBasedSpec {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct LossBasedFamily;
 
-const NAMES: &[&str] = &[
-    "newreno",
-    "reno",
-    "cubic",
-    "prague",
-    "hystart",
-    "rapidstart",
-    "jumpstart",
-];
+/// The family's part names after the congestion-avoidance parts'.
+const STARTUP_NAMES: &[&str] = &["hystart", "rapidstart", "jumpstart"];
 
 fn unknown_option(part: &str, key: &str, valid: String, whole: &str) -> SpecError {
     let common = option::describe(COMMON_OPTIONS);
@@ -241,7 +227,14 @@ fn apply_part<S>(
 
 impl Family for LossBasedFamily {
     fn names(&self) -> &'static [&'static str] {
-        NAMES
+        static NAMES: OnceLock<Vec<&'static str>> = OnceLock::new();
+        NAMES.get_or_init(|| {
+            CA_PARTS
+                .iter()
+                .flat_map(|p| core::iter::once(p.name()).chain(p.aliases().iter().copied()))
+                .chain(STARTUP_NAMES.iter().copied())
+                .collect()
+        })
     }
 
     fn parse(&self, parts: &[SpecPart<'_>], whole: &str) -> Result<ControllerSpec, SpecError> {
@@ -263,27 +256,18 @@ impl Family for LossBasedFamily {
                     rest.push((k, v));
                 }
             }
-            match part.name {
-                "newreno" | "reno" | "cubic" | "prague" => {
-                    if seen_ca {
-                        return Err(SpecError::new(format!(
-                            "`{whole}`: more than one congestion-avoidance algorithm (newreno, cubic, prague)"
-                        )));
-                    }
-                    seen_ca = true;
-                    spec.ca = if part.name == "prague" {
-                        apply_part::<()>(&[], &mut (), "prague", &rest, whole)?;
-                        CaSpec::Prague
-                    } else if part.name == "cubic" {
-                        let mut o = CubicOptions::default();
-                        apply_part(CUBIC_OPTIONS, &mut o, "cubic", &rest, whole)?;
-                        CaSpec::Cubic(o)
-                    } else {
-                        let mut o = NewRenoOptions::default();
-                        apply_part(NEWRENO_OPTIONS, &mut o, "newreno", &rest, whole)?;
-                        CaSpec::NewReno(o)
-                    };
+            if let Some(row) = ca_part::ca_row(part.name) {
+                if seen_ca {
+                    return Err(SpecError::new(format!(
+                        "`{whole}`: more than one congestion-avoidance algorithm ({})",
+                        ca_part::ca_names()
+                    )));
                 }
+                seen_ca = true;
+                spec.ca = row.parse(&rest, whole)?;
+                continue;
+            }
+            match part.name {
                 "rapidstart" | "jumpstart" => {
                     if seen_startup {
                         return Err(SpecError::new(format!(
@@ -317,51 +301,43 @@ impl Family for LossBasedFamily {
     }
 
     fn help(&self) -> String {
-        fn rows<S>(out: &mut String, name: &str, what: &str, table: &[OptionDef<S>]) {
-            out.push_str(&format!("{name}: {what}\n"));
-            for o in table {
-                out.push_str(&format!("    {}={}  {}\n", o.key, o.values, o.help_line()));
-            }
-        }
         let mut s = String::new();
-        rows(
-            &mut s,
-            "newreno (alias reno)",
-            "RFC 9002 NewReno, the default",
-            NEWRENO_OPTIONS,
-        );
-        rows(&mut s, "cubic", "RFC 9438 CUBIC", CUBIC_OPTIONS);
-        rows::<()>(
-            &mut s,
-            "prague",
-            "Prague's scalable response (draft-briscoe-iccrg-prague-congestion-control; sends ECT(1) unless ecn= says)",
-            &[],
-        );
-        rows::<()>(
+        for part in CA_PARTS {
+            part.write_help(&mut s);
+        }
+        help_rows::<()>(
             &mut s,
             "hystart",
             "RFC 9406 HyStart++ on the initial slow start",
             &[],
         );
-        rows(
+        help_rows(
             &mut s,
             "rapidstart",
             "Rapid Start (draft-kazuho-ccwg-rapid-start-02)",
             RAPIDSTART_OPTIONS,
         );
-        rows(
+        help_rows(
             &mut s,
             "jumpstart",
             "the full-RTT paced 2·IW first flight (Careful Resume jump)",
             JUMPSTART_OPTIONS,
         );
-        rows(
+        help_rows(
             &mut s,
             "connection options (any part of the above)",
             "",
             COMMON_OPTIONS,
         );
         s
+    }
+}
+
+/// Appends one part's help: `title: what`, then one line per option.
+fn help_rows<S>(out: &mut String, title: &str, what: &str, table: &[OptionDef<S>]) {
+    out.push_str(&format!("{title}: {what}\n"));
+    for o in table {
+        out.push_str(&format!("    {}={}  {}\n", o.key, o.values, o.help_line()));
     }
 }
 
@@ -398,19 +374,12 @@ impl fmt::Display for LossBasedSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut parts: Vec<(&str, Vec<String>)> = Vec::new();
         let mut ca = Vec::new();
-        let ca_name = match &self.ca {
-            CaSpec::NewReno(o) => {
-                option::write(NEWRENO_OPTIONS, o, &mut ca);
-                "newreno"
-            }
-            CaSpec::Cubic(o) => {
-                option::write(CUBIC_OPTIONS, o, &mut ca);
-                "cubic"
-            }
-            CaSpec::Prague => "prague",
-        };
-        // A plain NewReno is implied by a startup part.
-        let implied = ca_name == "newreno" && ca.is_empty() && self.startup != StartupSpec::Classic;
+        self.ca.write_options(&mut ca);
+        let ca_name = self.ca.name();
+        // The default part (NewReno) without options is implied by a
+        // startup part.
+        let implied =
+            ca_name == CA_PARTS[0].name() && ca.is_empty() && self.startup != StartupSpec::Classic;
         if !implied {
             parts.push((ca_name, ca));
         }
@@ -448,22 +417,7 @@ impl LossBasedSpec {
     /// Builds the controller as its concrete type.
     pub fn build_loss_based(&self, cfg: &CcConfig) -> LossBased {
         let eff = self.effective_config(cfg);
-        let ca: Box<dyn CongestionAvoidance> = match self.ca {
-            CaSpec::NewReno(o) => Box::new(Reno::new(
-                o.beta,
-                o.ss_beta.unwrap_or(o.beta),
-                if o.pico {
-                    RenoGrowth::pico()
-                } else {
-                    RenoGrowth::default()
-                },
-            )),
-            CaSpec::Cubic(o) => Box::new(Cubic::new(
-                o.conns,
-                o.fast_convergence.resolve(cfg.alone_on_bottleneck),
-            )),
-            CaSpec::Prague => Box::new(Prague::new()),
-        };
+        let ca = self.ca.build(cfg);
         let startup = match self.startup {
             StartupSpec::Classic => Startup {
                 first_flight: FirstFlightStart::Off,
@@ -498,21 +452,15 @@ impl LossBasedSpec {
     }
 }
 
-/// Prague's pacing gain outside slow start: 1 (Linux
-/// `prague_update_pacing_rate`, "Pacing is set to 100% during AI";
-/// udp_prague paces at `m_fractional_window / srtt`).
-pub const PRAGUE_CA_PACING_GAIN: Ratio = Ratio::ONE;
-
 impl LossBasedSpec {
     /// The CA pacing gain when the spec sets none: the endpoint's, except
-    /// that Prague uses [`PRAGUE_CA_PACING_GAIN`] in place of the
-    /// family's default.
+    /// that a part with its own ([`CaPart::ca_pacing_gain`], Prague's
+    /// [`crate::prague::CA_PACING_GAIN`]) uses it in place of the endpoint's
+    /// default.
     fn default_ca_pacing_gain(&self, cfg: &CcConfig) -> Ratio {
-        if self.ca == CaSpec::Prague && cfg.ca_pacing_gain == crate::config::DEFAULT_CA_PACING_GAIN
-        {
-            PRAGUE_CA_PACING_GAIN
-        } else {
-            cfg.ca_pacing_gain
+        match self.ca.ca_pacing_gain() {
+            Some(own) if cfg.ca_pacing_gain == crate::config::DEFAULT_CA_PACING_GAIN => own,
+            _ => cfg.ca_pacing_gain,
         }
     }
 }
@@ -540,27 +488,37 @@ impl FamilySpec for LossBasedSpec {
     /// defaults, whether they came from the spec or from `cfg`.
     fn canonical_name(&self, cfg: &CcConfig) -> String {
         let mut eff = self.effective_config(cfg);
-        if self.common.ca_pacing_gain.is_none() && eff.ca_pacing_gain == PRAGUE_CA_PACING_GAIN {
-            // Prague's own default is not a setting to name.
+        let gain = eff.ca_pacing_gain;
+        if self.common.ca_pacing_gain.is_none() {
+            // A part's own default gain (Prague's) is not a setting to
+            // name; every other part's is the endpoint's already.
             eff.ca_pacing_gain = cfg.ca_pacing_gain;
+        }
+        let mut common = CommonOptions::differing_from_default(&eff);
+        if let Some(own) = self.ca.ca_pacing_gain() {
+            // The endpoint's default chosen on a part with its own
+            // (`prague(ca_gain=1.25)`): a name without it would build the
+            // part's own gain.
+            if common.ca_pacing_gain.is_none() && gain != own {
+                common.ca_pacing_gain = Some(gain);
+            }
         }
         LossBasedSpec {
             common: CommonOptions {
                 // Not a controller setting: the spec's own value is the name's.
                 ecn: self.common.ecn,
                 pacer: self.common.pacer,
-                ..CommonOptions::differing_from_default(&eff)
+                ..common
             },
-            ..*self
+            ..self.clone()
         }
         .to_string()
     }
 
     fn ecn_codepoint(&self) -> Option<EcnCodepoint> {
-        // A Prague arm is an L4S sender: ECT(1) (RFC 9331 §4.1) unless
-        // its spec says otherwise.
-        let l4s = (self.ca == CaSpec::Prague).then_some(EcnCodepoint::Ect1);
-        self.common.ecn.or(l4s)
+        // A part's own codepoint (Prague, an L4S sender: ECT(1), RFC 9331
+        // §4.1) unless the spec says otherwise.
+        self.common.ecn.or(self.ca.ecn())
     }
 
     fn pacer_model(&self) -> Option<PacerModel> {
@@ -568,7 +526,7 @@ impl FamilySpec for LossBasedSpec {
     }
 
     fn without_initial_window(&self) -> Option<ControllerSpec> {
-        let mut s = *self;
+        let mut s = self.clone();
         s.common.initial_window = None;
         Some(ControllerSpec::new(s))
     }

@@ -5,7 +5,8 @@ use std::time::Duration;
 
 use proptest::prelude::*;
 use ramp_cc::config::{InitialWindow, PrrMode};
-use ramp_cc::cubic::FastConvergence;
+use ramp_cc::cubic::{self, FastConvergence};
+use ramp_cc::newreno;
 use ramp_cc::rapid_start::{
     FirstRecovery, PreRecoveryWindow, RapidStartOptions, RttClock, RttFloorSource, ThreshCombine,
 };
@@ -36,11 +37,14 @@ fn gain() -> impl Strategy<Value = Ratio> {
 pub fn spec() -> impl Strategy<Value = LossBasedSpec> {
     let ca = prop_oneof![
         (beta(), proptest::option::of(beta()), any::<bool>()).prop_map(|(beta, ss_beta, pico)| {
-            CaSpec::NewReno(NewRenoOptions {
-                beta,
-                ss_beta,
-                pico,
-            })
+            CaSpec::new(
+                &newreno::CA_PART,
+                NewRenoOptions {
+                    beta,
+                    ss_beta,
+                    pico,
+                },
+            )
         }),
         (
             1u32..8,
@@ -50,10 +54,14 @@ pub fn spec() -> impl Strategy<Value = LossBasedSpec> {
                 Just(FastConvergence::Off)
             ]
         )
-            .prop_map(|(conns, fast_convergence)| CaSpec::Cubic(CubicOptions {
-                conns,
-                fast_convergence
-            })),
+            .prop_map(|(conns, fast_convergence)| CaSpec::new(
+                &cubic::CA_PART,
+                CubicOptions {
+                    conns,
+                    fast_convergence
+                }
+            )),
+        Just(CaSpec::new(&ramp_cc::prague::CA_PART, ())),
     ];
     let rapid = (
         (proptest::option::of(beta()), proptest::option::of(beta())),

@@ -12,7 +12,7 @@ use ramp_sim::fleet::{FleetPlan, Population};
 
 use super::chart_sample::Sampled;
 use super::plan::{arm_labels, metric};
-use super::records::ConnOnly;
+use super::shard::ConnOnly;
 use ramp_vocab::record_keys as k;
 
 /// The records as ramp-plot sees them, made one at a time (each analysis

@@ -43,8 +43,8 @@ mod trace_conn;
 use chart_sample::ChartSample;
 use charts::{grid_results, write_charts};
 use plan::{
-    arm_labels, bin_order, build_plan, metric, params_difference, plan_assumptions, plan_spec,
-    scenario_text, PlanSpec,
+    arm_labels, bin_order, build_plan, is_legacy_params, metric, params_difference,
+    plan_assumptions, plan_spec, scenario_text, PlanSpec,
 };
 use records::{prepare_resume, row_of, LineCheck, Readback};
 pub use shard::Shard;
@@ -237,6 +237,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 params_path.display()
             )
         })?;
+        if old != params && is_legacy_params(&old) {
+            bail!(
+                "--resume: {} was written by an older ramp (before fleet.params was readable \
+                 text); continue the run with that ramp, or start it again into a new --out",
+                params_path.display()
+            );
+        }
         if old != params {
             bail!(
                 "--resume: {} differs from this run's parameters in {}; give the same preset, \

@@ -168,6 +168,15 @@ pub(super) fn params_difference(old: &str, new: &str) -> String {
     }
 }
 
+/// Whether `params` is a `fleet.params` written before the file became
+/// readable (its population and workload were Rust `Debug` dumps): such a
+/// run continues only with the ramp that started it.
+pub(super) fn is_legacy_params(params: &str) -> bool {
+    params
+        .lines()
+        .any(|l| l.starts_with("population = \"Regions(") || l.starts_with("population = \"Grid("))
+}
+
 /// The arms' labels, the baseline first.
 pub(super) fn arm_labels(plan: &FleetPlan) -> Vec<String> {
     plan.arms.iter().map(|a| a.label.clone()).collect()
@@ -211,9 +220,15 @@ pub(super) fn scenario_text(plan: &FleetPlan) -> String {
                     r.mix.policed * 100.0
                 ));
             }
-            t.push_str(&format!("# workload: {:?}\n", plan.workload));
         }
-        Population::Grid(g) => t.push_str(&format!("# grid: {g:?}\n")),
+        Population::Grid(_) => {}
+    }
+    // The grid's axes, or the workload's sizes and bins, as fleet.params
+    // writes them.
+    for (k, v) in fleet::params::model_outline(plan) {
+        if k.starts_with("grid.") || k.starts_with("workload.") {
+            t.push_str(&format!("# {k} = {v}\n"));
+        }
     }
     t
 }

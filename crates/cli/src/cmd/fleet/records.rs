@@ -10,6 +10,7 @@ use ramp_sim::fleet::summary::{Row, Summarizer, Summary};
 use ramp_vocab::record_keys as k;
 
 use super::chart_sample::{ChartSample, Sampled};
+use super::shard::ConnOnly;
 
 /// The spill directory of a run's summary, inside the run directory
 /// (removed when the summary is done).
@@ -105,13 +106,6 @@ pub(super) enum LineCheck {
     /// misplaced middle line is found before the resumed simulation, not
     /// after it. Only `conn` is read.
     EachConn,
-}
-
-/// A record's connection index, read without building the record: the
-/// one field the merge and `--resume` check.
-#[derive(serde::Deserialize)]
-pub(super) struct ConnOnly {
-    pub(super) conn: u64,
 }
 
 /// Cuts `records` back to its last whole connection (`arms` lines each)

@@ -32,7 +32,6 @@ use std::str::FromStr;
 use anyhow::{bail, Context};
 use serde::{Deserialize, Serialize};
 
-use super::records::ConnOnly;
 use ramp_vocab::atomic_file::write_atomic;
 
 /// The manifest's file name in a shard directory.
@@ -418,6 +417,14 @@ pub(crate) fn check_shard_set(
 
 /// How many missing shards a merge error names.
 const MISSING_NAMED: usize = 10;
+
+/// A record's connection index, read without building the record: the
+/// one field the merge and `--resume` check. (Defined here because the
+/// shard-manifest fuzz target compiles this file on its own.)
+#[derive(Deserialize)]
+pub(crate) struct ConnOnly {
+    pub(crate) conn: u64,
+}
 
 /// Writes the shards' records to `tmp` in order, checking that line `i` of
 /// a shard starting at connection `first` is connection `first + i / arms`,

@@ -13,7 +13,7 @@ use anyhow::{bail, Context};
 use ramp_sim::fleet::FleetPlan;
 use ramp_sim::TraceSink;
 
-use super::plan::params_difference;
+use super::plan::{is_legacy_params, params_difference};
 use super::PARAMS;
 use crate::file_stem::safe_stem;
 use crate::run_dir::{self, Owner};
@@ -94,6 +94,13 @@ fn check_run(plan: &FleetPlan, out: &Path) -> anyhow::Result<()> {
     } else {
         old.as_str()
     };
+    if run != want && is_legacy_params(run) {
+        bail!(
+            "--trace-conn: {} was written by an older ramp (before fleet.params was readable \
+             text); trace the run's connections with that ramp",
+            params_path.display()
+        );
+    }
     if run != want {
         bail!(
             "--trace-conn: {} differs from this command's parameters in {}; give the run's \
