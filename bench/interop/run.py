@@ -5,15 +5,22 @@
 Stacks: quicly's `cli` on the seed arms; ngtcp2's example client and
 server (`gtlsclient`/`gtlsserver`) on CUBIC and BBR; kernel TCP CUBIC
 (curl against a small HTTP server, below, whose sockets ask for
-TCP_CONGESTION cubic) as the reference. For every path of the grid,
-every arm and every size, up to RUNS downloads on each stack the arm
-names and as many with `ramp serve` / `ramp get`, paired run by run so a
-change in the machine's load falls on all; every download is timed from
-the link by the shell's flow log (`--flow-log`: request's first packet in
-to the last data packet out), the one clock all stacks share (quicly's
-`cli` reports no timing). The same cells on `ramp sim` (one run per seed;
-seeds 1..RUNS on paths with random elements, else one). Writes the runs
-(NDJSON) and the tables (Markdown) to OUT_DIR.
+TCP_CONGESTION cubic) as the reference. For every path of the grid, every
+arm, every size: up to RUNS downloads on each stack the arm names and as
+many with `ramp serve` / `ramp get`. Every download is timed from the
+link by the shell's flow log (`--flow-log`: request's first packet in to
+the last data packet out), the one clock all stacks share (quicly's `cli`
+reports no timing). The same cells on `ramp sim` (one run per seed; seeds
+1..RUNS on paths with random elements, else one). Writes the runs
+(NDJSON), the time per phase (meta.json) and the tables (Markdown) to
+OUT_DIR.
+
+How the time is spent (docs/interop.md, "Where the time goes"): every
+server of a path (each stack, each arm, on its own port) starts once per
+path, ready when its port is bound (no fixed sleep); a run of a path is
+one `ramp shell` per side (a side: one stack's client), which runs that
+side's downloads of every arm and size one after the other from one
+script; a cell whose runs are unimodal stops early (MIN_RUNS).
 
 Usage: sudo QUICLY_CLI=/path/to/quicly/cli bench/interop/run.py [OUT_DIR]
   QUICLY_CLI   quicly's `cli` test program, built outside this repository
@@ -29,10 +36,11 @@ Usage: sudo QUICLY_CLI=/path/to/quicly/cli bench/interop/run.py [OUT_DIR]
                MIN_RUNS when every side's runs are unimodal: all within
                1 % of their median and all with drops or all without
                (docs/interop.md, "Fewer runs"); MIN_RUNS=RUNS turns it off
-  PARALLEL=auto  run a cell's sides at once, each in its own `ramp
-               shell`, on paths of at most 25 Mbit/s (`all`, `none`); a
-               run whose shells sent any packet over 1 ms late is run
-               again side by side, alone (docs/interop.md)
+  PARALLEL=auto  run a run's sides at once, each in its own `ramp shell`,
+               on paths of at most 25 Mbit/s (`all`, `none`); a run whose
+               shells sent any packet over 1 ms late is run again side by
+               side, alone, and a path whose together-runs are mostly
+               rerun goes on alone (docs/interop.md)
   PATHS=...    space-separated path names (default: the whole grid)
   SIZES="1000000 3000000"
   ARMS=...     arm names (default: the four seed arms, cubic, bbr)
@@ -102,9 +110,19 @@ OTHER_ARMS = [
     ("bbr", "bbr3(iw=10)", {"ngtcp2": "bbr2"}),
 ]
 
-# Each stack's ports on the host (one server per stack and arm at a time).
-PORTS = {"quicly": 47501, "ngtcp2": 47503, "tcp": 47504, "ramp": 47502}
+
+# Each stack's servers listen on the host at BASE + the arm's index, so
+# that every arm of a path is served at once.
+PORT_BASE = {"quicly": 47510, "ngtcp2": 47530, "tcp": 47550, "ramp": 47570}
+# One download's limit inside the shell, s (`timeout`).
+DOWNLOAD_TIMEOUT = 60
+# One `ramp sim` run's limit, s.
 RUN_TIMEOUT = 120
+# Sides of a path run together only while fewer than this share of its
+# together-runs had to be run again alone (the machine is too busy for
+# them: running them again costs more than running alone).
+TOGETHER_GIVE_UP_SHARE = 0.5
+TOGETHER_GIVE_UP_MIN = 3
 
 # The endpoints at SCHED_FIFO 10, as the shell's loop runs (and
 # bench/shell/quic.sh runs its endpoints), so that other jobs on a shared
@@ -140,18 +158,163 @@ def lateness(stderr):
     return None, None, None
 
 
-def flow_of(flow_log, port, proto):
-    """The record of the flow to `port` in a shell's flow log (the one
-    that carried the most bytes down: `ramp get` also sends a one-datagram
-    flow from another port)."""
-    best = None
+
+def flow_rows(flow_log):
+    """The shell's flow records, each flow once."""
+    out = []
+    if not os.path.exists(flow_log):
+        return out
     with open(flow_log) as f:
         for line in f:
-            r = json.loads(line)
-            if r["server"].endswith(":%d" % port) and r["proto"] == proto:
-                if best is None or r["down"]["bytes"] > best["down"]["bytes"]:
-                    best = r
-    return best
+            out.append(json.loads(line))
+    return out
+
+
+def port_of(addr):
+    return int(addr.rsplit(":", 1)[1])
+
+
+def drops(rec):
+    return sum(rec["down"]["drops"].values()) + sum(rec["up"]["drops"].values())
+
+
+def match_flows(downloads, flows):
+    """Each download's flow: the downloads of one server port ran one
+    after the other, so their flows to that port come in request order.
+    A download takes the next flow to its port whose delivered bytes fit
+    its size (at least the size, under 1.5 × the size + 100 kB: headers
+    and retransmissions, not the next size up); flows that carried less
+    (`ramp get` also sends a one-datagram flow) are passed over."""
+    by_port = {}
+    for r in flows:
+        if r["request-us"] is None:
+            continue
+        by_port.setdefault((port_of(r["server"]), r["proto"]), []).append(r)
+    for v in by_port.values():
+        v.sort(key=lambda r: r["request-us"])
+    got = []
+    for d in downloads:
+        q = by_port.get((d.port, d.proto), [])
+        rec = None
+        while q:
+            r = q.pop(0)
+            b = r["down"]["delivered-bytes"]
+            if d.size <= b < 1.5 * d.size + 100000:
+                rec = r
+                break
+        got.append(rec)
+    return got
+
+
+class Download:
+    """One download of a run: side, stack, arm, size, the server's port
+    and the transport the flow log sees."""
+
+    def __init__(self, side, stack, arm, size, port, proto):
+        self.side, self.stack, self.arm, self.size = side, stack, arm, size
+        self.port, self.proto = port, proto
+
+
+def client_cmd(stack, ramp, env, port, size, out):
+    """The client command of a stack's download (sh text), stdout to out."""
+    rt = " ".join(RT)
+    if stack == "quicly":
+        return "%s '%s' %s -O -p /%d $RAMP_SHELL_HOST %d >%s" % (
+            rt, env["quicly"], env["quicly_client_flags"], size, port, out)
+    if stack == "ngtcp2":
+        return ("%s '%s' -q --no-pmtud --exit-on-all-streams-close $RAMP_SHELL_HOST %d "
+                "https://$RAMP_SHELL_HOST:%d/%d >/dev/null") % (rt, env["ngtcp2_client"], port, port, size)
+    if stack == "tcp":
+        return "%s curl -sS -o /dev/null http://$RAMP_SHELL_HOST:%d/%d" % (rt, port, size)
+    return "%s '%s' get https://$RAMP_SHELL_HOST:%d/bytes/%d --insecure --json >%s" % (
+        rt, ramp, port, size, out)
+
+
+class Unit:
+    """One side's downloads of one run, in one `ramp shell`: a script runs
+    them one after the other; the shell's flow log times each."""
+
+    def __init__(self, ramp, env, path, side, downloads, tmp, run):
+        self.side, self.downloads = side, downloads
+        self.dir = os.path.join(tmp, "unit-%s" % side)
+        shutil.rmtree(self.dir, ignore_errors=True)
+        os.makedirs(self.dir)
+        self.flow_log = os.path.join(self.dir, "flows.ndjson")
+        script = os.path.join(self.dir, "run.sh")
+        with open(script, "w") as f:
+            f.write("cd '%s'\n" % self.dir)
+            for i, d in enumerate(downloads):
+                cmd = client_cmd(d.stack, ramp, env, d.port, d.size, "out.%d" % i)
+                f.write("timeout %d %s 2>err.%d; echo $? >rc.%d\n" % (DOWNLOAD_TIMEOUT, cmd, i, i))
+        name, rate, rtt, queue, extra, _ = path
+        if name in RANDOM_PATHS:
+            # Run r's shells draw the downlink the simulator draws with
+            # seed r + 1 (ramp_link::downlink_seed: seed XOR 0x646f776e, as
+            # bench/shell/quic.sh seeds it); the run's downloads follow
+            # one another on that draw.
+            extra = extra + ["--seed", str((run + 1) ^ 0x646F776E)]
+        self.args = [ramp, "shell", "--rate", rate, "--rtt", "%dms" % rtt, "--queue",
+                     "%dms" % queue, "--flow-log", self.flow_log] + extra + ["--", "sh", script]
+        self.proc = None
+
+    def start(self):
+        self.started = time.time()
+        self.proc = subprocess.Popen(self.args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                     text=True)
+
+    def finish(self):
+        """The rows of the unit's downloads, once its shell has ended."""
+        limit = (DOWNLOAD_TIMEOUT + 5) * len(self.downloads) + 30
+        try:
+            _, stderr = self.proc.communicate(timeout=limit)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            _, stderr = self.proc.communicate()
+        self.wall = time.time() - self.started
+        late = lateness(stderr)
+        recs = match_flows(self.downloads, flow_rows(self.flow_log))
+        rows = []
+        for i, (d, rec) in enumerate(zip(self.downloads, recs)):
+            row = {"side": d.side, "arm": d.arm, "size": d.size, "late-mean-us": late[0],
+                   "late-max-us": late[1], "late-over-1ms": late[2]}
+            rc = self.read("rc.%d" % i)
+            row["exit"] = int(rc) if rc and rc.strip().lstrip("-").isdigit() else None
+            if rec and rec["transfer-us"] is not None and row["exit"] == 0 and self.proc.returncode == 0:
+                row["ms"] = rec["transfer-us"] / 1000
+                row["drops"] = drops(rec)
+                row["ce"] = rec["down"]["ce"]
+            else:
+                row["error"] = ((self.read("err.%d" % i) or "") + (stderr or ""))[-300:]
+            if d.stack == "ramp" and row["exit"] == 0:
+                try:
+                    own = json.loads((self.read("out.%d" % i) or "").splitlines()[0])
+                    row["own-ttlb-ms"] = own.get("ttlb-us", 0) / 1000
+                except (ValueError, IndexError):
+                    pass
+            rows.append(row)
+        return rows
+
+    def read(self, name):
+        try:
+            with open(os.path.join(self.dir, name)) as f:
+                return f.read()
+        except OSError:
+            return None
+
+
+def run_units(units, together):
+    """Runs the units (all at once, or one after the other); their rows."""
+    out = []
+    if together:
+        for u in units:
+            u.start()
+        for u in units:
+            out += u.finish()
+    else:
+        for u in units:
+            u.start()
+            out += u.finish()
+    return out
 
 
 def seed_arms(ramp):
@@ -160,96 +323,6 @@ def seed_arms(ramp):
                        capture_output=True, text=True, check=True)
     return [tuple(line.split("\t", 1)) for line in p.stdout.splitlines() if line]
 
-
-class Stack:
-    """How one stack downloads: its client's command inside the shell,
-    its port, and the transport the flow log sees."""
-
-    def __init__(self, name, cmd, port, proto):
-        self.name, self.cmd, self.port, self.proto = name, cmd, port, proto
-
-
-def client_cmds(ramp, env):
-    """The client command of each stack, as `sh -c` text with %(size)d."""
-    rt = " ".join(RT)
-    qflags = env["quicly_client_flags"]
-    return {
-        "quicly": "exec %s '%s' %s -O -p /%%(size)d $RAMP_SHELL_HOST %d" % (
-            rt, env["quicly"], qflags, PORTS["quicly"]),
-        "ngtcp2": ("exec %s '%s' -q --no-pmtud --exit-on-all-streams-close $RAMP_SHELL_HOST %d "
-                   "https://$RAMP_SHELL_HOST:%d/%%(size)d >/dev/null") % (
-            rt, env["ngtcp2_client"], PORTS["ngtcp2"], PORTS["ngtcp2"]),
-        "tcp": "exec %s curl -sS -o /dev/null http://$RAMP_SHELL_HOST:%d/%%(size)d" % (rt, PORTS["tcp"]),
-        "ramp": "exec %s '%s' get https://$RAMP_SHELL_HOST:%d/bytes/%%(size)d --insecure --json" % (
-            rt, ramp, PORTS["ramp"]),
-    }
-
-
-def shell_args(ramp, path, cmd, fl, run):
-    """A download in a fresh `ramp shell` with its flow log. On paths with
-    random elements run `r` draws the downlink the simulator draws with
-    seed r + 1 (ramp_link::downlink_seed: seed XOR 0x646f776e, as
-    bench/shell/quic.sh seeds it)."""
-    name, rate, rtt, queue, extra, _ = path
-    if name in RANDOM_PATHS:
-        extra = extra + ["--seed", str((run + 1) ^ 0x646F776E)]
-    return [ramp, "shell", "--rate", rate, "--rtt", "%dms" % rtt, "--queue", "%dms" % queue,
-            "--flow-log", fl] + extra + ["--", "sh", "-c", cmd]
-
-
-def drops(rec):
-    return sum(rec["down"]["drops"].values()) + sum(rec["up"]["drops"].values())
-
-
-def start_side(ramp, path, side, cmd, tmp, run):
-    fl = os.path.join(tmp, "flows-%s.ndjson" % side)
-    if os.path.exists(fl):
-        os.unlink(fl)
-    p = subprocess.Popen(shell_args(ramp, path, cmd, fl, run), stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True)
-    return p, fl
-
-
-def finish_side(side, stack, p, fl):
-    """The row of one download, once its shell has ended."""
-    try:
-        stdout, stderr = p.communicate(timeout=RUN_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        stdout, stderr = p.communicate()
-    rec = flow_of(fl, stack.port, stack.proto) if os.path.exists(fl) else None
-    late = lateness(stderr)
-    row = {"side": side, "exit": p.returncode, "late-mean-us": late[0], "late-max-us": late[1],
-           "late-over-1ms": late[2]}
-    if rec and rec["transfer-us"] is not None and p.returncode == 0:
-        row["ms"] = rec["transfer-us"] / 1000
-        row["drops"] = drops(rec)
-        row["ce"] = rec["down"]["ce"]
-    else:
-        row["error"] = (stderr or "")[-300:]
-    if stack.name == "ramp" and p.returncode == 0:
-        try:
-            own = json.loads(stdout.splitlines()[0])
-            row["own-ttlb-ms"] = own.get("ttlb-us", 0) / 1000
-        except (ValueError, IndexError):
-            pass
-    return row
-
-
-def run_real(ramp, path, sides, size, tmp, run, together):
-    """One download per side (`sides`: side name -> Stack); together: all
-    at once, each in its own shell, else one after the other."""
-    out = []
-    if together:
-        started = [(side, st) + start_side(ramp, path, side, st.cmd % {"size": size}, tmp, run)
-                   for side, st in sides.items()]
-        for side, st, p, fl in started:
-            out.append(finish_side(side, st, p, fl))
-    else:
-        for side, st in sides.items():
-            p, fl = start_side(ramp, path, side, st.cmd % {"size": size}, tmp, run)
-            out.append(finish_side(side, st, p, fl))
-    return out
 
 
 def run_sim(ramp, path, spec, size, seed, tmp):
@@ -311,44 +384,73 @@ def tcp_server(port, cc):
     srv.serve_forever()
 
 
-class Servers:
-    """Every stack's server for one arm, stopped on exit."""
 
-    def __init__(self, ramp, env, stacks, spec, tmp):
+def bound(port, proto):
+    """Whether some socket on the host is bound to `port` (UDP) or listens
+    on it (TCP), from /proc/net: a server is ready when its port is."""
+    for table in (["/proc/net/udp", "/proc/net/udp6"] if proto == "udp"
+                  else ["/proc/net/tcp", "/proc/net/tcp6"]):
+        try:
+            with open(table) as f:
+                next(f)
+                for line in f:
+                    c = line.split()
+                    if int(c[1].rsplit(":", 1)[1], 16) == port and (proto == "udp" or c[3] == "0A"):
+                        return True
+        except OSError:
+            pass
+    return False
+
+
+class Servers:
+    """Every stack's server for every arm of a path, each on its port,
+    started together and stopped on exit."""
+
+    def __init__(self, ramp, env, arms, tmp):
+        """`arms`: (index, label, ramp spec, {stack: that stack's arm})."""
         cert, key = os.path.join(tmp, "cert.pem"), os.path.join(tmp, "key.pem")
         self.procs = []
+        waits = []
 
-        def start(name, args):
-            err = open(os.path.join(tmp, "%s-server.err" % name), "w")
+        def start(name, port, proto, args):
+            err = open(os.path.join(tmp, "%s-%d-server.err" % (name, port)), "w")
             self.procs.append(subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=err))
             err.close()
+            waits.append((port, proto, self.procs[-1]))
 
-        for name, arg in stacks.items():
-            if name == "quicly":
-                start(name, RT + [env["quicly"], "-c", cert, "-k", key, "-C", "pico:30:p"] + arg
-                      + ["0.0.0.0", str(PORTS["quicly"])])
-            elif name == "ngtcp2":
-                start(name, RT + [env["ngtcp2_server"], "-q", "--no-pmtud", "--cc", arg, "-d",
-                                  os.path.join(tmp, "htdocs"), "0.0.0.0", str(PORTS["ngtcp2"]), key, cert])
-            elif name == "tcp":
-                start(name, RT + [sys.executable, os.path.abspath(__file__), "--tcp-server",
-                                  str(PORTS["tcp"]), arg])
-        start("ramp", RT + [ramp, "serve", "--cc", spec, "--listen", "0.0.0.0:%d" % PORTS["ramp"],
-                            "--pmtud", "off"])
-        time.sleep(0.7)
-        for p in self.procs:
-            if p.poll() is not None:
-                raise RuntimeError("a server exited at once: %s (see its .err in %s)" % (p.args, tmp))
+        for i, _, spec, other in arms:
+            for name, arg in other.items():
+                port = PORT_BASE[name] + i
+                if name == "quicly":
+                    start(name, port, "udp", RT + [env["quicly"], "-c", cert, "-k", key, "-C",
+                                                   "pico:30:p"] + arg + ["0.0.0.0", str(port)])
+                elif name == "ngtcp2":
+                    start(name, port, "udp", RT + [env["ngtcp2_server"], "-q", "--no-pmtud", "--cc", arg,
+                                                   "-d", os.path.join(tmp, "htdocs"), "0.0.0.0",
+                                                   str(port), key, cert])
+                elif name == "tcp":
+                    start(name, port, "tcp", RT + [sys.executable, os.path.abspath(__file__),
+                                                   "--tcp-server", str(port), arg])
+            port = PORT_BASE["ramp"] + i
+            start("ramp", port, "udp", RT + [ramp, "serve", "--cc", spec, "--listen",
+                                             "0.0.0.0:%d" % port, "--pmtud", "off"])
+        deadline = time.time() + 20
+        for port, proto, p in waits:
+            while not bound(port, proto):
+                if p.poll() is not None or time.time() > deadline:
+                    raise RuntimeError("a server did not start: %s (see its .err in %s)" % (p.args, tmp))
+                time.sleep(0.02)
 
     def stop(self):
         for p in self.procs:
             if p.poll() is None:
                 p.send_signal(signal.SIGINT)
-                try:
-                    p.wait(timeout=5)
-                except subprocess.TimeoutExpired:
-                    p.kill()
-                    p.wait()
+        for p in self.procs:
+            try:
+                p.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
 
 
 def unimodal(rows):
@@ -458,6 +560,7 @@ def available(env):
     return have, why
 
 
+
 def main():
     if len(sys.argv) == 4 and sys.argv[1] == "--tcp-server":
         tcp_server(int(sys.argv[2]), sys.argv[3])
@@ -482,7 +585,8 @@ def main():
     if os.geteuid() != 0:
         print("bench/interop: skipped: ramp shell needs root (CAP_NET_ADMIN)")
         return 0
-    ramp = os.environ.get("RAMP", "target/release/ramp")
+    # Absolute: each run's script runs in its own directory.
+    ramp = os.path.abspath(os.environ.get("RAMP", "target/release/ramp"))
     runs = int(os.environ.get("RUNS", "10"))
     min_runs = min(runs, int(os.environ.get("MIN_RUNS", "3")))
     parallel = os.environ.get("PARALLEL", "auto")
@@ -493,8 +597,8 @@ def main():
     arms += OTHER_ARMS
     arms = [(l, sp, {k: v for k, v in st.items() if k in stacks}) for l, sp, st in arms]
     arm_names = os.environ.get("ARMS", "").split() or [a[0] for a in arms]
-    arms = [a for a in arms if a[0] in arm_names and a[2]]
-    cmds = client_cmds(ramp, env)
+    # With its index (the servers' ports).
+    arms = [(i,) + a for i, a in enumerate(a for a in arms if a[0] in arm_names and a[2])]
     out_dir = sys.argv[1] if len(sys.argv) > 1 else tempfile.mkdtemp(prefix="ramp-interop.")
     os.makedirs(out_dir, exist_ok=True)
     tmp = tempfile.mkdtemp(prefix="ramp-interop-tmp.")
@@ -512,13 +616,19 @@ def main():
             "endpoints": " ".join(RT) or "normal priority",
             "started": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()), "load-start": loadavg(),
             "cores": os.cpu_count(), "runs": runs, "min-runs": min_runs, "parallel": parallel,
-            "arms": {a[0]: {"ramp": a[1], "other": a[2]} for a in arms},
+            "arms": {a[1]: {"ramp": a[2], "other": a[3]} for a in arms},
             "quicly-cli": os.path.basename(env["quicly"]) if "quicly" in stacks else None,
             "ngtcp2": subprocess.run(["dpkg-query", "-W", "-f", "${Version}", "ngtcp2-server"],
                                      capture_output=True, text=True).stdout or None,
             "ramp-commit": subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True,
                                           text=True).stdout.strip()}
     servers = None
+    # Seconds per phase, summed over paths (docs/interop.md, "Where the
+    # time goes"): servers' start and stop, shells (of which: transfers,
+    # by the flow log), the reruns alone after a late together-run, sims.
+    phases = {"servers-s": 0.0, "shells-s": 0.0, "transfers-s": 0.0, "reruns-alone-s": 0.0,
+              "sims-s": 0.0, "shells": 0, "downloads": 0}
+    per_path = {}
     reruns = 0
 
     def emit(out, row):
@@ -529,62 +639,104 @@ def main():
     try:
         with open(rows_path, "w") as out:
             for path in [p for p in PATHS if p[0] in names]:
+                t_path = time.time()
                 mbit = float(path[1].rstrip("mbit"))
                 together = parallel == "all" or (parallel == "auto" and mbit <= PARALLEL_MAX_MBIT)
-                for arm, spec, other in arms:
+                path_arms = []
+                for i, arm, spec, other in arms:
                     if path[0] in ECN_PATHS and "quicly" in other:
                         # quicly sends ECT(0) by default (`--disable-ecn`
                         # turns it off): the seed arms do too on these paths.
                         spec = spec.replace("growth=pico", "growth=pico,ecn=ect0")
-                    servers = Servers(ramp, env, other, spec, tmp)
-                    sides = {"%s-real" % k: Stack(k, cmds[k], PORTS[k], "tcp" if k == "tcp" else "udp")
-                             for k in other}
-                    sides["ramp-real"] = Stack("ramp", cmds["ramp"], PORTS["ramp"], "udp")
-                    done = {size: [] for size in sizes}
-                    for run in range(runs):
+                    path_arms.append((i, arm, spec, other))
+                t0 = time.time()
+                servers = Servers(ramp, env, path_arms, tmp)
+                phases["servers-s"] += time.time() - t0
+                # The open cells (arm, size) and their rows so far.
+                done = {(a[1], size): [] for a in path_arms for size in sizes}
+                tried_together = superseded = 0
+                for run in range(runs):
+                    by_side = {}
+                    for i, arm, _, other in path_arms:
                         for size in sizes:
-                            if done[size] is None:
+                            if done[(arm, size)] is None:
                                 continue
-                            mode = "together" if together else "alone"
-                            got = run_real(ramp, path, sides, size, tmp, run, together)
-                            if together and any(r.get("late-over-1ms") for r in got):
-                                # Concurrency must not buy a wrong number:
-                                # the run again, one side after the other.
-                                for r in got:
-                                    r.update(path=path[0], arm=arm, size=size, run=run, mode=mode,
-                                             superseded=True)
-                                    emit(out, r)
-                                got = run_real(ramp, path, sides, size, tmp, run, False)
-                                mode = "alone"
-                                reruns += 1
-                            for r in got:
-                                r.update(path=path[0], arm=arm, size=size, run=run, mode=mode)
-                                emit(out, r)
-                                done[size].append(r)
-                            if (run + 1 >= min_runs and path[0] not in RANDOM_PATHS and all(
-                                    unimodal([r for r in done[size] if r["side"] == s]) for s in sides)):
-                                done[size] = None
-                    servers.stop()
-                    servers = None
-                    seeds = range(1, runs + 1) if path[0] in RANDOM_PATHS else [1]
+                            for k in list(other) + ["ramp"]:
+                                side = "%s-real" % k
+                                by_side.setdefault(side, []).append(Download(
+                                    side, k, arm, size, PORT_BASE[k] + i, "tcp" if k == "tcp" else "udp"))
+                    if not by_side:
+                        break
+                    units = [Unit(ramp, env, path, side, ds, tmp, run) for side, ds in by_side.items()]
+                    mode = "together" if together and len(units) > 1 else "alone"
+                    t0 = time.time()
+                    got = run_units(units, mode == "together")
+                    phases["shells-s"] += time.time() - t0
+                    phases["shells"] += len(units)
+                    phases["downloads"] += len(got)
+                    phases["transfers-s"] += sum(r.get("ms") or 0 for r in got) / 1000
+                    if mode == "together":
+                        tried_together += 1
+                    if mode == "together" and any(r.get("late-over-1ms") for r in got):
+                        # Concurrency must not buy a wrong number: the
+                        # run again, one side after the other.
+                        for r in got:
+                            r.update(path=path[0], run=run, mode=mode, superseded=True)
+                            emit(out, r)
+                        units = [Unit(ramp, env, path, side, ds, tmp, run) for side, ds in by_side.items()]
+                        t0 = time.time()
+                        got = run_units(units, False)
+                        phases["reruns-alone-s"] += time.time() - t0
+                        phases["shells"] += len(units)
+                        phases["downloads"] += len(got)
+                        phases["transfers-s"] += sum(r.get("ms") or 0 for r in got) / 1000
+                        mode = "alone"
+                        reruns += 1
+                        superseded += 1
+                        if (tried_together >= TOGETHER_GIVE_UP_MIN
+                                and superseded > TOGETHER_GIVE_UP_SHARE * tried_together):
+                            say("%s: %d of %d together-runs had a late packet: alone from here"
+                                % (path[0], superseded, tried_together))
+                            together = False
+                    for r in got:
+                        r.update(path=path[0], run=run, mode=mode)
+                        emit(out, r)
+                        done[(r["arm"], r["size"])].append(r)
+                    for (arm, size), rs in done.items():
+                        if (rs is not None and run + 1 >= min_runs and path[0] not in RANDOM_PATHS
+                                and all(unimodal([r for r in rs if r["side"] == s])
+                                        for s in {r["side"] for r in rs})):
+                            done[(arm, size)] = None
+                t0 = time.time()
+                servers.stop()
+                servers = None
+                phases["servers-s"] += time.time() - t0
+                t0 = time.time()
+                seeds = range(1, runs + 1) if path[0] in RANDOM_PATHS else [1]
+                for _, arm, spec, _ in path_arms:
                     for size in sizes:
                         for seed in seeds:
                             row = run_sim(ramp, path, spec, size, seed, tmp)
                             row.update(path=path[0], arm=arm, size=size, run=seed)
                             emit(out, row)
-                    say("%s %s done at %.0f s, load %s" % (path[0], arm, time.time() - started, loadavg()))
+                phases["sims-s"] += time.time() - t0
+                per_path[path[0]] = round(time.time() - t_path, 1)
+                say("%s done at %.0f s (%.0f s), load %s" % (
+                    path[0], time.time() - started, per_path[path[0]], loadavg()))
     finally:
         if servers:
             servers.stop()
         subprocess.run([ramp, "shell", "--cleanup"], capture_output=True)
         shutil.rmtree(tmp, ignore_errors=True)
+    phases = {k: (round(v, 1) if isinstance(v, float) else v) for k, v in phases.items()}
     meta.update({"elapsed-s": round(time.time() - started), "load-end": loadavg(),
-                 "reruns-alone": reruns})
+                 "reruns-alone": reruns, "phases": phases, "per-path-s": per_path})
     with open(os.path.join(out_dir, "meta.json"), "w") as f:
         json.dump(meta, f, indent=1)
-    md = table(rows, [a[0] for a in arms]) + "\n\n" + agreement(rows)
+    md = table(rows, [a[1] for a in arms]) + "\n\n" + agreement(rows)
     with open(os.path.join(out_dir, "table.md"), "w") as f:
         f.write(md + "\n")
+    say("time: %d s in all; %s" % (meta["elapsed-s"], json.dumps(phases)))
     print(json.dumps(meta))
     print(md)
     return 0

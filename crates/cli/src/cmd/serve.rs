@@ -108,6 +108,13 @@ pub struct Args {
         value_parser = PossibleValuesParser::new(AckTiming::NAMES).try_map(|s| s.parse::<AckTiming>())
     )]
     ack_timing: AckTiming,
+    /// Write one qlog 0.3 JSON-SEQ file per connection into this directory
+    /// (created if missing): `conn-N.sqlog` for the N-th connection
+    /// accepted, from 0; quinn's own packet_sent, packet_lost and
+    /// metrics_updated events, the names the simulator's `--qlog` uses
+    /// (docs/interop.md).
+    #[arg(long, value_name = "DIR")]
+    qlog: Option<PathBuf>,
 }
 
 /// An on/off switch (`--pmtud`).
@@ -122,7 +129,10 @@ enum Switch {
 /// Runs `ramp serve`.
 pub fn run(args: Args) -> anyhow::Result<()> {
     crate::clobber::refuse_optional_outputs(
-        &[("--stats", args.stats.as_ref())],
+        &[
+            ("--stats", args.stats.as_ref()),
+            ("--qlog", args.qlog.as_ref()),
+        ],
         &[args.cert.as_ref(), args.key.as_ref(), args.root.as_ref()],
     )?;
     let cc = args.cc;
@@ -158,6 +168,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         seed: args.seed,
         group: args.group.clone(),
     };
+    if let Some(dir) = &args.qlog {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| anyhow::anyhow!("--qlog {}: {e}", dir.display()))?;
+    }
     if let Some(root) = &args.root {
         // Refuse at start, not on every request: a typo would serve 404s.
         if !root.is_dir() {
@@ -192,6 +206,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         pmtud: args.pmtud == Switch::On,
         pacing,
         ack_timing: args.ack_timing,
+        qlog: args.qlog,
     };
     let counters = serve_blocking_with(cfg, opts, limit, |addr| {
         // Scripts read the port from this line when listening on port 0.

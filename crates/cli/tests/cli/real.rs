@@ -409,3 +409,100 @@ fn get_fails_fast_on_a_closed_port_naming_the_address() {
     );
     assert!(elapsed < Duration::from_secs(5), "{elapsed:?}");
 }
+
+/// `ramp serve --qlog DIR` behind a lossy `ramp relay`: one qlog 0.3
+/// JSON-SEQ file per connection, in the simulator's event vocabulary, with
+/// the sends, the losses quinn declared and the controller's window.
+#[test]
+fn serve_qlog_writes_one_file_per_connection_with_sends_losses_and_window() {
+    let dir = temp("qlog");
+    let _ = std::fs::remove_dir_all(&dir);
+    let dir_s = dir.to_string_lossy().to_string();
+    let (server, server_addr) = start(&[
+        "serve",
+        "--cc",
+        "newreno",
+        "--listen",
+        "127.0.0.1:0",
+        "--qlog",
+        &dir_s,
+        "--pmtud",
+        "off",
+        "--duration",
+        "60s",
+    ]);
+    let (_relay, relay_addr) = start(&[
+        "relay",
+        "--listen",
+        "127.0.0.1:0",
+        "--upstream",
+        &server_addr,
+        "--rate",
+        "20mbit",
+        "--rtt",
+        "20ms",
+        "--queue",
+        "20ms",
+        "--loss",
+        "5%",
+        "--duration",
+        "60s",
+    ]);
+    for _ in 0..2 {
+        let out = Command::new(RAMP)
+            .args([
+                "get",
+                &format!("https://{relay_addr}/bytes/300000"),
+                "--insecure",
+                "--timeout",
+                "20s",
+            ])
+            .output()
+            .expect("ramp get runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    // SIGINT: the server closes its connections and quinn drops them,
+    // which flushes their files.
+    let pid = server.0.id().to_string();
+    let _ = Command::new("kill").args(["-INT", &pid]).status();
+    let mut server = server;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while server.0.try_wait().expect("wait").is_none() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .expect("qlog dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["conn-0.sqlog", "conn-1.sqlog"]);
+    for n in &names {
+        let text = std::fs::read_to_string(dir.join(n)).expect("qlog");
+        let records: Vec<serde_json::Value> = text
+            .split('\u{1e}')
+            .filter(|r| !r.trim().is_empty())
+            .map(|r| serde_json::from_str(r.trim()).unwrap_or_else(|e| panic!("{n}: {e}: {r}")))
+            .collect();
+        assert_eq!(records[0]["qlog_version"], "0.3", "{n}");
+        assert_eq!(records[0]["qlog_format"], "JSON-SEQ", "{n}");
+        let count = |name: &str| records.iter().filter(|r| r["name"] == name).count();
+        // 300 kB in 1200-byte datagrams (`--pmtud off`), each with
+        // headers: more than 250 packets.
+        assert!(count("transport:packet_sent") >= 250, "{n}");
+        assert!(count("transport:packet_received") > 0, "{n}");
+        // 5 % random loss over some 250 packets: losses are all but
+        // certain (P(none) = 0.95^250 < 10^-5).
+        assert!(count("recovery:packet_lost") > 0, "{n}");
+        assert!(
+            records
+                .iter()
+                .any(|r| r["name"] == "recovery:metrics_updated"
+                    && r["data"]["congestion_window"].as_u64().is_some()),
+            "{n}"
+        );
+    }
+}

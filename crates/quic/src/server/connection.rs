@@ -3,6 +3,7 @@
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
+use std::time::Instant;
 
 use bytes::Bytes;
 
@@ -18,7 +19,8 @@ use super::request::{handle_request, Ids};
 use super::{SendPacing, Shared, SEND_WINDOW_BYTES};
 
 pub(super) async fn handle_connection(shared: Arc<Shared>, incoming: quinn::Incoming) {
-    shared.counters.connections.fetch_add(1, Ordering::Relaxed);
+    let accepted = Instant::now();
+    let index = shared.counters.connections.fetch_add(1, Ordering::Relaxed);
     let probe = Arc::new(ConnProbe::new());
     let mut factory = RampFactory::with_probe(shared.cc.build.clone(), probe.clone());
     let pacing = shared.pacing.for_arm(shared.cc.pacer);
@@ -39,6 +41,17 @@ pub(super) async fn handle_connection(shared: Arc<Shared>, incoming: quinn::Inco
         transport.initial_mtu(n).min_mtu(n);
     } else if shared.pmtud {
         transport.mtu_discovery_config(Some(crate::transport::path_mtu_discovery()));
+    }
+    if let Some(dir) = &shared.qlog {
+        let path = super::qlog::file_of(dir, index);
+        match super::qlog::stream(&path, &shared.cc.name, accepted) {
+            Ok(s) => {
+                transport.qlog_stream(Some(s));
+            }
+            // The connection is served without its trace rather than
+            // refused: the trace is an observer.
+            Err(e) => ramp_vocab::note!("ramp serve: warning: qlog {}: {e}", path.display()),
+        }
     }
     cfg.transport_config(Arc::new(transport));
     let Ok(connecting) = incoming.accept_with(Arc::new(cfg)) else {

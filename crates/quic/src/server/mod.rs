@@ -27,6 +27,7 @@ use crate::tls::{self, Identity};
 use crate::transport::transport_config;
 
 mod connection;
+mod qlog;
 mod record;
 mod request;
 #[cfg(test)]
@@ -185,7 +186,7 @@ impl std::fmt::Display for AckTiming {
 }
 
 /// Settings of [`Server::bind_with`] beyond [`ServeConfig`].
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ServeOptions {
     /// UDP payload size of every packet, fixed (PMTU discovery stays off);
     /// `None`: `crate::transport::DATAGRAM_BYTES` (1200). Larger packets
@@ -206,6 +207,10 @@ pub struct ServeOptions {
     pub pacing: SendPacing,
     /// Which time ACK frames are given (default: the kernel's).
     pub ack_timing: AckTiming,
+    /// Write quinn's qlog of every connection into this directory (which
+    /// must exist): `conn-N.sqlog` for the N-th connection accepted, from
+    /// 0 (the module `qlog` says what it holds).
+    pub qlog: Option<PathBuf>,
 }
 
 /// Smallest and largest `datagram_bytes`: RFC 9000 §14 (every path carries
@@ -259,6 +264,8 @@ struct Shared {
     pacing: SendPacing,
     /// The socket's receive times, with [`AckTiming::Kernel`].
     arrivals: Option<Arc<ArrivalLog>>,
+    /// Directory of the per-connection qlogs.
+    qlog: Option<PathBuf>,
     counters: Counters,
     conn_seq: AtomicU64,
     /// Tests only: a connection's first record waits until this many
@@ -335,6 +342,7 @@ impl Server {
                 pmtud: opts.pmtud,
                 pacing: opts.pacing,
                 arrivals,
+                qlog: opts.qlog,
                 counters: Counters::default(),
                 conn_seq: AtomicU64::new(0),
                 #[cfg(test)]
