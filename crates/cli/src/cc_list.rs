@@ -5,7 +5,7 @@
 //! compare --cc ARMS`, the same list with optional `label=` per arm.
 
 use ramp_cc::spec::ControllerSpec;
-use ramp_sim::fleet::arms::{parse_arms, Arm};
+use ramp_sim::fleet::arms::{parse_arms, Arm, ArmError};
 
 /// The controllers a `--cc` list names, at least one, and the text given.
 #[derive(Clone)]
@@ -50,8 +50,8 @@ impl std::fmt::Debug for ArmList {
     }
 }
 
-/// `ramp compare --cc`'s value parser.
-pub fn parse_arm_list(text: &str) -> Result<ArmList, String> {
+/// `ramp compare --cc`'s value parser (clap prints the error's text).
+pub fn parse_arm_list(text: &str) -> Result<ArmList, ArmError> {
     Ok(ArmList {
         text: text.to_string(),
         arms: parse_arms(text)?,

@@ -1,26 +1,34 @@
 //! The path elements beyond rate, delay, buffer and loss, `--cellular`,
-//! `--wifi-jitter` and `--ack-aggregation`: defined once and flattened into
-//! `ramp sim`, `ramp relay` and `ramp shell`, so all three take the same
-//! flags with the same defaults and checks. Their values are read by each
-//! element's one option table in ramp-link ([`ramp_link::Element`]), the
-//! table the scenario file's `[path.cellular]`, `[path.jitter]` and
-//! `path.ack_aggregation` are read by, so a flag and a file key take the
-//! same text to the same element. The forwarders put each element on the
-//! direction the simulator puts it on: the cellular link and the Wi-Fi
-//! delay variation on the downlink (the data direction, the simulator's
-//! forward link), ACK aggregation on the uplink (the ACK direction, its
-//! reverse path).
+//! `--wifi-jitter`, `--ack-aggregation`, `--policer` and
+//! `--gilbert-elliott`: defined once and flattened into `ramp sim`, `ramp
+//! relay` and `ramp shell`, so all three take the same flags with the same
+//! defaults and checks. Their values are read by each element's one option
+//! table in ramp-link ([`ramp_link::Element`]), the table the scenario
+//! file's `[path.cellular]`, `[path.jitter]`, `[path.policer]`,
+//! `[path.gilbert_elliott]` and `path.ack_aggregation` are read by, so a
+//! flag and a file key take the same text to the same element. The
+//! forwarders put each element on the direction the simulator puts it on:
+//! the cellular link, the Wi-Fi delay variation, the policer and the
+//! Gilbert-Elliott loss on the downlink (the data direction, the
+//! simulator's forward link), ACK aggregation on the uplink (the ACK
+//! direction, its reverse path).
 //!
 //! A bad value is refused by clap before any work, naming the flag and the
 //! key, with exit status 2.
 
 use core::time::Duration;
 
-use ramp_link::{key_help, parse_spec, spec_of, AckAggregation, Cellular, Element, Jitter};
+use ramp_link::{
+    key_help, parse_spec, spec_of, AckAggregation, Cellular, Element, GilbertElliott, Jitter,
+    LossModel, TokenBucket,
+};
 use ramp_quic::relay::LinkParams;
 use ramp_sim::scenario::PathConfig;
 
-/// `--cellular`, `--wifi-jitter`, `--ack-aggregation`.
+/// `--cellular`, `--wifi-jitter`, `--ack-aggregation`, `--policer`,
+/// `--gilbert-elliott`. A command that flattens them flattens
+/// `crate::path_flags::PathFlags` too (`--gilbert-elliott` conflicts with
+/// its `--loss`).
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct LinkElementFlags {
     /// A cellular downlink (CellReplay, NSDI 2025): less capacity for a
@@ -60,16 +68,49 @@ pub struct LinkElementFlags {
     /// at multiples of this interval (e.g. 4ms; at most 1s).
     #[arg(long, value_name = "D", value_parser = AckAggregation::parse)]
     pub ack_aggregation: Option<AckAggregation>,
+    /// A token-bucket policer before the downlink's queue
+    /// (rate=R,burst=SIZE, both required).
+    #[arg(
+        long,
+        value_name = "rate=R,burst=SIZE",
+        value_parser = parse_spec::<TokenBucket>,
+        long_help = element_help::<TokenBucket>(
+            "A token-bucket policer before the downlink's queue: a packet passes if the bucket \
+             holds its size in tokens, and is dropped otherwise; the bucket refills at rate \
+             and holds at most burst bytes.",
+            "nothing",
+        )
+    )]
+    pub policer: Option<TokenBucket>,
+    /// Bursty random loss after the downlink's queue: a two-state
+    /// Gilbert-Elliott chain, in place of --loss.
+    #[arg(
+        long,
+        value_name = "KEY=VALUE,…",
+        conflicts_with = "loss",
+        value_parser = parse_spec::<GilbertElliott>,
+        long_help = element_help::<GilbertElliott>(
+            "Bursty random loss after the downlink's queue, in place of --loss: a two-state \
+             Gilbert-Elliott chain stepped once per packet, each state with its own loss \
+             probability. Seeded by --seed.",
+            "nothing",
+        )
+    )]
+    pub gilbert_elliott: Option<GilbertElliott>,
 }
 
 /// A `KEY=VALUE,…` flag's long help: what it models, the defaults it
 /// takes alone, and one line per key from the element's option table.
 fn element_help<E: Element>(what: &str, defaults: &str) -> String {
-    format!(
-        "{what}\n\nAlone, {defaults}: {}\nKEY=VALUE pairs (comma-separated) override some:\n  {}",
-        spec_of(&E::DEFAULT),
-        key_help::<E>().join("\n  ")
-    )
+    let keys = key_help::<E>().join("\n  ");
+    if E::REQUIRED.is_empty() {
+        format!(
+            "{what}\n\nAlone, {defaults}: {}\nKEY=VALUE pairs (comma-separated) override some:\n  {keys}",
+            spec_of(&E::DEFAULT),
+        )
+    } else {
+        format!("{what}\n\nKEY=VALUE pairs (comma-separated):\n  {keys}")
+    }
 }
 
 impl LinkElementFlags {
@@ -79,6 +120,10 @@ impl LinkElementFlags {
     pub fn apply(&self, up: &mut LinkParams, down: &mut LinkParams, rtt: Duration) {
         down.cellular = self.cellular.map(|c| (c, rtt));
         down.jitter = self.wifi_jitter;
+        down.policer = self.policer;
+        if let Some(g) = self.gilbert_elliott {
+            down.loss = LossModel::GilbertElliott(g);
+        }
         up.aggregation = self.ack_aggregation;
     }
 
@@ -95,6 +140,12 @@ impl LinkElementFlags {
         if let Some(a) = self.ack_aggregation {
             p.ack_aggregation = Some(a.interval());
         }
+        if let Some(b) = self.policer {
+            p.policer = Some(b);
+        }
+        if let Some(g) = self.gilbert_elliott {
+            p.loss = LossModel::GilbertElliott(g);
+        }
     }
 }
 
@@ -106,6 +157,8 @@ mod tests {
 
     #[derive(Parser, Debug)]
     struct Cli {
+        #[command(flatten)]
+        _path: crate::path_flags::PathFlags,
         #[command(flatten)]
         e: LinkElementFlags,
     }
@@ -239,6 +292,26 @@ mod tests {
                 "positive",
             ),
             (&["--ack-aggregation", "2s"], "--ack-aggregation", "maximum"),
+            (
+                &["--policer", "rate=10mbit"],
+                "--policer",
+                "burst: required",
+            ),
+            (
+                &["--gilbert-elliott", "p_good_to_bad=0.1,p_bad_to_good=2"],
+                "--gilbert-elliott",
+                "p_bad_to_good: must lie in [0, 1]",
+            ),
+            (
+                &[
+                    "--loss",
+                    "1%",
+                    "--gilbert-elliott",
+                    "p_good_to_bad=0.1,p_bad_to_good=0.2",
+                ],
+                "--gilbert-elliott",
+                "--loss",
+            ),
         ] {
             let e = parse(args).unwrap_err();
             assert_eq!(e.exit_code(), 2);

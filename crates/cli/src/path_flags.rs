@@ -45,13 +45,7 @@ pub struct PathFlags {
 impl PathFlags {
     /// The `--loss` flag as a loss model (`None` if the flag is absent).
     pub fn loss_model(&self) -> Option<LossModel> {
-        self.loss.map(|p| {
-            if p > 0.0 {
-                LossModel::Bernoulli { p }
-            } else {
-                LossModel::None
-            }
-        })
+        self.loss.map(LossModel::bernoulli)
     }
 }
 

@@ -14,7 +14,8 @@
 use core::fmt;
 use core::time::Duration;
 
-use ramp_vocab::units::{parse_duration, parse_size};
+use ramp_vocab::units::{parse_duration, parse_rate, parse_size};
+use ramp_vocab::Rate;
 
 /// Why an element's `KEY=VALUE` text was refused. Its text starts with the
 /// key it is about, so a caller can prefix the table or flag it came from
@@ -32,6 +33,8 @@ pub enum ElementError {
     },
     /// A key given twice.
     Repeated(&'static str),
+    /// A key the element has no default for, not given.
+    Missing(&'static str),
     /// A value of the wrong form, or out of its range.
     Value {
         /// The key the value is for.
@@ -47,7 +50,9 @@ impl ElementError {
         match self {
             ElementError::NotAPair(item) => item,
             ElementError::UnknownKey { key, .. } => key,
-            ElementError::Repeated(k) | ElementError::Value { key: k, .. } => k,
+            ElementError::Repeated(k)
+            | ElementError::Missing(k)
+            | ElementError::Value { key: k, .. } => k,
         }
     }
 
@@ -68,6 +73,7 @@ impl fmt::Display for ElementError {
                 write!(f, "{key}: unknown key (keys: {keys})")
             }
             ElementError::Repeated(k) => write!(f, "{k}: given twice"),
+            ElementError::Missing(k) => write!(f, "{k}: required (it has no default)"),
             ElementError::Value { key, reason } => write!(f, "{key}: {reason}"),
         }
     }
@@ -94,15 +100,20 @@ pub struct ElementOption<E> {
 pub trait Element: Copy + 'static {
     /// Every key, each once, in the order help and [`spec_of`] list them.
     const OPTIONS: &'static [ElementOption<Self>];
-    /// The sourced defaults a table, flag or file starts from.
+    /// The sourced defaults a table, flag or file starts from. A key in
+    /// [`Element::REQUIRED`] has no default: its value here is never used.
     const DEFAULT: Self;
+    /// The keys that must be given (those with no sourced default, such as
+    /// a policer's rate); none by default.
+    const REQUIRED: &'static [&'static str] = &[];
     /// Checks the ranges, and those that tie keys together; the error
     /// names the key.
     fn check(&self) -> Result<(), ElementError>;
 }
 
 /// The element the pairs give over its defaults, checked. Each key may be
-/// given once; the first refused pair's error is returned.
+/// given once, and each of [`Element::REQUIRED`] must be; the first
+/// refused pair's error is returned.
 pub fn from_pairs<'a, E: Element>(
     pairs: impl IntoIterator<Item = (&'a str, &'a str)>,
 ) -> Result<E, ElementError> {
@@ -121,6 +132,9 @@ pub fn from_pairs<'a, E: Element>(
         }
         seen.push(def.key);
         (def.parse)(&mut e, value.trim()).map_err(|reason| ElementError::value(def.key, reason))?;
+    }
+    if let Some(k) = E::REQUIRED.iter().find(|k| !seen.contains(k)) {
+        return Err(ElementError::Missing(k));
     }
     e.check()?;
     Ok(e)
@@ -158,18 +172,18 @@ pub fn keys<E: Element>() -> String {
         .join(", ")
 }
 
-/// One help line per key: `KEY=VALUES  what it sets (default D)`.
+/// One help line per key: `KEY=VALUES  what it sets (default D)`, or
+/// `(required)` for a key with no default.
 pub fn key_help<E: Element>() -> Vec<String> {
     E::OPTIONS
         .iter()
         .map(|o| {
-            format!(
-                "{}={}  {} (default {})",
-                o.key,
-                o.values,
-                o.help,
-                (o.display)(&E::DEFAULT)
-            )
+            let default = if E::REQUIRED.contains(&o.key) {
+                "required".to_string()
+            } else {
+                format!("default {}", (o.display)(&E::DEFAULT))
+            };
+            format!("{}={}  {} ({default})", o.key, o.values, o.help)
         })
         .collect()
 }
@@ -194,6 +208,16 @@ pub(crate) fn duration(v: &str) -> Result<Duration, String> {
 /// A size value in bytes (the unit grammar).
 pub(crate) fn size(v: &str) -> Result<u64, String> {
     parse_size(v).map_err(|e| e.to_string())
+}
+
+/// A rate value (the unit grammar).
+pub(crate) fn rate(v: &str) -> Result<Rate, String> {
+    parse_rate(v).map_err(|e| e.to_string())
+}
+
+/// A rate as [`rate`] reads it back exactly: whole bits per second.
+pub(crate) fn rate_text(r: Rate) -> String {
+    format!("{}bit", r.bits_per_sec())
 }
 
 /// A finite number (ranges are the element's check).

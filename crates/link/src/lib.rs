@@ -59,9 +59,9 @@ pub use element::{
 pub use forward::{downlink_seed, drop_event, uplink_seed, ForwardCounters};
 pub use fq_codel::FqCoDelParams;
 pub use jitter::{Jitter, MAX_JITTER, MAX_MPDUS};
-pub use loss::{LossElement, LossModel};
+pub use loss::{GilbertElliott, LossElement, LossModel};
 pub use packet::{Delivery, DropCause, Packet};
 pub use path::{Link, LinkConfig, Offer, RateStep};
 pub use pie::{PieParams, PieProfile};
-pub use policer::Policer;
+pub use policer::{Policer, TokenBucket};
 pub use trace::{DeliveryTrace, TraceError, OPPORTUNITY_BYTES};

@@ -1,8 +1,13 @@
 //! Random loss: Bernoulli or a two-state Gilbert-Elliott chain, each
 //! element with its own seeded generator so that adding an element
-//! elsewhere on the path never shifts its draws.
+//! elsewhere on the path never shifts its draws. The chain's parameters
+//! ([`GilbertElliott`]) have one option table ([`crate::Element`]), read by
+//! the scenario file's `[path.gilbert_elliott]` and the command line's
+//! `--gilbert-elliott`.
 
 use ramp_vocab::rng::{Probability, Rng};
+
+use crate::element::{self, Element, ElementError, ElementOption};
 
 /// A random-loss model.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -15,30 +20,105 @@ pub enum LossModel {
         p: f64,
     },
     /// Two-state Gilbert-Elliott chain, stepped once per packet.
-    GilbertElliott {
-        /// Probability of moving good -> bad, per packet.
-        p_good_to_bad: f64,
-        /// Probability of moving bad -> good, per packet.
-        p_bad_to_good: f64,
-        /// Loss probability in the good state.
-        loss_good: f64,
-        /// Loss probability in the bad state.
-        loss_bad: f64,
-    },
+    GilbertElliott(GilbertElliott),
+}
+
+/// A two-state Gilbert-Elliott loss chain (Gilbert 1960, Elliott 1963),
+/// stepped once per packet: a good and a bad state, each with its own
+/// loss probability. The transition probabilities have no default (they
+/// are the path's burstiness); a loss-free good state and an always-losing
+/// bad state are Gilbert's original model, the defaults here.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GilbertElliott {
+    /// Probability of moving good -> bad, per packet.
+    pub p_good_to_bad: f64,
+    /// Probability of moving bad -> good, per packet.
+    pub p_bad_to_good: f64,
+    /// Loss probability in the good state.
+    pub loss_good: f64,
+    /// Loss probability in the bad state.
+    pub loss_bad: f64,
+}
+
+/// One row of [`GilbertElliott`]'s table: a probability field.
+macro_rules! probability_row {
+    ($key:literal, $field:ident, $help:literal) => {
+        ElementOption {
+            key: $key,
+            values: "<0..1>",
+            help: $help,
+            parse: |g, v| {
+                g.$field = element::number(v)?;
+                Ok(())
+            },
+            display: |g| g.$field.to_string(),
+        }
+    };
+}
+
+impl Element for GilbertElliott {
+    const OPTIONS: &'static [ElementOption<GilbertElliott>] = &[
+        probability_row!(
+            "p_good_to_bad",
+            p_good_to_bad,
+            "probability of moving good -> bad, per packet"
+        ),
+        probability_row!(
+            "p_bad_to_good",
+            p_bad_to_good,
+            "probability of moving bad -> good, per packet"
+        ),
+        probability_row!("loss_good", loss_good, "loss probability in the good state"),
+        probability_row!("loss_bad", loss_bad, "loss probability in the bad state"),
+    ];
+    /// Gilbert's model: no loss in the good state, all in the bad one (the
+    /// transitions are [`Element::REQUIRED`]).
+    const DEFAULT: GilbertElliott = GilbertElliott {
+        p_good_to_bad: 0.0,
+        p_bad_to_good: 0.0,
+        loss_good: 0.0,
+        loss_bad: 1.0,
+    };
+    const REQUIRED: &'static [&'static str] = &["p_good_to_bad", "p_bad_to_good"];
+
+    /// Every field is a probability, in [0, 1].
+    fn check(&self) -> Result<(), ElementError> {
+        for (key, v) in [
+            ("p_good_to_bad", self.p_good_to_bad),
+            ("p_bad_to_good", self.p_bad_to_good),
+            ("loss_good", self.loss_good),
+            ("loss_bad", self.loss_bad),
+        ] {
+            if !(0.0..=1.0).contains(&v) {
+                return Err(ElementError::value(key, "must lie in [0, 1]"));
+            }
+        }
+        Ok(())
+    }
 }
 
 impl LossModel {
+    /// Independent loss with probability `p`; none for `p` <= 0 (a
+    /// `loss = 0` key or `--loss 0` draws nothing).
+    pub fn bernoulli(p: f64) -> LossModel {
+        if p > 0.0 {
+            LossModel::Bernoulli { p }
+        } else {
+            LossModel::None
+        }
+    }
+
     /// The long-run loss probability (for records: `path.loss`).
     pub fn mean_loss(&self) -> f64 {
         match *self {
             LossModel::None => 0.0,
             LossModel::Bernoulli { p } => p,
-            LossModel::GilbertElliott {
+            LossModel::GilbertElliott(GilbertElliott {
                 p_good_to_bad,
                 p_bad_to_good,
                 loss_good,
                 loss_bad,
-            } => {
+            }) => {
                 let denom = p_good_to_bad + p_bad_to_good;
                 if denom <= 0.0 {
                     return loss_good;
@@ -77,12 +157,12 @@ impl LossElement {
             LossModel::None => LossKind::None,
             LossModel::Bernoulli { p } if p <= 0.0 => LossKind::None,
             LossModel::Bernoulli { p } => LossKind::Bernoulli(Probability::new(p)),
-            LossModel::GilbertElliott {
+            LossModel::GilbertElliott(GilbertElliott {
                 p_good_to_bad,
                 p_bad_to_good,
                 loss_good,
                 loss_bad,
-            } => LossKind::Ge {
+            }) => LossKind::Ge {
                 bad: false,
                 to_bad: Probability::new(p_good_to_bad),
                 to_good: Probability::new(p_bad_to_good),
@@ -135,12 +215,12 @@ mod tests {
 
     #[test]
     fn gilbert_elliott_mean_and_burstiness() {
-        let model = LossModel::GilbertElliott {
+        let model = LossModel::GilbertElliott(GilbertElliott {
             p_good_to_bad: 0.01,
             p_bad_to_good: 0.25,
             loss_good: 0.0,
             loss_bad: 0.5,
-        };
+        });
         let mut e = LossElement::new(model, Rng::new(9, 1));
         let n = 1_000_000;
         let drops: Vec<bool> = (0..n).map(|_| e.drops()).collect();
@@ -151,5 +231,36 @@ mod tests {
         let pairs = drops.windows(2).filter(|w| w[0]).count() as f64;
         let both = drops.windows(2).filter(|w| w[0] && w[1]).count() as f64;
         assert!(both / pairs > 3.0 * mean, "conditional {}", both / pairs);
+    }
+
+    #[test]
+    fn a_chain_needs_its_transitions_and_reads_back() {
+        use crate::{parse_spec, spec_of};
+        let g = parse_spec::<GilbertElliott>("p_good_to_bad=0.01,p_bad_to_good=0.3").unwrap();
+        assert_eq!((g.loss_good, g.loss_bad), (0.0, 1.0));
+        assert_eq!(
+            spec_of(&g),
+            "p_good_to_bad=0.01,p_bad_to_good=0.3,loss_good=0,loss_bad=1"
+        );
+        assert_eq!(parse_spec::<GilbertElliott>(&spec_of(&g)), Ok(g));
+        for (spec, text) in [
+            (
+                "p_good_to_bad=0.01",
+                "p_bad_to_good: required (it has no default)",
+            ),
+            (
+                "p_good_to_bad=0.01,p_bad_to_good=0.3,loss_bad=1.5",
+                "loss_bad: must lie in [0, 1]",
+            ),
+            (
+                "p_good_to_bad=-0.1,p_bad_to_good=0.3",
+                "p_good_to_bad: must lie in [0, 1]",
+            ),
+        ] {
+            assert_eq!(
+                parse_spec::<GilbertElliott>(spec).unwrap_err().to_string(),
+                text
+            );
+        }
     }
 }

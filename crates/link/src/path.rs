@@ -23,7 +23,7 @@ use crate::cellular::{Cellular, DriftElement};
 use crate::jitter::{Jitter, JitterElement};
 use crate::loss::{LossElement, LossModel};
 use crate::packet::{Delivery, DropCause, Packet};
-use crate::policer::Policer;
+use crate::policer::{Policer, TokenBucket};
 use crate::trace::DeliveryTrace;
 
 /// One change of the bottleneck rate.
@@ -48,8 +48,8 @@ pub struct LinkConfig {
     pub delay: Duration,
     /// Random loss after the queue.
     pub loss: LossModel,
-    /// Token-bucket policer before the queue: (rate, burst bytes).
-    pub policer: Option<(Rate, u64)>,
+    /// Token-bucket policer before the queue.
+    pub policer: Option<TokenBucket>,
     /// Rate changes, in time order.
     pub rate_steps: Vec<RateStep>,
     /// Deliver at a Mahimahi trace's opportunities instead of at `rate`
@@ -100,8 +100,8 @@ impl LinkConfig {
         self
     }
 
-    /// With a token-bucket policer (rate, burst bytes) before the queue, or none.
-    pub fn with_policer(mut self, policer: Option<(Rate, u64)>) -> LinkConfig {
+    /// With a token-bucket policer before the queue, or none.
+    pub fn with_policer(mut self, policer: Option<TokenBucket>) -> LinkConfig {
         self.policer = policer;
         self
     }
@@ -173,7 +173,7 @@ impl<P> Link<P> {
     /// A link of `cfg` whose random elements draw from streams of `seed`.
     pub fn new(cfg: &LinkConfig, seed: u64) -> Link<P> {
         let mut link = Link {
-            policer: cfg.policer.map(|(r, b)| Policer::new(r, b)),
+            policer: cfg.policer.map(Policer::new),
             bottleneck: match &cfg.trace {
                 None => Bottleneck::new(cfg.rate, cfg.limit_bytes, cfg.aqm, Stream::Aqm.rng(seed)),
                 Some(t) => Bottleneck::with_trace(

@@ -10,7 +10,7 @@ use ramp_cc::recovery::{AckFrame, Space};
 use ramp_cc::{EcnCodepoint, Time};
 
 use crate::flow_control::{FlowWindows, ReceiveWindows};
-use crate::receiver::{AckAction, AckPolicy, AckState};
+use crate::receiver::{AckAction, AckPolicy, AckState, MAX_ACK_RANGES};
 use crate::server::{Datagram, Payload};
 
 /// The client's first datagram: an Initial padded to 1200 bytes (RFC 9000
@@ -383,16 +383,25 @@ impl Client {
     }
 
     /// Returns an ACK frame to the pool (after the server consumed it).
+    /// The pool keeps every frame: it never holds more than were on the
+    /// reverse path at once, which existed anyway, while a frame dropped
+    /// here is allocated again for a later ACK (a 100 Mbit/s path with a
+    /// 50 ms RTT carries a few hundred ACKs at once).
     pub(crate) fn recycle(&mut self, frame: AckFrame) {
-        if self.frames.len() < 16 {
-            self.frames.push(frame);
-        }
+        self.frames.push(frame);
     }
 
     fn ack(&mut self, now: Time, space: Space, out: &mut ClientOut) {
-        let mut frame = self.frames.pop().unwrap_or_default();
+        // A new frame has room for the most ranges a frame carries, so
+        // writing one never grows it.
+        let mut frame = self.frames.pop().unwrap_or_else(|| AckFrame {
+            ranges: Vec::with_capacity(MAX_ACK_RANGES),
+            ..AckFrame::default()
+        });
         if self.acks[space.index()].write_ack(now, &mut frame) {
             out.send.push(UpPacket::Ack { space, frame });
+        } else {
+            self.frames.push(frame);
         }
     }
 

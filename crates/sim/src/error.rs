@@ -7,6 +7,8 @@ use core::time::Duration;
 
 use ramp_cc::spec::SpecError;
 
+use crate::fleet::ArmError;
+
 /// A simulation that could not run.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SimError {
@@ -32,6 +34,8 @@ pub enum SimError {
         /// Why it does not parse.
         error: SpecError,
     },
+    /// A fleet plan's arm list does not parse.
+    Arms(ArmError),
     /// Nothing to do: no controller was given to run.
     NoController,
     /// An invariant of the simulator broke: a bug in ramp, never the
@@ -98,6 +102,7 @@ impl fmt::Display for SimError {
             SimError::Controller { table, name, error } => {
                 write!(f, "{table}: cc `{name}`: {error}")
             }
+            SimError::Arms(e) => e.fmt(f),
             SimError::NoController => f.write_str("no controller to benchmark"),
             SimError::Internal(what) => write!(f, "internal: {what}"),
         }
@@ -105,6 +110,12 @@ impl fmt::Display for SimError {
 }
 
 impl std::error::Error for SimError {}
+
+impl From<ArmError> for SimError {
+    fn from(e: ArmError) -> SimError {
+        SimError::Arms(e)
+    }
+}
 
 impl From<String> for SimError {
     fn from(message: String) -> SimError {

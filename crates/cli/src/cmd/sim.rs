@@ -35,9 +35,11 @@ pub struct Args {
     /// scenario's.
     #[command(flatten)]
     pub path: PathFlags,
-    /// Cellular behaviour, Wi-Fi delay variation, ACK aggregation, each
-    /// overriding the scenario's (`[path.cellular]`, `[path.jitter]`,
-    /// `path.ack_aggregation`, which take the same keys and values).
+    /// Cellular behaviour, Wi-Fi delay variation, ACK aggregation, a
+    /// policer and Gilbert-Elliott loss, each overriding the scenario's
+    /// (`[path.cellular]`, `[path.jitter]`, `path.ack_aggregation`,
+    /// `[path.policer]`, `[path.gilbert_elliott]`, which take the same
+    /// keys and values).
     #[command(flatten)]
     pub elements: LinkElementFlags,
     /// Client ACK policy: rfc9000, chrome, ackfreq(N,DELAY).
@@ -123,6 +125,16 @@ fn in_flag_terms(message: &str, args: &Args) -> String {
             "path.cellular",
             "--cellular",
             args.elements.cellular.is_some(),
+        ),
+        (
+            "path.policer.rate",
+            "--policer: rate",
+            args.elements.policer.is_some(),
+        ),
+        (
+            "path.policer.burst",
+            "--policer: burst",
+            args.elements.policer.is_some(),
         ),
         ("path.forward_delay", "--rtt", p.rtt.is_some()),
         ("path.reverse_delay", "--rtt", p.rtt.is_some()),
@@ -367,7 +379,7 @@ mod tests {
     /// give the same path, and the same bad value is refused through both
     /// with the same words.
     #[test]
-    fn the_same_element_strings_give_the_same_path_through_toml_and_flags() {
+    fn the_same_element_strings_give_the_same_path_through_toml_flags_and_population() {
         let cellular = [
             ("light_bytes", "100KB"),
             ("light_fraction", "0.25"),
@@ -376,6 +388,12 @@ mod tests {
             ("drift_period", "500ms"),
         ];
         let jitter = [("median", "2500us"), ("p90", "17ms")];
+        let policer = [("rate", "10mbit"), ("burst", "32KB")];
+        let ge = [
+            ("p_good_to_bad", "0.01"),
+            ("p_bad_to_good", "0.3"),
+            ("loss_bad", "0.5"),
+        ];
         let flag = |pairs: &[(&str, &str)]| {
             pairs
                 .iter()
@@ -395,26 +413,58 @@ mod tests {
             &format!("--wifi-jitter={}", flag(&jitter)),
             "--ack-aggregation",
             "4ms",
+            &format!("--policer={}", flag(&policer)),
+            &format!("--gilbert-elliott={}", flag(&ge)),
         ])
         .unwrap();
         let file = from_toml(&format!(
-            "ack_aggregation = \"4ms\"\n{}{}",
+            "ack_aggregation = \"4ms\"\n{}{}{}{}",
             table("cellular", &cellular),
-            table("jitter", &jitter)
+            table("jitter", &jitter),
+            table("policer", &policer),
+            table("gilbert_elliott", &ge),
         ))
         .unwrap();
         assert_eq!(cli.path, file.path);
         assert!(cli.path.cellular.is_some() && cli.path.jitter.is_some());
+        assert!(cli.path.policer.is_some());
+        assert!(matches!(
+            cli.path.loss,
+            ramp_link::LossModel::GilbertElliott(_)
+        ));
         assert_eq!(
             cli.path.cellular.map(|c| ramp_link::spec_of(&c)),
             Some(flag(&cellular).replace("100KB", "100000"))
         );
+        // The population file's `[paths] wifi_jitter` takes the same text
+        // to the same element.
+        let pop = ramp_sim::fleet::population_file::PopulationFile::parse(
+            &format!(
+                "[[region]]\nname = \"west-europe\"\n[paths]\nwifi_jitter = \"{}\"\n",
+                flag(&jitter)
+            ),
+            "p",
+        )
+        .unwrap();
+        let ramp_sim::fleet::Population::Regions(rs) = pop.population else {
+            panic!("regions")
+        };
+        assert_eq!(rs[0].paths.wifi_jitter, cli.path.jitter);
         // Alone, both give the same sourced defaults.
         let cli = from_flags(&["--cellular", "--wifi-jitter"]).unwrap();
         let file = from_toml("[path.cellular]\n[path.jitter]\n").unwrap();
         assert_eq!(cli.path, file.path);
         assert_eq!(cli.path.cellular, Some(ramp_link::Cellular::CELLREPLAY));
         assert_eq!(cli.path.jitter, Some(ramp_link::Jitter::WIFI_SUI_2016));
+        let pop = ramp_sim::fleet::population_file::PopulationFile::parse(
+            "[[region]]\nname = \"west-europe\"\n[paths]\nwifi_jitter = true\n",
+            "p",
+        )
+        .unwrap();
+        let ramp_sim::fleet::Population::Regions(rs) = pop.population else {
+            panic!("regions")
+        };
+        assert_eq!(rs[0].paths.wifi_jitter, cli.path.jitter);
         // A bad value: the same reason, after the flag or the key.
         for (name, pairs, reason) in [
             (
@@ -424,11 +474,17 @@ mod tests {
             ),
             ("cellular", &[("burst", "1")], "burst: unknown key"),
             ("jitter", &[("p90", "2s")], "p90: need 0 < median"),
+            ("policer", &[("rate", "10mbit")], "burst: required"),
+            (
+                "gilbert_elliott",
+                &[("p_good_to_bad", "0.1"), ("p_bad_to_good", "1.5")],
+                "p_bad_to_good: must lie in [0, 1]",
+            ),
         ] {
-            let opt = if name == "jitter" {
-                "wifi-jitter"
-            } else {
-                name
+            let opt = match name {
+                "jitter" => "wifi-jitter",
+                "gilbert_elliott" => "gilbert-elliott",
+                other => other,
             };
             let e = from_flags(&[&format!("--{opt}={}", flag(pairs))]).unwrap_err();
             assert!(e.contains(&format!("--{opt}")) && e.contains(reason), "{e}");

@@ -17,7 +17,7 @@ use std::time::Duration;
 use ramp_cc::Rate;
 use ramp_link::{
     queue_bytes_for, AckAggregation, Aqm, Cellular, DeliveryTrace, Jitter, Link, LinkConfig,
-    LossModel,
+    LossModel, TokenBucket,
 };
 
 /// The properties of one direction.
@@ -29,8 +29,10 @@ pub struct LinkParams {
     pub delay: Duration,
     /// Buffer, as time at `rate`.
     pub queue: Duration,
-    /// Random loss probability (Bernoulli, after the queue).
-    pub loss: f64,
+    /// Random loss after the queue.
+    pub loss: LossModel,
+    /// A token-bucket policer before the queue.
+    pub policer: Option<TokenBucket>,
     /// Queue discipline.
     pub aqm: Aqm,
     /// Deliver at a Mahimahi trace's opportunities instead of at `rate`.
@@ -45,14 +47,16 @@ pub struct LinkParams {
 }
 
 impl LinkParams {
-    /// A plain direction: rate, delay, buffer, loss, discipline; no
-    /// trace, delay variation, cellular behaviour or aggregation.
+    /// A plain direction: rate, delay, buffer, Bernoulli loss of
+    /// probability `loss`, discipline; no policer, trace, delay variation,
+    /// cellular behaviour or aggregation.
     pub fn new(rate: Rate, delay: Duration, queue: Duration, loss: f64, aqm: Aqm) -> LinkParams {
         LinkParams {
             rate,
             delay,
             queue,
-            loss,
+            loss: LossModel::bernoulli(loss),
+            policer: None,
             aqm,
             trace: None,
             jitter: None,
@@ -87,11 +91,8 @@ impl LinkParams {
             self.delay,
         )
         .with_aqm(self.aqm)
-        .with_loss(if self.loss > 0.0 {
-            LossModel::Bernoulli { p: self.loss }
-        } else {
-            LossModel::None
-        })
+        .with_loss(self.loss)
+        .with_policer(self.policer)
         .with_trace(self.trace.clone())
         .with_jitter(self.jitter)
         .with_cellular(cellular, rtt)

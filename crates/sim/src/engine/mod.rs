@@ -431,7 +431,7 @@ fn server_event(
                 return None;
             }
             flow.wake_at = None;
-            Some(flow.server.try_send(now, dgs))
+            Some(flow.server.on_wake(now, dgs))
         }
         Kind::Timer => {
             if flow.timer_event != Some(now) {

@@ -373,12 +373,12 @@ pub fn bursty(mean: f64) -> LossModel {
         return LossModel::None;
     }
     let pi_bad = (mean / LOSS_BAD).min(0.5);
-    LossModel::GilbertElliott {
+    LossModel::GilbertElliott(ramp_link::GilbertElliott {
         p_good_to_bad: pi_bad * P_BAD_TO_GOOD / (1.0 - pi_bad),
         p_bad_to_good: P_BAD_TO_GOOD,
         loss_good: 0.0,
         loss_bad: LOSS_BAD,
-    }
+    })
 }
 
 #[cfg(test)]

@@ -20,6 +20,8 @@
 //! `[paths]` and `[[region]]` keys or the defaults), so a declaration can
 //! only describe the model, not change it.
 
+use core::fmt;
+
 use super::population::Region;
 use super::Population;
 
@@ -81,13 +83,12 @@ impl Param {
     }
 
     /// The parameter named `key`.
-    pub fn parse(key: &str) -> Result<Param, String> {
+    pub fn parse(key: &str) -> Result<Param, AssumptionError> {
         Param::ALL
             .into_iter()
             .find(|p| p.key() == key)
-            .ok_or_else(|| {
-                let keys: Vec<&str> = Param::ALL.iter().map(|p| p.key()).collect();
-                format!("unknown parameter `{key}` (one of: {})", keys.join(", "))
+            .ok_or_else(|| AssumptionError::UnknownParam {
+                key: key.to_string(),
             })
     }
 
@@ -165,6 +166,113 @@ impl Param {
     }
 }
 
+/// Why a declaration is refused; each names its parameter's key and
+/// prints as the population file's error (`KEY: what is wrong`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum AssumptionError {
+    /// `key` names no [`Param`]; the message lists [`Param::ALL`].
+    UnknownParam {
+        /// The key as written.
+        key: String,
+    },
+    /// A grid population has no regions, so no such parameter.
+    Grid {
+        /// The parameter.
+        param: Param,
+    },
+    /// The range is not ascending, not finite or not inside
+    /// [`Param::bounds`].
+    RangeOutOfBounds {
+        /// The parameter.
+        param: Param,
+        /// The range given, low to high as written.
+        range: (f64, f64),
+    },
+    /// A stated `value` differs from the one the population uses (a
+    /// declaration describes the model and never sets it).
+    NotTheModelValue {
+        /// The parameter.
+        param: Param,
+        /// The value the declaration states.
+        stated: f64,
+        /// The value the population uses.
+        value: f64,
+    },
+    /// The population's value lies outside the declared range.
+    ValueOutsideRange {
+        /// The parameter.
+        param: Param,
+        /// The value the population uses.
+        value: f64,
+        /// The range given.
+        range: (f64, f64),
+    },
+    /// The declaration gives no reason for its range.
+    NoReason {
+        /// The parameter.
+        param: Param,
+    },
+    /// One file declares the parameter twice.
+    DeclaredTwice {
+        /// The parameter.
+        param: Param,
+    },
+}
+
+impl fmt::Display for AssumptionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            AssumptionError::UnknownParam { ref key } => {
+                let keys: Vec<&str> = Param::ALL.iter().map(|p| p.key()).collect();
+                write!(f, "unknown parameter `{key}` (one of: {})", keys.join(", "))
+            }
+            AssumptionError::Grid { param } => write!(
+                f,
+                "{}: a grid population has no such parameter",
+                param.key()
+            ),
+            AssumptionError::RangeOutOfBounds {
+                param,
+                range: (lo, hi),
+            } => {
+                let (min, max) = param.bounds();
+                write!(
+                    f,
+                    "{}: range [{lo}, {hi}] must be ascending and inside [{min}, {max}]",
+                    param.key()
+                )
+            }
+            AssumptionError::NotTheModelValue {
+                param,
+                stated,
+                value,
+            } => write!(
+                f,
+                "{}: value {stated} is not the population's {value} (a declaration describes \
+                 the model; set the value where the population sets it)",
+                param.key()
+            ),
+            AssumptionError::ValueOutsideRange {
+                param,
+                value,
+                range: (lo, hi),
+            } => write!(
+                f,
+                "{}: the population's value {value} lies outside the range [{lo}, {hi}]",
+                param.key()
+            ),
+            AssumptionError::NoReason { param } => {
+                write!(f, "{}: give the range's reason", param.key())
+            }
+            AssumptionError::DeclaredTwice { param } => {
+                write!(f, "{}: declared twice", param.key())
+            }
+        }
+    }
+}
+
+impl std::error::Error for AssumptionError {}
+
 /// One declared assumption.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Assumption {
@@ -188,33 +296,31 @@ impl Assumption {
         range: (f64, f64),
         reason: &str,
         stated: Option<f64>,
-    ) -> Result<Assumption, String> {
-        let key = param.key();
-        let value = param
-            .get(pop)
-            .ok_or_else(|| format!("{key}: a grid population has no such parameter"))?;
+    ) -> Result<Assumption, AssumptionError> {
+        let value = param.get(pop).ok_or(AssumptionError::Grid { param })?;
         let (lo, hi) = range;
         let (min, max) = param.bounds();
         if !(lo.is_finite() && hi.is_finite() && min <= lo && lo <= hi && hi <= max) {
-            return Err(format!(
-                "{key}: range [{lo}, {hi}] must be ascending and inside [{min}, {max}]"
-            ));
+            return Err(AssumptionError::RangeOutOfBounds { param, range });
         }
-        if let Some(s) = stated {
-            if (s - value).abs() > 1e-12 {
-                return Err(format!(
-                    "{key}: value {s} is not the population's {value} (a declaration describes \
-                     the model; set the value where the population sets it)"
-                ));
+        if let Some(stated) = stated {
+            if (stated - value).abs() > 1e-12 {
+                return Err(AssumptionError::NotTheModelValue {
+                    param,
+                    stated,
+                    value,
+                });
             }
         }
         if !(lo..=hi).contains(&value) {
-            return Err(format!(
-                "{key}: the population's value {value} lies outside the range [{lo}, {hi}]"
-            ));
+            return Err(AssumptionError::ValueOutsideRange {
+                param,
+                value,
+                range,
+            });
         }
         if reason.trim().is_empty() {
-            return Err(format!("{key}: give the range's reason"));
+            return Err(AssumptionError::NoReason { param });
         }
         Ok(Assumption {
             param,
@@ -345,7 +451,18 @@ mod tests {
             assert!((p.get(&pop).unwrap() - v).abs() < 1e-12, "{p:?}");
             assert_eq!(Param::parse(p.key()), Ok(p));
         }
-        assert!(Param::parse("paths.nope").unwrap_err().contains("one of"));
+        let e = Param::parse("paths.nope").unwrap_err();
+        assert_eq!(
+            e,
+            AssumptionError::UnknownParam {
+                key: "paths.nope".to_string()
+            }
+        );
+        assert!(
+            e.to_string()
+                .starts_with("unknown parameter `paths.nope` (one of: paths.fixed_aqm_share, "),
+            "{e}"
+        );
     }
 
     #[test]
@@ -368,13 +485,31 @@ mod tests {
         let p = Param::FixedAqmShare;
         assert!(Assumption::declare(&pop, p, (0.2, 0.9), "why", Some(0.7)).is_ok());
         let e = Assumption::declare(&pop, p, (0.2, 0.9), "why", Some(0.5)).unwrap_err();
-        assert!(e.contains("not the population's 0.7"), "{e}");
+        assert!(
+            matches!(e, AssumptionError::NotTheModelValue { .. }),
+            "{e:?}"
+        );
+        assert_eq!(
+            e.to_string(),
+            "paths.fixed_aqm_share: value 0.5 is not the population's 0.7 (a declaration \
+             describes the model; set the value where the population sets it)"
+        );
         let e = Assumption::declare(&pop, p, (0.8, 0.9), "why", None).unwrap_err();
-        assert!(e.contains("outside the range"), "{e}");
+        assert_eq!(
+            e.to_string(),
+            "paths.fixed_aqm_share: the population's value 0.7 lies outside the range [0.8, 0.9]"
+        );
         let e = Assumption::declare(&pop, p, (0.9, 0.2), "why", None).unwrap_err();
-        assert!(e.contains("ascending"), "{e}");
+        assert_eq!(
+            e.to_string(),
+            "paths.fixed_aqm_share: range [0.9, 0.2] must be ascending and inside [0, 1]"
+        );
         let e = Assumption::declare(&pop, p, (0.2, 0.9), " ", None).unwrap_err();
-        assert!(e.contains("reason"), "{e}");
+        assert_eq!(e, AssumptionError::NoReason { param: p });
+        assert_eq!(
+            e.to_string(),
+            "paths.fixed_aqm_share: give the range's reason"
+        );
     }
 
     #[test]

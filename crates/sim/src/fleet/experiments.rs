@@ -21,7 +21,7 @@ use core::time::Duration;
 use ramp_cc::spec::{SEED_ARMS, SEED_BBR3_ARMS};
 use ramp_cc::Rate;
 
-use super::arms::{parse_arms, Arm};
+use super::arms::{parse_arms, Arm, ArmError};
 use super::grid::Grid;
 use super::population::seed_regions;
 use super::workload::{SizeDist, Workload};
@@ -143,7 +143,7 @@ pub fn base_scenario() -> Result<Scenario, SimError> {
     Ok(sc)
 }
 
-fn arms(list: &[(&str, &str)]) -> Result<Vec<Arm>, String> {
+fn arms(list: &[(&str, &str)]) -> Result<Vec<Arm>, ArmError> {
     let text: Vec<String> = list.iter().map(|(l, s)| format!("{l}={s}")).collect();
     parse_arms(&text.join(","))
 }

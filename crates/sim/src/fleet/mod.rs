@@ -44,7 +44,7 @@ use crate::scenario::{QueueLimit, Scenario};
 use crate::{flows_for, simulate, SimError, TraceSink};
 use ramp_vocab::rng::Rng;
 
-pub use arms::{parse_arms, Arm};
+pub use arms::{parse_arms, Arm, ArmError};
 pub use grid::Grid;
 pub use population::{Access, PathSample, Region};
 pub use workload::{SizeDist, Workload};

@@ -128,8 +128,8 @@ pub struct PathSample {
     pub aqm: Aqm,
     /// Random loss after the bottleneck.
     pub loss: LossModel,
-    /// Token-bucket policer (rate, burst bytes).
-    pub policer: Option<(Rate, u64)>,
+    /// Token-bucket policer.
+    pub policer: Option<ramp_link::TokenBucket>,
     /// ACK batching on the reverse path (Wi-Fi block ACKs).
     pub ack_aggregation: Option<Duration>,
     /// Data-path delay variation without reordering (Wi-Fi).
@@ -333,11 +333,9 @@ impl Region {
         // is what limits the flow); bucket 16–64 KB [assumption].
         let policer_frac = uniform(rng, 0.2, 0.6);
         let bucket = log_uniform(rng, 16_000.0, 64_000.0);
-        let policer = policed.then(|| {
-            (
-                Rate::from_bits_per_sec(((rate_mbps * policer_frac).max(0.25) * 1e6) as u64),
-                bucket.round() as u64,
-            )
+        let policer = policed.then(|| ramp_link::TokenBucket {
+            rate: Rate::from_bits_per_sec(((rate_mbps * policer_frac).max(0.25) * 1e6) as u64),
+            burst: bucket.round() as u64,
         });
         let ack_policy = if rng.next_f64() < self.chrome_ack_share {
             AckPolicy::Chrome

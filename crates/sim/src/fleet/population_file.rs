@@ -33,7 +33,9 @@
 //! policed_scale = 1.0                # × each region's policed share
 //! cross_traffic_share = 0.2          # paths with web users on the bottleneck
 //! cross_traffic_users = 2            # (3GPP HTTP model, CUBIC; default 0 / 2)
-//! wifi_jitter = true                 # Wi-Fi delay variation, WiFiSeer's (default on)
+//! wifi_jitter = true                 # Wi-Fi delay variation, WiFiSeer's (default on), or
+//!                                    # "median=2ms,p90=15ms": keys over WiFiSeer's, as
+//!                                    # `--wifi-jitter=…` and `[path.jitter]` take them
 //! ack_batching = true                # the sender's receive loop, real mode's (default off)
 //! cellular_share = 1.0               # mobile paths on a cellular link, CellReplay's (default 1)
 //! trace_share = 0.5                  # mobile paths replaying a Mahimahi trace (default 0)
@@ -80,7 +82,7 @@ use ramp_cc::Rate;
 use serde::Deserialize;
 
 use super::access::BufferDepth;
-use super::assumptions::{self, Assumption, Param};
+use super::assumptions::{self, Assumption, AssumptionError, Param};
 use super::dist::QuantileTable;
 use super::grid::Grid;
 use super::population::{
@@ -146,7 +148,7 @@ struct FilePaths {
     policed_scale: Option<f64>,
     cross_traffic_share: Option<f64>,
     cross_traffic_users: Option<u32>,
-    wifi_jitter: Option<bool>,
+    wifi_jitter: Option<FileSwitchOrSpec>,
     ack_batching: Option<bool>,
     cellular_share: Option<f64>,
     trace_share: Option<f64>,
@@ -159,6 +161,30 @@ struct FilePaths {
     mobile_share_scale: Option<f64>,
     computer_wifi_share: Option<f64>,
     client_processing_ms: Option<f64>,
+}
+
+/// A link element's key (`wifi_jitter`): `true` (the element's sourced
+/// defaults), `false` (none), or `KEY=VALUE,…` over the defaults, read by
+/// the element's one option table in ramp-link ([`ramp_link::Element`]),
+/// as the command line and the scenario file read it. The boolean is the
+/// key's first form, kept so that existing files read as before.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum FileSwitchOrSpec {
+    Switch(bool),
+    Spec(String),
+}
+
+impl FileSwitchOrSpec {
+    /// The element, or none; an error starts with `key`.
+    fn element<E: ramp_link::Element>(&self, key: &str) -> Result<Option<E>, String> {
+        match self {
+            FileSwitchOrSpec::Switch(on) => Ok(on.then_some(E::DEFAULT)),
+            FileSwitchOrSpec::Spec(s) => ramp_link::parse_spec(s)
+                .map(Some)
+                .map_err(|e| format!("{key}: {e}")),
+        }
+    }
 }
 
 /// `droptail_buffer`, `mobile_buffer`: a named table or a log-uniform
@@ -380,7 +406,7 @@ impl PopulationFile {
             let d = Param::parse(&fa.key)
                 .and_then(|p| {
                     if declared.iter().any(|d: &Assumption| d.param == p) {
-                        return Err(format!("{}: declared twice", fa.key));
+                        return Err(AssumptionError::DeclaredTwice { param: p });
                     }
                     let r = (fa.range[0], fa.range[1]);
                     Assumption::declare(&population, p, r, &fa.reason, fa.value)
@@ -629,8 +655,8 @@ fn paths(p: &FilePaths) -> Result<PathModel, String> {
         &mut m.cross_traffic_share,
         1.0,
     )?;
-    if let Some(on) = p.wifi_jitter {
-        m.wifi_jitter = on.then_some(ramp_link::Jitter::WIFI_SUI_2016);
+    if let Some(j) = &p.wifi_jitter {
+        m.wifi_jitter = j.element("wifi_jitter")?;
     }
     if let Some(on) = p.ack_batching {
         m.ack_batching = on;

@@ -84,7 +84,7 @@ impl Users {
                 if token && self.resume_jumpstart {
                     let p = &sc.path;
                     let rate = match p.policer {
-                        Some((r, _)) if r < p.rate => r,
+                        Some(b) if b.rate < p.rate => b.rate,
                         _ => p.rate,
                     };
                     sc.endpoint.resume = Some(ramp_cc::resume::SavedPath { rate, rtt: p.rtt() });

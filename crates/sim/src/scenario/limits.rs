@@ -53,9 +53,9 @@ impl Scenario {
             return Err(queue_too_small(p.rate, p.queue, p.queue_bytes(), e.mds).into());
         }
         count_in("path.queue (bytes)", p.queue_bytes(), 1, MAX_BYTES_IN_PATH)?;
-        if let Some((rate, burst)) = p.policer {
-            rate_in("path.policer.rate", rate)?;
-            count_in("path.policer.burst", burst, e.mds, MAX_BYTES_IN_PATH)?;
+        if let Some(b) = p.policer {
+            rate_in("path.policer.rate", b.rate)?;
+            count_in("path.policer.burst", b.burst, e.mds, MAX_BYTES_IN_PATH)?;
         }
         count_in("endpoint.iw (packets)", e.iw_packets, 1, MAX_WINDOW_PACKETS)?;
         count_in(

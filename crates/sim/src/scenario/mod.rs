@@ -30,7 +30,10 @@
 //! #                         `ramp_link::Element`'s table, as `--cellular=…`:) light_bytes = 280000,
 //! #                         light_fraction = 0.5, idle_reset = "50ms", drift_mean = 0.15, drift_period = "1s"
 //! # [path.gilbert_elliott]  p_good_to_bad = 0.01, p_bad_to_good = 0.3, loss_bad = 0.5
-//! # [path.policer]          rate = "10mbit", burst = "32KB"
+//! #                         (`ramp_link::GilbertElliott`'s table, as `--gilbert-elliott=…`;
+//! #                         loss_good 0 and loss_bad 1 unless given)
+//! # [path.policer]          rate = "10mbit", burst = "32KB" (both required;
+//! #                         `ramp_link::TokenBucket`'s table, as `--policer=…`)
 //!
 //! [endpoint]
 //! mds = 1252                    # UDP payload of a full packet, bytes
@@ -96,8 +99,8 @@ pub struct PathConfig {
     pub queue: QueueLimit,
     /// Random loss after the bottleneck.
     pub loss: LossModel,
-    /// Token-bucket policer before the queue: (rate, burst bytes).
-    pub policer: Option<(Rate, u64)>,
+    /// Token-bucket policer before the queue.
+    pub policer: Option<ramp_link::TokenBucket>,
     /// The bottleneck's queue discipline.
     pub aqm: Aqm,
     /// Serialisation rate of the reverse path (None: infinitely fast).
@@ -569,6 +572,48 @@ mod tests {
         );
         assert_eq!(sc.cross_flows.len(), 1);
         assert_eq!(sc.cross_flows[0].start, Duration::from_secs(1));
+    }
+
+    #[test]
+    fn policer_and_gilbert_elliott_tables_read_through_the_element_tables() {
+        let sc = Scenario::from_toml(
+            "[path.policer]\nrate = \"10mbit\"\nburst = \"32KB\"\n\
+             [path.gilbert_elliott]\np_good_to_bad = 0.01\np_bad_to_good = 0.3\nloss_bad = 0.5\n",
+            "t",
+        )
+        .unwrap();
+        assert_eq!(
+            sc.path.policer,
+            Some(ramp_link::parse_spec("rate=10mbit,burst=32KB").unwrap())
+        );
+        assert_eq!(
+            sc.path.loss,
+            LossModel::GilbertElliott(ramp_link::GilbertElliott {
+                p_good_to_bad: 0.01,
+                p_bad_to_good: 0.3,
+                loss_good: 0.0,
+                loss_bad: 0.5,
+            })
+        );
+        let msg = |text: &str| Scenario::from_toml(text, "s").unwrap_err().message;
+        // A missing required key: the table's line; a bad value: its own.
+        let e = msg("seed = 1\n[path.policer]\nrate = \"10mbit\"\n");
+        assert_eq!(
+            e,
+            "line 2: path.policer.burst: required (it has no default)"
+        );
+        let e = msg("[path.gilbert_elliott]\np_good_to_bad = 0.01\n\np_bad_to_good = 1.5\n");
+        assert_eq!(
+            e,
+            "line 4: path.gilbert_elliott.p_bad_to_good: must lie in [0, 1]"
+        );
+        let e = msg("[path.policer]\nrate = \"10mbit\"\nburst = 100\n");
+        assert!(e.starts_with("line 3: path.policer.burst"), "{e}");
+        let e = msg("[path.policer]\nrate = \"10mbit\"\nburst = 3000\nbucket = 1\n");
+        assert!(
+            e.starts_with("line 4: path.policer.bucket: unknown key"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -116,6 +116,11 @@ pub(crate) struct Server {
     pub ack_out: AckOutcome<Payload>,
     /// Outcome of the last timeout (for traces).
     pub timeout_out: TimeoutOutcome<Payload>,
+    /// The pacing input of the packet the pacer last held back, for the
+    /// wake-up that follows ([`Server::on_wake`]); `try_send` drops it.
+    held: Option<PacingInput>,
+    /// `try_send` runs for the wake-up that `held` is for.
+    woken: bool,
     /// Stream bytes the client allows (RFC 9000 §4.1: the smaller of
     /// MAX_STREAM_DATA and MAX_DATA, one stream); `u64::MAX` without flow
     /// control.
@@ -213,6 +218,8 @@ impl Server {
             cwnd_max: cwnd,
             ack_out: AckOutcome::new(),
             timeout_out: TimeoutOutcome::new(),
+            held: None,
+            woken: false,
             fc_limit: u64::MAX,
             early: false,
             fc_blocked: false,

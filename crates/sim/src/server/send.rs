@@ -73,10 +73,32 @@ impl Server {
         }
     }
 
+    /// The pacing wake-up that [`Server::try_send`] asked for: sends as it
+    /// does, reusing the pacing input computed when the pacer held the
+    /// packet back. Nothing changed the controller or the RTT estimate since
+    /// (every server path that can ends in `try_send`, which drops the held
+    /// input unless a wake-up called it), so it is the input
+    /// `pacing_input` would compute again; a paced sender's every other
+    /// packet waits for a wake-up, and the controller's rate costs
+    /// divisions.
+    #[inline]
+    pub(crate) fn on_wake(&mut self, now: Time, out: &mut Vec<Datagram>) -> Option<Time> {
+        debug_assert!(self.held.is_none_or(|h| h == self.pacing_input()));
+        self.woken = true;
+        self.try_send(now, out)
+    }
+
     /// Sends whatever the window, the pacer and the amplification limit
     /// allow, appending datagrams to `out`. Returns the time at which the
     /// pacer allows the next packet, if it is what stops sending.
     pub(crate) fn try_send(&mut self, now: Time, out: &mut Vec<Datagram>) -> Option<Time> {
+        // Only a wake-up may reuse a held input: whatever else called this
+        // may have changed the controller or the RTT estimate. (One
+        // function with a flag rather than a loop shared by two callers:
+        // measured, the extra call layer or a second inlined copy cost as
+        // much as the reuse saves.)
+        let woken = core::mem::take(&mut self.woken);
+        let mut held = self.held.take().filter(|_| woken);
         loop {
             let probe = self.probes > 0;
             let (space, next) = match self.phase {
@@ -107,19 +129,22 @@ impl Server {
             }
             let handshake = space != Space::Application;
             // Read once for the window test and the pacer (nothing between
-            // them changes the controller).
-            let window = self.cc.window();
+            // them changes the controller); a held input is used once, as
+            // the first packet's send changes the controller.
+            let held = held.take();
+            let window = held.map_or_else(|| self.cc.window(), |h| h.window);
             if !probe && !handshake && self.ld.bytes_in_flight() + size > window {
                 self.app_limited = false;
                 return None;
             }
             // The pacing rate costs divisions: computed once per packet,
             // only once the window allows it.
-            let input = self.pacing_input_with(window);
+            let input = held.unwrap_or_else(|| self.pacing_input_with(window));
             if !probe && !handshake {
                 let at = self.pacer.next_send_time(now, &input, size);
                 if at > now {
                     self.app_limited = false;
+                    self.held = Some(input);
                     return Some(at);
                 }
             }

@@ -88,17 +88,20 @@ fn random_loss_is_repaired_and_ttlb_includes_it() {
 fn gilbert_elliott_and_policer_paths_complete() {
     let mut sc = scenario("dsl");
     sc.size_bytes = 500_000;
-    sc.path.loss = LossModel::GilbertElliott {
+    sc.path.loss = LossModel::GilbertElliott(ramp_link::GilbertElliott {
         p_good_to_bad: 0.01,
         p_bad_to_good: 0.3,
         loss_good: 0.0,
         loss_bad: 0.5,
-    };
+    });
     let ge = run(&sc, "cubic(iw=30)", 2);
     assert!(ge.completed && ge.drops_random > 0);
     let mut pol = scenario("seed-100m");
     pol.size_bytes = 1_000_000;
-    pol.path.policer = Some((ramp_cc::Rate::from_bits_per_sec(10_000_000), 32_000));
+    pol.path.policer = Some(ramp_link::TokenBucket {
+        rate: ramp_cc::Rate::from_bits_per_sec(10_000_000),
+        burst: 32_000,
+    });
     let p = run(&pol, "newreno(iw=30)", 1);
     assert!(p.completed && p.drops_policer > 0 && p.drops_queue == 0);
     // A policed path cannot deliver faster than its token rate.

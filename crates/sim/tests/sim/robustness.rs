@@ -42,15 +42,18 @@ fn random_scenarios_terminate_with_consistent_records() {
         sc.path.loss = match i % 3 {
             0 => LossModel::None,
             1 => LossModel::Bernoulli { p: loss },
-            _ => LossModel::GilbertElliott {
+            _ => LossModel::GilbertElliott(ramp_link::GilbertElliott {
                 p_good_to_bad: loss,
                 p_bad_to_good: 0.3,
                 loss_good: 0.0,
                 loss_bad: 0.3,
-            },
+            }),
         };
         if i % 7 == 0 {
-            sc.path.policer = Some((sc.path.rate, 16_000));
+            sc.path.policer = Some(ramp_link::TokenBucket {
+                rate: sc.path.rate,
+                burst: 16_000,
+            });
         }
         // Every discipline, with and without ECN.
         let aqm = [

@@ -108,6 +108,46 @@ fn a_population_file_turns_wifi_jitter_on_for_wifi_paths_only() {
 }
 
 #[test]
+fn a_population_file_reads_wifi_jitter_keys_through_the_element_table() {
+    use ramp_sim::fleet::population_file::PopulationFile;
+    let model = |value: &str| {
+        let text = format!("[[region]]\nname = \"west-europe\"\n[paths]\nwifi_jitter = {value}\n");
+        PopulationFile::parse(&text, "j").map(|f| match f.population {
+            ramp_sim::fleet::Population::Regions(rs) => rs[0].paths.wifi_jitter,
+            ramp_sim::fleet::Population::Grid(_) => panic!("regions"),
+        })
+    };
+    // The boolean form reads as before: on is WiFiSeer's defaults.
+    assert_eq!(
+        model("true").unwrap(),
+        Some(ramp_link::Jitter::WIFI_SUI_2016)
+    );
+    assert_eq!(model("false").unwrap(), None);
+    // A spec: keys over the defaults, as `--wifi-jitter=…` takes them.
+    assert_eq!(
+        model("\"p90=15ms\"").unwrap(),
+        Some(ramp_link::Jitter {
+            median: std::time::Duration::from_millis(3),
+            p90: std::time::Duration::from_millis(15),
+        })
+    );
+    assert_eq!(
+        model("\"\"").unwrap(),
+        Some(ramp_link::Jitter::WIFI_SUI_2016)
+    );
+    let e = model("\"p90=2s\"").unwrap_err().to_string();
+    assert!(
+        e.contains("line 4: paths.wifi_jitter: p90: need 0 < median"),
+        "{e}"
+    );
+    let e = model("\"delay=1ms\"").unwrap_err().to_string();
+    assert!(
+        e.contains("wifi_jitter: delay: unknown key (keys: median, p90)"),
+        "{e}"
+    );
+}
+
+#[test]
 fn a_cellular_link_slows_a_short_transfer_more_than_a_long_one_and_is_seeded() {
     // CellReplay's mechanism: the first 280 KB of a burst after idle go at
     // half the rate. A 200 KB object lies wholly in that phase; a 4 MB one
