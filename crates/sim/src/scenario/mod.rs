@@ -595,7 +595,13 @@ mod tests {
                 loss_bad: 0.5,
             })
         );
-        let msg = |text: &str| Scenario::from_toml(text, "s").unwrap_err().message;
+        let msg = |text: &str| {
+            let e = Scenario::from_toml(text, "s").unwrap_err();
+            match e.line {
+                Some(l) => format!("line {l}: {}", e.message),
+                None => e.message,
+            }
+        };
         // A missing required key: the table's line; a bad value: its own.
         let e = msg("seed = 1\n[path.policer]\nrate = \"10mbit\"\n");
         assert_eq!(
