@@ -231,6 +231,27 @@ fn relay_sender_sleeps_between_datagrams_instead_of_spinning() {
         );
         return;
     }
+    // A spinning sender burns the whole link time on every attempt; a
+    // sleeping one stays near a third of it (80-90 ms of 230 ms in a debug
+    // build on the idle 2-core VM) but read 120 ms once in CI, cause not
+    // found. So an attempt over the bound is repeated, and only three
+    // attempts all over it fail the test.
+    let mut attempts = Vec::new();
+    for _ in 0..3 {
+        let (used, busy) = sender_cpu_over_link_time();
+        if used.as_secs_f64() <= 0.5 * busy.as_secs_f64() {
+            return;
+        }
+        attempts.push(used);
+    }
+    panic!(
+        "the sender used {attempts:?} of CPU over 230.4ms of link time in three attempts: it spins"
+    );
+}
+
+/// One attempt: three bursts of 800 datagrams through a 100 Mbit/s relay;
+/// the up sender thread's CPU time and the link time they took.
+fn sender_cpu_over_link_time() -> (Duration, Duration) {
     let server = receiver();
     server
         .set_read_timeout(Some(Duration::from_secs(2)))
@@ -278,10 +299,7 @@ fn relay_sender_sleeps_between_datagrams_instead_of_spinning() {
         c.up.lateness_mean()
     );
     assert_eq!(c.up.dropped_queue, 0, "{c:?}");
-    assert!(
-        used.as_secs_f64() <= 0.5 * busy.as_secs_f64(),
-        "the sender used {used:?} of CPU over {busy:?} of link time: it spins"
-    );
+    (used, busy)
 }
 
 /// Garbage never crashes the relay; it is counted and dropped.
