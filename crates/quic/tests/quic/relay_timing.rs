@@ -382,15 +382,7 @@ fn spoofing_attempt() -> Result<(), String> {
     server
         .set_read_timeout(Some(Duration::from_millis(500)))
         .unwrap();
-    let mut cfg = RelayConfig::symmetric(
-        "127.0.0.1:0".parse().unwrap(),
-        server.local_addr().unwrap(),
-        Rate::from_bits_per_sec(100_000_000),
-        Duration::ZERO,
-        Duration::from_millis(40),
-        0.0,
-        1,
-    );
+    let mut cfg = table_relay(server.local_addr().unwrap());
     cfg.max_clients = 4;
     cfg.handshake_grace = Duration::from_millis(100);
     let relay = Relay::start(cfg).unwrap();
@@ -475,15 +467,7 @@ fn finished_flows_attempt() -> Result<(), String> {
         }
         seen
     });
-    let mut cfg = RelayConfig::symmetric(
-        "127.0.0.1:0".parse().unwrap(),
-        server_addr,
-        Rate::from_bits_per_sec(100_000_000),
-        Duration::ZERO,
-        Duration::from_millis(40),
-        0.0,
-        1,
-    );
+    let mut cfg = table_relay(server_addr);
     cfg.max_clients = 4;
     cfg.client_quiet = Duration::from_millis(300);
     let relay = Relay::start(cfg).unwrap();
@@ -592,16 +576,7 @@ fn relay_with_cellular_wifi_and_aggregation_delivers_every_datagram_in_order() {
 fn empty_datagrams_are_counted_on_their_own_not_as_malformed() {
     let _machine = exclusive();
     let server = UdpSocket::bind("127.0.0.1:0").unwrap();
-    let relay = Relay::start(RelayConfig::symmetric(
-        "127.0.0.1:0".parse().unwrap(),
-        server.local_addr().unwrap(),
-        Rate::from_bits_per_sec(100_000_000),
-        Duration::ZERO,
-        Duration::from_millis(40),
-        0.0,
-        1,
-    ))
-    .unwrap();
+    let relay = Relay::start(table_relay(server.local_addr().unwrap())).unwrap();
     let client = UdpSocket::bind("127.0.0.1:0").unwrap();
     for _ in 0..3 {
         client.send_to(&[], relay.local_addr()).unwrap();
@@ -627,16 +602,7 @@ fn a_dead_upstream_is_counted_from_its_icmp_unreachable() {
         .unwrap()
         .local_addr()
         .unwrap();
-    let relay = Relay::start(RelayConfig::symmetric(
-        "127.0.0.1:0".parse().unwrap(),
-        dead,
-        Rate::from_bits_per_sec(100_000_000),
-        Duration::ZERO,
-        Duration::from_millis(40),
-        0.0,
-        1,
-    ))
-    .unwrap();
+    let relay = Relay::start(table_relay(dead)).unwrap();
     let client = UdpSocket::bind("127.0.0.1:0").unwrap();
     let deadline = Instant::now() + Duration::from_secs(5);
     while relay.counters().upstream_unreachable == 0 && Instant::now() < deadline {
@@ -648,4 +614,19 @@ fn a_dead_upstream_is_counted_from_its_icmp_unreachable() {
     let c = relay.stop().unwrap();
     assert!(c.upstream_unreachable >= 1, "{c:?}");
     assert_eq!(c.clients, 1, "{c:?}");
+}
+
+/// The relay the client-table tests use: 100 Mbit/s each way, no path
+/// delay, a 40 ms queue, no loss, seed 1, listening on a free local port
+/// and forwarding to `upstream`.
+fn table_relay(upstream: std::net::SocketAddr) -> RelayConfig {
+    RelayConfig::symmetric(
+        "127.0.0.1:0".parse().unwrap(),
+        upstream,
+        Rate::from_bits_per_sec(100_000_000),
+        Duration::ZERO,
+        Duration::from_millis(40),
+        0.0,
+        1,
+    )
 }
