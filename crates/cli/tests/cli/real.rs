@@ -366,6 +366,47 @@ fn serve_and_relay_outlive_a_closed_stdout() {
     }
 }
 
+/// `ramp relay` refuses a buffer smaller than one packet, at `--rate` or
+/// at a sparse trace's mean rate (a 1-packet-per-second trace and a 20 ms
+/// queue make a 30-byte buffer), as `ramp shell` and `ramp sim` do; it
+/// accepted both and dropped every packet that found the link busy.
+#[test]
+fn relay_refuses_a_buffer_under_one_packet_at_the_rate_or_a_traces_mean() {
+    let trace = temp("1pps.trace");
+    std::fs::write(&trace, "1000\n").expect("trace written");
+    let trace_s = trace.to_string_lossy().to_string();
+    let base = [
+        "relay",
+        "--listen",
+        "127.0.0.1:0",
+        "--upstream",
+        "127.0.0.1:9",
+        "--rtt",
+        "20ms",
+        "--queue",
+        "20ms",
+        "--duration",
+        "1s",
+    ];
+    for extra in [
+        &["--rate", "1kbit"][..],
+        &["--rate", "10mbit", "--trace", &trace_s][..],
+    ] {
+        let out = Command::new(RAMP)
+            .args(base)
+            .args(extra)
+            .output()
+            .expect("ramp relay runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{extra:?}: {stderr}");
+        assert!(
+            stderr.contains("--queue: the buffer holds less than one 1500-byte packet"),
+            "{extra:?}: {stderr}"
+        );
+        assert!(out.stdout.is_empty(), "refused before listening: {extra:?}");
+    }
+}
+
 /// `ramp get` and `ramp load` spell their shared flags one way (`-n`,
 /// `-c`, `-k`, `--cacert`, as h2load and curl); get's old `--n`,
 /// `--concurrency` and `--ca` are hidden aliases that still parse.
