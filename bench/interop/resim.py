@@ -81,7 +81,7 @@ def main():
     with open(os.path.join(out_dir, "runs.ndjson"), "w") as f:
         for r in rows:
             f.write(json.dumps(r) + "\n")
-    meta.update({"resim-of": os.path.abspath(data), "resim-s": round(time.time() - started, 1),
+    meta.update({"resim-of": data, "resim-s": round(time.time() - started, 1),
                  "resim-ramp-commit": subprocess.run(["git", "rev-parse", "HEAD"],
                                                      capture_output=True, text=True).stdout.strip()})
     with open(os.path.join(out_dir, "meta.json"), "w") as f:
