@@ -173,7 +173,11 @@ fn quicly_cc_limited_grows_on_packets_sent_with_half_the_window_in_flight() {
         d.frame(&pns[4..], &[], false, false, true);
         d.window()
     };
-    assert_eq!(grown("newreno"), IW, "RFC 9002 §7.8: app-limited, no growth");
+    assert_eq!(
+        grown("newreno"),
+        IW,
+        "RFC 9002 §7.8: app-limited, no growth"
+    );
     assert_eq!(grown("newreno(cc_limited=rfc)"), IW);
     assert_eq!(grown("newreno(cc_limited=quicly)"), IW + MDS);
 }
