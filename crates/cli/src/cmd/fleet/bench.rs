@@ -127,8 +127,13 @@ pub(crate) fn amdahl(serial: f64, n: usize) -> f64 {
 /// Arguments of `ramp bench fleet`.
 #[derive(clap::Args, Debug)]
 pub(crate) struct Args {
-    /// Built-in experiment.
-    #[arg(long, default_value = "rapid-start-2026")]
+    /// Built-in experiment (`ramp fleet --list-presets`).
+    #[arg(
+        long,
+        default_value = "rapid-start-2026",
+        value_parser = super::preset_name(),
+        hide_possible_values = true
+    )]
     preset: String,
     /// Connections (each once per arm); kept small, the machine may be
     /// shared.

@@ -64,6 +64,8 @@ pub struct Args {
     #[arg(
         long,
         default_value = "rapid-start-2026",
+        value_parser = preset_name(),
+        hide_possible_values = true,
         conflicts_with = "population"
     )]
     preset: String,
@@ -132,6 +134,13 @@ pub struct Args {
     /// without running: what a driver that shards the run needs to know.
     #[arg(long)]
     describe: bool,
+}
+
+/// The value parser of a `--preset` flag: clap refuses a name that is not
+/// a built-in experiment (exit 2, with the names) before any work. The
+/// help leaves the names out: `--list-presets` lists them with what each is.
+pub(crate) fn preset_name() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(experiments::PRESETS.iter().map(|p| p.0))
 }
 
 /// `ramp fleet merge`.

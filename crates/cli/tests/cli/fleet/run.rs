@@ -190,3 +190,41 @@ fn list_presets_declares_each_assumption_with_value_range_and_reason() {
         "{text}"
     );
 }
+
+/// A `--preset` that is not a built-in experiment is a usage error: clap
+/// refuses it (exit 2) with the names, before `ramp fleet` or
+/// `ramp bench fleet` creates a directory (bench fleet used to create and
+/// mark its --dir first).
+#[test]
+fn a_bad_preset_is_refused_with_the_names_before_any_work() {
+    let (out, dir) = (tmp("bad-preset-out"), tmp("bad-preset-dir"));
+    let runs = [
+        ramp()
+            .args(["fleet", "--preset", "no-such-preset", "-n", "2", "-o"])
+            .arg(&out)
+            .output(),
+        ramp()
+            .args([
+                "bench",
+                "fleet",
+                "--preset",
+                "no-such-preset",
+                "-n",
+                "2",
+                "--dir",
+            ])
+            .arg(&dir)
+            .output(),
+    ];
+    for o in runs {
+        let o = o.expect("run ramp");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(err.contains("'--preset <PRESET>'"), "{err}");
+        for name in ["rapid-start-2026", "cubic-hystart-matrix", "l4s-2026"] {
+            assert!(err.contains(name), "{name} missing in:\n{err}");
+        }
+    }
+    assert!(!out.exists(), "{} was created", out.display());
+    assert!(!dir.exists(), "{} was created", dir.display());
+}
