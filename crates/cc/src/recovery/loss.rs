@@ -48,24 +48,6 @@ impl<P> LossDetector<P> {
         }
         let loss_delay = self.loss_delay();
         let packet_threshold = self.config.packet_threshold();
-        // (by the packet threshold, by the time threshold)
-        let thresholds = |pn: u64, time_sent: Time| {
-            (
-                largest_acked - pn >= packet_threshold,
-                loss_delay.is_some_and(|d| time_sent.saturating_add(d) <= now),
-            )
-        };
-        // The oldest outstanding packet (the front after `trim_front`)
-        // decides most passes: if it is not lost, no later one is (see the
-        // loop below), and nothing else needs computing.
-        let sp = &mut self.spaces[si];
-        if let Some(Slot::Outstanding(p)) = sp.sent.slot(0) {
-            let time_sent = p.time_sent;
-            if thresholds(sp.sent.base(), time_sent) == (false, false) {
-                sp.loss_time = loss_delay.map(|d| time_sent.saturating_add(d));
-                return LossPass::default();
-            }
-        }
         let pc_duration = (self.config.persistent_congestion_threshold > 0).then(|| {
             persistent_congestion_duration(
                 &self.rtt,
@@ -95,7 +77,8 @@ impl<P> LossDetector<P> {
                 }
                 _ => continue,
             };
-            let (by_packet, by_time) = thresholds(pn, time_sent);
+            let by_packet = largest_acked - pn >= packet_threshold;
+            let by_time = loss_delay.is_some_and(|d| time_sent.saturating_add(d) <= now);
             if !by_packet && !by_time {
                 // Both thresholds are monotone in packet number (send times
                 // never decrease), so no later packet is lost either; this
