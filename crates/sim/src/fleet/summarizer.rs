@@ -277,11 +277,12 @@ impl Summarizer {
     fn series_of(&self, dense: u32) -> u64 {
         let n = self.arms.len().max(1) as u64;
         let d = u64::from(dense);
-        self.slots
+        let slot = self
+            .slots
             .get((d / n) as usize)
             .copied()
-            .unwrap_or(u64::MAX)
-            | d % n
+            .unwrap_or(u64::MAX);
+        slot | (d % n)
     }
 
     /// Ends the current connection: its values go into their series.
