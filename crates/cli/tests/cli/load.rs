@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use ramp_host::timing::promptly;
 use serde_json::{Map, Value};
 
 const RAMP: &str = env!("CARGO_BIN_EXE_ramp");
@@ -30,13 +31,11 @@ impl Serve {
         Serve::start_with(&[])
     }
 
+    /// HTTP/2 on HTTP/3's port number, serve's default for `--listen
+    /// IP:0` (serve picks a number free for both; it used to exit with
+    /// EADDRINUSE when some TCP socket held the UDP socket's number: 2 runs
+    /// in 40 of this module beside the machine's load).
     fn start_with(extra: &[&str]) -> Serve {
-        Serve::spawn(extra, true)
-    }
-
-    /// `own_h2_port`: HTTP/2 on a TCP port of its own (`--h2-listen`);
-    /// otherwise on HTTP/3's port number, serve's default.
-    fn spawn(extra: &[&str], own_h2_port: bool) -> Serve {
         // serve's stderr, shown if it stops before printing its ports.
         static SERVES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         let k = SERVES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -50,17 +49,6 @@ impl Serve {
                 "--duration",
                 "60s",
             ])
-            // A TCP port of its own: by default HTTP/2 listens on the UDP
-            // socket's port number, and a TCP socket elsewhere may hold
-            // that number (another test's connection or listener). serve
-            // then exits with EADDRINUSE after the HTTP/3 line, and no h2
-            // line came (2 runs in 40 of this module beside the rest of
-            // the machine's load).
-            .args(if own_h2_port {
-                &["--h2-listen", "127.0.0.1:0"][..]
-            } else {
-                &[]
-            })
             .args(extra)
             .stdout(Stdio::piped())
             .stderr(Stdio::from(
@@ -167,33 +155,6 @@ fn load_expecting(
     );
     let text = std::fs::read_to_string(&summary).expect("summary written");
     serde_json::from_str(&text).expect("summary is a JSON object")
-}
-
-/// Checks that a command started at `t0` ended within `bound`, a bound
-/// many times its time on an idle machine. A run that overran it while
-/// some task waited for a CPU more than half the time (CPU pressure since
-/// `pressure`) proves nothing: INCONCLUSIVE (`ramp_host::timing`), a
-/// failure only under `RAMP_STRICT_TIMING`.
-fn promptly(
-    test: &str,
-    t0: Instant,
-    bound: Duration,
-    pressure: Option<ramp_host::timing::CpuPressure>,
-) {
-    let took = t0.elapsed();
-    if took < bound {
-        return;
-    }
-    match pressure.and_then(|p| p.share_since()) {
-        Some(share) if share > 0.5 => ramp_host::timing::inconclusive(
-            test,
-            &format!(
-                "took {took:?}, bound {bound:?}, CPU pressure {:.0}%",
-                share * 100.0
-            ),
-        ),
-        share => panic!("{test}: took {took:?}, bound {bound:?} (CPU pressure {share:?})"),
-    }
 }
 
 fn n(m: &Map<String, Value>, k: &str) -> u64 {
@@ -400,10 +361,10 @@ fn rfc9000_14_and_18_2_datagram_size_limits_and_a_larger_size_works() {
 
 #[test]
 fn serve_listen_port_0_puts_http2_on_the_http3_port() {
-    // docs/real-mode.md: one port, UDP for HTTP/3 and TCP for HTTP/2.
-    // (This can fail when another socket holds that port number on TCP;
-    // see Serve::spawn.)
-    let serve = Serve::spawn(&[], false);
+    // docs/real-mode.md: one port, UDP for HTTP/3 and TCP for HTTP/2
+    // (real::serve_h2_on_port_0_avoids_a_port_number_tcp_already_holds
+    // holds the number on TCP first).
+    let serve = Serve::start();
     assert_eq!(serve.port("h2"), serve.port("h3"));
 }
 
