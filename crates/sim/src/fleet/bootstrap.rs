@@ -35,6 +35,12 @@ pub const REPLICATES: usize = 200;
 /// the same replicates.
 pub const SEED: u64 = 0xB007_5EED_F1EE_7001;
 
+/// Slices with fewer paired connections get no interval: a bootstrap of a
+/// handful of values undercovers badly (one connection would give an
+/// interval of width zero), and a region or bin that small is read as
+/// anecdote anyway. A judgement, not a sourced figure.
+pub const MIN_CONNECTIONS: usize = 10;
+
 /// z(0.975), the standard normal quantile of a two-sided 95 % interval.
 const Z_975: f64 = 1.959_963_984_540_054;
 

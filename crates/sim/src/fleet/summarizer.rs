@@ -609,7 +609,7 @@ fn ttlb_slice(
             change(m, bm),
             change(median, bmed),
         );
-        let ci = if k == 0 {
+        let ci = if k == 0 || n < bootstrap::MIN_CONNECTIONS {
             HeadlineIntervals::NONE
         } else {
             let [a, b, c, d] = se.get(k).copied().unwrap_or([f64::NAN; 4]);

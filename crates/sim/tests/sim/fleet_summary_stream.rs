@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use ramp_sim::fleet::bootstrap::{Poisson1, REPLICATES};
+use ramp_sim::fleet::bootstrap::{Poisson1, MIN_CONNECTIONS, REPLICATES};
 use ramp_sim::fleet::summary::{
     percentile, summarize, whole_percentiles, ConfidenceInterval, HeadlineIntervals, LossRow, Row,
     Slice, Summarizer, Summary, TtlbChange, DECILES, DELTA_PERCENTILES, LOSS_PERCENTILES,
@@ -142,7 +142,7 @@ fn slice(label: &str, arms: &[String], conns: &[&PerConn]) -> Slice {
             pctl_1_99_change_avg_pct: mean(&whole_changes),
             median_change_pct: change(median, bmed),
             mean_lost_packets: mean(&lost),
-            ci: if k == 0 {
+            ci: if k == 0 || paired.len() < MIN_CONNECTIONS {
                 HeadlineIntervals::NONE
             } else {
                 let est = [
