@@ -71,19 +71,14 @@ impl Ord for HeapEvent {
     }
 }
 
-/// An item's place in the total order: its time, then its sequence number,
-/// in one integer, so choosing among the heads is integer comparisons.
+/// An item's place in the total order: its time, then its sequence number.
 /// Sequence numbers start at 1 and never reach `u64::MAX`, so no item's
 /// key is [`NONE`].
-type Key = u128;
+type Key = (Time, u64);
 
-/// The key of an empty head: after every item.
-const NONE: Key = Key::MAX;
-
-#[inline]
-fn key(at: Time, seq: u64) -> Key {
-    (Key::from(at.as_nanos()) << 64) | Key::from(seq)
-}
+/// The key of an empty head: after every item, so choosing among the heads
+/// needs no `Option`s.
+const NONE: Key = (Time::MAX, u64::MAX);
 
 /// The event queue. Packets on the forward path arrive in the order they
 /// left the FIFO bottleneck (constant propagation delay), and client packets
@@ -120,7 +115,7 @@ impl Queue {
     pub(super) fn push(&mut self, at: Time, flow: u32, kind: TimerKind) {
         self.seq += 1;
         if kind == TimerKind::Wake && self.slot.0 == NONE {
-            self.slot = (key(at, self.seq), flow);
+            self.slot = ((at, self.seq), flow);
             return;
         }
         self.heap.push(HeapEvent {
@@ -148,36 +143,44 @@ impl Queue {
 
     #[inline]
     pub(super) fn pop(&mut self) -> Option<Event> {
-        let h = self.heap.peek().map_or(NONE, |e| key(e.at, e.seq));
-        let f = self.fwd.front().map_or(NONE, |e| key(e.0, e.1));
-        let r = self.rev.front().map_or(NONE, |e| key(e.0, e.1));
+        let f = self.fwd.front().map_or(NONE, |e| (e.0, e.1));
+        let r = self.rev.front().map_or(NONE, |e| (e.0, e.1));
         let s = self.slot.0;
+        let h = self.heap.peek().map_or(NONE, |e| (e.at, e.seq));
         // Keys are distinct, so the smallest is unique (unless all are NONE).
-        let first = h.min(f).min(r).min(s);
+        let (mut first, mut head) = (f, Head::Fwd);
+        if r < first {
+            (first, head) = (r, Head::Rev);
+        }
+        if s < first {
+            (first, head) = (s, Head::Slot);
+        }
+        if h < first {
+            (first, head) = (h, Head::Heap);
+        }
         if first == NONE {
-            None
-        } else if first == f {
-            self.fwd.pop_front().map(|(at, _, flow, d, ecn)| Event {
+            return None;
+        }
+        match head {
+            Head::Fwd => self.fwd.pop_front().map(|(at, _, flow, d, ecn)| Event {
                 at,
                 flow,
                 kind: Kind::Data { d, ecn },
-            })
-        } else if first == r {
-            self.rev.pop_front().map(|(at, _, flow)| Event {
+            }),
+            Head::Rev => self.rev.pop_front().map(|(at, _, flow)| Event {
                 at,
                 flow,
                 kind: Kind::Up,
-            })
-        } else if first == s {
-            let flow = self.slot.1;
-            self.slot.0 = NONE;
-            Some(Event {
-                at: Time::from_nanos((s >> 64) as u64),
-                flow,
-                kind: Kind::Wake,
-            })
-        } else {
-            self.heap.pop().map(|e| Event {
+            }),
+            Head::Slot => {
+                self.slot.0 = NONE;
+                Some(Event {
+                    at: s.0,
+                    flow: self.slot.1,
+                    kind: Kind::Wake,
+                })
+            }
+            Head::Heap => self.heap.pop().map(|e| Event {
                 at: e.at,
                 flow: e.flow,
                 kind: match e.kind {
@@ -187,9 +190,18 @@ impl Queue {
                     TimerKind::AckTimer => Kind::AckTimer,
                     TimerKind::Link => Kind::Link,
                 },
-            })
+            }),
         }
     }
+}
+
+/// Which of the queue's heads holds the next item.
+#[derive(Clone, Copy)]
+enum Head {
+    Fwd,
+    Rev,
+    Slot,
+    Heap,
 }
 
 #[cfg(test)]
