@@ -28,7 +28,7 @@ pub(super) enum Kind {
 }
 
 /// A timer-heap entry (small, so heap moves are cheap).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug)]
 pub(super) enum TimerKind {
     Start,
     Wake,
@@ -114,16 +114,23 @@ impl Queue {
     #[inline]
     pub(super) fn push(&mut self, at: Time, flow: u32, kind: TimerKind) {
         self.seq += 1;
-        if kind == TimerKind::Wake && self.slot.0 == NONE {
-            self.slot = ((at, self.seq), flow);
-            return;
-        }
         self.heap.push(HeapEvent {
             at,
             seq: self.seq,
             flow,
             kind,
         });
+    }
+
+    /// Queues a pacing wake-up: in the slot if it is free, else in the heap.
+    #[inline]
+    pub(super) fn push_wake(&mut self, at: Time, flow: u32) {
+        if self.slot.0 == NONE {
+            self.seq += 1;
+            self.slot = ((at, self.seq), flow);
+        } else {
+            self.push(at, flow, TimerKind::Wake);
+        }
     }
 
     #[inline]
@@ -143,25 +150,31 @@ impl Queue {
 
     #[inline]
     pub(super) fn pop(&mut self) -> Option<Event> {
-        let f = self.fwd.front().map_or(NONE, |e| (e.0, e.1));
-        let r = self.rev.front().map_or(NONE, |e| (e.0, e.1));
-        let s = self.slot.0;
-        let h = self.heap.peek().map_or(NONE, |e| (e.at, e.seq));
-        // Keys are distinct, so the smallest is unique (unless all are NONE).
-        let (mut first, mut head) = (f, Head::Fwd);
-        if r < first {
-            (first, head) = (r, Head::Rev);
+        // Keys are distinct, so the smallest is unique. An empty slot's
+        // key is NONE, never smaller than another head's.
+        let mut first = NONE;
+        let mut head = Head::Empty;
+        if let Some(e) = self.fwd.front() {
+            first = (e.0, e.1);
+            head = Head::Fwd;
         }
-        if s < first {
-            (first, head) = (s, Head::Slot);
+        if let Some(e) = self.rev.front() {
+            if (e.0, e.1) < first {
+                first = (e.0, e.1);
+                head = Head::Rev;
+            }
         }
-        if h < first {
-            (first, head) = (h, Head::Heap);
+        if self.slot.0 < first {
+            first = self.slot.0;
+            head = Head::Slot;
         }
-        if first == NONE {
-            return None;
+        if let Some(e) = self.heap.peek() {
+            if (e.at, e.seq) < first {
+                head = Head::Heap;
+            }
         }
         match head {
+            Head::Empty => None,
             Head::Fwd => self.fwd.pop_front().map(|(at, _, flow, d, ecn)| Event {
                 at,
                 flow,
@@ -175,7 +188,7 @@ impl Queue {
             Head::Slot => {
                 self.slot.0 = NONE;
                 Some(Event {
-                    at: s.0,
+                    at: first.0,
                     flow: self.slot.1,
                     kind: Kind::Wake,
                 })
@@ -198,6 +211,7 @@ impl Queue {
 /// Which of the queue's heads holds the next item.
 #[derive(Clone, Copy)]
 enum Head {
+    Empty,
     Fwd,
     Rev,
     Slot,
@@ -282,7 +296,7 @@ mod tests {
                         reference.push((at, seq, (at, flow, 1)));
                     }
                     2 | 3 | 4 => {
-                        q.push(Time::from_nanos(at), flow, TimerKind::Wake);
+                        q.push_wake(Time::from_nanos(at), flow);
                         reference.push((at, seq, (at, flow, 2)));
                     }
                     5 => {
