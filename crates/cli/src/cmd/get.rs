@@ -7,7 +7,7 @@ use anyhow::Context;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use ramp_quic::client::{get_blocking_with_progress, Distribution, GetConfig, GetResult};
+use ramp_quic::client::{get_blocking_reporting, Distribution, GetConfig, GetResult};
 use ramp_quic::load::Progress;
 use ramp_quic::Trust;
 
@@ -20,17 +20,31 @@ use ramp_quic::Trust;
 pub struct Args {
     /// `https://host:port/path`, e.g. https://127.0.0.1:4433/bytes/2000000.
     url: String,
-    /// Number of requests.
-    #[arg(long, default_value_t = 1)]
+    /// Number of requests (`ramp load`'s and h2load's spelling; `--n`
+    /// still works).
+    #[arg(
+        short = 'n',
+        long = "requests",
+        alias = "n",
+        value_name = "REQUESTS",
+        default_value_t = 1
+    )]
     n: usize,
-    /// Connections in parallel.
-    #[arg(long, default_value_t = 1, value_parser = crate::ranges::number_in(1usize, 1024))]
+    /// Connections in parallel (as `ramp load -c`; `--concurrency` still
+    /// works).
+    #[arg(short = 'c', long = "clients", alias = "concurrency", value_name = "CLIENTS", default_value_t = 1, value_parser = crate::ranges::number_in(1usize, 1024))]
     concurrency: usize,
     /// Accept any server certificate (like curl's --insecure).
-    #[arg(long)]
+    #[arg(long, short = 'k')]
     insecure: bool,
-    /// Trust the CA certificates in this PEM file.
-    #[arg(long, conflicts_with = "insecure")]
+    /// Trust the CA certificates in this PEM file (curl's and `ramp
+    /// load`'s spelling; `--ca` still works).
+    #[arg(
+        long = "cacert",
+        alias = "ca",
+        value_name = "CACERT",
+        conflicts_with = "insecure"
+    )]
     ca: Option<PathBuf>,
     /// One JSON record per request on stdout instead of the summary.
     #[arg(long)]
@@ -50,11 +64,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         (Some(ca), _) => Trust::CaFile(ca.clone()),
         (None, true) => Trust::Insecure,
         (None, false) => {
-            anyhow::bail!("no trust anchor: pass --ca FILE, or --insecure for a self-signed server")
+            anyhow::bail!(
+                "no trust anchor: pass --cacert FILE, or --insecure for a self-signed server"
+            )
         }
     };
     if args.n == 0 {
-        anyhow::bail!("--n must be at least 1");
+        anyhow::bail!("-n must be at least 1");
     }
     let cfg = GetConfig {
         url: args
@@ -68,18 +84,22 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let progress = Arc::new(Progress::default());
     let bar = (!args.quiet).then(|| super::load::spawn_bar(progress.clone(), cfg.n as u64));
-    let results = get_blocking_with_progress(&cfg, progress);
+    // JSON records are printed (and flushed) as soon as the requests have
+    // ended, before the client's closing period: a script that waits for
+    // them (bench/interop/run.py) need not wait for the process to exit.
+    let json = args.json;
+    let results = get_blocking_reporting(&cfg, progress, |results| {
+        if json {
+            print_json(results);
+        }
+    });
     if let Some((stop, handle)) = bar {
         stop.store(true, Ordering::Relaxed);
         let _ = handle.join();
     }
     let results = results.map_err(|e| anyhow::anyhow!("{e}"))?;
     let failed = results.iter().filter(|r| !r.is_ok()).count();
-    if args.json {
-        for r in &results {
-            println!("{}", serde_json::Value::Object(r.to_json()));
-        }
-    } else if failed < results.len() {
+    if !args.json && failed < results.len() {
         print_summary(&results, failed);
     }
     if !args.json {
@@ -95,6 +115,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// One JSON record per result on stdout, flushed.
+fn print_json(results: &[GetResult]) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    for r in results {
+        // A closed stdout is not an error worth failing the download for.
+        let _ = writeln!(out, "{}", serde_json::Value::Object(r.to_json()));
+    }
+    let _ = out.flush();
 }
 
 /// `word`, with an `s` unless `n` is 1.
