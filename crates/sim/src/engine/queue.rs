@@ -295,7 +295,7 @@ mod tests {
                         q.push_rev(Time::from_nanos(at), flow);
                         reference.push((at, seq, (at, flow, 1)));
                     }
-                    2 | 3 | 4 => {
+                    2..=4 => {
                         q.push_wake(Time::from_nanos(at), flow);
                         reference.push((at, seq, (at, flow, 2)));
                     }

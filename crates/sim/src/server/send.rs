@@ -307,7 +307,7 @@ mod tests {
                 let gap = input
                     .rate
                     .map_or(0, |r| r.transmit_time(2 * bytes).as_nanos());
-                now = now + Duration::from_nanos(next() % (gap as u64 + 1));
+                now += Duration::from_nanos(next() % (gap as u64 + 1));
             }
         }
         assert!(checked > 5_000, "too few held packets checked: {checked}");
