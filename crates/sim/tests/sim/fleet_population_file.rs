@@ -288,6 +288,24 @@ fn client_processing_reaches_every_connection_of_the_plan() {
     assert!(e.contains("mobile_share_scale"), "{e}");
 }
 
+#[test]
+fn capacity_weight_and_cross_traffic_share_are_read_and_declared() {
+    use ramp_sim::fleet::assumptions::Param;
+    let f = PopulationFile::parse(
+        "[[region]]\nname = \"west-europe\"\n[paths]\ncapacity_weight = 0.25\n\
+         cross_traffic_share = 0.1\n",
+        "cw",
+    )
+    .unwrap();
+    assert_eq!(Param::CapacityWeight.get(&f.population), Some(0.25));
+    assert_eq!(Param::CrossTrafficShare.get(&f.population), Some(0.1));
+    let keys: Vec<&str> = f.assumptions.iter().map(|a| a.param.key()).collect();
+    assert!(keys.contains(&"paths.capacity_weight"), "{keys:?}");
+    assert!(keys.contains(&"paths.cross_traffic_share"), "{keys:?}");
+    let e = err("[[region]]\nname = \"africa\"\n[paths]\ncapacity_weight = 1.5\n");
+    assert!(e.contains("capacity_weight: must lie in [0, 1]"), "{e}");
+}
+
 /// Issue #36: an error found after the parse names the key's own line, not
 /// the line of its table's header; a negative quantile is called negative,
 /// not "non-decreasing".
