@@ -438,6 +438,19 @@ mod tests {
             panic!("regions")
         };
         assert_eq!(rs[0].paths.wifi_jitter, cli.path.elements.jitter);
+        // And its `[paths] cellular` the same cellular text.
+        let pop = ramp_sim::fleet::population_file::PopulationFile::parse(
+            &format!(
+                "[[region]]\nname = \"africa\"\n[paths]\ncellular = \"{}\"\n",
+                flag(&cellular)
+            ),
+            "p",
+        )
+        .unwrap();
+        let ramp_sim::fleet::Population::Regions(rs) = pop.population else {
+            panic!("regions")
+        };
+        assert_eq!(rs[0].paths.cellular, cli.path.elements.cellular);
         // Alone, both give the same sourced defaults.
         let cli = from_flags(&["--cellular", "--wifi-jitter"]).unwrap();
         let file = from_toml("[path.cellular]\n[path.jitter]\n").unwrap();

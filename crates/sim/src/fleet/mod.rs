@@ -220,7 +220,7 @@ impl FleetPlan {
         p.elements = ramp_link::LinkElements {
             policer: path.policer,
             loss: path.loss,
-            cellular: path.cellular.then_some(ramp_link::Cellular::CELLREPLAY),
+            cellular: path.cellular,
             jitter: path.jitter,
             aggregation: path
                 .ack_aggregation
