@@ -29,7 +29,7 @@ cpu() { awk -v t="$TICK" '{ printf "%.2f\n", ($14 + $15) / t }' "/proc/$SERVER/s
 BYTES=200000000 RUNS=5
 before=$(cpu)
 start=$(date +%s.%N)
-"$RAMP" get --insecure --n "$RUNS" --timeout 120s "https://127.0.0.1:$PORT/bytes/$BYTES" >/dev/null
+"$RAMP" get --insecure -n "$RUNS" --timeout 120s "https://127.0.0.1:$PORT/bytes/$BYTES" >/dev/null
 end=$(date +%s.%N)
 after=$(cpu)
 python3 -c "

@@ -118,6 +118,25 @@ impl ForwarderFlags {
     }
 }
 
+/// Refuses a direction whose buffer holds less than one `packet`-byte
+/// packet at its rate, as `ramp sim` refuses such a queue: every packet
+/// that found the link busy would be dropped. Call it after the traces are
+/// applied, so that a sparse trace is judged at its mean rate (a 1-packet
+/// per second trace with a 20 ms queue is a 30-byte buffer).
+pub(crate) fn refuse_buffers_under_one_packet(
+    directions: &[(&str, &LinkParams)],
+    packet: u32,
+) -> anyhow::Result<()> {
+    for (flag, link) in directions {
+        if ramp_link::queue_bytes_for(link.rate, link.queue) < u64::from(packet) {
+            anyhow::bail!(
+                "{flag}: the buffer holds less than one {packet}-byte packet at this rate"
+            );
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use clap::Parser;

@@ -13,7 +13,7 @@
 //! the otherwise idle machine, where "inconclusive" is a failure.
 
 use std::io::Write as _;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Environment variable: when set to anything but `0` or empty, an
 /// inconclusive real-time test fails.
@@ -88,6 +88,36 @@ pub fn inconclusive(test: &str, details: &str) {
     );
 }
 
+/// The share of CPU pressure above which a late run proves nothing: some
+/// task waited for a CPU more than half the time. An assumption (a
+/// machine that kept up at least half the time should meet a bound set
+/// many times the idle time); anywhere in 0.3–0.7 would serve.
+pub const BUSY_SHARE: f64 = 0.5;
+
+/// Checks that work started at `t0` ended within `bound`, a bound many
+/// times its time on an idle machine. Within it: nothing to say. Over it
+/// while the machine was busy (CPU pressure since `pressure` above
+/// [`BUSY_SHARE`]): [`inconclusive`]. Over it on a machine that kept up,
+/// or where the pressure cannot be read: a failure (panic) naming `test`.
+///
+/// `pressure` is [`CpuPressure::now`] taken with `t0`.
+pub fn promptly(test: &str, t0: Instant, bound: Duration, pressure: Option<CpuPressure>) {
+    let took = t0.elapsed();
+    if took < bound {
+        return;
+    }
+    match pressure.and_then(|p| p.share_since()) {
+        Some(share) if share > BUSY_SHARE => inconclusive(
+            test,
+            &format!(
+                "took {took:?}, bound {bound:?}, CPU pressure {:.0}%",
+                share * 100.0
+            ),
+        ),
+        share => panic!("{test}: took {took:?}, bound {bound:?} (CPU pressure {share:?})"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -98,6 +128,18 @@ mod tests {
                     full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n";
         assert_eq!(parse_some_total(text), Some(2_753_751_564));
         assert_eq!(parse_some_total("full total=3\n"), None);
+    }
+
+    #[test]
+    fn promptly_is_silent_within_its_bound() {
+        promptly("within", Instant::now(), Duration::from_secs(60), None);
+    }
+
+    #[test]
+    #[should_panic(expected = "took")]
+    fn promptly_fails_a_late_run_whose_pressure_cannot_be_read() {
+        let t0 = Instant::now() - Duration::from_secs(2);
+        promptly("late", t0, Duration::from_secs(1), None);
     }
 
     #[test]

@@ -149,7 +149,7 @@ pub(crate) fn client_config(trust: &Trust) -> Result<rustls::ClientConfig, TlsEr
             if roots.is_empty() {
                 return Err(TlsError::File {
                     path: path.display().to_string(),
-                    why: "holds no certificate (no PEM CERTIFICATE block); --ca needs the \
+                    why: "holds no certificate (no PEM CERTIFICATE block); --cacert needs the \
                           certificate of the CA that signed the server's"
                         .into(),
                 });

@@ -292,7 +292,7 @@ fn run_arm(
         None => "finishing the simulation's outputs".to_string(),
     })?;
     if let (true, Some(t)) = (truncated.load(Ordering::Relaxed), traces) {
-        eprintln!(
+        ramp_vocab::note!(
             "ramp compare: arm {}: trace cut at {} MiB, the cap per arm ({}): its charts cover the \
              start of the transfer; the table and records cover all of it (--no-traces writes none)",
             arm.label,
@@ -316,8 +316,13 @@ const LEGEND_WIDTH: usize = 100;
 /// own with `wide`.
 fn print_table(scenario: &Scenario, seed: u64, arms: &[Arm], records: &[Record], wide: bool) {
     let p = &scenario.path;
+    // The discipline is named when it is not the default drop-tail FIFO.
+    let aqm = match p.aqm {
+        ramp_link::Aqm::DropTail => String::new(),
+        other => format!(" ({other})"),
+    };
     println!(
-        "scenario {}: {:.0} Mbit/s, {:.0} ms RTT, {:.0} ms queue, IW {} pkts, jump {} pkts, {} bytes, seed {}",
+        "scenario {}: {:.0} Mbit/s, {:.0} ms RTT, {:.0} ms queue{aqm}, IW {} pkts, jump {} pkts, {} bytes, seed {}",
         scenario.name,
         p.rate.bits_per_sec() as f64 / 1e6,
         p.rtt().as_secs_f64() * 1e3,

@@ -20,17 +20,31 @@ use ramp_quic::Trust;
 pub struct Args {
     /// `https://host:port/path`, e.g. https://127.0.0.1:4433/bytes/2000000.
     url: String,
-    /// Number of requests.
-    #[arg(long, default_value_t = 1)]
+    /// Number of requests (`ramp load`'s and h2load's spelling; `--n`
+    /// still works).
+    #[arg(
+        short = 'n',
+        long = "requests",
+        alias = "n",
+        value_name = "REQUESTS",
+        default_value_t = 1
+    )]
     n: usize,
-    /// Connections in parallel.
-    #[arg(long, default_value_t = 1, value_parser = crate::ranges::number_in(1usize, 1024))]
+    /// Connections in parallel (as `ramp load -c`; `--concurrency` still
+    /// works).
+    #[arg(short = 'c', long = "clients", alias = "concurrency", value_name = "CLIENTS", default_value_t = 1, value_parser = crate::ranges::number_in(1usize, 1024))]
     concurrency: usize,
     /// Accept any server certificate (like curl's --insecure).
-    #[arg(long)]
+    #[arg(long, short = 'k')]
     insecure: bool,
-    /// Trust the CA certificates in this PEM file.
-    #[arg(long, conflicts_with = "insecure")]
+    /// Trust the CA certificates in this PEM file (curl's and `ramp
+    /// load`'s spelling; `--ca` still works).
+    #[arg(
+        long = "cacert",
+        alias = "ca",
+        value_name = "CACERT",
+        conflicts_with = "insecure"
+    )]
     ca: Option<PathBuf>,
     /// One JSON record per request on stdout instead of the summary.
     #[arg(long)]
@@ -50,11 +64,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         (Some(ca), _) => Trust::CaFile(ca.clone()),
         (None, true) => Trust::Insecure,
         (None, false) => {
-            anyhow::bail!("no trust anchor: pass --ca FILE, or --insecure for a self-signed server")
+            anyhow::bail!(
+                "no trust anchor: pass --cacert FILE, or --insecure for a self-signed server"
+            )
         }
     };
     if args.n == 0 {
-        anyhow::bail!("--n must be at least 1");
+        anyhow::bail!("-n must be at least 1");
     }
     let cfg = GetConfig {
         url: args

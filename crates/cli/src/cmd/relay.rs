@@ -77,6 +77,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     cfg.down.aqm = aqm;
     args.elements.apply(&mut cfg.up, &mut cfg.down, rtt);
     traces.apply(&mut cfg.up, &mut cfg.down);
+    // One Ethernet-sized packet, the shell's device MTU: what a QUIC
+    // client's datagrams fit in on a real path.
+    crate::forwarder_flags::refuse_buffers_under_one_packet(
+        &[("--queue", &cfg.down), ("--queue", &cfg.up)],
+        ramp_shell::MTU,
+    )?;
     let relay = Relay::start(cfg).with_context(|| format!("relay on {}", args.listen))?;
     crate::stdout_line::say!(
         "listening on {} upstream {}",

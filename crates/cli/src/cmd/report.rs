@@ -52,6 +52,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .output
         .unwrap_or_else(|| args.run_dir.join("report.html"));
     write_report(&run, &out)?;
-    eprintln!("wrote {}", out.display());
+    ramp_vocab::note!("wrote {}", out.display());
     Ok(())
 }

@@ -19,9 +19,9 @@ use ramp_vocab::Rate;
 /// chosen ramp-cc controller, and writes one stats record per request.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Controller, named as in the simulator (newreno, cubic,
-    /// cubic+hystart, rapidstart, jumpstart, with options in parentheses).
-    #[arg(long, default_value = "cubic", value_parser = CcChoice::parse)]
+    /// Controller, named as in the simulator (the list comes from the
+    /// registry: `cc_help`).
+    #[arg(long, default_value = "cubic", value_parser = CcChoice::parse, help = cc_help())]
     cc: CcChoice,
     /// UDP address to listen on (port 0: any free port, printed at start).
     #[arg(long, default_value = "127.0.0.1:4433")]
@@ -117,6 +117,16 @@ pub struct Args {
     qlog: Option<PathBuf>,
 }
 
+/// `--cc`'s help: every controller the registry knows, so that a new one
+/// cannot be left out of it.
+fn cc_help() -> String {
+    format!(
+        "Controller, named as in the simulator: {}; parts joined with + \
+         (cubic+hystart), options in parentheses (rapidstart(beta=0.7))",
+        ramp_cc::spec::Registry::builtin().names().join(", ")
+    )
+}
+
 /// An on/off switch (`--pmtud`).
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 enum Switch {
@@ -124,6 +134,55 @@ enum Switch {
     On,
     /// Off.
     Off,
+}
+
+/// A port number free for both UDP (HTTP/3) and TCP (HTTP/2), for
+/// `--listen IP:0 --h2`.
+///
+/// The kernel picks a UDP port, and any TCP socket (a listener, or a
+/// connection bound to it) may already hold that number: HTTP/2 would then
+/// fail with EADDRINUSE after HTTP/3 announced itself. So a TCP listener
+/// takes the number first and holds it until the HTTP/2 server binds;
+/// a UDP port whose number TCP cannot have is kept bound while the next
+/// is tried, so the kernel offers a different one each time.
+struct PortPair {
+    /// `IP:port`, the port free for both.
+    addr: SocketAddr,
+    /// Holds the TCP port until the HTTP/2 server takes it.
+    tcp: std::net::TcpListener,
+}
+
+impl PortPair {
+    /// Tries this many UDP ports before giving up.
+    const ATTEMPTS: usize = 64;
+
+    fn reserve(listen: SocketAddr) -> anyhow::Result<PortPair> {
+        let mut refused = Vec::new();
+        let mut last = None;
+        for _ in 0..Self::ATTEMPTS {
+            let udp = std::net::UdpSocket::bind(listen)
+                .map_err(|e| anyhow::anyhow!("listen on {listen}: {e}"))?;
+            let addr = udp.local_addr()?;
+            match std::net::TcpListener::bind(addr) {
+                Ok(tcp) => {
+                    // The HTTP/3 server binds the UDP port right away.
+                    drop(udp);
+                    return Ok(PortPair { addr, tcp });
+                }
+                Err(e) => {
+                    last = Some(e);
+                    refused.push(udp);
+                }
+            }
+        }
+        let why = last.map(|e| e.to_string()).unwrap_or_default();
+        anyhow::bail!(
+            "--h2: no port number free for both UDP and TCP on {} after {} tries (last: {why}); \
+             give --h2-listen",
+            listen.ip(),
+            Self::ATTEMPTS
+        )
+    }
 }
 
 /// Runs `ramp serve`.
@@ -154,7 +213,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
     }
     if let Some(why) = cc.real_mode_limitation() {
-        eprintln!("ramp serve: warning: {why}");
+        ramp_vocab::note!("ramp serve: warning: {why}");
     }
     let identity = match (&args.cert, &args.key) {
         (Some(c), Some(k)) => Identity::from_pem_files(c, k)?,
@@ -181,9 +240,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let limit = args.duration;
     let name = cc.name.clone();
     // HTTP/2 listens on TCP at HTTP/3's address, port included (so with
-    // `--listen :0` both share the port the UDP socket got), unless
-    // --h2-listen says otherwise. It starts once HTTP/3 is bound; the
-    // lines print HTTP/3 first, then HTTP/2.
+    // `--listen :0` both share one port number), unless --h2-listen says
+    // otherwise. It starts once HTTP/3 is bound; the lines print HTTP/3
+    // first, then HTTP/2.
+    let mut listen = args.listen;
+    let mut tcp_hold = None;
+    if args.h2 && args.h2_listen.is_none() && listen.port() == 0 {
+        let pair = PortPair::reserve(listen)?;
+        listen = pair.addr;
+        tcp_hold = Some(pair.tcp);
+    }
     let h2 = args.h2.then(|| {
         (
             args.h2_listen,
@@ -193,7 +259,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         )
     });
     let cfg = ServeConfig {
-        listen: args.listen,
+        listen,
         cc,
         identity,
         root: args.root,
@@ -213,6 +279,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         crate::stdout_line::say!("listening on {addr} cc {name}");
         if let Some((h2_listen, identity, root, tcp_cc)) = h2 {
             let at = h2_listen.unwrap_or(addr);
+            // The reserved TCP port is let go only now, for the HTTP/2
+            // listener to take it.
+            drop(tcp_hold);
             if let Err(e) = super::load::start_h2_server(at, &identity, root, tcp_cc, limit) {
                 // The HTTP/3 server is already up: stop the process with
                 // the error rather than serve half of what was asked.

@@ -136,17 +136,10 @@ pub(crate) fn configure(args: &Args, traces: &Traces) -> anyhow::Result<ShellCon
     args.elements.apply(&mut up, &mut down, rtt);
     traces.apply(&mut up, &mut down);
     // After the traces: a trace's mean rate sizes its direction's buffer.
-    for (flag, q, r) in [
-        ("--queue", down.queue, down.rate),
-        ("--uplink-queue", up.queue, up.rate),
-    ] {
-        if ramp_link::queue_bytes_for(r, q) < u64::from(ramp_shell::MTU) {
-            anyhow::bail!(
-                "{flag}: the buffer holds less than one {}-byte packet at this rate",
-                ramp_shell::MTU
-            );
-        }
-    }
+    crate::forwarder_flags::refuse_buffers_under_one_packet(
+        &[("--queue", &down), ("--uplink-queue", &up)],
+        ramp_shell::MTU,
+    )?;
     for (flag, out) in [
         ("--flow-log", &args.flow_log),
         ("--packet-log", &args.packet_log),

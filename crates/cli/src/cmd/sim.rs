@@ -301,11 +301,12 @@ fn print_sharing(sc: &Scenario, all: &[Record]) {
 
 fn print_table(sc: &Scenario, records: &[Record]) {
     println!(
-        "scenario {}: {} Mbit/s, RTT {} ms, queue {} ms, loss {}%, ACK {}, {} bytes, seed {}",
+        "scenario {}: {} Mbit/s, RTT {} ms, queue {} ms {}, loss {}%, ACK {}, {} bytes, seed {}",
         sc.name,
         sc.path.rate.bits_per_sec() as f64 / 1e6,
         ramp_vocab::time::duration_millis_f64(sc.path.rtt()),
         ramp_vocab::time::duration_millis_f64(sc.path.queue_time()),
+        sc.path.aqm,
         sc.path.elements.loss.mean_loss() * 100.0,
         sc.endpoint.ack_policy,
         sc.size_bytes,

@@ -36,6 +36,51 @@ fn every_registered_controller_is_named_in_algorithms_md_and_readme() {
     }
 }
 
+/// `ramp serve --help` names every registered controller (it listed five
+/// of them, without bbr3 and prague, before it was generated from the
+/// registry).
+#[test]
+fn serve_help_names_every_registered_controller() {
+    let out = crate::common::ramp()
+        .args(["serve", "--help"])
+        .output()
+        .expect("ramp serve --help runs");
+    let help = String::from_utf8_lossy(&out.stdout);
+    let cc = help
+        .split("--cc <CC>")
+        .nth(1)
+        .and_then(|rest| rest.split("\n      --").next())
+        .unwrap_or_else(|| panic!("no --cc in {help}"));
+    let words: Vec<&str> = cc
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+        .collect();
+    let missing: Vec<&str> = ramp_cc::spec::Registry::builtin()
+        .names()
+        .into_iter()
+        .filter(|n| !words.contains(n))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "serve --help's --cc lacks {missing:?}: {cc}"
+    );
+}
+
+/// Every fleet preset (`ramp fleet --list-presets`) has its row, in
+/// backticks, in docs/experiments.md's table of presets.
+#[test]
+fn every_fleet_preset_is_in_experiments_md() {
+    let text = read("docs/experiments.md");
+    let missing: Vec<&str> = ramp_sim::fleet::experiments::PRESETS
+        .iter()
+        .map(|(name, _)| *name)
+        .filter(|n| !text.contains(&format!("| `{n}`")) && !text.contains(&format!(", `{n}`")))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "docs/experiments.md's preset table lacks {missing:?}"
+    );
+}
+
 /// Every markdown file under docs/ is linked from docs/README.md, the
 /// index README.md points to.
 #[test]

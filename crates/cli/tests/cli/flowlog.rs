@@ -26,7 +26,8 @@ macro_rules! need_root {
     };
 }
 
-use super::shell::{ramp_serve, Proc};
+use super::shell::ramp_serve;
+use crate::common::Proc;
 
 /// A directory of this test's own, removed on drop.
 struct TempDir(std::path::PathBuf);

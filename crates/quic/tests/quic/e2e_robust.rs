@@ -106,6 +106,7 @@ fn two_hundred_concurrent_connections_lose_no_record() {
 }
 
 async fn two_hundred_connections() {
+    let pressure = ramp_host::timing::CpuPressure::now();
     let server = start_server("cubic+hystart", "many.ndjson", PathLabels::default()).await;
     let res = fetch(server.addr, "/bytes/20000", 200, 200).await;
     assert_eq!(res.len(), 200);
@@ -124,6 +125,37 @@ async fn two_hundred_connections() {
         res.iter().find(|r| !r.is_ok())
     );
     let complete = recs.iter().filter(|r| r.get("ttlb-us").is_some()).count();
+    // The client closes each connection once it has read its response.
+    // The server learns of delivery only from the ACKs, sent before or with
+    // the CONNECTION_CLOSE, and a close is not retransmitted (RFC 9000
+    // §10.2): where they were lost or late the record says "connection
+    // ended before the whole response was acknowledged". At load 30 on 2
+    // cores that was 3 records of 200, reproducibly; on a machine that kept
+    // up it is a failure.
+    let unconfirmed = recs
+        .iter()
+        .filter(|r| {
+            r.get("ttlb-us").is_none()
+                && r.get("error")
+                    .and_then(|e| e.as_str())
+                    .is_some_and(|e| e.contains("before the whole response was acknowledged"))
+        })
+        .count();
+    let share = pressure.and_then(|p| p.share_since());
+    if complete < ok
+        && complete + unconfirmed >= ok
+        && share.is_some_and(|x| x > ramp_host::timing::BUSY_SHARE)
+    {
+        ramp_host::timing::inconclusive(
+            "two_hundred_concurrent_connections_lose_no_record",
+            &format!(
+                "{unconfirmed} records of completed requests lack the final ACK, CPU pressure {:.0}%",
+                share.unwrap_or(0.0) * 100.0
+            ),
+        );
+        server.stop().await;
+        return;
+    }
     assert!(
         complete >= ok,
         "{complete} complete records of {} for {ok} completed requests; {c:?}; first without ttlb: {:?}",

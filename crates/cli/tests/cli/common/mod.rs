@@ -1,8 +1,43 @@
 //! What every module of the CLI's integration tests shares.
 
-use std::process::Command;
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
 
 /// The `ramp` binary under test.
 pub(crate) fn ramp() -> Command {
     Command::new(env!("CARGO_BIN_EXE_ramp"))
+}
+
+/// A child process killed (and reaped) on drop.
+pub(crate) struct Proc(pub(crate) Child);
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Starts `ramp ARGS` (a `serve` or `relay`) and returns it with the
+/// address from its first stdout line (`listening on ADDR ...`), the line
+/// scripts read the port of `--listen IP:0` from.
+pub(crate) fn start_listening(args: &[&str]) -> (Proc, String) {
+    let mut child = ramp()
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("ramp starts");
+    let stdout = child.stdout.take().expect("stdout");
+    let proc = Proc(child);
+    let mut line = String::new();
+    BufReader::new(stdout)
+        .read_line(&mut line)
+        .expect("first line");
+    let addr = line
+        .strip_prefix("listening on ")
+        .and_then(|r| r.split_whitespace().next())
+        .unwrap_or_else(|| panic!("ramp {args:?}: unexpected first line {line:?}"))
+        .to_string();
+    (proc, addr)
 }
