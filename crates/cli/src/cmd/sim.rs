@@ -425,24 +425,12 @@ mod tests {
             cli.path.elements.cellular.map(|c| ramp_link::spec_of(&c)),
             Some(flag(&cellular).replace("100KB", "100000"))
         );
-        // The population file's `[paths] wifi_jitter` takes the same text
-        // to the same element.
+        // The population file's `[paths] wifi_jitter` and `cellular` take
+        // the same texts to the same elements.
         let pop = ramp_sim::fleet::population_file::PopulationFile::parse(
             &format!(
-                "[[region]]\nname = \"west-europe\"\n[paths]\nwifi_jitter = \"{}\"\n",
-                flag(&jitter)
-            ),
-            "p",
-        )
-        .unwrap();
-        let ramp_sim::fleet::Population::Regions(rs) = pop.population else {
-            panic!("regions")
-        };
-        assert_eq!(rs[0].paths.wifi_jitter, cli.path.elements.jitter);
-        // And its `[paths] cellular` the same cellular text.
-        let pop = ramp_sim::fleet::population_file::PopulationFile::parse(
-            &format!(
-                "[[region]]\nname = \"africa\"\n[paths]\ncellular = \"{}\"\n",
+                "[[region]]\nname = \"west-europe\"\n[paths]\nwifi_jitter = \"{}\"\ncellular = \"{}\"\n",
+                flag(&jitter),
                 flag(&cellular)
             ),
             "p",
@@ -451,6 +439,7 @@ mod tests {
         let ramp_sim::fleet::Population::Regions(rs) = pop.population else {
             panic!("regions")
         };
+        assert_eq!(rs[0].paths.wifi_jitter, cli.path.elements.jitter);
         assert_eq!(rs[0].paths.cellular, cli.path.elements.cellular);
         // Alone, both give the same sourced defaults.
         let cli = from_flags(&["--cellular", "--wifi-jitter"]).unwrap();
