@@ -114,6 +114,21 @@ OTHER_ARMS = [
 # Each stack's servers listen on the host at BASE + the arm's index, so
 # that every arm of a path is served at once.
 PORT_BASE = {"quicly": 47510, "ngtcp2": 47530, "tcp": 47550, "ramp": 47570}
+# How a client says its transfer is over before it exits (sh test, %d the
+# download's index), for the clients that then wait out a closing period
+# of up to three PTOs (RFC 9000 §10.2), 0.5-1.5 s a download on these
+# paths: quicly's `cli` prints its stats on stderr just before it closes
+# (src/cli.c at 45bf8a37), `ramp get --json` prints its record before its
+# closing period. ngtcp2's client (`--exit-on-all-streams-close`) and curl
+# exit at once. CLIENT_LINGER=1 waits for every client to exit, as before
+# 2026-11-28.
+DONE_SIGNAL = {
+    "quicly": "grep -q packets-received: err.%d 2>/dev/null",
+    "ramp": "[ -s out.%d ]",
+}
+CLIENT_LINGER = os.environ.get("CLIENT_LINGER", "0")
+# How often the script looks, s.
+DONE_POLL_S = "0.02"
 # One download's limit inside the shell, s (`timeout`).
 DOWNLOAD_TIMEOUT = 60
 # One `ramp sim` run's limit, s.
@@ -245,7 +260,19 @@ class Unit:
             f.write("cd '%s'\n" % self.dir)
             for i, d in enumerate(downloads):
                 cmd = client_cmd(d.stack, ramp, env, d.port, d.size, "out.%d" % i)
-                f.write("timeout %d %s 2>err.%d; echo $? >rc.%d\n" % (DOWNLOAD_TIMEOUT, cmd, i, i))
+                run = "timeout %d %s 2>err.%d; echo $? >rc.%d" % (DOWNLOAD_TIMEOUT, cmd, i, i)
+                done = DONE_SIGNAL.get(d.stack) if CLIENT_LINGER != "1" else None
+                if done is None:
+                    f.write(run + "\n")
+                    continue
+                # The next download starts once this one's client says its
+                # transfer is over (or it exited), while it waits out its
+                # closing period (RFC 9000 §10.2), which sends nothing
+                # more than a repeated CONNECTION_CLOSE.
+                f.write("(%s) &\n" % run)
+                f.write("while [ ! -e rc.%d ] && ! %s; do sleep %s; done\n"
+                        % (i, done.replace("%d", str(i)), DONE_POLL_S))
+            f.write("wait\n")
         name, rate, rtt, queue, extra, _ = path
         if name in RANDOM_PATHS:
             # Run r's shells draw the downlink the simulator draws with
@@ -323,6 +350,30 @@ def seed_arms(ramp):
                        capture_output=True, text=True, check=True)
     return [tuple(line.split("\t", 1)) for line in p.stdout.splitlines() if line]
 
+
+
+def with_option(spec, option):
+    """`spec` with `option` (`key=value`) on its first part, where a
+    loss-based spec's connection options go (docs/algorithms.md)."""
+    first, plus, rest = spec.partition("+")
+    first = first[:-1] + "," + option + ")" if first.endswith(")") else first + "(" + option + ")"
+    return first + plus + rest
+
+
+# The simulator's second side for quicly's arms: the same arm with quicly's
+# rule for which ACKs grow the window (`cc_limited=quicly`, h2o/quicly
+# 45bf8a37 lib/quicly.c `handle_ack_frame`), the reference quicly-real is
+# compared with beside the seed arm as ramp runs it (RFC 9002 §7.8).
+# SIM_CC_LIMITED=0 leaves it out.
+SIM_QUICLY_SIDE = "ramp-sim-quicly"
+
+
+def sim_sides(spec, other):
+    """The simulator's sides of an arm: (side, spec)."""
+    sides = [("ramp-sim", spec)]
+    if "quicly" in other and os.environ.get("SIM_CC_LIMITED", "1") != "0":
+        sides.append((SIM_QUICLY_SIDE, with_option(spec, "cc_limited=quicly")))
+    return sides
 
 
 def run_sim(ramp, path, spec, size, seed, tmp):
@@ -470,7 +521,14 @@ def summary(xs):
     return statistics.median(xs), xs[0], xs[-1]
 
 
-SIDE_ORDER = ["quicly-real", "ngtcp2-real", "tcp-real", "ramp-real", "ramp-sim"]
+SIDE_ORDER = ["quicly-real", "ngtcp2-real", "tcp-real", "ramp-real", "ramp-sim", SIM_QUICLY_SIDE]
+# The simulator's side each real side is also compared with, besides
+# `ramp-sim` (the arm as ramp runs it).
+OWN_SIM = {"quicly-real": SIM_QUICLY_SIDE}
+
+
+def is_sim(side):
+    return side.startswith("ramp-sim")
 
 
 def table(rows, arm_order):
@@ -482,8 +540,8 @@ def table(rows, arm_order):
         if r.get("ms") is None or r.get("superseded"):
             continue
         cells.setdefault((r["path"], r["size"], r["arm"]), {}).setdefault(r["side"], []).append(r)
-    out = ["| path | size | arm | side | ms median (range) | runs | drops (median) | no-drop % | vs sim | late > 1 ms (pkts, max run) |",
-           "|---|---|---|---|---|---|---|---|---|---|"]
+    out = ["| path | size | arm | side | ms median (range) | runs | drops (median) | no-drop % | vs sim | vs own sim | late > 1 ms (pkts, max run) |",
+           "|---|---|---|---|---|---|---|---|---|---|---|"]
     order = {p[0]: i for i, p in enumerate(PATHS)}
     arms = {a: i for i, a in enumerate(arm_order)}
     for (path, size, arm) in sorted(cells, key=lambda k: (order.get(k[0], 99), k[1], arms.get(k[2], 99))):
@@ -497,11 +555,13 @@ def table(rows, arm_order):
             d = statistics.median([r.get("drops") or 0 for r in rs])
             nd = 100.0 * sum(1 for r in rs if not r.get("drops")) / len(rs)
             late = [r.get("late-over-1ms") or 0 for r in rs]
-            vs = "%+.1f %%" % ((s[0] / sim[0] - 1) * 100) if sim and side != "ramp-sim" else ""
+            vs = "%+.1f %%" % ((s[0] / sim[0] - 1) * 100) if sim and not is_sim(side) else ""
+            own = summary([r["ms"] for r in c.get(OWN_SIM.get(side), [])])
+            vs_own = "%+.1f %%" % ((s[0] / own[0] - 1) * 100) if own else ""
             rng = "%.0f" % s[0] if s[1] == s[2] else "%.0f (%.0f–%.0f)" % s
-            out.append("| %s | %g MB | %s | %s | %s | %d | %g | %.0f | %s | %s |" % (
-                path, size / 1e6, arm, side, rng, len(rs), d, nd, vs,
-                max(late) if side != "ramp-sim" else ""))
+            out.append("| %s | %g MB | %s | %s | %s | %d | %g | %.0f | %s | %s | %s |" % (
+                path, size / 1e6, arm, side, rng, len(rs), d, nd, vs, vs_own,
+                max(late) if not is_sim(side) else ""))
     return "\n".join(out)
 
 
@@ -517,25 +577,33 @@ def agreement(rows):
     within, outside, modal = {}, [], []
     for key in sorted(cells, key=lambda k: ([p[0] for p in PATHS].index(k[0]) if k[0] in [p[0] for p in PATHS] else 99, k[1], k[2])):
         c = cells[key]
-        sim = summary([r["ms"] for r in c.get("ramp-sim", [])])
         shares = {}
         for side, rs in c.items():
             shares[side] = 100.0 * sum(1 for r in rs if not r.get("drops")) / len(rs)
-            if side == "ramp-sim" or not sim:
+            if is_sim(side):
                 continue
-            d = (summary([r["ms"] for r in rs])[0] / sim[0] - 1) * 100
-            n = within.setdefault(side, [0, 0])
-            n[1] += 1
-            if abs(d) <= 5:
-                n[0] += 1
-            else:
-                outside.append("%s %g MB %s: %s %+.1f %%" % (key[0], key[1] / 1e6, key[2], side, d))
+            med = summary([r["ms"] for r in rs])[0]
+            refs = [("ramp-sim", side)]
+            if OWN_SIM.get(side) in c:
+                refs.append((OWN_SIM[side], "%s vs %s" % (side, OWN_SIM[side])))
+            for ref, label in refs:
+                r_ms = summary([r["ms"] for r in c.get(ref, [])])
+                if not r_ms:
+                    continue
+                d = (med / r_ms[0] - 1) * 100
+                n = within.setdefault(label, [0, 0])
+                n[1] += 1
+                if abs(d) <= 5:
+                    n[0] += 1
+                else:
+                    outside.append("%s %g MB %s: %s %+.1f %%" % (key[0], key[1] / 1e6, key[2], label, d))
         if any(0 < v < 100 for v in shares.values()):
             modal.append("%s %g MB %s: no-drop share %s" % (
                 key[0], key[1] / 1e6, key[2],
                 ", ".join("%s %.0f %%" % (k, shares[k]) for k in SIDE_ORDER if k in shares)))
     out = ["Within 5 % of `ramp sim` (median): " + "; ".join(
-        "%s %d of %d" % (k, within[k][0], within[k][1]) for k in SIDE_ORDER if k in within), ""]
+        "%s %d of %d" % (k, v[0], v[1]) for k, v in sorted(
+            within.items(), key=lambda kv: (SIDE_ORDER.index(kv[0].split(" ")[0]), kv[0]))), ""]
     out += ["Outside:"] + ["- " + o for o in outside] + ["", "Multimodal cells:"] + ["- " + m for m in modal]
     return "\n".join(out)
 
@@ -613,6 +681,7 @@ def main():
     rows = []
     started = time.time()
     meta = {"quicly-client-flags": env["quicly_client_flags"], "stacks": stacks, "skipped": why,
+            "client-linger": CLIENT_LINGER == "1",
             "endpoints": " ".join(RT) or "normal priority",
             "started": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()), "load-start": loadavg(),
             "cores": os.cpu_count(), "runs": runs, "min-runs": min_runs, "parallel": parallel,
@@ -647,7 +716,7 @@ def main():
                     if path[0] in ECN_PATHS and "quicly" in other:
                         # quicly sends ECT(0) by default (`--disable-ecn`
                         # turns it off): the seed arms do too on these paths.
-                        spec = spec.replace("growth=pico", "growth=pico,ecn=ect0")
+                        spec = with_option(spec, "ecn=ect0")
                     path_arms.append((i, arm, spec, other))
                 t0 = time.time()
                 servers = Servers(ramp, env, path_arms, tmp)
@@ -713,12 +782,14 @@ def main():
                 phases["servers-s"] += time.time() - t0
                 t0 = time.time()
                 seeds = range(1, runs + 1) if path[0] in RANDOM_PATHS else [1]
-                for _, arm, spec, _ in path_arms:
-                    for size in sizes:
-                        for seed in seeds:
-                            row = run_sim(ramp, path, spec, size, seed, tmp)
-                            row.update(path=path[0], arm=arm, size=size, run=seed)
-                            emit(out, row)
+                for _, arm, spec, other in path_arms:
+                    for side, sim_spec in sim_sides(spec, other):
+                        for size in sizes:
+                            for seed in seeds:
+                                row = run_sim(ramp, path, sim_spec, size, seed, tmp)
+                                row.update(side=side, spec=sim_spec, path=path[0], arm=arm,
+                                           size=size, run=seed)
+                                emit(out, row)
                 phases["sims-s"] += time.time() - t0
                 per_path[path[0]] = round(time.time() - t_path, 1)
                 say("%s done at %.0f s (%.0f s), load %s" % (

@@ -4,7 +4,7 @@
 //! name and exit status 2 (`ramp sim`, `ramp bench sim`); and `ramp
 //! compare --cc ARMS`, the same list with optional `label=` per arm.
 
-use ramp_cc::spec::ControllerSpec;
+use ramp_cc::spec::{ControllerSpec, SpecError};
 use ramp_sim::fleet::arms::{parse_arms, Arm, ArmError};
 
 /// The controllers a `--cc` list names, at least one, and the text given.
@@ -22,17 +22,37 @@ impl std::fmt::Debug for CcList {
     }
 }
 
-/// `--cc`'s value parser.
-pub fn parse_cc_list(text: &str) -> Result<CcList, String> {
-    let specs = ramp_cc::spec::parse_list(text).map_err(|e| e.to_string())?;
+/// `--cc`'s value parser (clap prints the error's text).
+pub fn parse_cc_list(text: &str) -> Result<CcList, CcListError> {
+    let specs = ramp_cc::spec::parse_list(text).map_err(CcListError::Spec)?;
     if specs.is_empty() {
-        return Err("give at least one controller".into());
+        return Err(CcListError::Empty);
     }
     Ok(CcList {
         text: text.to_string(),
         specs,
     })
 }
+
+/// Why a `--cc` list is refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CcListError {
+    /// A spec in the list does not parse.
+    Spec(SpecError),
+    /// The list names no controller.
+    Empty,
+}
+
+impl std::fmt::Display for CcListError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CcListError::Spec(e) => e.fmt(f),
+            CcListError::Empty => f.write_str("give at least one controller"),
+        }
+    }
+}
+
+impl std::error::Error for CcListError {}
 
 /// The arms a `ramp compare --cc` list names (`label=spec` or `spec`), at
 /// least one, labels unique, and the text given.
@@ -67,8 +87,15 @@ mod tests {
         let l = parse_cc_list("newreno,cubic").unwrap();
         assert_eq!(l.specs.len(), 2);
         assert_eq!(format!("{l:?}"), "newreno,cubic");
-        assert!(parse_cc_list("nosuchcc").is_err());
+        assert!(matches!(
+            parse_cc_list("nosuchcc"),
+            Err(CcListError::Spec(_))
+        ));
         assert!(parse_cc_list("").is_err());
+        assert_eq!(
+            CcListError::Empty.to_string(),
+            "give at least one controller"
+        );
     }
 
     #[test]

@@ -7,24 +7,58 @@ use std::fmt::Display;
 use std::str::FromStr;
 use std::time::Duration;
 
+/// Why a command-line number is refused (clap prints the text after the
+/// flag's name).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RangeError {
+    /// The text is not a number.
+    NotANumber {
+        /// The text as given.
+        given: String,
+    },
+    /// The text is not a duration in the unit grammar.
+    Duration(ramp_vocab::units::UnitError),
+    /// The value lies outside its range.
+    Outside {
+        /// The text as given.
+        given: String,
+        /// The range, as `lo ..= hi`.
+        range: String,
+    },
+}
+
+impl Display for RangeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RangeError::NotANumber { given } => write!(f, "`{given}` is not a number"),
+            RangeError::Duration(e) => e.fmt(f),
+            RangeError::Outside { given, range } => write!(f, "{given} is outside {range}"),
+        }
+    }
+}
+
+impl std::error::Error for RangeError {}
+
 /// A parser for a number in `lo..=hi` (finite for floats).
 pub fn number_in<T>(
     lo: T,
     hi: T,
-) -> impl Fn(&str) -> Result<T, String> + Clone + Send + Sync + 'static
+) -> impl Fn(&str) -> Result<T, RangeError> + Clone + Send + Sync + 'static
 where
     T: FromStr + PartialOrd + Display + Copy + Send + Sync + 'static,
 {
     move |s: &str| {
-        let v: T = s
-            .trim()
-            .parse()
-            .map_err(|_| format!("`{s}` is not a number"))?;
+        let v: T = s.trim().parse().map_err(|_| RangeError::NotANumber {
+            given: s.to_string(),
+        })?;
         // NaN compares false with everything, so it fails here too.
         if v >= lo && v <= hi {
             Ok(v)
         } else {
-            Err(format!("{s} is outside {lo} ..= {hi}"))
+            Err(RangeError::Outside {
+                given: s.to_string(),
+                range: format!("{lo} ..= {hi}"),
+            })
         }
     }
 }
@@ -33,13 +67,16 @@ where
 pub fn duration_in(
     lo: Duration,
     hi: Duration,
-) -> impl Fn(&str) -> Result<Duration, String> + Clone + Send + Sync + 'static {
+) -> impl Fn(&str) -> Result<Duration, RangeError> + Clone + Send + Sync + 'static {
     move |s: &str| {
-        let d = ramp_vocab::units::parse_duration(s).map_err(|e| e.to_string())?;
+        let d = ramp_vocab::units::parse_duration(s).map_err(RangeError::Duration)?;
         if d >= lo && d <= hi {
             Ok(d)
         } else {
-            Err(format!("{s} is outside {lo:?} ..= {hi:?}"))
+            Err(RangeError::Outside {
+                given: s.to_string(),
+                range: format!("{lo:?} ..= {hi:?}"),
+            })
         }
     }
 }
@@ -60,5 +97,15 @@ mod tests {
         let d = duration_in(Duration::from_millis(1), Duration::from_secs(3600));
         assert!(d("0s").is_err() && d("61min").is_err());
         assert_eq!(d("250ms"), Ok(Duration::from_millis(250)));
+        // The texts clap prints after the flag's name.
+        assert_eq!(p("x").unwrap_err().to_string(), "`x` is not a number");
+        assert_eq!(
+            p("121").unwrap_err().to_string(),
+            "121 is outside 0.1 ..= 120"
+        );
+        assert_eq!(
+            d("61min").unwrap_err().to_string(),
+            "61min is outside 1ms ..= 3600s"
+        );
     }
 }

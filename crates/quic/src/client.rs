@@ -156,6 +156,20 @@ pub async fn get_with_progress(
     cfg: &GetConfig,
     progress: Arc<Progress>,
 ) -> Result<Vec<GetResult>, Error> {
+    get_reporting(cfg, progress, |_| {}).await
+}
+
+/// [`get_with_progress`], handing the results to `report` as soon as the
+/// last request has ended, before the endpoint's closing period (RFC 9000
+/// §10.2: up to three PTOs, which this client waits out, capped at 1 s, so
+/// that its CONNECTION_CLOSE can be repeated to a server that missed it).
+/// A caller that prints the results there lets a script that reads them
+/// go on while the closing period runs.
+pub async fn get_reporting(
+    cfg: &GetConfig,
+    progress: Arc<Progress>,
+    report: impl FnOnce(&[GetResult]),
+) -> Result<Vec<GetResult>, Error> {
     let (addr, server_name) = resolve(&cfg.url).await?;
     let tls = tls::client_config(&cfg.trust)?;
     let quic_tls = quinn::crypto::rustls::QuicClientConfig::try_from(tls)?;
@@ -207,6 +221,7 @@ pub async fn get_with_progress(
         }
     }
     results.sort_by_key(|r| r.index);
+    report(&results);
     endpoint.close(quinn::VarInt::from_u32(0), b"done");
     if results.iter().any(|r| r.status.is_some()) {
         // Let the CONNECTION_CLOSE reach a server that answered.
@@ -226,6 +241,15 @@ pub fn get_blocking_with_progress(
     progress: Arc<Progress>,
 ) -> Result<Vec<GetResult>, Error> {
     crate::runtime::runtime()?.block_on(get_with_progress(cfg, progress))
+}
+
+/// [`get_reporting`] on its own tokio runtime.
+pub fn get_blocking_reporting(
+    cfg: &GetConfig,
+    progress: Arc<Progress>,
+    report: impl FnOnce(&[GetResult]),
+) -> Result<Vec<GetResult>, Error> {
+    crate::runtime::runtime()?.block_on(get_reporting(cfg, progress, report))
 }
 
 fn failed(index: usize, conn: usize, error: String) -> GetResult {

@@ -51,7 +51,7 @@ pub use error::{Bound, SimError};
 pub use fairness::jain_index;
 pub use flow_control::FlowWindows;
 pub use parallel::map_ordered;
-pub use receiver::AckPolicy;
+pub use receiver::{AckPolicy, AckPolicyError};
 pub use record::Record;
 pub use resumption::{server_initial_rtt, Resumption, UnknownResumption};
 pub use scenario::{Scenario, ScenarioError};

@@ -5,7 +5,6 @@ use core::fmt;
 use core::ops::RangeInclusive;
 use core::time::Duration;
 
-use crate::SimError;
 use ramp_cc::recovery::{AckFrame, EcnCounts};
 use ramp_cc::EcnCodepoint;
 use ramp_cc::Time;
@@ -45,33 +44,72 @@ pub enum AckPolicy {
 
 impl AckPolicy {
     /// Parses `rfc9000`, `chrome`, or `ackfreq(N,DELAY)` (`ackfreq(10,25ms)`).
-    pub fn parse(s: &str) -> Result<AckPolicy, SimError> {
+    pub fn parse(s: &str) -> Result<AckPolicy, AckPolicyError> {
         let t = s.trim().to_ascii_lowercase();
         match t.as_str() {
             "rfc9000" => return Ok(AckPolicy::Rfc9000),
             "chrome" | "chrome-decimation" => return Ok(AckPolicy::Chrome),
             _ => {}
         }
+        let given = || s.to_string();
         let inner = t
             .strip_prefix("ackfreq(")
             .and_then(|r| r.strip_suffix(')'))
-            .ok_or_else(|| {
-                format!("`{s}`: unknown ACK policy (use rfc9000, chrome, or ackfreq(N,DELAY))")
-            })?;
+            .ok_or_else(|| AckPolicyError::Unknown(given()))?;
         let (n, d) = inner
             .split_once(',')
-            .ok_or_else(|| format!("`{s}`: ackfreq takes two arguments, e.g. ackfreq(10,25ms)"))?;
+            .ok_or_else(|| AckPolicyError::Arguments(given()))?;
         let packets: u64 = n
             .trim()
             .parse()
-            .map_err(|_| format!("`{s}`: ackfreq packet count must be an integer"))?;
+            .map_err(|_| AckPolicyError::Count(given()))?;
         if packets == 0 {
-            return Err(format!("`{s}`: ackfreq packet count must be at least 1").into());
+            return Err(AckPolicyError::ZeroCount(given()));
         }
-        let delay = ramp_vocab::units::parse_duration(d).map_err(|e| e.to_string())?;
+        let delay = ramp_vocab::units::parse_duration(d).map_err(AckPolicyError::Delay)?;
         Ok(AckPolicy::AckFrequency { packets, delay })
     }
 }
+
+/// Why an ACK policy's text does not parse ([`AckPolicy::parse`]); each
+/// variant holds the text as given.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AckPolicyError {
+    /// Not `rfc9000`, `chrome` or `ackfreq(…)`.
+    Unknown(String),
+    /// `ackfreq(…)` without its two arguments.
+    Arguments(String),
+    /// `ackfreq`'s packet count is not an integer.
+    Count(String),
+    /// `ackfreq`'s packet count is 0.
+    ZeroCount(String),
+    /// `ackfreq`'s delay is not a duration.
+    Delay(ramp_vocab::units::UnitError),
+}
+
+impl fmt::Display for AckPolicyError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            AckPolicyError::Unknown(s) => write!(
+                f,
+                "`{s}`: unknown ACK policy (use rfc9000, chrome, or ackfreq(N,DELAY))"
+            ),
+            AckPolicyError::Arguments(s) => {
+                write!(
+                    f,
+                    "`{s}`: ackfreq takes two arguments, e.g. ackfreq(10,25ms)"
+                )
+            }
+            AckPolicyError::Count(s) => write!(f, "`{s}`: ackfreq packet count must be an integer"),
+            AckPolicyError::ZeroCount(s) => {
+                write!(f, "`{s}`: ackfreq packet count must be at least 1")
+            }
+            AckPolicyError::Delay(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for AckPolicyError {}
 
 impl fmt::Display for AckPolicy {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -23,6 +23,9 @@ impl Controller for LossBased {
     ) {
         self.send_one_pending = false;
         self.in_flight = bytes_in_flight;
+        if let (Some(q), Some(pn)) = (self.quicly_limited.as_mut(), packet_number) {
+            q.on_sent(pn, bytes_in_flight, self.cwnd);
+        }
         if let Some(pn) = packet_number {
             // Rounds and the first flight are application data only.
             self.round.on_packet_sent(pn);
@@ -53,6 +56,11 @@ impl Controller for LossBased {
     ) {
         self.any_event = true;
         self.srtt = rtt.smoothed();
+        if let Some(q) = self.quicly_limited.as_mut() {
+            // quicly decides per frame from every packet it acknowledges,
+            // those of a recovery period included.
+            q.on_acked(now, packet.packet_number, self.in_flight, self.cwnd);
+        }
         let ctx = self.ca_context(now);
         self.ca.on_bytes_acked(&ctx, packet.time_sent, packet.bytes);
         self.in_flight = self.in_flight.saturating_sub(packet.bytes);
@@ -96,7 +104,7 @@ impl Controller for LossBased {
             // -02 §3.1: the 2·IW jump already counts these bytes.
             return;
         }
-        if app_limited {
+        if app_limited && self.quicly_limited.is_none() {
             // RFC 9002 §7.8: the window does not grow on app-limited credit.
             self.frame_app_limited = true;
             return;
@@ -119,7 +127,13 @@ impl Controller for LossBased {
         let delivered = core::mem::take(&mut self.frame_delivered);
         let app_limited = core::mem::take(&mut self.frame_app_limited) || summary.app_limited;
         let lost = core::mem::take(&mut self.loss_since_frame);
-        let n = if summary.app_limited { 0 } else { n };
+        let (n, app_limited) = match self.quicly_limited.as_mut().map(|q| q.end_frame()) {
+            None if summary.app_limited => (0, app_limited),
+            None => (n, app_limited),
+            // quicly's rule replaces the sender's app-limited report.
+            Some(true) => (n, false),
+            Some(false) => (0, true),
+        };
         match self.phase {
             Phase::Startup => {
                 self.evaluate_rapid(now, rtt, had_sample);
@@ -211,6 +225,9 @@ impl Controller for LossBased {
         if let CongestionSignal::Loss { lost_bytes } = event.signal {
             self.in_flight = self.in_flight.saturating_sub(lost_bytes);
             self.loss_since_frame = true;
+            if let Some(q) = self.quicly_limited.as_mut() {
+                q.on_lost(now, lost_bytes);
+            }
         }
         if let CongestionSignal::Ecn { ce_bytes, .. } = event.signal {
             self.ca.on_ce_bytes(ce_bytes);

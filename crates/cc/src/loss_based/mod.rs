@@ -21,10 +21,14 @@
 //! Callers in quinn's order wrap the controller in
 //! [`crate::quinn_order::RfcOrder`], which restores this order.
 //!
+//! Which ACK frames may grow the window is RFC 9002 §7.8's app-limited rule
+//! by default, or quicly's half-window rule ([`CcLimitedRule`]).
+//!
 //! Files: this one holds the state; `calls.rs` the [`Controller`] calls;
 //! `avoidance.rs` the congestion-avoidance trait;
 //! `congestion.rs` the reactions to congestion (recovery entry and exit,
-//! persistent congestion); `growth.rs` the per-frame window growth.
+//! persistent congestion); `growth.rs` the per-frame window growth;
+//! `limited.rs` the rule for which ACK frames may grow it.
 
 use core::time::Duration;
 
@@ -32,10 +36,12 @@ mod avoidance;
 mod calls;
 mod congestion;
 mod growth;
+mod limited;
 pub mod spec;
 mod state;
 
 pub use avoidance::{CaBox, CaContext, CongestionAvoidance};
+pub use limited::CcLimitedRule;
 pub use state::LossBasedState;
 
 use crate::careful_resume::{CarefulResume, RetreatBeta};
@@ -189,6 +195,9 @@ pub struct LossBased {
     frame_app_limited: bool,
     /// A loss arrived since the last frame end (PRR "safe" ACKs).
     loss_since_frame: bool,
+    /// quicly's CC-limited marks when `cc_limited=quicly`; `None`: RFC 9002
+    /// §7.8's app-limited rule.
+    quicly_limited: Option<limited::QuiclyCcLimited>,
     /// Bytes in flight as last reported, adjusted by acks and losses.
     in_flight: u64,
     srtt: Duration,
@@ -242,12 +251,23 @@ impl LossBased {
             frame_delivered: 0,
             frame_app_limited: false,
             loss_since_frame: false,
+            quicly_limited: None,
             in_flight: 0,
             srtt: INITIAL_RTT,
             has_rtt_sample: false,
             any_event: false,
             metrics: Metrics::default(),
         }
+    }
+
+    /// The same controller with `rule` deciding which ACK frames may grow
+    /// the window (RFC 9002 §7.8's by default).
+    pub fn with_cc_limited(mut self, rule: CcLimitedRule) -> LossBased {
+        self.quicly_limited = match rule {
+            CcLimitedRule::Rfc9002 => None,
+            CcLimitedRule::Quicly => Some(limited::QuiclyCcLimited::default()),
+        };
+        self
     }
 
     fn mds(&self) -> u64 {

@@ -158,6 +158,74 @@ fn rfc9002_7_8_app_limited_acks_do_not_grow_the_window() {
     assert_eq!(d.window(), IW + 2 * MDS);
 }
 
+/// The same app-limited frames under `cc_limited=quicly` (h2o/quicly
+/// 45bf8a37, lib/quicly.c `handle_ack_frame`): a frame grows the window when
+/// one of its packets left with in flight ≥ cwnd/2, whatever the sender's
+/// app-limited report; RFC 9002 §7.8 (the default) grows on none of them.
+#[test]
+fn quicly_cc_limited_grows_on_packets_sent_with_half_the_window_in_flight() {
+    let grown = |spec: &str| {
+        let mut d = Driver::new(spec);
+        // In flight after each send: 1,200 … 6,000 B; the fifth reaches
+        // cwnd/2 = 6,000 B and is marked, the first four are not.
+        let pns = d.send(5);
+        d.advance(ms(50));
+        d.frame(&pns[4..], &[], false, false, true);
+        d.window()
+    };
+    assert_eq!(
+        grown("newreno"),
+        IW,
+        "RFC 9002 §7.8: app-limited, no growth"
+    );
+    assert_eq!(grown("newreno(cc_limited=rfc)"), IW);
+    assert_eq!(grown("newreno(cc_limited=quicly)"), IW + MDS);
+}
+
+/// quicly's other half: a frame arriving while in flight ≥ cwnd/2 grows
+/// the window even if none of its packets was marked at send.
+#[test]
+fn quicly_cc_limited_grows_on_frames_arriving_with_half_the_window_in_flight() {
+    let mut d = Driver::new("newreno(cc_limited=quicly)");
+    let early = d.send(4);
+    d.send(1);
+    d.advance(ms(50));
+    // 6,000 B in flight when it arrives; its two packets are unmarked.
+    d.frame(&early[..2], &[], false, false, true);
+    assert_eq!(d.window(), IW + 2 * MDS);
+    // 3,600 B in flight now (below half of 14,400), unmarked packets.
+    d.frame(&early[2..3], &[], false, false, true);
+    assert_eq!(d.window(), IW + 2 * MDS);
+}
+
+/// A frame that is neither: the sender is not app-limited by RFC 9002's
+/// report, but quicly's rule sees in flight below half the window at send
+/// and at arrival, so it does not grow.
+#[test]
+fn quicly_cc_limited_does_not_grow_below_half_the_window() {
+    let mut d = Driver::new("newreno(cc_limited=quicly)");
+    let pns = d.send(2);
+    d.advance(ms(50));
+    d.frame(&pns, &[], false, false, false);
+    assert_eq!(d.window(), IW);
+    let mut rfc = Driver::new("newreno");
+    let pns = rfc.send(2);
+    rfc.advance(ms(50));
+    rfc.frame(&pns, &[], false, false, false);
+    assert_eq!(rfc.window(), IW + 2 * MDS);
+}
+
+/// The option's name: the default rule is not named, quicly's is.
+#[test]
+fn cc_limited_names_only_the_quicly_rule() {
+    let name = |s: &str| Driver::new(s).cc.name();
+    assert_eq!(name("newreno(cc_limited=rfc)"), "newreno");
+    assert_eq!(
+        name("cubic(cc_limited=quicly)+rapidstart"),
+        "cubic(cc_limited=quicly)+rapidstart"
+    );
+}
+
 #[test]
 fn rfc9002_7_1_ecn_ce_is_a_congestion_event() {
     let mut d = Driver::new("newreno");

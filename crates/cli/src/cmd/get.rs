@@ -7,7 +7,7 @@ use anyhow::Context;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use ramp_quic::client::{get_blocking_with_progress, Distribution, GetConfig, GetResult};
+use ramp_quic::client::{get_blocking_reporting, Distribution, GetConfig, GetResult};
 use ramp_quic::load::Progress;
 use ramp_quic::Trust;
 
@@ -84,18 +84,22 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let progress = Arc::new(Progress::default());
     let bar = (!args.quiet).then(|| super::load::spawn_bar(progress.clone(), cfg.n as u64));
-    let results = get_blocking_with_progress(&cfg, progress);
+    // JSON records are printed (and flushed) as soon as the requests have
+    // ended, before the client's closing period: a script that waits for
+    // them (bench/interop/run.py) need not wait for the process to exit.
+    let json = args.json;
+    let results = get_blocking_reporting(&cfg, progress, |results| {
+        if json {
+            print_json(results);
+        }
+    });
     if let Some((stop, handle)) = bar {
         stop.store(true, Ordering::Relaxed);
         let _ = handle.join();
     }
     let results = results.map_err(|e| anyhow::anyhow!("{e}"))?;
     let failed = results.iter().filter(|r| !r.is_ok()).count();
-    if args.json {
-        for r in &results {
-            println!("{}", serde_json::Value::Object(r.to_json()));
-        }
-    } else if failed < results.len() {
+    if !args.json && failed < results.len() {
         print_summary(&results, failed);
     }
     if !args.json {
@@ -111,6 +115,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// One JSON record per result on stdout, flushed.
+fn print_json(results: &[GetResult]) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    for r in results {
+        // A closed stdout is not an error worth failing the download for.
+        let _ = writeln!(out, "{}", serde_json::Value::Object(r.to_json()));
+    }
+    let _ = out.flush();
 }
 
 /// `word`, with an `s` unless `n` is 1.

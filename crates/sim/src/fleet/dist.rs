@@ -2,7 +2,6 @@
 //! as an inverse CDF (log-linear between points), the standard normal CDF
 //! for the Gaussian-copula shift, and log-uniform draws.
 
-use crate::SimError;
 use ramp_vocab::rng::Rng;
 
 /// An empirical distribution of a positive quantity given by quantiles
@@ -16,30 +15,65 @@ pub struct QuantileTable {
     points: Vec<(f64, f64)>,
 }
 
+/// Why points do not make a [`QuantileTable`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum QuantileError {
+    /// Fewer than two points.
+    TooFewPoints,
+    /// A probability not above the one before it.
+    ProbabilitiesNotAscending,
+    /// A value below the one before it.
+    ValuesDecrease,
+    /// A probability outside (0, 1).
+    Probability(f64),
+    /// A value that is not positive and finite.
+    Value(f64),
+}
+
+impl core::fmt::Display for QuantileError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            QuantileError::TooFewPoints => {
+                f.write_str("a quantile table needs at least two points")
+            }
+            QuantileError::ProbabilitiesNotAscending => {
+                f.write_str("quantile probabilities must be strictly ascending")
+            }
+            QuantileError::ValuesDecrease => f.write_str("quantile values must be non-decreasing"),
+            QuantileError::Probability(p) => {
+                write!(f, "quantile probability {p} must lie in (0, 1)")
+            }
+            QuantileError::Value(v) => write!(f, "quantile value {v} must be positive"),
+        }
+    }
+}
+
+impl std::error::Error for QuantileError {}
+
 /// The lowest and highest probability a [`QuantileTable`] is read at.
 const TAIL_P: (f64, f64) = (0.01, 0.99);
 
 impl QuantileTable {
     /// A table from `(probability, value)` pairs; probabilities strictly
     /// ascending in (0, 1) and values positive and non-decreasing.
-    pub fn new(points: &[(f64, f64)]) -> Result<QuantileTable, SimError> {
+    pub fn new(points: &[(f64, f64)]) -> Result<QuantileTable, QuantileError> {
         if points.len() < 2 {
-            return Err("a quantile table needs at least two points".into());
+            return Err(QuantileError::TooFewPoints);
         }
         for w in points.windows(2) {
             if w[0].0 >= w[1].0 {
-                return Err("quantile probabilities must be strictly ascending".into());
+                return Err(QuantileError::ProbabilitiesNotAscending);
             }
             if w[0].1 > w[1].1 {
-                return Err("quantile values must be non-decreasing".into());
+                return Err(QuantileError::ValuesDecrease);
             }
         }
         for &(p, v) in points {
             if !(p > 0.0 && p < 1.0) {
-                return Err(format!("quantile probability {p} must lie in (0, 1)").into());
+                return Err(QuantileError::Probability(p));
             }
             if !(v > 0.0 && v.is_finite()) {
-                return Err(format!("quantile value {v} must be positive").into());
+                return Err(QuantileError::Value(v));
             }
         }
         let mut pts: Vec<(f64, f64)> = points.iter().map(|&(p, v)| (p, v.ln())).collect();

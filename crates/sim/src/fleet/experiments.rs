@@ -136,8 +136,8 @@ pub fn google_page_loads() -> Workload {
 /// seed-100m preset's endpoint (MDS 1252, IW 30, jump 60, leaky-bucket
 /// pacer) with a 300 s limit.
 pub fn base_scenario() -> Result<Scenario, SimError> {
-    let p =
-        crate::scenario::presets::find("seed-100m").ok_or("internal: preset seed-100m missing")?;
+    let p = crate::scenario::presets::find("seed-100m")
+        .ok_or(SimError::Internal("preset seed-100m missing"))?;
     let mut sc = Scenario::from_preset(&p);
     sc.time_limit = FLEET_TIME_LIMIT;
     Ok(sc)
@@ -252,12 +252,10 @@ pub fn plan(name: &str, connections: u64, seed: u64) -> Result<FleetPlan, SimErr
             )
         }
         other => {
-            let names: Vec<&str> = PRESETS.iter().map(|p| p.0).collect();
-            return Err(format!(
-                "unknown fleet preset `{other}` (one of: {})",
-                names.join(", ")
-            )
-            .into());
+            return Err(SimError::UnknownPreset {
+                name: other.to_string(),
+                known: PRESETS.iter().map(|p| p.0).collect(),
+            });
         }
     };
     base.name = name.to_string();

@@ -113,20 +113,20 @@ impl Grid {
             ("sizes", self.sizes.len()),
         ] {
             if n == 0 {
-                return Err(format!("grid.{name}: needs at least one value").into());
+                return Err(rule(&format!("grid.{name}"), "needs at least one value"));
             }
         }
         if self.seeds_per_cell == 0 {
-            return Err("grid.seeds: must be at least 1".into());
+            return Err(rule("grid.seeds", "must be at least 1"));
         }
         if self.rates.iter().any(|r| r.bytes_per_sec() == 0) {
-            return Err("grid.rates: must be positive".into());
+            return Err(rule("grid.rates", "must be positive"));
         }
         if self.losses.iter().any(|l| !(0.0..1.0).contains(l)) {
-            return Err("grid.losses: must lie in [0, 1)".into());
+            return Err(rule("grid.losses", "must lie in [0, 1)"));
         }
         if self.sizes.contains(&0) {
-            return Err("grid.sizes: must be at least 1 byte".into());
+            return Err(rule("grid.sizes", "must be at least 1 byte"));
         }
         Ok(())
     }
@@ -220,6 +220,14 @@ impl Grid {
                 size_bytes: size,
             },
         }
+    }
+}
+
+/// A grid axis's broken rule, as [`SimError::Rule`].
+fn rule(field: &str, rule: &'static str) -> SimError {
+    SimError::Rule {
+        field: field.to_string(),
+        rule,
     }
 }
 

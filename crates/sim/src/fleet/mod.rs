@@ -142,15 +142,21 @@ impl FleetPlan {
     /// Checks the plan can run.
     pub fn validate(&self) -> Result<(), SimError> {
         if self.arms.is_empty() {
-            return Err("no arms".into());
+            return Err(SimError::NoArms);
         }
         match &self.population {
             Population::Regions(rs) => {
                 if rs.is_empty() {
-                    return Err("population: no regions".into());
+                    return Err(SimError::Rule {
+                        field: "population".to_string(),
+                        rule: "no regions",
+                    });
                 }
                 if rs.iter().all(|r| r.weight <= 0.0) {
-                    return Err("population: every region has weight 0".into());
+                    return Err(SimError::Rule {
+                        field: "population".to_string(),
+                        rule: "every region has weight 0",
+                    });
                 }
             }
             Population::Grid(g) => g.validate()?,

@@ -320,7 +320,11 @@ impl PopulationFile {
             Self::MAX_FILE_BYTES,
             "a population file",
         )
-        .map_err(|e| format!("{path}: {e}").into())
+        .map_err(|e| SimError::PopulationFile {
+            file: Some(path.to_string()),
+            line: None,
+            message: e.to_string(),
+        })
     }
 
     /// Reads a population file.
@@ -330,22 +334,42 @@ impl PopulationFile {
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_else(|| path.to_string());
-        Ok(PopulationFile::parse(&text, &stem).map_err(|e| format!("{path}: {e}"))?)
+        PopulationFile::parse(&text, &stem).map_err(|e| match e {
+            SimError::PopulationFile { line, message, .. } => SimError::PopulationFile {
+                file: Some(path.to_string()),
+                line,
+                message,
+            },
+            other => other,
+        })
     }
 
     /// Parses a population file's text; `stem` is the default name. Errors
     /// read `line N: key: what is wrong`.
     pub fn parse(text: &str, stem: &str) -> Result<PopulationFile, SimError> {
-        let file: File = toml::from_str(text).map_err(|e| match e.span() {
-            Some(s) => format!("line {}: {}", line_of(text, s.start), e.message().trim()),
-            None => e.message().trim().to_string(),
+        // Every error names its line when it has one: the key's, or the
+        // line of the table the key is in.
+        let on_line = |line: usize, message: String| SimError::PopulationFile {
+            file: None,
+            line: Some(line),
+            message,
+        };
+        let whole = |message: &str| SimError::PopulationFile {
+            file: None,
+            line: None,
+            message: message.to_string(),
+        };
+        let file: File = toml::from_str(text).map_err(|e| SimError::PopulationFile {
+            file: None,
+            line: e.span().map(|s| line_of(text, s.start)),
+            message: e.message().trim().to_string(),
         })?;
         let mut workload = match &file.workload {
             None => Workload::seed(),
             Some(w) => {
                 let at = line_of(text, w.span().start);
                 workload(w.get_ref())
-                    .map_err(|e| format!("line {}: workload.{e}", key_line(text, at, &e)))?
+                    .map_err(|e| on_line(key_line(text, at, &e), format!("workload.{e}")))?
             }
         };
         if let Some(u) = &file.users {
@@ -353,24 +377,22 @@ impl PopulationFile {
             workload.users = u
                 .get_ref()
                 .model()
-                .map_err(|e| format!("line {}: users.{e}", key_line(text, at, &e)))?;
+                .map_err(|e| on_line(key_line(text, at, &e), format!("users.{e}")))?;
         }
         let population = match (&file.grid, file.region.is_empty()) {
             (Some(_), false) => {
-                return Err(SimError::Invalid(
-                    "give either [[region]] tables or a [grid], not both".to_string(),
-                ))
+                return Err(whole("give either [[region]] tables or a [grid], not both"))
             }
             (None, true) => {
-                return Err(SimError::Invalid(
-                    "no [[region]] tables and no [grid]: nothing to sample".to_string(),
+                return Err(whole(
+                    "no [[region]] tables and no [grid]: nothing to sample",
                 ))
             }
             (Some(g), true) => {
                 let at = line_of(text, g.span().start);
                 Population::Grid(Box::new(
                     grid(g.get_ref())
-                        .map_err(|e| format!("line {}: grid.{e}", key_line(text, at, &e)))?,
+                        .map_err(|e| on_line(key_line(text, at, &e), format!("grid.{e}")))?,
                 ))
             }
             (None, false) => {
@@ -379,7 +401,7 @@ impl PopulationFile {
                     Some(p) => {
                         let at = line_of(text, p.span().start);
                         paths(p.get_ref())
-                            .map_err(|e| format!("line {}: paths.{e}", key_line(text, at, &e)))?
+                            .map_err(|e| on_line(key_line(text, at, &e), format!("paths.{e}")))?
                     }
                 };
                 let mut out = Vec::new();
@@ -387,18 +409,16 @@ impl PopulationFile {
                     let at = line_of(text, r.span().start);
                     let fr = r.get_ref();
                     let mut reg = region(fr).map_err(|e| {
-                        format!("line {}: region `{}`: {e}", key_line(text, at, &e), fr.name)
+                        on_line(key_line(text, at, &e), format!("region `{}`: {e}", fr.name))
                     })?;
                     reg.paths = model.clone();
                     if out.iter().any(|o: &Region| o.name == reg.name) {
-                        return Err(
-                            format!("line {at}: region `{}`: defined twice", reg.name).into()
-                        );
+                        return Err(on_line(at, format!("region `{}`: defined twice", reg.name)));
                     }
                     out.push(reg);
                 }
                 if out.iter().all(|r| r.weight <= 0.0) {
-                    return Err(SimError::Invalid("every region has weight 0".to_string()));
+                    return Err(whole("every region has weight 0"));
                 }
                 Population::Regions(out)
             }
@@ -415,7 +435,7 @@ impl PopulationFile {
                     let r = (fa.range[0], fa.range[1]);
                     Assumption::declare(&population, p, r, &fa.reason, fa.value)
                 })
-                .map_err(|e| format!("line {at}: assumption: {e}"))?;
+                .map_err(|e| on_line(at, format!("assumption: {e}")))?;
             declared.push(d);
         }
         let assumptions = assumptions::merged(assumptions::builtin(&population), declared);

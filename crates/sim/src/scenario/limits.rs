@@ -32,29 +32,40 @@ impl Scenario {
             )?;
         }
         if p.trace.is_some() && p.elements.cellular.is_some() {
-            return Err("path.cellular: a trace-driven link cannot be cellular too".into());
+            return Err(rule(
+                "path.cellular",
+                "a trace-driven link cannot be cellular too",
+            ));
         }
         if p.trace.is_some() && !p.rate_steps.is_empty() {
-            return Err("path.trace: rate steps do not apply to a trace-driven link".into());
+            return Err(rule(
+                "path.trace",
+                "rate steps do not apply to a trace-driven link",
+            ));
         }
         for (i, step) in p.rate_steps.iter().enumerate() {
             rate_in(&format!("path.rate_step {}: rate", i + 1), step.rate)?;
             if i > 0 && step.at <= p.rate_steps[i - 1].at {
-                return Err(format!(
-                    "path.rate_step {}: at = {:?} is not after the step before's {:?} (the \
-                     steps' `at` times must increase)",
-                    i + 1,
-                    step.at,
-                    p.rate_steps[i - 1].at
-                )
-                .into());
+                return Err(SimError::RateStepOrder {
+                    step: i + 1,
+                    at: step.at,
+                    before: p.rate_steps[i - 1].at,
+                });
             }
         }
         if e.mds < 1200 || e.mds > 65_527 {
-            return Err("endpoint.mds: must lie in 1200..=65527 (RFC 9000 §14)".into());
+            return Err(rule(
+                "endpoint.mds",
+                "must lie in 1200..=65527 (RFC 9000 §14)",
+            ));
         }
         if p.queue_bytes() < e.mds {
-            return Err(queue_too_small(p.rate, p.queue, p.queue_bytes(), e.mds).into());
+            return Err(SimError::QueueTooSmall {
+                rate: p.rate,
+                queue: p.queue,
+                bytes: p.queue_bytes(),
+                mds: e.mds,
+            });
         }
         count_in("path.queue (bytes)", p.queue_bytes(), 1, MAX_BYTES_IN_PATH)?;
         if let Some(b) = p.elements.policer {
@@ -72,7 +83,7 @@ impl Scenario {
         if let Some(saved) = e.resume {
             rate_in("endpoint.resume_rate", saved.rate)?;
             if saved.rtt.is_zero() {
-                return Err("endpoint.resume_rtt: must be positive".into());
+                return Err(rule("endpoint.resume_rtt", "must be positive"));
             }
             within("endpoint.resume_rtt", saved.rtt, MAX_DELAY)?;
         }
@@ -99,7 +110,7 @@ impl Scenario {
         )?;
         count_in("size (bytes)", self.size_bytes, 1, MAX_OBJECT)?;
         if self.time_limit.is_zero() {
-            return Err("time_limit: must be positive".into());
+            return Err(rule("time_limit", "must be positive"));
         }
         within("time_limit", self.time_limit, MAX_TIME_LIMIT)?;
         count_in("flows", self.cross_flows.len() as u64, 0, MAX_CROSS_FLOWS)?;
@@ -126,15 +137,12 @@ impl Scenario {
             let pages =
                 f64::from(w.users) * w.horizon.as_secs_f64() / w.model.reading.as_secs_f64();
             if pages > MAX_WEB_PAGES {
-                return Err(SimError::Invalid(format!(
-                    "{}: {} users over {:?} at one page per {:?} of reading is ~{pages:.0} \
-                     pages, above the maximum {MAX_WEB_PAGES} (fewer users, a shorter horizon \
-                     or a longer reading time)",
-                    key("users"),
-                    w.users,
-                    w.horizon,
-                    w.model.reading
-                )));
+                return Err(SimError::TooManyPages {
+                    table: i + 1,
+                    users: w.users,
+                    horizon: w.horizon,
+                    reading: w.model.reading,
+                });
             }
         }
         Ok(())
@@ -173,17 +181,24 @@ const MAX_READING: Duration = Duration::from_secs(3600);
 /// Mean parsing time before embedded objects start: at most 10 s.
 const MAX_PARSING: Duration = Duration::from_secs(10);
 /// Expected page loads of one `[[web]]` table (users × horizon / reading).
-const MAX_WEB_PAGES: f64 = 100_000.0;
+pub(crate) const MAX_WEB_PAGES: f64 = 100_000.0;
 
-/// Why a queue cannot hold one packet. A time-sized queue holds rate ×
-/// time, so at a low rate it is the rate the user got wrong (`--rate
-/// 1kbit` with the preset's 30 ms queue): name it, and the range in which
-/// this queue holds a packet.
-fn queue_too_small(rate: Rate, queue: QueueLimit, bytes: u64, mds: u64) -> String {
+/// Why a queue cannot hold one packet ([`SimError::QueueTooSmall`]). A
+/// time-sized queue holds rate × time, so at a low rate it is the rate the
+/// user got wrong (`--rate 1kbit` with the preset's 30 ms queue): name it,
+/// and the range in which this queue holds a packet.
+pub(crate) fn write_queue_too_small(
+    f: &mut core::fmt::Formatter<'_>,
+    rate: Rate,
+    queue: QueueLimit,
+    bytes: u64,
+    mds: u64,
+) -> core::fmt::Result {
     if let QueueLimit::Time(q) = queue {
         let min = (u128::from(mds) * 1_000_000_000).div_ceil(q.as_nanos().max(1));
         if min <= u128::from(*RATE_BYTES_PER_SEC.end()) {
-            return format!(
+            return write!(
+                f,
                 "path.rate: {} bit/s fills the {q:?} queue with {bytes} bytes, less than one \
                  {mds}-byte packet; with this queue the rate must lie in {} bit/s ..= 1 Tbit/s \
                  (or set a longer queue)",
@@ -191,11 +206,15 @@ fn queue_too_small(rate: Rate, queue: QueueLimit, bytes: u64, mds: u64) -> Strin
                 (min as u64).max(*RATE_BYTES_PER_SEC.start()) * 8,
             );
         }
-        return format!(
+        return write!(
+            f,
             "path.queue: {q:?} holds less than one {mds}-byte packet at any rate up to 1 Tbit/s"
         );
     }
-    format!("path.queue: {bytes} bytes is less than one {mds}-byte packet")
+    write!(
+        f,
+        "path.queue: {bytes} bytes is less than one {mds}-byte packet"
+    )
 }
 
 /// A flow's controller spec must parse when the scenario is loaded, not
@@ -210,6 +229,13 @@ fn spec_of(table: &str, cc: Option<&str>) -> Result<(), SimError> {
                 error,
             }),
         None => Ok(()),
+    }
+}
+
+fn rule(field: &str, rule: &'static str) -> SimError {
+    SimError::Rule {
+        field: field.to_string(),
+        rule,
     }
 }
 

@@ -72,6 +72,7 @@ use ramp_link::{Aqm, DeliveryTrace, LinkConfig, LinkElements, LossModel};
 
 mod file;
 mod limits;
+pub(crate) use limits::{write_queue_too_small, MAX_WEB_PAGES};
 pub mod presets;
 
 pub(crate) use file::line_of;

@@ -16,7 +16,7 @@ use core::fmt;
 
 use std::sync::OnceLock;
 
-use super::{FirstFlightStart, LossBased, Startup};
+use super::{CcLimitedRule, FirstFlightStart, LossBased, Startup};
 use crate::careful_resume::RetreatBeta;
 use crate::config::{CcConfig, InitialWindow, PrrMode};
 use crate::controller::Controller;
@@ -164,6 +164,9 @@ pub struct CommonOptions {
     /// `pacer=`: the pacer the arm's implementation ran (the seed arms:
     /// quicly's); `None` leaves it to the endpoint.
     pub pacer: Option<PacerModel>,
+    /// `cc_limited=`: which ACK frames may grow the window
+    /// ([`CcLimitedRule`]); `None`: RFC 9002 §7.8's rule.
+    pub cc_limited: Option<CcLimitedRule>,
 }
 
 /// A parsed loss-based controller name.
@@ -358,6 +361,7 @@ impl CommonOptions {
                 .then_some(cfg.recovery_send_one),
             ecn: None,
             pacer: None,
+            cc_limited: None,
         }
     }
 }
@@ -449,6 +453,7 @@ impl LossBasedSpec {
             },
         };
         LossBased::new(self.canonical_name(cfg), eff, ca, startup)
+            .with_cc_limited(self.common.cc_limited.unwrap_or_default())
     }
 }
 
@@ -508,6 +513,11 @@ impl FamilySpec for LossBasedSpec {
                 // Not a controller setting: the spec's own value is the name's.
                 ecn: self.common.ecn,
                 pacer: self.common.pacer,
+                // The default rule is not named.
+                cc_limited: self
+                    .common
+                    .cc_limited
+                    .filter(|r| *r != CcLimitedRule::Rfc9002),
                 ..common
             },
             ..self.clone()

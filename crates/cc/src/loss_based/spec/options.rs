@@ -7,6 +7,7 @@
 use crate::resume::Reconnaissance;
 use core::time::Duration;
 
+use super::super::CcLimitedRule;
 use super::{CommonOptions, CubicOptions, JumpStartOptions, NewRenoOptions, RapidStartSpec};
 use crate::careful_resume::RetreatBeta;
 use crate::config::{CcConfig, PrrMode};
@@ -62,6 +63,9 @@ pub const COMMON_OPTIONS: &[OptionDef<CommonOptions>] = &[
     option_row!(some_choice "pacer", "leaky|quinn|quicly",
         "the pacer the arm runs (quicly: h2o/quicly 45bf8a37's include/quicly/pacer.h)", pacer,
         PacerModel::CHOICES, "leaky, quinn or quicly", described "as the endpoint sets it"),
+    option_row!(some_choice "cc_limited", "rfc|quicly",
+        "which ACK frames grow the window: not app-limited ones (RFC 9002 §7.8), or those with in flight ≥ cwnd/2 at send or arrival (quicly: h2o/quicly 45bf8a37's lib/quicly.c handle_ack_frame)",
+        cc_limited, CcLimitedRule::CHOICES, "rfc or quicly", described "rfc"),
 ];
 
 /// `newreno`'s options.

@@ -2,8 +2,6 @@
 //! small harness around `LossDetector<u64>` (the payload is the packet
 //! number, so tests can check what comes back).
 
-#![allow(dead_code)]
-
 use std::time::Duration;
 
 use ramp_cc::recovery::{

@@ -6,6 +6,7 @@ use std::time::Duration;
 use proptest::prelude::*;
 use ramp_cc::config::{InitialWindow, PrrMode};
 use ramp_cc::cubic::{self, FastConvergence};
+use ramp_cc::loss_based::CcLimitedRule;
 use ramp_cc::newreno;
 use ramp_cc::rapid_start::{
     FirstRecovery, PreRecoveryWindow, RapidStartOptions, RttClock, RttFloorSource, ThreshCombine,
@@ -183,18 +184,25 @@ pub fn spec() -> impl Strategy<Value = LossBasedSpec> {
             Just(PacerModel::Quinn),
             Just(PacerModel::Quicly)
         ]),
+        proptest::option::of(prop_oneof![
+            Just(CcLimitedRule::Rfc9002),
+            Just(CcLimitedRule::Quicly)
+        ]),
     )
         .prop_map(
-            |(initial_window, pacing, ss, ca, prr, undo, send_one, ecn, pacer)| CommonOptions {
-                initial_window,
-                pacing,
-                slow_start_pacing_gain: ss,
-                ca_pacing_gain: ca.filter(|r| r.num() >= r.den() && r.num() <= 100 * r.den()),
-                prr,
-                undo,
-                send_one,
-                ecn,
-                pacer,
+            |(initial_window, pacing, ss, ca, prr, undo, send_one, ecn, pacer, cc_limited)| {
+                CommonOptions {
+                    initial_window,
+                    pacing,
+                    slow_start_pacing_gain: ss,
+                    ca_pacing_gain: ca.filter(|r| r.num() >= r.den() && r.num() <= 100 * r.den()),
+                    prr,
+                    undo,
+                    send_one,
+                    ecn,
+                    pacer,
+                    cc_limited,
+                }
             },
         );
     (ca, startup, any::<bool>(), common).prop_map(|(ca, startup, hystart, common)| LossBasedSpec {

@@ -1,6 +1,5 @@
 //! A tiny scripted "loss detector" that drives a controller the way
 //! ramp's recovery module (RFC 9002 order) or quinn (acks first) would.
-#![allow(dead_code)]
 
 pub mod arb;
 
@@ -86,10 +85,6 @@ impl Driver {
     /// Packet numbers sent and neither acked nor lost, oldest first.
     pub fn outstanding(&self) -> Vec<u64> {
         self.sent.keys().copied().collect()
-    }
-
-    pub fn next_pn(&self) -> u64 {
-        self.next_pn
     }
 
     /// Sends `n` full-size packets now; returns their numbers.

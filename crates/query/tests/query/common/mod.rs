@@ -1,8 +1,6 @@
 //! Shared helpers for the integration tests: a deterministic stats-log
 //! generator and a runner for the `ndq` binary.
 
-#![allow(dead_code)]
-
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

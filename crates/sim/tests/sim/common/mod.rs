@@ -1,6 +1,5 @@
 //! Shared helpers for the simulator's integration tests: run a connection
 //! with a trace captured in memory, and read the trace back.
-#![allow(dead_code)]
 
 use std::io::Write;
 use std::sync::{Arc, Mutex};
