@@ -2,12 +2,7 @@
 # The ablation table of docs/results/rapid-start-2026.md: the seed experiment's 20 000
 # connections (seed 1) on the seven built-in regions, adding one path or
 # endpoint mechanism per row. Usage: bench/calibrate/ablation.sh RAMP OUTDIR
-set -eu
-RAMP=${1:?ramp binary}
-OUT=${2:?output directory}
-N=${N:-20000}
-SEED=${SEED:-1}
-mkdir -p "$OUT"
+. "$(dirname "$0")/common.sh"
 regions='[[region]]
 name = "east-asia"
 [[region]]
@@ -26,9 +21,7 @@ name = "south-america"
 row() { # name, [paths] body, extra ramp arguments
   name=$1; paths=$2; shift 2
   printf '%s[paths]\n%s\n' "$regions" "$paths" > "$OUT/$name.toml"
-  start=$(date +%s)
-  "$RAMP" fleet --population "$OUT/$name.toml" -n "$N" --seed "$SEED" --no-charts -q -o "$OUT/$name" "$@" > "$OUT/$name.txt"
-  echo "$name: $(( $(date +%s) - start )) s, load $(cut -d' ' -f1 /proc/loadavg)" | tee -a "$OUT/times.txt"
+  fleet_row "$name" "$@"
 }
 DRAFT02='baseline=newreno(iw=30,beta=0.7,ss_beta=0.5),jumpstart=newreno(iw=30,beta=0.7,ss_beta=0.5)+jumpstart(retreat_beta=ca),rapid-no-jump=newreno(iw=30,beta=0.7,ss_beta=0.5)+rapidstart(jump=off),rapidstart=newreno(iw=30,beta=0.7,ss_beta=0.5)+rapidstart'
 # The seed arms before quicly's jump reactions (retreat_beta=ca, no jump_floor).

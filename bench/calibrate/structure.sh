@@ -4,12 +4,7 @@
 # seven built-in regions, one structural change per row, each on the model
 # (not on the row above). Usage: bench/calibrate/structure.sh RAMP OUTDIR
 # then: python3 bench/calibrate/slice_table.py OUTDIR/ROW ...
-set -eu
-RAMP=${1:?ramp binary}
-OUT=${2:?output directory}
-N=${N:-20000}
-SEED=${SEED:-1}
-mkdir -p "$OUT"
+. "$(dirname "$0")/common.sh"
 # name, text added to every [[region]] table, [paths] body
 row() {
   name=$1; region=$2; paths=$3
@@ -18,9 +13,7 @@ row() {
     printf '[[region]]\nname = "%s"\n%s\n\n' "$r" "$region" >> "$OUT/$name.toml"
   done
   printf '[paths]\n%s\n' "$paths" >> "$OUT/$name.toml"
-  start=$(date +%s)
-  "$RAMP" fleet --population "$OUT/$name.toml" -n "$N" --seed "$SEED" --no-charts -q -o "$OUT/$name" > "$OUT/$name.txt"
-  echo "$name: $(( $(date +%s) - start )) s, load $(cut -d' ' -f1 /proc/loadavg)" | tee -a "$OUT/times.txt"
+  fleet_row "$name"
 }
 NDT='capacity = { fixed = 1.0, mobile = 1.0 }'
 ROWS=${ROWS:-"base xt xt8 xt16 cap1 xt8cap1 aqmhi"}

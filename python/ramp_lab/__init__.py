@@ -110,7 +110,10 @@ def records(run_dir: PathLike) -> pandas.DataFrame:
 
 def summary(run_dir: PathLike) -> pandas.DataFrame:
     """A fleet run's summary.json as a frame: one row per slice (global,
-    each region, each size bin) and arm, with the TTLB change figures."""
+    each region, each size bin) and arm, with the TTLB change figures and,
+    for each headline statistic, its 95 % confidence interval over
+    connections (``<statistic>_ci95_lo`` / ``_ci95_hi``; sampling
+    uncertainty, not the model's; NaN for the baseline)."""
     import pandas as pd
 
     s = json.loads((Path(run_dir) / "summary.json").read_text())

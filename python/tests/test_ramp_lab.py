@@ -90,6 +90,15 @@ def test_frames(tmp_path):
     s = ramp_lab.summary(run)
     assert set(s["kind"]) == {"global", "pop", "bin"}
     assert {"arm", "pctl_change_avg_pct", "p50_ms"} <= set(s.columns)
+    # Every headline statistic with its 95 % confidence interval over
+    # connections (the baseline has none: NaN), holding its estimate.
+    g = s[(s["kind"] == "global") & (s["arm"] == "rapidstart")].iloc[0]
+    for stat in ["pctl_change_avg_pct", "pctl_1_99_change_avg_pct", "mean_change_pct",
+                 "median_change_pct"]:
+        assert g[f"{stat}_ci95_lo"] <= g[stat] <= g[f"{stat}_ci95_hi"], stat
+    import pandas as pd
+    base = s[(s["kind"] == "global") & (s["arm"] == "baseline")].iloc[0]
+    assert pd.isna(base["mean_change_pct_ci95_lo"])
     loss = ramp_lab.loss(run)
     assert set(loss["arm"]) == {"baseline", "jumpstart", "rapid-no-jump", "rapidstart"}
     df = ramp_lab.sim("--scenario", "seed-100m", "--cc", "newreno,rapidstart")

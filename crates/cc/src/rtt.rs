@@ -8,6 +8,8 @@
 
 use core::time::Duration;
 
+use ramp_vocab::time::duration_nanos;
+
 /// RFC 9002 §6.2.2 `kInitialRtt`: the RTT assumed before any sample (333 ms,
 /// so the first PTO is about one second).
 pub(crate) const INITIAL_RTT: Duration = Duration::from_millis(333);
@@ -129,8 +131,21 @@ impl RttEstimator {
     /// The probe timeout before backoff, RFC 9002 §6.2.1:
     /// `smoothed_rtt + max(4·rttvar, kGranularity) + max_ack_delay`.
     /// Pass `max_ack_delay = 0` for the Initial and Handshake spaces.
+    /// (Saturating at `u64::MAX` nanoseconds, 584 years.)
     pub fn pto_base(&self, max_ack_delay: Duration) -> Duration {
-        self.smoothed + (self.var * 4).max(GRANULARITY) + max_ack_delay
+        Duration::from_nanos(self.pto_base_nanos(duration_nanos(max_ack_delay)))
+    }
+
+    /// [`RttEstimator::pto_base`] in nanoseconds, for the PTO deadline,
+    /// which is recomputed whenever the timer may move (on `Time`'s
+    /// integer clock; `Duration` arithmetic costs several times as much).
+    pub(crate) fn pto_base_nanos(&self, max_ack_delay: u64) -> u64 {
+        let var4 = duration_nanos(self.var)
+            .saturating_mul(4)
+            .max(duration_nanos(GRANULARITY));
+        duration_nanos(self.smoothed)
+            .saturating_add(var4)
+            .saturating_add(max_ack_delay)
     }
 }
 
@@ -216,5 +231,25 @@ mod tests {
             ..r
         };
         assert_eq!(r0.pto_base(Duration::ZERO), ms(101));
+    }
+
+    proptest::proptest! {
+        /// RFC 9002 §6.2.1's PTO base in integer nanoseconds equals the
+        /// `Duration` formula.
+        #[test]
+        fn rfc9002_6_2_1_pto_base_matches_duration_arithmetic(
+            smoothed in 0u64..(1 << 50), var in 0u64..(1 << 48), mad in 0u64..(1 << 40),
+        ) {
+            let r = RttEstimator {
+                smoothed: Duration::from_nanos(smoothed),
+                var: Duration::from_nanos(var),
+                ..RttEstimator::new(INITIAL_RTT)
+            };
+            let mad = Duration::from_nanos(mad);
+            proptest::prop_assert_eq!(
+                r.pto_base(mad),
+                r.smoothed + (r.var * 4).max(GRANULARITY) + mad
+            );
+        }
     }
 }

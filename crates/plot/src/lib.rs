@@ -37,7 +37,8 @@ pub use error::{Error, Result};
 pub use grid::{grid_curves, GridAxis, GridResult, GridSamples};
 pub use record::{parse_records, read_records, Record};
 pub use report::{
-    explorer_html, render_report, summarise, write_report, ArmSummary, Dim, ExplorerBuilder,
-    ExplorerData, RangeDim, ReportChart, RunData, RunRecords, ValueCol,
+    explorer_html, headline_of_summary, read_headline, render_report, summarise, write_report,
+    ArmHeadline, ArmSummary, Dim, ExplorerBuilder, ExplorerData, HeadlineStat, RangeDim,
+    ReportChart, RunData, RunRecords, ValueCol, HEADLINE_STATS,
 };
 pub use trace::{parse_trace, read_trace, Trace, TraceMeta};

@@ -5,7 +5,8 @@
 //! What a shell creates, all named with a ramp prefix:
 //! - the namespace `ramp-sh-PATH` (a bind mount under `/run/netns`), with
 //!   its TUN device `ramp-in`, and a file `/run/ramp-shell/ramp-sh-PATH`
-//!   holding the shell's pid;
+//!   holding the shell's pid (claims and leftover removal are serialised
+//!   by an exclusive `flock` on `/run/ramp-shell/.lock`);
 //! - in the namespace the shell runs in: the TUN device `ramp-PATH`, its
 //!   addresses and the routes to the shell's block through it.
 //!
@@ -74,6 +75,10 @@ impl Namespace {
             }
             Some(p) => (1..PER_PARENT).filter_map(|k| p.child(k)).collect(),
         };
+        // Under the directory lock: a shell removing a leftover of the
+        // same name (`cleanup`) cannot act between our claim and the
+        // namespace's creation.
+        let _lock = lock();
         let taken = existing_namespaces();
         for path in candidates {
             let name = path.netns_name();
@@ -251,6 +256,39 @@ fn claim_in(dir: &Path, name: &str) -> Result<bool, ShellError> {
     }
 }
 
+/// An exclusive `flock` on the owner directory, released when the
+/// returned file closes (also when the process dies, so a killed shell
+/// never leaves it held). Serialises `cleanup` against `claim` plus the
+/// namespace's creation. None if the lock cannot be had (no directory, no
+/// permission): the shell then goes on unserialised, as before the lock,
+/// rather than refuse to start.
+fn lock() -> Option<File> {
+    lock_in(Path::new(OWNER_DIR))
+}
+
+/// [`lock`] on directory `dir`.
+fn lock_in(dir: &Path) -> Option<File> {
+    use std::os::fd::AsRawFd;
+    std::fs::create_dir_all(dir).ok()?;
+    // A dot name: cleanup lists only names with the namespace prefix.
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(dir.join(".lock"))
+        .ok()?;
+    loop {
+        // SAFETY: flock on a descriptor this function owns; no memory is
+        // passed.
+        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } == 0 {
+            return Some(file);
+        }
+        if io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
+            return None;
+        }
+    }
+}
+
 fn owner_file(name: &str) -> PathBuf {
     Path::new(OWNER_DIR).join(name)
 }
@@ -331,6 +369,12 @@ pub struct Cleanup {
 /// with it, but not the command's own children).
 pub fn cleanup() -> Cleanup {
     let mut report = Cleanup::default();
+    // Held over the whole scan: two shells starting right after a killed
+    // one would otherwise both judge its namespace, and the slower one,
+    // having read "no owner" while the faster one was between removing
+    // the leftover and claiming the name again, would delete the faster
+    // one's new namespace (seen with two shells starting in parallel).
+    let _lock = lock();
     let owned: Vec<String> = std::fs::read_dir(OWNER_DIR)
         .map(|d| {
             d.filter_map(|e| e.ok())
@@ -385,6 +429,27 @@ mod tests {
             .map(|e| e.file_name())
             .collect();
         assert_eq!(left, vec![std::ffi::OsString::from(&name)]);
+        std::fs::remove_dir_all(&dir).expect("remove test dir");
+    }
+
+    #[test]
+    fn the_owner_directory_lock_is_exclusive_and_released_on_close() {
+        use std::os::fd::AsRawFd;
+        let dir = std::env::temp_dir().join(format!("ramp-lock-test-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let held = lock_in(&dir).expect("first lock");
+        // A second open file description cannot take it while it is held.
+        let other = std::fs::OpenOptions::new()
+            .write(true)
+            .open(dir.join(".lock"))
+            .expect("open lock file");
+        // SAFETY (below): flock on a descriptor the test owns.
+        let try_lock =
+            |f: &File| unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0;
+        assert!(!try_lock(&other), "the lock is held");
+        drop(held);
+        assert!(try_lock(&other), "closing the holder releases it");
+        drop(other);
         std::fs::remove_dir_all(&dir).expect("remove test dir");
     }
 

@@ -172,21 +172,38 @@ impl Rate {
         if self.0 == 0 {
             return Duration::MAX;
         }
+        Duration::from_nanos(self.transmit_nanos(bytes))
+    }
+    /// [`Rate::transmit_time`] in nanoseconds (saturating; `u64::MAX` for a
+    /// zero rate), for callers that keep time as [`Time`]'s integer
+    /// nanoseconds: a pacer asks this for every paced packet, and the
+    /// round trip through `Duration` costs more than the division.
+    pub fn transmit_nanos(self, bytes: u64) -> u64 {
+        if self.0 == 0 {
+            return u64::MAX;
+        }
         if let Some(b) = bytes.checked_mul(1_000_000_000) {
-            return Duration::from_nanos(b.div_ceil(self.0));
+            return b.div_ceil(self.0);
         }
         let ns = (u128::from(bytes) * 1_000_000_000).div_ceil(u128::from(self.0));
-        Duration::from_nanos(u64::try_from(ns).unwrap_or(u64::MAX))
+        u64::try_from(ns).unwrap_or(u64::MAX)
     }
     /// Bytes this rate moves in `d` (rounded down, saturating).
     pub fn bytes_in(self, d: Duration) -> u64 {
-        if let Some(b) = u64::try_from(d.as_nanos())
-            .ok()
-            .and_then(|ns| self.0.checked_mul(ns))
-        {
+        match u64::try_from(d.as_nanos()) {
+            Ok(ns) => self.bytes_in_nanos(ns),
+            Err(_) => {
+                let b = u128::from(self.0) * d.as_nanos() / 1_000_000_000;
+                u64::try_from(b).unwrap_or(u64::MAX)
+            }
+        }
+    }
+    /// [`Rate::bytes_in`] over `ns` nanoseconds (rounded down, saturating).
+    pub fn bytes_in_nanos(self, ns: u64) -> u64 {
+        if let Some(b) = self.0.checked_mul(ns) {
             return b / 1_000_000_000;
         }
-        let b = u128::from(self.0) * d.as_nanos() / 1_000_000_000;
+        let b = u128::from(self.0) * u128::from(ns) / 1_000_000_000;
         u64::try_from(b).unwrap_or(u64::MAX)
     }
 }
@@ -259,6 +276,13 @@ mod tests {
     fn fast(rate: u64, bytes: u64, ns: u64, num: u64, den: u64) -> [u128; 4] {
         let r = Rate::from_bytes_per_sec(rate.max(1));
         let d = Duration::from_nanos(ns);
+        // The nanosecond forms are the same numbers.
+        assert_eq!(
+            r.transmit_nanos(bytes),
+            duration_nanos(r.transmit_time(bytes))
+        );
+        let r0 = Rate::from_bytes_per_sec(rate);
+        assert_eq!(r0.bytes_in_nanos(ns), r0.bytes_in(d));
         [
             u128::from(Rate::from_bytes_over(bytes, Duration::from_nanos(ns.max(1))).0),
             u128::from(Rate::from_bytes_per_sec(rate).scaled(num, den.max(1)).0),

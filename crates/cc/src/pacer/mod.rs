@@ -120,6 +120,9 @@ impl Default for PacerConfig {
 #[derive(Clone, Debug)]
 pub struct Pacer {
     config: PacerConfig,
+    /// The idle credit cap, bytes: the configuration's quantum, computed
+    /// once (every call needs it).
+    quantum: i64,
     /// Credit at `last`, bytes; negative is debt.
     credit: i64,
     last: Option<Time>,
@@ -137,8 +140,15 @@ impl Pacer {
         let initial = config
             .initial_burst_packets
             .saturating_mul(config.max_datagram_size);
+        let quantum = to_i64(
+            config
+                .burst_quantum_packets
+                .max(1)
+                .saturating_mul(config.max_datagram_size.max(1)),
+        );
         Pacer {
             config,
+            quantum,
             credit: to_i64(initial),
             last: None,
             burst: None,
@@ -152,12 +162,7 @@ impl Pacer {
 
     /// The idle credit cap, bytes.
     fn quantum(&self) -> i64 {
-        to_i64(
-            self.config
-                .burst_quantum_packets
-                .max(1)
-                .saturating_mul(self.config.max_datagram_size.max(1)),
-        )
+        self.quantum
     }
 
     /// The most credit may build to at `rate`: the quantum, or less when
@@ -175,12 +180,18 @@ impl Pacer {
 
     /// Credit available at `now` with `rate`.
     fn credit_at(&self, now: Time, rate: Rate) -> i64 {
+        // A leftover initial burst above the quantum does not grow.
+        self.credit_within(now, rate, self.cap(rate).max(self.credit))
+    }
+
+    /// [`Pacer::credit_at`] with its cap, `self.cap(rate).max(self.credit)`,
+    /// already computed.
+    fn credit_within(&self, now: Time, rate: Rate, cap: i64) -> i64 {
         let Some(last) = self.last else {
             return self.credit;
         };
-        let accrued = to_i64(rate.bytes_in(now.saturating_since(last)));
-        // A leftover initial burst above the quantum does not grow.
-        let cap = self.cap(rate).max(self.credit);
+        let elapsed = now.as_nanos().saturating_sub(last.as_nanos());
+        let accrued = to_i64(rate.bytes_in_nanos(elapsed));
         self.credit.saturating_add(accrued).min(cap)
     }
 
@@ -207,14 +218,15 @@ impl Pacer {
             // Nothing sent yet: nothing to space the first packet from.
             return now;
         }
-        let credit = self.credit_at(now, rate);
+        let cap = self.cap(rate).max(self.credit);
+        let credit = self.credit_within(now, rate, cap);
         // A packet larger than the quantum waits for a full quantum only.
-        let needed = to_i64(bytes).min(self.cap(rate).max(self.credit));
+        let needed = to_i64(bytes).min(cap);
         if credit >= needed {
             return now;
         }
         let deficit = u64::try_from(needed.saturating_sub(credit)).unwrap_or(u64::MAX);
-        now.saturating_add(rate.transmit_time(deficit))
+        Time::from_nanos(now.as_nanos().saturating_add(rate.transmit_nanos(deficit)))
     }
 
     /// A packet of `bytes` left at `now`.

@@ -158,8 +158,12 @@ impl<P> LossDetector<P> {
         out: &mut AckOutcome<P>,
     ) -> Result<(), AckError> {
         out.clear();
-        ack.validate()?;
         let si = space.index();
+        // The ranges that repeat the previous frame's were validated with
+        // it: a frame on a lossy path carries one range per hole, and most
+        // of them are the last frame's again.
+        let tail = self.spaces[si].lost.repeated_tail(&ack.ranges);
+        ack.validate_head(tail.map_or(ack.ranges.len(), |t| t.at))?;
         let largest = ack.largest().ok_or(AckError::NoRanges)?;
         {
             let sent = &self.spaces[si].sent;
@@ -198,7 +202,7 @@ impl<P> LossDetector<P> {
                 .ack_range(*r.start(), *r.end(), |p| out.acked.push(p));
         }
         sp.sent.trim_front();
-        let hits = sp.lost.acked(&ack.ranges, episode_id);
+        let hits = sp.lost.acked(&ack.ranges, tail, episode_id);
         out.spurious = hits.packets;
         self.stats.spurious_losses += hits.packets;
         self.stats.spurious_bytes += hits.bytes;

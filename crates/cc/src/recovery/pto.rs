@@ -6,7 +6,7 @@ use core::time::Duration;
 
 use super::detector::LossDetector;
 use super::Space;
-use ramp_vocab::time::Time;
+use ramp_vocab::time::{duration_nanos, Time};
 
 /// `2^pto_count`, saturating (the backoff of §6.2.1).
 fn backoff(pto_count: u32) -> u32 {
@@ -75,8 +75,11 @@ impl<P> LossDetector<P> {
     /// `None` when no PTO is armed.
     pub fn pto_time_and_space(&self) -> Option<(Time, Space)> {
         let mut best: Option<(Time, Space)> = None;
-        let backoff = backoff(self.pto_count);
-        let base = self.rtt.pto_base(Duration::ZERO);
+        // In nanoseconds, saturating: `Duration`'s saturating arithmetic
+        // and `Time::saturating_add`'s conversion give the same instant.
+        let backoff = u64::from(backoff(self.pto_count));
+        let base = self.rtt.pto_base_nanos(0);
+        let max_ack_delay = duration_nanos(self.config.max_ack_delay);
         for space in Space::ALL {
             let sp = &self.spaces[space.index()];
             if sp.sent.ack_eliciting_in_flight() == 0 {
@@ -90,10 +93,13 @@ impl<P> LossDetector<P> {
                 continue;
             };
             let period = match space {
-                Space::Application => base.saturating_add(self.config.max_ack_delay),
+                Space::Application => base.saturating_add(max_ack_delay),
                 Space::Initial | Space::Handshake => base,
             };
-            let t = last.saturating_add(period.saturating_mul(backoff));
+            let t = Time::from_nanos(
+                last.as_nanos()
+                    .saturating_add(period.saturating_mul(backoff)),
+            );
             if best.is_none_or(|(b, _)| t < b) {
                 best = Some((t, space));
             }

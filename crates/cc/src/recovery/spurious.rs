@@ -31,6 +31,17 @@ pub(crate) struct SpuriousHits {
     pub(crate) in_episode: u64,
 }
 
+/// The part of an ACK frame's ranges that repeats the previous frame's:
+/// `ranges[at..]` equals the previous frame's ranges from `from` on, one
+/// for one.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RepeatedTail {
+    /// The first repeated range of the new frame.
+    pub(crate) at: usize,
+    /// Its position in the previous frame.
+    from: usize,
+}
+
 /// Declared-lost packets of one space, ascending packet number.
 ///
 /// A `Vec` used as a queue (`head` is the logical front, compacted when
@@ -110,9 +121,45 @@ impl LostMemory {
         evicted
     }
 
+    /// Where `ranges` repeats the previous frame's ranges one for one to
+    /// its end, if it does from a range on: the first range inside one of
+    /// the previous frame's is found walking down both lists, and the
+    /// ranges after it are compared with the previous frame's after that
+    /// one. `ranges` need not be valid: the tail found equals ranges of a
+    /// frame already validated, which is all a caller may rely on.
+    pub(crate) fn repeated_tail(&self, ranges: &[RangeInclusive<u64>]) -> Option<RepeatedTail> {
+        let mut previous: &[(u64, u64)] = &self.previous;
+        for (k, r) in ranges.iter().enumerate() {
+            let (lo, hi) = (*r.start(), *r.end());
+            while let [(p_lo, _), older @ ..] = previous {
+                if *p_lo <= hi {
+                    break;
+                }
+                previous = older;
+            }
+            let [(p_lo, p_hi), below @ ..] = previous else {
+                return None;
+            };
+            if *p_lo <= lo && hi <= *p_hi {
+                let rest = &ranges[k + 1..];
+                let repeats = rest.len() <= below.len()
+                    && rest
+                        .iter()
+                        .zip(below)
+                        .all(|(r, p)| (*r.start(), *r.end()) == *p);
+                return repeats.then(|| RepeatedTail {
+                    at: k + 1,
+                    from: self.previous.len() - below.len(),
+                });
+            }
+        }
+        None
+    }
+
     /// Removes and counts the remembered losses inside the frame's `ranges`
     /// (descending, disjoint). Every packet in `ranges` counts as
     /// acknowledged from now on: none may be declared lost (pushed) later.
+    /// `tail` is [`LostMemory::repeated_tail`] of `ranges`.
     ///
     /// Walks the records from the newest down alongside the ranges. A real
     /// loss sits in a gap between two ranges (its number is never
@@ -121,23 +168,31 @@ impl LostMemory {
     /// loss) by binary search: O(ranges · log) at worst, sequential memory
     /// in the common case. A range inside one of the previous frame's
     /// ranges holds no record (see the type's documentation) and is
-    /// skipped.
-    pub(crate) fn acked(&mut self, ranges: &[RangeInclusive<u64>], episode: u64) -> SpuriousHits {
+    /// skipped, and so is the repeated tail (the frames usually agree
+    /// range for range below their first few: holes are not filled, as a
+    /// retransmission takes a new number).
+    pub(crate) fn acked(
+        &mut self,
+        ranges: &[RangeInclusive<u64>],
+        tail: Option<RepeatedTail>,
+        episode: u64,
+    ) -> SpuriousHits {
         let mut hits = SpuriousHits::default();
         let live = &mut self.records[self.head..];
         // The previous frame's ranges not yet passed (both lists descend).
         let mut previous: &[(u64, u64)] = &self.previous;
         let mut i = live.len();
-        for r in ranges {
+        let head = &ranges[..tail.map_or(ranges.len(), |t| t.at)];
+        for r in head {
             let (lo, hi) = (*r.start(), *r.end());
             if i == 0 {
                 break;
             }
-            while let [(p_lo, _), rest @ ..] = previous {
+            while let [(p_lo, _), older @ ..] = previous {
                 if *p_lo <= hi {
                     break;
                 }
-                previous = rest;
+                previous = older;
             }
             if let [(p_lo, p_hi), ..] = previous {
                 if *p_lo <= lo && hi <= *p_hi {
@@ -166,15 +221,38 @@ impl LostMemory {
                 }
             }
         }
-        self.previous.clear();
-        self.previous
-            .extend(ranges.iter().map(|r| (*r.start(), *r.end())));
+        self.remember(ranges, tail);
         if hits.packets > 0 {
             self.records.drain(..self.head);
             self.head = 0;
             self.records.retain(|r| !r.acked);
         }
         hits
+    }
+
+    /// Keeps `ranges` as the previous frame's. Its repeated tail is already
+    /// stored: it is moved in one block instead of being rewritten range by
+    /// range.
+    fn remember(&mut self, ranges: &[RangeInclusive<u64>], tail: Option<RepeatedTail>) {
+        let pair = |r: &RangeInclusive<u64>| (*r.start(), *r.end());
+        match tail {
+            Some(RepeatedTail { at, from }) => {
+                let n = ranges.len() - at;
+                if at > from {
+                    self.previous.resize(at + n, (0, 0));
+                }
+                self.previous.copy_within(from..from + n, at);
+                self.previous.truncate(at + n);
+                for (slot, r) in self.previous.iter_mut().zip(&ranges[..at]) {
+                    *slot = pair(r);
+                }
+            }
+            None => {
+                self.previous.clear();
+                self.previous.extend(ranges.iter().map(pair));
+            }
+        }
+        debug_assert!(self.previous.iter().copied().eq(ranges.iter().map(pair)));
     }
 
     pub(crate) fn clear(&mut self) {
@@ -218,6 +296,12 @@ impl Episode {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// A frame processed as the detector does.
+    fn ack(m: &mut LostMemory, ranges: &[RangeInclusive<u64>], episode: u64) -> SpuriousHits {
+        let tail = m.repeated_tail(ranges);
+        m.acked(ranges, tail, episode)
+    }
 
     /// The plain definition: every remembered loss inside a range is hit.
     #[derive(Default)]
@@ -268,7 +352,7 @@ mod tests {
                         }
                         let ranges: Vec<RangeInclusive<u64>> =
                             frame.iter().map(|&(a, b)| a..=b).collect();
-                        let h = m.acked(&ranges, 1);
+                        let h = ack(&mut m, &ranges, 1);
                         let inside = |pn: u64| frame.iter().any(|&(a, b)| (a..=b).contains(&pn));
                         let hit: Vec<_> = naive.records.iter().filter(|r| inside(r.0)).copied().collect();
                         prop_assert_eq!(h.packets, hit.len() as u64);
@@ -283,6 +367,47 @@ mod tests {
         }
     }
 
+    proptest! {
+        /// RFC 9000 §19.3.1: a frame that repeats the previous frame's
+        /// ranges below some point is checked above that point only, and
+        /// gets the verdict (and error) of a full check, whatever its head:
+        /// inverted, overlapping or rising ranges included.
+        #[test]
+        fn rfc9000_19_3_1_a_repeated_tail_needs_no_second_check(
+            starts in proptest::collection::btree_set(0u64..2_000, 1..30),
+            keep in 0usize..30,
+            head in proptest::collection::vec((0u64..2_100, 0u64..2_100), 0..4),
+        ) {
+            use crate::recovery::AckFrame;
+            // A valid frame: one range per start, up to the next start - 2.
+            let starts: Vec<u64> = starts.into_iter().collect();
+            let mut prev: Vec<RangeInclusive<u64>> = starts
+                .windows(2)
+                .map(|w| w[0]..=w[0].max(w[1].saturating_sub(2)))
+                .collect();
+            let last = *starts.last().unwrap_or(&0);
+            prev.push(last..=last + 3);
+            prev.reverse();
+            let mut m = LostMemory::default();
+            ack(&mut m, &prev, 0);
+            let cut = keep.min(prev.len());
+            let ranges: Vec<RangeInclusive<u64>> = head
+                .iter()
+                .map(|&(a, b)| a..=b)
+                .chain(prev[cut..].iter().cloned())
+                .collect();
+            let frame = AckFrame { ranges, ack_delay: core::time::Duration::ZERO, ecn: None };
+            let tail = m.repeated_tail(&frame.ranges);
+            if let Some(t) = tail {
+                prop_assert_eq!(&frame.ranges[t.at..], &prev[t.from..t.from + frame.ranges.len() - t.at]);
+            }
+            prop_assert_eq!(
+                frame.validate_head(tail.map_or(frame.ranges.len(), |t| t.at)),
+                frame.validate()
+            );
+        }
+    }
+
     #[test]
     fn memory_is_bounded_and_counts_each_loss_once() {
         let mut m = LostMemory::default();
@@ -292,21 +417,21 @@ mod tests {
         }
         assert_eq!(m.len(), 4);
         // 6..=9 remain; ACK 9, 7 and 3..=5 (3..=5 no longer remembered).
-        let h = m.acked(&[9..=9, 7..=7, 3..=5], 1);
+        let h = ack(&mut m, &[9..=9, 7..=7, 3..=5], 1);
         assert_eq!((h.packets, h.bytes, h.in_episode), (2, 200, 2));
         assert_eq!(m.len(), 2);
-        let again = m.acked(&[9..=9, 7..=7, 3..=5], 1);
+        let again = ack(&mut m, &[9..=9, 7..=7, 3..=5], 1);
         assert_eq!(again.packets, 0, "a duplicate ACK counts nothing");
         // A wide gap (a burst of 40 real losses) is stepped over.
         for pn in 100..140 {
             m.push(pn, 100, 3, 64);
         }
-        let h = m.acked(&[140..=150, 99..=99], 3);
+        let h = ack(&mut m, &[140..=150, 99..=99], 3);
         assert_eq!(h.packets, 0);
         assert_eq!(m.len(), 42);
-        let h = m.acked(&[139..=139, 8..=8], 3);
+        let h = ack(&mut m, &[139..=139, 8..=8], 3);
         assert_eq!((h.packets, h.in_episode), (2, 1));
-        let h = m.acked(&[0..=100], 2);
+        let h = ack(&mut m, &[0..=100], 2);
         assert_eq!((h.packets, h.in_episode), (2, 0), "6 and 100");
         assert_eq!(m.len(), 38);
     }

@@ -1,6 +1,7 @@
 //! Rendering the report page.
 
 use super::explorer::explorer_html;
+use super::headline::{ArmHeadline, HeadlineStat, HEADLINE_STATS};
 use super::run::RunData;
 use super::table::{summarise, ArmSummary};
 use crate::ab::{ab_curves_of, paired_deltas_of, AbOptions, Facet};
@@ -177,7 +178,23 @@ fn cell(v: Option<f64>, f: impl Fn(f64) -> String) -> String {
     v.map_or_else(|| "–".to_string(), f)
 }
 
-fn table_html(rows: &[ArmSummary], baseline: Option<&str>) -> String {
+/// A headline statistic's cell: `−22.1% [−22.6, −21.6]` (the interval
+/// when the summary has one).
+fn headline_cell(st: HeadlineStat) -> String {
+    let v = if st.value.is_finite() {
+        format!("{:+.1}%", st.value)
+    } else {
+        return "–".into();
+    };
+    let s = if st.lo.is_finite() && st.hi.is_finite() {
+        format!("{v} [{:+.1}, {:+.1}]", st.lo, st.hi)
+    } else {
+        v
+    };
+    s.replace('-', "−")
+}
+
+fn table_html(rows: &[ArmSummary], baseline: Option<&str>, headline: &[ArmHeadline]) -> String {
     let many = rows.iter().any(|r| r.n > 1);
     let base_p50 = rows
         .iter()
@@ -221,6 +238,22 @@ fn table_html(rows: &[ArmSummary], baseline: Option<&str>) -> String {
             }),
             base_p50.is_some(),
         ),
+    ];
+    // A fleet run's headline statistics (its summary.json) with their 95 %
+    // intervals, after the per-arm Δ p50.
+    for (i, (_, heading)) in HEADLINE_STATS.iter().enumerate() {
+        cols.push((
+            heading,
+            Box::new(move |r: &ArmSummary| {
+                headline
+                    .iter()
+                    .find(|h| h.arm == r.arm)
+                    .map_or_else(|| "–".to_string(), |h| headline_cell(h.stats[i]))
+            }),
+            !headline.is_empty(),
+        ));
+    }
+    cols.extend::<Vec<Col<'_>>>(vec![
         (
             "packets sent",
             Box::new(move |r: &ArmSummary| cell(r.packets_sent, count)),
@@ -263,7 +296,7 @@ fn table_html(rows: &[ArmSummary], baseline: Option<&str>) -> String {
             Box::new(|r: &ArmSummary| cell(r.srtt_ms, format_ms)),
             true,
         ),
-    ];
+    ]);
     // Columns no arm has data for are left out.
     cols.retain(|(_, f, shown)| *shown && rows.iter().any(|r| f(r) != "–"));
     let mut s = String::from("<table class=\"arms\">\n<thead><tr><th>arm</th>");
@@ -289,6 +322,9 @@ fn table_html(rows: &[ArmSummary], baseline: Option<&str>) -> String {
         s.push_str("</tr>\n");
     }
     s.push_str("</tbody></table>\n");
+    if !headline.is_empty() {
+        s.push_str("<p class=\"note\">Δ TTLB columns: the run's headline statistics (summary.json), over the connections completed in every arm, with their 95 % confidence interval over connections in brackets: the uncertainty of sampling this many connections (a seeded paired bootstrap), not the model's, which the sensitivity study gives (docs/experiments.md).</p>\n");
+    }
     if many {
         s.push_str("<p class=\"note\">TTLB columns are percentiles (linear interpolation) over each arm's connections; other columns are medians; loss is lost ÷ sent over all connections.</p>\n");
     }
@@ -436,7 +472,7 @@ pub fn render_report(run: &RunData) -> Result<String> {
         );
     }
     h.push_str("</section>\n<section id=\"arms\"><h2>Arms</h2>\n");
-    h.push_str(&table_html(&rows, baseline.as_deref()));
+    h.push_str(&table_html(&rows, baseline.as_deref(), &run.headline));
     h.push_str("</section>\n");
     if let Some(e) = &explorer {
         h.push_str(e);
@@ -478,6 +514,45 @@ mod tests {
             esc("<a href=\"x\">&'"),
             "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"
         );
+    }
+
+    #[test]
+    fn a_fleet_runs_headline_and_its_intervals_join_the_arms_table() {
+        let records = parse_records(
+            "{\"group\":\"baseline\",\"ttlb\":100}\n{\"group\":\"x\",\"ttlb\":90}\n",
+            "r",
+        )
+        .unwrap();
+        let mut run = RunData {
+            title: "t".into(),
+            records: RunRecords::from_records(records),
+            ..RunData::default()
+        };
+        let plain = render_report(&run).unwrap();
+        assert!(!plain.contains("ten-pt"), "no summary.json, no columns");
+        let stat = |value, lo, hi| HeadlineStat { value, lo, hi };
+        run.headline = vec![ArmHeadline {
+            arm: "x".into(),
+            stats: [
+                stat(-20.5, -21.04, -19.96),
+                stat(-19.0, f64::NAN, f64::NAN),
+                stat(-15.0, -16.0, -14.0),
+                stat(f64::NAN, f64::NAN, f64::NAN),
+            ],
+        }];
+        let html = render_report(&run).unwrap();
+        for (_, heading) in &HEADLINE_STATS[..3] {
+            assert!(html.contains(&format!("<th>{heading}</th>")), "{heading}");
+        }
+        // A column no arm has a value for is left out, as the others are.
+        assert!(!html.contains(HEADLINE_STATS[3].1));
+        assert!(html.contains("<td>−20.5% [−21.0, −20.0]</td>"), "{html}");
+        assert!(
+            html.contains("<td>−19.0%</td>"),
+            "no interval: the value alone"
+        );
+        assert!(html.contains("95 % confidence interval over connections"));
+        assert!(html.contains("not the model's"));
     }
 
     #[test]

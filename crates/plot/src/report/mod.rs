@@ -3,12 +3,14 @@
 //! the network; a few lines of inline JavaScript for click-to-zoom).
 
 mod explorer;
+mod headline;
 mod html;
 mod records;
 mod run;
 mod table;
 
 pub use explorer::{explorer_html, Dim, ExplorerBuilder, ExplorerData, RangeDim, ValueCol};
+pub use headline::{headline_of_summary, read_headline, ArmHeadline, HeadlineStat, HEADLINE_STATS};
 pub use html::{render_report, ReportChart};
 pub use records::RunRecords;
 pub use run::RunData;

@@ -7,9 +7,12 @@
 //!   traces/*.ndjson    per-connection traces (optional; any file names,
 //!                      read in name order)
 //!   scenario.toml      the scenario as run (optional; shown verbatim)
+//!   summary.json       a fleet run's summary (optional; its headline
+//!                      statistics and their intervals join the Arms table)
 //! ```
 
 use super::explorer::ExplorerData;
+use super::headline::{read_headline, ArmHeadline};
 use super::records::RunRecords;
 use crate::error::{Error, Result};
 use crate::trace::{read_trace, Trace};
@@ -33,6 +36,10 @@ pub struct RunData {
     /// `records` (e.g. a fleet run's full records.ndjson where `records`
     /// holds the charts' few keys). `None`: from `records`.
     pub explorer: Option<ExplorerData>,
+    /// A fleet run's headline statistics with their 95 % confidence
+    /// intervals (its summary.json), shown in the Arms table; empty for
+    /// other runs.
+    pub headline: Vec<ArmHeadline>,
 }
 
 impl RunData {
@@ -90,6 +97,7 @@ impl RunData {
             traces,
             baseline: None,
             explorer: None,
+            headline: read_headline(dir)?,
         })
     }
 

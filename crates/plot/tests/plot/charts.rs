@@ -108,6 +108,7 @@ fn report_is_deterministic_and_complete() {
         traces: tr.iter().map(|(n, t)| parse_trace(t, n).unwrap()).collect(),
         baseline: None,
         explorer: None,
+        headline: Vec::new(),
     };
     let a = render_report(&run).unwrap();
     let b = render_report(&run).unwrap();

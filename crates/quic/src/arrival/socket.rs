@@ -89,10 +89,23 @@ pub(crate) struct Bound {
     pub log: Arc<ArrivalLog>,
 }
 
+/// Receive buffer asked for on the server's socket (the kernel caps it at
+/// `net.core.rmem_max`, 4 MiB on the benchmark VM), as the relay's and
+/// `ramp load`'s sockets ask. The default (`rmem_default`, about 208 KiB)
+/// overflowed when 1000 clients handshook at once while the server waited
+/// for a CPU: 3374 and 4785 datagrams dropped by the kernel
+/// (`RcvbufErrors`) in two runs on the 2-core VM at load 27. A larger
+/// buffer helps only a server that gets a CPU back soon: with it, three
+/// such runs still dropped 387–2286, and 3–15 % of the handshakes timed
+/// out, so it is not a fix for a starved machine.
+const RECV_BUFFER_BYTES: usize = 8 << 20;
+
 /// Binds `addr` with kernel receive times. Must be called inside a tokio
 /// runtime.
 pub(crate) fn bind(addr: SocketAddr) -> io::Result<Bound> {
     let sock = std::net::UdpSocket::bind(addr)?;
+    // Best effort: a smaller buffer only costs handshakes in a burst.
+    let _ = socket2::SockRef::from(&sock).set_recv_buffer_size(RECV_BUFFER_BYTES);
     let dup = sock.try_clone()?;
     let clock = Arc::new(StrictClock::new());
     let state = stamped::UdpSocketState::new((&sock).into())?;

@@ -91,13 +91,25 @@ pub struct PathModel {
     /// al. (SIGCOMM 2016) found up to 7 % of *lossy* transfers policed,
     /// fewer of all transfers.
     pub policed_scale: f64,
-    /// Share of paths with other users browsing on the same bottleneck
-    /// (on/off web traffic after the 3GPP HTTP model, `crate::web`).
-    /// [assumption: 0, off, in the fitted model; see
-    /// docs/results/rapid-start-2026.md for its effect]
+    /// Share of *fixed* (wired and Wi-Fi) paths whose bottleneck other
+    /// users of the same line browse on while the connection runs (on/off
+    /// web traffic after the 3GPP HTTP model, `crate::web`). Mobile paths
+    /// never get them: a phone's cellular downlink is scheduled per
+    /// device, so its household's other devices do not share it.
+    /// [assumption: 0 in the fitted model, range 0–0.5 declared in
+    /// `super::assumptions` (Maier et al., PAM 2011: 10 % of DSL lines
+    /// had several hosts active at once, 52 % several hosts at all)]
     pub cross_traffic_share: f64,
-    /// Web users on such a path.
+    /// Web users on such a path. [assumption: 2, the web-user model's
+    /// default; not swept]
     pub cross_traffic_users: u32,
+    /// How much of the gap between a region's single-flow NDT rates and
+    /// its access capacity (Ookla's multi-flow medians,
+    /// `Region::capacity_scale`) the bottleneck has: its rate is the NDT
+    /// quantile × `capacity_scale^capacity_weight`, so 1 is the access's
+    /// full capacity (population v2) and 0 the rate one NDT flow measured.
+    /// [assumption: 1; range 0–1 declared in `super::assumptions`]
+    pub capacity_weight: f64,
     /// Buffer of an AQM'd bottleneck, ms at the link rate: log-uniform in
     /// this range (cable modems and CPE buffer 100–250 ms and more; the
     /// AQM, not the buffer, sets the delay). \[assumption\]
@@ -190,6 +202,7 @@ impl Default for PathModel {
             policed_scale: 0.25,
             cross_traffic_share: 0.0,
             cross_traffic_users: 2,
+            capacity_weight: 1.0,
             aqm_buffer_ms: (100.0, 250.0),
             droptail_buffer: BufferDepth::mba_2023(),
             mobile_buffer: BufferDepth::MOBILE_JIANG_2012,

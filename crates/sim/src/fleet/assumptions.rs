@@ -52,11 +52,17 @@ pub enum Param {
     /// `PathModel::client_processing_ms`: the client's handshake
     /// processing, ms.
     ClientProcessingMs,
+    /// `PathModel::cross_traffic_share`: fixed paths whose bottleneck
+    /// other users of the line browse on.
+    CrossTrafficShare,
+    /// `PathModel::capacity_weight`: how much of the gap between the NDT
+    /// single-flow rate and the access capacity the bottleneck has.
+    CapacityWeight,
 }
 
 impl Param {
     /// Every parameter, in report order.
-    pub const ALL: [Param; 8] = [
+    pub const ALL: [Param; 10] = [
         Param::FixedAqmShare,
         Param::WifiFqCodelShare,
         Param::MobileAqmShare,
@@ -65,6 +71,8 @@ impl Param {
         Param::MobileShareScale,
         Param::ComputerWifiShare,
         Param::ClientProcessingMs,
+        Param::CrossTrafficShare,
+        Param::CapacityWeight,
     ];
 
     /// The key in population files and reports (the file key it mirrors,
@@ -79,6 +87,8 @@ impl Param {
             Param::MobileShareScale => "paths.mobile_share_scale",
             Param::ComputerWifiShare => "paths.computer_wifi_share",
             Param::ClientProcessingMs => "paths.client_processing_ms",
+            Param::CrossTrafficShare => "paths.cross_traffic_share",
+            Param::CapacityWeight => "paths.capacity_weight",
         }
     }
 
@@ -149,6 +159,8 @@ impl Param {
             Param::MobileShareScale => r.paths.mobile_share_scale,
             Param::ComputerWifiShare => r.paths.computer_wifi_share,
             Param::ClientProcessingMs => r.paths.client_processing_ms,
+            Param::CrossTrafficShare => r.paths.cross_traffic_share,
+            Param::CapacityWeight => r.paths.capacity_weight,
         }
     }
 
@@ -162,6 +174,8 @@ impl Param {
             Param::MobileShareScale => &mut r.paths.mobile_share_scale,
             Param::ComputerWifiShare => &mut r.paths.computer_wifi_share,
             Param::ClientProcessingMs => &mut r.paths.client_processing_ms,
+            Param::CrossTrafficShare => &mut r.paths.cross_traffic_share,
+            Param::CapacityWeight => &mut r.paths.capacity_weight,
         }
     }
 }
@@ -346,7 +360,7 @@ impl Assumption {
 
 /// The built-in ranges and reasons (docs/sensitivity.md gives the longer
 /// argument for each).
-pub const BUILTIN: [(Param, (f64, f64), &str); 8] = [
+pub const BUILTIN: [(Param, (f64, f64), &str); 10] = [
     (
         Param::FixedAqmShare,
         (0.0, 1.0),
@@ -410,6 +424,28 @@ pub const BUILTIN: [(Param, (f64, f64), &str); 8] = [
          record in the RubyKaigi 2026 talk shows the server's handshake RTT 40 ms above the \
          path's minimum (106 against 66 ms) for one connection, an upper end that also holds \
          the path's own variation; 0 (a fast client) is the model's value",
+    ),
+    (
+        Param::CrossTrafficShare,
+        (0.0, 0.5),
+        "how many flows share a client's bottleneck: no source gives the share of transfers \
+         that meet other users' traffic on their access. Maier et al. (NAT usage in residential \
+         broadband networks, PAM 2011; 20,000 DSL lines) found several hosts active at the \
+         same time on 10 % of lines and several hosts at all on up to 52 %; a share of lines \
+         over a whole trace is not a share of transfers, so 0 (a connection alone, the model's \
+         value) stays and the range runs to 0.5, every line with several hosts in use during \
+         the transfer. Fixed paths only; 2 web users each (not swept)",
+    ),
+    (
+        Param::CapacityWeight,
+        (0.0, 1.0),
+        "which rate a connection's bottleneck has between the region's single-flow NDT rate (0) \
+         and its access capacity from Ookla's multi-flow medians (1, the model's value). \
+         MacMillan et al. (A Comparative Analysis of Ookla Speedtest and M-Lab's NDT7, \
+         arXiv 2205.12376, 2022) found the two tests agree on short \
+         paths and NDT lower on long ones and more variable in the wide area, so part of the \
+         gap is M-Lab's server placement, which a nearby CDN POP does not see, and part may \
+         be what one flow gets; no source splits it, so the whole range",
     ),
 ];
 

@@ -24,6 +24,7 @@
 pub mod access;
 pub mod arms;
 pub mod assumptions;
+pub mod bootstrap;
 pub mod dist;
 pub mod experiments;
 pub mod grid;

@@ -111,6 +111,19 @@ impl CapacityScale {
             Access::Wired | Access::Wifi => self.fixed,
         }
     }
+
+    /// The scale for `access` raised to `weight` (`PathModel::capacity_weight`):
+    /// 1 gives the full scale, 0 none (the NDT rate), geometric in between.
+    fn weighted(self, access: Access, weight: f64) -> f64 {
+        let s = self.of(access);
+        if weight == 1.0 {
+            // Exactly the scale, so the default model's rates do not
+            // depend on how `powf` rounds.
+            s
+        } else {
+            s.powf(weight)
+        }
+    }
 }
 
 /// One sampled path, before it becomes a [`crate::Scenario`].
@@ -319,8 +332,11 @@ impl Region {
         let rest = (1.0 - rho * rho).sqrt();
         let z_rate = -rho * score + rest * normal(rng);
         let z_rtt = rho * score + rest * normal(rng);
-        let rate_mbps = (self.rate_mbps.at(normal_cdf(z_rate)) * self.capacity_scale.of(access))
-            .clamp(RATE_RANGE_MBPS.0, RATE_RANGE_MBPS.1);
+        let rate_mbps = (self.rate_mbps.at(normal_cdf(z_rate))
+            * self
+                .capacity_scale
+                .weighted(access, self.paths.capacity_weight))
+        .clamp(RATE_RANGE_MBPS.0, RATE_RANGE_MBPS.1);
         let rtt_ms = self
             .rtt_ms
             .at(normal_cdf(z_rtt))
@@ -342,11 +358,14 @@ impl Region {
         } else {
             AckPolicy::Rfc9000
         };
-        let web_users = if rng.next_f64() < self.paths.cross_traffic_share {
-            self.paths.cross_traffic_users
-        } else {
-            0
-        };
+        // The draw is made on every path so that the paths after it keep
+        // their random numbers whatever the share; mobile paths ignore it.
+        let web_users =
+            if rng.next_f64() < self.paths.cross_traffic_share && access != Access::Mobile {
+                self.paths.cross_traffic_users
+            } else {
+                0
+            };
         PathSample {
             access,
             rate,
@@ -568,5 +587,76 @@ mod tests {
         let w = seed_regions().remove(2).capacity_scale;
         assert!((w.fixed - 105.0 / 67.7).abs() < 1e-9);
         assert!((w.mobile - 82.0 / 67.7).abs() < 1e-9);
+    }
+
+    #[test]
+    fn capacity_weight_moves_the_rate_from_the_ndt_flow_to_the_capacity() {
+        let mut r = seed_regions().remove(2);
+        r.capacity_scale = CapacityScale {
+            fixed: 4.0,
+            mobile: 9.0,
+        };
+        let rates = |w: f64| {
+            let mut r = r.clone();
+            r.paths.capacity_weight = w;
+            let mut rng = Rng::from_u64(5);
+            (0..300)
+                .map(|_| r.sample(&mut rng))
+                .map(|p| (p.access, p.rate.bits_per_sec() as f64))
+                .collect::<Vec<_>>()
+        };
+        let mut ndt = r.clone();
+        ndt.capacity_scale = CapacityScale::NONE;
+        let mut rng = Rng::from_u64(5);
+        let single: Vec<f64> = (0..300)
+            .map(|_| ndt.sample(&mut rng).rate.bits_per_sec() as f64)
+            .collect();
+        // 0 is the NDT rate, the same paths as without the scale at all.
+        for ((_, got), want) in rates(0.0).iter().zip(&single) {
+            assert_eq!(got, want);
+        }
+        // 1/2 is the geometric mean: ×2 fixed, ×3 mobile (clamps aside).
+        let lo = RATE_RANGE_MBPS.0 * 1e6;
+        let hi = RATE_RANGE_MBPS.1 * 1e6;
+        for ((access, got), q) in rates(0.5).iter().zip(&single) {
+            let k = if *access == Access::Mobile { 3.0 } else { 2.0 };
+            if *q > lo && q * 9.0 < hi {
+                // (Rates are whole bytes per second: the NDT rate's
+                // rounding, 8 bit/s, scales by k.)
+                assert!((got - q * k).abs() <= 8.0 * (k + 1.0), "{got} vs {}", q * k);
+            }
+        }
+        // 1, the default, is the whole scale.
+        assert_eq!(PathModel::default().capacity_weight, 1.0);
+        for ((access, got), q) in rates(1.0).iter().zip(&single) {
+            let k = if *access == Access::Mobile { 9.0 } else { 4.0 };
+            if *q > lo && q * 9.0 < hi {
+                // (Rates are whole bytes per second: the NDT rate's
+                // rounding, 8 bit/s, scales by k.)
+                assert!((got - q * k).abs() <= 8.0 * (k + 1.0), "{got} vs {}", q * k);
+            }
+        }
+    }
+
+    #[test]
+    fn cross_traffic_reaches_fixed_paths_only_and_keeps_the_draws() {
+        let mut r = seed_regions().remove(4); // africa: two thirds mobile
+        let base = r.clone();
+        r.paths.cross_traffic_share = 1.0;
+        let (mut a, mut b) = (Rng::from_u64(11), Rng::from_u64(11));
+        let mut fixed = 0;
+        for _ in 0..2000 {
+            let (p, q) = (r.sample(&mut a), base.sample(&mut b));
+            // The same path, whatever the share: only the users differ.
+            assert_eq!((p.access, p.rate, p.rtt), (q.access, q.rate, q.rtt));
+            assert_eq!(q.web_users, 0);
+            if p.access == Access::Mobile {
+                assert_eq!(p.web_users, 0, "a phone's cellular downlink is its own");
+            } else {
+                assert_eq!(p.web_users, r.paths.cross_traffic_users);
+                fixed += 1;
+            }
+        }
+        assert!(fixed > 300, "{fixed}");
     }
 }

@@ -31,8 +31,10 @@
 //! wifi_loss_max = 0.01               # Wi-Fi loss: log-uniform 0.01 % .. this
 //! mobile_loss_max = 0.005            # mobile mean loss: uniform 0 .. this
 //! policed_scale = 1.0                # × each region's policed share
-//! cross_traffic_share = 0.2          # paths with web users on the bottleneck
+//! cross_traffic_share = 0.2          # fixed paths with web users on the bottleneck [assumption]
 //! cross_traffic_users = 2            # (3GPP HTTP model, CUBIC; default 0 / 2)
+//! capacity_weight = 1.0              # rate = NDT × capacity^this: 1 the access capacity,
+//!                                    # 0 the NDT single-flow rate [assumption]
 //! wifi_jitter = true                 # Wi-Fi delay variation, WiFiSeer's (default on), or
 //!                                    # "median=2ms,p90=15ms": keys over WiFiSeer's, as
 //!                                    # `--wifi-jitter=…` and `[path.jitter]` take them
@@ -165,6 +167,7 @@ struct FilePaths {
     mobile_share_scale: Option<f64>,
     computer_wifi_share: Option<f64>,
     client_processing_ms: Option<f64>,
+    capacity_weight: Option<f64>,
 }
 
 /// A link element's key (`wifi_jitter`, `cellular`): `true` (the element's sourced
@@ -744,6 +747,11 @@ fn paths(p: &FilePaths) -> Result<PathModel, String> {
             Param::ClientProcessingMs,
             p.client_processing_ms,
             &mut m.client_processing_ms,
+        ),
+        (
+            Param::CapacityWeight,
+            p.capacity_weight,
+            &mut m.capacity_weight,
         ),
     ] {
         if let Some(v) = v {

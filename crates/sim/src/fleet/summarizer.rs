@@ -8,15 +8,21 @@
 //! the sum of the sorted values) and the order statistics its percentiles
 //! read ([`ramp_vocab::quantile::quantile_indices`]). The figures are the
 //! ones the values in memory would give, bit for bit.
+//!
+//! The same pass gives each paired TTLB series' bootstrap replicates
+//! ([`super::bootstrap`]): a sort entry carries its connection, whose
+//! Poisson counts are drawn again from its index, so the intervals cost
+//! no per-connection memory either.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io;
 use std::path::PathBuf;
 
+use super::bootstrap::{self, Counts, Poisson1, ReplicateStats, SeriesBoot, REPLICATES};
 use super::spill::ExternalSort;
 use super::summary::{
-    whole_percentiles, LossRow, Row, Slice, Summary, TtlbChange, DECILES, DELTA_PERCENTILES,
-    LOSS_PERCENTILES,
+    whole_percentiles, HeadlineIntervals, LossRow, Row, Slice, Summary, TtlbChange, DECILES,
+    DELTA_PERCENTILES, LOSS_PERCENTILES,
 };
 
 /// Entries held in memory before a sorted run is spilled (16 bytes each):
@@ -36,6 +42,8 @@ pub enum SummaryError {
     },
     /// More distinct regions, bins or arms than a series key holds.
     TooManyLabels,
+    /// A connection index above 2^32 − 1 (a sort entry holds 32 bits of it).
+    ConnectionIndex(u64),
     /// Writing or reading the spill files failed.
     Spill(io::Error),
 }
@@ -49,6 +57,9 @@ impl std::fmt::Display for SummaryError {
             ),
             SummaryError::TooManyLabels => {
                 write!(f, "more than 2^32 regions or bins, or 2^16 arms")
+            }
+            SummaryError::ConnectionIndex(c) => {
+                write!(f, "connection index {c} is above the summary's 2^32 - 1")
             }
             SummaryError::Spill(e) => write!(f, "summary spill file: {e}"),
         }
@@ -79,9 +90,19 @@ enum Table {
 }
 
 /// A series: table, label id (region or bin; 0 for the global tables),
-/// arm. Packed into the high 64 bits of a sort entry.
+/// arm. A sort entry holds it as a dense 32-bit id ([`Summarizer::add`]).
 fn series(table: Table, label: u32, arm: u16) -> u64 {
     (table as u64) << 48 | u64::from(label) << 16 | u64::from(arm)
+}
+
+/// Whether series `s` is a paired TTLB series (the bootstrapped ones).
+fn is_ttlb(s: u64) -> bool {
+    s >> 48 <= Table::TtlbBin as u64
+}
+
+/// The series of `s`'s slice with arm 0 (the slot all its arms share).
+fn slot_key(s: u64) -> u64 {
+    s & !0xFFFF
 }
 
 /// A non-negative finite f64 as a key that sorts as `f64::total_cmp`
@@ -152,6 +173,16 @@ pub struct Summarizer {
     /// Values per series.
     counts: HashMap<u64, usize>,
     sort: ExternalSort,
+    /// Dense slot id of each slice key ([`slot_key`]) in a sort entry,
+    /// and back: entry series = slot × arms + arm, so a slice's arms sort
+    /// together, baseline first.
+    slot_ids: HashMap<u64, u32>,
+    slots: Vec<u64>,
+    poisson: Poisson1,
+    /// Per paired TTLB slice: each replicate's sum of Poisson counts.
+    boot_totals: HashMap<u64, Vec<u64>>,
+    /// Bootstrap standard errors per TTLB series (arms after the first).
+    boot_se: HashMap<u64, [f64; 4]>,
 }
 
 impl Summarizer {
@@ -170,6 +201,11 @@ impl Summarizer {
             lost: HashMap::new(),
             counts: HashMap::new(),
             sort: ExternalSort::new(spill_dir, spill_entries),
+            slot_ids: HashMap::new(),
+            slots: Vec::new(),
+            poisson: Poisson1::new(),
+            boot_totals: HashMap::new(),
+            boot_se: HashMap::new(),
         }
     }
 
@@ -214,10 +250,39 @@ impl Summarizer {
         Ok(())
     }
 
-    fn add(&mut self, s: u64, v: f64) -> io::Result<()> {
+    /// Adds connection `conn`'s value `v` to series `s`. The sort entry:
+    /// dense series id (32 bits), the value's order key (64), the
+    /// connection (32), so values sort by series, value, connection.
+    fn add(&mut self, s: u64, v: f64, conn: u32) -> Result<(), SummaryError> {
         *self.counts.entry(s).or_default() += 1;
+        let slot = slot_key(s);
+        let id = match self.slot_ids.get(&slot) {
+            Some(&id) => id,
+            None => {
+                let id =
+                    u32::try_from(self.slots.len()).map_err(|_| SummaryError::TooManyLabels)?;
+                self.slot_ids.insert(slot, id);
+                self.slots.push(slot);
+                id
+            }
+        };
+        let dense = u64::from(id) * self.arms.len() as u64 + (s & 0xFFFF);
+        let dense = u32::try_from(dense).map_err(|_| SummaryError::TooManyLabels)?;
         self.sort
-            .push(u128::from(s) << 64 | u128::from(order_key(v)))
+            .push(u128::from(dense) << 96 | u128::from(order_key(v)) << 32 | u128::from(conn))?;
+        Ok(())
+    }
+
+    /// The series a sort entry's dense id stands for.
+    fn series_of(&self, dense: u32) -> u64 {
+        let n = self.arms.len().max(1) as u64;
+        let d = u64::from(dense);
+        let slot = self
+            .slots
+            .get((d / n) as usize)
+            .copied()
+            .unwrap_or(u64::MAX);
+        slot | (d % n)
     }
 
     /// Ends the current connection: its values go into their series.
@@ -227,6 +292,7 @@ impl Summarizer {
         };
         self.last_conn = Some(c.conn);
         self.connections += 1;
+        let conn = u32::try_from(c.conn).map_err(|_| SummaryError::ConnectionIndex(c.conn))?;
         let paired = c.arms.iter().all(|a| matches!(a, Some((Some(_), _, _))));
         let ttlb_slices = [
             (Table::TtlbAll, 0),
@@ -234,8 +300,17 @@ impl Summarizer {
             (Table::TtlbBin, c.bin),
         ];
         if paired {
+            let mut counts: Counts = [0; REPLICATES];
+            self.poisson.counts(c.conn, &mut counts);
             for (t, l) in ttlb_slices {
                 *self.paired.entry(series(t, l, 0)).or_default() += 1;
+                let totals = self
+                    .boot_totals
+                    .entry(series(t, l, 0))
+                    .or_insert_with(|| vec![0; REPLICATES]);
+                for (s, &k) in totals.iter_mut().zip(&counts) {
+                    *s += u64::from(k);
+                }
             }
         }
         for (k, a) in c.arms.iter().enumerate() {
@@ -247,13 +322,13 @@ impl Summarizer {
                 for (t, l) in ttlb_slices {
                     let s = series(t, l, arm);
                     *self.lost.entry(s).or_default() += lost;
-                    self.add(s, t_ms)?;
+                    self.add(s, t_ms, conn)?;
                 }
             }
             if sent > 0 {
                 let ratio = 100.0 * lost as f64 / sent as f64;
-                self.add(series(Table::LossAll, 0, arm), ratio)?;
-                self.add(series(Table::LossPop, c.pop, arm), ratio)?;
+                self.add(series(Table::LossAll, 0, arm), ratio, conn)?;
+                self.add(series(Table::LossPop, c.pop, arm), ratio, conn)?;
             }
         }
         Ok(())
@@ -281,7 +356,15 @@ impl Summarizer {
                         .unwrap_or(0)
                 })
                 .collect();
-            ttlb_slice(label, arms, n, &ttlb, &lost)
+            let se: Vec<[f64; 4]> = (0..arms.len())
+                .map(|k| {
+                    self.boot_se
+                        .get(&series(table, id, k as u16))
+                        .copied()
+                        .unwrap_or([f64::NAN; 4])
+                })
+                .collect();
+            ttlb_slice(label, arms, n, &ttlb, &lost, &se)
         };
         let loss = |table: Table, id: u32| -> Vec<LossRow> {
             arms.iter()
@@ -319,31 +402,79 @@ impl Summarizer {
         })
     }
 
-    /// Every series' statistics, from one pass over the sorted values.
+    /// Every series' statistics, and the bootstrap standard errors of the
+    /// TTLB series ([`Summarizer::boot_se`]), from one pass over the sorted
+    /// values.
     fn series_stats(&mut self) -> io::Result<HashMap<u64, SeriesStats>> {
         let wanted = wanted_percentiles();
         let mut out: HashMap<u64, SeriesStats> = HashMap::new();
-        let mut cur: Option<(u64, SeriesBuilder)> = None;
-        let counts = &self.counts;
+        let mut cur: Option<(u64, SeriesBuilder, Option<SeriesBoot>)> = None;
+        let mut boot = BootPass::default();
+        let series: Vec<u64> = (0..self.slots.len() * self.arms.len())
+            .map(|d| self.series_of(d as u32))
+            .collect();
+        let (counts, totals, poisson) = (&self.counts, &self.boot_totals, &self.poisson);
+        let mut weights: Counts = [0; REPLICATES];
+        let mut weights_of: Option<u32> = None;
         self.sort.for_each_sorted(|e| {
-            let s = (e >> 64) as u64;
-            let v = from_order_key(e as u64);
+            let s = series.get((e >> 96) as usize).copied().unwrap_or(u64::MAX);
+            let v = from_order_key((e >> 32) as u64);
             if cur.as_ref().is_none_or(|c| c.0 != s) {
-                if let Some((ps, b)) = cur.take() {
+                if let Some((ps, b, sb)) = cur.take() {
                     out.insert(ps, b.finish());
+                    boot.end(ps, sb);
                 }
                 let n = counts.get(&s).copied().unwrap_or(0);
-                cur = Some((s, SeriesBuilder::new(n, &wanted)));
+                let sb = is_ttlb(s)
+                    .then(|| totals.get(&slot_key(s)).map(|t| SeriesBoot::new(t)))
+                    .flatten();
+                cur = Some((s, SeriesBuilder::new(n, &wanted), sb));
             }
-            if let Some((_, b)) = &mut cur {
+            if let Some((_, b, sb)) = &mut cur {
                 b.add(v);
+                if let Some(sb) = sb {
+                    let conn = e as u32;
+                    if weights_of != Some(conn) {
+                        poisson.counts(u64::from(conn), &mut weights);
+                        weights_of = Some(conn);
+                    }
+                    sb.add(v, &weights);
+                }
             }
             Ok(())
         })?;
-        if let Some((ps, b)) = cur.take() {
+        if let Some((ps, b, sb)) = cur.take() {
             out.insert(ps, b.finish());
+            boot.end(ps, sb);
         }
+        self.boot_se = boot.se;
         Ok(out)
+    }
+}
+
+/// The bootstrap's state across series in sort order: a slice's baseline
+/// series comes first, and its replicates are kept until the slice's
+/// other arms have been compared with them.
+#[derive(Default)]
+struct BootPass {
+    base: Option<(u64, Vec<ReplicateStats>)>,
+    se: HashMap<u64, [f64; 4]>,
+}
+
+impl BootPass {
+    fn end(&mut self, s: u64, sb: Option<SeriesBoot>) {
+        let Some(sb) = sb else {
+            return;
+        };
+        let reps = sb.finish();
+        if s & 0xFFFF == 0 {
+            self.base = Some((slot_key(s), reps));
+        } else if let Some((slot, base)) = &self.base {
+            if *slot == slot_key(s) {
+                self.se
+                    .insert(s, bootstrap::standard_errors(&reps, base, change, mean));
+            }
+        }
     }
 }
 
@@ -455,6 +586,7 @@ fn ttlb_slice(
     n: usize,
     ttlb: &[&SeriesStats],
     lost: &[u64],
+    se: &[[f64; 4]],
 ) -> Slice {
     let mut out = Vec::new();
     type Base = (f64, Vec<f64>, Vec<f64>, Vec<f64>, f64);
@@ -471,15 +603,32 @@ fn ttlb_slice(
             .clone();
         let step_changes: Vec<f64> = steps.iter().zip(&bs).map(|(v, b)| change(*v, *b)).collect();
         let whole_changes: Vec<f64> = whole.iter().zip(&bw).map(|(v, b)| change(*v, *b)).collect();
+        let (ten, whole_avg, mean_change, median_change) = (
+            mean(&step_changes),
+            mean(&whole_changes),
+            change(m, bm),
+            change(median, bmed),
+        );
+        let ci = if k == 0 || n < bootstrap::MIN_CONNECTIONS {
+            HeadlineIntervals::NONE
+        } else {
+            let [a, b, c, d] = se.get(k).copied().unwrap_or([f64::NAN; 4]);
+            HeadlineIntervals {
+                pctl_change_avg: bootstrap::interval(ten, a),
+                pctl_1_99_change_avg: bootstrap::interval(whole_avg, b),
+                mean_change: bootstrap::interval(mean_change, c),
+                median_change: bootstrap::interval(median_change, d),
+            }
+        };
         out.push(TtlbChange {
             arm: arm.clone(),
             mean_ms: m,
-            mean_change_pct: change(m, bm),
+            mean_change_pct: mean_change,
             decile_change_pct: dec.iter().zip(&bd).map(|(v, b)| change(*v, *b)).collect(),
             deciles_ms: dec,
-            pctl_change_avg_pct: mean(&step_changes),
-            pctl_1_99_change_avg_pct: mean(&whole_changes),
-            median_change_pct: change(median, bmed),
+            pctl_change_avg_pct: ten,
+            pctl_1_99_change_avg_pct: whole_avg,
+            median_change_pct: median_change,
             // Packets lost are whole numbers: their sum is exact in f64,
             // so this is the mean of the values in any order.
             mean_lost_packets: if n == 0 {
@@ -487,6 +636,7 @@ fn ttlb_slice(
             } else {
                 lost[k] as f64 / n as f64
             },
+            ci,
         });
     }
     Slice {

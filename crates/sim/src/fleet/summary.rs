@@ -91,6 +91,54 @@ pub struct TtlbChange {
     pub median_change_pct: f64,
     /// Mean packets lost per connection.
     pub mean_lost_packets: f64,
+    /// 95 % confidence intervals of the four headline statistics over
+    /// connections (sampling uncertainty; [`super::bootstrap`]); empty
+    /// ([`ConfidenceInterval::NONE`]) for the baseline.
+    pub ci: HeadlineIntervals,
+}
+
+/// A 95 % confidence interval of a statistic over the run's connections:
+/// the uncertainty of sampling this many connections, not that of the
+/// model's assumptions (the sensitivity study's intervals,
+/// [`super::sensitivity::Interval`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ConfidenceInterval {
+    /// Lower bound, percent.
+    pub lo: f64,
+    /// Upper bound, percent.
+    pub hi: f64,
+}
+
+impl ConfidenceInterval {
+    /// No interval (the baseline arm, or too few connections).
+    pub const NONE: ConfidenceInterval = ConfidenceInterval {
+        lo: f64::NAN,
+        hi: f64::NAN,
+    };
+}
+
+/// The 95 % confidence intervals of one arm's headline statistics, in the
+/// fields' order of [`TtlbChange`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HeadlineIntervals {
+    /// Of [`TtlbChange::pctl_change_avg_pct`].
+    pub pctl_change_avg: ConfidenceInterval,
+    /// Of [`TtlbChange::pctl_1_99_change_avg_pct`].
+    pub pctl_1_99_change_avg: ConfidenceInterval,
+    /// Of [`TtlbChange::mean_change_pct`].
+    pub mean_change: ConfidenceInterval,
+    /// Of [`TtlbChange::median_change_pct`].
+    pub median_change: ConfidenceInterval,
+}
+
+impl HeadlineIntervals {
+    /// No intervals.
+    pub const NONE: HeadlineIntervals = HeadlineIntervals {
+        pctl_change_avg: ConfidenceInterval::NONE,
+        pctl_1_99_change_avg: ConfidenceInterval::NONE,
+        mean_change: ConfidenceInterval::NONE,
+        median_change: ConfidenceInterval::NONE,
+    };
 }
 
 /// A slice of the run (global, one region, one size bin).
@@ -178,6 +226,15 @@ fn pct(v: f64) -> String {
     }
 }
 
+/// A change with its 95 % interval: `-22.1% [-22.6, -21.6]`.
+fn pct_ci(v: f64, ci: ConfidenceInterval) -> String {
+    if v.is_nan() || ci.lo.is_nan() || ci.hi.is_nan() {
+        pct(v)
+    } else {
+        format!("{} [{:+.1}, {:+.1}]", pct(v), ci.lo, ci.hi)
+    }
+}
+
 fn ratio(v: f64) -> String {
     if v.is_nan() {
         "-".to_string()
@@ -217,7 +274,11 @@ impl Summary {
              (docs/experiments.md, \"Which statistic\"): ten-pt = the average of its \
              per-percentile change over p5, p15, …, p95 (the talk's percentile-delta query); \
              1-99 = the same over p1 … p99; mean = the change of the mean; median = the change \
-             of the median.\n"
+             of the median. In brackets: its 95 % confidence interval over connections (the \
+             uncertainty of sampling this many connections, from a seeded paired Poisson \
+             bootstrap of {} replicates; not the model's uncertainty, which `ramp fleet \
+             --sensitivity` estimates).\n",
+            super::bootstrap::REPLICATES
         );
         let mut head = String::from("| slice | n |");
         let mut rule = String::from("|---|---:|");
@@ -240,10 +301,10 @@ impl Summary {
                     let _ = write!(
                         s,
                         " {} | {} | {} | {} |",
-                        pct(a.pctl_change_avg_pct),
-                        pct(a.pctl_1_99_change_avg_pct),
-                        pct(a.mean_change_pct),
-                        pct(a.median_change_pct)
+                        pct_ci(a.pctl_change_avg_pct, a.ci.pctl_change_avg),
+                        pct_ci(a.pctl_1_99_change_avg_pct, a.ci.pctl_1_99_change_avg),
+                        pct_ci(a.mean_change_pct, a.ci.mean_change),
+                        pct_ci(a.median_change_pct, a.ci.median_change)
                     );
                 }
             }

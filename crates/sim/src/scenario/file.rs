@@ -39,6 +39,7 @@ impl Scenario {
             file: name.to_string(),
             line,
             message: m.to_string(),
+            cause: None,
         };
         let file: FileScenario = toml::from_str(text)
             .map_err(|e| at(e.span().map(|s| line_of(text, s.start)), e.message()))?;
@@ -87,7 +88,10 @@ impl Scenario {
                 model,
             });
         }
-        sc.validate().map_err(|e| err(e.to_string()))?;
+        sc.validate().map_err(|e| ScenarioError {
+            cause: Some(Box::new(e.clone())),
+            ..err(e.to_string())
+        })?;
         Ok(sc)
     }
 }

@@ -68,6 +68,7 @@ use ramp_cc::{EcnCodepoint, Rate};
 
 use crate::receiver::AckPolicy;
 use crate::web::WebConfig;
+use crate::SimError;
 use ramp_link::{Aqm, DeliveryTrace, LinkConfig, LinkElements, LossModel};
 
 mod file;
@@ -328,6 +329,7 @@ impl Scenario {
             file: name_or_path.to_string(),
             line: None,
             message,
+            cause: None,
         })?;
         let stem = std::path::Path::new(name_or_path)
             .file_stem()
@@ -350,6 +352,10 @@ pub struct ScenarioError {
     pub line: Option<usize>,
     /// What is wrong, starting with the key when known.
     pub message: String,
+    /// The typed error behind `message` when the scenario was read but
+    /// breaks a range or a rule ([`Scenario::validate`]); `None` for a
+    /// file that cannot be read or parsed.
+    pub cause: Option<Box<SimError>>,
 }
 
 impl fmt::Display for ScenarioError {
@@ -361,7 +367,13 @@ impl fmt::Display for ScenarioError {
     }
 }
 
-impl std::error::Error for ScenarioError {}
+impl std::error::Error for ScenarioError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.cause
+            .as_ref()
+            .map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}
 
 /// A scenario file's text, at most [`Scenario::MAX_FILE_BYTES`], checked
 /// as the bytes arrive.
@@ -515,6 +527,26 @@ mod tests {
         );
         let e = Scenario::from_toml("[endpoint]\niw = 10001\n", "s").unwrap_err();
         assert!(e.message.contains("endpoint.iw (packets): 10001"), "{e}");
+        // The typed error behind the text, for a caller that matches on it;
+        // a file that does not parse has none.
+        assert_eq!(
+            e.cause,
+            Some(Box::new(SimError::OutOfRange {
+                field: "endpoint.iw (packets)".into(),
+                bound: crate::Bound::Count {
+                    value: 10_001,
+                    lo: 1,
+                    hi: MAX_WINDOW_PACKETS
+                }
+            }))
+        );
+        let bad = Scenario::from_toml(
+            "[endpoint
+",
+            "s",
+        )
+        .unwrap_err();
+        assert_eq!(bad.cause, None);
         let sc = Scenario::from_toml("[endpoint]\niw = 10\njump_window = 15\n", "s").unwrap();
         assert_eq!(sc.endpoint.jump_packets, 15);
     }

@@ -288,6 +288,24 @@ fn client_processing_reaches_every_connection_of_the_plan() {
     assert!(e.contains("mobile_share_scale"), "{e}");
 }
 
+#[test]
+fn capacity_weight_and_cross_traffic_share_are_read_and_declared() {
+    use ramp_sim::fleet::assumptions::Param;
+    let f = PopulationFile::parse(
+        "[[region]]\nname = \"west-europe\"\n[paths]\ncapacity_weight = 0.25\n\
+         cross_traffic_share = 0.1\n",
+        "cw",
+    )
+    .unwrap();
+    assert_eq!(Param::CapacityWeight.get(&f.population), Some(0.25));
+    assert_eq!(Param::CrossTrafficShare.get(&f.population), Some(0.1));
+    let keys: Vec<&str> = f.assumptions.iter().map(|a| a.param.key()).collect();
+    assert!(keys.contains(&"paths.capacity_weight"), "{keys:?}");
+    assert!(keys.contains(&"paths.cross_traffic_share"), "{keys:?}");
+    let e = err("[[region]]\nname = \"africa\"\n[paths]\ncapacity_weight = 1.5\n");
+    assert!(e.contains("capacity_weight: must lie in [0, 1]"), "{e}");
+}
+
 /// Issue #36: an error found after the parse names the key's own line, not
 /// the line of its table's header; a negative quantile is called negative,
 /// not "non-decreasing".
@@ -341,4 +359,51 @@ fn a_mix_that_does_not_sum_to_one_is_refused() {
         "p",
     );
     assert!(f.is_ok(), "{:?}", f.err());
+}
+
+/// The `[paths]` key `computer_wifi_share` (the share of laptops' and
+/// desktops' requests over Wi-Fi, docs/sensitivity.md): read into every
+/// region, moving the other devices between wired and Wi-Fi by the
+/// documented arithmetic; absent, the default leaves the mix as given; out
+/// of its range or not a number, refused naming the key and its line.
+#[test]
+fn computer_wifi_share_is_read_into_every_region() {
+    use ramp_sim::fleet::population::COMPUTER_WIFI_SHARE;
+    let text = |paths: &str| {
+        format!(
+            "[[region]]\nname = \"west-europe\"\n[[region]]\nname = \"mars\"\n\
+             rate_mbps = [1, 2, 4, 8, 16]\nrtt_ms = [40, 50, 60, 70, 80]\n\
+             mix = {{ mobile = 0.2, wifi = 0.4, wired = 0.4 }}\n[paths]\n{paths}"
+        )
+    };
+    let regions = |paths: &str| {
+        let f = PopulationFile::parse(&text(paths), "cw").unwrap();
+        let Population::Regions(rs) = f.population else {
+            panic!("regions expected")
+        };
+        rs
+    };
+    let rs = regions("computer_wifi_share = 0.8\n");
+    assert!(rs.iter().all(|r| r.paths.computer_wifi_share == 0.8));
+    // mars: the other devices are wired / (1 - 0.5) = 0.8 of the mix;
+    // at d = 0.8, Wi-Fi gains 0.8 x (0.8 - 0.5) = 0.24 from wired.
+    let m = rs[1].scaled_mix();
+    assert!((m.wifi - 0.64).abs() < 1e-12, "{m:?}");
+    assert!((m.wired - 0.16).abs() < 1e-12, "{m:?}");
+    assert_eq!(m.mobile, 0.2);
+    let rs = regions("");
+    assert!(rs
+        .iter()
+        .all(|r| r.paths.computer_wifi_share == COMPUTER_WIFI_SHARE));
+    assert_eq!(rs[1].scaled_mix(), rs[1].mix, "the default moves nothing");
+    for bad in [
+        "computer_wifi_share = 1.5\n",
+        "computer_wifi_share = -0.1\n",
+    ] {
+        let e = err(&text(bad));
+        assert_eq!(e, "line 9: paths.computer_wifi_share: must lie in [0, 1]");
+    }
+    // A wrong type is named by its line (the TOML reader's message).
+    let e = err(&text("computer_wifi_share = \"half\"\n"));
+    assert!(e.starts_with("line 9: ") && e.contains("f64"), "{e}");
 }

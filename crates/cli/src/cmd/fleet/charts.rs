@@ -203,6 +203,9 @@ pub(super) fn write_charts(
         // The explorer filters on what records.ndjson has beyond the
         // charts' keys (access, policed, base RTT, rate, AQM).
         explorer: Some(explorer_of(&out.join("records.ndjson"), &sampled.conns())?),
+        // From summary.json (written before the charts), as `ramp report
+        // DIR` reads it: the two reports of one run show the same figures.
+        headline: ramp_plot::read_headline(out)?,
     };
     ramp_plot::write_report(&run, &out.join("report.html"))?;
     Ok(())

@@ -371,7 +371,9 @@ fn markdown(study: &Study, an: &Analysis, verdicts: &[Verdict], arm: &str) -> St
     s.push_str(&format!(
         "\n## 90 % intervals over the Latin hypercube ({} points)\n\n\
          The 5th to 95th percentile of each figure over the sample (all parameters varied \
-         together). TTLB figures are {arm}'s change against the baseline, percentile average \
+         together): the uncertainty of the model's declared assumptions, not the sampling \
+         uncertainty over connections (each run's summary.md gives that, as 95 % confidence \
+         intervals). TTLB figures are {arm}'s change against the baseline, percentile average \
          unless named `global-mean` (change of the mean); `loss:ARM` is the arm's average loss \
          ratio, `baseline-loss-pN` the baseline's Nth percentile of the per-connection loss \
          ratio (%), `loss-order-margin` the smallest rise of average loss from one arm to the \

@@ -92,6 +92,14 @@ pub(super) fn summary_json(s: &Summary, plan: &FleetPlan) -> serde_json::Value {
                 "deciles_ms": a.deciles_ms.iter().map(|v| num(*v)).collect::<Vec<_>>(),
                 "decile_change_pct": a.decile_change_pct.iter().map(|v| num(*v)).collect::<Vec<_>>(),
                 "mean_lost_packets": num(a.mean_lost_packets),
+                "pctl_change_avg_pct_ci95_lo": num(a.ci.pctl_change_avg.lo),
+                "pctl_change_avg_pct_ci95_hi": num(a.ci.pctl_change_avg.hi),
+                "pctl_1_99_change_avg_pct_ci95_lo": num(a.ci.pctl_1_99_change_avg.lo),
+                "pctl_1_99_change_avg_pct_ci95_hi": num(a.ci.pctl_1_99_change_avg.hi),
+                "mean_change_pct_ci95_lo": num(a.ci.mean_change.lo),
+                "mean_change_pct_ci95_hi": num(a.ci.mean_change.hi),
+                "median_change_pct_ci95_lo": num(a.ci.median_change.lo),
+                "median_change_pct_ci95_hi": num(a.ci.median_change.hi),
             })).collect::<Vec<_>>(),
         })
     };
@@ -116,6 +124,14 @@ pub(super) fn summary_json(s: &Summary, plan: &FleetPlan) -> serde_json::Value {
         "excluded": s.excluded,
         "arms": plan.arms.iter().map(|a| json!({"label": a.label, "spec": a.spec.to_string()})).collect::<Vec<_>>(),
         "deciles": ramp_sim::fleet::summary::DECILES,
+        // What the `*_ci95_lo`/`_hi` bounds are (docs/experiments.md,
+        // "Sampling uncertainty of the headline").
+        "ci95": {
+            "uncertainty": "sampling: these connections, not the model's assumptions (ramp fleet --sensitivity)",
+            "method": "paired Poisson bootstrap over connections; estimate +- z(0.975) x bootstrap standard error",
+            "replicates": ramp_sim::fleet::bootstrap::REPLICATES,
+            "seed": format!("{:#018x}", ramp_sim::fleet::bootstrap::SEED),
+        },
         "global": slice(&s.global),
         "by_pop": s.by_pop.iter().map(slice).collect::<Vec<_>>(),
         "by_bin": s.by_bin.iter().map(slice).collect::<Vec<_>>(),

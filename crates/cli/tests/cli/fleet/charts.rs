@@ -44,6 +44,18 @@ fn charts_and_report_work_on_the_output() {
         assert!(!html.contains("Paired chart skipped"));
         assert!(html.contains("pairs = 40"));
     }
+    // Both Arms tables show the headline statistics with their 95 %
+    // intervals over connections, read from the same summary.json.
+    let intervals = |html: &str| -> Vec<String> {
+        html.split("<td>")
+            .filter_map(|c| c.split("</td>").next())
+            .filter(|c| c.contains("% ["))
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(intervals(&own).len(), 3 * 4, "three arms x four statistics");
+    assert_eq!(intervals(&own), intervals(&again));
+    assert!(own.contains("Δ TTLB, ten-pt avg"));
 }
 
 #[test]

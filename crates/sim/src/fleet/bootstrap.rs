@@ -1,0 +1,313 @@
+//! The sampling uncertainty of the fleet summary's headline statistics: a
+//! seeded Poisson bootstrap over connections, computed while the summary
+//! streams (docs/experiments.md, "Sampling uncertainty of the headline").
+//!
+//! A bootstrap replicate resamples connections with replacement. The
+//! Poisson bootstrap gives each connection an independent Poisson(1)
+//! count per replicate instead of drawing N connections from N (Hanley and
+//! MacGibbon, "Creating non-parametric bootstrap samples using Poisson
+//! frequencies", Computer Methods and Programs in Biomedicine 83(1), 2006;
+//! Chamandy et al., "Estimating uncertainty for massive data streams",
+//! Google, 2012): a connection's counts depend only on its index, so they
+//! can be drawn again wherever its values are read, in any order, on any
+//! shard, and no per-connection state is kept. A connection's count is the
+//! same in every arm, so each replicate stays paired (the same paths in
+//! every arm), as the statistics are.
+//!
+//! Each replicate's statistics are computed exactly as the summary's own
+//! (type-7 percentiles of the replicate's multiset, the mean as the sum in
+//! ascending order), from one pass over the sorted values that keeps only
+//! the order statistics each replicate's percentiles read. The interval is
+//! the standard bootstrap interval, estimate ± z(0.975) × the replicates'
+//! standard deviation (Efron and Tibshirani, "An Introduction to the
+//! Bootstrap", 1993, §6.4: 200 replicates estimate a standard error
+//! well; a percentile interval would want 1,000 or more).
+
+use ramp_vocab::quantile::{quantile_indices, quantile_with};
+use ramp_vocab::rng::Rng;
+
+use super::summary::{whole_percentiles, ConfidenceInterval, DELTA_PERCENTILES};
+
+/// Bootstrap replicates.
+pub const REPLICATES: usize = 200;
+
+/// The bootstrap's fixed seed: every summary of the same records draws
+/// the same replicates.
+pub const SEED: u64 = 0xB007_5EED_F1EE_7001;
+
+/// Slices with fewer paired connections get no interval: a bootstrap of a
+/// handful of values undercovers badly (one connection would give an
+/// interval of width zero), and a region or bin that small is read as
+/// anecdote anyway. A judgement, not a sourced figure.
+pub const MIN_CONNECTIONS: usize = 10;
+
+/// z(0.975), the standard normal quantile of a two-sided 95 % interval.
+const Z_975: f64 = 1.959_963_984_540_054;
+
+/// Poisson(1) counts are capped here (P(count > 15) < 1e-13).
+const MAX_COUNT: usize = 15;
+
+/// Each replicate's count of one connection.
+pub type Counts = [u8; REPLICATES];
+
+/// Draws Poisson(1) counts by inversion of the CDF, held as 64-bit
+/// thresholds so that a draw is one integer compare per step.
+pub struct Poisson1 {
+    cdf: [u64; MAX_COUNT],
+}
+
+impl Default for Poisson1 {
+    fn default() -> Self {
+        Poisson1::new()
+    }
+}
+
+impl Poisson1 {
+    /// The sampler (its CDF thresholds).
+    pub fn new() -> Poisson1 {
+        // e^-1 as a literal (a library exp may differ in the last bit
+        // between platforms); the rest is IEEE arithmetic, the same
+        // everywhere.
+        let mut p = 0.367_879_441_171_442_33_f64;
+        let mut acc = 0.0;
+        let mut cdf = [u64::MAX; MAX_COUNT];
+        for (k, c) in cdf.iter_mut().enumerate() {
+            acc += p;
+            *c = (acc * 18_446_744_073_709_551_616.0).min(u64::MAX as f64) as u64;
+            p /= (k + 1) as f64;
+        }
+        Poisson1 { cdf }
+    }
+
+    /// Connection `conn`'s count in every replicate: a function of `conn`
+    /// and [`SEED`] only.
+    pub fn counts(&self, conn: u64, out: &mut Counts) {
+        let mut rng = Rng::from_u64(SEED ^ conn.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        for c in out.iter_mut() {
+            let u = rng.next_u64();
+            *c = self.cdf.iter().take_while(|&&t| u >= t).count() as u8;
+        }
+    }
+}
+
+/// The statistics of one replicate of one series (one arm in one slice):
+/// its mean and its values at p1 … p99.
+#[derive(Clone)]
+pub(crate) struct ReplicateStats {
+    mean: f64,
+    whole: Vec<f64>,
+}
+
+/// One replicate's pass over a series' sorted values.
+struct Replicate {
+    /// Resampled values (sum of counts) in the series.
+    total: u64,
+    /// The order statistics the percentiles read, ascending.
+    need: Vec<usize>,
+    /// The values at `need`, filled in order.
+    at: Vec<f64>,
+    /// Values seen so far, with their counts.
+    seen: u64,
+    /// Sum of count × value in ascending value order.
+    sum: f64,
+}
+
+/// One series' replicates, fed its values in ascending order.
+pub(crate) struct SeriesBoot {
+    reps: Vec<Replicate>,
+}
+
+impl SeriesBoot {
+    /// A series whose connections' counts sum to `totals` per replicate.
+    pub(crate) fn new(totals: &[u64]) -> SeriesBoot {
+        let reps = totals
+            .iter()
+            .map(|&total| {
+                let n = usize::try_from(total).unwrap_or(usize::MAX);
+                let mut need: Vec<usize> = whole_percentiles()
+                    .filter_map(|p| quantile_indices(n, p / 100.0))
+                    .flat_map(|(lo, hi)| std::iter::once(lo).chain(hi))
+                    .collect();
+                need.sort_unstable();
+                need.dedup();
+                Replicate {
+                    total,
+                    at: Vec::with_capacity(need.len()),
+                    need,
+                    seen: 0,
+                    sum: 0.0,
+                }
+            })
+            .collect();
+        SeriesBoot { reps }
+    }
+
+    /// The next value (ascending) of a connection with `counts`.
+    pub(crate) fn add(&mut self, v: f64, counts: &Counts) {
+        for (r, &c) in self.reps.iter_mut().zip(counts) {
+            if c == 0 {
+                continue;
+            }
+            r.seen += u64::from(c);
+            // Added once per copy, as the sum of the replicate's sorted
+            // multiset (c × v can differ from v + v + v in the last bit).
+            for _ in 0..c {
+                r.sum += v;
+            }
+            while r.at.len() < r.need.len() && (r.need[r.at.len()] as u64) < r.seen {
+                r.at.push(v);
+            }
+        }
+    }
+
+    /// Each replicate's mean and percentiles.
+    pub(crate) fn finish(self) -> Vec<ReplicateStats> {
+        self.reps
+            .into_iter()
+            .map(|r| {
+                let n = usize::try_from(r.total).unwrap_or(usize::MAX);
+                let at = |i: usize| {
+                    r.need
+                        .binary_search(&i)
+                        .ok()
+                        .and_then(|k| r.at.get(k).copied())
+                        .unwrap_or(f64::NAN)
+                };
+                ReplicateStats {
+                    mean: if r.total == 0 {
+                        f64::NAN
+                    } else {
+                        r.sum / r.total as f64
+                    },
+                    whole: whole_percentiles()
+                        .map(|p| quantile_with(n, p / 100.0, at).unwrap_or(f64::NAN))
+                        .collect(),
+                }
+            })
+            .collect()
+    }
+}
+
+/// The bootstrap standard errors of an arm's four headline statistics
+/// against the baseline (ten-point average, 1–99 average, change of the
+/// mean, change of the median), from both series' replicates. `change`
+/// and `mean` are the summary's own.
+pub(crate) fn standard_errors(
+    arm: &[ReplicateStats],
+    base: &[ReplicateStats],
+    change: fn(f64, f64) -> f64,
+    mean: fn(&[f64]) -> f64,
+) -> [f64; 4] {
+    let mut stats: [Vec<f64>; 4] = Default::default();
+    for (a, b) in arm.iter().zip(base) {
+        let at = |r: &ReplicateStats, p: f64| r.whole[p as usize - 1];
+        let ten: Vec<f64> = DELTA_PERCENTILES
+            .iter()
+            .map(|&p| change(at(a, p), at(b, p)))
+            .collect();
+        let whole: Vec<f64> = a
+            .whole
+            .iter()
+            .zip(&b.whole)
+            .map(|(x, y)| change(*x, *y))
+            .collect();
+        let v = [
+            mean(&ten),
+            mean(&whole),
+            change(a.mean, b.mean),
+            change(at(a, 50.0), at(b, 50.0)),
+        ];
+        for (s, x) in stats.iter_mut().zip(v) {
+            if x.is_finite() {
+                s.push(x);
+            }
+        }
+    }
+    stats.map(|s| sd(&s))
+}
+
+/// Sample standard deviation (n − 1), NaN below two values.
+fn sd(v: &[f64]) -> f64 {
+    if v.len() < 2 {
+        return f64::NAN;
+    }
+    let m = v.iter().sum::<f64>() / v.len() as f64;
+    (v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (v.len() - 1) as f64).sqrt()
+}
+
+/// The standard 95 % interval of `estimate` with bootstrap standard error
+/// `se` (NaN bounds when either is not finite).
+pub(crate) fn interval(estimate: f64, se: f64) -> ConfidenceInterval {
+    if estimate.is_finite() && se.is_finite() {
+        ConfidenceInterval {
+            lo: estimate - Z_975 * se,
+            hi: estimate + Z_975 * se,
+        }
+    } else {
+        ConfidenceInterval::NONE
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn poisson_counts_have_mean_and_variance_one_and_are_a_function_of_the_connection() {
+        let p = Poisson1::new();
+        let mut c = [0u8; REPLICATES];
+        let (mut s, mut s2, mut n) = (0.0, 0.0, 0.0);
+        for conn in 0..500 {
+            p.counts(conn, &mut c);
+            for &x in &c {
+                s += f64::from(x);
+                s2 += f64::from(x) * f64::from(x);
+                n += 1.0;
+            }
+        }
+        let m = s / n;
+        let var = s2 / n - m * m;
+        assert!((m - 1.0).abs() < 0.01, "{m}");
+        assert!((var - 1.0).abs() < 0.02, "{var}");
+        let mut a = [0u8; REPLICATES];
+        let mut b = [0u8; REPLICATES];
+        p.counts(7, &mut a);
+        p.counts(7, &mut b);
+        assert_eq!(a, b);
+        p.counts(8, &mut b);
+        assert_ne!(a, b);
+    }
+
+    #[test]
+    fn a_replicate_with_unit_counts_is_the_sample_itself() {
+        let v: Vec<f64> = (0..37).map(|i| f64::from(i * i) / 7.0).collect();
+        let mut boot = SeriesBoot::new(&[v.len() as u64]);
+        let mut ones = [0u8; REPLICATES];
+        ones[0] = 1;
+        for &x in &v {
+            boot.add(x, &ones);
+        }
+        let r = &boot.finish()[0];
+        let mean = v.iter().sum::<f64>() / v.len() as f64;
+        assert_eq!(r.mean, mean);
+        for (i, p) in whole_percentiles().enumerate() {
+            let want = ramp_vocab::quantile::quantile_sorted(&v, p / 100.0).unwrap();
+            assert_eq!(r.whole[i], want, "p{p}");
+        }
+    }
+
+    #[test]
+    fn a_count_of_two_repeats_a_value() {
+        // Values 1, 2, 3 with counts 2, 0, 1: the multiset {1, 1, 3}.
+        let mut boot = SeriesBoot::new(&[3]);
+        let mut c = [0u8; REPLICATES];
+        for (v, k) in [(1.0, 2), (2.0, 0), (3.0, 1)] {
+            c[0] = k;
+            boot.add(v, &c);
+        }
+        let r = &boot.finish()[0];
+        assert_eq!(r.mean, 5.0 / 3.0);
+        assert_eq!(r.whole[49], 1.0, "median of 1, 1, 3");
+        assert_eq!(r.whole[98], 1.0 + 0.98 * 2.0, "p99 of 1, 1, 3");
+    }
+}
