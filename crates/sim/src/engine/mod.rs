@@ -549,7 +549,7 @@ fn rearm(flow: &mut Flow, fi: u32, now: Time, wake: Option<Time>, only_sent: boo
     if let Some(t) = wake {
         if flow.wake_at.is_none_or(|w| t < w) {
             flow.wake_at = Some(t);
-            q.push(t, fi, TimerKind::Wake);
+            q.push_wake(t, fi);
         }
     }
     // Sending only moves the loss-detection timer later (the PTO counts

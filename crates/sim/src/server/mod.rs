@@ -116,9 +116,9 @@ pub(crate) struct Server {
     pub ack_out: AckOutcome<Payload>,
     /// Outcome of the last timeout (for traces).
     pub timeout_out: TimeoutOutcome<Payload>,
-    /// The pacing input of the packet the pacer last held back, for the
-    /// wake-up that follows ([`Server::on_wake`]); `try_send` drops it.
-    held: Option<PacingInput>,
+    /// The packet the pacer last held back, for the wake-up that follows
+    /// ([`Server::on_wake`]); `try_send` drops it.
+    held: Option<Held>,
     /// `try_send` runs for the wake-up that `held` is for.
     woken: bool,
     /// Stream bytes the client allows (RFC 9000 §4.1: the smaller of
@@ -138,6 +138,14 @@ pub(crate) struct Server {
     requested_end: u32,
     /// Several responses (crate::page); None for one object.
     page: Option<Box<ServerPage>>,
+}
+
+/// What the pacer said about the packet it held back: the pacing input it
+/// was asked with, and when it said the packet may leave.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Held {
+    input: PacingInput,
+    at: Time,
 }
 
 /// The server's side of a request schedule.
