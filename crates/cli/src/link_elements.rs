@@ -18,95 +18,104 @@
 
 use core::time::Duration;
 
-use ramp_link::{
-    key_help, parse_spec, spec_of, AckAggregation, Cellular, Element, GilbertElliott, Jitter,
-    LossModel, TokenBucket,
-};
+use clap::{Arg, ArgMatches, Command};
+use ramp_link::{AckAggregation, ElementSlot, LinkElements, ELEMENTS};
 use ramp_quic::relay::LinkParams;
 use ramp_sim::scenario::PathConfig;
 
-/// `--cellular`, `--wifi-jitter`, `--ack-aggregation`, `--policer`,
-/// `--gilbert-elliott`. A command that flattens them flattens
-/// `crate::path_flags::PathFlags` too (`--gilbert-elliott` conflicts with
-/// its `--loss`).
-#[derive(clap::Args, Clone, Debug, Default)]
+/// One flag per element of `ramp_link::ELEMENTS` (`--cellular`,
+/// `--wifi-jitter`, `--policer`, `--gilbert-elliott`), written from the
+/// list, and `--ack-aggregation`. A command that flattens them flattens
+/// `crate::path_flags::PathFlags` too (an element that sets the loss
+/// model, `--gilbert-elliott`, conflicts with its `--loss`).
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct LinkElementFlags {
-    /// A cellular downlink (CellReplay, NSDI 2025): less capacity for a
-    /// burst after idle, a drifting base delay. Seeded by --seed.
-    #[arg(
-        long,
-        value_name = "KEY=VALUE,…",
-        num_args = 0..=1,
-        default_missing_value = "",
-        value_parser = parse_spec::<Cellular>,
-        long_help = element_help::<Cellular>(
-            "A cellular downlink (CellReplay, NSDI 2025): a burst that starts after idle_reset \
-             of idle link gets light_fraction of the rate for its first light_bytes; the base \
-             delay drifts by drift_mean of the RTT on average (0 to twice that), towards a new \
-             draw every drift_period, without reordering. Seeded by --seed.",
-            "CellReplay's defaults",
-        )
-    )]
-    pub cellular: Option<Cellular>,
-    /// Wi-Fi delay variation on the downlink, without reordering (WiFiSeer,
-    /// MobiSys 2016). Seeded by --seed.
-    #[arg(
-        long,
-        value_name = "median=D,p90=D",
-        num_args = 0..=1,
-        default_missing_value = "",
-        value_parser = parse_spec::<Jitter>,
-        long_help = element_help::<Jitter>(
-            "Wi-Fi delay variation on the downlink, without reordering: packets wait for the \
-             next transmission opportunity and share it; the wait a packet sees has this median \
-             and 90th percentile. Seeded by --seed.",
-            "the Wi-Fi hop of Sui et al. (MobiSys 2016)",
-        )
-    )]
-    pub wifi_jitter: Option<Jitter>,
-    /// ACK aggregation on the uplink: what leaves its queue is let out only
-    /// at multiples of this interval (e.g. 4ms; at most 1s).
-    #[arg(long, value_name = "D", value_parser = AckAggregation::parse)]
-    pub ack_aggregation: Option<AckAggregation>,
-    /// A token-bucket policer before the downlink's queue
-    /// (rate=R,burst=SIZE, both required).
-    #[arg(
-        long,
-        value_name = "rate=R,burst=SIZE",
-        value_parser = parse_spec::<TokenBucket>,
-        long_help = element_help::<TokenBucket>(
-            "A token-bucket policer before the downlink's queue: a packet passes if the bucket \
-             holds its size in tokens, and is dropped otherwise; the bucket refills at rate \
-             and holds at most burst bytes.",
-            "nothing",
-        )
-    )]
-    pub policer: Option<TokenBucket>,
-    /// Bursty random loss after the downlink's queue: a two-state
-    /// Gilbert-Elliott chain, in place of --loss.
-    #[arg(
-        long,
-        value_name = "KEY=VALUE,…",
-        conflicts_with = "loss",
-        value_parser = parse_spec::<GilbertElliott>,
-        long_help = element_help::<GilbertElliott>(
-            "Bursty random loss after the downlink's queue, in place of --loss: a two-state \
-             Gilbert-Elliott chain stepped once per packet, each state with its own loss \
-             probability. Seeded by --seed.",
-            "nothing",
-        )
-    )]
-    pub gilbert_elliott: Option<GilbertElliott>,
+    /// The elements given, each over its defaults; the others off.
+    pub given: LinkElements,
+}
+
+/// `--ack-aggregation`'s name and id.
+const ACK_AGGREGATION: &str = "ack-aggregation";
+
+/// The id of `crate::path_flags::PathFlags`' `--loss`, which sets the
+/// loss model an element may set too.
+const LOSS: &str = "loss";
+
+impl clap::Args for LinkElementFlags {
+    fn augment_args(cmd: Command) -> Command {
+        ELEMENTS
+            .iter()
+            .fold(cmd, |cmd, s| cmd.arg(element_arg(s)))
+            .arg(
+                Arg::new(ACK_AGGREGATION)
+                    .long(ACK_AGGREGATION)
+                    .value_name("D")
+                    .value_parser(AckAggregation::parse)
+                    .help(
+                        "ACK aggregation on the uplink: what leaves its queue is let out only at \
+                     multiples of this interval (e.g. 4ms; at most 1s)",
+                    ),
+            )
+    }
+
+    fn augment_args_for_update(cmd: Command) -> Command {
+        Self::augment_args(cmd)
+    }
+}
+
+impl clap::FromArgMatches for LinkElementFlags {
+    fn from_arg_matches(m: &ArgMatches) -> Result<Self, clap::Error> {
+        let mut f = LinkElementFlags::default();
+        f.update_from_arg_matches(m)?;
+        Ok(f)
+    }
+
+    fn update_from_arg_matches(&mut self, m: &ArgMatches) -> Result<(), clap::Error> {
+        for s in ELEMENTS {
+            if let Some(one) = m.get_one::<LinkElements>(s.names.flag) {
+                (s.overlay)(one, &mut self.given);
+            }
+        }
+        if let Some(a) = m.get_one::<AckAggregation>(ACK_AGGREGATION) {
+            self.given.aggregation = Some(*a);
+        }
+        Ok(())
+    }
+}
+
+/// An element's flag: its value read by the element's option table into
+/// a set that holds it alone. Alone, a flag whose element has a default
+/// for every key gives the defaults.
+fn element_arg(s: &'static ElementSlot) -> Arg {
+    let n = &s.names;
+    let mut a = Arg::new(n.flag)
+        .long(n.flag)
+        .value_name(n.value_name)
+        .help(n.help)
+        .long_help(element_help(s))
+        .value_parser(move |text: &str| {
+            let mut e = LinkElements::default();
+            s.set_spec(&mut e, text).map(|()| e)
+        });
+    if s.required.is_empty() {
+        a = a.num_args(0..=1).default_missing_value("");
+    }
+    if n.field == "loss" {
+        a = a.conflicts_with(LOSS);
+    }
+    a
 }
 
 /// A `KEY=VALUE,…` flag's long help: what it models, the defaults it
 /// takes alone, and one line per key from the element's option table.
-fn element_help<E: Element>(what: &str, defaults: &str) -> String {
-    let keys = key_help::<E>().join("\n  ");
-    if E::REQUIRED.is_empty() {
+fn element_help(s: &ElementSlot) -> String {
+    let what = s.names.about;
+    let keys = (s.key_help)().join("\n  ");
+    if s.required.is_empty() {
         format!(
-            "{what}\n\nAlone, {defaults}: {}\nKEY=VALUE pairs (comma-separated) override some:\n  {keys}",
-            spec_of(&E::DEFAULT),
+            "{what}\n\nAlone, {}: {}\nKEY=VALUE pairs (comma-separated) override some:\n  {keys}",
+            s.names.defaults_from,
+            (s.default_spec)(),
         )
     } else {
         format!("{what}\n\nKEY=VALUE pairs (comma-separated):\n  {keys}")
@@ -114,38 +123,44 @@ fn element_help<E: Element>(what: &str, defaults: &str) -> String {
 }
 
 impl LinkElementFlags {
-    /// Puts the elements on the directions the simulator has them on:
-    /// cellular and Wi-Fi on `down`, aggregation on `up`. `rtt` is the
+    /// Puts the elements on the directions the simulator has them on: ACK
+    /// aggregation on `up`, every other element on `down`. `rtt` is the
     /// path's base RTT, which the cellular drift is a share of.
     pub fn apply(&self, up: &mut LinkParams, down: &mut LinkParams, rtt: Duration) {
-        down.cellular = self.cellular.map(|c| (c, rtt));
-        down.jitter = self.wifi_jitter;
-        down.policer = self.policer;
-        if let Some(g) = self.gilbert_elliott {
-            down.loss = LossModel::GilbertElliott(g);
+        for s in ELEMENTS {
+            (s.overlay)(&self.given, &mut down.elements);
         }
-        up.aggregation = self.ack_aggregation;
+        down.base_rtt = rtt;
+        up.elements.aggregation = self.given.aggregation;
     }
 
-    /// Overrides a simulated path's elements with those given (`ramp sim`):
-    /// cellular and Wi-Fi on the forward link, aggregation on the reverse
-    /// path, as a scenario file's keys set them.
+    /// Overrides a simulated path's elements with those given (`ramp sim`),
+    /// as a scenario file's keys set them: ACK aggregation on the reverse
+    /// path, the others on the forward link.
     pub fn apply_to_path(&self, p: &mut PathConfig) {
-        if let Some(c) = self.cellular {
-            p.cellular = Some(c);
+        for s in ELEMENTS {
+            (s.overlay)(&self.given, &mut p.elements);
         }
-        if let Some(j) = self.wifi_jitter {
-            p.jitter = Some(j);
+        if let Some(a) = self.given.aggregation {
+            p.elements.aggregation = Some(a);
         }
-        if let Some(a) = self.ack_aggregation {
-            p.ack_aggregation = Some(a.interval());
-        }
-        if let Some(b) = self.policer {
-            p.policer = Some(b);
-        }
-        if let Some(g) = self.gilbert_elliott {
-            p.loss = LossModel::GilbertElliott(g);
-        }
+    }
+
+    /// A scenario error about an element a flag gave, in the flag's terms:
+    /// `path.policer.rate: …` is `--policer: rate: …`, `path.cellular: …`
+    /// is `--cellular: …`; None when no given element's table starts it.
+    pub fn in_flag_terms(&self, message: &str) -> Option<String> {
+        ELEMENTS.iter().find_map(|s| {
+            (s.spec)(&self.given)?;
+            let rest = message.strip_prefix(&format!("path.{}", s.names.table))?;
+            let flag = s.names.flag;
+            if let Some(key) = rest.strip_prefix('.') {
+                Some(format!("--{flag}: {key}"))
+            } else {
+                rest.starts_with([':', ' '])
+                    .then(|| format!("--{flag}{rest}"))
+            }
+        })
     }
 }
 
@@ -154,6 +169,7 @@ mod tests {
     use clap::Parser;
 
     use super::*;
+    use ramp_link::{Cellular, Jitter};
 
     #[derive(Parser, Debug)]
     struct Cli {
@@ -170,10 +186,10 @@ mod tests {
     #[test]
     fn alone_each_flag_gives_its_sourced_defaults() {
         let f = parse(&["--cellular", "--wifi-jitter"]).unwrap();
-        assert_eq!(f.cellular, Some(Cellular::CELLREPLAY));
-        assert_eq!(f.wifi_jitter, Some(Jitter::WIFI_SUI_2016));
-        assert_eq!(f.ack_aggregation, None);
-        assert_eq!(parse(&[]).unwrap().cellular, None);
+        assert_eq!(f.given.cellular, Some(Cellular::CELLREPLAY));
+        assert_eq!(f.given.jitter, Some(Jitter::WIFI_SUI_2016));
+        assert_eq!(f.given.aggregation, None);
+        assert_eq!(parse(&[]).unwrap().given.cellular, None);
         // The help's figures are the model's defaults.
         let c = Cellular::CELLREPLAY;
         let help = format!(
@@ -207,7 +223,7 @@ mod tests {
         ])
         .unwrap();
         assert_eq!(
-            f.cellular,
+            f.given.cellular,
             Some(Cellular {
                 light_bytes: 100_000,
                 light_fraction: 0.25,
@@ -217,14 +233,14 @@ mod tests {
             })
         );
         assert_eq!(
-            f.wifi_jitter,
+            f.given.jitter,
             Some(Jitter {
                 median: Duration::from_millis(1),
                 p90: Duration::from_millis(5)
             })
         );
         assert_eq!(
-            f.ack_aggregation,
+            f.given.aggregation,
             AckAggregation::new(Duration::from_millis(4))
         );
         let mut up = LinkParams::new(
@@ -237,15 +253,17 @@ mod tests {
         let mut down = up.clone();
         f.apply(&mut up, &mut down, Duration::from_millis(40));
         assert_eq!(
-            (up.cellular, up.jitter, down.aggregation),
+            (
+                up.elements.cellular,
+                up.elements.jitter,
+                down.elements.aggregation
+            ),
             (None, None, None)
         );
-        assert_eq!(
-            down.cellular,
-            f.cellular.map(|c| (c, Duration::from_millis(40)))
-        );
-        assert_eq!(down.jitter, f.wifi_jitter);
-        assert_eq!(up.aggregation, f.ack_aggregation);
+        assert_eq!(down.elements.cellular, f.given.cellular);
+        assert_eq!(down.base_rtt, Duration::from_millis(40));
+        assert_eq!(down.elements.jitter, f.given.jitter);
+        assert_eq!(up.elements.aggregation, f.given.aggregation);
     }
 
     #[test]
@@ -317,6 +335,22 @@ mod tests {
             assert_eq!(e.exit_code(), 2);
             let e = e.to_string();
             assert!(e.contains(flag) && e.contains(field), "{args:?}: {e}");
+        }
+    }
+
+    /// Every element of `ramp_link::ELEMENTS` has a flag, written from
+    /// the list, that reads its example text to what its slot reads, and
+    /// refuses an unknown key with exit status 2.
+    #[test]
+    fn every_listed_element_has_a_flag_that_reads_it_through_its_table() {
+        for s in ELEMENTS {
+            let arg = format!("--{}={}", s.names.flag, s.names.example);
+            let mut want = LinkElements::default();
+            s.set_spec(&mut want, s.names.example).unwrap();
+            assert_eq!(parse(&[&arg]).unwrap().given, want, "{arg}");
+            let e = parse(&[&format!("--{}=nonsense=1", s.names.flag)]).unwrap_err();
+            assert_eq!(e.exit_code(), 2);
+            assert!(e.to_string().contains("nonsense: unknown key"), "{e}");
         }
     }
 }

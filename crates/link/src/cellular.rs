@@ -31,6 +31,7 @@
 use std::time::Duration;
 
 use crate::element::{self, Element, ElementError, ElementOption};
+use crate::elements::{option_field, Slot, SlotNames};
 
 use ramp_vocab::rng::Rng;
 use ramp_vocab::Time;
@@ -238,6 +239,24 @@ impl DriftElement {
         self.last = t;
         t
     }
+}
+
+impl Slot for Cellular {
+    const NAMES: SlotNames = SlotNames {
+        table: "cellular",
+        flag: "cellular",
+        value_name: "KEY=VALUE,…",
+        example: "light_bytes=100KB,drift_mean=0.1",
+        help: "A cellular downlink (CellReplay, NSDI 2025): less capacity for a burst after \
+               idle, a drifting base delay. Seeded by --seed.",
+        about: "A cellular downlink (CellReplay, NSDI 2025): a burst that starts after idle_reset \
+                of idle link gets light_fraction of the rate for its first light_bytes; the base \
+                delay drifts by drift_mean of the RTT on average (0 to twice that), towards a new \
+                draw every drift_period, without reordering. Seeded by --seed.",
+        defaults_from: "CellReplay's defaults",
+        field: "cellular",
+    };
+    option_field!(cellular);
 }
 
 #[cfg(test)]

@@ -143,14 +143,20 @@ pub fn from_pairs<'a, E: Element>(
 /// The element a `KEY=VALUE,KEY=VALUE` text gives over its defaults (an
 /// empty text: the defaults), checked.
 pub fn parse_spec<E: Element>(spec: &str) -> Result<E, ElementError> {
-    let mut pairs = Vec::new();
-    for item in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-        pairs.push(
+    from_pairs(pairs(spec)?)
+}
+
+/// The `KEY=VALUE` pairs of a comma-separated text, each trimmed of
+/// spaces around it; an item without `=` is refused.
+pub(crate) fn pairs(spec: &str) -> Result<Vec<(&str, &str)>, ElementError> {
+    spec.split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|item| {
             item.split_once('=')
-                .ok_or_else(|| ElementError::NotAPair(item.to_string()))?,
-        );
-    }
-    from_pairs(pairs)
+                .ok_or_else(|| ElementError::NotAPair(item.to_string()))
+        })
+        .collect()
 }
 
 /// Every key of `e` as `KEY=VALUE`, comma-separated: [`parse_spec`] reads

@@ -33,6 +33,7 @@
 use std::time::Duration;
 
 use crate::element::{self, Element, ElementError, ElementOption};
+use crate::elements::{option_field, Slot, SlotNames};
 
 use ramp_vocab::rng::Rng;
 use ramp_vocab::Time;
@@ -198,6 +199,23 @@ impl JitterElement {
         self.next = Some(next);
         next
     }
+}
+
+impl Slot for Jitter {
+    const NAMES: SlotNames = SlotNames {
+        table: "jitter",
+        flag: "wifi-jitter",
+        value_name: "median=D,p90=D",
+        example: "median=3ms,p90=20ms",
+        help: "Wi-Fi delay variation on the downlink, without reordering (WiFiSeer, MobiSys \
+               2016). Seeded by --seed.",
+        about: "Wi-Fi delay variation on the downlink, without reordering: packets wait for the \
+                next transmission opportunity and share it; the wait a packet sees has this \
+                median and 90th percentile. Seeded by --seed.",
+        defaults_from: "the Wi-Fi hop of Sui et al. (MobiSys 2016)",
+        field: "jitter",
+    };
+    option_field!(jitter);
 }
 
 #[cfg(test)]

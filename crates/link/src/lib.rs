@@ -32,6 +32,7 @@ mod cellular;
 mod codel;
 mod dualpi2;
 mod element;
+mod elements;
 pub mod flowlog;
 mod forward;
 mod fq_codel;
@@ -56,6 +57,7 @@ pub use element::{
     duration_text, from_pairs, key_help, keys, parse_spec, spec_of, Element, ElementError,
     ElementOption,
 };
+pub use elements::{slot, ElementSlot, LinkElements, SetFn, Slot, SlotNames, ELEMENTS};
 pub use forward::{downlink_seed, drop_event, uplink_seed, ForwardCounters};
 pub use fq_codel::FqCoDelParams;
 pub use jitter::{Jitter, MAX_JITTER, MAX_MPDUS};

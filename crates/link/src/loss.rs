@@ -8,6 +8,7 @@
 use ramp_vocab::rng::{Probability, Rng};
 
 use crate::element::{self, Element, ElementError, ElementOption};
+use crate::elements::{LinkElements, Slot, SlotNames};
 
 /// A random-loss model.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -197,6 +198,31 @@ impl LossElement {
                 self.rng.chance(p)
             }
         }
+    }
+}
+
+impl Slot for GilbertElliott {
+    const NAMES: SlotNames = SlotNames {
+        table: "gilbert_elliott",
+        flag: "gilbert-elliott",
+        value_name: "KEY=VALUE,…",
+        example: "p_good_to_bad=0.01,p_bad_to_good=0.3,loss_bad=0.5",
+        help: "Bursty random loss after the downlink's queue: a two-state Gilbert-Elliott \
+               chain, in place of --loss.",
+        about: "Bursty random loss after the downlink's queue, in place of --loss: a two-state \
+                Gilbert-Elliott chain stepped once per packet, each state with its own loss \
+                probability. Seeded by --seed.",
+        defaults_from: "nothing",
+        field: "loss",
+    };
+    fn get(e: &LinkElements) -> Option<GilbertElliott> {
+        match e.loss {
+            LossModel::GilbertElliott(g) => Some(g),
+            _ => None,
+        }
+    }
+    fn put(e: &mut LinkElements, g: GilbertElliott) {
+        e.loss = LossModel::GilbertElliott(g);
     }
 }
 

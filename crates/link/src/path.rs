@@ -19,11 +19,12 @@ use ramp_vocab::{Rate, Time};
 use crate::aggregation::AckAggregation;
 use crate::aqm::Aqm;
 use crate::bottleneck::{Admission, Bottleneck, Departure, Dequeue};
-use crate::cellular::{Cellular, DriftElement};
-use crate::jitter::{Jitter, JitterElement};
-use crate::loss::{LossElement, LossModel};
+use crate::cellular::DriftElement;
+use crate::elements::LinkElements;
+use crate::jitter::JitterElement;
+use crate::loss::LossElement;
 use crate::packet::{Delivery, DropCause, Packet};
-use crate::policer::{Policer, TokenBucket};
+use crate::policer::Policer;
 use crate::trace::DeliveryTrace;
 
 /// One change of the bottleneck rate.
@@ -46,26 +47,18 @@ pub struct LinkConfig {
     pub aqm: Aqm,
     /// One-way propagation delay.
     pub delay: Duration,
-    /// Random loss after the queue.
-    pub loss: LossModel,
-    /// Token-bucket policer before the queue.
-    pub policer: Option<TokenBucket>,
     /// Rate changes, in time order.
     pub rate_steps: Vec<RateStep>,
     /// Deliver at a Mahimahi trace's opportunities instead of at `rate`
     /// (which should then be the trace's mean rate, as it sizes nothing
     /// but time-given buffers). Rate steps do not apply to a trace.
     pub trace: Option<Arc<DeliveryTrace>>,
-    /// Delay variation after the queue, without reordering (a Wi-Fi hop).
-    pub jitter: Option<Jitter>,
-    /// A cellular link (`crate::Cellular`): load-dependent capacity and
-    /// base-delay drift, the drift a share of `cellular_rtt`.
-    pub cellular: Option<Cellular>,
-    /// The path's base RTT, which the cellular drift is a share of.
-    pub cellular_rtt: Duration,
-    /// Release what leaves the queue only at multiples of an interval
-    /// (ACK aggregation on a return direction).
-    pub aggregation: Option<AckAggregation>,
+    /// The optional elements around the queue: policer, random loss,
+    /// cellular behaviour, Wi-Fi delay variation, ACK aggregation.
+    pub elements: LinkElements,
+    /// The path's base RTT, which a cellular link's delay drift is a
+    /// share of.
+    pub base_rtt: Duration,
 }
 
 impl LinkConfig {
@@ -77,14 +70,10 @@ impl LinkConfig {
             limit_bytes,
             aqm: Aqm::DropTail,
             delay,
-            loss: LossModel::None,
-            policer: None,
             rate_steps: Vec::new(),
             trace: None,
-            jitter: None,
-            cellular: None,
-            cellular_rtt: Duration::ZERO,
-            aggregation: None,
+            elements: LinkElements::default(),
+            base_rtt: Duration::ZERO,
         }
     }
 
@@ -94,15 +83,16 @@ impl LinkConfig {
         self
     }
 
-    /// With random loss `loss` after the queue.
-    pub fn with_loss(mut self, loss: LossModel) -> LinkConfig {
-        self.loss = loss;
+    /// With the optional elements `elements`.
+    pub fn with_elements(mut self, elements: LinkElements) -> LinkConfig {
+        self.elements = elements;
         self
     }
 
-    /// With a token-bucket policer before the queue, or none.
-    pub fn with_policer(mut self, policer: Option<TokenBucket>) -> LinkConfig {
-        self.policer = policer;
+    /// With the path's base RTT `rtt`, which a cellular link's delay drift
+    /// is a share of.
+    pub fn with_base_rtt(mut self, rtt: Duration) -> LinkConfig {
+        self.base_rtt = rtt;
         self
     }
 
@@ -115,26 +105,6 @@ impl LinkConfig {
     /// Delivering at a trace's opportunities, or at the rate.
     pub fn with_trace(mut self, trace: Option<Arc<DeliveryTrace>>) -> LinkConfig {
         self.trace = trace;
-        self
-    }
-
-    /// With Wi-Fi delay variation after the queue, or none.
-    pub fn with_jitter(mut self, jitter: Option<Jitter>) -> LinkConfig {
-        self.jitter = jitter;
-        self
-    }
-
-    /// A cellular link, or not; `rtt` is the path's base RTT, which the
-    /// base-delay drift is a share of.
-    pub fn with_cellular(mut self, cellular: Option<Cellular>, rtt: Duration) -> LinkConfig {
-        self.cellular = cellular;
-        self.cellular_rtt = rtt;
-        self
-    }
-
-    /// With ACK aggregation after the queue, or none.
-    pub fn with_aggregation(mut self, aggregation: Option<AckAggregation>) -> LinkConfig {
-        self.aggregation = aggregation;
         self
     }
 }
@@ -172,8 +142,9 @@ pub struct Link<P> {
 impl<P> Link<P> {
     /// A link of `cfg` whose random elements draw from streams of `seed`.
     pub fn new(cfg: &LinkConfig, seed: u64) -> Link<P> {
+        let e = &cfg.elements;
         let mut link = Link {
-            policer: cfg.policer.map(Policer::new),
+            policer: e.policer.map(Policer::new),
             bottleneck: match &cfg.trace {
                 None => Bottleneck::new(cfg.rate, cfg.limit_bytes, cfg.aqm, Stream::Aqm.rng(seed)),
                 Some(t) => Bottleneck::with_trace(
@@ -183,20 +154,20 @@ impl<P> Link<P> {
                     Stream::Aqm.rng(seed),
                 ),
             },
-            loss: LossElement::new(cfg.loss, Stream::Loss.rng(seed)),
+            loss: LossElement::new(e.loss, Stream::Loss.rng(seed)),
             delay: cfg.delay,
-            jitter: cfg
+            jitter: e
                 .jitter
                 .map(|j| JitterElement::new(j, Stream::Jitter.rng(seed))),
-            drift: cfg
+            drift: e
                 .cellular
                 .filter(|c| c.drift_mean > 0.0)
-                .map(|c| DriftElement::new(c, cfg.cellular_rtt, Stream::Drift.rng(seed))),
-            aggregation: cfg.aggregation,
+                .map(|c| DriftElement::new(c, cfg.base_rtt, Stream::Drift.rng(seed))),
+            aggregation: e.aggregation,
             rate_steps: cfg.rate_steps.iter().rev().copied().collect(),
             dequeued: Vec::new(),
         };
-        if let Some(c) = cfg.cellular {
+        if let Some(c) = e.cellular {
             link.bottleneck.set_cellular(c);
         }
         link
@@ -319,10 +290,9 @@ mod tests {
     fn cfg(rate_mbit: u64, delay_ms: u64, queue_ms: u64, loss: f64) -> LinkConfig {
         let rate = Rate::from_bits_per_sec(rate_mbit * 1_000_000);
         let limit = crate::queue_bytes_for(rate, Duration::from_millis(queue_ms));
-        LinkConfig::new(rate, limit, Duration::from_millis(delay_ms)).with_loss(if loss > 0.0 {
-            LossModel::Bernoulli { p: loss }
-        } else {
-            LossModel::None
+        LinkConfig::new(rate, limit, Duration::from_millis(delay_ms)).with_elements(LinkElements {
+            loss: crate::LossModel::bernoulli(loss),
+            ..LinkElements::default()
         })
     }
 

@@ -6,6 +6,7 @@
 use ramp_vocab::{Rate, Time};
 
 use crate::element::{self, Element, ElementError, ElementOption};
+use crate::elements::{option_field, Slot, SlotNames};
 
 /// A policer's token bucket: it refills at `rate` and holds at most
 /// `burst` bytes. Neither has a default: a policer is the operator's
@@ -98,6 +99,23 @@ impl Policer {
             false
         }
     }
+}
+
+impl Slot for TokenBucket {
+    const NAMES: SlotNames = SlotNames {
+        table: "policer",
+        flag: "policer",
+        value_name: "rate=R,burst=SIZE",
+        example: "rate=10mbit,burst=32KB",
+        help: "A token-bucket policer before the downlink's queue (rate=R,burst=SIZE, both \
+               required).",
+        about: "A token-bucket policer before the downlink's queue: a packet passes if the bucket \
+                holds its size in tokens, and is dropped otherwise; the bucket refills at rate \
+                and holds at most burst bytes.",
+        defaults_from: "nothing",
+        field: "policer",
+    };
+    option_field!(policer);
 }
 
 #[cfg(test)]

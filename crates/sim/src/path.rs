@@ -39,7 +39,7 @@ impl Path {
             reverse_delay: cfg.reverse_delay,
             reverse_rate: cfg.reverse_rate,
             reverse_busy_until: Time::ZERO,
-            ack_aggregation: cfg.ack_aggregation.and_then(AckAggregation::new),
+            ack_aggregation: cfg.elements.aggregation,
             wakeup: cfg.ack_batching.clone().map(|l| {
                 crate::wakeup::WakeupElement::new(
                     l,

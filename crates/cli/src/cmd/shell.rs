@@ -128,7 +128,7 @@ pub(crate) fn configure(args: &Args, traces: &Traces) -> anyhow::Result<ShellCon
         up.queue = q;
     }
     if let Some(l) = args.uplink_loss {
-        up.loss = ramp_link::LossModel::bernoulli(l);
+        up.elements.loss = ramp_link::LossModel::bernoulli(l);
     }
     if let Some(a) = args.uplink_aqm {
         up.aqm = a;

@@ -93,7 +93,7 @@ pub fn scenario_from(args: &Args) -> anyhow::Result<Scenario> {
         sc.path.aqm = a;
     }
     if let Some(l) = path.loss_model() {
-        sc.path.loss = l;
+        sc.path.elements.loss = l;
     }
     args.elements.apply_to_path(&mut sc.path);
     if let Some(a) = &args.ack_policy {
@@ -121,21 +121,6 @@ fn in_flag_terms(message: &str, args: &Args) -> String {
     let set_by_flag = [
         ("path.rate", "--rate", p.rate.is_some()),
         ("path.queue", "--queue", p.queue.is_some()),
-        (
-            "path.cellular",
-            "--cellular",
-            args.elements.cellular.is_some(),
-        ),
-        (
-            "path.policer.rate",
-            "--policer: rate",
-            args.elements.policer.is_some(),
-        ),
-        (
-            "path.policer.burst",
-            "--policer: burst",
-            args.elements.policer.is_some(),
-        ),
         ("path.forward_delay", "--rtt", p.rtt.is_some()),
         ("path.reverse_delay", "--rtt", p.rtt.is_some()),
         ("endpoint.iw", "--iw", args.iw.is_some()),
@@ -149,6 +134,9 @@ fn in_flag_terms(message: &str, args: &Args) -> String {
             let max = ramp_sim::Scenario::MAX_ONE_WAY_DELAY * 2;
             return format!("--rtt: {rtt:?} is above the maximum {max:?}");
         }
+    }
+    if let Some(m) = args.elements.in_flag_terms(message) {
+        return m;
     }
     for (key, flag, given) in set_by_flag {
         if let Some(rest) = message.strip_prefix(key) {
@@ -319,7 +307,7 @@ fn print_table(sc: &Scenario, records: &[Record]) {
         ramp_vocab::time::duration_millis_f64(sc.path.rtt()),
         ramp_vocab::time::duration_millis_f64(sc.path.queue_time()),
         sc.path.aqm,
-        sc.path.loss.mean_loss() * 100.0,
+        sc.path.elements.loss.mean_loss() * 100.0,
         sc.endpoint.ack_policy,
         sc.size_bytes,
         sc.seed
@@ -427,22 +415,23 @@ mod tests {
         ))
         .unwrap();
         assert_eq!(cli.path, file.path);
-        assert!(cli.path.cellular.is_some() && cli.path.jitter.is_some());
-        assert!(cli.path.policer.is_some());
+        assert!(cli.path.elements.cellular.is_some() && cli.path.elements.jitter.is_some());
+        assert!(cli.path.elements.policer.is_some());
         assert!(matches!(
-            cli.path.loss,
+            cli.path.elements.loss,
             ramp_link::LossModel::GilbertElliott(_)
         ));
         assert_eq!(
-            cli.path.cellular.map(|c| ramp_link::spec_of(&c)),
+            cli.path.elements.cellular.map(|c| ramp_link::spec_of(&c)),
             Some(flag(&cellular).replace("100KB", "100000"))
         );
-        // The population file's `[paths] wifi_jitter` takes the same text
-        // to the same element.
+        // The population file's `[paths] wifi_jitter` and `cellular` take
+        // the same texts to the same elements.
         let pop = ramp_sim::fleet::population_file::PopulationFile::parse(
             &format!(
-                "[[region]]\nname = \"west-europe\"\n[paths]\nwifi_jitter = \"{}\"\n",
-                flag(&jitter)
+                "[[region]]\nname = \"west-europe\"\n[paths]\nwifi_jitter = \"{}\"\ncellular = \"{}\"\n",
+                flag(&jitter),
+                flag(&cellular)
             ),
             "p",
         )
@@ -450,13 +439,20 @@ mod tests {
         let ramp_sim::fleet::Population::Regions(rs) = pop.population else {
             panic!("regions")
         };
-        assert_eq!(rs[0].paths.wifi_jitter, cli.path.jitter);
+        assert_eq!(rs[0].paths.wifi_jitter, cli.path.elements.jitter);
+        assert_eq!(rs[0].paths.cellular, cli.path.elements.cellular);
         // Alone, both give the same sourced defaults.
         let cli = from_flags(&["--cellular", "--wifi-jitter"]).unwrap();
         let file = from_toml("[path.cellular]\n[path.jitter]\n").unwrap();
         assert_eq!(cli.path, file.path);
-        assert_eq!(cli.path.cellular, Some(ramp_link::Cellular::CELLREPLAY));
-        assert_eq!(cli.path.jitter, Some(ramp_link::Jitter::WIFI_SUI_2016));
+        assert_eq!(
+            cli.path.elements.cellular,
+            Some(ramp_link::Cellular::CELLREPLAY)
+        );
+        assert_eq!(
+            cli.path.elements.jitter,
+            Some(ramp_link::Jitter::WIFI_SUI_2016)
+        );
         let pop = ramp_sim::fleet::population_file::PopulationFile::parse(
             "[[region]]\nname = \"west-europe\"\n[paths]\nwifi_jitter = true\n",
             "p",
@@ -465,7 +461,7 @@ mod tests {
         let ramp_sim::fleet::Population::Regions(rs) = pop.population else {
             panic!("regions")
         };
-        assert_eq!(rs[0].paths.wifi_jitter, cli.path.jitter);
+        assert_eq!(rs[0].paths.wifi_jitter, cli.path.elements.jitter);
         // A bad value: the same reason, after the flag or the key.
         for (name, pairs, reason) in [
             (

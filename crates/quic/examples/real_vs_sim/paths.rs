@@ -45,13 +45,11 @@ impl Path {
             cfg.seed = ramp_link::downlink_seed(SIM_SEED);
         }
         if self.cellular {
-            cfg.down.cellular = Some((
-                ramp_link::Cellular::CELLREPLAY,
-                Duration::from_millis(self.rtt_ms),
-            ));
+            cfg.down.elements.cellular = Some(ramp_link::Cellular::CELLREPLAY);
+            cfg.down.base_rtt = Duration::from_millis(self.rtt_ms);
         }
         if self.wifi_jitter {
-            cfg.down.jitter = Some(ramp_link::Jitter::WIFI_SUI_2016);
+            cfg.down.elements.jitter = Some(ramp_link::Jitter::WIFI_SUI_2016);
         }
         Ok(())
     }

@@ -15,10 +15,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use ramp_cc::Rate;
-use ramp_link::{
-    queue_bytes_for, AckAggregation, Aqm, Cellular, DeliveryTrace, Jitter, Link, LinkConfig,
-    LossModel, TokenBucket,
-};
+use ramp_link::{queue_bytes_for, Aqm, DeliveryTrace, Link, LinkConfig, LinkElements, LossModel};
 
 /// The properties of one direction.
 #[derive(Clone, Debug, PartialEq)]
@@ -29,21 +26,17 @@ pub struct LinkParams {
     pub delay: Duration,
     /// Buffer, as time at `rate`.
     pub queue: Duration,
-    /// Random loss after the queue.
-    pub loss: LossModel,
-    /// A token-bucket policer before the queue.
-    pub policer: Option<TokenBucket>,
     /// Queue discipline.
     pub aqm: Aqm,
     /// Deliver at a Mahimahi trace's opportunities instead of at `rate`.
     pub trace: Option<Arc<DeliveryTrace>>,
-    /// Delay variation after the queue, without reordering (a Wi-Fi hop).
-    pub jitter: Option<Jitter>,
-    /// A cellular link, and the path's base RTT its delay drift is a
-    /// share of (as the simulator's forward link has it).
-    pub cellular: Option<(Cellular, Duration)>,
-    /// ACK aggregation after the queue (the simulator's reverse path).
-    pub aggregation: Option<AckAggregation>,
+    /// The optional elements: policer, random loss, cellular behaviour,
+    /// Wi-Fi delay variation, ACK aggregation (the simulator puts the last
+    /// on its reverse path, the rest on its forward link).
+    pub elements: LinkElements,
+    /// The path's base RTT, which a cellular link's delay drift is a share
+    /// of (as the simulator's forward link has it).
+    pub base_rtt: Duration,
 }
 
 impl LinkParams {
@@ -55,13 +48,13 @@ impl LinkParams {
             rate,
             delay,
             queue,
-            loss: LossModel::bernoulli(loss),
-            policer: None,
             aqm,
             trace: None,
-            jitter: None,
-            cellular: None,
-            aggregation: None,
+            elements: LinkElements {
+                loss: LossModel::bernoulli(loss),
+                ..LinkElements::default()
+            },
+            base_rtt: Duration::ZERO,
         }
     }
 
@@ -81,29 +74,22 @@ impl LinkParams {
 
     /// The shared model's configuration of this direction.
     pub fn link_config(&self) -> LinkConfig {
-        let (cellular, rtt) = match self.cellular {
-            Some((c, rtt)) => (Some(c), rtt),
-            None => (None, Duration::ZERO),
-        };
         LinkConfig::new(
             self.rate,
             queue_bytes_for(self.rate, self.queue),
             self.delay,
         )
         .with_aqm(self.aqm)
-        .with_loss(self.loss)
-        .with_policer(self.policer)
         .with_trace(self.trace.clone())
-        .with_jitter(self.jitter)
-        .with_cellular(cellular, rtt)
-        .with_aggregation(self.aggregation)
+        .with_elements(self.elements)
+        .with_base_rtt(self.base_rtt)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use ramp_cc::{EcnCodepoint, Time};
-    use ramp_link::{Delivery, Offer, Packet};
+    use ramp_link::{Cellular, Delivery, Offer, Packet};
 
     use super::*;
 
@@ -118,7 +104,8 @@ mod tests {
             0.0,
             Aqm::DropTail,
         );
-        p.cellular = cellular.map(|c| (c, Duration::from_millis(40)));
+        p.elements.cellular = cellular;
+        p.base_rtt = Duration::from_millis(40);
         p
     }
 

@@ -537,9 +537,10 @@ fn relay_with_cellular_wifi_and_aggregation_delivers_every_datagram_in_order() {
         0.0,
         7,
     );
-    cfg.up.cellular = Some((ramp_link::Cellular::CELLREPLAY, rtt));
-    cfg.up.jitter = Some(ramp_link::Jitter::WIFI_SUI_2016);
-    cfg.up.aggregation = ramp_link::AckAggregation::new(Duration::from_millis(4));
+    cfg.up.elements.cellular = Some(ramp_link::Cellular::CELLREPLAY);
+    cfg.up.base_rtt = rtt;
+    cfg.up.elements.jitter = Some(ramp_link::Jitter::WIFI_SUI_2016);
+    cfg.up.elements.aggregation = ramp_link::AckAggregation::new(Duration::from_millis(4));
     let relay = Relay::start(cfg).unwrap();
     let client = UdpSocket::bind("127.0.0.1:0").unwrap();
     client.connect(relay.local_addr()).unwrap();

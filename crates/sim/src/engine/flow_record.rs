@@ -70,7 +70,7 @@ pub(super) fn make_record(sc: &Scenario, seed: u64, i: usize, f: &Flow) -> Recor
         path_rate_bps: sc.path.rate.bits_per_sec(),
         path_rtt_ms: ramp_vocab::time::duration_millis_f64(sc.path.rtt()),
         path_queue_ms: ramp_vocab::time::duration_millis_f64(sc.path.queue_time()),
-        path_loss: sc.path.loss.mean_loss(),
+        path_loss: sc.path.elements.loss.mean_loss(),
         ack_policy: sc.endpoint.ack_policy.to_string(),
         flow_control: sc
             .endpoint

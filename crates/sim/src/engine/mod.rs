@@ -302,7 +302,7 @@ fn set_up(
                     rate_bps: scenario.path.rate.bits_per_sec(),
                     rtt_ms: ramp_vocab::time::duration_millis_f64(scenario.path.rtt()),
                     queue_ms: ramp_vocab::time::duration_millis_f64(scenario.path.queue_time()),
-                    loss: scenario.path.loss.mean_loss(),
+                    loss: scenario.path.elements.loss.mean_loss(),
                     mds: ep.mds,
                     content_length: f.size_bytes,
                     flow: 0,

@@ -149,6 +149,11 @@ pub struct PathModel {
     /// every mobile path, which is what "mobile" means in the regions'
     /// mixtures]
     pub cellular_share: f64,
+    /// The cellular link those paths have (`ramp_link::Cellular`;
+    /// `[paths] cellular` reads it through the element's option table), or
+    /// none: no mobile path is cellular. [CellReplay's defaults in the
+    /// fitted model]
+    pub cellular: Option<ramp_link::Cellular>,
     /// Share of mobile paths that replay one of [`PathModel::traces`]
     /// (drawn uniformly) instead of a constant rate. [0 unless traces are
     /// given: no trace set is bundled]
@@ -205,6 +210,7 @@ impl Default for PathModel {
             wifi_jitter: Some(ramp_link::Jitter::WIFI_SUI_2016),
             ack_batching: false,
             cellular_share: 1.0,
+            cellular: Some(ramp_link::Cellular::CELLREPLAY),
             trace_share: 0.0,
             traces: Vec::new(),
             access_correlation: super::population::ACCESS_CORRELATION,

@@ -203,7 +203,7 @@ impl Grid {
                 ack_aggregation: None,
                 jitter: None,
                 ack_batching: false,
-                cellular: false,
+                cellular: None,
                 trace: None,
                 ack_policy: self.ack_policy,
                 web_users: 0,

@@ -223,15 +223,19 @@ impl FleetPlan {
         } else {
             QueueLimit::Bytes(min_queue)
         };
-        p.loss = path.loss;
         p.aqm = path.aqm;
-        p.policer = path.policer;
-        p.ack_aggregation = path.ack_aggregation;
-        p.jitter = path.jitter;
+        p.elements = ramp_link::LinkElements {
+            policer: path.policer,
+            loss: path.loss,
+            cellular: path.cellular,
+            jitter: path.jitter,
+            aggregation: path
+                .ack_aggregation
+                .and_then(ramp_link::AckAggregation::new),
+        };
         p.ack_batching = path
             .ack_batching
             .then(crate::wakeup::WakeupLatency::real_mode_measured);
-        p.cellular = path.cellular.then_some(ramp_link::Cellular::CELLREPLAY);
         if let Some(t) = &path.trace {
             p.trace = Some(std::sync::Arc::clone(t));
             p.rate_steps.clear();

@@ -149,8 +149,8 @@ pub struct PathSample {
     pub jitter: Option<ramp_link::Jitter>,
     /// ACK batching at the data sender (`crate::wakeup`).
     pub ack_batching: bool,
-    /// A cellular bottleneck (`ramp_link::Cellular`).
-    pub cellular: bool,
+    /// A cellular bottleneck (`ramp_link::Cellular`), or none.
+    pub cellular: Option<ramp_link::Cellular>,
     /// A trace-driven bottleneck (replaces `rate`).
     pub trace: Option<std::sync::Arc<ramp_link::DeliveryTrace>>,
     /// The client's ACK policy.
@@ -295,7 +295,7 @@ impl Region {
             path.rate = m.traces[i].mean_rate();
             path.trace = Some(std::sync::Arc::clone(&m.traces[i]));
         } else if u_cell < m.cellular_share {
-            path.cellular = true;
+            path.cellular = m.cellular;
         }
     }
 
@@ -377,7 +377,7 @@ impl Region {
             ack_aggregation: ap.ack_aggregation,
             jitter: ap.jitter,
             ack_batching: self.paths.ack_batching,
-            cellular: false,
+            cellular: None,
             trace: None,
             ack_policy,
             web_users,

@@ -39,7 +39,10 @@
 //!                                    # "median=2ms,p90=15ms": keys over WiFiSeer's, as
 //!                                    # `--wifi-jitter=…` and `[path.jitter]` take them
 //! ack_batching = true                # the sender's receive loop, real mode's (default off)
-//! cellular_share = 1.0               # mobile paths on a cellular link, CellReplay's (default 1)
+//! cellular_share = 1.0               # mobile paths on a cellular link (default 1)
+//! cellular = true                    # their link: CellReplay's (default), false (none), or
+//!                                    # "drift_mean=0.1": keys over CellReplay's, as
+//!                                    # `--cellular=…` and `[path.cellular]` take them
 //! trace_share = 0.5                  # mobile paths replaying a Mahimahi trace (default 0)
 //! traces = ["lte.down", "5g.down"]   # ... drawn uniformly from these (paths from the working directory)
 //! droptail_buffer = "mba-2023"       # drop-tail fixed buffers: FCC MBA 2023 downstream queue
@@ -153,6 +156,7 @@ struct FilePaths {
     wifi_jitter: Option<FileSwitchOrSpec>,
     ack_batching: Option<bool>,
     cellular_share: Option<f64>,
+    cellular: Option<FileSwitchOrSpec>,
     trace_share: Option<f64>,
     traces: Option<Vec<String>>,
     droptail_buffer: Option<FileBuffer>,
@@ -166,7 +170,7 @@ struct FilePaths {
     capacity_weight: Option<f64>,
 }
 
-/// A link element's key (`wifi_jitter`): `true` (the element's sourced
+/// A link element's key (`wifi_jitter`, `cellular`): `true` (the element's sourced
 /// defaults), `false` (none), or `KEY=VALUE,…` over the defaults, read by
 /// the element's one option table in ramp-link ([`ramp_link::Element`]),
 /// as the command line and the scenario file read it. The boolean is the
@@ -680,6 +684,9 @@ fn paths(p: &FilePaths) -> Result<PathModel, String> {
     )?;
     if let Some(j) = &p.wifi_jitter {
         m.wifi_jitter = j.element("wifi_jitter")?;
+    }
+    if let Some(c) = &p.cellular {
+        m.cellular = c.element("cellular")?;
     }
     if let Some(on) = p.ack_batching {
         m.ack_batching = on;

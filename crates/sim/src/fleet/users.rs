@@ -83,7 +83,7 @@ impl Users {
                 }
                 if token && self.resume_jumpstart {
                     let p = &sc.path;
-                    let rate = match p.policer {
+                    let rate = match p.elements.policer {
                         Some(b) if b.rate < p.rate => b.rate,
                         _ => p.rate,
                     };

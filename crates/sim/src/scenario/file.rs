@@ -137,13 +137,8 @@ impl KeyLines {
         let line = |start: usize| line_of(text, start);
         let mut keys = Vec::new();
         if let Some(p) = &f.path {
-            for (table, e) in [
-                ("cellular", &p.cellular),
-                ("jitter", &p.jitter),
-                ("gilbert_elliott", &p.gilbert_elliott),
-                ("policer", &p.policer),
-            ] {
-                keys.extend(e.iter().flat_map(|e| e.key_lines(table, text)));
+            for (table, e) in p.element_tables() {
+                keys.extend(e.key_lines(table, text));
             }
         }
         let mut key = |k: &'static str, span: Option<core::ops::Range<usize>>| {
@@ -264,37 +259,52 @@ struct FileWeb {
     parsing: Option<Q<Duration>>,
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct FilePath {
-    rate: Option<Q<Rate>>,
-    rtt: Option<Q<Duration>>,
-    forward_delay: Option<Q<Duration>>,
-    reverse_delay: Option<Q<Duration>>,
-    queue: Option<Q<Duration>>,
-    queue_bytes: Option<Q<u64>>,
-    loss: Option<Q<f64>>,
-    gilbert_elliott: Option<FileElement>,
-    policer: Option<FileElement>,
-    aqm: Option<Q<Aqm>>,
-    ecn_threshold: Option<Q<Duration>>,
-    reverse_rate: Option<Q<Rate>>,
-    ack_aggregation: Option<units::QuantityText>,
-    #[serde(default)]
-    rate_step: Vec<Spanned<FileRateStep>>,
-    trace: Option<String>,
-    jitter: Option<FileElement>,
-    ack_batching: Option<FileBatching>,
-    cellular: Option<FileElement>,
-}
+/// `[path]`: the path's own keys, and one table per link element in
+/// `ramp_link::ELEMENTS` (`[path.cellular]`, `[path.jitter]`,
+/// `[path.policer]`, `[path.gilbert_elliott]`), whose fields the list's
+/// macro writes, so that a new element needs no line here.
+macro_rules! file_path {
+    ($($table:ident),*) => {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct FilePath {
+            rate: Option<Q<Rate>>,
+            rtt: Option<Q<Duration>>,
+            forward_delay: Option<Q<Duration>>,
+            reverse_delay: Option<Q<Duration>>,
+            queue: Option<Q<Duration>>,
+            queue_bytes: Option<Q<u64>>,
+            loss: Option<Q<f64>>,
+            aqm: Option<Q<Aqm>>,
+            ecn_threshold: Option<Q<Duration>>,
+            reverse_rate: Option<Q<Rate>>,
+            ack_aggregation: Option<units::QuantityText>,
+            #[serde(default)]
+            rate_step: Vec<Spanned<FileRateStep>>,
+            trace: Option<String>,
+            ack_batching: Option<FileBatching>,
+            $($table: Option<FileElement>,)*
+        }
 
-/// A link element's table (`[path.cellular]`, `[path.jitter]`,
-/// `[path.gilbert_elliott]`, `[path.policer]`): its keys in file order,
-/// each value kept as text with its byte span, for the element's one
-/// option table in ramp-link ([`ramp_link::Element`]), which the command
-/// line's `--cellular=…`, `--wifi-jitter=…`, `--gilbert-elliott=…` and
-/// `--policer=…` read too. A key is optional over the element's sourced
-/// default where it has one.
+        impl FilePath {
+            /// The element tables the file gives, by table name, in
+            /// `ramp_link::ELEMENTS`' order.
+            fn element_tables(&self) -> Vec<(&'static str, &FileElement)> {
+                [$((stringify!($table), self.$table.as_ref())),*]
+                    .into_iter()
+                    .filter_map(|(t, e)| Some((t, e?)))
+                    .collect()
+            }
+        }
+    };
+}
+ramp_link::element_tables!(file_path);
+
+/// A link element's table (`[path.cellular]`, …): its keys in file
+/// order, each value kept as text with its byte span, for the element's
+/// one option table in ramp-link ([`ramp_link::Element`]), which the
+/// command line's `--cellular=…` (and the other element flags) read too.
+/// A key is optional over the element's sourced default where it has one.
 struct FileElement(Vec<(String, Spanned<units::QuantityText>)>);
 
 impl<'de> Deserialize<'de> for FileElement {
@@ -321,14 +331,26 @@ impl<'de> Deserialize<'de> for FileElement {
 }
 
 impl FileElement {
+    /// The table's `KEY=VALUE` pairs, in file order.
+    fn pairs(&self) -> Vec<(&str, &str)> {
+        self.0
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.get_ref().0.as_str()))
+            .collect()
+    }
+
     /// The element the table gives; an error starts with `path.TABLE.KEY`.
+    #[cfg(test)]
     fn element<E: ramp_link::Element>(&self, table: &str) -> Result<E, String> {
-        ramp_link::from_pairs(
-            self.0
-                .iter()
-                .map(|(k, v)| (k.as_str(), v.get_ref().0.as_str())),
-        )
-        .map_err(|e| format!("path.{table}.{e}"))
+        ramp_link::from_pairs(self.pairs()).map_err(|e| format!("path.{table}.{e}"))
+    }
+
+    /// Sets `[path.TABLE]`'s element in `elements` through its slot; an
+    /// error starts with `path.TABLE.KEY`.
+    fn set(&self, table: &str, elements: &mut ramp_link::LinkElements) -> Result<(), String> {
+        let slot = ramp_link::slot(table)
+            .ok_or_else(|| format!("path.{table}: not a link element (internal)"))?;
+        (slot.set)(elements, &self.pairs()).map_err(|e| format!("path.{table}.{e}"))
     }
 
     /// Each key's `path.TABLE.KEY` and the line of its value.
@@ -439,9 +461,6 @@ fn set<T>(dst: &mut T, file_value: Option<T>) {
 impl FilePath {
     fn apply(self, p: &mut PathConfig, dir: Option<&Path>) -> Result<(), String> {
         set(&mut p.rate, self.rate.map(|Q(r)| r));
-        if let Some(j) = &self.jitter {
-            p.jitter = Some(j.element("jitter")?);
-        }
         if let Some(file) = &self.trace {
             if self.rate.is_some() || !self.rate_step.is_empty() {
                 return Err(
@@ -475,24 +494,16 @@ impl FilePath {
             (None, Some(Q(b))) => p.queue = QueueLimit::Bytes(b),
             (None, None) => {}
         }
-        match (self.loss, self.gilbert_elliott) {
-            (Some(_), Some(_)) => {
-                return Err("path.loss: give either loss or [path.gilbert_elliott]".into())
-            }
-            (Some(Q(l)), None) => {
-                p.loss = if l > 0.0 {
-                    LossModel::Bernoulli { p: l }
-                } else {
-                    LossModel::None
-                }
-            }
-            (None, Some(ge)) => {
-                p.loss = LossModel::GilbertElliott(ge.element("gilbert_elliott")?);
-            }
-            (None, None) => {}
+        if let Some(Q(l)) = self.loss {
+            p.elements.loss = LossModel::bernoulli(l);
         }
-        if let Some(pol) = &self.policer {
-            p.policer = Some(pol.element("policer")?);
+        for (table, e) in self.element_tables() {
+            let field = ramp_link::slot(table).map(|s| s.names.field);
+            if field == Some("loss") && self.loss.is_some() {
+                return Err(format!("path.loss: give either loss or [path.{table}]"));
+            }
+            // A trace-driven link cannot be cellular too: `validate` says so.
+            e.set(table, &mut p.elements)?;
         }
         match (self.aqm, self.ecn_threshold) {
             (Some(_), Some(_)) => {
@@ -508,16 +519,10 @@ impl FilePath {
         set(&mut p.reverse_rate, self.reverse_rate.map(|Q(r)| Some(r)));
         if let Some(t) = &self.ack_aggregation {
             let a = ramp_link::AckAggregation::parse(&t.0).map_err(|e| format!("path.{e}"))?;
-            p.ack_aggregation = Some(a.interval());
+            p.elements.aggregation = Some(a);
         }
         if let Some(b) = self.ack_batching {
             p.ack_batching = b.latency()?;
-        }
-        if let Some(c) = self.cellular {
-            if self.trace.is_some() {
-                return Err("path.cellular: a trace-driven link cannot be cellular too".into());
-            }
-            p.cellular = Some(c.element("cellular")?);
         }
         if !self.rate_step.is_empty() {
             p.rate_steps = self
@@ -642,12 +647,13 @@ mod adding_an_element {
     //! A new link element, written outside ramp-link as a new one is: its
     //! struct, its option table and its check, nothing else. The scenario
     //! file's table reader ([`FileElement`]) and the command line's value
-    //! parser (`ramp_link::parse_spec`, each element flag's `value_parser`)
-    //! read it with no code of its own, to the same value and the same
-    //! errors. The steps that remain for a real element (its model in the
-    //! link, a `LinkConfig` field, one line each in `PathConfig`, this
-    //! file's `FilePath`, the CLI's `LinkElementFlags` and the relay's
-    //! `LinkParams`) are listed in docs/architecture.md.
+    //! parser (`ramp_link::parse_spec`) read it with no code of its own, to
+    //! the same value and the same errors. A real element also takes a
+    //! field and a row in `ramp_link::LinkElements`/`ELEMENTS` and the line
+    //! in `ramp_link::Link` that applies it (docs/architecture.md); the
+    //! second test shows that this file's `[path]` reader then takes its
+    //! table with no line of its own, as the CLI's flags do (its tests in
+    //! cli/src/link_elements.rs).
 
     use core::time::Duration;
 
@@ -743,5 +749,31 @@ mod adding_an_element {
                 "by=<duration>  how long a held packet waits (default 1ms)"
             ]
         );
+    }
+
+    /// Every element of `ramp_link::ELEMENTS`, written as its
+    /// `[path.TABLE]` from its example text, gives the path its slot gives
+    /// from the same text, and an unknown key in it is refused with the
+    /// table's name: the reader has no line of its own per element.
+    #[test]
+    fn every_listed_element_is_read_from_its_table_with_no_code_of_its_own_here() {
+        let base = crate::Scenario::from_toml("", "t").unwrap().path.elements;
+        for s in ramp_link::ELEMENTS {
+            let n = &s.names;
+            let mut table = format!("[path.{}]\n", n.table);
+            for kv in n.example.split(',') {
+                let (k, v) = kv.split_once('=').unwrap();
+                table += &format!("{k} = \"{v}\"\n");
+            }
+            let sc = crate::Scenario::from_toml(&table, "t").unwrap();
+            let mut want = base;
+            s.set_spec(&mut want, n.example).unwrap();
+            assert_eq!(sc.path.elements, want, "{table}");
+            let e = crate::Scenario::from_toml(&format!("{table}nonsense = 1\n"), "t")
+                .unwrap_err()
+                .to_string();
+            let key = format!("path.{}.nonsense: unknown key", n.table);
+            assert!(e.contains(&key), "{e}");
+        }
     }
 }

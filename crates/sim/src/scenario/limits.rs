@@ -24,10 +24,14 @@ impl Scenario {
         if let Aqm::Step { threshold } = p.aqm {
             within("path.aqm step threshold", threshold, MAX_DELAY)?;
         }
-        if let Some(a) = p.ack_aggregation {
-            within("path.ack_aggregation", a, ramp_link::AckAggregation::MAX)?;
+        if let Some(a) = p.elements.aggregation {
+            within(
+                "path.ack_aggregation",
+                a.interval(),
+                ramp_link::AckAggregation::MAX,
+            )?;
         }
-        if p.trace.is_some() && p.cellular.is_some() {
+        if p.trace.is_some() && p.elements.cellular.is_some() {
             return Err(rule(
                 "path.cellular",
                 "a trace-driven link cannot be cellular too",
@@ -64,7 +68,7 @@ impl Scenario {
             });
         }
         count_in("path.queue (bytes)", p.queue_bytes(), 1, MAX_BYTES_IN_PATH)?;
-        if let Some(b) = p.policer {
+        if let Some(b) = p.elements.policer {
             rate_in("path.policer.rate", b.rate)?;
             count_in("path.policer.burst", b.burst, e.mds, MAX_BYTES_IN_PATH)?;
         }

@@ -69,7 +69,7 @@ use ramp_cc::{EcnCodepoint, Rate};
 use crate::receiver::AckPolicy;
 use crate::web::WebConfig;
 use crate::SimError;
-use ramp_link::{Aqm, DeliveryTrace, Jitter, LinkConfig, LossModel};
+use ramp_link::{Aqm, DeliveryTrace, LinkConfig, LinkElements, LossModel};
 
 mod file;
 mod limits;
@@ -99,16 +99,15 @@ pub struct PathConfig {
     pub reverse_delay: Duration,
     /// Drop-tail queue limit.
     pub queue: QueueLimit,
-    /// Random loss after the bottleneck.
-    pub loss: LossModel,
-    /// Token-bucket policer before the queue.
-    pub policer: Option<ramp_link::TokenBucket>,
+    /// The optional elements (`ramp_link::LinkElements`): ACK aggregation
+    /// acts on the reverse path, every other element on the forward link
+    /// (the data direction): the policer before its queue, random loss,
+    /// a cellular link's behaviour and Wi-Fi delay variation after it.
+    pub elements: LinkElements,
     /// The bottleneck's queue discipline.
     pub aqm: Aqm,
     /// Serialisation rate of the reverse path (None: infinitely fast).
     pub reverse_rate: Option<Rate>,
-    /// Release reverse-path packets only at multiples of this interval.
-    pub ack_aggregation: Option<Duration>,
     /// Changes of the bottleneck rate during the run, in time order: from
     /// `at` (since the simulation started) the link serves at `rate`. The
     /// queue limit stays the bytes it was at the first rate.
@@ -116,15 +115,9 @@ pub struct PathConfig {
     /// A Mahimahi delivery trace the forward link delivers at instead of
     /// `rate` (`rate` is then the trace's mean rate).
     pub trace: Option<Arc<DeliveryTrace>>,
-    /// Log-normal delay variation after the bottleneck that never
-    /// reorders (a Wi-Fi hop; `ramp_link::Jitter`).
-    pub jitter: Option<Jitter>,
     /// The data sender's receive loop: ACK frames processed in wake-ups
     /// (`crate::wakeup`); None: each at its arrival.
     pub ack_batching: Option<crate::wakeup::WakeupLatency>,
-    /// A cellular forward link (`ramp_link::Cellular`): less capacity for
-    /// a burst after idle, a drifting base delay.
-    pub cellular: Option<ramp_link::Cellular>,
 }
 
 /// One change of the bottleneck rate ([`PathConfig::rate_steps`]).
@@ -148,12 +141,13 @@ impl PathConfig {
         // (`crate::path`).
         LinkConfig::new(self.rate, self.queue_bytes(), self.forward_delay)
             .with_aqm(self.aqm)
-            .with_loss(self.loss)
-            .with_policer(self.policer)
             .with_rate_steps(self.rate_steps.clone())
             .with_trace(self.trace.clone())
-            .with_jitter(self.jitter)
-            .with_cellular(self.cellular, self.rtt())
+            .with_elements(LinkElements {
+                aggregation: None,
+                ..self.elements
+            })
+            .with_base_rtt(self.rtt())
     }
     /// Queue limit in time at the link rate.
     pub fn queue_time(&self) -> Duration {
@@ -277,20 +271,15 @@ impl Scenario {
                 forward_delay: p.rtt / 2,
                 reverse_delay: p.rtt - p.rtt / 2,
                 queue: QueueLimit::Time(p.queue),
-                loss: if p.loss > 0.0 {
-                    LossModel::Bernoulli { p: p.loss }
-                } else {
-                    LossModel::None
+                elements: LinkElements {
+                    loss: LossModel::bernoulli(p.loss),
+                    ..LinkElements::default()
                 },
-                policer: None,
                 aqm: Aqm::DropTail,
                 reverse_rate: None,
-                ack_aggregation: None,
                 rate_steps: Vec::new(),
                 trace: None,
-                jitter: None,
                 ack_batching: None,
-                cellular: None,
             },
             endpoint: EndpointConfig {
                 mds: 1252,
@@ -594,7 +583,7 @@ mod tests {
         assert_eq!(sc.path.rate.bits_per_sec(), 55_000_000);
         assert_eq!(sc.path.rtt(), Duration::from_millis(39));
         assert_eq!(sc.path.queue, QueueLimit::Bytes(100_000));
-        assert_eq!(sc.path.loss, LossModel::Bernoulli { p: 0.01 });
+        assert_eq!(sc.path.elements.loss, LossModel::Bernoulli { p: 0.01 });
         assert_eq!(sc.size_bytes, 1_000_000);
         assert_eq!(
             sc.endpoint.ack_policy,
@@ -616,11 +605,11 @@ mod tests {
         )
         .unwrap();
         assert_eq!(
-            sc.path.policer,
+            sc.path.elements.policer,
             Some(ramp_link::parse_spec("rate=10mbit,burst=32KB").unwrap())
         );
         assert_eq!(
-            sc.path.loss,
+            sc.path.elements.loss,
             LossModel::GilbertElliott(ramp_link::GilbertElliott {
                 p_good_to_bad: 0.01,
                 p_bad_to_good: 0.3,

@@ -9,7 +9,7 @@ use ramp_sim::{run_arms, Scenario};
 #[test]
 fn same_seed_gives_byte_identical_records_traces_and_qlog() {
     let mut sc = scenario("seed-100m");
-    sc.path.loss = LossModel::Bernoulli { p: 0.01 };
+    sc.path.elements.loss = LossModel::Bernoulli { p: 0.01 };
     for cc in ["newreno(iw=30)", "cubic+rapidstart(iw=30)"] {
         let a = run_traced(&sc, cc, 7);
         let b = run_traced(&sc, cc, 7);
@@ -30,7 +30,7 @@ fn same_seed_gives_byte_identical_records_traces_and_qlog() {
 #[test]
 fn arms_are_identical_at_1_and_2_threads() {
     let mut sc = scenario("vdsl");
-    sc.path.loss = LossModel::Bernoulli { p: 0.005 };
+    sc.path.elements.loss = LossModel::Bernoulli { p: 0.005 };
     let specs = ramp_cc::spec::parse_list("newreno,rapidstart,jumpstart,cubic").unwrap();
     let one = run_arms(&sc, &specs, 3, 1).unwrap();
     let two = run_arms(&sc, &specs, 3, 2).unwrap();
@@ -76,7 +76,7 @@ fn random_loss_is_repaired_and_ttlb_includes_it() {
     let mut sc = scenario("seed-100m");
     sc.size_bytes = 1_000_000;
     let clean = run(&sc, "newreno(iw=30)", 1);
-    sc.path.loss = LossModel::Bernoulli { p: 0.02 };
+    sc.path.elements.loss = LossModel::Bernoulli { p: 0.02 };
     let lossy = run(&sc, "newreno(iw=30)", 1);
     assert!(lossy.completed);
     assert!(lossy.drops_random > 0 && lossy.packets_lost >= lossy.drops_random);
@@ -88,7 +88,7 @@ fn random_loss_is_repaired_and_ttlb_includes_it() {
 fn gilbert_elliott_and_policer_paths_complete() {
     let mut sc = scenario("dsl");
     sc.size_bytes = 500_000;
-    sc.path.loss = LossModel::GilbertElliott(ramp_link::GilbertElliott {
+    sc.path.elements.loss = LossModel::GilbertElliott(ramp_link::GilbertElliott {
         p_good_to_bad: 0.01,
         p_bad_to_good: 0.3,
         loss_good: 0.0,
@@ -98,7 +98,7 @@ fn gilbert_elliott_and_policer_paths_complete() {
     assert!(ge.completed && ge.drops_random > 0);
     let mut pol = scenario("seed-100m");
     pol.size_bytes = 1_000_000;
-    pol.path.policer = Some(ramp_link::TokenBucket {
+    pol.path.elements.policer = Some(ramp_link::TokenBucket {
         rate: ramp_cc::Rate::from_bits_per_sec(10_000_000),
         burst: 32_000,
     });

@@ -39,7 +39,7 @@ fn random_scenarios_terminate_with_consistent_records() {
             sc.path.queue = QueueLimit::Bytes(1252);
         }
         let loss = pick(&mut rng, 1e-4, 0.1);
-        sc.path.loss = match i % 3 {
+        sc.path.elements.loss = match i % 3 {
             0 => LossModel::None,
             1 => LossModel::Bernoulli { p: loss },
             _ => LossModel::GilbertElliott(ramp_link::GilbertElliott {
@@ -50,7 +50,7 @@ fn random_scenarios_terminate_with_consistent_records() {
             }),
         };
         if i % 7 == 0 {
-            sc.path.policer = Some(ramp_link::TokenBucket {
+            sc.path.elements.policer = Some(ramp_link::TokenBucket {
                 rate: sc.path.rate,
                 burst: 16_000,
             });
@@ -67,7 +67,7 @@ fn random_scenarios_terminate_with_consistent_records() {
         sc.path.aqm = aqm.parse().unwrap();
         sc.endpoint.ecn = ramp_cc::EcnCodepoint::ALL[(i % 5 == 0) as usize];
         if i % 4 == 0 {
-            sc.path.ack_aggregation = Some(Duration::from_millis(3));
+            sc.path.elements.aggregation = ramp_link::AckAggregation::new(Duration::from_millis(3));
             sc.path.reverse_rate = Some(ramp_cc::Rate::from_bits_per_sec(1_000_000));
         }
         sc.endpoint.ack_policy = match i % 3 {
@@ -96,7 +96,7 @@ fn random_scenarios_terminate_with_consistent_records() {
 #[test]
 fn a_time_limit_stops_an_unfinishable_run() {
     let mut sc = scenario("seed-100m");
-    sc.path.loss = LossModel::Bernoulli { p: 1.0 };
+    sc.path.elements.loss = LossModel::Bernoulli { p: 1.0 };
     sc.time_limit = Duration::from_secs(5);
     let r = run(&sc, "newreno", 1);
     assert!(!r.completed);

@@ -198,6 +198,62 @@ fn a_cellular_link_slows_a_short_transfer_more_than_a_long_one_and_is_seeded() {
 }
 
 #[test]
+fn a_population_file_reads_the_cellular_key_through_the_element_table() {
+    use ramp_sim::fleet::population_file::PopulationFile;
+    let model = |value: &str| {
+        let text = format!("[[region]]\nname = \"africa\"\n[paths]\ncellular = {value}\n");
+        PopulationFile::parse(&text, "c").map(|f| match f.population {
+            ramp_sim::fleet::Population::Regions(rs) => rs.into_iter().next().unwrap(),
+            ramp_sim::fleet::Population::Grid(_) => panic!("regions"),
+        })
+    };
+    let cellreplay = Some(ramp_link::Cellular::CELLREPLAY);
+    // Left out or `true`: CellReplay's defaults, as before the key.
+    assert_eq!(model("true").unwrap().paths.cellular, cellreplay);
+    let none = PopulationFile::parse("[[region]]\nname = \"africa\"\n", "c").unwrap();
+    match none.population {
+        ramp_sim::fleet::Population::Regions(rs) => assert_eq!(rs[0].paths.cellular, cellreplay),
+        ramp_sim::fleet::Population::Grid(_) => panic!("regions"),
+    }
+    // A spec: keys over the defaults, as `--cellular=…` takes them; the
+    // mobile paths get that link, and no other draw moves.
+    let spec = model("\"drift_mean=0.05,light_bytes=100KB\"").unwrap();
+    let want =
+        ramp_link::parse_spec::<ramp_link::Cellular>("drift_mean=0.05,light_bytes=100KB").unwrap();
+    assert_eq!(spec.paths.cellular, Some(want));
+    let (mut r1, mut r2) = (
+        ramp_vocab::rng::Rng::from_u64(9),
+        ramp_vocab::rng::Rng::from_u64(9),
+    );
+    let on = model("true").unwrap();
+    let mut mobile = 0;
+    for seed in 0..200u64 {
+        let mut a = on.sample(&mut r1);
+        let mut b = spec.sample(&mut r2);
+        on.cellular_links(&mut a, seed);
+        spec.cellular_links(&mut b, seed);
+        assert_eq!((a.rate, a.rtt, a.access), (b.rate, b.rtt, b.access));
+        assert_eq!(a.cellular.is_some(), b.cellular.is_some());
+        if let Some(c) = b.cellular {
+            assert_eq!(c, want);
+            mobile += 1;
+        }
+    }
+    assert!(mobile > 20, "{mobile} cellular paths of 200 in Africa");
+    // `false`: no mobile path is cellular.
+    let off = model("false").unwrap();
+    let mut p = off.sample(&mut ramp_vocab::rng::Rng::from_u64(1));
+    off.cellular_links(&mut p, 1);
+    assert_eq!((off.paths.cellular, p.cellular), (None, None));
+    // Refusals name the line and the key, in the table's words.
+    let e = model("\"light_fraction=0\"").unwrap_err().to_string();
+    assert!(
+        e.contains("line 4: paths.cellular: light_fraction: must lie in (0, 1]"),
+        "{e}"
+    );
+}
+
+#[test]
 fn a_population_file_makes_mobile_paths_cellular_without_moving_other_draws() {
     let parse = |extra: &str| {
         let text = format!("[[region]]\nname = \"africa\"\n[paths]\n{extra}");
@@ -218,8 +274,11 @@ fn a_population_file_makes_mobile_paths_cellular_without_moving_other_draws() {
         let mut b = on.sample(&mut r2);
         on.cellular_links(&mut b, seed);
         assert_eq!((a.rate, a.rtt, a.access), (b.rate, b.rtt, b.access));
-        assert_eq!(b.cellular, b.access == ramp_sim::fleet::Access::Mobile);
-        cellular += usize::from(b.cellular);
+        assert_eq!(
+            b.cellular.is_some(),
+            b.access == ramp_sim::fleet::Access::Mobile
+        );
+        cellular += usize::from(b.cellular.is_some());
     }
     assert!(cellular > 100, "{cellular} cellular paths of 400 in Africa");
     let e = ramp_sim::fleet::population_file::PopulationFile::parse(

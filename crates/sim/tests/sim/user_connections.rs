@@ -267,7 +267,7 @@ fn resumed_connections_complete_on_lossy_paths() {
     ] {
         for seed in 1..=20 {
             let mut sc = resumed(r);
-            sc.path.loss = ramp_link::LossModel::Bernoulli { p: 0.1 };
+            sc.path.elements.loss = ramp_link::LossModel::Bernoulli { p: 0.1 };
             sc.size_bytes = 50_000;
             let rec = run(&sc, "cubic", seed);
             assert!(rec.completed, "{r:?} seed {seed}: {}", rec.to_json());
