@@ -260,16 +260,18 @@ class Unit:
             f.write("cd '%s'\n" % self.dir)
             for i, d in enumerate(downloads):
                 cmd = client_cmd(d.stack, ramp, env, d.port, d.size, "out.%d" % i)
-                run = "timeout %d %s 2>err.%d; echo $? >rc.%d" % (DOWNLOAD_TIMEOUT, cmd, i, i)
+                # (Not `run`: that is the run number the random paths'
+                # seed is drawn from below.)
+                line = "timeout %d %s 2>err.%d; echo $? >rc.%d" % (DOWNLOAD_TIMEOUT, cmd, i, i)
                 done = DONE_SIGNAL.get(d.stack) if CLIENT_LINGER != "1" else None
                 if done is None:
-                    f.write(run + "\n")
+                    f.write(line + "\n")
                     continue
                 # The next download starts once this one's client says its
                 # transfer is over (or it exited), while it waits out its
                 # closing period (RFC 9000 §10.2), which sends nothing
                 # more than a repeated CONNECTION_CLOSE.
-                f.write("(%s) &\n" % run)
+                f.write("(%s) &\n" % line)
                 f.write("while [ ! -e rc.%d ] && ! %s; do sleep %s; done\n"
                         % (i, done.replace("%d", str(i)), DONE_POLL_S))
             f.write("wait\n")
