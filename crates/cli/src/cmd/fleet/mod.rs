@@ -568,9 +568,17 @@ fn simulate_all(
     };
     progress.set_style(
         ProgressStyle::with_template(
-            "{spinner} [{elapsed_precise}] [{bar:30}] {pos}/{len} connections ({per_sec}, ETA {eta})",
+            "{spinner} [{elapsed_precise}] [{bar:30}] {pos}/{len} connections ({rate}, ETA {eta})",
         )
         .unwrap_or_else(|_| ProgressStyle::default_bar())
+        // Whole connections a second: indicatif's own `{per_sec}` prints
+        // three decimals ("106.012/s"), noise at this scale.
+        .with_key(
+            "rate",
+            |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = write!(w, "{:.0}/s", s.per_sec());
+            },
+        )
         .progress_chars("=> "),
     );
     progress.set_position(start);
