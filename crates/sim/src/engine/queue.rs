@@ -254,13 +254,8 @@ mod tests {
     /// the FIFOs holds it: the order the engine's determinism rests on.
     #[test]
     fn pops_in_time_then_insertion_order_like_one_heap() {
-        let mut rng = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move || {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            rng
-        };
+        let mut rng = ramp_vocab::rng::Rng::from_u64(0x2545_f491_4f6c_dd1du64);
+        let mut next = move || rng.next_u64();
         for _ in 0..200 {
             let mut q = Queue::new();
             // The reference: every item in one list, sorted by (time, seq).

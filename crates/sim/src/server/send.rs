@@ -264,13 +264,8 @@ mod tests {
     /// this to skip the wake-up's second question.
     #[test]
     fn leaky_bucket_lets_the_held_packet_go_at_the_time_it_named() {
-        let mut rng = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            rng
-        };
+        let mut rng = ramp_vocab::rng::Rng::from_u64(0x9e37_79b9_7f4a_7c15u64);
+        let mut next = move || rng.next_u64();
         let mut checked = 0;
         for _ in 0..2_000 {
             let mut p = Pacer::new(PacerConfig::default());
