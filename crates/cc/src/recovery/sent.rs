@@ -1,12 +1,18 @@
 //! The sent-packet map of one packet-number space.
 //!
-//! Packet numbers are dense and increase, so the map is a `VecDeque` indexed
-//! by `packet_number - base`, where `base` is the oldest packet still
+//! Packet numbers are dense and increase, so the map is a queue indexed by
+//! `packet_number - base`, where `base` is the oldest packet still
 //! outstanding. Acknowledged and lost packets leave a tombstone until the
 //! front passes them, so the persistent-congestion scan can see that a packet
 //! between two lost ones was acknowledged (RFC 9002 §7.6.2).
-
-use std::collections::VecDeque;
+//!
+//! The queue is a `Vec` with a moving front (`head`), compacted when the
+//! dead part is at least half of it, rather than a `VecDeque`: the live
+//! slots are one contiguous slice, so a lookup is one index (no wrap-around
+//! test), an ACK range is one slice walk, and passing the front is one
+//! addition instead of a `pop_front` per slot. Compaction moves each slot
+//! only once at least as many dead slots lie before it, so it costs a
+//! constant per packet.
 
 use ramp_vocab::ecn::EcnCodepoint;
 use ramp_vocab::time::Time;
@@ -33,6 +39,10 @@ pub struct SentPacket<P> {
     pub payload: P,
 }
 
+/// Passed slots kept before a compaction at least: a small window is not
+/// moved on every ACK.
+const COMPACT_MIN: usize = 64;
+
 /// One slot of the map.
 #[derive(Clone, Debug)]
 pub(crate) enum Slot<P> {
@@ -49,8 +59,11 @@ pub(crate) enum Slot<P> {
 /// Sent packets of one space.
 #[derive(Clone, Debug)]
 pub(crate) struct SentPackets<P> {
-    slots: VecDeque<Slot<P>>,
-    /// Packet number of `slots[0]`.
+    /// `slots[head..]` are the live slots; `slots[..head]` are passed
+    /// tombstones waiting for a compaction.
+    slots: Vec<Slot<P>>,
+    head: usize,
+    /// Packet number of `slots[head]`.
     base: u64,
     /// Largest packet number ever sent in this space.
     largest_sent: Option<u64>,
@@ -65,7 +78,8 @@ pub(crate) struct SentPackets<P> {
 impl<P> Default for SentPackets<P> {
     fn default() -> Self {
         SentPackets {
-            slots: VecDeque::new(),
+            slots: Vec::new(),
+            head: 0,
             base: 0,
             largest_sent: None,
             skipped: 0,
@@ -92,6 +106,11 @@ impl<P> SentPackets<P> {
         self.bytes_in_flight
     }
 
+    /// The live slots, `base` first.
+    fn live(&self) -> &[Slot<P>] {
+        &self.slots[self.head..]
+    }
+
     /// Records a sent packet. Returns it back if its number does not exceed
     /// the largest already sent (the caller broke monotonicity).
     pub(crate) fn insert(&mut self, packet: SentPacket<P>) -> Result<(), SentPacket<P>> {
@@ -101,14 +120,16 @@ impl<P> SentPackets<P> {
                 return Err(packet);
             }
         }
-        if self.slots.is_empty() {
+        if self.len() == 0 {
+            self.slots.clear();
+            self.head = 0;
             self.base = pn;
         } else {
             // Numbers skipped since the previous packet keep their slots so
             // that an ACK of one can be recognised.
-            let next = self.base + self.slots.len() as u64;
+            let next = self.base + self.len() as u64;
             for _ in next..pn {
-                self.slots.push_back(Slot::Skipped);
+                self.slots.push(Slot::Skipped);
                 self.skipped += 1;
             }
         }
@@ -119,42 +140,42 @@ impl<P> SentPackets<P> {
             }
         }
         self.largest_sent = Some(pn);
-        self.slots.push_back(Slot::Outstanding(packet));
+        self.slots.push(Slot::Outstanding(packet));
         Ok(())
+    }
+
+    /// The live indices of `lo..=hi` clipped to the live slots, if any.
+    fn indices(&self, lo: u64, hi: u64) -> Option<(usize, usize)> {
+        let n = self.len();
+        if n == 0 {
+            return None;
+        }
+        let last = self.base + n as u64 - 1;
+        let lo = lo.max(self.base);
+        let hi = hi.min(last);
+        (lo <= hi).then(|| ((lo - self.base) as usize, (hi - self.base) as usize))
     }
 
     /// Whether any packet number in `lo..=hi` was skipped.
     pub(crate) fn any_skipped_in(&self, lo: u64, hi: u64) -> Option<u64> {
-        if self.skipped == 0 || self.slots.is_empty() {
+        if self.skipped == 0 {
             return None;
         }
-        let last = self.base + self.slots.len() as u64 - 1;
-        let lo = lo.max(self.base);
-        let hi = hi.min(last);
-        if lo > hi {
-            return None;
-        }
-        let (a, b) = ((lo - self.base) as usize, (hi - self.base) as usize);
-        self.slots
-            .range(a..=b)
+        let (a, b) = self.indices(lo, hi)?;
+        self.live()[a..=b]
+            .iter()
             .position(|s| matches!(s, Slot::Skipped))
-            .map(|i| lo + i as u64)
+            .map(|i| self.base + (a + i) as u64)
     }
 
     /// Marks every outstanding packet in `lo..=hi` acknowledged, handing it
     /// to `f` (ascending packet number).
     pub(crate) fn ack_range(&mut self, lo: u64, hi: u64, mut f: impl FnMut(SentPacket<P>)) {
-        if self.slots.is_empty() {
+        let Some((a, b)) = self.indices(lo, hi) else {
             return;
-        }
-        let last = self.base + self.slots.len() as u64 - 1;
-        let lo = lo.max(self.base);
-        let hi = hi.min(last);
-        if lo > hi {
-            return;
-        }
-        let (a, b) = ((lo - self.base) as usize, (hi - self.base) as usize);
-        for slot in self.slots.range_mut(a..=b) {
+        };
+        let head = self.head;
+        for slot in &mut self.slots[head + a..=head + b] {
             if matches!(slot, Slot::Outstanding(_)) {
                 if let Slot::Outstanding(p) = core::mem::replace(slot, Slot::Acked) {
                     if p.in_flight {
@@ -169,19 +190,20 @@ impl<P> SentPackets<P> {
         }
     }
 
-    /// Number of slots (for scans by index).
+    /// Number of live slots (for scans by index).
     pub(crate) fn len(&self) -> usize {
-        self.slots.len()
+        self.slots.len() - self.head
     }
 
-    /// The slot at `index`.
+    /// The live slot at `index`.
     pub(crate) fn slot(&self, index: usize) -> Option<&Slot<P>> {
-        self.slots.get(index)
+        self.live().get(index)
     }
 
-    /// Declares the outstanding packet at slot `index` lost and returns it.
+    /// Declares the outstanding packet at live slot `index` lost and
+    /// returns it.
     pub(crate) fn take_lost(&mut self, index: usize) -> Option<SentPacket<P>> {
-        let slot = self.slots.get_mut(index)?;
+        let slot = self.slots.get_mut(self.head.checked_add(index)?)?;
         if !matches!(slot, Slot::Outstanding(_)) {
             return None;
         }
@@ -202,19 +224,33 @@ impl<P> SentPackets<P> {
     /// Drops tombstones from the front so `base` is the oldest outstanding
     /// packet.
     pub(crate) fn trim_front(&mut self) {
-        while let Some(front) = self.slots.front() {
-            match front {
-                Slot::Outstanding(_) => break,
-                Slot::Skipped => self.skipped -= 1,
-                Slot::Acked | Slot::Lost => {}
-            }
-            self.slots.pop_front();
-            self.base += 1;
+        let live = self.live();
+        let passed = live
+            .iter()
+            .position(|s| matches!(s, Slot::Outstanding(_)))
+            .unwrap_or(live.len());
+        if passed == 0 {
+            return;
         }
-        if self.slots.is_empty() {
+        if self.skipped > 0 {
+            let gone = live[..passed]
+                .iter()
+                .filter(|s| matches!(s, Slot::Skipped))
+                .count();
+            self.skipped -= gone as u64;
+        }
+        self.head += passed;
+        self.base += passed as u64;
+        if self.head == self.slots.len() {
+            // Nothing outstanding: start over at the front (no move).
+            self.slots.clear();
+            self.head = 0;
             if let Some(l) = self.largest_sent {
                 self.base = l.saturating_add(1);
             }
+        } else if self.head >= COMPACT_MIN && self.head * 2 >= self.slots.len() {
+            self.slots.drain(..self.head);
+            self.head = 0;
         }
     }
 
@@ -222,16 +258,120 @@ impl<P> SentPackets<P> {
     /// largest sent number so later numbers still increase. Returns the
     /// outstanding packets through `f`.
     pub(crate) fn discard(&mut self, mut f: impl FnMut(SentPacket<P>)) {
-        for slot in self.slots.drain(..) {
+        for slot in self.slots.drain(self.head..) {
             if let Slot::Outstanding(p) = slot {
                 f(p);
             }
         }
+        self.slots.clear();
+        self.head = 0;
         self.skipped = 0;
         self.ack_eliciting_in_flight = 0;
         self.bytes_in_flight = 0;
         if let Some(l) = self.largest_sent {
             self.base = l.saturating_add(1);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use std::collections::BTreeMap;
+
+    fn packet(pn: u64, size: u64) -> SentPacket<()> {
+        SentPacket {
+            packet_number: pn,
+            time_sent: Time::from_millis(pn),
+            size,
+            ack_eliciting: true,
+            in_flight: true,
+            ecn: EcnCodepoint::NotEct,
+            payload: (),
+        }
+    }
+
+    proptest! {
+        /// The queue with a moving front keeps the map of a plain ordered
+        /// map through sends with gaps, ACK ranges, losses and trims, across
+        /// compactions: the same slots by packet number, the same counts and
+        /// the same packets handed back.
+        #[test]
+        fn sent_packets_match_an_ordered_map(
+            ops in proptest::collection::vec((0u8..4, 0u64..6, 0u64..300), 1..600)
+        ) {
+            #[derive(Clone, Copy, Debug, PartialEq)]
+            enum S { Out(u64), Acked, Lost, Skipped }
+            let mut q = SentPackets::<()>::default();
+            let mut m: BTreeMap<u64, S> = BTreeMap::new();
+            let mut next = 0u64;
+            for (op, a, b) in ops {
+                match op {
+                    0 | 1 => {
+                        // Send, skipping `a % 3 == 0 ? 1 : 0` numbers.
+                        let pn = next + u64::from(a % 3 == 0);
+                        for s in next..pn {
+                            if !m.is_empty() { m.insert(s, S::Skipped); }
+                        }
+                        prop_assert!(q.insert(packet(pn, 100 + a)).is_ok());
+                        m.insert(pn, S::Out(100 + a));
+                        next = pn + 1;
+                    }
+                    2 => {
+                        let (lo, hi) = (b.min(b / 2 + a * 7), b);
+                        let mut got = Vec::new();
+                        q.ack_range(lo, hi, |p| got.push(p.packet_number));
+                        let want: Vec<u64> = m
+                            .range(lo..=hi)
+                            .filter(|(_, s)| matches!(s, S::Out(_)))
+                            .map(|(pn, _)| *pn)
+                            .collect();
+                        for pn in &want { m.insert(*pn, S::Acked); }
+                        prop_assert_eq!(got, want);
+                        q.trim_front();
+                    }
+                    _ => {
+                        let i = (b % 40) as usize;
+                        let base = q.base();
+                        let want = m.get(&(base + i as u64)).copied();
+                        let got = q.take_lost(i).map(|p| p.packet_number);
+                        if let Some(S::Out(_)) = want {
+                            prop_assert_eq!(got, Some(base + i as u64));
+                            m.insert(base + i as u64, S::Lost);
+                        } else {
+                            prop_assert_eq!(got, None);
+                        }
+                        q.trim_front();
+                    }
+                }
+                // The model trims its front too.
+                while let Some((&pn, s)) = m.iter().next() {
+                    if matches!(s, S::Out(_)) { break; }
+                    m.remove(&pn);
+                }
+                prop_assert_eq!(q.len(), m.len());
+                if let Some((&first, _)) = m.iter().next() {
+                    prop_assert_eq!(q.base(), first);
+                }
+                for (i, (pn, s)) in m.iter().enumerate() {
+                    prop_assert_eq!(q.base() + i as u64, *pn);
+                    let ok = match (q.slot(i), s) {
+                        (Some(Slot::Outstanding(p)), S::Out(size)) => p.size == *size,
+                        (Some(Slot::Acked), S::Acked)
+                        | (Some(Slot::Lost), S::Lost)
+                        | (Some(Slot::Skipped), S::Skipped) => true,
+                        _ => false,
+                    };
+                    prop_assert!(ok, "slot {} ({}) differs", i, pn);
+                }
+                let out: Vec<u64> = m.values().filter_map(|s| match s { S::Out(z) => Some(*z), _ => None }).collect();
+                prop_assert_eq!(q.bytes_in_flight(), out.iter().sum::<u64>());
+                prop_assert_eq!(q.ack_eliciting_in_flight(), out.len() as u64);
+                prop_assert_eq!(q.has_skipped(), m.values().any(|s| *s == S::Skipped));
+                let first_skipped = m.iter().find(|(_, s)| **s == S::Skipped).map(|(pn, _)| *pn);
+                prop_assert_eq!(q.any_skipped_in(0, u64::MAX), first_skipped);
+            }
         }
     }
 }
