@@ -17,3 +17,4 @@ mod report_e2e;
 mod shell;
 mod shell_exit;
 mod sim;
+mod stop_signals;

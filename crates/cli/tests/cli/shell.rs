@@ -455,6 +455,20 @@ fn sigterm_ends_the_command_and_removes_everything() {
     let status = shell.0.wait().expect("wait");
     // sleep died of the SIGTERM the shell passed on: 128 + 15.
     assert_eq!(status.code(), Some(143));
+    // ... and the shell still printed its final counters.
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(
+        shell.0.stderr.as_mut().expect("stderr is piped"),
+        &mut stderr,
+    )
+    .expect("stderr");
+    for want in [" up: ", " down: ", ": stopped by signal 15"] {
+        assert!(
+            stderr.contains(want),
+            "no {want:?} in:
+{stderr}"
+        );
+    }
     assert!(!exists(&ns), "{ns} left behind");
     assert!(!device_exists(&dev), "{dev} left behind");
     assert!(
