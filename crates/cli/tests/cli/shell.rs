@@ -593,3 +593,32 @@ fn cellular_wifi_and_aggregation_flags_carry_a_download_whole() {
     assert!(counter(&stderr, "down", "delivered") > 200, "{stderr}");
     h.join().expect("server");
 }
+
+/// `ramp shell`'s usage line is written from `ramp_link::ELEMENTS`: it
+/// names every element flag the shell takes (it once listed only
+/// `--cellular` and `--wifi-jitter`, not `--policer` or
+/// `--gilbert-elliott`), each marked optional-valued or not as its flag is.
+#[test]
+fn the_usage_line_names_every_link_element_flag() {
+    let out = Command::new(RAMP)
+        .args(["shell", "--help"])
+        .output()
+        .expect("ramp shell --help runs");
+    let help = text(&out.stdout);
+    let usage = help
+        .lines()
+        .find(|l| l.starts_with("Usage: "))
+        .unwrap_or_else(|| panic!("no usage line in:\n{help}"));
+    for s in ramp_link::ELEMENTS {
+        let flag = s.names.flag;
+        let want = if s.required.is_empty() {
+            format!("[--{flag}[=…]]")
+        } else {
+            format!("[--{flag}=…]")
+        };
+        assert!(usage.contains(&want), "no {want} in {usage:?}");
+        // ... and it is a flag the shell really takes.
+        assert!(help.contains(&format!("\n      --{flag}")), "{flag}:\n{help}");
+    }
+    assert!(usage.contains("[--ack-aggregation D]"), "{usage}");
+}
