@@ -10,6 +10,7 @@ mod explorer_e2e;
 mod fleet;
 mod fleet_grid;
 mod flowlog;
+mod interop;
 mod load;
 mod real;
 mod report;
