@@ -618,7 +618,10 @@ fn the_usage_line_names_every_link_element_flag() {
         };
         assert!(usage.contains(&want), "no {want} in {usage:?}");
         // ... and it is a flag the shell really takes.
-        assert!(help.contains(&format!("\n      --{flag}")), "{flag}:\n{help}");
+        assert!(
+            help.contains(&format!("\n      --{flag}")),
+            "{flag}:\n{help}"
+        );
     }
     assert!(usage.contains("[--ack-aggregation D]"), "{usage}");
 }
