@@ -18,9 +18,10 @@ OUT_DIR.
 How the time is spent (docs/interop.md, "Where the time goes"): every
 server of a path (each stack, each arm, on its own port) starts once per
 path, ready when its port is bound (no fixed sleep); a run of a path is
-one `ramp shell` per side (a side: one stack's client), which runs that
-side's downloads of every arm and size one after the other from one
-script; a cell whose runs are unimodal stops early (MIN_RUNS).
+one `ramp shell` (one per side, a side being one stack's client, when
+the sides run together), which runs the downloads of every side, arm and
+size one after the other from one script; a cell whose runs are
+unimodal stops early (MIN_RUNS).
 
 Usage: sudo QUICLY_CLI=/path/to/quicly/cli bench/interop/run.py [OUT_DIR]
   QUICLY_CLI   quicly's `cli` test program, built outside this repository
@@ -361,6 +362,18 @@ class Unit:
                 return f.read()
         except OSError:
             return None
+
+
+def make_units(ramp, env, path, by_side, tmp, run, together):
+    """A run's units: one shell per side when the sides run together (each
+    its own link), else one shell for all sides' downloads one after the
+    other (the servers' ports tell the sides' flows apart). One shell
+    instead of one per side saves a shell's set-up and teardown (about
+    0.4 s) and its last client's closing period (RFC 9000 §10.2, up to
+    1.6 s with quicly's `cli`), which the shell waits for, per run."""
+    if together:
+        return [Unit(ramp, env, path, side, ds, tmp, run) for side, ds in by_side.items()]
+    return [Unit(ramp, env, path, "all", [d for ds in by_side.values() for d in ds], tmp, run)]
 
 
 def run_units(units, together):
@@ -772,8 +785,8 @@ def main():
                                     side, k, arm, size, PORT_BASE[k] + i, "tcp" if k == "tcp" else "udp"))
                     if not by_side:
                         break
-                    units = [Unit(ramp, env, path, side, ds, tmp, run) for side, ds in by_side.items()]
-                    mode = "together" if together and len(units) > 1 else "alone"
+                    mode = "together" if together and len(by_side) > 1 else "alone"
+                    units = make_units(ramp, env, path, by_side, tmp, run, mode == "together")
                     t0 = time.time()
                     got = run_units(units, mode == "together")
                     phases["shells-s"] += time.time() - t0
@@ -788,7 +801,7 @@ def main():
                         for r in got:
                             r.update(path=path[0], run=run, mode=mode, superseded=True)
                             emit(out, r)
-                        units = [Unit(ramp, env, path, side, ds, tmp, run) for side, ds in by_side.items()]
+                        units = make_units(ramp, env, path, by_side, tmp, run, False)
                         t0 = time.time()
                         got = run_units(units, False)
                         phases["reruns-alone-s"] += time.time() - t0
