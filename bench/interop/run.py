@@ -411,14 +411,17 @@ def with_option(spec, option):
 # rule for which ACKs grow the window (`cc_limited=quicly`, h2o/quicly
 # 45bf8a37 lib/quicly.c `handle_ack_frame`), the reference quicly-real is
 # compared with beside the seed arm as ramp runs it (RFC 9002 §7.8).
-# SIM_CC_LIMITED=0 leaves it out.
+# SIM_CC_LIMITED=0 leaves it out. A seed arm that already names a
+# `cc_limited` rule (ramp_cc::spec::SEED_ARMS with quicly's rule, production's)
+# has no second side: `ramp-sim` is then quicly's rule.
 SIM_QUICLY_SIDE = "ramp-sim-quicly"
 
 
 def sim_sides(spec, other):
     """The simulator's sides of an arm: (side, spec)."""
     sides = [("ramp-sim", spec)]
-    if "quicly" in other and os.environ.get("SIM_CC_LIMITED", "1") != "0":
+    if ("quicly" in other and os.environ.get("SIM_CC_LIMITED", "1") != "0"
+            and "cc_limited=" not in spec.partition("+")[0]):
         sides.append((SIM_QUICLY_SIDE, with_option(spec, "cc_limited=quicly")))
     return sides
 
