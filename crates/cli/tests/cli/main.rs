@@ -18,3 +18,4 @@ mod report_e2e;
 mod shell;
 mod shell_exit;
 mod sim;
+mod stop_signals;
