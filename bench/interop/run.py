@@ -18,9 +18,10 @@ OUT_DIR.
 How the time is spent (docs/interop.md, "Where the time goes"): every
 server of a path (each stack, each arm, on its own port) starts once per
 path, ready when its port is bound (no fixed sleep); a run of a path is
-one `ramp shell` per side (a side: one stack's client), which runs that
-side's downloads of every arm and size one after the other from one
-script; a cell whose runs are unimodal stops early (MIN_RUNS).
+one `ramp shell` (one per side, a side being one stack's client, when
+the sides run together), which runs the downloads of every side, arm and
+size one after the other from one script; a cell whose runs are
+unimodal stops early (MIN_RUNS).
 
 Usage: sudo QUICLY_CLI=/path/to/quicly/cli bench/interop/run.py [OUT_DIR]
   QUICLY_CLI   quicly's `cli` test program, built outside this repository
@@ -363,6 +364,18 @@ class Unit:
             return None
 
 
+def make_units(ramp, env, path, by_side, tmp, run, together):
+    """A run's units: one shell per side when the sides run together (each
+    its own link), else one shell for all sides' downloads one after the
+    other (the servers' ports tell the sides' flows apart). One shell
+    instead of one per side saves a shell's set-up and teardown (about
+    0.4 s) and its last client's closing period (RFC 9000 §10.2, up to
+    1.6 s with quicly's `cli`), which the shell waits for, per run."""
+    if together:
+        return [Unit(ramp, env, path, side, ds, tmp, run) for side, ds in by_side.items()]
+    return [Unit(ramp, env, path, "all", [d for ds in by_side.values() for d in ds], tmp, run)]
+
+
 def run_units(units, together):
     """Runs the units (all at once, or one after the other); their rows."""
     out = []
@@ -398,14 +411,17 @@ def with_option(spec, option):
 # rule for which ACKs grow the window (`cc_limited=quicly`, h2o/quicly
 # 45bf8a37 lib/quicly.c `handle_ack_frame`), the reference quicly-real is
 # compared with beside the seed arm as ramp runs it (RFC 9002 §7.8).
-# SIM_CC_LIMITED=0 leaves it out.
+# SIM_CC_LIMITED=0 leaves it out. A seed arm that already names a
+# `cc_limited` rule (ramp_cc::spec::SEED_ARMS with quicly's rule, production's)
+# has no second side: `ramp-sim` is then quicly's rule.
 SIM_QUICLY_SIDE = "ramp-sim-quicly"
 
 
 def sim_sides(spec, other):
     """The simulator's sides of an arm: (side, spec)."""
     sides = [("ramp-sim", spec)]
-    if "quicly" in other and os.environ.get("SIM_CC_LIMITED", "1") != "0":
+    if ("quicly" in other and os.environ.get("SIM_CC_LIMITED", "1") != "0"
+            and "cc_limited=" not in spec.partition("+")[0]):
         sides.append((SIM_QUICLY_SIDE, with_option(spec, "cc_limited=quicly")))
     return sides
 
@@ -772,8 +788,8 @@ def main():
                                     side, k, arm, size, PORT_BASE[k] + i, "tcp" if k == "tcp" else "udp"))
                     if not by_side:
                         break
-                    units = [Unit(ramp, env, path, side, ds, tmp, run) for side, ds in by_side.items()]
-                    mode = "together" if together and len(units) > 1 else "alone"
+                    mode = "together" if together and len(by_side) > 1 else "alone"
+                    units = make_units(ramp, env, path, by_side, tmp, run, mode == "together")
                     t0 = time.time()
                     got = run_units(units, mode == "together")
                     phases["shells-s"] += time.time() - t0
@@ -788,7 +804,7 @@ def main():
                         for r in got:
                             r.update(path=path[0], run=run, mode=mode, superseded=True)
                             emit(out, r)
-                        units = [Unit(ramp, env, path, side, ds, tmp, run) for side, ds in by_side.items()]
+                        units = make_units(ramp, env, path, by_side, tmp, run, False)
                         t0 = time.time()
                         got = run_units(units, False)
                         phases["reruns-alone-s"] += time.time() - t0
