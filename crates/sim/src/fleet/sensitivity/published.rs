@@ -297,7 +297,10 @@ mod tests {
             assert_eq!(t.interval, (0.0, 0.0));
             assert!(!t.inside);
         }
-        assert!(verdict(&v, "baseline-loss-p99", None).interval.0.is_finite());
+        assert!(verdict(&v, "baseline-loss-p99", None)
+            .interval
+            .0
+            .is_finite());
     }
 
     #[test]
