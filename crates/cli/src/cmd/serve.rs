@@ -38,7 +38,8 @@ pub struct Args {
     /// Directory whose files are served (no path leaves it).
     #[arg(long)]
     root: Option<PathBuf>,
-    /// Stop after this long (e.g. 30s); default: until Ctrl-C.
+    /// Stop after this long (e.g. 30s); default: until Ctrl-C or SIGTERM
+    /// (either prints the final counters).
     #[arg(long, value_parser = parse_duration)]
     duration: Option<Duration>,
     /// Record label `path.rate-bps` (the emulated path, e.g. 20mbit).

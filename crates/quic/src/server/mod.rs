@@ -401,7 +401,7 @@ impl ServerHandle {
     }
 }
 
-/// Runs a server on its own tokio runtime until Ctrl-C or `limit`;
+/// Runs a server on its own tokio runtime until Ctrl-C, SIGTERM or `limit`;
 /// `on_ready` gets the bound address first. Returns the final counters.
 pub fn serve_blocking(
     cfg: ServeConfig,
@@ -421,9 +421,11 @@ pub fn serve_blocking_with(
     let rt = crate::runtime::runtime()?;
     rt.block_on(async move {
         let server = Server::bind_with(cfg, opts)?;
+        // Caught from before the `listening on` line `on_ready` prints.
+        let stop = crate::runtime::StopSignals::install();
         on_ready(server.local_addr()?);
         let handle = server.handle();
-        server.run(crate::runtime::interrupted_or(limit)).await;
+        server.run(stop.or_after(limit)).await;
         Ok(handle.counters())
     })
 }
