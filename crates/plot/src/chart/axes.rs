@@ -207,7 +207,7 @@ pub(crate) fn note<DB: DrawingBackend>(
 }
 
 /// The most panels a small-multiples chart puts side by side unless told
-/// fewer: three [`PANEL`]s make a 1620-pixel image, for a file viewed at
+/// fewer: three 540-pixel panels make a 1620-pixel image, for a file viewed at
 /// its own size.
 pub const MAX_COLUMNS: usize = 3;
 
