@@ -266,6 +266,7 @@ impl LossBased {
         self.quicly_limited = match rule {
             CcLimitedRule::Rfc9002 => None,
             CcLimitedRule::Quicly => Some(limited::QuiclyCcLimited::default()),
+            CcLimitedRule::Always => Some(limited::QuiclyCcLimited::disregarding_app_limited()),
         };
         self
     }
