@@ -283,6 +283,7 @@ macro_rules! file_path {
             rate_step: Vec<Spanned<FileRateStep>>,
             trace: Option<String>,
             ack_batching: Option<FileBatching>,
+            header_bytes: Option<u32>,
             $($table: Option<FileElement>,)*
         }
 
@@ -462,6 +463,7 @@ fn set<T>(dst: &mut T, file_value: Option<T>) {
 impl FilePath {
     fn apply(self, p: &mut PathConfig, dir: Option<&Path>) -> Result<(), String> {
         set(&mut p.rate, self.rate.map(|Q(r)| r));
+        set(&mut p.header_bytes, self.header_bytes);
         if let Some(file) = &self.trace {
             if self.rate.is_some() || !self.rate_step.is_empty() {
                 return Err(
