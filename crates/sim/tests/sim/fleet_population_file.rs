@@ -229,25 +229,34 @@ fn assumptions_are_declared_with_value_range_and_reason() {
 
 #[test]
 fn bad_assumptions_name_line_and_key() {
-    let bad = |body: &str, want: &str| {
+    // The line of the key the error is about: `key` on line 4, `range`
+    // on 5, `value` on 7 (the table's header is line 3).
+    let bad = |body: &str, line: usize, want: &str| {
         let text = format!("[[region]]\nname = \"africa\"\n[[assumption]]\n{body}");
         let e = PopulationFile::parse(&text, "p").unwrap_err().to_string();
-        assert!(e.contains("line 3") && e.contains(want), "{e}");
+        assert!(
+            e.starts_with(&format!("line {line}: ")) && e.contains(want),
+            "{e}"
+        );
     };
     bad(
         "key = \"paths.nope\"\nrange = [0, 1]\nreason = \"r\"\n",
+        4,
         "unknown parameter `paths.nope`",
     );
     bad(
         "key = \"paths.fixed_aqm_share\"\nrange = [0.8, 1]\nreason = \"r\"\n",
+        5,
         "outside the range",
     );
     bad(
         "key = \"paths.fixed_aqm_share\"\nrange = [0, 1]\nreason = \"r\"\nvalue = 0.2\n",
+        7,
         "not the population's",
     );
     bad(
         "key = \"paths.fixed_aqm_share\"\nrange = [0, 2]\nreason = \"r\"\n",
+        5,
         "inside [0, 1]",
     );
     let e = PopulationFile::parse(
@@ -403,9 +412,13 @@ fn computer_wifi_share_is_read_into_every_region() {
         let e = err(&text(bad));
         assert_eq!(e, "line 9: paths.computer_wifi_share: must lie in [0, 1]");
     }
-    // A wrong type is named by its line (the TOML reader's message).
+    // A wrong type is named by its line and key (the TOML reader's
+    // message, which lacks the key).
     let e = err(&text("computer_wifi_share = \"half\"\n"));
-    assert!(e.starts_with("line 9: ") && e.contains("f64"), "{e}");
+    assert_eq!(
+        e,
+        "line 9: paths.computer_wifi_share: invalid type: string \"half\", expected f64"
+    );
 }
 
 /// Every error the population reader gives, pinned byte for byte: the
@@ -417,9 +430,9 @@ fn every_population_error_text_is_pinned() {
         // The TOML reader's own errors.
         ("[[region]]\nname = \"africa\"\nwieght = 1\n".into(), "line 3: unknown field `wieght`, expected one of `name`, `weight`, `rate_mbps`, `rtt_ms`, `mix`, `chrome_ack_share`, `capacity`"),
         ("[[region]\n".into(), "line 1: invalid table header\nexpected `.`, `]]`"),
-        (format!("{R}[paths]\nfixed_aqm_share = \"x\"\n"), "line 4: invalid type: string \"x\", expected f64"),
-        (format!("{R}weight = \"heavy\"\n"), "line 3: invalid type: string \"heavy\", expected f64"),
-        (format!("{R}[workload]\npages = 3\n"), "line 4: invalid type: integer `3`, expected a boolean"),
+        (format!("{R}[paths]\nfixed_aqm_share = \"x\"\n"), "line 4: paths.fixed_aqm_share: invalid type: string \"x\", expected f64"),
+        (format!("{R}weight = \"heavy\"\n"), "line 3: region.weight: invalid type: string \"heavy\", expected f64"),
+        (format!("{R}[workload]\npages = 3\n"), "line 4: workload.pages: invalid type: integer `3`, expected a boolean"),
         // The file as a whole.
         ("".into(), "no [[region]] tables and no [grid]: nothing to sample"),
         (format!("{R}[grid]\nrates = [\"1mbit\"]\nrtts = [\"1ms\"]\nqueues = [\"1ms\"]\nsizes = [\"1MB\"]\n"), "give either [[region]] tables or a [grid], not both"),
@@ -443,7 +456,7 @@ fn every_population_error_text_is_pinned() {
         ("[grid]\nrates = []\nrtts = [\"1ms\"]\nqueues = [\"1ms\"]\nsizes = [\"1MB\"]\n".into(), "line 2: grid.rates: needs at least one value"),
         // [paths]
         (format!("{R}[paths]\nfixed_aqm_share = 2\n"), "line 4: paths.fixed_aqm_share: must lie in [0, 1]"),
-        (format!("{R}[paths]\ndocsis_share = 0.7\nl4s_share = 0.5\n"), "line 3: paths.docsis_share + l4s_share: 0.7 + 0.5 exceeds 1 (both are shares of the AQM'd fixed accesses)"),
+        (format!("{R}[paths]\ndocsis_share = 0.7\nl4s_share = 0.5\n"), "line 4: paths.docsis_share + l4s_share: 0.7 + 0.5 exceeds 1 (both are shares of the AQM'd fixed accesses)"),
         (format!("{R}[paths]\nwifi_loss_max = 0.6\n"), "line 4: paths.wifi_loss_max: must lie in [0, 0.5]"),
         (format!("{R}[paths]\nwifi_jitter = \"median=x\"\n"), "line 4: paths.wifi_jitter: median: duration `x`: expected a number followed by a unit"),
         (format!("{R}[paths]\ncellular = \"nonsense=1\"\n"), "line 4: paths.cellular: nonsense: unknown key (keys: light_bytes, light_fraction, idle_reset, drift_mean, drift_period)"),
@@ -468,9 +481,9 @@ fn every_population_error_text_is_pinned() {
         (format!("{R}chrome_ack_share = 2\n"), "line 3: region `west-europe`: chrome_ack_share: must lie in [0, 1]"),
         (format!("{R}capacity = {{ fixed = 0, mobile = 1 }}\n"), "line 3: region `west-europe`: capacity.fixed: must lie in (0, 100]"),
         // [[assumption]]
-        (format!("{R}[[assumption]]\nkey = \"paths.nothing\"\nrange = [0, 1]\nreason = \"r\"\n"), "line 3: assumption: unknown parameter `paths.nothing` (one of: paths.fixed_aqm_share, paths.wifi_fq_codel_share, paths.mobile_aqm_share, paths.access_correlation, region.chrome_ack_share, paths.mobile_share_scale, paths.computer_wifi_share, paths.client_processing_ms, paths.cross_traffic_share, paths.capacity_weight)"),
-        (format!("{R}[[assumption]]\nkey = \"paths.fixed_aqm_share\"\nrange = [0, 1]\nreason = \"r\"\n[[assumption]]\nkey = \"paths.fixed_aqm_share\"\nrange = [0, 1]\nreason = \"r\"\n"), "line 7: assumption: paths.fixed_aqm_share: declared twice"),
-        (format!("{R}[[assumption]]\nkey = \"paths.fixed_aqm_share\"\nrange = [0.8, 0.9]\nreason = \"r\"\n"), "line 3: assumption: paths.fixed_aqm_share: the population's value 0.7 lies outside the range [0.8, 0.9]"),
+        (format!("{R}[[assumption]]\nkey = \"paths.nothing\"\nrange = [0, 1]\nreason = \"r\"\n"), "line 4: assumption: unknown parameter `paths.nothing` (one of: paths.fixed_aqm_share, paths.wifi_fq_codel_share, paths.mobile_aqm_share, paths.access_correlation, region.chrome_ack_share, paths.mobile_share_scale, paths.computer_wifi_share, paths.client_processing_ms, paths.cross_traffic_share, paths.capacity_weight)"),
+        (format!("{R}[[assumption]]\nkey = \"paths.fixed_aqm_share\"\nrange = [0, 1]\nreason = \"r\"\n[[assumption]]\nkey = \"paths.fixed_aqm_share\"\nrange = [0, 1]\nreason = \"r\"\n"), "line 8: assumption: paths.fixed_aqm_share: declared twice"),
+        (format!("{R}[[assumption]]\nkey = \"paths.fixed_aqm_share\"\nrange = [0.8, 0.9]\nreason = \"r\"\n"), "line 5: assumption: paths.fixed_aqm_share: the population's value 0.7 lies outside the range [0.8, 0.9]"),
     ];
     let mut wrong = Vec::new();
     for (text, want) in cases {

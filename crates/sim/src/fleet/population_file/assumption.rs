@@ -3,6 +3,7 @@
 
 use serde::Deserialize;
 
+use super::lines::key_line;
 use super::on_line;
 use crate::fleet::assumptions::{Assumption, AssumptionError, Param};
 use crate::fleet::Population;
@@ -20,7 +21,8 @@ pub(super) struct FileAssumption {
 }
 
 /// The file's declarations, in file order, checked against `population`;
-/// an error names the table's line.
+/// an error names the line of the key it is about (`key`, `range`,
+/// `value` or `reason`).
 pub(super) fn declared(
     tables: &[toml::Spanned<FileAssumption>],
     population: &Population,
@@ -38,7 +40,20 @@ pub(super) fn declared(
                 let r = (fa.range[0], fa.range[1]);
                 Assumption::declare(population, p, r, &fa.reason, fa.value)
             })
-            .map_err(|e| on_line(at, format!("assumption: {e}")))?;
+            .map_err(|e| {
+                // The line of the key the error is about, not the table's.
+                let key = match e {
+                    AssumptionError::UnknownParam { .. }
+                    | AssumptionError::Grid { .. }
+                    | AssumptionError::DeclaredTwice { .. } => "key",
+                    AssumptionError::RangeOutOfBounds { .. }
+                    | AssumptionError::ValueOutsideRange { .. } => "range",
+                    AssumptionError::NotTheModelValue { .. } => "value",
+                    AssumptionError::NoReason { .. } => "reason",
+                };
+                let line = key_line(text, at, &format!("{key}:"));
+                on_line(line, format!("assumption: {e}"))
+            })?;
         declared.push(d);
     }
     Ok(declared)

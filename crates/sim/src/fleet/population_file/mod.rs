@@ -198,10 +198,18 @@ impl PopulationFile {
             line: None,
             message: message.to_string(),
         };
-        let file: File = toml::from_str(text).map_err(|e| SimError::PopulationFile {
-            file: None,
-            line: e.span().map(|s| line_of(text, s.start)),
-            message: e.message().trim().to_string(),
+        // The TOML reader's error names the line; a value's error (a wrong
+        // type) is also given its key, which the reader's message lacks.
+        let file: File = toml::from_str(text).map_err(|e| {
+            let message = e.message().trim();
+            SimError::PopulationFile {
+                file: None,
+                line: e.span().map(|s| line_of(text, s.start)),
+                message: match e.span().and_then(|s| lines::value_key(text, s.start)) {
+                    Some(key) => format!("{key}: {message}"),
+                    None => message.to_string(),
+                },
+            }
         })?;
         let mut workload = match &file.workload {
             None => Workload::seed(),
