@@ -18,8 +18,10 @@ use crate::web::{HttpModel, WebConfig};
 use ramp_link::{Aqm, DeliveryTrace, LossModel};
 
 use super::{
-    presets, EndpointConfig, FlowConfig, PathConfig, QueueLimit, RateStep, Scenario, ScenarioError,
+    presets, EndpointConfig, FileError, FlowConfig, PathConfig, QueueLimit, RateStep, Scenario,
+    ScenarioError,
 };
+use crate::SimError;
 
 impl Scenario {
     /// Parses a TOML scenario. Errors name the key and its line. Files it
@@ -47,6 +49,12 @@ impl Scenario {
         // Every error after the parse names the line of the key or table
         // it is about (its message starts with the key).
         let err = |m: String| at(lines.of_message(&m), &m);
+        // A table's refusal: its text is the message, the typed error the
+        // cause.
+        let refused = |e: FileError| ScenarioError {
+            cause: Some(Box::new(SimError::ScenarioFile(e.clone()))),
+            ..err(e.to_string())
+        };
         let mut sc = match &file.preset {
             Some(p) => Scenario::from_preset(
                 &presets::find(p).ok_or_else(|| err(format!("preset: unknown preset `{p}`")))?,
@@ -64,10 +72,10 @@ impl Scenario {
             file.time_limit.map(|q| q.into_inner().0),
         );
         if let Some(p) = file.path {
-            p.apply(&mut sc.path, dir).map_err(err)?;
+            p.apply(&mut sc.path, dir).map_err(refused)?;
         }
         if let Some(e) = file.endpoint {
-            e.apply(&mut sc.endpoint).map_err(err)?;
+            e.apply(&mut sc.endpoint).map_err(refused)?;
         }
         for f in file.flow.into_iter().map(Spanned::into_inner) {
             sc.cross_flows.push(FlowConfig {
@@ -347,10 +355,13 @@ impl FileElement {
 
     /// Sets `[path.TABLE]`'s element in `elements` through its slot; an
     /// error starts with `path.TABLE.KEY`.
-    fn set(&self, table: &str, elements: &mut ramp_link::LinkElements) -> Result<(), String> {
-        let slot = ramp_link::slot(table)
-            .ok_or_else(|| format!("path.{table}: not a link element (internal)"))?;
-        (slot.set)(elements, &self.pairs()).map_err(|e| format!("path.{table}.{e}"))
+    fn set(
+        &self,
+        table: &'static str,
+        elements: &mut ramp_link::LinkElements,
+    ) -> Result<(), FileError> {
+        let slot = ramp_link::slot(table).ok_or(FileError::NotAnElement { table })?;
+        (slot.set)(elements, &self.pairs()).map_err(|error| FileError::Element { table, error })
     }
 
     /// Each key's `path.TABLE.KEY` and the line of its value.
@@ -371,23 +382,21 @@ enum FileBatching {
 }
 
 impl FileBatching {
-    fn latency(self) -> Result<Option<crate::wakeup::WakeupLatency>, String> {
+    fn latency(self) -> Result<Option<crate::wakeup::WakeupLatency>, FileError> {
         use crate::wakeup::WakeupLatency;
         match self {
             FileBatching::Name(n) if n == "real-mode" => {
                 Ok(Some(WakeupLatency::real_mode_measured()))
             }
             FileBatching::Name(n) if n == "off" => Ok(None),
-            FileBatching::Name(n) => Err(format!(
-                "path.ack_batching: \"real-mode\", \"off\" or a table [[p, µs], ...], not {n:?}"
-            )),
+            FileBatching::Name(n) => Err(FileError::AckBatchingName(n)),
             FileBatching::Table(t) => WakeupLatency::new(
                 t.into_iter()
                     .map(|(p, us)| (p, Duration::from_micros(us)))
                     .collect(),
             )
             .map(Some)
-            .map_err(|e| format!("path.ack_batching: {e}")),
+            .map_err(FileError::AckBatchingTable),
         }
     }
 }
@@ -440,12 +449,12 @@ enum FileEcn {
 }
 
 impl FileEcn {
-    fn codepoint(self) -> Result<EcnCodepoint, String> {
+    fn codepoint(self) -> Result<EcnCodepoint, FileError> {
         match self {
             FileEcn::Switch(true) => Ok(EcnCodepoint::Ect0),
             FileEcn::Switch(false) => Ok(EcnCodepoint::NotEct),
             FileEcn::Name(n) => {
-                EcnCodepoint::parse_send(&n).map_err(|e| format!("endpoint.ecn: {e}, not {n:?}"))
+                EcnCodepoint::parse_send(&n).map_err(|error| FileError::Ecn { name: n, error })
             }
         }
     }
@@ -459,27 +468,24 @@ fn set<T>(dst: &mut T, file_value: Option<T>) {
 }
 
 impl FilePath {
-    fn apply(self, p: &mut PathConfig, dir: Option<&Path>) -> Result<(), String> {
+    fn apply(self, p: &mut PathConfig, dir: Option<&Path>) -> Result<(), FileError> {
         set(&mut p.rate, self.rate.map(|Q(r)| r));
         if let Some(file) = &self.trace {
             if self.rate.is_some() || !self.rate_step.is_empty() {
-                return Err(
-                    "path.trace: a trace sets the link's rate; give no rate or rate_step with it"
-                        .into(),
-                );
+                return Err(FileError::TraceWithRate);
             }
             let path = match dir {
                 Some(d) if Path::new(file).is_relative() => d.join(file),
                 _ => Path::new(file).to_path_buf(),
             };
-            let t = DeliveryTrace::load(&path).map_err(|e| format!("path.trace: {e}"))?;
+            let t = DeliveryTrace::load(&path).map_err(FileError::Trace)?;
             p.rate = t.mean_rate();
             p.rate_steps.clear();
             p.trace = Some(Arc::new(t));
         }
         if let Some(Q(rtt)) = self.rtt {
             if self.forward_delay.is_some() || self.reverse_delay.is_some() {
-                return Err("path.rtt: give either rtt or forward_delay/reverse_delay".into());
+                return Err(FileError::RttWithDelays);
             }
             p.forward_delay = rtt / 2;
             p.reverse_delay = rtt - rtt / 2;
@@ -487,9 +493,7 @@ impl FilePath {
         set(&mut p.forward_delay, self.forward_delay.map(|Q(d)| d));
         set(&mut p.reverse_delay, self.reverse_delay.map(|Q(d)| d));
         match (self.queue, self.queue_bytes) {
-            (Some(_), Some(_)) => {
-                return Err("path.queue: give either queue (time) or queue_bytes".into())
-            }
+            (Some(_), Some(_)) => return Err(FileError::QueueTimeAndBytes),
             (Some(Q(d)), None) => p.queue = QueueLimit::Time(d),
             (None, Some(Q(b))) => p.queue = QueueLimit::Bytes(b),
             (None, None) => {}
@@ -500,25 +504,20 @@ impl FilePath {
         for (table, e) in self.element_tables() {
             let field = ramp_link::slot(table).map(|s| s.names.field);
             if field == Some("loss") && self.loss.is_some() {
-                return Err(format!("path.loss: give either loss or [path.{table}]"));
+                return Err(FileError::LossWithTable { table });
             }
             // A trace-driven link cannot be cellular too: `validate` says so.
             e.set(table, &mut p.elements)?;
         }
         match (self.aqm, self.ecn_threshold) {
-            (Some(_), Some(_)) => {
-                return Err(
-                    "path: give either aqm or ecn_threshold (the latter is aqm = \"step:<delay>\")"
-                        .into(),
-                )
-            }
+            (Some(_), Some(_)) => return Err(FileError::AqmWithThreshold),
             (Some(Q(a)), None) => p.aqm = a,
             (None, Some(Q(threshold))) => p.aqm = Aqm::Step { threshold },
             (None, None) => {}
         }
         set(&mut p.reverse_rate, self.reverse_rate.map(|Q(r)| Some(r)));
         if let Some(t) = &self.ack_aggregation {
-            let a = ramp_link::AckAggregation::parse(&t.0).map_err(|e| format!("path.{e}"))?;
+            let a = ramp_link::AckAggregation::parse(&t.0).map_err(FileError::AckAggregation)?;
             p.elements.aggregation = Some(a);
         }
         if let Some(b) = self.ack_batching {
@@ -543,17 +542,13 @@ impl FileEndpoint {
     /// `flow_control = "chrome" | "off"`, then `stream_window` /
     /// `connection_window` override either window (the other stays
     /// Chrome's when none was set).
-    fn apply_flow_control(&self, e: &mut EndpointConfig) -> Result<(), String> {
+    fn apply_flow_control(&self, e: &mut EndpointConfig) -> Result<(), FileError> {
         use crate::flow_control::FlowWindows;
         match self.flow_control.as_deref() {
             None => {}
             Some("chrome") => e.flow_windows = Some(FlowWindows::CHROME),
             Some("off") => e.flow_windows = None,
-            Some(other) => {
-                return Err(format!(
-                    "endpoint.flow_control: unknown setting `{other}` (use chrome, off)"
-                ))
-            }
+            Some(other) => return Err(FileError::FlowControl(other.to_string())),
         }
         if self.stream_window.is_some() || self.connection_window.is_some() {
             let mut w = e.flow_windows.unwrap_or(FlowWindows::CHROME);
@@ -567,7 +562,7 @@ impl FileEndpoint {
         Ok(())
     }
 
-    fn apply(self, e: &mut EndpointConfig) -> Result<(), String> {
+    fn apply(self, e: &mut EndpointConfig) -> Result<(), FileError> {
         set(&mut e.mds, self.mds);
         if let Some(iw) = self.iw {
             e.set_initial_window(iw);
@@ -577,19 +572,20 @@ impl FileEndpoint {
         set(&mut e.max_ack_delay, self.max_ack_delay.map(|Q(d)| d));
         if let Some(Q(d)) = self.client_processing {
             if d > Duration::from_secs(10) {
-                return Err("endpoint.client_processing: at most 10s".into());
+                return Err(FileError::ClientProcessing);
             }
             e.client_handshake_processing = d;
         }
         if let Some(Q(b)) = self.server_flight {
             if b == 0 {
-                return Err("endpoint.server_flight: must be at least 1 byte".into());
+                return Err(FileError::ServerFlight);
             }
             e.server_flight_bytes = b;
         }
         self.apply_flow_control(e)?;
         if let Some(r) = &self.resumption {
-            e.resumption = crate::resumption::Resumption::parse(r).map_err(|e| e.to_string())?;
+            e.resumption =
+                crate::resumption::Resumption::parse(r).map_err(FileError::Resumption)?;
         }
         match (&self.resume_rate, &self.resume_rtt) {
             (Some(Q(rate)), Some(Q(rtt))) => {
@@ -599,13 +595,11 @@ impl FileEndpoint {
                 })
             }
             (None, None) => {}
-            _ => {
-                return Err("endpoint.resume_rate: give resume_rate and resume_rtt together".into())
-            }
+            _ => return Err(FileError::ResumeHalf),
         }
         if let Some(Q(h)) = self.client_rtt_hint {
             if h.is_zero() {
-                return Err("endpoint.client_rtt_hint: must be more than 0".into());
+                return Err(FileError::ClientRttHint);
             }
             e.client_rtt_hint = Some(h);
         }
@@ -632,11 +626,7 @@ impl FileEndpoint {
             Some("quinn") => PacerKind::Quinn,
             Some("quicly") => PacerKind::Quicly,
             Some("off") => PacerKind::Off,
-            Some(other) => {
-                return Err(format!(
-                    "endpoint.pacer: unknown pacer `{other}` (use leaky-bucket, quinn, quicly, off)"
-                ))
-            }
+            Some(other) => return Err(FileError::Pacer(other.to_string())),
         };
         Ok(())
     }
@@ -781,7 +771,10 @@ mod adding_an_element {
 #[cfg(test)]
 mod error_texts {
     //! Every refusal of the `[path]` and `[endpoint]` readers, pinned byte
-    //! for byte with its line.
+    //! for byte with its line, and typed as [`FileError`].
+
+    use crate::scenario::FileError;
+    use crate::SimError;
 
     fn err(text: &str) -> crate::scenario::ScenarioError {
         crate::Scenario::from_toml(text, "f").unwrap_err()
@@ -812,11 +805,41 @@ mod error_texts {
         ];
         let mut wrong = Vec::new();
         for (text, want) in cases {
-            let got = err(text).to_string();
+            let e = err(text);
+            let got = e.to_string();
             if got != *want {
                 wrong.push(format!("{text:?}\n  got:  {got:?}\n  want: {want:?}"));
             }
+            // A table's refusal carries its typed error, whose text is the
+            // message; the unknown preset is not a table's.
+            match e.cause.as_deref() {
+                Some(SimError::ScenarioFile(c)) => assert_eq!(c.to_string(), e.message),
+                other => assert!(text.starts_with("preset"), "{text:?}: {other:?}"),
+            }
         }
         assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    }
+
+    #[test]
+    fn a_refusal_is_typed_by_its_key() {
+        let cause = |text: &str| err(text).cause.map(|c| *c);
+        assert_eq!(
+            cause("[path]\nqueue = \"10ms\"\nqueue_bytes = \"10KB\"\n"),
+            Some(SimError::ScenarioFile(FileError::QueueTimeAndBytes))
+        );
+        assert_eq!(
+            cause("[endpoint]\npacer = \"fast\"\n"),
+            Some(SimError::ScenarioFile(FileError::Pacer("fast".into())))
+        );
+        let Some(SimError::ScenarioFile(FileError::Element { table, error })) =
+            cause("[path.jitter]\nnonsense = 1\n")
+        else {
+            panic!("an element's refusal")
+        };
+        assert_eq!(table, "jitter");
+        assert_eq!(
+            error.to_string(),
+            "nonsense: unknown key (keys: median, p90)"
+        );
     }
 }

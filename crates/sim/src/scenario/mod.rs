@@ -72,11 +72,13 @@ use crate::SimError;
 use ramp_link::{Aqm, DeliveryTrace, LinkConfig, LinkElements, LossModel};
 
 mod file;
+mod file_error;
 mod limits;
 pub(crate) use limits::{write_queue_too_small, MAX_WEB_PAGES};
 pub mod presets;
 
 pub(crate) use file::line_of;
+pub use file_error::FileError;
 pub use limits::MAX_WINDOW_PACKETS;
 
 /// How the bottleneck queue is sized.
@@ -352,9 +354,11 @@ pub struct ScenarioError {
     pub line: Option<usize>,
     /// What is wrong, starting with the key when known.
     pub message: String,
-    /// The typed error behind `message` when the scenario was read but
-    /// breaks a range or a rule ([`Scenario::validate`]); `None` for a
-    /// file that cannot be read or parsed.
+    /// The typed error behind `message` when the file was parsed but a
+    /// `[path]` or `[endpoint]` key was refused ([`SimError::ScenarioFile`]
+    /// holding a [`FileError`]), or the scenario breaks a range or a rule
+    /// ([`Scenario::validate`]); `None` for a file that cannot be read or
+    /// parsed.
     pub cause: Option<Box<SimError>>,
 }
 
