@@ -18,9 +18,10 @@ OUT_DIR.
 How the time is spent (docs/interop.md, "Where the time goes"): every
 server of a path (each stack, each arm, on its own port) starts once per
 path, ready when its port is bound (no fixed sleep); a run of a path is
-one `ramp shell` per side (a side: one stack's client), which runs that
-side's downloads of every arm and size one after the other from one
-script; a cell whose runs are unimodal stops early (MIN_RUNS).
+one `ramp shell` (one per side, a side being one stack's client, when
+the sides run together), which runs the downloads of every side, arm and
+size one after the other from one script; a cell whose runs are
+unimodal stops early (MIN_RUNS).
 
 Usage: sudo QUICLY_CLI=/path/to/quicly/cli bench/interop/run.py [OUT_DIR]
   QUICLY_CLI   quicly's `cli` test program, built outside this repository
@@ -81,6 +82,12 @@ PATHS = [
     ("100m-30ms-dualpi2", "100mbit", 30, 30, ["--aqm", "dualpi2"], ""),
 ]
 RANDOM_PATHS = {"20m-40ms-cellular", "20m-40ms-wifi"}
+# The cellular element's idle gap, ms: a downlink burst that starts after
+# this long an idle link is served on the light schedule for its first
+# bytes (ramp_link::Cellular::CELLREPLAY.idle_reset, crates/link/src/
+# cellular.rs; the cli test `interop_harness_waits_out_the_cellular_idle_gap`
+# keeps the two equal). The element is the link's, not a flow's.
+CELLULAR_IDLE_RESET_MS = 50
 ECN_PATHS = {"100m-30ms-dualpi2"}
 # Sides run at once (PARALLEL=auto) on paths of at most this rate: a
 # 25 Mbit/s download costs the endpoints and the shell's loop little CPU.
@@ -250,6 +257,25 @@ def client_cmd(stack, ramp, env, port, size, out):
         rt, ramp, port, size, out)
 
 
+def settle_s(path):
+    """How long a run's script waits after one download before the next,
+    s: on a path with a cellular element, the element's idle gap plus one
+    RTT, so that every download starts on an idle link (the light
+    schedule), as each `ramp sim` run does. Without it `ramp serve`'s
+    reply to the client's CONNECTION_CLOSE (quinn sends one, as RFC 9000
+    §10.2.2 allows; quicly's server does not), which reaches the link
+    about half an RTT after the client says its transfer is over, and the
+    next connection's handshake, which `ramp get` starts within
+    milliseconds, kept the link's burst going from one download to the
+    next, so the next download ran on the saturated schedule from its
+    start: ramp-real's jumping arms were 16-18 % faster than the
+    simulator at 1 MB in the 2026-11-28c grid (docs/interop.md, "The
+    cellular path's idle gap"). The RTT is margin over the half RTT.
+    Other paths have no state that idle time resets: no wait."""
+    _, _, rtt, _, extra, _ = path
+    return (CELLULAR_IDLE_RESET_MS + rtt) / 1000 if "--cellular" in extra else 0.0
+
+
 class Unit:
     """One side's downloads of one run, in one `ramp shell`: a script runs
     them one after the other; the shell's flow log times each."""
@@ -271,14 +297,16 @@ class Unit:
                 done = DONE_SIGNAL.get(d.stack) if CLIENT_LINGER != "1" else None
                 if done is None:
                     f.write(line + "\n")
-                    continue
-                # The next download starts once this one's client says its
-                # transfer is over (or it exited), while it waits out its
-                # closing period (RFC 9000 §10.2), which sends nothing
-                # more than a repeated CONNECTION_CLOSE.
-                f.write("(%s) &\n" % line)
-                f.write("while [ ! -e rc.%d ] && ! %s; do sleep %s; done\n"
-                        % (i, done.replace("%d", str(i)), DONE_POLL_S))
+                else:
+                    # The next download starts once this one's client says
+                    # its transfer is over (or it exited), while it waits
+                    # out its closing period (RFC 9000 §10.2), which sends
+                    # nothing more than a repeated CONNECTION_CLOSE.
+                    f.write("(%s) &\n" % line)
+                    f.write("while [ ! -e rc.%d ] && ! %s; do sleep %s; done\n"
+                            % (i, done.replace("%d", str(i)), DONE_POLL_S))
+                if i + 1 < len(downloads) and settle_s(path) > 0:
+                    f.write("sleep %.3f\n" % settle_s(path))
             f.write("wait\n")
         name, rate, rtt, queue, extra, _ = path
         if name in RANDOM_PATHS:
@@ -336,6 +364,18 @@ class Unit:
             return None
 
 
+def make_units(ramp, env, path, by_side, tmp, run, together):
+    """A run's units: one shell per side when the sides run together (each
+    its own link), else one shell for all sides' downloads one after the
+    other (the servers' ports tell the sides' flows apart). One shell
+    instead of one per side saves a shell's set-up and teardown (about
+    0.4 s) and its last client's closing period (RFC 9000 §10.2, up to
+    1.6 s with quicly's `cli`), which the shell waits for, per run."""
+    if together:
+        return [Unit(ramp, env, path, side, ds, tmp, run) for side, ds in by_side.items()]
+    return [Unit(ramp, env, path, "all", [d for ds in by_side.values() for d in ds], tmp, run)]
+
+
 def run_units(units, together):
     """Runs the units (all at once, or one after the other); their rows."""
     out = []
@@ -371,14 +411,17 @@ def with_option(spec, option):
 # rule for which ACKs grow the window (`cc_limited=quicly`, h2o/quicly
 # 45bf8a37 lib/quicly.c `handle_ack_frame`), the reference quicly-real is
 # compared with beside the seed arm as ramp runs it (RFC 9002 §7.8).
-# SIM_CC_LIMITED=0 leaves it out.
+# SIM_CC_LIMITED=0 leaves it out. A seed arm that already names a
+# `cc_limited` rule (ramp_cc::spec::SEED_ARMS with quicly's rule, production's)
+# has no second side: `ramp-sim` is then quicly's rule.
 SIM_QUICLY_SIDE = "ramp-sim-quicly"
 
 
 def sim_sides(spec, other):
     """The simulator's sides of an arm: (side, spec)."""
     sides = [("ramp-sim", spec)]
-    if "quicly" in other and os.environ.get("SIM_CC_LIMITED", "1") != "0":
+    if ("quicly" in other and os.environ.get("SIM_CC_LIMITED", "1") != "0"
+            and "cc_limited=" not in spec.partition("+")[0]):
         sides.append((SIM_QUICLY_SIDE, with_option(spec, "cc_limited=quicly")))
     return sides
 
@@ -745,8 +788,8 @@ def main():
                                     side, k, arm, size, PORT_BASE[k] + i, "tcp" if k == "tcp" else "udp"))
                     if not by_side:
                         break
-                    units = [Unit(ramp, env, path, side, ds, tmp, run) for side, ds in by_side.items()]
-                    mode = "together" if together and len(units) > 1 else "alone"
+                    mode = "together" if together and len(by_side) > 1 else "alone"
+                    units = make_units(ramp, env, path, by_side, tmp, run, mode == "together")
                     t0 = time.time()
                     got = run_units(units, mode == "together")
                     phases["shells-s"] += time.time() - t0
@@ -761,7 +804,7 @@ def main():
                         for r in got:
                             r.update(path=path[0], run=run, mode=mode, superseded=True)
                             emit(out, r)
-                        units = [Unit(ramp, env, path, side, ds, tmp, run) for side, ds in by_side.items()]
+                        units = make_units(ramp, env, path, by_side, tmp, run, False)
                         t0 = time.time()
                         got = run_units(units, False)
                         phases["reruns-alone-s"] += time.time() - t0

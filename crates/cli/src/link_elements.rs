@@ -106,6 +106,25 @@ fn element_arg(s: &'static ElementSlot) -> Arg {
     a
 }
 
+/// The element flags as a usage line shows them, written from
+/// [`ELEMENTS`] so that a new element cannot be left out: `[--FLAG[=…]]`
+/// where the flag works alone, `[--FLAG=…]` where some key is required,
+/// then `[--ack-aggregation D]`.
+pub(crate) fn usage() -> String {
+    let mut parts: Vec<String> = ELEMENTS
+        .iter()
+        .map(|s| {
+            if s.required.is_empty() {
+                format!("[--{}[=…]]", s.names.flag)
+            } else {
+                format!("[--{}=…]", s.names.flag)
+            }
+        })
+        .collect();
+    parts.push(format!("[--{ACK_AGGREGATION} D]"));
+    parts.join(" ")
+}
+
 /// A `KEY=VALUE,…` flag's long help: what it models, the defaults it
 /// takes alone, and one line per key from the element's option table.
 fn element_help(s: &ElementSlot) -> String {

@@ -13,7 +13,7 @@
 //! - [`relay`]: the userspace bottleneck emulator behind `ramp relay`;
 //! - at the root: [`PathLabels`] (what a stats record says about the path),
 //!   [`Identity`] and [`Trust`] (TLS), [`IDLE_TIMEOUT`],
-//!   [`block_until_interrupted`] and [`pattern_byte`] (the body every response carries).
+//!   [`StopWait`] and [`pattern_byte`] (the body every response carries).
 
 #![forbid(unsafe_code)]
 
@@ -37,7 +37,7 @@ mod unreachable;
 
 pub use body::pattern_byte;
 pub use choice::{CcChoice, COMPARED};
-pub use runtime::block_until_interrupted;
+pub use runtime::StopWait;
 pub use stats::PathLabels;
 pub use tls::{Identity, Trust};
 pub use transport::IDLE_TIMEOUT;

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::Context;
-use ramp_quic::block_until_interrupted;
 use ramp_quic::relay::{Relay, RelayConfig};
+use ramp_quic::StopWait;
 use ramp_vocab::units::parse_duration;
 
 use crate::forwarder_flags::ForwarderLink;
@@ -42,7 +42,8 @@ pub struct Args {
     /// from the link; docs/shell.md, "Flow log and packet log").
     #[arg(long)]
     flow_log: Option<PathBuf>,
-    /// Stop after this long (e.g. 60s); default: until Ctrl-C.
+    /// Stop after this long (e.g. 60s); default: until Ctrl-C or SIGTERM
+    /// (either prints the final counters).
     #[arg(long, value_parser = parse_duration)]
     duration: Option<Duration>,
 }
@@ -77,12 +78,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         ramp_shell::MTU,
     )?;
     let relay = Relay::start(cfg).with_context(|| format!("relay on {}", args.listen))?;
+    // Caught from before the `listening on` line a script may answer
+    // with a signal at once.
+    let stop = StopWait::install()?;
     crate::stdout_line::say!(
         "listening on {} upstream {}",
         relay.local_addr(),
         args.upstream
     );
-    block_until_interrupted(args.duration)?;
+    stop.block(args.duration);
     let c = relay.stop()?;
     for (name, d) in [("up", c.up), ("down", c.down)] {
         ramp_vocab::note!("ramp relay {name}: {d}");

@@ -5,7 +5,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
-use ramp_quic::server::{serve_blocking_with, AckTiming, SendPacing, ServeConfig, ServeOptions};
+use ramp_quic::server::{
+    serve_blocking_on, serve_blocking_with, AckTiming, SendPacing, ServeConfig, ServeOptions,
+};
 use ramp_quic::CcChoice;
 use ramp_quic::Identity;
 use ramp_quic::PathLabels;
@@ -38,7 +40,8 @@ pub struct Args {
     /// Directory whose files are served (no path leaves it).
     #[arg(long)]
     root: Option<PathBuf>,
-    /// Stop after this long (e.g. 30s); default: until Ctrl-C.
+    /// Stop after this long (e.g. 30s); default: until Ctrl-C or SIGTERM
+    /// (either prints the final counters).
     #[arg(long, value_parser = parse_duration)]
     duration: Option<Duration>,
     /// Record label `path.rate-bps` (the emulated path, e.g. 20mbit).
@@ -144,10 +147,15 @@ enum Switch {
 /// fail with EADDRINUSE after HTTP/3 announced itself. So a TCP listener
 /// takes the number first and holds it until the HTTP/2 server binds;
 /// a UDP port whose number TCP cannot have is kept bound while the next
-/// is tried, so the kernel offers a different one each time.
+/// is tried, so the kernel offers a different one each time. The UDP
+/// socket itself becomes the HTTP/3 server's (`serve_blocking_on`): were
+/// it closed for quinn to bind the number again, another process could
+/// take the port in between.
 struct PortPair {
     /// `IP:port`, the port free for both.
     addr: SocketAddr,
+    /// The UDP socket bound to it, for the HTTP/3 server.
+    udp: std::net::UdpSocket,
     /// Holds the TCP port until the HTTP/2 server takes it.
     tcp: std::net::TcpListener,
 }
@@ -164,11 +172,7 @@ impl PortPair {
                 .map_err(|e| anyhow::anyhow!("listen on {listen}: {e}"))?;
             let addr = udp.local_addr()?;
             match std::net::TcpListener::bind(addr) {
-                Ok(tcp) => {
-                    // The HTTP/3 server binds the UDP port right away.
-                    drop(udp);
-                    return Ok(PortPair { addr, tcp });
-                }
+                Ok(tcp) => return Ok(PortPair { addr, udp, tcp }),
                 Err(e) => {
                     last = Some(e);
                     refused.push(udp);
@@ -245,10 +249,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     // first, then HTTP/2.
     let mut listen = args.listen;
     let mut tcp_hold = None;
+    let mut udp = None;
     if args.h2 && args.h2_listen.is_none() && listen.port() == 0 {
         let pair = PortPair::reserve(listen)?;
         listen = pair.addr;
         tcp_hold = Some(pair.tcp);
+        udp = Some(pair.udp);
     }
     let h2 = args.h2.then(|| {
         (
@@ -274,7 +280,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         ack_timing: args.ack_timing,
         qlog: args.qlog,
     };
-    let counters = serve_blocking_with(cfg, opts, limit, |addr| {
+    let on_ready = |addr| {
         // Scripts read the port from this line when listening on port 0.
         crate::stdout_line::say!("listening on {addr} cc {name}");
         if let Some((h2_listen, identity, root, tcp_cc)) = h2 {
@@ -289,7 +295,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 std::process::exit(2);
             }
         }
-    })
+    };
+    let counters = match udp {
+        Some(socket) => serve_blocking_on(socket, cfg, opts, limit, on_ready),
+        None => serve_blocking_with(cfg, opts, limit, on_ready),
+    }
     .map_err(|e| anyhow::anyhow!("{e}"))?;
     ramp_vocab::note!(
         "ramp serve: {} connections, {} requests ok, {} failed, {} records",

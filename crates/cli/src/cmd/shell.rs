@@ -25,9 +25,7 @@ use crate::forwarder_flags::{ForwarderLink, Traces};
 /// CAP_SYS_ADMIN, and iproute2's `ip`. After the command exits, the shell
 /// forwards until the link drains (docs/shell.md, "Normal exit").
 #[derive(clap::Args, Debug)]
-#[command(
-    override_usage = "ramp shell --rate R --rtt D --queue D [--aqm NAME] [--loss P] [--cellular[=…]] [--wifi-jitter[=…]] [--ack-aggregation D] [--uplink-…] -- COMMAND [ARGS…]\n       ramp shell --cleanup"
-)]
+#[command(override_usage = usage())]
 pub struct Args {
     /// The emulated link: each direction unless an --uplink-… flag says
     /// otherwise; `--rtt` and `--queue` are required, and `--rate` unless
@@ -99,6 +97,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         ramp_vocab::note!("ramp shell {}: stopped by signal {sig}", out.path);
     }
     std::process::exit(out.exit_code());
+}
+
+/// `ramp shell`'s usage lines; the element flags come from
+/// `ramp_link::ELEMENTS` ([`crate::link_elements::usage`]), so the list
+/// cannot drift from the flags the shell takes.
+fn usage() -> String {
+    format!(
+        "ramp shell --rate R --rtt D --queue D [--aqm NAME] [--loss P] {} [--uplink-…] -- COMMAND [ARGS…]\n       ramp shell --cleanup",
+        crate::link_elements::usage()
+    )
 }
 
 /// The two directions' links and the logs of a shell, from its flags and

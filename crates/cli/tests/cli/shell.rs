@@ -455,6 +455,20 @@ fn sigterm_ends_the_command_and_removes_everything() {
     let status = shell.0.wait().expect("wait");
     // sleep died of the SIGTERM the shell passed on: 128 + 15.
     assert_eq!(status.code(), Some(143));
+    // ... and the shell still printed its final counters.
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(
+        shell.0.stderr.as_mut().expect("stderr is piped"),
+        &mut stderr,
+    )
+    .expect("stderr");
+    for want in [" up: ", " down: ", ": stopped by signal 15"] {
+        assert!(
+            stderr.contains(want),
+            "no {want:?} in:
+{stderr}"
+        );
+    }
     assert!(!exists(&ns), "{ns} left behind");
     assert!(!device_exists(&dev), "{dev} left behind");
     assert!(
@@ -578,4 +592,36 @@ fn cellular_wifi_and_aggregation_flags_carry_a_download_whole() {
     assert!(out.status.success(), "{stderr}");
     assert!(counter(&stderr, "down", "delivered") > 200, "{stderr}");
     h.join().expect("server");
+}
+
+/// `ramp shell`'s usage line is written from `ramp_link::ELEMENTS`: it
+/// names every element flag the shell takes (it once listed only
+/// `--cellular` and `--wifi-jitter`, not `--policer` or
+/// `--gilbert-elliott`), each marked optional-valued or not as its flag is.
+#[test]
+fn the_usage_line_names_every_link_element_flag() {
+    let out = Command::new(RAMP)
+        .args(["shell", "--help"])
+        .output()
+        .expect("ramp shell --help runs");
+    let help = text(&out.stdout);
+    let usage = help
+        .lines()
+        .find(|l| l.starts_with("Usage: "))
+        .unwrap_or_else(|| panic!("no usage line in:\n{help}"));
+    for s in ramp_link::ELEMENTS {
+        let flag = s.names.flag;
+        let want = if s.required.is_empty() {
+            format!("[--{flag}[=…]]")
+        } else {
+            format!("[--{flag}=…]")
+        };
+        assert!(usage.contains(&want), "no {want} in {usage:?}");
+        // ... and it is a flag the shell really takes.
+        assert!(
+            help.contains(&format!("\n      --{flag}")),
+            "{flag}:\n{help}"
+        );
+    }
+    assert!(usage.contains("[--ack-aggregation D]"), "{usage}");
 }

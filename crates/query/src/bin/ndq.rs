@@ -122,14 +122,14 @@ fn main() -> ExitCode {
     let threads = match cli.threads {
         None => cores,
         Some(0) => {
-            eprintln!("ndq: -P must be at least 1");
+            ramp_vocab::note!("ndq: -P must be at least 1");
             return ExitCode::from(2);
         }
         // More workers than a few per core only adds memory and thread
         // start-up; tens of thousands abort the process.
         Some(n) if n > MAX_THREADS_PER_CORE * cores => {
             let cap = MAX_THREADS_PER_CORE * cores;
-            eprintln!(
+            ramp_vocab::note!(
                 "ndq: -P {n} capped at {cap} ({MAX_THREADS_PER_CORE} per core, {cores} cores)"
             );
             cap
@@ -179,7 +179,7 @@ fn main() -> ExitCode {
     match r {
         Ok(sum) => {
             if sum.skipped > 0 {
-                eprintln!(
+                ramp_vocab::note!(
                     "ndq: skipped {} bad line(s); first: {}",
                     sum.skipped,
                     sum.first_skipped.unwrap_or_default()
@@ -192,19 +192,25 @@ fn main() -> ExitCode {
     }
 }
 
+/// Prints the plan on stderr. Like every other ndq notice it goes through
+/// `ramp_vocab::note!`: `eprintln!` panics when stderr is a closed pipe
+/// (`ndq -v … 2>&1 | head -1`), which would lose the query's result and exit
+/// status.
 fn explain(q: &Query, threads: usize) {
-    eprintln!("ndq: {} stage(s), {} thread(s)", q.stages.len(), threads);
+    ramp_vocab::note!("ndq: {} stage(s), {} thread(s)", q.stages.len(), threads);
     for (i, s) in q.stages.iter().enumerate() {
         let kind = match &s.kind {
             ramp_query::plan::StageKind::Map(_) => "per-value",
             ramp_query::plan::StageKind::Flat(_) => "flat",
             ramp_query::plan::StageKind::Agg { .. } => "aggregation",
         };
-        eprintln!("  stage {}: {kind}: {}", i + 1, s.src);
+        ramp_vocab::note!("  stage {}: {kind}: {}", i + 1, s.src);
     }
     match &q.projection {
-        Some(k) => eprintln!("  lines: validated, only these top-level keys are decoded: {k:?}"),
-        None => eprintln!("  lines: fully parsed (a stage uses the whole value)"),
+        Some(k) => {
+            ramp_vocab::note!("  lines: validated, only these top-level keys are decoded: {k:?}")
+        }
+        None => ramp_vocab::note!("  lines: fully parsed (a stage uses the whole value)"),
     }
     let split = if q.split == q.stages.len() {
         "all stages run in parallel chunks; output in input order".to_string()
@@ -220,10 +226,10 @@ fn explain(q: &Query, threads: usize) {
             q.split + 1
         )
     };
-    eprintln!("  parallel: {split}");
+    ramp_vocab::note!("  parallel: {split}");
 }
 
 fn fail(code: u8, msg: &str) -> ExitCode {
-    let _ = writeln!(io::stderr(), "ndq: {msg}");
+    ramp_vocab::note!("ndq: {msg}");
     ExitCode::from(code)
 }

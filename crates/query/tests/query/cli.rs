@@ -410,3 +410,40 @@ fn a_helper_file_from_dev_zero_is_refused_after_a_bounded_read() {
         "/dev/zero: longer than the maximum of 1 MiB for an ndq helper file",
     );
 }
+
+/// Runs `ndq args` with `input` on stdin and a stderr whose read end is
+/// already closed, as `ndq … 2>&1 | head -1` leaves it once `head` has its
+/// line, but without the race of `head`: every write to stderr gets EPIPE.
+fn run_ndq_with_closed_stderr(args: &[&str], input: &[u8]) -> std::process::Output {
+    let (reader, writer) = std::io::pipe().expect("a pipe");
+    drop(reader);
+    let mut child = ndq()
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(writer)
+        .spawn()
+        .expect("ndq binary runs");
+    let mut w = child.stdin.take().expect("stdin is piped");
+    // ndq stops before reading stdin on a usage or query error.
+    let _ = w.write_all(input);
+    drop(w);
+    child.wait_with_output().expect("ndq ends")
+}
+
+#[test]
+fn a_closed_stderr_pipe_is_not_a_panic_and_keeps_the_result_and_exit_status() {
+    let input = b"{\"x\":1}\nnot json\n{\"x\":2}\n";
+    // --explain, -P's cap and --skip-bad's count each print on stderr before
+    // or after the result; none of them may turn exit 0 into a panic's 101.
+    let o = run_ndq_with_closed_stderr(&["-v", "-P", "100000", "--skip-bad", "sum(_.x)"], input);
+    assert_eq!(o.status.code(), Some(0), "a panic exits 101");
+    assert_eq!(stdout(&o), "3\n");
+    // An error's message is lost with stderr, but its exit status is not.
+    let o = run_ndq_with_closed_stderr(&["-P", "0", "sum(_.x)"], input);
+    assert_eq!(o.status.code(), Some(2));
+    let o = run_ndq_with_closed_stderr(&["sum(_.x)"], input);
+    assert_eq!(o.status.code(), Some(2), "the bad line is a data error");
+    let o = run_ndq_with_closed_stderr(&["sum(_.x"], input);
+    assert_eq!(o.status.code(), Some(1), "a query error");
+}

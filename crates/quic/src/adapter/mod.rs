@@ -149,7 +149,7 @@ impl RampFactory {
     }
 
     /// ACK frames are timed by their datagrams' kernel arrival, read from
-    /// `log` (the server socket's, [`crate::arrival::bind`]).
+    /// `log` (the server socket's, [`crate::arrival::wrap`]).
     pub(crate) fn with_arrivals(mut self, log: Arc<ArrivalLog>) -> RampFactory {
         self.arrivals = Some(log);
         self

@@ -46,7 +46,7 @@ use ramp_vocab::time::duration_nanos;
 
 pub(crate) mod socket;
 
-pub(crate) use socket::bind;
+pub(crate) use socket::wrap;
 #[cfg(test)]
 use socket::Bound;
 

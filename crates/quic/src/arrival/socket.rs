@@ -100,10 +100,9 @@ pub(crate) struct Bound {
 /// out, so it is not a fix for a starved machine.
 const RECV_BUFFER_BYTES: usize = 8 << 20;
 
-/// Binds `addr` with kernel receive times. Must be called inside a tokio
-/// runtime.
-pub(crate) fn bind(addr: SocketAddr) -> io::Result<Bound> {
-    let sock = std::net::UdpSocket::bind(addr)?;
+/// Takes over the bound socket `sock`, with kernel receive times. Must be
+/// called inside a tokio runtime.
+pub(crate) fn wrap(sock: std::net::UdpSocket) -> io::Result<Bound> {
     // Best effort: a smaller buffer only costs handshakes in a burst.
     let _ = socket2::SockRef::from(&sock).set_recv_buffer_size(RECV_BUFFER_BYTES);
     let dup = sock.try_clone()?;

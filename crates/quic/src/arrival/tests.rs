@@ -143,7 +143,7 @@ async fn loopback_download_times_ack_frames_by_the_kernel() {
         socket,
         runtime,
         log,
-    } = bind("127.0.0.1:0".parse().unwrap()).unwrap();
+    } = wrap(std::net::UdpSocket::bind("127.0.0.1:0").unwrap()).unwrap();
     let probe = Arc::new(ConnProbe::new());
     let choice = crate::choice::CcChoice::parse("cubic").unwrap();
     let factory =

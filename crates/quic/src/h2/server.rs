@@ -324,7 +324,7 @@ async fn handle_request(
     result
 }
 
-/// Runs an HTTP/2 server on its own tokio runtime until Ctrl-C or
+/// Runs an HTTP/2 server on its own tokio runtime until Ctrl-C, SIGTERM or
 /// `limit`; `on_ready` gets the bound address first. Returns the final
 /// counters.
 pub fn serve_blocking(
@@ -335,9 +335,10 @@ pub fn serve_blocking(
     let rt = crate::runtime::runtime()?;
     rt.block_on(async move {
         let server = H2Server::bind(cfg).await?;
+        let stop = crate::runtime::StopSignals::install();
         on_ready(server.local_addr()?);
         let handle = server.handle();
-        server.run(crate::runtime::interrupted_or(limit)).await;
+        server.run(stop.or_after(limit)).await;
         Ok(handle.counters())
     })
 }

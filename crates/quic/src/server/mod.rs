@@ -290,6 +290,22 @@ impl Server {
 
     /// [`Server::bind`] with [`ServeOptions`].
     pub fn bind_with(cfg: ServeConfig, opts: ServeOptions) -> Result<Server, Error> {
+        let socket = bind_udp(cfg.listen)?;
+        Server::on_socket(socket, cfg, opts)
+    }
+
+    /// [`Server::bind_with`] on a UDP socket the caller has bound, which
+    /// the server takes over (`cfg.listen` then only names it in errors).
+    /// A caller that chose the port for a reason (`ramp serve --h2` on port
+    /// 0: one number free for UDP and TCP) keeps it this way: letting go of
+    /// its socket for the server to bind the number again would leave a
+    /// gap in which another process can take the port. Must be called
+    /// inside a tokio runtime.
+    pub fn on_socket(
+        socket: std::net::UdpSocket,
+        cfg: ServeConfig,
+        opts: ServeOptions,
+    ) -> Result<Server, Error> {
         if let Some(n) = opts.datagram_bytes {
             if !DATAGRAM_BYTES_RANGE.contains(&n) {
                 return Err(format!(
@@ -314,7 +330,7 @@ impl Server {
         let listen_err = |e: std::io::Error| format!("listen on {}: {e}", cfg.listen);
         let (endpoint, arrivals) = match opts.ack_timing {
             AckTiming::Kernel => {
-                let bound = crate::arrival::bind(cfg.listen).map_err(listen_err)?;
+                let bound = crate::arrival::wrap(socket).map_err(listen_err)?;
                 let endpoint = quinn::Endpoint::new_with_abstract_socket(
                     quinn::EndpointConfig::default(),
                     Some(default_cfg),
@@ -324,8 +340,15 @@ impl Server {
                 .map_err(listen_err)?;
                 (endpoint, Some(bound.log))
             }
+            // What `quinn::Endpoint::server` does after binding.
             AckTiming::Driver => (
-                quinn::Endpoint::server(default_cfg, cfg.listen).map_err(listen_err)?,
+                quinn::Endpoint::new(
+                    quinn::EndpointConfig::default(),
+                    Some(default_cfg),
+                    socket,
+                    Arc::new(quinn::TokioRuntime),
+                )
+                .map_err(listen_err)?,
                 None,
             ),
         };
@@ -401,7 +424,12 @@ impl ServerHandle {
     }
 }
 
-/// Runs a server on its own tokio runtime until Ctrl-C or `limit`;
+/// Binds `addr` for a server, naming it in the error.
+fn bind_udp(addr: SocketAddr) -> Result<std::net::UdpSocket, Error> {
+    std::net::UdpSocket::bind(addr).map_err(|e| format!("listen on {addr}: {e}").into())
+}
+
+/// Runs a server on its own tokio runtime until Ctrl-C, SIGTERM or `limit`;
 /// `on_ready` gets the bound address first. Returns the final counters.
 pub fn serve_blocking(
     cfg: ServeConfig,
@@ -418,12 +446,27 @@ pub fn serve_blocking_with(
     limit: Option<Duration>,
     on_ready: impl FnOnce(SocketAddr),
 ) -> Result<ServerCounters, Error> {
+    let socket = bind_udp(cfg.listen)?;
+    serve_blocking_on(socket, cfg, opts, limit, on_ready)
+}
+
+/// [`serve_blocking_with`] on a UDP socket the caller has bound
+/// ([`Server::on_socket`] says why).
+pub fn serve_blocking_on(
+    socket: std::net::UdpSocket,
+    cfg: ServeConfig,
+    opts: ServeOptions,
+    limit: Option<Duration>,
+    on_ready: impl FnOnce(SocketAddr),
+) -> Result<ServerCounters, Error> {
     let rt = crate::runtime::runtime()?;
     rt.block_on(async move {
-        let server = Server::bind_with(cfg, opts)?;
+        let server = Server::on_socket(socket, cfg, opts)?;
+        // Caught from before the `listening on` line `on_ready` prints.
+        let stop = crate::runtime::StopSignals::install();
         on_ready(server.local_addr()?);
         let handle = server.handle();
-        server.run(crate::runtime::interrupted_or(limit)).await;
+        server.run(stop.or_after(limit)).await;
         Ok(handle.counters())
     })
 }

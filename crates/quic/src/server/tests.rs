@@ -100,3 +100,53 @@ async fn a_late_record_counts_its_own_request_not_the_next() {
         assert!((1_000_000..1_300_000).contains(&acked), "{r}");
     }
 }
+
+/// [`Server::on_socket`] serves on the very socket it is given, under
+/// either ACK timing: the address stays taken from the caller's bind on
+/// (no second bind of the number, so no gap another process could use),
+/// and a client is served through it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_on_a_given_socket_keeps_that_socket_and_serves_on_it() {
+    for timing in [super::AckTiming::Kernel, super::AckTiming::Driver] {
+        let socket = std::net::UdpSocket::bind("127.0.0.1:0").expect("bind");
+        let addr = socket.local_addr().expect("address");
+        let server = Server::on_socket(
+            socket,
+            ServeConfig {
+                listen: addr,
+                cc: CcChoice::parse("cubic").expect("controller"),
+                identity: Identity::self_signed().expect("certificate"),
+                root: None,
+                stats: None,
+                labels: PathLabels::default(),
+                idle_timeout: Duration::from_secs(5),
+            },
+            super::ServeOptions {
+                ack_timing: timing,
+                ..Default::default()
+            },
+        )
+        .expect("server on the socket");
+        assert_eq!(server.local_addr().expect("address"), addr, "{timing:?}");
+        assert!(
+            std::net::UdpSocket::bind(addr).is_err(),
+            "{timing:?}: {addr} was free"
+        );
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let task = tokio::spawn(server.run(async move {
+            let _ = stopped.await;
+        }));
+        let got = client::get(&GetConfig {
+            url: format!("https://{addr}/bytes/1000").parse().expect("url"),
+            n: 1,
+            concurrency: 1,
+            trust: Trust::Insecure,
+            timeout: Duration::from_secs(20),
+        })
+        .await
+        .expect("client runs");
+        assert!(got.iter().all(|r| r.is_ok()), "{timing:?}: {got:?}");
+        let _ = stop.send(());
+        task.await.expect("server task");
+    }
+}
