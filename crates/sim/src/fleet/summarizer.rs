@@ -14,7 +14,7 @@
 //! Poisson counts are drawn again from its index, so the intervals cost
 //! no per-connection memory either.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 use std::io;
 use std::path::PathBuf;
 
@@ -524,18 +524,22 @@ impl SeriesStats {
 struct SeriesBuilder {
     stats: SeriesStats,
     index: usize,
-    keep: BTreeSet<usize>,
+    /// The order statistics to keep, ascending; `keep[next]` is the next.
+    keep: Vec<usize>,
+    next: usize,
 }
 
 impl SeriesBuilder {
     fn new(n: usize, percentiles: &[f64]) -> SeriesBuilder {
-        let mut keep = BTreeSet::new();
+        let mut keep = Vec::new();
         for &p in percentiles {
             if let Some((lo, hi)) = ramp_vocab::quantile::quantile_indices(n, p / 100.0) {
-                keep.insert(lo);
+                keep.push(lo);
                 keep.extend(hi);
             }
         }
+        keep.sort_unstable();
+        keep.dedup();
         SeriesBuilder {
             stats: SeriesStats {
                 n,
@@ -544,6 +548,7 @@ impl SeriesBuilder {
             },
             index: 0,
             keep,
+            next: 0,
         }
     }
 
@@ -551,8 +556,9 @@ impl SeriesBuilder {
         // The mean sums the sorted values in order, as `mean` of a sorted
         // vector does.
         self.stats.sum += v;
-        if self.keep.contains(&self.index) {
+        if self.keep.get(self.next) == Some(&self.index) {
             self.stats.at.insert(self.index, v);
+            self.next += 1;
         }
         self.index += 1;
     }

@@ -34,6 +34,7 @@ pub(super) struct FileEndpoint {
     resume_rtt: Option<Q<Duration>>,
     client_rtt_hint: Option<Q<Duration>>,
     client_closes: Option<bool>,
+    packet_overhead: Option<u64>,
 }
 
 /// `endpoint.ecn`: a switch (`true` = ECT(0)) or a codepoint name.
@@ -122,6 +123,7 @@ impl FileEndpoint {
             e.client_rtt_hint = Some(h);
         }
         set(&mut e.client_closes, self.client_closes);
+        set(&mut e.packet_overhead, self.packet_overhead);
         if let Some(v) = self.ecn {
             e.ecn = v.codepoint()?;
         }
