@@ -170,16 +170,7 @@ const PLAN: &str = "fleet.plan.json";
 /// Runs `ramp fleet`.
 pub fn run(args: Args) -> anyhow::Result<()> {
     if args.list_presets {
-        for (name, what) in experiments::PRESETS {
-            println!("{name:<22} {what}");
-            // Each preset's declared assumptions (value, range, reason),
-            // indented under it: what its predictions rest on.
-            let plan = experiments::plan(name, 1, 1).map_err(|e| anyhow::anyhow!("{e}"))?;
-            for a in assumptions::builtin(&plan.population) {
-                println!("    assumes {}", a.describe());
-            }
-        }
-        return Ok(());
+        return list_presets();
     }
     if let Some(FleetCommand::Merge {
         dirs,
@@ -247,51 +238,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         None => (0, plan.connections),
     };
 
-    let start = if args.resume {
-        let old = fs::read_to_string(&params_path).with_context(|| {
-            format!(
-                "--resume: reading {} (was this directory made by `ramp fleet`?)",
-                params_path.display()
-            )
-        })?;
-        if old != params && is_legacy_params(&old) {
-            bail!(
-                "--resume: {} was written by an older ramp (before fleet.params was readable \
-                 text); continue the run with that ramp, or start it again into a new --out",
-                params_path.display()
-            );
-        }
-        if old != params {
-            bail!(
-                "--resume: {} differs from this run's parameters in {}; give the same preset, \
-                 population, arms, connections and seed (or a new --out)",
-                params_path.display(),
-                params_difference(&old, &params)
-            );
-        }
-        first
-            + if records.exists() {
-                // A whole run reads every record back for its summary
-                // below, before simulating; a shard's are read only by the
-                // merge, so their `conn`s are checked here.
-                let check = match args.shard {
-                    Some(_) => LineCheck::EachConn,
-                    None => LineCheck::LastOnly,
-                };
-                prepare_resume(&records, plan.arms.len() as u64, first, check)?
-            } else {
-                0
-            }
-    } else {
-        if records.exists() {
-            bail!(
-                "{} exists: use --resume to continue that run, or choose another --out",
-                records.display()
-            );
-        }
-        write_atomic(&params_path, params.as_bytes())?;
-        first
-    };
+    let start = start_or_resume(&args, &plan, &records, &params_path, &params, first)?;
     // How the plan was given (after the parameters check, so on --resume
     // it describes the same plan): `merge` rebuilds it from this.
     write_atomic(
@@ -360,6 +307,78 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     let back = back.unwrap_or_else(|| readback(&plan, &args.out, args.no_charts));
     finish(&plan, &args.out, args.no_charts, back)
+}
+
+/// `ramp fleet --list-presets`: each preset with its declared assumptions
+/// (value, range, reason) indented under it: what its predictions rest on.
+fn list_presets() -> anyhow::Result<()> {
+    for (name, what) in experiments::PRESETS {
+        println!("{name:<22} {what}");
+        let plan = experiments::plan(name, 1, 1).map_err(|e| anyhow::anyhow!("{e}"))?;
+        for a in assumptions::builtin(&plan.population) {
+            println!("    assumes {}", a.describe());
+        }
+    }
+    Ok(())
+}
+
+/// The first connection to simulate into `out`: with `--resume`, after
+/// the records already there, once the parameters are checked to be this
+/// run's; otherwise `first`, once `fleet.params` is written (refusing a
+/// directory that already holds records).
+fn start_or_resume(
+    args: &Args,
+    plan: &FleetPlan,
+    records: &Path,
+    params_path: &Path,
+    params: &str,
+    first: u64,
+) -> anyhow::Result<u64> {
+    Ok(if args.resume {
+        let old = fs::read_to_string(params_path).with_context(|| {
+            format!(
+                "--resume: reading {} (was this directory made by `ramp fleet`?)",
+                params_path.display()
+            )
+        })?;
+        if old != params && is_legacy_params(&old) {
+            bail!(
+                "--resume: {} was written by an older ramp (before fleet.params was readable \
+                 text); continue the run with that ramp, or start it again into a new --out",
+                params_path.display()
+            );
+        }
+        if old != params {
+            bail!(
+                "--resume: {} differs from this run's parameters in {}; give the same preset, \
+                 population, arms, connections and seed (or a new --out)",
+                params_path.display(),
+                params_difference(&old, params)
+            );
+        }
+        first
+            + if records.exists() {
+                // A whole run reads every record back for its summary
+                // below, before simulating; a shard's are read only by the
+                // merge, so their `conn`s are checked here.
+                let check = match args.shard {
+                    Some(_) => LineCheck::EachConn,
+                    None => LineCheck::LastOnly,
+                };
+                prepare_resume(records, plan.arms.len() as u64, first, check)?
+            } else {
+                0
+            }
+    } else {
+        if records.exists() {
+            bail!(
+                "{} exists: use --resume to continue that run, or choose another --out",
+                records.display()
+            );
+        }
+        write_atomic(params_path, params.as_bytes())?;
+        first
+    })
 }
 
 /// The read-back of a run in `out`: rows kept only for charts and grid
