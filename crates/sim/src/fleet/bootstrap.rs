@@ -23,6 +23,8 @@
 //! Bootstrap", 1993, §6.4: 200 replicates estimate a standard error
 //! well; a percentile interval would want 1,000 or more).
 
+pub(crate) mod pipe;
+
 use ramp_vocab::quantile::{quantile_indices, quantile_with};
 use ramp_vocab::rng::Rng;
 

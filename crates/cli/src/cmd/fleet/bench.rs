@@ -67,6 +67,11 @@ pub(crate) struct Phases {
     pub(crate) sink_s: f64,
     /// Main-thread CPU seconds: the summary's merge and its files.
     pub(crate) summary_s: f64,
+    /// CPU seconds of every thread during the summary (its helpers draw
+    /// the bootstrap's counts at more than one thread).
+    pub(crate) summary_cpu_s: f64,
+    /// Wall-clock seconds of the summary.
+    pub(crate) summary_wall_s: f64,
 }
 
 impl Phases {
@@ -93,7 +98,7 @@ pub(crate) fn measure(
     let (wall0, cpu0, main0) = (Instant::now(), process_cpu(), thread_cpu());
     let plan = experiments::plan(preset, connections, 1).map_err(|e| anyhow::anyhow!("{e}"))?;
     let main1 = thread_cpu();
-    let mut back = readback(&plan, dir, true);
+    let mut back = readback(&plan, dir, true, threads);
     simulate_all(
         &plan,
         &records,
@@ -103,9 +108,10 @@ pub(crate) fn measure(
         true,
         Some(&mut back),
     )?;
-    let main2 = thread_cpu();
+    let (main2, cpu2, wall2) = (thread_cpu(), process_cpu(), Instant::now());
     write_results(&plan, dir, true, back)?;
     let main3 = thread_cpu();
+    let (summary_cpu_s, summary_wall_s) = (process_cpu() - cpu2, wall2.elapsed().as_secs_f64());
     Ok(Phases {
         threads,
         connections: plan.connections,
@@ -115,6 +121,8 @@ pub(crate) fn measure(
         plan_s: main1 - main0,
         sink_s: main2 - main1,
         summary_s: main3 - main2,
+        summary_cpu_s,
+        summary_wall_s,
     })
 }
 
@@ -205,6 +213,15 @@ pub(crate) fn run(a: &Args) -> anyhow::Result<()> {
         one.sink_s,
         100.0 * one.sink_s / one.cpu_s,
         ceiling
+    );
+    println!(
+        "summary at {n} threads: main thread {:.3} s CPU, all threads {:.3} s CPU, {:.3} s wall \
+         (its bootstrap draws run on {} helper threads); at 1 thread {:.3} s CPU",
+        par.summary_s,
+        par.summary_cpu_s,
+        par.summary_wall_s,
+        par.threads.saturating_sub(1),
+        one.summary_s
     );
     let bound = |k: usize| amdahl(s, k).min(ceiling);
     println!(
