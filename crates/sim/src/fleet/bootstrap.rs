@@ -215,12 +215,21 @@ impl SeriesBoot {
             .zip(self.running)
             .map(|(r, run)| {
                 let n = usize::try_from(r.total).unwrap_or(usize::MAX);
-                let at = |i: usize| {
-                    r.need
-                        .binary_search(&i)
-                        .ok()
-                        .and_then(|k| r.at.get(k).copied())
-                        .unwrap_or(f64::NAN)
+                // The percentiles ascend, so the order statistics asked
+                // for move forward (but for a step back from `lo + 1` to
+                // the next percentile's `lo`): a cursor, not a search.
+                let mut k = 0;
+                let mut at = |i: usize| {
+                    while k > 0 && r.need[k - 1] >= i {
+                        k -= 1;
+                    }
+                    while k < r.need.len() && r.need[k] < i {
+                        k += 1;
+                    }
+                    match r.need.get(k) {
+                        Some(&j) if j == i => r.at.get(k).copied().unwrap_or(f64::NAN),
+                        _ => f64::NAN,
+                    }
                 };
                 ReplicateStats {
                     mean: if r.total == 0 {
@@ -229,7 +238,7 @@ impl SeriesBoot {
                         run.sum / r.total as f64
                     },
                     whole: whole_percentiles()
-                        .map(|p| quantile_with(n, p / 100.0, at).unwrap_or(f64::NAN))
+                        .map(|p| quantile_with(n, p / 100.0, &mut at).unwrap_or(f64::NAN))
                         .collect(),
                 }
             })
