@@ -5,7 +5,8 @@
 //! Phases: planning (main thread), simulation (every thread; the main
 //! thread meanwhile is the sink that writes records.ndjson in connection
 //! order and feeds the summary), and the summary at the end (merging the
-//! sorted values, writing summary.md and summary.json; main thread).
+//! sorted values, writing summary.md and summary.json; main thread, with
+//! the bootstrap's Poisson draws on the other threads when there are).
 //! Planning and the summary run alone: their CPU over the whole run's CPU
 //! at one thread is the serial fraction s, and Amdahl's law turns it into
 //! the speed-up N cores could give, `1 / (s + (1 − s)/N)`. The sink runs
