@@ -8,8 +8,8 @@ DATA_DIR is a directory `bench/interop/run.py` wrote (`runs.ndjson`,
 row is dropped and the simulator's cells are run again with this
 checkout's ramp (`RAMP`, default target/release/ramp), with the arms'
 specs as `meta.json` recorded them and run.py's sides (`ramp-sim`, and
-for quicly's arms `ramp-sim-quicly`, the same arm with
-`cc_limited=quicly`). It writes OUT_DIR/runs.ndjson, table.md and
+`ramp-sim-quinn` and, for quicly's arms, `ramp-sim-quicly`: run.py's
+`sim_sides`). It writes OUT_DIR/runs.ndjson, table.md and
 meta.json (the input's, plus the commit the simulator ran at), so a model
 change can be read against measured real cells without running them
 again. No root and no other stack is needed. OUT_DIR must not be DATA_DIR.
@@ -69,9 +69,9 @@ def main():
             if path_name in run.ECN_PATHS and "quicly" in other:
                 spec = run.with_option(spec, "ecn=ect0")
             seeds = range(1, runs + 1) if path_name in run.RANDOM_PATHS else [1]
-            for side, sim_spec in run.sim_sides(spec, other):
+            for side, sim_spec, framing in run.sim_sides(spec, other):
                 for seed in seeds:
-                    row = run.run_sim(ramp, paths[path_name], sim_spec, size, seed, tmp)
+                    row = run.run_sim(ramp, paths[path_name], sim_spec, size, seed, tmp, framing)
                     row.update(side=side, spec=sim_spec, path=path_name, arm=arm, size=size,
                                run=seed)
                     sims.append(row)

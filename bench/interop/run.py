@@ -411,26 +411,49 @@ def with_option(spec, option):
 # rule for which ACKs grow the window (`cc_limited=quicly`, h2o/quicly
 # 45bf8a37 lib/quicly.c `handle_ack_frame`), the reference quicly-real is
 # compared with beside the seed arm as ramp runs it (RFC 9002 §7.8).
-# SIM_CC_LIMITED=0 leaves it out. A seed arm that already names a
-# `cc_limited` rule (ramp_cc::spec::SEED_ARMS with quicly's rule, production's)
-# has no second side: `ramp-sim` is then quicly's rule.
+# SIM_CC_LIMITED=0 leaves the rule out; a seed arm that already names a
+# `cc_limited` rule (ramp_cc::spec::SEED_ARMS with quicly's, production's)
+# keeps its own.
 SIM_QUICLY_SIDE = "ramp-sim-quicly"
+# ramp-real's own simulator side: the arm in quinn's framing.
+SIM_QUINN_SIDE = "ramp-sim-quinn"
+# Each real stack's framing for its own simulator side (`[endpoint] mds`
+# and `packet_overhead`): a full packet's UDP payload and the bytes of it
+# that are not stream data. `ramp-sim` keeps the scenario's 1,200 and
+# h2o's 52 (the seed experiment's server). Near an overflow edge the
+# object's packet count decides the mode (docs/interop.md, "The object's
+# packet count"), so each stack is compared with the simulator sending
+# as many packets as it does. Measured, not fitted:
+# - quicly's `cli` at 45bf8a37: 1,280-byte packets carrying 1,256 B of
+#   stream data (its event log, `cli -e`; docs/interop.md);
+# - `ramp serve` (quinn-proto 0.11.19): 1 MB went as 861 full 1,200-byte
+#   datagrams and one of 956 B on an uncongested path (`ramp serve
+#   --qlog`), about 1,160 B of data a packet: 40 B.
+FRAMING = {"quicly": (1280, 24), "ramp": (1200, 40)}
 
 
 def sim_sides(spec, other):
-    """The simulator's sides of an arm: (side, spec)."""
-    sides = [("ramp-sim", spec)]
-    if ("quicly" in other and os.environ.get("SIM_CC_LIMITED", "1") != "0"
-            and "cc_limited=" not in spec.partition("+")[0]):
-        sides.append((SIM_QUICLY_SIDE, with_option(spec, "cc_limited=quicly")))
+    """The simulator's sides of an arm: (side, spec, framing), framing
+    None for the scenario's own."""
+    sides = [("ramp-sim", spec, None)]
+    if "quicly" in other:
+        q = spec
+        if (os.environ.get("SIM_CC_LIMITED", "1") != "0"
+                and "cc_limited=" not in spec.partition("+")[0]):
+            q = with_option(spec, "cc_limited=quicly")
+        sides.append((SIM_QUICLY_SIDE, q, FRAMING["quicly"]))
+    sides.append((SIM_QUINN_SIDE, spec, FRAMING["ramp"]))
     return sides
 
 
-def run_sim(ramp, path, spec, size, seed, tmp):
+def run_sim(ramp, path, spec, size, seed, tmp, framing=None):
+    """One `ramp sim` run; `framing` (mds, packet overhead) or None for
+    1,200-byte packets with the simulator's default overhead."""
     name, rate, rtt, queue, extra, tables = path
     aqm = "dualpi2" if name in ECN_PATHS else "droptail"
+    endpoint = "mds = 1200\n" if framing is None else "mds = %d\npacket_overhead = %d\n" % framing
     toml = ('seed = %d\n[path]\nrate = "%s"\nrtt = "%dms"\nqueue = "%dms"\naqm = "%s"\n%s'
-            '[endpoint]\nmds = 1200\nclient_closes = true\n') % (seed, rate, rtt, queue, aqm, tables)
+            '[endpoint]\n%sclient_closes = true\n') % (seed, rate, rtt, queue, aqm, tables, endpoint)
     sc = os.path.join(tmp, "path.toml")
     with open(sc, "w") as f:
         f.write(toml)
@@ -571,10 +594,12 @@ def summary(xs):
     return statistics.median(xs), xs[0], xs[-1]
 
 
-SIDE_ORDER = ["quicly-real", "ngtcp2-real", "tcp-real", "ramp-real", "ramp-sim", SIM_QUICLY_SIDE]
+SIDE_ORDER = ["quicly-real", "ngtcp2-real", "tcp-real", "ramp-real", "ramp-sim", SIM_QUICLY_SIDE,
+              SIM_QUINN_SIDE]
 # The simulator's side each real side is also compared with, besides
-# `ramp-sim` (the arm as ramp runs it).
-OWN_SIM = {"quicly-real": SIM_QUICLY_SIDE}
+# `ramp-sim` (the arm as ramp runs it, in h2o's framing): its own stack's
+# framing (and for quicly its CC-limited rule).
+OWN_SIM = {"quicly-real": SIM_QUICLY_SIDE, "ramp-real": SIM_QUINN_SIDE}
 
 
 def is_sim(side):
@@ -835,10 +860,10 @@ def main():
                 t0 = time.time()
                 seeds = range(1, runs + 1) if path[0] in RANDOM_PATHS else [1]
                 for _, arm, spec, other in path_arms:
-                    for side, sim_spec in sim_sides(spec, other):
+                    for side, sim_spec, framing in sim_sides(spec, other):
                         for size in sizes:
                             for seed in seeds:
-                                row = run_sim(ramp, path, sim_spec, size, seed, tmp)
+                                row = run_sim(ramp, path, sim_spec, size, seed, tmp, framing)
                                 row.update(side=side, spec=sim_spec, path=path[0], arm=arm,
                                            size=size, run=seed)
                                 emit(out, row)

@@ -21,6 +21,10 @@ impl Controller for LossBased {
         bytes: u64,
         bytes_in_flight: u64,
     ) {
+        if self.send_one_pending || self.prr.is_some() {
+            // The window moves with this send (see `rate_memo`).
+            self.rate_memo.clear();
+        }
         self.send_one_pending = false;
         self.in_flight = bytes_in_flight;
         if let (Some(q), Some(pn)) = (self.quicly_limited.as_mut(), packet_number) {
@@ -54,6 +58,7 @@ impl Controller for LossBased {
         rtt: &RttEstimator,
         app_limited: bool,
     ) {
+        self.rate_memo.clear();
         self.any_event = true;
         self.srtt = rtt.smoothed();
         if let Some(q) = self.quicly_limited.as_mut() {
@@ -113,6 +118,7 @@ impl Controller for LossBased {
     }
 
     fn on_ack_frame_end(&mut self, now: Time, summary: &AckFrameSummary, rtt: &RttEstimator) {
+        self.rate_memo.clear();
         self.any_event = true;
         self.srtt = rtt.smoothed();
         self.in_flight = summary.bytes_in_flight;
@@ -220,6 +226,7 @@ impl Controller for LossBased {
     }
 
     fn on_congestion_event(&mut self, now: Time, event: &CongestionEvent, rtt: &RttEstimator) {
+        self.rate_memo.clear();
         self.any_event = true;
         self.srtt = rtt.smoothed();
         if let CongestionSignal::Loss { lost_bytes } = event.signal {
@@ -276,6 +283,7 @@ impl Controller for LossBased {
     }
 
     fn on_spurious_congestion(&mut self, _now: Time) {
+        self.rate_memo.clear();
         if !self.cfg.undo || !matches!(self.phase, Phase::Recovery | Phase::CongestionAvoidance) {
             return;
         }
@@ -295,10 +303,12 @@ impl Controller for LossBased {
     }
 
     fn resume_from(&mut self, saved: crate::resume::SavedPath) {
+        self.rate_memo.clear();
         self.resume = Some(saved);
     }
 
     fn on_mtu_update(&mut self, max_datagram_size: u64) {
+        self.rate_memo.clear();
         let untouched = !self.any_event;
         self.cfg.max_datagram_size = max_datagram_size.max(1);
         let min = self.min_window();
@@ -335,7 +345,19 @@ impl Controller for LossBased {
     }
 
     fn pacing_rate(&self, rtt: &RttEstimator) -> Option<Rate> {
-        self.pacing_rate_for(rtt.smoothed())
+        if !self.cfg.pacing {
+            return None;
+        }
+        let srtt = rtt.smoothed();
+        if let Some(rate) = self.rate_memo.get(srtt) {
+            debug_assert_eq!(Some(rate), self.pacing_rate_for(srtt), "stale pacing rate");
+            return Some(rate);
+        }
+        let rate = self.pacing_rate_for(srtt);
+        if let Some(r) = rate {
+            self.rate_memo.set(srtt, r);
+        }
+        rate
     }
 
     fn pacing_burst(&self) -> Option<Duration> {

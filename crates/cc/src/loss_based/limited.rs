@@ -15,6 +15,14 @@
 //!   is that a sender whose data has run out keeps growing on the ACKs of
 //!   its last flight until in flight falls below half the window, where
 //!   RFC 9002 stops growing as soon as the window is no longer full.
+//! - [`CcLimitedRule::Always`]: the same code for a connection that does
+//!   not respect the app-limited state: `handle_ack_frame` starts each
+//!   frame with `cc_limited = num_respected_app_limited == 0 || …`, so
+//!   every ACK frame may grow the window. quicly draws the respect per
+//!   connection from `enable_ratio.respect_app_limited` (255 of 255 in
+//!   lib/defaults.c; 0 with its cli's `--disregard-app-limited`); the one
+//!   production record the Rapid Start slides show has
+//!   `"num-respected-app-limited":0`.
 
 use std::collections::VecDeque;
 
@@ -30,13 +38,18 @@ pub enum CcLimitedRule {
     /// h2o/quicly 45bf8a37: growth while in flight ≥ cwnd/2, at send or at
     /// the ACK's arrival (module docs).
     Quicly,
+    /// h2o/quicly 45bf8a37 for a connection that does not respect the
+    /// app-limited state: every ACK frame may grow the window (module
+    /// docs).
+    Always,
 }
 
 impl CcLimitedRule {
     /// The spellings of `cc_limited=`.
-    pub const CHOICES: [(&'static str, CcLimitedRule); 2] = [
+    pub const CHOICES: [(&'static str, CcLimitedRule); 3] = [
         ("rfc", CcLimitedRule::Rfc9002),
         ("quicly", CcLimitedRule::Quicly),
+        ("always", CcLimitedRule::Always),
     ];
 }
 
@@ -63,6 +76,9 @@ pub(super) struct QuiclyCcLimited {
     /// (ramp reports a frame's losses before its acknowledgements, quicly
     /// counts the frame's in-flight before its loss detection).
     last_loss: Option<(Time, u64)>,
+    /// The connection does not respect the app-limited state
+    /// ([`CcLimitedRule::Always`]): every frame may grow the window.
+    disregard_app_limited: bool,
 }
 
 /// Half the window, as quicly's integer `cwnd / 2`.
@@ -71,6 +87,15 @@ fn half(cwnd: u64) -> u64 {
 }
 
 impl QuiclyCcLimited {
+    /// The bookkeeping of a connection that does not respect the
+    /// app-limited state (quicly's `num_respected_app_limited == 0`).
+    pub(super) fn disregarding_app_limited() -> QuiclyCcLimited {
+        QuiclyCcLimited {
+            disregard_app_limited: true,
+            ..QuiclyCcLimited::default()
+        }
+    }
+
     /// A packet `pn` left with `in_flight` bytes in flight (itself
     /// included) and window `cwnd`.
     pub(super) fn on_sent(&mut self, pn: u64, in_flight: u64, cwnd: u64) {
@@ -106,7 +131,10 @@ impl QuiclyCcLimited {
                 Some((t, b)) if t == now => b,
                 _ => 0,
             };
-            self.frame_limited = in_flight.saturating_add(lost_here) >= half(cwnd);
+            // lib/quicly.c handle_ack_frame: `num_respected_app_limited
+            // == 0 || bytes_in_flight >= cwnd / 2`.
+            self.frame_limited =
+                self.disregard_app_limited || in_flight.saturating_add(lost_here) >= half(cwnd);
         }
         if !self.frame_limited {
             self.frame_limited = pn.is_some_and(|pn| self.mark_of(pn));

@@ -37,6 +37,7 @@ mod calls;
 mod congestion;
 mod growth;
 mod limited;
+mod rate_memo;
 pub mod spec;
 mod state;
 
@@ -204,6 +205,9 @@ pub struct LossBased {
     has_rtt_sample: bool,
     any_event: bool,
     metrics: Metrics,
+    /// The last [`Controller::pacing_rate`], cleared by every call that
+    /// may move it.
+    rate_memo: rate_memo::RateMemo,
 }
 
 impl LossBased {
@@ -257,6 +261,7 @@ impl LossBased {
             has_rtt_sample: false,
             any_event: false,
             metrics: Metrics::default(),
+            rate_memo: rate_memo::RateMemo::default(),
         }
     }
 
@@ -266,6 +271,7 @@ impl LossBased {
         self.quicly_limited = match rule {
             CcLimitedRule::Rfc9002 => None,
             CcLimitedRule::Quicly => Some(limited::QuiclyCcLimited::default()),
+            CcLimitedRule::Always => Some(limited::QuiclyCcLimited::disregarding_app_limited()),
         };
         self
     }

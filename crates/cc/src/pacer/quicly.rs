@@ -167,7 +167,10 @@ impl QuiclyPacer {
     }
 }
 
+// Inlined into `AnyPacer`'s dispatch: called before every packet of a
+// seed arm (about 9 instructions a call in the call itself).
 impl Pacing for QuiclyPacer {
+    #[inline]
     fn next_send_time(&mut self, now: Time, input: &PacingInput, _bytes: u64) -> Time {
         let Some(rate) = input.rate else {
             return now;
@@ -193,6 +196,7 @@ impl Pacing for QuiclyPacer {
         now
     }
 
+    #[inline]
     fn on_packet_sent(&mut self, now: Time, bytes: u64, _input: &PacingInput) {
         self.consume_window(bytes);
         if let Some((t, left)) = self.call.as_mut() {

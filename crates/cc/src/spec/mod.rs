@@ -25,10 +25,10 @@
 //!
 //! | arm | spec |
 //! |---|---|
-//! | baseline: paced slow start, IW 30 | `newreno(iw=30x1472,ca_gain=2,pacer=quicly,beta=0.7,ss_beta=0.5,growth=pico)` |
-//! | jumpstart: Careful Resume, 60-packet jump over one RTT, then 2× | `newreno(iw=30x1472,ca_gain=2,pacer=quicly,beta=0.7,ss_beta=0.5,growth=pico)+jumpstart(retreat_beta=quicly)` |
-//! | rapid-no-jump: 3×/2× growth and smooth reduction, no jump | `newreno(iw=30x1472,ca_gain=2,pacer=quicly,beta=0.7,ss_beta=0.5,growth=pico)+rapidstart(jump=off)` |
-//! | rapidstart: both | `newreno(iw=30x1472,ca_gain=2,pacer=quicly,beta=0.7,ss_beta=0.5,growth=pico)+rapidstart` |
+//! | baseline: paced slow start, IW 30 | `newreno(iw=30x1472,ca_gain=2,pacer=quicly,cc_limited=quicly,beta=0.7,ss_beta=0.5,growth=pico)` |
+//! | jumpstart: Careful Resume, 60-packet jump over one RTT, then 2× | `newreno(iw=30x1472,ca_gain=2,pacer=quicly,cc_limited=quicly,beta=0.7,ss_beta=0.5,growth=pico)+jumpstart(retreat_beta=quicly)` |
+//! | rapid-no-jump: 3×/2× growth and smooth reduction, no jump | `newreno(iw=30x1472,ca_gain=2,pacer=quicly,cc_limited=quicly,beta=0.7,ss_beta=0.5,growth=pico)+rapidstart(jump=off)` |
+//! | rapidstart: both | `newreno(iw=30x1472,ca_gain=2,pacer=quicly,cc_limited=quicly,beta=0.7,ss_beta=0.5,growth=pico)+rapidstart` |
 //!
 //! [`RFC9002_SEED_ARMS`] are the same four on RFC 9002's NewReno (β 0.5).
 //! Prefix `cubic+` (e.g. `cubic+rapidstart(iw=30)`) for CUBIC, β = 0.7.
@@ -89,21 +89,38 @@ pub const QUICLY_PACING_GAIN_AFTER_LOSS: Ratio = Ratio::new_const(2, 1);
 /// ([`crate::rapid_start::RapidStartOptions::quicly`]; [`SEED_DRAFT02_ARMS`]
 /// has -02's), paced by quicly's pacer (`pacer=quicly`: 8–10 packets of
 /// burst on a 1 ms clock, include/quicly/pacer.h; [`crate::QuiclyPacer`])
-/// at quicly's multipliers (`ca_gain=2`: [`QUICLY_PACING_GAIN_AFTER_LOSS`]).
+/// at quicly's multipliers (`ca_gain=2`: [`QUICLY_PACING_GAIN_AFTER_LOSS`]),
+/// and growing only on the ACK frames quicly counts as CC-limited
+/// (`cc_limited=quicly`, [`crate::loss_based::CcLimitedRule::Quicly`]):
+/// h2o/quicly 45bf8a37, lib/quicly.c, `commit_send_packet` marks a packet
+/// sent with bytes in flight ≥ cwnd/2, and `handle_ack_frame` passes
+/// `cc_limited` to `cc_on_acked` when in flight at the frame's arrival is
+/// ≥ cwnd/2 or a newly acked packet carries the mark; lib/cc-reno.c and
+/// lib/cc-pico.c grow nothing on a frame without it. That holds for a
+/// connection that respects the app-limited state, which is quicly's
+/// default (`enable_ratio.respect_app_limited = 255`, lib/defaults.c) and
+/// what quicly's simulator runs. A connection drawn not to respect it
+/// (`num_respected_app_limited == 0`, the first term of the same test in
+/// `handle_ack_frame`; the cli's `--disregard-app-limited`) grows on every
+/// frame. The one production record the slides show has
+/// `"num-respected-app-limited":0`; which share of production's
+/// connections ran that branch (`cc_limited=always`,
+/// [`crate::loss_based::CcLimitedRule::Always`]) is an open question
+/// (docs/results/rapid-start-2026.md).
 /// A test keeps these spellings equal to the constants.
 pub const SEED_ARMS: [(&str, &str); 4] = [
-    ("baseline", "newreno(iw=30x1472,ca_gain=2,pacer=quicly,beta=0.7,ss_beta=0.5,growth=pico)"),
+    ("baseline", "newreno(iw=30x1472,ca_gain=2,pacer=quicly,cc_limited=quicly,beta=0.7,ss_beta=0.5,growth=pico)"),
     (
         "jumpstart",
-        "newreno(iw=30x1472,ca_gain=2,pacer=quicly,beta=0.7,ss_beta=0.5,growth=pico)+jumpstart(retreat_beta=quicly,recon=quicly)",
+        "newreno(iw=30x1472,ca_gain=2,pacer=quicly,cc_limited=quicly,beta=0.7,ss_beta=0.5,growth=pico)+jumpstart(retreat_beta=quicly,recon=quicly)",
     ),
     (
         "rapid-no-jump",
-        "newreno(iw=30x1472,ca_gain=2,pacer=quicly,beta=0.7,ss_beta=0.5,growth=pico)+rapidstart(jump=off,jump_floor=on,thresh_mult=1.09375,rtt_floor=slots,k=11/18,thresh=max,clock=ms,off_below_ms=4,recovery=quicly)",
+        "newreno(iw=30x1472,ca_gain=2,pacer=quicly,cc_limited=quicly,beta=0.7,ss_beta=0.5,growth=pico)+rapidstart(jump=off,jump_floor=on,thresh_mult=1.09375,rtt_floor=slots,k=11/18,thresh=max,clock=ms,off_below_ms=4,recovery=quicly)",
     ),
     (
         "rapidstart",
-        "newreno(iw=30x1472,ca_gain=2,pacer=quicly,beta=0.7,ss_beta=0.5,growth=pico)+rapidstart(jump_floor=on,thresh_mult=1.09375,rtt_floor=slots,k=11/18,thresh=max,clock=ms,off_below_ms=4,recovery=quicly,recon=quicly)",
+        "newreno(iw=30x1472,ca_gain=2,pacer=quicly,cc_limited=quicly,beta=0.7,ss_beta=0.5,growth=pico)+rapidstart(jump_floor=on,thresh_mult=1.09375,rtt_floor=slots,k=11/18,thresh=max,clock=ms,off_below_ms=4,recovery=quicly,recon=quicly)",
     ),
 ];
 
@@ -115,11 +132,11 @@ pub const SEED_DRAFT02_ARMS: [(&str, &str); 4] = [
     SEED_ARMS[1],
     (
         "rapid-no-jump",
-        "newreno(iw=30x1472,ca_gain=2,pacer=quicly,beta=0.7,ss_beta=0.5,growth=pico)+rapidstart(jump=off)",
+        "newreno(iw=30x1472,ca_gain=2,pacer=quicly,cc_limited=quicly,beta=0.7,ss_beta=0.5,growth=pico)+rapidstart(jump=off)",
     ),
     (
         "rapidstart",
-        "newreno(iw=30x1472,ca_gain=2,pacer=quicly,beta=0.7,ss_beta=0.5,growth=pico)+rapidstart",
+        "newreno(iw=30x1472,ca_gain=2,pacer=quicly,cc_limited=quicly,beta=0.7,ss_beta=0.5,growth=pico)+rapidstart",
     ),
 ];
 

@@ -215,6 +215,34 @@ fn quicly_cc_limited_does_not_grow_below_half_the_window() {
     assert_eq!(rfc.window(), IW + 2 * MDS);
 }
 
+/// quicly for a connection that does not respect the app-limited state
+/// (h2o/quicly 45bf8a37, lib/quicly.c `handle_ack_frame`:
+/// `cc_limited = num_respected_app_limited == 0 || …`): every frame grows
+/// the window, the app-limited frame of the first test and the frame below
+/// half the window of the second alike.
+#[test]
+fn quicly_disregarding_app_limited_grows_on_every_frame() {
+    // Four packets: 4,800 B in flight at arrival, below cwnd/2 = 6,000 B,
+    // and none marked at send; the frame is app-limited.
+    let mut d = Driver::new("newreno(cc_limited=always)");
+    let pns = d.send(4);
+    d.advance(ms(50));
+    d.frame(&pns[..1], &[], false, false, true);
+    assert_eq!(d.window(), IW + MDS);
+    let mut q = Driver::new("newreno(cc_limited=quicly)");
+    let pns = q.send(4);
+    q.advance(ms(50));
+    q.frame(&pns[..1], &[], false, false, true);
+    assert_eq!(q.window(), IW, "quicly's default: below half, unmarked");
+    // Below half the window at send and at arrival, not app-limited.
+    let mut d = Driver::new("newreno(cc_limited=always)");
+    let pns = d.send(2);
+    d.advance(ms(50));
+    d.frame(&pns, &[], false, false, false);
+    assert_eq!(d.window(), IW + 2 * MDS);
+    assert_eq!(d.cc.name(), "newreno(cc_limited=always)");
+}
+
 /// The option's name: the default rule is not named, quicly's is.
 #[test]
 fn cc_limited_names_only_the_quicly_rule() {

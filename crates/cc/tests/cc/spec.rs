@@ -96,6 +96,13 @@ fn seed_experiment_arms_are_expressible() {
             Some(spec::QUICLY_PACING_GAIN_AFTER_LOSS),
             "{arm}"
         );
+        // quicly's CC-limited rule (lib/quicly.c handle_ack_frame at
+        // 45bf8a37, for a connection that respects the app-limited state).
+        assert_eq!(
+            s.common.cc_limited,
+            Some(ramp_cc::loss_based::CcLimitedRule::Quicly),
+            "{arm}"
+        );
     }
     // The spellings are canonical.
     for (arm, name) in SEED_ARMS.iter().chain(SEED_DRAFT02_ARMS.iter()) {

@@ -99,9 +99,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         ramp_vocab::note!("ramp relay {name}: {d}");
     }
     ramp_vocab::note!(
-        "ramp relay: {} clients ({} evicted unanswered or finished, {} refused with the table full), {} unknown datagrams, \
+        "ramp relay: {} clients ({} evicted: {} unanswered past the handshake grace, the others finished; \
+         {} refused with the table full), {} unknown datagrams, \
          {} empty datagrams (clients' reachability probes, dropped), {} ICMP unreachable from the upstream",
-        c.clients, c.evicted, c.refused, c.unknown, c.empty, c.upstream_unreachable
+        c.clients, c.evicted, c.evicted_unanswered, c.refused, c.unknown, c.empty, c.upstream_unreachable
     );
     Ok(())
 }

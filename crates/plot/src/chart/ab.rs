@@ -3,6 +3,7 @@
 //! the horizontal axis, a line at 0 with the faster side tinted, a
 //! bootstrap band per arm, one small multiple per facet.
 
+use super::axes::MAX_COLUMNS;
 use super::axes::{de, signed_pct, text};
 use super::change::{
     arm_colour, change_canvas_size, change_scale, draw_change_panels, panel_caption,
@@ -21,6 +22,7 @@ use plotters::prelude::*;
 pub struct AbChart<'a> {
     result: &'a AbResult,
     title: Option<String>,
+    columns: usize,
 }
 
 impl<'a> AbChart<'a> {
@@ -29,7 +31,17 @@ impl<'a> AbChart<'a> {
         AbChart {
             result,
             title: None,
+            columns: MAX_COLUMNS,
         }
+    }
+
+    /// Puts at most `columns` (at least 1) panels side by side instead of
+    /// [`MAX_COLUMNS`]: for a page that shows the chart narrower than its
+    /// own size, where three panels' labels would shrink unreadably
+    /// (`ramp report`).
+    pub fn columns(mut self, columns: usize) -> Self {
+        self.columns = columns.max(1);
+        self
     }
 
     /// Replaces the title (say what the records are: scenario, period, filter).
@@ -56,7 +68,7 @@ fn panel_scales(r: &AbResult) -> Vec<Scale> {
 
 impl Chart for AbChart<'_> {
     fn size(&self) -> (u32, u32) {
-        change_canvas_size(&self.result.panels)
+        change_canvas_size(&self.result.panels, self.columns)
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>, theme: Theme) -> Result<()> {
@@ -81,6 +93,7 @@ impl Chart for AbChart<'_> {
             x: &xs,
             x_desc: &x_desc,
             y_desc: "percentile",
+            columns: self.columns,
         };
         let caption =
             |panel: &AbPanel| panel_caption(&r.facet, &panel.facet, &r.baseline, panel.baseline_n);

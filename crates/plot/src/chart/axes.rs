@@ -206,10 +206,15 @@ pub(crate) fn note<DB: DrawingBackend>(
     de(area.draw_text(message, &style, (w as i32 / 2, h as i32 / 2)))
 }
 
-/// Columns and rows of a small-multiples layout for `n` panels (at most 3
-/// columns).
-pub(crate) fn panel_layout(n: usize) -> (usize, usize) {
-    let cols = n.clamp(1, 3);
+/// The most panels a small-multiples chart puts side by side unless told
+/// fewer: three 540-pixel panels make a 1620-pixel image, for a file viewed at
+/// its own size.
+pub const MAX_COLUMNS: usize = 3;
+
+/// Columns and rows of a small-multiples layout for `n` panels, at most
+/// `max_cols` (at least 1) side by side.
+pub(crate) fn panel_layout(n: usize, max_cols: usize) -> (usize, usize) {
+    let cols = n.clamp(1, max_cols.max(1));
     (cols, n.max(1).div_ceil(cols))
 }
 
@@ -230,10 +235,10 @@ pub(crate) fn key_height(rows: usize) -> u32 {
     }
 }
 
-/// Size of a small-multiples chart of `n` panels, each with a key of
-/// `key_rows` entries under it.
-pub(crate) fn panel_canvas_size(n: usize, key_rows: usize) -> (u32, u32) {
-    let (c, r) = panel_layout(n);
+/// Size of a small-multiples chart of `n` panels, at most `max_cols` side
+/// by side, each with a key of `key_rows` entries under it.
+pub(crate) fn panel_canvas_size(n: usize, key_rows: usize, max_cols: usize) -> (u32, u32) {
+    let (c, r) = panel_layout(n, max_cols);
     (
         (PANEL.0 * c as u32).max(760),
         (PANEL.1 + key_height(key_rows)) * r as u32 + TITLE_BAND,
@@ -279,11 +284,13 @@ mod tests {
 
     #[test]
     fn panel_layouts_have_at_most_three_columns() {
-        assert_eq!(panel_layout(1), (1, 1));
-        assert_eq!(panel_layout(3), (3, 1));
-        assert_eq!(panel_layout(4), (3, 2));
-        assert_eq!(panel_layout(7), (3, 3));
-        assert_eq!(panel_layout(0), (1, 1));
+        assert_eq!(panel_layout(1, MAX_COLUMNS), (1, 1));
+        assert_eq!(panel_layout(3, MAX_COLUMNS), (3, 1));
+        assert_eq!(panel_layout(4, MAX_COLUMNS), (3, 2));
+        assert_eq!(panel_layout(7, MAX_COLUMNS), (3, 3));
+        assert_eq!(panel_layout(0, MAX_COLUMNS), (1, 1));
+        assert_eq!(panel_layout(7, 2), (2, 4));
+        assert_eq!(panel_layout(7, 0), (1, 7));
         assert_eq!(signed_pct(-14.66), "−14.7%");
         assert_eq!(signed_pct(3.0), "+3.0%");
     }

@@ -107,10 +107,10 @@ fn key_rows<P: ChangePanel>(panels: &[P]) -> usize {
         .unwrap_or(0)
 }
 
-/// The canvas a change chart of `panels` needs: the panel grid, each
-/// panel with room for the largest key.
-pub(crate) fn change_canvas_size<P: ChangePanel>(panels: &[P]) -> (u32, u32) {
-    panel_canvas_size(panels.len(), key_rows(panels))
+/// The canvas a change chart of `panels` needs: the panel grid, at most
+/// `columns` wide, each panel with room for the largest key.
+pub(crate) fn change_canvas_size<P: ChangePanel>(panels: &[P], columns: usize) -> (u32, u32) {
+    panel_canvas_size(panels.len(), key_rows(panels), columns)
 }
 
 /// The vertical axis of the A/B and paired charts: 0…100 in steps of 10
@@ -196,6 +196,8 @@ pub(crate) struct ChangeLayout<'a> {
     pub(crate) x_desc: &'a str,
     /// The vertical axis' label.
     pub(crate) y_desc: &'a str,
+    /// The most panels side by side.
+    pub(crate) columns: usize,
 }
 
 /// Draws the title and one panel per item of `panels`: each with
@@ -211,7 +213,7 @@ pub(crate) fn draw_change_panels<DB: DrawingBackend, P: ChangePanel>(
 ) -> Result<()> {
     let body = titled(root, layout.title, theme)?;
     let y = percent_axis();
-    let (cols, rows) = panel_layout(panels.len());
+    let (cols, rows) = panel_layout(panels.len(), layout.columns);
     let cells = body.split_evenly((rows, cols));
     let key_h = key_height(key_rows(panels));
     for ((panel, cell), x) in panels.iter().zip(cells.iter()).zip(layout.x) {

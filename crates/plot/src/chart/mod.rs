@@ -30,6 +30,8 @@ pub mod tornado;
 pub mod xy;
 
 pub use ab::AbChart;
+pub use axes::MAX_COLUMNS;
+pub(crate) use axes::PANEL;
 pub use delivery::DeliveryChart;
 pub use grid::GridChart;
 pub use paired::PairedChart;

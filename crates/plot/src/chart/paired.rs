@@ -3,6 +3,7 @@
 //! Pairing removes the path-to-path spread, so it shows effects the
 //! unpaired percentile comparison cannot (docs/charts.md).
 
+use super::axes::MAX_COLUMNS;
 use super::axes::{de, signed_pct, steps};
 use super::change::{
     arm_colour, change_canvas_size, change_scale, draw_change_panels, panel_caption,
@@ -22,6 +23,7 @@ use ramp_vocab::quantile::quantile_sorted;
 pub struct PairedChart<'a> {
     result: &'a PairedResult,
     title: Option<String>,
+    columns: usize,
 }
 
 impl<'a> PairedChart<'a> {
@@ -30,7 +32,17 @@ impl<'a> PairedChart<'a> {
         PairedChart {
             result,
             title: None,
+            columns: MAX_COLUMNS,
         }
+    }
+
+    /// Puts at most `columns` (at least 1) panels side by side instead of
+    /// [`MAX_COLUMNS`]: for a page that shows the chart narrower than its
+    /// own size, where three panels' labels would shrink unreadably
+    /// (`ramp report`).
+    pub fn columns(mut self, columns: usize) -> Self {
+        self.columns = columns.max(1);
+        self
     }
 
     /// Replaces the title.
@@ -55,7 +67,7 @@ pub(crate) fn ecdf_points(sorted: &[f64]) -> Vec<(f64, f64)> {
 
 impl Chart for PairedChart<'_> {
     fn size(&self) -> (u32, u32) {
-        change_canvas_size(&self.result.panels)
+        change_canvas_size(&self.result.panels, self.columns)
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>, theme: Theme) -> Result<()> {
@@ -87,6 +99,7 @@ impl Chart for PairedChart<'_> {
             x: &xs,
             x_desc: &x_desc,
             y_desc: "paths (%)",
+            columns: self.columns,
         };
         let caption = |panel: &PairedPanel| {
             let pairs = panel

@@ -205,6 +205,10 @@ pub struct RelayCounters {
     /// handshake), else the quietest silent for
     /// [`RelayConfig::client_quiet`] (a finished flow).
     pub evicted: u64,
+    /// Of `evicted`, those the server had never answered (abandoned or
+    /// spoofed handshakes); the rest were finished flows. Real clients
+    /// whose server answers within the grace never count here.
+    pub evicted_unanswered: u64,
     /// Client Initials refused because the table was full of clients the
     /// server had answered or that were mid-handshake (counted in
     /// `unknown` too).
@@ -299,6 +303,7 @@ struct Shared {
     upstream_unreachable: AtomicU64,
     admitted: AtomicU64,
     evicted: AtomicU64,
+    evicted_unanswered: AtomicU64,
     refused: AtomicU64,
     max_clients: usize,
     client_idle: Duration,
@@ -449,6 +454,7 @@ impl Relay {
             upstream_unreachable: AtomicU64::new(0),
             admitted: AtomicU64::new(0),
             evicted: AtomicU64::new(0),
+            evicted_unanswered: AtomicU64::new(0),
             refused: AtomicU64::new(0),
             max_clients: cfg.max_clients,
             client_idle: cfg.client_idle,
@@ -514,6 +520,7 @@ impl Relay {
             unknown: self.shared.unknown.load(Ordering::Relaxed),
             clients: self.shared.admitted.load(Ordering::Relaxed),
             evicted: self.shared.evicted.load(Ordering::Relaxed),
+            evicted_unanswered: self.shared.evicted_unanswered.load(Ordering::Relaxed),
             refused: self.shared.refused.load(Ordering::Relaxed),
             empty: self.shared.empty.load(Ordering::Relaxed),
             upstream_unreachable: self.shared.upstream_unreachable.load(Ordering::Relaxed),

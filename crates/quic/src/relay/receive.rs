@@ -242,6 +242,9 @@ fn evict_finished(s: &Shared, map: &mut HashMap<SocketAddr, Arc<Client>>) -> boo
         c.gone.store(true, Ordering::Relaxed);
     }
     s.evicted.fetch_add(1, Ordering::Relaxed);
+    if unanswered.is_some() {
+        s.evicted_unanswered.fetch_add(1, Ordering::Relaxed);
+    }
     log_other(s, "up", "evicted", 0, addr);
     true
 }

@@ -245,6 +245,7 @@ fn set_up(
             flow_recovery,
             f.pacer,
             ep.mds,
+            ep.packet_overhead,
             f.size_bytes,
             if resumption.zero_rtt() {
                 // A PSK handshake's flight, one padded datagram

@@ -421,6 +421,7 @@ struct FileEndpoint {
     resume_rtt: Option<Q<Duration>>,
     client_rtt_hint: Option<Q<Duration>>,
     client_closes: Option<bool>,
+    packet_overhead: Option<u64>,
 }
 
 #[derive(Deserialize)]
@@ -610,6 +611,7 @@ impl FileEndpoint {
             e.client_rtt_hint = Some(h);
         }
         set(&mut e.client_closes, self.client_closes);
+        set(&mut e.packet_overhead, self.packet_overhead);
         if let Some(v) = self.ecn {
             e.ecn = v.codepoint()?;
         }

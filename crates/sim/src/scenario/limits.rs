@@ -59,6 +59,12 @@ impl Scenario {
                 "must lie in 1200..=65527 (RFC 9000 §14)",
             ));
         }
+        if e.packet_overhead < super::MIN_PACKET_OVERHEAD_BYTES || e.packet_overhead >= e.mds {
+            return Err(rule(
+                "endpoint.packet_overhead",
+                "must be at least 20 bytes (RFC 9000 §17.3.1, §19.8; RFC 9001 §5.3) and less than mds",
+            ));
+        }
         if p.queue_bytes() < e.mds {
             return Err(SimError::QueueTooSmall {
                 rate: p.rate,

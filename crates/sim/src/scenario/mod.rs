@@ -52,6 +52,7 @@
 //! # resume_rtt = "40ms"        # connection (RFC 9959, ramp_cc::resume); both or neither
 //! # client_rtt_hint = "40ms"   # a 0-RTT client's cached RTT (gQUIC IRTT; crate::resumption)
 //! # client_closes = true       # the client closes once it has the response: its last ACK leaves at once
+//! # packet_overhead = 52       # bytes of a full response packet that are not data (default: h2o's)
 //!
 //! [[flow]]                      # extra flows sharing the bottleneck
 //! cc = "cubic"
@@ -212,7 +213,25 @@ pub struct EndpointConfig {
     /// (`jumpstart.new-rtt` 106 ms) 40 ms above the path's minimum (66 ms)
     /// on one connection.
     pub client_handshake_processing: Duration,
+    /// Bytes of a full 1-RTT packet of the response that are not stream
+    /// data (`[endpoint] packet_overhead`): short header, STREAM frame
+    /// header, AEAD tag and whatever else the server's stack puts in every
+    /// packet. [`DEFAULT_PACKET_OVERHEAD_BYTES`] (h2o's) unless given; a
+    /// harness comparing with another stack gives that stack's.
+    pub packet_overhead: u64,
 }
+
+/// The default of [`EndpointConfig::packet_overhead`]: a short header (1 +
+/// 8-byte connection ID + 2-byte packet number), a STREAM frame header
+/// (about 9 bytes) and the 16-byte AEAD tag, rounded up to h2o's observed
+/// 1252-byte packets carrying 1200 bytes of data (about 52 bytes).
+pub const DEFAULT_PACKET_OVERHEAD_BYTES: u64 = 52;
+
+/// The least [`EndpointConfig::packet_overhead`]: a 1-byte short header
+/// with a zero-length connection ID and a 1-byte packet number (RFC 9000
+/// §17.3.1), a STREAM frame's type and stream ID (§19.8) and the 16-byte
+/// AEAD tag (RFC 9001 §5.3).
+pub const MIN_PACKET_OVERHEAD_BYTES: u64 = 20;
 
 impl EndpointConfig {
     /// Sets the initial window, and the jump window to its default of
@@ -300,6 +319,7 @@ impl Scenario {
                 client_rtt_hint: None,
                 client_closes: false,
                 client_handshake_processing: Duration::ZERO,
+                packet_overhead: DEFAULT_PACKET_OVERHEAD_BYTES,
             },
             size_bytes: 3_000_000,
             requests: None,

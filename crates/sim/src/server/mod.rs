@@ -17,11 +17,6 @@ mod send;
 /// RFC 9000 §8.1: before validating the client's address, a server sends at
 /// most three times the bytes it has received.
 pub(crate) const AMPLIFICATION_FACTOR: u64 = 3;
-/// Bytes of a full 1-RTT packet that are not stream data: short header
-/// (1 + 8-byte connection ID + 2-byte packet number), STREAM frame header
-/// (about 9 bytes) and the 16-byte AEAD tag, rounded up to h2o's observed
-/// 1252-byte packets carrying 1200 bytes of data (about 52 bytes).
-pub(crate) const PACKET_OVERHEAD_BYTES: u64 = 52;
 
 /// What a packet carries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -92,6 +87,8 @@ pub(crate) struct Server {
     crypto_retx: VecDeque<u16>,
     /// Stream bytes per full packet.
     pub chunk_bytes: u64,
+    /// Bytes of a stream packet that are not stream data.
+    packet_overhead: u64,
     /// Response size.
     pub total_bytes: u64,
     /// Number of chunks.
@@ -160,17 +157,20 @@ struct ServerPage {
 
 impl Server {
     /// A server sending `total_bytes`, with a handshake flight of
-    /// `flight_bytes`.
+    /// `flight_bytes`, in packets of at most `mds` bytes of which
+    /// `packet_overhead` are not stream data.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         cc: Box<dyn Controller>,
         recovery: RecoveryConfig,
         pacer: PacerKind,
         mds: u64,
+        packet_overhead: u64,
         total_bytes: u64,
         flight_bytes: u64,
         ecn: EcnCodepoint,
     ) -> Server {
-        let chunk_bytes = mds - PACKET_OVERHEAD_BYTES;
+        let chunk_bytes = mds - packet_overhead;
         let chunks = u32::try_from(total_bytes.div_ceil(chunk_bytes)).unwrap_or(u32::MAX);
         let mut crypto_sizes = Vec::new();
         let mut left = flight_bytes;
@@ -210,6 +210,7 @@ impl Server {
             crypto_next: 0,
             crypto_retx: VecDeque::new(),
             chunk_bytes,
+            packet_overhead,
             total_bytes,
             chunks,
             acked: vec![0; (chunks as usize).div_ceil(64)],

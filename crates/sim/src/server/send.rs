@@ -7,7 +7,7 @@ use ramp_cc::pacer::{AnyPacer, Pacing, PacingInput};
 use ramp_cc::recovery::{SentPacket, Space};
 use ramp_cc::{EcnCodepoint, Time};
 
-use super::{Datagram, Held, Payload, Phase, Server, AMPLIFICATION_FACTOR, PACKET_OVERHEAD_BYTES};
+use super::{Datagram, Held, Payload, Phase, Server, AMPLIFICATION_FACTOR};
 
 impl Server {
     /// The next thing to send in the handshake, if any: (payload, retx).
@@ -67,7 +67,7 @@ impl Server {
     fn size_of(&self, p: Payload) -> u64 {
         match p {
             Payload::Crypto(i) => u64::from(self.crypto_sizes[usize::from(i)]),
-            Payload::Stream(c) => self.chunk_len(c) + PACKET_OVERHEAD_BYTES,
+            Payload::Stream(c) => self.chunk_len(c) + self.packet_overhead,
             // A PING probe is padded to a minimal 1-RTT packet.
             Payload::Ping => 64,
         }

@@ -17,6 +17,7 @@ mod fleet_population_file;
 mod fleet_summary;
 mod fleet_summary_stream;
 mod lost_events;
+mod packet_overhead;
 mod page_loads;
 mod quicly_differential;
 mod quicly_grid;

@@ -63,9 +63,9 @@ pub const COMMON_OPTIONS: &[OptionDef<CommonOptions>] = &[
     option_row!(some_choice "pacer", "leaky|quinn|quicly",
         "the pacer the arm runs (quicly: h2o/quicly 45bf8a37's include/quicly/pacer.h)", pacer,
         PacerModel::CHOICES, "leaky, quinn or quicly", described "as the endpoint sets it"),
-    option_row!(some_choice "cc_limited", "rfc|quicly",
-        "which ACK frames grow the window: not app-limited ones (RFC 9002 §7.8), or those with in flight ≥ cwnd/2 at send or arrival (quicly: h2o/quicly 45bf8a37's lib/quicly.c handle_ack_frame)",
-        cc_limited, CcLimitedRule::CHOICES, "rfc or quicly", described "rfc"),
+    option_row!(some_choice "cc_limited", "rfc|quicly|always",
+        "which ACK frames grow the window: not app-limited ones (RFC 9002 §7.8), those with in flight ≥ cwnd/2 at send or arrival (quicly: h2o/quicly 45bf8a37's lib/quicly.c handle_ack_frame), or every one (always: the same code when the connection does not respect the app-limited state)",
+        cc_limited, CcLimitedRule::CHOICES, "rfc, quicly or always", described "rfc"),
 ];
 
 /// `newreno`'s options.

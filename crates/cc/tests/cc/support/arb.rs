@@ -186,7 +186,8 @@ pub fn spec() -> impl Strategy<Value = LossBasedSpec> {
         ]),
         proptest::option::of(prop_oneof![
             Just(CcLimitedRule::Rfc9002),
-            Just(CcLimitedRule::Quicly)
+            Just(CcLimitedRule::Quicly),
+            Just(CcLimitedRule::Always)
         ]),
     )
         .prop_map(

@@ -242,6 +242,13 @@ fn a_sensitivity_study_is_the_same_bytes_at_any_shard_and_thread_count() {
     assert_eq!(points.lines().count(), 25);
     assert!(points.starts_with("{\"conn\":0,"), "{points}");
     assert!(points.contains("\"point\":\"high:paths.fixed_aqm_share\""));
+    // Every reading of every slice, after the earlier keys.
+    let first = points.lines().next().unwrap();
+    let at = |k: &str| first.find(k).unwrap_or_else(|| panic!("{k}: {first}"));
+    assert!(at("\"loss_order_margin_pct\"") < at("\"global_readings\""));
+    assert!(at("\"global_readings\"") < at("\"pop_readings\""));
+    assert!(at("\"pop_readings\"") < at("\"bin_readings\""));
+    assert!(first.contains("\"median_pct\""), "{first}");
     let md = std::fs::read_to_string(full.join("sensitivity.md")).unwrap();
     for want in [
         "## Declared assumptions",
@@ -249,6 +256,9 @@ fn a_sensitivity_study_is_the_same_bytes_at_any_shard_and_thread_count() {
         "## 90 % intervals over the Latin hypercube (4 points)",
         "| global |",
         "## Published figures",
+        "| figure | published | ten-point average | p1–p99 average | change of the mean | change of the median |",
+        "| bin:trend | 4.30 |",
+        "| loss:baseline | 1.52 |",
         "## What explains the global gain's variance",
     ] {
         assert!(md.contains(want), "{want}: {md}");

@@ -2,14 +2,103 @@
 
 use std::collections::BTreeMap;
 
-use crate::fleet::summary::{Slice, Summary, LOSS_PERCENTILES};
+use crate::fleet::summary::{Slice, Summary, TtlbChange, LOSS_PERCENTILES};
+
+/// A reading of a published "average TTLB reduction": the sources do not
+/// say which statistic it is, so a prediction is held to each plausible
+/// one (docs/experiments.md, "Which statistic the published figures are").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum Reading {
+    /// The average of the ten-point percentile curve (p5, p15, … p95: the
+    /// talk's query), the summary's `pctl_change_avg_pct`.
+    #[serde(rename = "ten-point")]
+    TenPoint,
+    /// The average of the curve at p1 … p99 (`pctl_1_99_change_avg_pct`).
+    #[serde(rename = "p1-99")]
+    P1To99,
+    /// The change of the mean TTLB (`mean_change_pct`).
+    #[serde(rename = "mean")]
+    Mean,
+    /// The change of the median TTLB (`median_change_pct`).
+    #[serde(rename = "median")]
+    Median,
+}
+
+impl Reading {
+    /// Every reading, in the summary's column order.
+    pub const ALL: [Reading; 4] = [
+        Reading::TenPoint,
+        Reading::P1To99,
+        Reading::Mean,
+        Reading::Median,
+    ];
+
+    /// The reading's name in reports.
+    pub fn label(self) -> &'static str {
+        match self {
+            Reading::TenPoint => "ten-point average",
+            Reading::P1To99 => "p1–p99 average",
+            Reading::Mean => "change of the mean",
+            Reading::Median => "change of the median",
+        }
+    }
+}
+
+/// One slice's TTLB change against the baseline under every [`Reading`],
+/// %. NaN where a study's points file predates the field.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Readings {
+    /// [`Reading::TenPoint`].
+    pub ten_point_pct: f64,
+    /// [`Reading::P1To99`].
+    pub p1_99_pct: f64,
+    /// [`Reading::Mean`].
+    pub mean_pct: f64,
+    /// [`Reading::Median`].
+    pub median_pct: f64,
+}
+
+impl Readings {
+    /// Every reading NaN: a points file written before readings existed.
+    pub fn missing() -> Readings {
+        Readings {
+            ten_point_pct: f64::NAN,
+            p1_99_pct: f64::NAN,
+            mean_pct: f64::NAN,
+            median_pct: f64::NAN,
+        }
+    }
+
+    /// An arm's change under every reading.
+    pub fn of(a: &TtlbChange) -> Readings {
+        Readings {
+            ten_point_pct: a.pctl_change_avg_pct,
+            p1_99_pct: a.pctl_1_99_change_avg_pct,
+            mean_pct: a.mean_change_pct,
+            median_pct: a.median_change_pct,
+        }
+    }
+
+    /// The change under `r`, %.
+    pub fn get(&self, r: Reading) -> f64 {
+        match r {
+            Reading::TenPoint => self.ten_point_pct,
+            Reading::P1To99 => self.p1_99_pct,
+            Reading::Mean => self.mean_pct,
+            Reading::Median => self.median_pct,
+        }
+    }
+}
 
 /// The headline figures of one point's run, for the headline arm (the
 /// last) against the baseline (the first): TTLB change as the summary's
 /// headline averages it (`pctl_change_avg_pct`) and as the change of the
 /// mean, globally, per region and per size bin; every arm's average
 /// loss ratio, the baseline's loss percentiles and the loss order's
-/// margin.
+/// margin; and the global, per-region and per-bin change under every
+/// [`Reading`] (fields added after the others, so that a points file
+/// keeps its earlier keys in their places; a file written before them
+/// reads them as missing).
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Figures {
     /// The headline arm.
@@ -33,6 +122,15 @@ pub struct Figures {
     /// `rapid-start-2026` that is the published order baseline <
     /// jumpstart < rapid-no-jump < rapidstart.
     pub loss_order_margin_pct: f64,
+    /// Global TTLB change under every reading.
+    #[serde(default = "Readings::missing")]
+    pub global_readings: Readings,
+    /// Per region: TTLB change under every reading.
+    #[serde(default)]
+    pub pop_readings: BTreeMap<String, Readings>,
+    /// Per size bin: TTLB change under every reading.
+    #[serde(default)]
+    pub bin_readings: BTreeMap<String, Readings>,
 }
 
 impl Figures {
@@ -42,15 +140,19 @@ impl Figures {
         if s.arms.len() < 2 {
             return None;
         }
-        let of = |slice: &Slice| {
-            slice
-                .arms
-                .iter()
-                .find(|a| a.arm == arm)
-                .map(|a| (a.pctl_change_avg_pct, a.mean_change_pct))
-        };
+        let change = |slice: &Slice| slice.arms.iter().find(|a| a.arm == arm).map(Readings::of);
+        let of = |slice: &Slice| change(slice).map(|r| (r.ten_point_pct, r.mean_pct));
         let (global_pct, global_mean_pct) = of(&s.global)?;
+        let readings = |slices: &[Slice]| {
+            slices
+                .iter()
+                .filter_map(|sl| Some((sl.label.clone(), change(sl)?)))
+                .collect()
+        };
         Some(Figures {
+            global_readings: change(&s.global)?,
+            pop_readings: readings(&s.by_pop),
+            bin_readings: readings(&s.by_bin),
             global_pct,
             global_mean_pct,
             pop_pct: s

@@ -27,13 +27,13 @@ mod published;
 
 pub use analysis::{analyze, standardized_regression, Analysis, Interval, Share, Swing};
 pub use design::{design, Point, PointKind};
-pub use figures::Figures;
+pub use figures::{Figures, Reading, Readings};
 pub use published::{verdicts, Published, Verdict, RAPID_START_2026};
 
 /// Fixtures the submodules' tests share.
 #[cfg(test)]
 mod test_support {
-    use super::Figures;
+    use super::{Figures, Readings};
     use crate::fleet::assumptions::{builtin, Assumption};
     use crate::fleet::population::seed_regions;
     use crate::fleet::Population;
@@ -42,8 +42,23 @@ mod test_support {
         builtin(&Population::Regions(seed_regions()))
     }
 
+    /// A point's figures: every reading of a slice's change is its
+    /// ten-point change plus 1, 2 and 3 (so a test can tell them apart).
     pub(super) fn fig(global: f64) -> Figures {
+        let readings = |x: f64| Readings {
+            ten_point_pct: x,
+            p1_99_pct: x + 1.0,
+            mean_pct: x + 2.0,
+            median_pct: x + 3.0,
+        };
         Figures {
+            global_readings: readings(global),
+            pop_readings: [
+                ("a".to_string(), readings(global - 1.0)),
+                ("b".to_string(), readings(global + 1.0)),
+            ]
+            .into(),
+            bin_readings: [("x".to_string(), readings(global))].into(),
             arm: "r".into(),
             global_pct: global,
             global_mean_pct: global / 2.0,

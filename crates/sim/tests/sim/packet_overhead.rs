@@ -1,0 +1,55 @@
+//! `[endpoint] packet_overhead`: the bytes of a full response packet that
+//! are not stream data. The default is h2o's (52 B of a 1,252-B packet);
+//! a harness that compares the simulator with another stack gives that
+//! stack's, so that the same object is as many packets as that stack
+//! sends (docs/interop.md, "The object's packet count").
+
+use crate::common::*;
+use ramp_sim::scenario::{DEFAULT_PACKET_OVERHEAD_BYTES, MIN_PACKET_OVERHEAD_BYTES};
+use ramp_sim::Scenario;
+
+const BASE: &str =
+    "[path]\nrate = \"100mbit\"\nrtt = \"30ms\"\nqueue = \"30ms\"\n[endpoint]\nmds = 1200\n";
+
+#[test]
+fn the_default_overhead_is_h2os_and_an_object_is_size_over_mds_minus_it_packets() {
+    let sc = Scenario::from_toml(BASE, "t").unwrap();
+    assert_eq!(sc.endpoint.packet_overhead, DEFAULT_PACKET_OVERHEAD_BYTES);
+    let mut sc = sc;
+    sc.size_bytes = 1_000_000;
+    let h2o = run(&sc, "newreno(iw=1000)", 1);
+    // 1,000,000 / 1,148 = 871.1: 872 packets of data, nothing lost (the
+    // window holds the whole object and the path's queue takes it).
+    assert_eq!(
+        h2o.packets_sent - h2o.packets_lost,
+        872 + handshake_packets(&sc)
+    );
+    let mut quinn = Scenario::from_toml(&format!("{BASE}packet_overhead = 40\n"), "t").unwrap();
+    quinn.size_bytes = 1_000_000;
+    let r = run(&quinn, "newreno(iw=1000)", 1);
+    // 1,000,000 / 1,160 = 862.1: 863 packets.
+    assert_eq!(
+        r.packets_sent - r.packets_lost,
+        863 + handshake_packets(&quinn)
+    );
+}
+
+/// The server's handshake packets (its flight in datagrams of `mds`).
+fn handshake_packets(sc: &Scenario) -> u64 {
+    sc.endpoint.server_flight_bytes.div_ceil(sc.endpoint.mds)
+}
+
+#[test]
+fn an_overhead_below_a_minimal_packets_or_not_below_mds_is_refused_by_name() {
+    for v in [MIN_PACKET_OVERHEAD_BYTES - 1, 1200, 5000] {
+        let err = Scenario::from_toml(&format!("{BASE}packet_overhead = {v}\n"), "t")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("endpoint.packet_overhead"), "{v}: {err}");
+    }
+    Scenario::from_toml(
+        &format!("{BASE}packet_overhead = {MIN_PACKET_OVERHEAD_BYTES}\n"),
+        "t",
+    )
+    .unwrap();
+}
