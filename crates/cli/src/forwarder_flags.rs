@@ -15,7 +15,30 @@ use ramp_link::DeliveryTrace;
 use ramp_quic::relay::LinkParams;
 use ramp_vocab::Rate;
 
+use crate::link_elements::LinkElementFlags;
 use crate::path_flags::PathFlags;
+
+/// The link a real-time forwarder emulates, one group that `ramp relay`
+/// and `ramp shell` flatten: the path ([`PathFlags`]), its elements
+/// ([`LinkElementFlags`]), the forwarder's own flags `X` (the shell's
+/// uplink overrides; none for the relay), then [`ForwarderFlags`]. The
+/// groups are listed in that order so that the help lists the flags in
+/// the order it always has.
+#[derive(clap::Args, Debug)]
+pub struct ForwarderLink<X: clap::Args = ()> {
+    /// Rate, RTT, queue, queue discipline, loss.
+    #[command(flatten)]
+    pub path: PathFlags,
+    /// Cellular behaviour, Wi-Fi delay variation, ACK aggregation.
+    #[command(flatten)]
+    pub elements: LinkElementFlags,
+    /// The forwarder's own flags, between the elements and the rest.
+    #[command(flatten)]
+    pub own: X,
+    /// Traces, seed, event log, scheduling.
+    #[command(flatten)]
+    pub fwd: ForwarderFlags,
+}
 
 /// `--trace`, `--uplink-trace`, `--seed`, `--log`, `--no-realtime`.
 #[derive(clap::Args, Clone, Debug, Default)]
@@ -139,23 +162,10 @@ pub(crate) fn refuse_buffers_under_one_packet(
 
 #[cfg(test)]
 mod tests {
-    use clap::Parser;
-
     use super::*;
-    use crate::link_elements::LinkElementFlags;
 
-    #[derive(Parser)]
-    struct Cli {
-        #[command(flatten)]
-        path: PathFlags,
-        #[command(flatten)]
-        elements: LinkElementFlags,
-        #[command(flatten)]
-        fwd: ForwarderFlags,
-    }
-
-    fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
-        Cli::try_parse_from(std::iter::once("t").chain(args.iter().copied()))
+    fn parse(args: &[&str]) -> Result<ForwarderLink, clap::Error> {
+        crate::flag_test::parse(args)
     }
 
     /// A scratch directory of this test's own (no tempfile dependency in

@@ -185,21 +185,14 @@ impl LinkElementFlags {
 
 #[cfg(test)]
 mod tests {
-    use clap::Parser;
-
     use super::*;
     use ramp_link::{Cellular, Jitter};
 
-    #[derive(Parser, Debug)]
-    struct Cli {
-        #[command(flatten)]
-        _path: crate::path_flags::PathFlags,
-        #[command(flatten)]
-        e: LinkElementFlags,
-    }
+    /// The elements of a forwarder's command line.
+    type Link = crate::forwarder_flags::ForwarderLink;
 
     fn parse(args: &[&str]) -> Result<LinkElementFlags, clap::Error> {
-        Cli::try_parse_from(std::iter::once("t").chain(args.iter().copied())).map(|c| c.e)
+        crate::flag_test::parse::<Link>(args).map(|l| l.elements)
     }
 
     #[test]
@@ -225,7 +218,7 @@ mod tests {
             j.median.as_millis(),
             j.p90.as_millis()
         );
-        let mut cmd = <Cli as clap::CommandFactory>::command();
+        let mut cmd = crate::flag_test::command::<Link>();
         let text = cmd.render_long_help().to_string();
         assert!(text.contains(&help), "{text}");
         assert!(text.contains(&wifi), "{text}");

@@ -12,6 +12,8 @@ mod cc_list;
 mod clobber;
 mod cmd;
 mod file_stem;
+#[cfg(test)]
+mod flag_test;
 mod forwarder_flags;
 mod interrupt;
 mod link_elements;

@@ -51,18 +51,10 @@ impl PathFlags {
 
 #[cfg(test)]
 mod tests {
-    use clap::Parser;
-
     use super::*;
 
-    #[derive(Parser)]
-    struct Cli {
-        #[command(flatten)]
-        path: PathFlags,
-    }
-
     fn parse(args: &[&str]) -> Result<PathFlags, clap::Error> {
-        Cli::try_parse_from(std::iter::once("t").chain(args.iter().copied())).map(|c| c.path)
+        crate::flag_test::parse(args)
     }
 
     #[test]

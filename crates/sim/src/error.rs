@@ -16,6 +16,8 @@ use crate::scenario::{write_queue_too_small, QueueLimit, MAX_WEB_PAGES};
 /// A simulation that could not run.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SimError {
+    /// A scenario file's `[path]` or `[endpoint]` key was refused.
+    ScenarioFile(crate::scenario::FileError),
     /// A scenario field breaks a rule of its own or with another field
     /// (`path.trace`: "rate steps do not apply to a trace-driven link").
     Rule {
@@ -158,6 +160,7 @@ impl fmt::Display for Bound {
 impl fmt::Display for SimError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            SimError::ScenarioFile(e) => write!(f, "{e}"),
             SimError::Rule { field, rule } => write!(f, "{field}: {rule}"),
             SimError::RateStepOrder { step, at, before } => write!(
                 f,

@@ -9,9 +9,7 @@ use ramp_quic::relay::{Relay, RelayConfig};
 use ramp_quic::StopWait;
 use ramp_vocab::units::parse_duration;
 
-use crate::forwarder_flags::ForwarderFlags;
-use crate::link_elements::LinkElementFlags;
-use crate::path_flags::PathFlags;
+use crate::forwarder_flags::ForwarderLink;
 
 /// Arguments of `ramp relay`.
 ///
@@ -35,15 +33,10 @@ pub struct Args {
     #[arg(long)]
     upstream: SocketAddr,
     /// The emulated link, each direction: `--rtt` and `--queue` are
-    /// required, and `--rate` unless both directions replay a trace.
+    /// required, and `--rate` unless both directions replay a trace; its
+    /// elements; traces, seed, event log, scheduling.
     #[command(flatten)]
-    path: PathFlags,
-    /// Cellular behaviour, Wi-Fi delay variation, ACK aggregation.
-    #[command(flatten)]
-    elements: LinkElementFlags,
-    /// Traces, seed, event log, scheduling.
-    #[command(flatten)]
-    fwd: ForwarderFlags,
+    link: ForwarderLink,
     /// NDJSON flow log, written when the relay stops: one record per
     /// client (times each way, bytes, drops by cause, the transfer time
     /// from the link; docs/shell.md, "Flow log and packet log").
@@ -57,11 +50,11 @@ pub struct Args {
 
 /// Runs `ramp relay`.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    args.fwd.refuse_log_over_traces()?;
-    let traces = args.fwd.traces()?;
-    let (rate, rtt, queue) = args.fwd.link(&args.path, &traces)?;
-    let loss = args.path.loss.unwrap_or(0.0);
-    let aqm = args.path.aqm.unwrap_or_default();
+    args.link.fwd.refuse_log_over_traces()?;
+    let traces = args.link.fwd.traces()?;
+    let (rate, rtt, queue) = args.link.fwd.link(&args.link.path, &traces)?;
+    let loss = args.link.path.loss.unwrap_or(0.0);
+    let aqm = args.link.path.aqm.unwrap_or_default();
     let mut cfg = RelayConfig::symmetric(
         args.listen,
         args.upstream,
@@ -69,14 +62,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         rtt,
         queue,
         loss,
-        args.fwd.seed,
+        args.link.fwd.seed,
     );
-    cfg.log = args.fwd.log;
+    cfg.log = args.link.fwd.log;
     cfg.flow_log = args.flow_log;
-    cfg.realtime = !args.fwd.no_realtime;
+    cfg.realtime = !args.link.fwd.no_realtime;
     cfg.up.aqm = aqm;
     cfg.down.aqm = aqm;
-    args.elements.apply(&mut cfg.up, &mut cfg.down, rtt);
+    args.link.elements.apply(&mut cfg.up, &mut cfg.down, rtt);
     traces.apply(&mut cfg.up, &mut cfg.down);
     // One Ethernet-sized packet, the shell's device MTU: what a QUIC
     // client's datagrams fit in on a real path.

@@ -9,9 +9,7 @@ use ramp_quic::relay::LinkParams;
 use ramp_shell::ShellConfig;
 use ramp_vocab::units::{parse_duration, parse_loss, parse_rate};
 
-use crate::forwarder_flags::{ForwarderFlags, Traces};
-use crate::link_elements::LinkElementFlags;
-use crate::path_flags::PathFlags;
+use crate::forwarder_flags::{ForwarderLink, Traces};
 
 /// Arguments of `ramp shell`.
 ///
@@ -31,27 +29,10 @@ use crate::path_flags::PathFlags;
 pub struct Args {
     /// The emulated link: each direction unless an --uplink-… flag says
     /// otherwise; `--rtt` and `--queue` are required, and `--rate` unless
-    /// both directions replay a trace.
+    /// both directions replay a trace. Its elements, the uplink's own
+    /// values, then traces, seed, event log, scheduling.
     #[command(flatten)]
-    path: PathFlags,
-    /// Cellular behaviour, Wi-Fi delay variation, ACK aggregation.
-    #[command(flatten)]
-    elements: LinkElementFlags,
-    /// The uplink's rate, when it differs.
-    #[arg(long, value_parser = parse_rate)]
-    uplink_rate: Option<Rate>,
-    /// The uplink's buffer, when it differs.
-    #[arg(long, value_parser = parse_duration)]
-    uplink_queue: Option<Duration>,
-    /// The uplink's queue discipline, when it differs.
-    #[arg(long)]
-    uplink_aqm: Option<ramp_link::Aqm>,
-    /// The uplink's random loss, when it differs.
-    #[arg(long, value_parser = parse_loss)]
-    uplink_loss: Option<f64>,
-    /// Traces, seed, event log, scheduling.
-    #[command(flatten)]
-    fwd: ForwarderFlags,
+    link: ForwarderLink<UplinkFlags>,
     /// NDJSON flow log, written when the shell ends: one record per flow
     /// (protocol and both ends): packets, bytes, first and last times each
     /// way, drops by cause, CE marks, and the transfer time seen from the
@@ -71,9 +52,26 @@ pub struct Args {
     command: Vec<OsString>,
 }
 
+/// The uplink's values where they differ from the downlink's.
+#[derive(clap::Args, Debug)]
+pub struct UplinkFlags {
+    /// The uplink's rate, when it differs.
+    #[arg(long, value_parser = parse_rate)]
+    uplink_rate: Option<Rate>,
+    /// The uplink's buffer, when it differs.
+    #[arg(long, value_parser = parse_duration)]
+    uplink_queue: Option<Duration>,
+    /// The uplink's queue discipline, when it differs.
+    #[arg(long)]
+    uplink_aqm: Option<ramp_link::Aqm>,
+    /// The uplink's random loss, when it differs.
+    #[arg(long, value_parser = parse_loss)]
+    uplink_loss: Option<f64>,
+}
+
 /// Runs `ramp shell`; exits with the command's status.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    args.fwd.refuse_log_over_traces()?;
+    args.link.fwd.refuse_log_over_traces()?;
     if args.cleanup {
         ramp_shell::preflight()?;
         let c = ramp_shell::cleanup();
@@ -89,7 +87,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         return Ok(());
     }
-    let traces = args.fwd.traces()?;
+    let traces = args.link.fwd.traces()?;
     let cfg = configure(&args, &traces)?;
     let out = ramp_shell::run(&cfg, &args.command)?;
     for (name, d) in [("up", out.counters.up), ("down", out.counters.down)] {
@@ -116,32 +114,32 @@ fn usage() -> String {
 /// that needs no namespace. Separate from [`run`] so that the fuzz target
 /// `cli/shell_flags` (crates/cli/fuzz) can run it on any command line.
 pub(crate) fn configure(args: &Args, traces: &Traces) -> anyhow::Result<ShellConfig> {
-    let (rate, rtt, queue) = args.fwd.link(&args.path, traces)?;
-    if args.path.rate.is_some() {
+    let (rate, rtt, queue) = args.link.fwd.link(&args.link.path, traces)?;
+    if args.link.path.rate.is_some() {
         check_rate(rate, "--rate")?;
     }
     let mut down = LinkParams::new(
         rate,
         rtt / 2,
         queue,
-        args.path.loss.unwrap_or(0.0),
-        args.path.aqm.unwrap_or_default(),
+        args.link.path.loss.unwrap_or(0.0),
+        args.link.path.aqm.unwrap_or_default(),
     );
     let mut up = down.clone();
-    if let Some(r) = args.uplink_rate {
+    if let Some(r) = args.link.own.uplink_rate {
         check_rate(r, "--uplink-rate")?;
         up.rate = r;
     }
-    if let Some(q) = args.uplink_queue {
+    if let Some(q) = args.link.own.uplink_queue {
         up.queue = q;
     }
-    if let Some(l) = args.uplink_loss {
+    if let Some(l) = args.link.own.uplink_loss {
         up.elements.loss = ramp_link::LossModel::bernoulli(l);
     }
-    if let Some(a) = args.uplink_aqm {
+    if let Some(a) = args.link.own.uplink_aqm {
         up.aqm = a;
     }
-    args.elements.apply(&mut up, &mut down, rtt);
+    args.link.elements.apply(&mut up, &mut down, rtt);
     traces.apply(&mut up, &mut down);
     // After the traces: a trace's mean rate sizes its direction's buffer.
     crate::forwarder_flags::refuse_buffers_under_one_packet(
@@ -153,7 +151,7 @@ pub(crate) fn configure(args: &Args, traces: &Traces) -> anyhow::Result<ShellCon
         ("--packet-log", &args.packet_log),
     ] {
         let Some(out) = out else { continue };
-        for input in [&args.fwd.trace, &args.fwd.uplink_trace]
+        for input in [&args.link.fwd.trace, &args.link.fwd.uplink_trace]
             .into_iter()
             .flatten()
         {
@@ -165,11 +163,11 @@ pub(crate) fn configure(args: &Args, traces: &Traces) -> anyhow::Result<ShellCon
     Ok(ShellConfig {
         up: up.link_config(),
         down: down.link_config(),
-        seed: args.fwd.seed,
-        log: args.fwd.log.clone(),
+        seed: args.link.fwd.seed,
+        log: args.link.fwd.log.clone(),
         flow_log: args.flow_log.clone(),
         packet_log: args.packet_log.clone(),
-        realtime: !args.fwd.no_realtime,
+        realtime: !args.link.fwd.no_realtime,
     })
 }
 

@@ -255,11 +255,23 @@ fn root_files_are_served_alike_over_h3_and_h2() {
 /// over `BUSY_SHARE`) is discarded loudly, with its records, and repeated;
 /// after three the test is INCONCLUSIVE. Any other miscount fails, and so
 /// do timeouts on a machine that kept up.
+///
+/// Ruled out this session, by reading: the controller's pacing gate cannot
+/// silence a connection (quinn-proto 0.11.19 `poll_transmit` exempts ACK-only
+/// packets and loss probes from the congestion window, so a gate stuck
+/// closed would still ACK and probe, and the client's idle timer would not
+/// fire), and the 10 s is not `--connect-timeout` (also 10 s): the requests
+/// were sent, so the connection was up. To tell next time whether the
+/// server heard the client, serve writes qlog here, and a run with timeouts
+/// prints, per server connection, what it sent and received and when.
 #[test]
 fn load_counts_4xx_as_failed_not_errored() {
     const TEST: &str = "load_counts_4xx_as_failed_not_errored";
     const ATTEMPTS: usize = 3;
-    let serve = Serve::start();
+    let qlog = temp("4xx-qlog");
+    let _ = std::fs::remove_dir_all(&qlog);
+    let qlog_arg = qlog.display().to_string();
+    let serve = Serve::start_with(&["--qlog", &qlog_arg]);
     for proto in ["h3", "h2"] {
         for (path, tag) in [("/bytes/xyz", "bad"), ("/no/such/file", "missing")] {
             let mut discarded = Vec::new();
@@ -286,6 +298,11 @@ fn load_counts_4xx_as_failed_not_errored() {
                     })
                     .count() as u64;
                 let starved = share.is_some_and(|x| x > ramp_host::timing::BUSY_SHARE);
+                let all = if timed_out > 0 {
+                    format!("{all}\nserver connections (qlog):\n{}", qlog_digest(&qlog))
+                } else {
+                    all
+                };
                 if timed_out > 0
                     && n(&s, "requests.errored") == timed_out
                     && n(&s, "status.4xx") + timed_out == 6
@@ -522,4 +539,47 @@ fn a_closed_stderr_pipe_is_not_a_panic() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// One line per server connection's qlog in `dir` (`conn-N.sqlog`): how
+/// many packets it sent and received, and the time (ms since the
+/// connection began) of its last send and its last receive. A server that
+/// stopped hearing its client and one that heard it but stopped answering
+/// look different here. quinn flushes a connection's qlog when it drops
+/// the connection, which for a silent one is its 10 s idle timeout: this
+/// waits that long first.
+fn qlog_digest(dir: &std::path::Path) -> String {
+    std::thread::sleep(Duration::from_secs(12));
+    let mut names: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    names.sort();
+    let mut out = String::new();
+    for path in names {
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        let (mut sent, mut received) = (0u64, 0u64);
+        let (mut last_sent, mut last_received) = (None::<f64>, None::<f64>);
+        for r in text.split('\u{1e}').filter(|r| !r.trim().is_empty()) {
+            let Ok(v) = serde_json::from_str::<Value>(r.trim()) else {
+                continue;
+            };
+            let time = v["time"].as_f64();
+            match v["name"].as_str() {
+                Some("transport:packet_sent") => {
+                    sent += 1;
+                    last_sent = time;
+                }
+                Some("transport:packet_received") => {
+                    received += 1;
+                    last_received = time;
+                }
+                _ => {}
+            }
+        }
+        out.push_str(&format!(
+            "  {}: {sent} packets sent (last at {last_sent:?} ms), {received} received (last at {last_received:?} ms)\n",
+            path.file_name().unwrap_or_default().to_string_lossy()
+        ));
+    }
+    out
 }

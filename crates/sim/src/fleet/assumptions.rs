@@ -6,7 +6,7 @@
 //! from and write into a [`Population`]; an [`Assumption`] declares one.
 //! The built-in declarations ([`builtin`]) cover the parameters the
 //! population model labels assumptions; a population file adds to or
-//! replaces them with `[[assumption]]` tables (`population_file.rs`):
+//! replaces them with `[[assumption]]` tables (`population_file/assumption.rs`):
 //!
 //! ```toml
 //! [[assumption]]

@@ -229,25 +229,34 @@ fn assumptions_are_declared_with_value_range_and_reason() {
 
 #[test]
 fn bad_assumptions_name_line_and_key() {
-    let bad = |body: &str, want: &str| {
+    // The line of the key the error is about: `key` on line 4, `range`
+    // on 5, `value` on 7 (the table's header is line 3).
+    let bad = |body: &str, line: usize, want: &str| {
         let text = format!("[[region]]\nname = \"africa\"\n[[assumption]]\n{body}");
         let e = PopulationFile::parse(&text, "p").unwrap_err().to_string();
-        assert!(e.contains("line 3") && e.contains(want), "{e}");
+        assert!(
+            e.starts_with(&format!("line {line}: ")) && e.contains(want),
+            "{e}"
+        );
     };
     bad(
         "key = \"paths.nope\"\nrange = [0, 1]\nreason = \"r\"\n",
+        4,
         "unknown parameter `paths.nope`",
     );
     bad(
         "key = \"paths.fixed_aqm_share\"\nrange = [0.8, 1]\nreason = \"r\"\n",
+        5,
         "outside the range",
     );
     bad(
         "key = \"paths.fixed_aqm_share\"\nrange = [0, 1]\nreason = \"r\"\nvalue = 0.2\n",
+        7,
         "not the population's",
     );
     bad(
         "key = \"paths.fixed_aqm_share\"\nrange = [0, 2]\nreason = \"r\"\n",
+        5,
         "inside [0, 1]",
     );
     let e = PopulationFile::parse(
@@ -403,7 +412,85 @@ fn computer_wifi_share_is_read_into_every_region() {
         let e = err(&text(bad));
         assert_eq!(e, "line 9: paths.computer_wifi_share: must lie in [0, 1]");
     }
-    // A wrong type is named by its line (the TOML reader's message).
+    // A wrong type is named by its line and key (the TOML reader's
+    // message, which lacks the key).
     let e = err(&text("computer_wifi_share = \"half\"\n"));
-    assert!(e.starts_with("line 9: ") && e.contains("f64"), "{e}");
+    assert_eq!(
+        e,
+        "line 9: paths.computer_wifi_share: invalid type: string \"half\", expected f64"
+    );
+}
+
+/// Every error the population reader gives, pinned byte for byte: the
+/// file's readers may be moved or retyped, but not what a user reads.
+#[test]
+fn every_population_error_text_is_pinned() {
+    const R: &str = "[[region]]\nname = \"west-europe\"\n";
+    let cases: &[(String, &str)] = &[
+        // The TOML reader's own errors.
+        ("[[region]]\nname = \"africa\"\nwieght = 1\n".into(), "line 3: unknown field `wieght`, expected one of `name`, `weight`, `rate_mbps`, `rtt_ms`, `mix`, `chrome_ack_share`, `capacity`"),
+        ("[[region]\n".into(), "line 1: invalid table header\nexpected `.`, `]]`"),
+        (format!("{R}[paths]\nfixed_aqm_share = \"x\"\n"), "line 4: paths.fixed_aqm_share: invalid type: string \"x\", expected f64"),
+        (format!("{R}weight = \"heavy\"\n"), "line 3: region.weight: invalid type: string \"heavy\", expected f64"),
+        (format!("{R}[workload]\npages = 3\n"), "line 4: workload.pages: invalid type: integer `3`, expected a boolean"),
+        // The file as a whole.
+        ("".into(), "no [[region]] tables and no [grid]: nothing to sample"),
+        (format!("{R}[grid]\nrates = [\"1mbit\"]\nrtts = [\"1ms\"]\nqueues = [\"1ms\"]\nsizes = [\"1MB\"]\n"), "give either [[region]] tables or a [grid], not both"),
+        (format!("{R}weight = 0\n"), "every region has weight 0"),
+        (format!("{R}{R}"), "line 3: region `west-europe`: defined twice"),
+        // [workload]
+        (format!("{R}[workload]\nsize = \"1MB\"\nmin_size = \"1KB\"\n"), "line 4: workload.size: give either size or min_size/max_size"),
+        (format!("{R}[workload]\nsize = \"1 parsec\"\n"), "line 4: workload.size: size `1 parsec`: unknown unit (B, KB, MB, GB, KiB, MiB, GiB, e.g. `3MB`)"),
+        (format!("{R}[workload]\nmin_size = \"1MB\"\nmax_size = \"1KB\"\n"), "line 5: workload.max_size: must exceed min_size, which must be positive"),
+        (format!("{R}[workload]\nwarm_share = 2\npages = true\n"), "line 4: workload.warm_share: must lie in [0, 1], not 2"),
+        (format!("{R}[workload]\nwarm_share = 0.5\n"), "line 4: workload.warm_share: needs pages = true"),
+        (format!("{R}[workload]\nbins = [\"1KB\", \"x\"]\n"), "line 4: workload.bins: size `x`: expected a number followed by a unit"),
+        (format!("{R}[workload]\nbins = [\"2KB\", \"1KB\"]\n"), "line 4: workload.bins: edges must be strictly ascending"),
+        // [users]
+        (format!("{R}[users]\nflow_control = \"firefox\"\n"), "line 4: users.flow_control: unknown setting `firefox` (use chrome, off)"),
+        // [grid]
+        ("[grid]\nrates = [\"fast\"]\nrtts = [\"1ms\"]\nqueues = [\"1ms\"]\nsizes = [\"1MB\"]\n".into(), "line 2: grid.rates: rate `fast`: expected a number followed by a unit"),
+        ("[grid]\nrates = [\"1mbit\"]\nrtts = [\"1ms\"]\nqueues = [\"1ms\"]\nsizes = [\"1MB\"]\nack_policy = \"sometimes\"\n".into(), "line 6: grid.ack_policy: `sometimes`: unknown ACK policy (use rfc9000, chrome, or ackfreq(N,DELAY))"),
+        ("[grid]\nrates = [\"1mbit\"]\nrtts = [\"1ms\"]\nqueues = [\"1ms\"]\nsizes = [\"1MB\"]\naqm = \"red\"\n".into(), "line 6: grid.aqm: queue discipline 'red': unknown (valid: droptail, step:<delay>, codel, fq_codel, pie, docsis_pie, dualpi2, docsis_lld)"),
+        ("[grid]\nrates = [\"1mbit\"]\nrtts = [\"1ms\"]\nqueues = [\"1ms\"]\nsizes = [\"1MB\"]\nseeds = 0\n".into(), "line 6: grid.seeds: must be at least 1"),
+        ("[grid]\nrates = []\nrtts = [\"1ms\"]\nqueues = [\"1ms\"]\nsizes = [\"1MB\"]\n".into(), "line 2: grid.rates: needs at least one value"),
+        // [paths]
+        (format!("{R}[paths]\nfixed_aqm_share = 2\n"), "line 4: paths.fixed_aqm_share: must lie in [0, 1]"),
+        (format!("{R}[paths]\ndocsis_share = 0.7\nl4s_share = 0.5\n"), "line 4: paths.docsis_share + l4s_share: 0.7 + 0.5 exceeds 1 (both are shares of the AQM'd fixed accesses)"),
+        (format!("{R}[paths]\nwifi_loss_max = 0.6\n"), "line 4: paths.wifi_loss_max: must lie in [0, 0.5]"),
+        (format!("{R}[paths]\nwifi_jitter = \"median=x\"\n"), "line 4: paths.wifi_jitter: median: duration `x`: expected a number followed by a unit"),
+        (format!("{R}[paths]\ncellular = \"nonsense=1\"\n"), "line 4: paths.cellular: nonsense: unknown key (keys: light_bytes, light_fraction, idle_reset, drift_mean, drift_period)"),
+        (format!("{R}[paths]\ntraces = [\"/nonexistent/ramp.trace\"]\n"), "line 4: paths.traces: /nonexistent/ramp.trace: cannot read the trace: No such file or directory (os error 2)"),
+        (format!("{R}[paths]\ntrace_share = 0.5\n"), "line 4: paths.trace_share: give the traces to draw from (traces = [\"file\", ...])"),
+        (format!("{R}[paths]\ndroptail_buffer = \"mba-2011\"\n"), "line 4: paths.droptail_buffer: unknown table `mba-2011` (\"mba-2023\", \"assumed\" or [lo, hi] in ms)"),
+        (format!("{R}[paths]\nmobile_buffer = [5, 1]\n"), "line 4: paths.mobile_buffer: give [lo, hi] in ms with 1 <= lo <= hi <= 10000, got [5, 1]"),
+        (format!("{R}[paths]\naqm_buffer_ms = [0, 100000]\n"), "line 4: paths.aqm_buffer_ms: give [lo, hi] in ms with 1 <= lo <= hi <= 10000, got [0, 100000]"),
+        (format!("{R}[paths]\nmobile_aqm_share = -1\n"), "line 4: paths.mobile_aqm_share: must lie in [0, 1]"),
+        (format!("{R}[paths]\naccess_correlation = 5\n"), "line 4: paths.access_correlation: must lie in [0, 0.95]"),
+        (format!("{R}[paths]\ncapacity_weight = 2\n"), "line 4: paths.capacity_weight: must lie in [0, 1]"),
+        (format!("{R}[paths]\ncross_traffic_users = 0\n"), "line 4: paths.cross_traffic_users: must lie in 1..=64"),
+        // [[region]]
+        ("[[region]]\nname = \"atlantis\"\n".into(), "line 1: region `atlantis`: rate_mbps and rtt_ms are required for a region that is not built in (east-asia, se-asia, west-europe, east-europe, africa, north-america, south-america)"),
+        ("[[region]]\nname = \"\"\nrate_mbps = [1, 2, 3, 4, 5]\nrtt_ms = [1, 2, 3, 4, 5]\n".into(), "line 2: region ``: name: must be non-empty text"),
+        (format!("{R}weight = -1\n"), "line 3: region `west-europe`: weight: must be a non-negative number"),
+        (format!("{R}rate_mbps = [1, 2]\n"), "line 3: region `west-europe`: rate_mbps: give 5 values (p10, p25, p50, p75, p90), got 2"),
+        (format!("{R}rtt_ms = [1, 2, 3, 4, -5]\n"), "line 3: region `west-europe`: rtt_ms: values must be non-negative numbers, got -5"),
+        (format!("{R}rtt_ms = [5, 4, 3, 2, 1]\n"), "line 3: region `west-europe`: rtt_ms: quantile values must be non-decreasing"),
+        (format!("{R}mix = {{ mobile = 2, wifi = 0, wired = 0 }}\n"), "line 3: region `west-europe`: mix.mobile: must lie in [0, 1]"),
+        (format!("{R}mix = {{ mobile = 0.5, wifi = 0.5, wired = 0.5 }}\n"), "line 3: region `west-europe`: mix: mobile + wifi + wired must sum to 1 (they are shares of the region's connections; policed is a share of its own), got 1.5"),
+        (format!("{R}chrome_ack_share = 2\n"), "line 3: region `west-europe`: chrome_ack_share: must lie in [0, 1]"),
+        (format!("{R}capacity = {{ fixed = 0, mobile = 1 }}\n"), "line 3: region `west-europe`: capacity.fixed: must lie in (0, 100]"),
+        // [[assumption]]
+        (format!("{R}[[assumption]]\nkey = \"paths.nothing\"\nrange = [0, 1]\nreason = \"r\"\n"), "line 4: assumption: unknown parameter `paths.nothing` (one of: paths.fixed_aqm_share, paths.wifi_fq_codel_share, paths.mobile_aqm_share, paths.access_correlation, region.chrome_ack_share, paths.mobile_share_scale, paths.computer_wifi_share, paths.client_processing_ms, paths.cross_traffic_share, paths.capacity_weight)"),
+        (format!("{R}[[assumption]]\nkey = \"paths.fixed_aqm_share\"\nrange = [0, 1]\nreason = \"r\"\n[[assumption]]\nkey = \"paths.fixed_aqm_share\"\nrange = [0, 1]\nreason = \"r\"\n"), "line 8: assumption: paths.fixed_aqm_share: declared twice"),
+        (format!("{R}[[assumption]]\nkey = \"paths.fixed_aqm_share\"\nrange = [0.8, 0.9]\nreason = \"r\"\n"), "line 5: assumption: paths.fixed_aqm_share: the population's value 0.7 lies outside the range [0.8, 0.9]"),
+    ];
+    let mut wrong = Vec::new();
+    for (text, want) in cases {
+        let got = err(text);
+        if got != *want {
+            wrong.push(format!("{text:?}\n  got:  {got:?}\n  want: {want:?}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }

@@ -22,7 +22,8 @@ use ramp_sim::fleet::experiments;
 
 use crate::run_dir::{self, Owner};
 
-use super::{readback, simulate_all, write_results, RECORDS};
+use super::simulate::simulate_all;
+use super::{readback, write_results, RECORDS};
 
 /// CPU seconds of `who` (`RUSAGE_SELF`: the process, every thread that
 /// ever ran; `RUSAGE_THREAD`: the calling thread), user plus system.

@@ -19,11 +19,9 @@
 //! the unsharded run's directory, byte for byte (`shard.rs`).
 
 use std::fs;
-use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
-use indicatif::{ProgressBar, ProgressStyle};
 use ramp_sim::fleet::summary::Summary;
 use ramp_sim::fleet::{assumptions, experiments, run, FleetPlan};
 
@@ -33,10 +31,12 @@ use ramp_vocab::atomic_file::write_atomic;
 pub(crate) mod bench;
 mod chart_sample;
 mod charts;
+mod merge;
 mod plan;
 mod records;
 mod sensitivity;
 mod shard;
+mod simulate;
 mod summary;
 mod trace_conn;
 
@@ -44,10 +44,11 @@ use chart_sample::ChartSample;
 use charts::{grid_results, write_charts};
 use plan::{
     arm_labels, bin_order, build_plan, is_legacy_params, metric, params_difference,
-    plan_assumptions, plan_spec, scenario_text, PlanSpec,
+    plan_assumptions, plan_spec, scenario_text,
 };
-use records::{prepare_resume, row_of, LineCheck, Readback};
+use records::{prepare_resume, LineCheck, Readback};
 pub use shard::Shard;
+use simulate::simulate_all;
 use summary::{print_grid_table, print_headline, summary_json};
 
 /// Arguments of `ramp fleet`.
@@ -170,16 +171,7 @@ const PLAN: &str = "fleet.plan.json";
 /// Runs `ramp fleet`.
 pub fn run(args: Args) -> anyhow::Result<()> {
     if args.list_presets {
-        for (name, what) in experiments::PRESETS {
-            println!("{name:<22} {what}");
-            // Each preset's declared assumptions (value, range, reason),
-            // indented under it: what its predictions rest on.
-            let plan = experiments::plan(name, 1, 1).map_err(|e| anyhow::anyhow!("{e}"))?;
-            for a in assumptions::builtin(&plan.population) {
-                println!("    assumes {}", a.describe());
-            }
-        }
-        return Ok(());
+        return list_presets();
     }
     if let Some(FleetCommand::Merge {
         dirs,
@@ -187,7 +179,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         no_charts,
     }) = &args.command
     {
-        return merge(dirs, out, *no_charts);
+        return merge::merge(dirs, out, *no_charts);
     }
     if let Some(p) = &args.population {
         crate::clobber::refuse_output_over_inputs("--out", &args.out, &[Path::new(p)])?;
@@ -247,51 +239,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         None => (0, plan.connections),
     };
 
-    let start = if args.resume {
-        let old = fs::read_to_string(&params_path).with_context(|| {
-            format!(
-                "--resume: reading {} (was this directory made by `ramp fleet`?)",
-                params_path.display()
-            )
-        })?;
-        if old != params && is_legacy_params(&old) {
-            bail!(
-                "--resume: {} was written by an older ramp (before fleet.params was readable \
-                 text); continue the run with that ramp, or start it again into a new --out",
-                params_path.display()
-            );
-        }
-        if old != params {
-            bail!(
-                "--resume: {} differs from this run's parameters in {}; give the same preset, \
-                 population, arms, connections and seed (or a new --out)",
-                params_path.display(),
-                params_difference(&old, &params)
-            );
-        }
-        first
-            + if records.exists() {
-                // A whole run reads every record back for its summary
-                // below, before simulating; a shard's are read only by the
-                // merge, so their `conn`s are checked here.
-                let check = match args.shard {
-                    Some(_) => LineCheck::EachConn,
-                    None => LineCheck::LastOnly,
-                };
-                prepare_resume(&records, plan.arms.len() as u64, first, check)?
-            } else {
-                0
-            }
-    } else {
-        if records.exists() {
-            bail!(
-                "{} exists: use --resume to continue that run, or choose another --out",
-                records.display()
-            );
-        }
-        write_atomic(&params_path, params.as_bytes())?;
-        first
-    };
+    let start = start_or_resume(&args, &plan, &records, &params_path, &params, first)?;
     // How the plan was given (after the parameters check, so on --resume
     // it describes the same plan): `merge` rebuilds it from this.
     write_atomic(
@@ -362,6 +310,78 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     finish(&plan, &args.out, args.no_charts, back)
 }
 
+/// `ramp fleet --list-presets`: each preset with its declared assumptions
+/// (value, range, reason) indented under it: what its predictions rest on.
+fn list_presets() -> anyhow::Result<()> {
+    for (name, what) in experiments::PRESETS {
+        println!("{name:<22} {what}");
+        let plan = experiments::plan(name, 1, 1).map_err(|e| anyhow::anyhow!("{e}"))?;
+        for a in assumptions::builtin(&plan.population) {
+            println!("    assumes {}", a.describe());
+        }
+    }
+    Ok(())
+}
+
+/// The first connection to simulate into `out`: with `--resume`, after
+/// the records already there, once the parameters are checked to be this
+/// run's; otherwise `first`, once `fleet.params` is written (refusing a
+/// directory that already holds records).
+fn start_or_resume(
+    args: &Args,
+    plan: &FleetPlan,
+    records: &Path,
+    params_path: &Path,
+    params: &str,
+    first: u64,
+) -> anyhow::Result<u64> {
+    Ok(if args.resume {
+        let old = fs::read_to_string(params_path).with_context(|| {
+            format!(
+                "--resume: reading {} (was this directory made by `ramp fleet`?)",
+                params_path.display()
+            )
+        })?;
+        if old != params && is_legacy_params(&old) {
+            bail!(
+                "--resume: {} was written by an older ramp (before fleet.params was readable \
+                 text); continue the run with that ramp, or start it again into a new --out",
+                params_path.display()
+            );
+        }
+        if old != params {
+            bail!(
+                "--resume: {} differs from this run's parameters in {}; give the same preset, \
+                 population, arms, connections and seed (or a new --out)",
+                params_path.display(),
+                params_difference(&old, params)
+            );
+        }
+        first
+            + if records.exists() {
+                // A whole run reads every record back for its summary
+                // below, before simulating; a shard's are read only by the
+                // merge, so their `conn`s are checked here.
+                let check = match args.shard {
+                    Some(_) => LineCheck::EachConn,
+                    None => LineCheck::LastOnly,
+                };
+                prepare_resume(records, plan.arms.len() as u64, first, check)?
+            } else {
+                0
+            }
+    } else {
+        if records.exists() {
+            bail!(
+                "{} exists: use --resume to continue that run, or choose another --out",
+                records.display()
+            );
+        }
+        write_atomic(params_path, params.as_bytes())?;
+        first
+    })
+}
+
 /// The read-back of a run in `out`: rows kept only for charts and grid
 /// tables; the summary at the end uses `threads` threads.
 fn readback(plan: &FleetPlan, out: &Path, no_charts: bool, threads: usize) -> Readback {
@@ -383,98 +403,6 @@ fn chart_connections() -> usize {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(chart_sample::CHART_CONNECTIONS)
-}
-
-/// `ramp fleet merge`: checks the shards, concatenates their records into
-/// OUT and writes what the unsharded run writes.
-fn merge(dirs: &[PathBuf], out: &Path, no_charts: bool) -> anyhow::Result<()> {
-    let inputs: Vec<&Path> = dirs.iter().map(PathBuf::as_path).collect();
-    crate::clobber::refuse_output_over_inputs("--out", out, &inputs)?;
-    let Some(first_dir) = dirs.first() else {
-        bail!("merge: give the shard directories");
-    };
-    run_dir::check_owner(out, Owner::Fleet)?;
-    fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
-    run_dir::mark(out, Owner::Fleet)?;
-    let records = out.join(RECORDS);
-    if records.exists() {
-        bail!("{} exists: merge into a new directory", records.display());
-    }
-    // The plan the shards say they ran (every shard's parameters are
-    // checked equal, and equal to this plan's, below).
-    let spec_path = first_dir.join(PLAN);
-    let spec: PlanSpec = serde_json::from_str(
-        &fs::read_to_string(&spec_path)
-            .with_context(|| format!("reading {}", spec_path.display()))?,
-    )
-    .with_context(|| format!("{}: not a plan", spec_path.display()))?;
-    let plan = build_plan(&spec)?;
-    if spec.sensitivity > 0 {
-        let study = sensitivity::Study {
-            plan: &plan,
-            spec: &spec,
-            assumptions: plan_assumptions(&spec, &plan)?,
-            lhs: spec.sensitivity,
-        };
-        return sensitivity::merge_study(&study, dirs, out, no_charts);
-    }
-    let merge_spec = shard::MergeSpec {
-        connections: plan.connections,
-        arms: plan.arms.len() as u64,
-        records_name: RECORDS,
-        params_name: PARAMS,
-    };
-    // The summary reads each record as the merge copies it: the merged
-    // file is written once and not read back.
-    // The merge has no --threads: its summary may use every core.
-    let mut back = readback(&plan, out, no_charts, run::effective_threads(0));
-    let params = shard::merge_records(
-        dirs,
-        &records,
-        &merge_spec,
-        params_difference,
-        &mut |line| {
-            let line = std::str::from_utf8(line).context("not UTF-8")?;
-            back.push(row_of(line)?)
-        },
-    )?;
-    // From here on the merged records exist: any failure removes them, so
-    // the same merge can simply be run again.
-    let done = finish_merge(&plan, &spec, &params, &spec_path, out, no_charts, back);
-    if done.is_err() {
-        for f in [RECORDS, PARAMS, PLAN, "scenario.toml"] {
-            let _ = fs::remove_file(out.join(f));
-        }
-    }
-    done
-}
-
-/// The merge after the records are joined: the plan check, then the files
-/// the unsharded run writes.
-fn finish_merge(
-    plan: &FleetPlan,
-    spec: &PlanSpec,
-    params: &str,
-    spec_path: &Path,
-    out: &Path,
-    no_charts: bool,
-    back: Readback,
-) -> anyhow::Result<()> {
-    if plan.fingerprint() != params {
-        bail!(
-            "{}: this ramp builds a different plan from the shards' parameters (differs in {}); \
-             merge with the ramp that ran the shards",
-            spec_path.display(),
-            params_difference(params, &plan.fingerprint())
-        );
-    }
-    write_atomic(&out.join(PARAMS), params.as_bytes())?;
-    write_atomic(
-        &out.join(PLAN),
-        serde_json::to_string_pretty(spec)?.as_bytes(),
-    )?;
-    write_atomic(&out.join("scenario.toml"), scenario_text(plan).as_bytes())?;
-    finish(plan, out, no_charts, back)
 }
 
 /// Writes a finished run's summary, charts and report from its records as
@@ -541,90 +469,4 @@ fn write_results(
         write_charts(plan, &sampled, &grids, out)?;
     }
     Ok((summary, grids))
-}
-
-/// Simulates connections `start..end` into `records` (appending); each
-/// record's row also goes to `back`, read from its line on the worker
-/// that simulated it (so the summary's share of the serial sink is only
-/// the hand-over).
-fn simulate_all(
-    plan: &FleetPlan,
-    records: &Path,
-    (start, end): (u64, u64),
-    context: &str,
-    threads: usize,
-    quiet: bool,
-    mut back: Option<&mut Readback>,
-) -> anyhow::Result<()> {
-    let file = fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(records)
-        .with_context(|| format!("opening {}", records.display()))?;
-    let mut w = BufWriter::with_capacity(1 << 20, file);
-    let progress = if quiet {
-        ProgressBar::hidden()
-    } else {
-        ProgressBar::new(end)
-    };
-    progress.set_style(
-        ProgressStyle::with_template(
-            "{spinner} [{elapsed_precise}] [{bar:30}] {pos}/{len} connections ({rate}, ETA {eta})",
-        )
-        .unwrap_or_else(|_| ProgressStyle::default_bar())
-        // Whole connections a second: indicatif's own `{per_sec}` prints
-        // three decimals ("106.012/s"), noise at this scale.
-        .with_key(
-            "rate",
-            |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
-                let _ = write!(w, "{:.0}/s", s.per_sec());
-            },
-        )
-        .progress_chars("=> "),
-    );
-    progress.set_position(start);
-    // `context`: the shard's range and where a resumed run picks up.
-    if !quiet {
-        ramp_vocab::note!(
-            "ramp fleet: {} — {} connections x {} arms on {} threads{context}",
-            plan.name,
-            plan.connections,
-            plan.arms.len(),
-            threads,
-        );
-    }
-    let opts = run::RunOptions {
-        start,
-        end,
-        threads,
-        ..run::RunOptions::default()
-    };
-    let parse = back.is_some();
-    let rows_of = |_, lines: Vec<String>| {
-        let rows: Vec<anyhow::Result<_>> = if parse {
-            lines.iter().map(|l| row_of(l)).collect()
-        } else {
-            Vec::new()
-        };
-        (lines, rows)
-    };
-    let result = run::run_mapped(plan, opts, rows_of, |i, (lines, rows)| {
-        for l in &lines {
-            w.write_all(l.as_bytes())
-                .and_then(|()| w.write_all(b"\n"))
-                .with_context(|| format!("writing {}", records.display()))?;
-        }
-        if let Some(b) = &mut back {
-            for r in rows {
-                b.push(r.with_context(|| format!("internal: connection {i}'s record"))?)?;
-            }
-        }
-        progress.inc(1);
-        anyhow::Ok(())
-    });
-    progress.finish_and_clear();
-    let flushed = w.flush();
-    result.map_err(|e| anyhow::anyhow!("{e}"))?;
-    flushed.with_context(|| format!("writing {}", records.display()))?;
-    Ok(())
 }

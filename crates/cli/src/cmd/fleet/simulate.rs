@@ -1,0 +1,97 @@
+//! Simulating a run's connections into its records file.
+
+use std::fs;
+use std::io::{BufWriter, Write};
+use std::path::Path;
+
+use anyhow::Context;
+use indicatif::{ProgressBar, ProgressStyle};
+use ramp_sim::fleet::{run, FleetPlan};
+
+use super::records::{row_of, Readback};
+
+/// Simulates connections `start..end` into `records` (appending); each
+/// record's row also goes to `back`, read from its line on the worker
+/// that simulated it (so the summary's share of the serial sink is only
+/// the hand-over).
+pub(super) fn simulate_all(
+    plan: &FleetPlan,
+    records: &Path,
+    (start, end): (u64, u64),
+    context: &str,
+    threads: usize,
+    quiet: bool,
+    mut back: Option<&mut Readback>,
+) -> anyhow::Result<()> {
+    let file = fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(records)
+        .with_context(|| format!("opening {}", records.display()))?;
+    let mut w = BufWriter::with_capacity(1 << 20, file);
+    let progress = if quiet {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(end)
+    };
+    progress.set_style(
+        ProgressStyle::with_template(
+            "{spinner} [{elapsed_precise}] [{bar:30}] {pos}/{len} connections ({rate}, ETA {eta})",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        // Whole connections a second: indicatif's own `{per_sec}` prints
+        // three decimals ("106.012/s"), noise at this scale.
+        .with_key(
+            "rate",
+            |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = write!(w, "{:.0}/s", s.per_sec());
+            },
+        )
+        .progress_chars("=> "),
+    );
+    progress.set_position(start);
+    // `context`: the shard's range and where a resumed run picks up.
+    if !quiet {
+        ramp_vocab::note!(
+            "ramp fleet: {} — {} connections x {} arms on {} threads{context}",
+            plan.name,
+            plan.connections,
+            plan.arms.len(),
+            threads,
+        );
+    }
+    let opts = run::RunOptions {
+        start,
+        end,
+        threads,
+        ..run::RunOptions::default()
+    };
+    let parse = back.is_some();
+    let rows_of = |_, lines: Vec<String>| {
+        let rows: Vec<anyhow::Result<_>> = if parse {
+            lines.iter().map(|l| row_of(l)).collect()
+        } else {
+            Vec::new()
+        };
+        (lines, rows)
+    };
+    let result = run::run_mapped(plan, opts, rows_of, |i, (lines, rows)| {
+        for l in &lines {
+            w.write_all(l.as_bytes())
+                .and_then(|()| w.write_all(b"\n"))
+                .with_context(|| format!("writing {}", records.display()))?;
+        }
+        if let Some(b) = &mut back {
+            for r in rows {
+                b.push(r.with_context(|| format!("internal: connection {i}'s record"))?)?;
+            }
+        }
+        progress.inc(1);
+        anyhow::Ok(())
+    });
+    progress.finish_and_clear();
+    let flushed = w.flush();
+    result.map_err(|e| anyhow::anyhow!("{e}"))?;
+    flushed.with_context(|| format!("writing {}", records.display()))?;
+    Ok(())
+}
