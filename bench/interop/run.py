@@ -430,6 +430,13 @@ SIM_QUINN_SIDE = "ramp-sim-quinn"
 #   datagrams and one of 956 B on an uncongested path (`ramp serve
 #   --qlog`), about 1,160 B of data a packet: 40 B.
 FRAMING = {"quicly": (1280, 24), "ramp": (1200, 40)}
+# What each packet costs `ramp shell`'s links beyond its datagram: the
+# IPv4 and UDP headers (RFC 791 §3.1: 20 B, RFC 768: 8 B), which the
+# shell serialises and queues and the simulator's links do not unless
+# told (`[path] header_bytes`). The own-framing sides model the shell;
+# `ramp-sim` keeps the simulator's default (docs/interop.md, "Each
+# stack's framing in the simulator").
+SHELL_HEADER_BYTES = 28
 
 
 def sim_sides(spec, other):
@@ -452,8 +459,10 @@ def run_sim(ramp, path, spec, size, seed, tmp, framing=None):
     name, rate, rtt, queue, extra, tables = path
     aqm = "dualpi2" if name in ECN_PATHS else "droptail"
     endpoint = "mds = 1200\n" if framing is None else "mds = %d\npacket_overhead = %d\n" % framing
-    toml = ('seed = %d\n[path]\nrate = "%s"\nrtt = "%dms"\nqueue = "%dms"\naqm = "%s"\n%s'
-            '[endpoint]\n%sclient_closes = true\n') % (seed, rate, rtt, queue, aqm, tables, endpoint)
+    header = "" if framing is None else "header_bytes = %d\n" % SHELL_HEADER_BYTES
+    toml = ('seed = %d\n[path]\nrate = "%s"\nrtt = "%dms"\nqueue = "%dms"\naqm = "%s"\n%s%s'
+            '[endpoint]\n%sclient_closes = true\n') % (seed, rate, rtt, queue, aqm, header, tables,
+                                                       endpoint)
     sc = os.path.join(tmp, "path.toml")
     with open(sc, "w") as f:
         f.write(toml)

@@ -29,6 +29,9 @@ pub(crate) struct Path {
     /// The data sender's receive loop (ACK batching at the sender).
     wakeup: Option<crate::wakeup::WakeupElement>,
     last_reverse_arrival: Time,
+    /// Bytes each packet costs the links beyond its datagram
+    /// (`PathConfig::header_bytes`).
+    header_bytes: u32,
 }
 
 impl Path {
@@ -47,6 +50,7 @@ impl Path {
                 )
             }),
             last_reverse_arrival: Time::ZERO,
+            header_bytes: cfg.header_bytes,
         }
     }
 
@@ -57,7 +61,7 @@ impl Path {
             now,
             Packet {
                 payload: (flow, d),
-                size: d.size,
+                size: d.size + self.header_bytes,
                 ecn: d.ecn,
                 flow,
             },
@@ -97,7 +101,7 @@ impl Path {
         let mut t = now;
         if let Some(r) = self.reverse_rate {
             let start = self.reverse_busy_until.max(now);
-            t = start + r.transmit_time(u64::from(size));
+            t = start + r.transmit_time(u64::from(size + self.header_bytes));
             self.reverse_busy_until = t;
         }
         if let Some(agg) = &self.ack_aggregation {

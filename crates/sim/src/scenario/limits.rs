@@ -59,6 +59,12 @@ impl Scenario {
                 "must lie in 1200..=65527 (RFC 9000 §14)",
             ));
         }
+        if p.header_bytes > super::MAX_HEADER_BYTES {
+            return Err(rule(
+                "path.header_bytes",
+                "must be at most 100 (an IPv6 and a UDP header are 48)",
+            ));
+        }
         if e.packet_overhead < super::MIN_PACKET_OVERHEAD_BYTES || e.packet_overhead >= e.mds {
             return Err(rule(
                 "endpoint.packet_overhead",

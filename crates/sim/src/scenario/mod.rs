@@ -121,7 +121,17 @@ pub struct PathConfig {
     /// The data sender's receive loop: ACK frames processed in wake-ups
     /// (`crate::wakeup`); None: each at its arrival.
     pub ack_batching: Option<crate::wakeup::WakeupLatency>,
+    /// Bytes each packet costs the links beyond its UDP datagram
+    /// (`[path] header_bytes`): 0 by default, the datagram as the
+    /// endpoints count it; 28 for IPv4 + UDP (RFC 791 §3.1, RFC 768), as
+    /// `ramp shell`'s links serialise and queue IP packets. The
+    /// controllers and the records count datagrams either way.
+    pub header_bytes: u32,
 }
+
+/// The most [`PathConfig::header_bytes`]: an IPv6 and a UDP header (48 B)
+/// with room for an encapsulation (an assumption).
+pub const MAX_HEADER_BYTES: u32 = 100;
 
 /// One change of the bottleneck rate ([`PathConfig::rate_steps`]).
 pub use ramp_link::RateStep;
@@ -301,6 +311,7 @@ impl Scenario {
                 rate_steps: Vec::new(),
                 trace: None,
                 ack_batching: None,
+                header_bytes: 0,
             },
             endpoint: EndpointConfig {
                 mds: 1252,

@@ -53,3 +53,37 @@ fn an_overhead_below_a_minimal_packets_or_not_below_mds_is_refused_by_name() {
     )
     .unwrap();
 }
+
+/// `[path] header_bytes`: what each packet costs the links beyond its
+/// datagram (28 for the IPv4 and UDP headers `ramp shell`'s links carry).
+/// A transfer the link paces takes that much longer per packet, and the
+/// records still count datagrams.
+#[test]
+fn header_bytes_cost_the_link_not_the_endpoints() {
+    let base =
+        "[path]\nrate = \"20mbit\"\nrtt = \"40ms\"\nqueue = \"2s\"\n[endpoint]\nmds = 1200\n";
+    let mut plain = Scenario::from_toml(base, "t").unwrap();
+    assert_eq!(plain.path.header_bytes, 0);
+    let mut ip = Scenario::from_toml(
+        &base.replace("[endpoint]", "header_bytes = 28\n[endpoint]"),
+        "t",
+    )
+    .unwrap();
+    assert_eq!(ip.path.header_bytes, 28);
+    plain.size_bytes = 3_000_000;
+    ip.size_bytes = 3_000_000;
+    let a = run(&plain, "newreno(iw=1000)", 1);
+    let b = run(&ip, "newreno(iw=1000)", 1);
+    assert_eq!((a.packets_lost, b.packets_lost), (0, 0));
+    assert_eq!(a.packets_sent, b.packets_sent);
+    // 2,614 data packets × 28 B at 20 Mbit/s = 29.3 ms more on the link.
+    let extra_us = b.ttlb_us - a.ttlb_us;
+    assert!((25_000..=34_000).contains(&extra_us), "{extra_us} us");
+    let err = Scenario::from_toml(
+        &base.replace("[endpoint]", "header_bytes = 101\n[endpoint]"),
+        "t",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("path.header_bytes"), "{err}");
+}

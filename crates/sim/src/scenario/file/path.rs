@@ -39,6 +39,7 @@ macro_rules! file_path {
             pub(super) rate_step: Vec<Spanned<FileRateStep>>,
             trace: Option<String>,
             ack_batching: Option<FileBatching>,
+            header_bytes: Option<u32>,
             $($table: Option<FileElement>,)*
         }
 
@@ -159,6 +160,7 @@ pub(super) struct FileRateStep {
 impl FilePath {
     pub(super) fn apply(self, p: &mut PathConfig, dir: Option<&Path>) -> Result<(), FileError> {
         set(&mut p.rate, self.rate.map(|Q(r)| r));
+        set(&mut p.header_bytes, self.header_bytes);
         if let Some(file) = &self.trace {
             if self.rate.is_some() || !self.rate_step.is_empty() {
                 return Err(FileError::TraceWithRate);
