@@ -462,3 +462,52 @@ fn quicly_pico_grows_one_mtu_per_beta_times_the_window_the_loss_saw() {
         assert_eq!(d.window(), after_12, "{spec}: 12 packets acked");
     }
 }
+
+/// Two ACK frames at one instant (a wake-up without kernel arrival
+/// stamps), the first declaring losses. quicly (h2o/quicly 45bf8a37,
+/// lib/quicly.c `handle_ack_frame`) judges each frame on the bytes in
+/// flight at its start, and the first frame's loss detection (at that
+/// frame's end) has already taken its lost packets out of them; so the
+/// second frame must not count the first frame's losses. Returns the
+/// window after a later frame that makes the second frame's growth credit
+/// visible.
+fn quicly_second_frame_of_an_instant(order: Order) -> u64 {
+    let mut d = Driver::new("newreno(cc_limited=quicly)").with_order(order);
+    let pns = d.send(10);
+    d.advance(ms(100));
+    d.ack(&pns[..6]);
+    d.lose(&[pns[6]]);
+    // Recovery from t = 100 ms at 9,600 B (half: 4,800); 7, 8 and 9 (sent
+    // before it) are 3,600 B in flight.
+    assert_eq!(d.window(), 9_600);
+    d.advance(ms(1));
+    // 4,700 B in flight after it: unmarked. Then 5,900 B: marked.
+    let unmarked = d.send_sized(1, 1_100);
+    let marked = d.send(1);
+    d.advance(ms(100));
+    // Frame 1: 7, 8 and 9 lost (sent before the recovery: no new
+    // reduction). 2,300 B stay in flight.
+    d.lose(&pns[7..]);
+    // Frame 2, same instant: acknowledges the unmarked packet, which ends
+    // the recovery. quicly: 2,300 B at its start (below 4,800) and an
+    // unmarked packet: no growth credit. Counting frame 1's 3,600 B again
+    // would give 5,900 B and 1,100 B of credit.
+    d.frame(&unmarked, &[], false, false, false);
+    assert_eq!(d.window(), 9_600);
+    // Frame 3, later, well over half the window in flight: 8,600 B of
+    // credit. One more datagram needs 9,600 B: reached only with frame
+    // 2's 1,100 B.
+    let more = d.send(6);
+    let last = d.send_sized(1, 200);
+    d.advance(ms(100));
+    let acked: Vec<u64> = marked.iter().chain(&more).chain(&last).copied().collect();
+    d.frame(&acked, &[], false, false, false);
+    d.window()
+}
+
+#[test]
+fn quicly_cc_limited_second_frame_of_an_instant_ignores_the_first_frames_losses() {
+    for order in [Order::Rfc, Order::Quinn] {
+        assert_eq!(quicly_second_frame_of_an_instant(order), 9_600, "{order:?}");
+    }
+}

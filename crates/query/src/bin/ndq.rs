@@ -154,13 +154,23 @@ fn main() -> ExitCode {
             Ok(s) => s,
             Err(m) => return fail(1, &m.to_string()),
         };
+        // Partial states are read whole. An exact aggregation's state keeps
+        // about 20 bytes per row it saw, so 1 GiB covers some 50 million rows
+        // per file (more wants `--approx`); the cap refuses `/dev/zero` or a
+        // mistyped records file at once instead of growing until the kernel
+        // kills the process.
+        const MAX_PARTIAL_FILE_BYTES: u64 = 1 << 30;
+        const WHAT: &str = "an ndq partial-state file";
         for s in sources {
             let bytes = match &s {
-                input::Source::File(p) => std::fs::read(p),
-                input::Source::Stdin => {
-                    let mut b = Vec::new();
-                    io::Read::read_to_end(&mut io::stdin(), &mut b).map(|_| b)
+                input::Source::File(p) => {
+                    ramp_vocab::bounded_read::read_capped(p, MAX_PARTIAL_FILE_BYTES, WHAT)
                 }
+                input::Source::Stdin => ramp_vocab::bounded_read::read_capped_from(
+                    io::stdin().lock(),
+                    MAX_PARTIAL_FILE_BYTES,
+                    WHAT,
+                ),
                 input::Source::Memory(_, bytes) => Ok(bytes.to_vec()),
             };
             match bytes {

@@ -402,6 +402,18 @@ fn a_newline_less_stream_is_refused_once_a_line_passes_the_maximum() {
 }
 
 #[test]
+fn a_merge_input_from_dev_zero_is_refused_after_a_bounded_read() {
+    // `--merge` reads each partial-state file whole: the cap stops
+    // `/dev/zero` after 1 GiB instead of when memory runs out.
+    let o = run_ndq(&["--merge", "count()", "/dev/zero"], None);
+    assert_fails_with(
+        &o,
+        1,
+        "/dev/zero: longer than the maximum of 1024 MiB for an ndq partial-state file",
+    );
+}
+
+#[test]
 fn a_helper_file_from_dev_zero_is_refused_after_a_bounded_read() {
     let o = run_ndq(&["-f", "/dev/zero", "count()", "/dev/null"], None);
     assert_fails_with(

@@ -18,6 +18,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::io;
 use std::path::PathBuf;
 
+use super::bootstrap::pipe::{Batch, CountPipe};
 use super::bootstrap::{self, Counts, Poisson1, ReplicateStats, SeriesBoot, REPLICATES};
 use super::spill::ExternalSort;
 use super::summary::{
@@ -183,6 +184,8 @@ pub struct Summarizer {
     boot_totals: HashMap<u64, Vec<u64>>,
     /// Bootstrap standard errors per TTLB series (arms after the first).
     boot_se: HashMap<u64, [f64; 4]>,
+    /// Threads the pass at the end may use ([`Summarizer::with_threads`]).
+    threads: usize,
 }
 
 impl Summarizer {
@@ -206,7 +209,17 @@ impl Summarizer {
             poisson: Poisson1::new(),
             boot_totals: HashMap::new(),
             boot_se: HashMap::new(),
+            threads: 1,
         }
+    }
+
+    /// Lets the pass at the end ([`Summarizer::finish`]) use `threads`
+    /// threads (default 1): it draws the bootstrap's counts on the others
+    /// while it reads the sorted values. The summary is the same bytes at
+    /// any number.
+    pub fn with_threads(mut self, threads: usize) -> Summarizer {
+        self.threads = threads.max(1);
+        self
     }
 
     /// Sorted runs spilled so far.
@@ -404,7 +417,8 @@ impl Summarizer {
 
     /// Every series' statistics, and the bootstrap standard errors of the
     /// TTLB series ([`Summarizer::boot_se`]), from one pass over the sorted
-    /// values.
+    /// values. The bootstrap's counts are drawn on `threads − 1` helpers
+    /// ([`CountPipe`]).
     fn series_stats(&mut self) -> io::Result<HashMap<u64, SeriesStats>> {
         let wanted = wanted_percentiles();
         let mut out: HashMap<u64, SeriesStats> = HashMap::new();
@@ -414,42 +428,76 @@ impl Summarizer {
             .map(|d| self.series_of(d as u32))
             .collect();
         let (counts, totals, poisson) = (&self.counts, &self.boot_totals, &self.poisson);
-        let mut weights: Counts = [0; REPLICATES];
-        let mut weights_of: Option<u32> = None;
-        self.sort.for_each_sorted(|e| {
-            let s = series.get((e >> 96) as usize).copied().unwrap_or(u64::MAX);
-            let v = from_order_key((e >> 32) as u64);
-            if cur.as_ref().is_none_or(|c| c.0 != s) {
-                if let Some((ps, b, sb)) = cur.take() {
-                    out.insert(ps, b.finish());
-                    boot.end(ps, sb);
-                }
-                let n = counts.get(&s).copied().unwrap_or(0);
-                let sb = is_ttlb(s)
-                    .then(|| totals.get(&slot_key(s)).map(|t| SeriesBoot::new(t)))
-                    .flatten();
-                cur = Some((s, SeriesBuilder::new(n, &wanted), sb));
-            }
-            if let Some((_, b, sb)) = &mut cur {
-                b.add(v);
-                if let Some(sb) = sb {
-                    let conn = e as u32;
-                    if weights_of != Some(conn) {
-                        poisson.counts(u64::from(conn), &mut weights);
-                        weights_of = Some(conn);
+        let (sort, helpers) = (&mut self.sort, self.threads.saturating_sub(1));
+        std::thread::scope(|scope| {
+            let mut pipe = CountPipe::new(scope, poisson, helpers);
+            let mut batch = pipe.batch();
+            sort.for_each_sorted(|e| {
+                let s = series.get((e >> 96) as usize).copied().unwrap_or(u64::MAX);
+                let v = from_order_key((e >> 32) as u64);
+                if cur.as_ref().is_none_or(|c| c.0 != s) {
+                    if let Some((ps, b, mut sb)) = cur.take() {
+                        if let Some(sb) = &mut sb {
+                            drain(&mut pipe, &mut batch, sb)?;
+                        }
+                        out.insert(ps, b.finish());
+                        boot.end(ps, sb);
                     }
-                    sb.add(v, &weights);
+                    let n = counts.get(&s).copied().unwrap_or(0);
+                    let sb = is_ttlb(s)
+                        .then(|| totals.get(&slot_key(s)).map(|t| SeriesBoot::new(t)))
+                        .flatten();
+                    cur = Some((s, SeriesBuilder::new(n, &wanted), sb));
                 }
+                if let Some((_, b, sb)) = &mut cur {
+                    b.add(v);
+                    if let Some(sb) = sb {
+                        batch.values.push((v, e as u32));
+                        if batch.is_full() {
+                            let full = std::mem::replace(&mut batch, pipe.batch());
+                            if let Some(done) = pipe.send(full)? {
+                                feed(&mut pipe, done, sb);
+                            }
+                        }
+                    }
+                }
+                Ok(())
+            })?;
+            if let Some((ps, b, mut sb)) = cur.take() {
+                if let Some(sb) = &mut sb {
+                    drain(&mut pipe, &mut batch, sb)?;
+                }
+                out.insert(ps, b.finish());
+                boot.end(ps, sb);
             }
-            Ok(())
+            Ok::<(), io::Error>(())
         })?;
-        if let Some((ps, b, sb)) = cur.take() {
-            out.insert(ps, b.finish());
-            boot.end(ps, sb);
-        }
         self.boot_se = boot.se;
         Ok(out)
     }
+}
+
+/// Feeds a drawn batch's values to their series, in order.
+fn feed(pipe: &mut CountPipe, done: Batch, sb: &mut SeriesBoot) {
+    for ((v, _), c) in done.values.iter().zip(&done.counts) {
+        sb.add(*v, c);
+    }
+    pipe.recycle(done);
+}
+
+/// Hands over the series' last batch and feeds every batch still in
+/// flight: the series' values are then all in.
+fn drain(pipe: &mut CountPipe, batch: &mut Batch, sb: &mut SeriesBoot) -> io::Result<()> {
+    if !batch.values.is_empty() {
+        let last = std::mem::replace(batch, pipe.batch());
+        if let Some(done) = pipe.send(last)? {
+            feed(pipe, done, sb);
+        }
+    }
+    while let Some(done) = pipe.recv()? {
+        feed(pipe, done, sb);
+    }
+    Ok(())
 }
 
 /// The bootstrap's state across series in sort order: a slice's baseline

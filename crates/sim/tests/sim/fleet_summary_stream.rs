@@ -310,13 +310,14 @@ fn streaming_summary_equals_the_in_memory_one_bit_for_bit() {
                 assert!(ci.lo < e && e < ci.hi, "seed {seed}: {e} {ci:?}");
             }
         }
-        // Streamed in connection order, spilling every few entries.
-        for spill in [1, 7, 1000] {
+        // Streamed in connection order, spilling every few entries, with
+        // the bootstrap's counts drawn on 0, 2 and 1 helper threads.
+        for (spill, threads) in [(1, 1), (7, 3), (1000, 2)] {
             let dir = std::env::temp_dir().join(format!(
                 "ramp-summary-diff-{}-{seed}-{spill}",
                 std::process::id()
             ));
-            let mut s = Summarizer::new(&arms, Some(dir.clone()), spill);
+            let mut s = Summarizer::new(&arms, Some(dir.clone()), spill).with_threads(threads);
             for r in &rows {
                 s.push(r).unwrap();
             }
@@ -324,7 +325,11 @@ fn streaming_summary_equals_the_in_memory_one_bit_for_bit() {
                 assert!(s.spilled_runs() > 0, "seed {seed}: the test must spill");
             }
             let got = s.finish(&pops, &bins).unwrap();
-            assert_eq!(format!("{got:?}"), want, "seed {seed}, spill {spill}");
+            assert_eq!(
+                format!("{got:?}"),
+                want,
+                "seed {seed}, spill {spill}, {threads} threads"
+            );
             assert!(!dir.exists(), "the spill directory is removed");
         }
     }

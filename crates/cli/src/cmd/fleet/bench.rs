@@ -5,7 +5,8 @@
 //! Phases: planning (main thread), simulation (every thread; the main
 //! thread meanwhile is the sink that writes records.ndjson in connection
 //! order and feeds the summary), and the summary at the end (merging the
-//! sorted values, writing summary.md and summary.json; main thread).
+//! sorted values, writing summary.md and summary.json; main thread, with
+//! the bootstrap's Poisson draws on the other threads when there are).
 //! Planning and the summary run alone: their CPU over the whole run's CPU
 //! at one thread is the serial fraction s, and Amdahl's law turns it into
 //! the speed-up N cores could give, `1 / (s + (1 − s)/N)`. The sink runs
@@ -68,6 +69,11 @@ pub(crate) struct Phases {
     pub(crate) sink_s: f64,
     /// Main-thread CPU seconds: the summary's merge and its files.
     pub(crate) summary_s: f64,
+    /// CPU seconds of every thread during the summary (its helpers draw
+    /// the bootstrap's counts at more than one thread).
+    pub(crate) summary_cpu_s: f64,
+    /// Wall-clock seconds of the summary.
+    pub(crate) summary_wall_s: f64,
 }
 
 impl Phases {
@@ -94,7 +100,7 @@ pub(crate) fn measure(
     let (wall0, cpu0, main0) = (Instant::now(), process_cpu(), thread_cpu());
     let plan = experiments::plan(preset, connections, 1).map_err(|e| anyhow::anyhow!("{e}"))?;
     let main1 = thread_cpu();
-    let mut back = readback(&plan, dir, true);
+    let mut back = readback(&plan, dir, true, threads);
     simulate_all(
         &plan,
         &records,
@@ -104,9 +110,10 @@ pub(crate) fn measure(
         true,
         Some(&mut back),
     )?;
-    let main2 = thread_cpu();
+    let (main2, cpu2, wall2) = (thread_cpu(), process_cpu(), Instant::now());
     write_results(&plan, dir, true, back)?;
     let main3 = thread_cpu();
+    let (summary_cpu_s, summary_wall_s) = (process_cpu() - cpu2, wall2.elapsed().as_secs_f64());
     Ok(Phases {
         threads,
         connections: plan.connections,
@@ -116,6 +123,8 @@ pub(crate) fn measure(
         plan_s: main1 - main0,
         sink_s: main2 - main1,
         summary_s: main3 - main2,
+        summary_cpu_s,
+        summary_wall_s,
     })
 }
 
@@ -206,6 +215,15 @@ pub(crate) fn run(a: &Args) -> anyhow::Result<()> {
         one.sink_s,
         100.0 * one.sink_s / one.cpu_s,
         ceiling
+    );
+    println!(
+        "summary at {n} threads: main thread {:.3} s CPU, all threads {:.3} s CPU, {:.3} s wall \
+         (its bootstrap draws run on {} helper threads); at 1 thread {:.3} s CPU",
+        par.summary_s,
+        par.summary_cpu_s,
+        par.summary_wall_s,
+        par.threads.saturating_sub(1),
+        one.summary_s
     );
     let bound = |k: usize| amdahl(s, k).min(ceiling);
     println!(

@@ -5,7 +5,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
-use ramp_sim::fleet::FleetPlan;
+use ramp_sim::fleet::{run, FleetPlan};
 
 use super::plan::{build_plan, params_difference, plan_assumptions, scenario_text, PlanSpec};
 use super::records::{row_of, Readback};
@@ -54,7 +54,8 @@ pub(super) fn merge(dirs: &[PathBuf], out: &Path, no_charts: bool) -> anyhow::Re
     };
     // The summary reads each record as the merge copies it: the merged
     // file is written once and not read back.
-    let mut back = readback(&plan, out, no_charts);
+    // The merge has no --threads: its summary may use every core.
+    let mut back = readback(&plan, out, no_charts, run::effective_threads(0));
     let params = shard::merge_records(
         dirs,
         &records,

@@ -258,7 +258,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut back = args
         .shard
         .is_none()
-        .then(|| readback(&plan, &args.out, args.no_charts));
+        .then(|| readback(&plan, &args.out, args.no_charts, threads));
     if let Some(b) = &mut back {
         if start > first {
             b.read_file(&records)?;
@@ -306,7 +306,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         );
         return Ok(());
     }
-    let back = back.unwrap_or_else(|| readback(&plan, &args.out, args.no_charts));
+    let back = back.unwrap_or_else(|| readback(&plan, &args.out, args.no_charts, threads));
     finish(&plan, &args.out, args.no_charts, back)
 }
 
@@ -383,8 +383,8 @@ fn start_or_resume(
 }
 
 /// The read-back of a run in `out`: rows kept only for charts and grid
-/// tables.
-fn readback(plan: &FleetPlan, out: &Path, no_charts: bool) -> Readback {
+/// tables; the summary at the end uses `threads` threads.
+fn readback(plan: &FleetPlan, out: &Path, no_charts: bool, threads: usize) -> Readback {
     let grid = matches!(plan.population, ramp_sim::fleet::Population::Grid(_));
     // A grid's tables (summary.md) are exact: they keep every row.
     let sample = if grid {
@@ -392,7 +392,7 @@ fn readback(plan: &FleetPlan, out: &Path, no_charts: bool) -> Readback {
     } else {
         (!no_charts).then(|| ChartSample::new(plan.seed, chart_connections()))
     };
-    Readback::new(out, &arm_labels(plan), sample)
+    Readback::new(out, &arm_labels(plan), sample, threads)
 }
 
 /// Connections the charts are drawn from at most:

@@ -28,10 +28,17 @@ pub(super) struct Readback {
 
 impl Readback {
     /// A read-back for the run in `out` with `arms` (baseline first),
-    /// keeping the rows `rows` samples.
-    pub(super) fn new(out: &Path, arms: &[String], rows: Option<ChartSample>) -> Readback {
+    /// keeping the rows `rows` samples; the summary's pass at the end uses
+    /// `threads` threads.
+    pub(super) fn new(
+        out: &Path,
+        arms: &[String],
+        rows: Option<ChartSample>,
+        threads: usize,
+    ) -> Readback {
         Readback {
-            summary: Summarizer::new(arms, Some(out.join(SPILL_DIR)), spill_entries()),
+            summary: Summarizer::new(arms, Some(out.join(SPILL_DIR)), spill_entries())
+                .with_threads(threads),
             rows,
         }
     }
