@@ -7,20 +7,25 @@
 use ramp_cc::spec::{ControllerSpec, SpecError};
 use ramp_sim::fleet::arms::{parse_arms, Arm, ArmError};
 
-/// The controllers a `--cc` list names, at least one, and the text given.
+/// A comma-separated list a flag names: its items, in the list's order,
+/// and the text given (what `Debug` prints, so the parsed arguments show
+/// the list as the user wrote it).
 #[derive(Clone)]
-pub struct CcList {
+pub struct GivenList<T> {
     /// The list as given.
     pub text: String,
-    /// The specs, in the list's order.
-    pub specs: Vec<ControllerSpec>,
+    /// The items, in the list's order.
+    pub items: Vec<T>,
 }
 
-impl std::fmt::Debug for CcList {
+impl<T> std::fmt::Debug for GivenList<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.text)
     }
 }
+
+/// The controllers a `--cc` list names, at least one.
+pub type CcList = GivenList<ControllerSpec>;
 
 /// `--cc`'s value parser (clap prints the error's text).
 pub fn parse_cc_list(text: &str) -> Result<CcList, CcListError> {
@@ -30,7 +35,7 @@ pub fn parse_cc_list(text: &str) -> Result<CcList, CcListError> {
     }
     Ok(CcList {
         text: text.to_string(),
-        specs,
+        items: specs,
     })
 }
 
@@ -55,26 +60,14 @@ impl std::fmt::Display for CcListError {
 impl std::error::Error for CcListError {}
 
 /// The arms a `ramp compare --cc` list names (`label=spec` or `spec`), at
-/// least one, labels unique, and the text given.
-#[derive(Clone)]
-pub struct ArmList {
-    /// The list as given.
-    pub text: String,
-    /// The arms, in the list's order; the first is the baseline.
-    pub arms: Vec<Arm>,
-}
-
-impl std::fmt::Debug for ArmList {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.text)
-    }
-}
+/// least one, labels unique; the first is the baseline.
+pub type ArmList = GivenList<Arm>;
 
 /// `ramp compare --cc`'s value parser (clap prints the error's text).
 pub fn parse_arm_list(text: &str) -> Result<ArmList, ArmError> {
     Ok(ArmList {
         text: text.to_string(),
-        arms: parse_arms(text)?,
+        items: parse_arms(text)?,
     })
 }
 
@@ -85,7 +78,7 @@ mod tests {
     #[test]
     fn a_list_parses_and_a_bad_or_empty_one_is_refused() {
         let l = parse_cc_list("newreno,cubic").unwrap();
-        assert_eq!(l.specs.len(), 2);
+        assert_eq!(l.items.len(), 2);
         assert_eq!(format!("{l:?}"), "newreno,cubic");
         assert!(matches!(
             parse_cc_list("nosuchcc"),
@@ -101,7 +94,7 @@ mod tests {
     #[test]
     fn an_arm_list_parses_and_a_bad_empty_or_twice_labelled_one_is_refused() {
         let l = parse_arm_list("base=newreno,cubic").unwrap();
-        let labels: Vec<&str> = l.arms.iter().map(|a| a.label.as_str()).collect();
+        let labels: Vec<&str> = l.items.iter().map(|a| a.label.as_str()).collect();
         assert_eq!(labels, ["base", "cubic"]);
         assert_eq!(format!("{l:?}"), "base=newreno,cubic");
         assert!(parse_arm_list("nosuchcc").is_err());

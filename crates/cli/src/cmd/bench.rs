@@ -93,7 +93,7 @@ fn bench_sim(
         SimWorkload::Scenario => {
             let mut sc = Scenario::load(scenario)?;
             sc.size_bytes = 3_000_000;
-            let specs = cc.specs.clone();
+            let specs = cc.items.clone();
             let what = format!(
                 "scenario {}, {} bytes, cc {}",
                 sc.name, sc.size_bytes, cc.text

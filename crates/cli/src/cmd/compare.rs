@@ -171,7 +171,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     scenario.validate().map_err(|e| anyhow::anyhow!("{e}"))?;
     let seed = args.seed.unwrap_or(scenario.seed);
     let arms = match &args.cc {
-        Some(list) => list.arms.clone(),
+        Some(list) => list.items.clone(),
         None => args.arms.arms(scenario.endpoint.iw_packets)?,
     };
 

@@ -192,7 +192,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
     }
     let sc = scenario_from(&args)?;
-    let specs = &args.cc.specs;
+    let specs = &args.cc.items;
     for dir in [&args.trace, &args.qlog].into_iter().flatten() {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
