@@ -4,29 +4,17 @@
 //! SIGTERM killed both with nothing said. (`ramp shell`'s SIGTERM is in
 //! `shell::sigterm_ends_the_command_and_removes_everything`.)
 
-use std::io::{BufRead, BufReader, Read};
+use std::io::Read;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use crate::common::{ramp, Proc};
+use crate::common::start_listening_with_stderr;
 
 /// Starts `ramp ARGS`, waits for its `listening on` line, sends it
 /// SIGTERM and returns its exit status and stderr.
 fn sigterm_after_start(args: &[&str]) -> (std::process::ExitStatus, String) {
-    let mut child = ramp()
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("ramp starts");
-    let stdout = child.stdout.take().expect("stdout");
-    let mut stderr = child.stderr.take().expect("stderr");
-    let mut proc = Proc(child);
-    let mut line = String::new();
-    BufReader::new(stdout)
-        .read_line(&mut line)
-        .expect("first line");
-    assert!(line.starts_with("listening on "), "ramp {args:?}: {line:?}");
+    let (mut proc, _addr) = start_listening_with_stderr(args, Stdio::piped());
+    let mut stderr = proc.0.stderr.take().expect("stderr");
     // SAFETY: kill(2) on our own child's pid, which is not yet reaped.
     let rc = unsafe { libc::kill(proc.0.id() as libc::pid_t, libc::SIGTERM) };
     assert_eq!(rc, 0, "kill -TERM");

@@ -22,10 +22,16 @@ impl Drop for Proc {
 /// address from its first stdout line (`listening on ADDR ...`), the line
 /// scripts read the port of `--listen IP:0` from.
 pub(crate) fn start_listening(args: &[&str]) -> (Proc, String) {
+    start_listening_with_stderr(args, Stdio::null())
+}
+
+/// [`start_listening`] with the child's stderr sent to `stderr` (piped: the
+/// caller takes it from `Proc.0.stderr` and must read it).
+pub(crate) fn start_listening_with_stderr(args: &[&str], stderr: Stdio) -> (Proc, String) {
     let mut child = ramp()
         .args(args)
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(stderr)
         .spawn()
         .expect("ramp starts");
     let stdout = child.stdout.take().expect("stdout");
