@@ -58,11 +58,15 @@ pub enum Param {
     /// `PathModel::capacity_weight`: how much of the gap between the NDT
     /// single-flow rate and the access capacity the bottleneck has.
     CapacityWeight,
+    /// `Region::respect_app_limited_share`, every region alike: connections
+    /// whose server respects the app-limited state (quicly's rule; the rest
+    /// grow on every ACK frame, `super::app_limited`).
+    RespectAppLimitedShare,
 }
 
 impl Param {
     /// Every parameter, in report order.
-    pub const ALL: [Param; 10] = [
+    pub const ALL: [Param; 11] = [
         Param::FixedAqmShare,
         Param::WifiFqCodelShare,
         Param::MobileAqmShare,
@@ -73,6 +77,7 @@ impl Param {
         Param::ClientProcessingMs,
         Param::CrossTrafficShare,
         Param::CapacityWeight,
+        Param::RespectAppLimitedShare,
     ];
 
     /// The key in population files and reports (the file key it mirrors,
@@ -89,6 +94,7 @@ impl Param {
             Param::ClientProcessingMs => "paths.client_processing_ms",
             Param::CrossTrafficShare => "paths.cross_traffic_share",
             Param::CapacityWeight => "paths.capacity_weight",
+            Param::RespectAppLimitedShare => "endpoint.respect_app_limited_share",
         }
     }
 
@@ -161,6 +167,7 @@ impl Param {
             Param::ClientProcessingMs => r.paths.client_processing_ms,
             Param::CrossTrafficShare => r.paths.cross_traffic_share,
             Param::CapacityWeight => r.paths.capacity_weight,
+            Param::RespectAppLimitedShare => r.respect_app_limited_share,
         }
     }
 
@@ -176,6 +183,7 @@ impl Param {
             Param::ClientProcessingMs => &mut r.paths.client_processing_ms,
             Param::CrossTrafficShare => &mut r.paths.cross_traffic_share,
             Param::CapacityWeight => &mut r.paths.capacity_weight,
+            Param::RespectAppLimitedShare => &mut r.respect_app_limited_share,
         }
     }
 }
@@ -360,7 +368,7 @@ impl Assumption {
 
 /// The built-in ranges and reasons (docs/sensitivity.md gives the longer
 /// argument for each).
-pub const BUILTIN: [(Param, (f64, f64), &str); 10] = [
+pub const BUILTIN: [(Param, (f64, f64), &str); 11] = [
     (
         Param::FixedAqmShare,
         (0.0, 1.0),
@@ -446,6 +454,17 @@ pub const BUILTIN: [(Param, (f64, f64), &str); 10] = [
          paths and NDT lower on long ones and more variable in the wide area, so part of the \
          gap is M-Lab's server placement, which a nearby CDN POP does not see, and part may \
          be what one flow gets; no source splits it, so the whole range",
+    ),
+    (
+        Param::RespectAppLimitedShare,
+        (0.0, 1.0),
+        "h2o/quicly draws per connection whether its congestion control respects the \
+         app-limited state (quicly 45bf8a37, lib/quicly.c: enable_ratio.respect_app_limited, \
+         a ratio out of 255; h2o's respect-app-limited, ON by default). The one production \
+         record the RubyKaigi 2026 talk shows has num-respected-app-limited 0, so the model's \
+         value is 0 (every connection grows on every ACK frame). One connection cannot give a \
+         ratio: it rules out h2o's default (1) and, at 95 % confidence, shares above 0.95, \
+         nothing more, so the whole range",
     ),
 ];
 
