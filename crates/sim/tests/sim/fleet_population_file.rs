@@ -508,7 +508,7 @@ fn every_population_error_text_is_pinned() {
         (format!("{R}chrome_ack_share = 2\n"), "line 3: region `west-europe`: chrome_ack_share: must lie in [0, 1]"),
         (format!("{R}capacity = {{ fixed = 0, mobile = 1 }}\n"), "line 3: region `west-europe`: capacity.fixed: must lie in (0, 100]"),
         // [[assumption]]
-        (format!("{R}[[assumption]]\nkey = \"paths.nothing\"\nrange = [0, 1]\nreason = \"r\"\n"), "line 4: assumption: unknown parameter `paths.nothing` (one of: paths.fixed_aqm_share, paths.wifi_fq_codel_share, paths.mobile_aqm_share, paths.access_correlation, region.chrome_ack_share, paths.mobile_share_scale, paths.computer_wifi_share, paths.client_processing_ms, paths.cross_traffic_share, paths.capacity_weight, endpoint.respect_app_limited_share)"),
+        (format!("{R}[[assumption]]\nkey = \"paths.nothing\"\nrange = [0, 1]\nreason = \"r\"\n"), "line 4: assumption: unknown parameter `paths.nothing` (one of: paths.fixed_aqm_share, paths.wifi_fq_codel_share, paths.mobile_aqm_share, paths.access_correlation, region.chrome_ack_share, paths.mobile_share_scale, paths.computer_wifi_share, paths.client_processing_ms, paths.cross_traffic_share, paths.capacity_weight, endpoint.respect_app_limited_share, paths.cross_traffic_users)"),
         (format!("{R}[[assumption]]\nkey = \"paths.fixed_aqm_share\"\nrange = [0, 1]\nreason = \"r\"\n[[assumption]]\nkey = \"paths.fixed_aqm_share\"\nrange = [0, 1]\nreason = \"r\"\n"), "line 8: assumption: paths.fixed_aqm_share: declared twice"),
         (format!("{R}[[assumption]]\nkey = \"paths.fixed_aqm_share\"\nrange = [0.8, 0.9]\nreason = \"r\"\n"), "line 5: assumption: paths.fixed_aqm_share: the population's value 0.7 lies outside the range [0.8, 0.9]"),
     ];
