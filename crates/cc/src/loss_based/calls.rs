@@ -66,18 +66,19 @@ impl Controller for LossBased {
             // those of a recovery period included.
             q.on_acked(now, packet.packet_number, self.in_flight, self.cwnd);
         }
-        let ctx = self.ca_context(now);
-        self.ca.on_bytes_acked(&ctx, packet.time_sent, packet.bytes);
+        if self.ca_observes_acks {
+            let ctx = self.ca_context(now);
+            self.ca.on_bytes_acked(&ctx, packet.time_sent, packet.bytes);
+        }
         self.in_flight = self.in_flight.saturating_sub(packet.bytes);
         self.frame_delivered = self.frame_delivered.saturating_add(packet.bytes);
         if self.recovery_start.is_none() {
             // quicly counts jump ACKs outside recovery only (lib/cc-pico.c).
             self.jump_tally.on_acked(packet.packet_number, packet.bytes);
         }
-        let ca_beta = self.ca.beta();
         if let Some(cr) = self.careful_resume.as_mut() {
             let last = cr.on_acked(packet.packet_number, packet.bytes);
-            if let Some(floor) = cr.retreat_floor(ca_beta) {
+            if let Some(floor) = cr.retreat_floor(self.ca.beta()) {
                 // quicly: a jump packet acknowledged in the recovery raises
                 // cwnd to β·(jump bytes acknowledged).
                 self.cwnd = self.cwnd.max(floor);
