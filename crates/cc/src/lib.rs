@@ -54,7 +54,8 @@ pub mod spec;
 
 pub use config::{CcConfig, EventOrder, InitialWindow, PrrMode};
 pub use controller::{
-    AckFrameSummary, AckedPacket, CcPhase, CongestionEvent, CongestionSignal, Controller, Metrics,
+    AckFrameSummary, AckedPacket, CcPhase, CongestionEvent, CongestionSignal, Controller,
+    EventSource, Metrics,
 };
 pub use loss_based::{LossBased, LossBasedState};
 pub use pacer::{
