@@ -230,6 +230,12 @@ impl ControllerSpec {
         self.0.pacer_model()
     }
 
+    /// Which packets the arm's window lets out (`send_rule=rfc|quicly`;
+    /// RFC 9002 §7's when the spec does not say).
+    pub fn send_rule(&self) -> crate::send_rule::SendRule {
+        self.0.send_rule().unwrap_or_default()
+    }
+
     /// Builds a loss-based controller as its concrete type; `None` for
     /// another family.
     pub fn build_loss_based(&self, cfg: &CcConfig) -> Option<LossBased> {
