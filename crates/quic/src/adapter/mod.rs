@@ -71,7 +71,7 @@ use quinn_proto::congestion::{Controller, ControllerFactory, ControllerMetrics};
 use ramp_cc::quinn_order::RfcOrder;
 use ramp_cc::{
     AckFrameSummary, AckedPacket, CongestionEvent, CongestionSignal, EventOrder, EventSource, Rate,
-    RttEstimator, Time,
+    RttEstimator, SendRule, Time,
 };
 
 use crate::arrival::{AckClock, ArrivalLog};
@@ -103,6 +103,8 @@ pub(crate) struct RampFactory {
     wake: Option<Arc<ConnWake>>,
     /// The gate runs quicly's pacer instead of the leaky bucket.
     quicly_pacer: bool,
+    /// Which packets the gate's window test lets out.
+    send_rule: SendRule,
     arrivals: Option<Arc<ArrivalLog>>,
 }
 
@@ -115,6 +117,7 @@ impl RampFactory {
             probe: None,
             wake: None,
             quicly_pacer: false,
+            send_rule: SendRule::default(),
             arrivals: None,
         }
     }
@@ -127,6 +130,7 @@ impl RampFactory {
             probe: Some(probe),
             wake: None,
             quicly_pacer: false,
+            send_rule: SendRule::default(),
             arrivals: None,
         }
     }
@@ -145,6 +149,16 @@ impl RampFactory {
     /// leaky bucket, as an arm with `pacer=quicly` asks.
     pub(crate) fn with_quicly_pacer(mut self) -> RampFactory {
         self.quicly_pacer = true;
+        self
+    }
+
+    /// With [`RampFactory::paced_by_controller`]: the gate's window test
+    /// lets packets out by `rule` (the arm's `send_rule=`). quinn's own
+    /// test (`Connection::poll_transmit`: blocked at `in_flight +
+    /// datagram >= window()`) cannot be changed, but the gate answers
+    /// `window()` for it while it is active.
+    pub(crate) fn with_send_rule(mut self, rule: SendRule) -> RampFactory {
+        self.send_rule = rule;
         self
     }
 
@@ -168,7 +182,7 @@ impl ControllerFactory for RampFactory {
                 PacingGate::new(c.mds)
             };
             c.gate = Some(Gate {
-                pacer,
+                pacer: pacer.with_send_rule(self.send_rule),
                 wake: wake.clone(),
             });
             c.refresh();
