@@ -29,7 +29,7 @@ pub struct CcChoice {
     /// name quicly's); `None` leaves it to the server's `--pacing`.
     pub pacer: Option<PacerModel>,
     /// Which packets the arm's window lets out (`send_rule=`): applied by
-    /// the pacing gate when the controller paces ([`crate::adapter`]);
+    /// the pacing gate when the controller paces (docs/interop.md, "Window units");
     /// otherwise quinn's own test holds.
     pub send_rule: ramp_cc::SendRule,
     /// The ECN codepoint the arm asks for (`ecn=`; Prague's ECT(1)).
