@@ -10,6 +10,8 @@ use std::time::{Duration, Instant};
 use ramp_host::timing::promptly;
 use serde_json::{Map, Value};
 
+use crate::common::serve_h2_args;
+
 const RAMP: &str = env!("CARGO_BIN_EXE_ramp");
 
 /// A `ramp serve --h2` process on ephemeral ports, killed on drop.
@@ -41,14 +43,7 @@ impl Serve {
         let k = SERVES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let stderr = temp(&format!("serve-{k}.stderr"));
         let mut child = Command::new(RAMP)
-            .args([
-                "serve",
-                "--listen",
-                "127.0.0.1:0",
-                "--h2",
-                "--duration",
-                "60s",
-            ])
+            .args(serve_h2_args("60s"))
             .args(extra)
             .stdout(Stdio::piped())
             .stderr(Stdio::from(

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 const RAMP: &str = env!("CARGO_BIN_EXE_ramp");
 
 use crate::common::start_listening as start;
+use crate::common::{relay_args, serve_h2_args};
 
 fn temp(name: &str) -> std::path::PathBuf {
     let d = std::env::temp_dir().join(format!("ramp-real-cli-{}", std::process::id()));
@@ -43,21 +44,11 @@ fn end_to_end(cc: &str, extra: &[&str]) {
     ];
     args.extend_from_slice(extra);
     let (_server, server_addr) = start(&args);
-    let (_relay, relay_addr) = start(&[
-        "relay",
-        "--listen",
-        "127.0.0.1:0",
-        "--upstream",
+    let (_relay, relay_addr) = start(&relay_args(
         &server_addr,
-        "--rate",
-        "20mbit",
-        "--rtt",
-        "20ms",
-        "--queue",
-        "20ms",
-        "--duration",
-        "60s",
-    ]);
+        ["20mbit", "20ms", "20ms"],
+        &["--duration", "60s"],
+    ));
     let out = Command::new(RAMP)
         .args([
             "get",
@@ -219,32 +210,8 @@ fn bad_arguments_are_errors_not_panics() {
     for args in [
         &["serve", "--cc", "no-such-controller"][..],
         &["serve", "--pacing", "fast"][..],
-        &[
-            "relay",
-            "--listen",
-            "127.0.0.1:0",
-            "--upstream",
-            "127.0.0.1:1",
-            "--rate",
-            "fast",
-            "--rtt",
-            "40ms",
-            "--queue",
-            "40ms",
-        ][..],
-        &[
-            "relay",
-            "--listen",
-            "127.0.0.1:0",
-            "--upstream",
-            "127.0.0.1:1",
-            "--rate",
-            "20mbit",
-            "--rtt",
-            "40",
-            "--queue",
-            "40ms",
-        ][..],
+        &relay_args("127.0.0.1:1", ["fast", "40ms", "40ms"], &[])[..],
+        &relay_args("127.0.0.1:1", ["20mbit", "40", "40ms"], &[])[..],
         &["get", "http://127.0.0.1:1/x", "--insecure"][..],
         &[
             "serve",
@@ -273,19 +240,7 @@ fn bad_arguments_are_errors_not_panics() {
 /// work (no root needed), naming the flag and the field, exit status 2.
 #[test]
 fn relay_and_shell_refuse_a_bad_path_element_naming_flag_and_field() {
-    let relay = [
-        "relay",
-        "--listen",
-        "127.0.0.1:0",
-        "--upstream",
-        "127.0.0.1:1",
-        "--rate",
-        "20mbit",
-        "--rtt",
-        "40ms",
-        "--queue",
-        "40ms",
-    ];
+    let relay = relay_args("127.0.0.1:1", ["20mbit", "40ms", "40ms"], &[]);
     let shell = [
         "shell", "--rate", "20mbit", "--rtt", "40ms", "--queue", "40ms",
     ];
@@ -322,29 +277,12 @@ fn relay_and_shell_refuse_a_bad_path_element_naming_flag_and_field() {
 #[cfg(unix)]
 #[test]
 fn serve_and_relay_outlive_a_closed_stdout() {
-    let relay: &[&str] = &[
-        "relay",
-        "--listen",
-        "127.0.0.1:0",
-        "--upstream",
+    let relay: &[&str] = &relay_args(
         "127.0.0.1:9",
-        "--rate",
-        "20mbit",
-        "--rtt",
-        "20ms",
-        "--queue",
-        "20ms",
-        "--duration",
-        "1s",
-    ];
-    let serve_h2: &[&str] = &[
-        "serve",
-        "--listen",
-        "127.0.0.1:0",
-        "--h2",
-        "--duration",
-        "1s",
-    ];
+        ["20mbit", "20ms", "20ms"],
+        &["--duration", "1s"],
+    );
+    let serve_h2: &[&str] = &serve_h2_args("1s");
     for args in [serve_h2, relay] {
         let mut child = Command::new(RAMP)
             .args(args)
@@ -500,23 +438,11 @@ fn serve_qlog_writes_one_file_per_connection_with_sends_losses_and_window() {
         "--duration",
         "60s",
     ]);
-    let (_relay, relay_addr) = start(&[
-        "relay",
-        "--listen",
-        "127.0.0.1:0",
-        "--upstream",
+    let (_relay, relay_addr) = start(&relay_args(
         &server_addr,
-        "--rate",
-        "20mbit",
-        "--rtt",
-        "20ms",
-        "--queue",
-        "20ms",
-        "--loss",
-        "5%",
-        "--duration",
-        "60s",
-    ]);
+        ["20mbit", "20ms", "20ms"],
+        &["--loss", "5%", "--duration", "60s"],
+    ));
     for _ in 0..2 {
         let out = Command::new(RAMP)
             .args([
@@ -712,14 +638,7 @@ fn serve_h2_on_port_0_never_lets_go_of_its_udp_port() {
 #[cfg(target_os = "linux")]
 fn serve_h2_while_another_process_wants_its_udp_port() -> (u16, std::process::Output) {
     let mut child = Command::new(RAMP)
-        .args([
-            "serve",
-            "--listen",
-            "127.0.0.1:0",
-            "--h2",
-            "--duration",
-            "300ms",
-        ])
+        .args(serve_h2_args("300ms"))
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use crate::common::ramp;
+use crate::common::{ramp, relay_args};
 
 fn tmpdir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("ramp-sim-cli-{}-{name}", std::process::id()));
@@ -371,21 +371,11 @@ fn a_trace_scenario_runs_and_a_bad_trace_names_its_line_in_sim_and_relay() {
     );
     let bad = d.join("bad.trace");
     let out = ramp()
-        .args([
-            "relay",
-            "--listen",
-            "127.0.0.1:0",
-            "--upstream",
+        .args(relay_args(
             "127.0.0.1:9",
-            "--rate",
-            "10mbit",
-            "--rtt",
-            "10ms",
-            "--queue",
-            "10ms",
-            "--trace",
-            bad.to_str().unwrap(),
-        ])
+            ["10mbit", "10ms", "10ms"],
+            &["--trace", bad.to_str().unwrap()],
+        ))
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
