@@ -209,6 +209,24 @@ pub trait Controller: Send + Sync + fmt::Debug {
     ) {
     }
 
+    /// The in-flight packets an ACK frame newly acknowledged, ascending
+    /// packet number, each as [`Controller::on_packet_acked`] would be
+    /// told of it: the loss detector makes this one call per frame. The
+    /// default calls `on_packet_acked` for each; a controller with work
+    /// common to the frame's packets may do it once (a frame acknowledges
+    /// several packets, and this is the detector's per-packet path).
+    fn on_packets_acked(
+        &mut self,
+        now: Time,
+        packets: &[AckedPacket],
+        rtt: &RttEstimator,
+        app_limited: bool,
+    ) {
+        for p in packets {
+            self.on_packet_acked(now, p, rtt, app_limited);
+        }
+    }
+
     /// The whole ACK frame has been processed. The default ignores it.
     fn on_ack_frame_end(&mut self, _now: Time, _summary: &AckFrameSummary, _rtt: &RttEstimator) {}
 
@@ -327,6 +345,19 @@ macro_rules! forward_controller {
             $crate::Controller::on_packet_acked(&mut $inner, now, packet, rtt, app_limited)
         }
     };
+    (@one $c:ident, $inner:expr, on_packets_acked) => {
+        #[inline]
+        fn on_packets_acked(
+            &mut self,
+            now: $crate::Time,
+            packets: &[$crate::AckedPacket],
+            rtt: &$crate::RttEstimator,
+            app_limited: bool,
+        ) {
+            let $c = self;
+            $crate::Controller::on_packets_acked(&mut $inner, now, packets, rtt, app_limited)
+        }
+    };
     (@one $c:ident, $inner:expr, on_ack_frame_end) => {
         #[inline]
         fn on_ack_frame_end(
@@ -420,7 +451,7 @@ macro_rules! forward_controller {
 /// adapter hold `Box<dyn Controller>`).
 impl Controller for Box<dyn Controller> {
     crate::forward_controller!(|c| **c;
-        on_packet_sent, on_packet_acked, on_ack_frame_end, on_congestion_event,
+        on_packet_sent, on_packet_acked, on_packets_acked, on_ack_frame_end, on_congestion_event,
         on_spurious_congestion, on_mtu_update, resume_from, window, ssthresh,
         pacing_rate, pacing_burst, phase, metrics, initial_window, name, clone_box);
 }

@@ -170,6 +170,21 @@ impl<C: Controller + Clone + 'static> Controller for RfcOrder<C> {
         self.inner.on_packet_acked(now, packet, rtt, app_limited);
     }
 
+    fn on_packets_acked(
+        &mut self,
+        now: Time,
+        packets: &[AckedPacket],
+        rtt: &RttEstimator,
+        app_limited: bool,
+    ) {
+        if self.reorders() {
+            let f = self.frame_at(now);
+            f.acks
+                .extend(packets.iter().map(|p| (*p, rtt.clone(), app_limited)));
+        }
+        self.inner.on_packets_acked(now, packets, rtt, app_limited);
+    }
+
     fn on_ack_frame_end(&mut self, now: Time, summary: &AckFrameSummary, rtt: &RttEstimator) {
         if self.reorders() {
             self.frame_at(now).end = Some((*summary, rtt.clone()));

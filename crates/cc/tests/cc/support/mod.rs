@@ -34,6 +34,9 @@ pub struct Driver {
     next_pn: u64,
     sent: BTreeMap<u64, (Time, u64)>,
     pub in_flight: u64,
+    /// A frame's acknowledgements in one `on_packets_acked` call instead
+    /// of one `on_packet_acked` each.
+    pub batch_acks: bool,
 }
 
 pub fn ms(v: u64) -> Duration {
@@ -75,6 +78,7 @@ impl Driver {
             next_pn: 0,
             sent: BTreeMap::new(),
             in_flight: 0,
+            batch_acks: false,
         }
     }
 
@@ -182,13 +186,21 @@ impl Driver {
         if self.order == Order::Rfc {
             self.events(ce_event, loss_event);
         }
-        for (pn, t, b) in acked {
-            let p = AckedPacket {
+        let acked: Vec<AckedPacket> = acked
+            .into_iter()
+            .map(|(pn, t, b)| AckedPacket {
                 packet_number: Some(pn),
                 time_sent: t,
                 bytes: b,
-            };
-            self.cc.on_packet_acked(now, &p, &self.rtt, app_limited);
+            })
+            .collect();
+        if self.batch_acks {
+            self.cc
+                .on_packets_acked(now, &acked, &self.rtt, app_limited);
+        } else {
+            for p in &acked {
+                self.cc.on_packet_acked(now, p, &self.rtt, app_limited);
+            }
         }
         self.cc.on_ack_frame_end(now, &summary, &self.rtt);
         if self.order == Order::Quinn {
