@@ -77,6 +77,24 @@ pub enum CongestionSignal {
     },
 }
 
+/// Where a congestion event was detected: in an ACK frame's processing, or
+/// by the loss-detection timer (RFC 9002 §6.1.2 time threshold, Appendix
+/// A.9 `OnLossDetectionTimeout`), outside any frame.
+///
+/// A controller that judges an ACK frame by the bytes in flight at its
+/// start needs it: quicly (h2o/quicly 45bf8a37, lib/quicly.c) detects a
+/// frame's losses at the end of `handle_ack_frame`, after reading its
+/// `bytes_in_flight`, but a timer's in `do_send`'s `quicly_loss_on_alarm`,
+/// before any later frame reads it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum EventSource {
+    /// Found while processing an ACK frame (losses by the packet or time
+    /// threshold at the frame's arrival, or an ECN-CE increase).
+    AckFrame,
+    /// Declared lost by the loss-detection timer, outside any ACK frame.
+    LossTimer,
+}
+
 /// A congestion event: the input of RFC 9002 §7.3.2 `OnCongestionEvent`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CongestionEvent {
@@ -88,6 +106,8 @@ pub struct CongestionEvent {
     pub time_sent: Time,
     /// RFC 9002 §7.6: the losses establish persistent congestion.
     pub persistent_congestion: bool,
+    /// Whether an ACK frame or the loss-detection timer found it.
+    pub source: EventSource,
 }
 
 /// The phase a controller reports, for traces, qlog and records: a stable

@@ -200,7 +200,7 @@ impl Controller for LossBased {
             self.in_flight = self.in_flight.saturating_sub(lost_bytes);
             self.loss_since_frame = true;
             if let Some(q) = self.quicly_limited.as_mut() {
-                q.on_lost(now, lost_bytes);
+                q.on_lost(now, lost_bytes, event.source);
             }
         }
         if let CongestionSignal::Ecn { ce_bytes, .. } = event.signal {

@@ -12,7 +12,7 @@ use super::stats::RecoveryStats;
 use super::Space;
 use crate::config::EventOrder;
 use crate::controller::{
-    AckFrameSummary, AckedPacket, CongestionEvent, CongestionSignal, Controller,
+    AckFrameSummary, AckedPacket, CongestionEvent, CongestionSignal, Controller, EventSource,
 };
 use crate::rtt::RttEstimator;
 use ramp_vocab::time::Time;
@@ -251,7 +251,7 @@ impl<P> LossDetector<P> {
                 }
                 self.process_ecn(now, space, ack, advanced, ce_time_sent, cc, out);
                 let pass = self.detect_lost(space, now, &mut out.lost, &mut out.lost_by);
-                self.on_loss_pass(now, space, &out.lost, pass, cc);
+                self.on_loss_pass(now, space, &out.lost, pass, EventSource::AckFrame, cc);
                 out.persistent_congestion = pass.persistent;
                 self.report_acked(now, space, app_limited, cc, out);
                 self.pto_count = 0;
@@ -272,7 +272,7 @@ impl<P> LossDetector<P> {
                 self.report_acked(now, space, app_limited, cc, out);
                 self.frame_end(now, space, newest_pn, app_limited, cc, out);
                 let pass = self.detect_lost(space, now, &mut out.lost, &mut out.lost_by);
-                self.on_loss_pass(now, space, &out.lost, pass, cc);
+                self.on_loss_pass(now, space, &out.lost, pass, EventSource::AckFrame, cc);
                 out.persistent_congestion = pass.persistent;
                 self.process_ecn(now, space, ack, advanced, ce_time_sent, cc, out);
                 self.pto_count = 0;
@@ -370,6 +370,7 @@ impl<P> LossDetector<P> {
             },
             time_sent,
             persistent_congestion: false,
+            source: EventSource::AckFrame,
         };
         cc.on_congestion_event(now, &event, &self.rtt);
         self.enter_episode(now, time_sent, false, false, 0);
@@ -438,7 +439,7 @@ impl<P> LossDetector<P> {
             }
             out.kind = TimeoutKind::LossTimer { space };
             let pass = self.detect_lost(space, now, &mut out.lost, &mut out.lost_by);
-            self.on_loss_pass(now, space, &out.lost, pass, cc);
+            self.on_loss_pass(now, space, &out.lost, pass, EventSource::LossTimer, cc);
             out.persistent_congestion = pass.persistent;
             return;
         }

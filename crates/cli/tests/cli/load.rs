@@ -420,7 +420,7 @@ fn rfc9000_14_and_18_2_datagram_size_limits_and_a_larger_size_works() {
 #[test]
 fn serve_listen_port_0_puts_http2_on_the_http3_port() {
     // docs/real-mode.md: one port, UDP for HTTP/3 and TCP for HTTP/2
-    // (real::serve_h2_on_port_0_avoids_a_port_number_tcp_already_holds
+    // (real::h2_port::serve_h2_on_port_0_avoids_a_port_number_tcp_already_holds
     // holds the number on TCP first).
     let serve = Serve::start();
     assert_eq!(serve.port("h2"), serve.port("h3"));

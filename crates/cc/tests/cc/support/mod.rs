@@ -9,7 +9,7 @@ use std::time::Duration;
 use ramp_cc::quinn_order::RfcOrder;
 use ramp_cc::{
     AckFrameSummary, AckedPacket, CcConfig, CongestionEvent, CongestionSignal, Controller,
-    ControllerSpec, EventOrder, LossBased, RttEstimator, Time,
+    ControllerSpec, EventOrder, EventSource, LossBased, RttEstimator, Time,
 };
 
 pub const MDS: u64 = 1200;
@@ -160,6 +160,7 @@ impl Driver {
                 },
                 time_sent: t,
                 persistent_congestion: false,
+                source: EventSource::AckFrame,
             }),
             _ => None,
         };
@@ -167,6 +168,7 @@ impl Driver {
             signal: CongestionSignal::Loss { lost_bytes },
             time_sent: t,
             persistent_congestion: pc,
+            source: EventSource::AckFrame,
         });
         // quinn reports in-flight at the end of the acks, before its loss
         // detection has removed the lost packets.
@@ -225,6 +227,24 @@ impl Driver {
 
     pub fn lose(&mut self, lost: &[u64]) {
         self.frame(&[], lost, false, false, false);
+    }
+
+    /// The loss-detection timer declares `lost` lost now (RFC 9002
+    /// Appendix A.9 `OnLossDetectionTimeout`): one congestion event outside
+    /// any ACK frame, in either order.
+    pub fn timer_lose(&mut self, lost: &[u64]) {
+        let lost: Vec<(Time, u64)> = lost.iter().filter_map(|pn| self.sent.remove(pn)).collect();
+        let lost_bytes: u64 = lost.iter().map(|l| l.1).sum();
+        self.in_flight -= lost_bytes;
+        if let Some(t) = lost.iter().map(|l| l.0).max() {
+            let e = CongestionEvent {
+                signal: CongestionSignal::Loss { lost_bytes },
+                time_sent: t,
+                persistent_congestion: false,
+                source: EventSource::LossTimer,
+            };
+            self.cc.on_congestion_event(self.now, &e, &self.rtt);
+        }
     }
 
     /// One round: send `n` packets, wait `rtt`, ack each in its own frame.
