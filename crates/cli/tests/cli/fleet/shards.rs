@@ -296,13 +296,27 @@ fn a_sensitivity_study_is_the_same_bytes_at_any_shard_and_thread_count() {
 fn a_study_draws_a_tornado_chart_per_reading() {
     let out = tmp("study-charts");
     let o = ramp()
-        .args(["fleet", "--preset", "rapid-start-2026", "-n", "4", "--seed", "5", "-q"])
+        .args([
+            "fleet",
+            "--preset",
+            "rapid-start-2026",
+            "-n",
+            "4",
+            "--seed",
+            "5",
+            "-q",
+        ])
         .args(["--sensitivity", "2", "-o"])
         .arg(&out)
         .output()
         .unwrap();
     ok(&o);
-    for f in ["tornado.png", "tornado-p1-99.png", "tornado-mean.png", "tornado-median.png"] {
+    for f in [
+        "tornado.png",
+        "tornado-p1-99.png",
+        "tornado-mean.png",
+        "tornado-median.png",
+    ] {
         let bytes = std::fs::read(out.join(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
         assert!(bytes.starts_with(b"\x89PNG"), "{f}");
     }
