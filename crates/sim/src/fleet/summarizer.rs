@@ -17,9 +17,10 @@
 use std::collections::{BTreeMap, HashMap};
 use std::io;
 use std::path::PathBuf;
+use std::rc::Rc;
 
 use super::bootstrap::pipe::{Batch, CountPipe};
-use super::bootstrap::{self, Counts, Poisson1, ReplicateStats, SeriesBoot, REPLICATES};
+use super::bootstrap::{self, BootPlan, Counts, Poisson1, ReplicateStats, SeriesBoot, REPLICATES};
 use super::spill::ExternalSort;
 use super::summary::{
     whole_percentiles, HeadlineIntervals, LossRow, Row, Slice, Summary, TtlbChange, DECILES,
@@ -424,6 +425,7 @@ impl Summarizer {
         let mut out: HashMap<u64, SeriesStats> = HashMap::new();
         let mut cur: Option<(u64, SeriesBuilder, Option<SeriesBoot>)> = None;
         let mut boot = BootPass::default();
+        let mut plan: Option<(u64, Rc<BootPlan>)> = None;
         let series: Vec<u64> = (0..self.slots.len() * self.arms.len())
             .map(|d| self.series_of(d as u32))
             .collect();
@@ -432,6 +434,7 @@ impl Summarizer {
         std::thread::scope(|scope| {
             let mut pipe = CountPipe::new(scope, poisson, helpers);
             let mut batch = pipe.batch();
+            let mut drawn: Counts = [0; REPLICATES];
             sort.for_each_sorted(|e| {
                 let s = series.get((e >> 96) as usize).copied().unwrap_or(u64::MAX);
                 let v = from_order_key((e >> 32) as u64);
@@ -444,14 +447,29 @@ impl Summarizer {
                         boot.end(ps, sb);
                     }
                     let n = counts.get(&s).copied().unwrap_or(0);
-                    let sb = is_ttlb(s)
-                        .then(|| totals.get(&slot_key(s)).map(|t| SeriesBoot::new(t)))
-                        .flatten();
+                    let slot = slot_key(s);
+                    let sb = match totals.get(&slot) {
+                        Some(t) if is_ttlb(s) => {
+                            // A slice's arms follow each other and share
+                            // their totals: one plan for all of them.
+                            if plan.as_ref().is_none_or(|p| p.0 != slot) {
+                                plan = Some((slot, Rc::new(BootPlan::new(t))));
+                            }
+                            plan.as_ref().map(|p| SeriesBoot::new(Rc::clone(&p.1)))
+                        }
+                        _ => None,
+                    };
                     cur = Some((s, SeriesBuilder::new(n, &wanted), sb));
                 }
                 if let Some((_, b, sb)) = &mut cur {
                     b.add(v);
-                    if let Some(sb) = sb {
+                    if let (Some(sb), 0) = (&mut *sb, helpers) {
+                        // Nobody to hand the draws to: each value's counts
+                        // are fed while they are still in the first-level
+                        // cache, not from a batch of 100 kB.
+                        poisson.counts(u64::from(e as u32), &mut drawn);
+                        sb.add(v, &drawn);
+                    } else if let Some(sb) = sb {
                         batch.values.push((v, e as u32));
                         if batch.is_full() {
                             let full = std::mem::replace(&mut batch, pipe.batch());
