@@ -9,7 +9,7 @@ use ramp_plot::{
     ab_curves_of, grid_curves, paired_deltas_of, read_trace, AbOptions, AbSamples, Facet, GridAxis,
     GridSamples,
 };
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Arguments of `ramp plot`.
 #[derive(clap::Args, Debug)]
@@ -270,26 +270,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             arm_key,
             out,
         } => {
-            let axis = axis.as_deref().map(GridAxis::parse).transpose()?;
-            let samples = GridSamples::read(records, arm_key)?;
-            let axis = match axis {
-                Some(a) => a,
-                None => *samples.varying_axes().first().ok_or_else(|| {
-                    anyhow::anyhow!(
-                        "{}: no grid axis varies (no grid.* or path.* key takes 2..{} values); \
-                         name one with --axis",
-                        records.display(),
-                        ramp_plot::grid::MAX_AXIS_VALUES
-                    )
-                })?,
-            };
-            let result = grid_curves(&samples, axis, &[])
-                .with_context(|| format!("{}", records.display()))?;
-            let mut c = GridChart::new(&result);
-            if let Some(title) = &out.title {
-                c = c.title(title);
-            }
-            save(&c, &out.output, theme)?;
+            grid(records, axis.as_deref(), arm_key, out, theme)?;
         }
         ChartCmd::Packets {
             log,
@@ -298,27 +279,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             delay,
             out,
         } => {
-            let f =
-                std::fs::File::open(log).with_context(|| format!("reading {}", log.display()))?;
-            let s = PacketSeries::read(
-                std::io::BufReader::new(f),
-                dir,
-                f64::from((*bin_ms).max(1)) / 1e3,
-            )
-            .with_context(|| format!("{}", log.display()))?;
-            let (data, y) = if *delay {
-                (s.delay(), "delay through the link (ms)")
-            } else {
-                (s.throughput(), "Mbit/s")
-            };
-            let title = out.title.clone().unwrap_or_else(|| {
-                format!(
-                    "{} {dir}link, {bin_ms} ms bins",
-                    if *delay { "delay" } else { "throughput" }
-                )
-            });
-            let c = XyChart::new(&data, title, y).linear_x(true);
-            save(&c, &out.output, theme)?;
+            packets(log, dir, *bin_ms, *delay, out, theme)?;
         }
         ChartCmd::Xy {
             csv,
@@ -327,23 +288,98 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             log_y,
             out,
         } => {
-            // A chart's points: a few thousand rows. The cap refuses
-            // `/dev/zero` or a records file at once instead of reading it whole.
-            const MAX_XY_CSV_BYTES: u64 = 64 << 20;
-            let text = ramp_vocab::bounded_read::read_capped_to_string(
-                csv,
-                MAX_XY_CSV_BYTES,
-                "an xy chart's CSV",
-            )
-            .with_context(|| format!("reading {}", csv.display()))?;
-            let data = XyData::parse_csv(&text).with_context(|| format!("{}", csv.display()))?;
-            let title = out.title.clone().unwrap_or_else(|| y_label.clone());
-            let mut c = XyChart::new(&data, title, y_label.as_str()).log_y(*log_y);
-            if let Some([lo, hi]) = band.as_deref() {
-                c = c.band(*lo, *hi);
-            }
-            save(&c, &out.output, theme)?;
+            xy(csv, y_label, band.as_deref(), *log_y, out, theme)?;
         }
     }
+    Ok(())
+}
+
+/// `ramp plot grid`: TTLB and packets lost against one grid axis (`axis`,
+/// or the first that varies).
+fn grid(
+    records: &Path,
+    axis: Option<&str>,
+    arm_key: &str,
+    out: &OutputArgs,
+    theme: Theme,
+) -> anyhow::Result<()> {
+    let axis = axis.map(GridAxis::parse).transpose()?;
+    let samples = GridSamples::read(records, arm_key)?;
+    let axis = match axis {
+        Some(a) => a,
+        None => *samples.varying_axes().first().ok_or_else(|| {
+            anyhow::anyhow!(
+                "{}: no grid axis varies (no grid.* or path.* key takes 2..{} values); \
+                 name one with --axis",
+                records.display(),
+                ramp_plot::grid::MAX_AXIS_VALUES
+            )
+        })?,
+    };
+    let result =
+        grid_curves(&samples, axis, &[]).with_context(|| format!("{}", records.display()))?;
+    let mut c = GridChart::new(&result);
+    if let Some(title) = &out.title {
+        c = c.title(title);
+    }
+    save(&c, &out.output, theme)?;
+    Ok(())
+}
+
+/// `ramp plot packets`: throughput or delay through the link over time,
+/// from a per-packet log.
+fn packets(
+    log: &Path,
+    dir: &str,
+    bin_ms: u32,
+    delay: bool,
+    out: &OutputArgs,
+    theme: Theme,
+) -> anyhow::Result<()> {
+    let f = std::fs::File::open(log).with_context(|| format!("reading {}", log.display()))?;
+    let s = PacketSeries::read(
+        std::io::BufReader::new(f),
+        dir,
+        f64::from(bin_ms.max(1)) / 1e3,
+    )
+    .with_context(|| format!("{}", log.display()))?;
+    let (data, y) = if delay {
+        (s.delay(), "delay through the link (ms)")
+    } else {
+        (s.throughput(), "Mbit/s")
+    };
+    let title = out.title.clone().unwrap_or_else(|| {
+        format!(
+            "{} {dir}link, {bin_ms} ms bins",
+            if delay { "delay" } else { "throughput" }
+        )
+    });
+    let c = XyChart::new(&data, title, y).linear_x(true);
+    save(&c, &out.output, theme)?;
+    Ok(())
+}
+
+/// `ramp plot xy`: y against x from a CSV, one line per series.
+fn xy(
+    csv: &Path,
+    y_label: &str,
+    band: Option<&[f64]>,
+    log_y: bool,
+    out: &OutputArgs,
+    theme: Theme,
+) -> anyhow::Result<()> {
+    // A chart's points: a few thousand rows. The cap refuses
+    // `/dev/zero` or a records file at once instead of reading it whole.
+    const MAX_XY_CSV_BYTES: u64 = 64 << 20;
+    let text =
+        ramp_vocab::bounded_read::read_capped_to_string(csv, MAX_XY_CSV_BYTES, "an xy chart's CSV")
+            .with_context(|| format!("reading {}", csv.display()))?;
+    let data = XyData::parse_csv(&text).with_context(|| format!("{}", csv.display()))?;
+    let title = out.title.clone().unwrap_or_else(|| y_label.to_string());
+    let mut c = XyChart::new(&data, title, y_label).log_y(log_y);
+    if let Some([lo, hi]) = band {
+        c = c.band(*lo, *hi);
+    }
+    save(&c, &out.output, theme)?;
     Ok(())
 }

@@ -146,11 +146,25 @@ fn explorer_in_headless_chromium_matches_summary_ndq_and_the_rust_band() {
         return;
     };
 
-    // 1. Unfiltered: summary.json's global figures.
-    let dom = load(&bin, &dir, &report, "", "all", false);
+    unfiltered_matches_summary(&bin, &dir, &report, &summary, &base);
+    slice_matches_ndq(&bin, &dir, &report, &run, &summary, &arms, &base);
+    band_matches_ramp_plot(&bin, &dir, &report, &run, &base);
+    empty_filter_says_so(&bin, &dir, &report);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// 1. Unfiltered: summary.json's global figures.
+fn unfiltered_matches_summary(
+    bin: &Path,
+    dir: &Path,
+    report: &Path,
+    summary: &serde_json::Value,
+    base: &str,
+) {
+    let dom = load(bin, dir, report, "", "all", false);
     let g = &summary["global"];
     close(
-        &cell(&dom, "n", &base, "v"),
+        &cell(&dom, "n", base, "v"),
         g["connections"].as_f64().unwrap(),
         0,
         "paths",
@@ -195,7 +209,7 @@ fn explorer_in_headless_chromium_matches_summary_ndq_and_the_rust_band() {
             );
         }
     }
-    let dom = load(&bin, &dir, &report, "metric=loss", "loss", false);
+    let dom = load(bin, dir, report, "metric=loss", "loss", false);
     for l in summary["loss"].as_array().unwrap() {
         let arm = l["arm"].as_str().unwrap();
         close(
@@ -218,15 +232,25 @@ fn explorer_in_headless_chromium_matches_summary_ndq_and_the_rust_band() {
             );
         }
     }
+}
 
-    // 2. The slice against ndq on records.ndjson.
+/// 2. The slice against ndq on records.ndjson.
+fn slice_matches_ndq(
+    bin: &Path,
+    dir: &Path,
+    report: &Path,
+    run: &Path,
+    summary: &serde_json::Value,
+    arms: &[String],
+    base: &str,
+) {
     let probs: Vec<String> = ROWS
         .iter()
         .map(|p| format!("{}", *p as f64 / 100.0))
         .collect();
     let query = format!(
         "select(_.access == \"mobile\" && _[\"size-bin\"] == \"1.6MB-3.2MB\" && _.completed) \
-         >> group_by(_.group) {{ [count(), percentile_cont(_[\"ttlb-us\"], [{}])] }}",
+     >> group_by(_.group) {{ [count(), percentile_cont(_[\"ttlb-us\"], [{}])] }}",
         probs.join(", ")
     );
     let ndq = json(&run_ok(
@@ -236,22 +260,22 @@ fn explorer_in_headless_chromium_matches_summary_ndq_and_the_rust_band() {
     ));
     let n_base = ndq[&base][0].as_f64().unwrap();
     assert!(n_base >= 5.0, "the slice is too small to test: {ndq}");
-    for a in &arms {
+    for a in arms {
         // ndq counts each arm's completed connections; the page pairs
         // paths across arms. They agree when every path completed in
         // every arm, which this run must have for the comparison to hold.
         assert_eq!(ndq[a][0].as_f64(), Some(n_base), "{ndq}");
     }
     let dom = load(
-        &bin,
-        &dir,
-        &report,
+        bin,
+        dir,
+        report,
         &format!("{SLICE}&bench=20"),
         "slice",
         false,
     );
     assert_eq!(root_attr(&dom, "data-empty").as_deref(), Some("0"));
-    close(&cell(&dom, "n", &base, "v"), n_base, 0, "slice paths");
+    close(&cell(&dom, "n", base, "v"), n_base, 0, "slice paths");
     for (i, a) in arms.iter().enumerate() {
         for (k, p) in ROWS.iter().enumerate() {
             let row = format!("p{p}");
@@ -275,16 +299,18 @@ fn explorer_in_headless_chromium_matches_summary_ndq_and_the_rust_band() {
     }
     eprintln!(
         "explorer redraw times in headless Chromium ({} paths x {} arms, slice then none, \
-         20 redraws): median {} ms, max {} ms; all: {}",
+     20 redraws): median {} ms, max {} ms; all: {}",
         summary["connections"],
         arms.len(),
         root_attr(&dom, "data-bench-median-ms").unwrap_or_default(),
         root_attr(&dom, "data-bench-max-ms").unwrap_or_default(),
         root_attr(&dom, "data-bench-ms").unwrap_or_default()
     );
+}
 
-    // 3. The band against ramp_plot's bootstrap on the same values.
-    let dom = load(&bin, &dir, &report, SLICE, "band", true);
+/// 3. The band against ramp_plot's bootstrap on the same values.
+fn band_matches_ramp_plot(bin: &Path, dir: &Path, report: &Path, run: &Path, base: &str) {
+    let dom = load(bin, dir, report, SLICE, "band", true);
     assert_eq!(root_attr(&dom, "data-band").as_deref(), Some("done"));
     let records = ramp_plot::read_records(&run.join("records.ndjson")).unwrap();
     let slice: Vec<ramp_plot::Record> = records
@@ -294,7 +320,7 @@ fn explorer_in_headless_chromium_matches_summary_ndq_and_the_rust_band() {
                 && r.text("size-bin").as_deref() == Some("1.6MB-3.2MB")
         })
         .collect();
-    let ab = ramp_plot::ab_curves(&slice, &ramp_plot::AbOptions::new(&base)).unwrap();
+    let ab = ramp_plot::ab_curves(&slice, &ramp_plot::AbOptions::new(base)).unwrap();
     let bands = root_attr(&dom, "data-band-p50").unwrap();
     for c in &ab.panels[0].curves {
         let p50 = c.points.iter().find(|p| p.percentile == 50.0).unwrap();
@@ -312,12 +338,14 @@ fn explorer_in_headless_chromium_matches_summary_ndq_and_the_rust_band() {
             p50.hi_pct
         );
     }
+}
 
-    // 4. A filter that leaves nothing.
+/// 4. A filter that leaves nothing.
+fn empty_filter_says_so(bin: &Path, dir: &Path, report: &Path) {
     let dom = load(
-        &bin,
-        &dir,
-        &report,
+        bin,
+        dir,
+        report,
         &format!("{SLICE}&path.rtt-ms=0..0.001"),
         "empty",
         true,
@@ -327,7 +355,6 @@ fn explorer_in_headless_chromium_matches_summary_ndq_and_the_rust_band() {
     let explorer = &dom[at..at + dom[at..].find("explorer-meta").unwrap()];
     assert!(explorer.contains("No connections match these filters"));
     assert!(!explorer.contains("NaN"), "NaN shown");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A grid run's explorer filters by its `grid.*` keys; a comparison run's

@@ -55,7 +55,10 @@
 //! with the same `now`. With an [`ArrivalLog`]
 //! ([`RampFactory::with_arrivals`]), the shim gives the controller (and
 //! takes its RTT sample at) each ACK frame's kernel arrival time instead
-//! ([`crate::arrival`]).
+//! ([`crate::arrival`]). A congestion event is timed at its frame's
+//! arrival too, but never before the newest send: a batch sent while the
+//! datagram waited for quinn was sent before the sender knew of the loss
+//! and belongs to the recovery period (RFC 9002 §7.3.2).
 //!
 //! Pacing: with a [`ConnWake`] ([`RampFactory::paced_by_controller`]), the
 //! shim sends at the controller's `pacing_rate()` instead of quinn's
@@ -238,6 +241,9 @@ pub(crate) struct RampController {
     /// The acknowledgements of the ACK frame being processed.
     pending: Vec<AckedPacket>,
     pending_newest_sent: Option<Instant>,
+    /// quinn's time of the newest send batch: a congestion event is never
+    /// timed before it (`on_congestion_event`).
+    last_sent: Option<Instant>,
     bytes_in_flight: u64,
     counters: ShimCounters,
     probe: Option<Arc<ConnProbe>>,
@@ -272,6 +278,7 @@ impl RampController {
             next_batch: 0,
             pending: Vec::new(),
             pending_newest_sent: None,
+            last_sent: None,
             bytes_in_flight: 0,
             counters: ShimCounters::default(),
             probe,
@@ -404,6 +411,7 @@ impl RampController {
 impl Controller for RampController {
     fn on_sent(&mut self, now: Instant, bytes: u64, _last_packet_number: u64) {
         self.counters.send_batches += 1;
+        self.last_sent = Some(self.last_sent.map_or(now, |s| s.max(now)));
         let t = self.time(now);
         let datagrams = bytes.div_ceil(self.mds.max(1)).max(1);
         for i in 0..datagrams {
@@ -490,6 +498,18 @@ impl Controller for RampController {
         self.counters.congestion_events += 1;
         self.end_send_pass();
         let now = self.ack_clock.as_ref().map_or(now, |c| c.event_time(now));
+        // RFC 9002 §7.3.2 starts the recovery period when the sender
+        // processes the loss (`now()` in `OnCongestionEvent`): every packet
+        // sent before then was sent without knowing of it and belongs to
+        // the period. The frame's kernel arrival time, or the `now` quinn's
+        // endpoint driver read before handing the datagram over, can be
+        // older than a batch the connection sent while the datagram
+        // waited; timed there, the period would leave that batch out, and
+        // its loss would be taken for a second congestion event (a second
+        // reduction). So the event is timed no earlier than the newest
+        // send, which in the simulator (nothing is sent between an ACK's
+        // arrival and its processing) changes nothing.
+        let now = self.last_sent.map_or(now, |s| now.max(s));
         if !self.pending.is_empty() {
             // Acks without a frame end (quinn's Retry path): deliver them first.
             let in_flight = self.bytes_in_flight;
@@ -571,6 +591,7 @@ impl Controller for RampController {
             next_batch: self.next_batch,
             pending: self.pending.clone(),
             pending_newest_sent: self.pending_newest_sent,
+            last_sent: self.last_sent,
             bytes_in_flight: self.bytes_in_flight,
             counters: self.counters,
             // A copy is a snapshot: it must not report to the live probe

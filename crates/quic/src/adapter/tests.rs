@@ -558,3 +558,47 @@ fn without_a_stamp_the_frame_keeps_quinns_time() {
     ));
     assert_eq!(c.counters().ack_frames_kernel_timed, 0);
 }
+
+#[test]
+fn rfc9002_7_3_2_a_packet_sent_before_the_loss_was_processed_is_in_its_recovery_period() {
+    // The ACK frame that reveals a loss reached the kernel at 40 ms; quinn
+    // sent packet G at 40.5 ms and processed the frame only at 41 ms. The
+    // controller hears of the loss at the frame's kernel time, but G was
+    // sent before the sender knew of it: RFC 9002 §7.3.2 starts the
+    // recovery period when the loss is processed (`now()` in
+    // `OnCongestionEvent`), so G belongs to it. When G is lost too, that
+    // is not a second congestion event. (Before the shim started the
+    // period no earlier than its newest send, G's loss halved the window
+    // a second time: the e2e_relay rapidstart runs 40 % slower than the
+    // simulator, 1 in 20.)
+    let (mut c, _, base) = setup();
+    c.inner = Box::new(RfcOrder::new(
+        (crate::CcChoice::parse("newreno").expect("newreno").build)(1200),
+        EventOrder::AcksFirst,
+    ));
+    c.refresh();
+    let log = Arc::new(crate::arrival::ArrivalLog::new());
+    c.ack_clock = Some(crate::arrival::AckClock::new(log.clone()));
+    for i in 0..10 {
+        c.on_sent(base + ms(i), 1200, i);
+    }
+    let g_sent = base + Duration::from_micros(40_500);
+    c.on_sent(g_sent, 1200, 10);
+    let n = base + ms(41);
+    log.record(n + Duration::from_nanos(1), Some(base + ms(40)));
+    for i in 3..10 {
+        c.ack(base + ms(i), 1200);
+    }
+    c.on_end_acks(n, 4 * 1200, false, Some(9));
+    // Packet 0 declared lost by the packet threshold.
+    c.on_congestion_event(n, base, false, 1200);
+    let after_first = c.window();
+    // G is declared lost later (its own timer, or a later frame).
+    c.on_congestion_event(base + ms(90), g_sent, false, 1200);
+    assert_eq!(
+        c.window(),
+        after_first,
+        "one reduction per recovery period: G was sent before the loss was processed"
+    );
+    assert_eq!(c.cc_metrics().num_loss_episodes, 1);
+}

@@ -38,6 +38,10 @@ const LATE_RUNS: usize = 3;
 struct Run {
     ttlb: Duration,
     lost: u64,
+    /// Recovery periods the controller entered (`cc.num-loss-episodes`):
+    /// a run far from the simulator with more of them than the simulator
+    /// had reduced its window again where the simulator did not.
+    episodes: u64,
     relay_drops: u64,
     /// CPU pressure over the run, when the kernel reports it.
     pressure: Option<f64>,
@@ -87,10 +91,15 @@ fn scenario(aqm: Aqm) -> Scenario {
     sc
 }
 
-fn sim_ttlb(cc: &str, aqm: Aqm) -> (Duration, u64) {
+/// The simulator's TTLB, packets lost and recovery periods.
+fn sim_ttlb(cc: &str, aqm: Aqm) -> (Duration, u64, u64) {
     let spec = ramp_cc::spec::parse(cc).expect("controller name");
     let rec = run_connection(&scenario(aqm), &spec, 1, &mut TraceSink::off()).expect("simulation");
-    (Duration::from_micros(rec.ttlb_us), rec.packets_lost)
+    (
+        Duration::from_micros(rec.ttlb_us),
+        rec.packets_lost,
+        rec.num_loss_episodes,
+    )
 }
 
 /// One real 2 MB download of `cc` through a fresh relay and server, with
@@ -136,6 +145,7 @@ async fn real_run(cc: &str, aqm: Aqm, attempt: usize) -> Run {
     assert_eq!(rec["path.rate-bps"], 20_000_000);
     let real = Duration::from_micros(rec["ttlb-us"].as_u64().expect("ttlb-us"));
     let lost = rec["num-packets.lost"].as_u64().unwrap_or(0);
+    let episodes = rec["cc.num-loss-episodes"].as_u64().unwrap_or(0);
     let pressure = pressure.and_then(|p| p.share_since());
     let counters = tokio::task::spawn_blocking(move || relay.stop())
         .await
@@ -146,6 +156,7 @@ async fn real_run(cc: &str, aqm: Aqm, attempt: usize) -> Run {
     Run {
         ttlb: real,
         lost,
+        episodes,
         relay_drops: down.dropped_queue + down.dropped_aqm,
         pressure,
         late_share: (up.late_over_1ms + down.late_over_1ms) as f64
@@ -172,7 +183,7 @@ async fn within_15_percent(aqm: Aqm, controllers: &[&str]) {
     let mut rows = Vec::new();
     let mut inconclusive = Vec::new();
     for &cc in controllers {
-        let (sim, sim_lost) = sim_ttlb(cc, aqm);
+        let (sim, sim_lost, sim_episodes) = sim_ttlb(cc, aqm);
         let off = |r: &Run| r.ttlb.as_secs_f64() / sim.as_secs_f64() - 1.0;
         // A late run is discarded; an on-time run that misses the bound is
         // given one more on-time run, and both must miss for a failure.
@@ -218,24 +229,26 @@ async fn within_15_percent(aqm: Aqm, controllers: &[&str]) {
             off(shown),
             shown.ttlb,
             shown.lost,
+            shown.episodes,
             shown.relay_drops,
             shown.lateness(),
         ));
-        eprintln!("{cc}: sim {sim:?} ({sim_lost} lost)");
+        eprintln!("{cc}: sim {sim:?} ({sim_lost} lost, {sim_episodes} recovery periods)");
     }
     eprintln!("queue discipline: {aqm}");
     eprintln!(
-        "{:<14} {:>7} {:>10} {:>7} {:>9} {:>11}  lateness",
-        "cc", "verdict", "real ms", "diff", "lost", "relay drops"
+        "{:<14} {:>7} {:>10} {:>7} {:>9} {:>9} {:>11}  lateness",
+        "cc", "verdict", "real ms", "diff", "lost", "recovery", "relay drops"
     );
-    for (cc, verdict, diff, real, lost, drops, lateness) in &rows {
+    for (cc, verdict, diff, real, lost, episodes, drops, lateness) in &rows {
         eprintln!(
-            "{:<14} {:>7} {:>10.1} {:>+6.1}% {:>9} {:>11}  {lateness}",
+            "{:<14} {:>7} {:>10.1} {:>+6.1}% {:>9} {:>9} {:>11}  {lateness}",
             cc,
             verdict,
             real.as_secs_f64() * 1e3,
             diff * 100.0,
             lost,
+            episodes,
             drops
         );
     }
