@@ -13,6 +13,11 @@ specs as `meta.json` recorded them and run.py's sides (`ramp-sim`, and
 meta.json (the input's, plus the commit the simulator ran at), so a model
 change can be read against measured real cells without running them
 again. No root and no other stack is needed. OUT_DIR must not be DATA_DIR.
+
+With ARMS_FROM=ramp the seed arms' specs are this ramp's
+(`ramp compare --list-arms`) instead of the recorded ones, to read a change
+of the seed arms themselves against the recorded real cells; meta.json
+then records both (`resim-arms`).
 """
 
 import importlib.util
@@ -56,6 +61,12 @@ def main():
     paths = {p[0]: p for p in run.PATHS}
     cells = sorted({(r["path"], r["arm"], r["size"]) for r in real if r["path"] in paths})
     runs = int(meta.get("runs", 10))
+    if os.environ.get("ARMS_FROM") == "ramp":
+        recorded = {label: a["ramp"] for label, a in meta["arms"].items()}
+        for label, spec in run.seed_arms(ramp):
+            if label in meta["arms"]:
+                meta["arms"][label]["ramp"] = spec
+        meta["resim-arms"] = {"from": "ramp", "recorded": recorded}
     os.makedirs(out_dir, exist_ok=True)
     tmp = tempfile.mkdtemp(prefix="ramp-resim.")
     sims = []

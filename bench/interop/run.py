@@ -713,6 +713,72 @@ def available(env):
 
 
 
+def stack_env():
+    """The other stacks' binaries and the quicly client's flags, from the
+    environment (docs/interop.md)."""
+    return {"quicly": os.environ.get("QUICLY_CLI", ""),
+            "ngtcp2_server": os.environ.get("NGTCP2_SERVER", "gtlsserver"),
+            "ngtcp2_client": os.environ.get("NGTCP2_CLIENT", "gtlsclient"),
+            "quicly_client_flags": os.environ.get("QUICLY_CLIENT_FLAGS", "-M 16777216 -m 33554432")}
+
+
+def chosen_arms(ramp, stacks):
+    """The arms to run (`ARMS`, default every arm an available stack runs),
+    each (index, label, ramp's spec, {stack: that stack's arm})."""
+    # Every arm: label, ramp's spec, {stack: that stack's arm}.
+    arms = [(label, spec, {"quicly": QUICLY_ARM_FLAGS[label]}) for label, spec in seed_arms(ramp)]
+    arms += OTHER_ARMS
+    arms = [(l, sp, {k: v for k, v in st.items() if k in stacks}) for l, sp, st in arms]
+    arm_names = os.environ.get("ARMS", "").split() or [a[0] for a in arms]
+    # With its index (the servers' ports).
+    arms = [(i,) + a for i, a in enumerate(a for a in arms if a[0] in arm_names and a[2])]
+    return arms
+
+
+def scratch_dir(sizes):
+    """A temporary directory with the servers' certificate and key and one
+    file per object size (htdocs/SIZE)."""
+    tmp = tempfile.mkdtemp(prefix="ramp-interop-tmp.")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+                    "-nodes", "-keyout", os.path.join(tmp, "key.pem"), "-out", os.path.join(tmp, "cert.pem"),
+                    "-days", "1", "-subj", "/CN=localhost"], check=True, capture_output=True)
+    os.makedirs(os.path.join(tmp, "htdocs"))
+    for size in sizes:
+        with open(os.path.join(tmp, "htdocs", str(size)), "wb") as f:
+            f.write(b"x" * size)
+    return tmp
+
+
+def run_meta(env, stacks, why, runs, min_runs, parallel, arms):
+    """What meta.json says of the run before it starts."""
+    return {"quicly-client-flags": env["quicly_client_flags"], "stacks": stacks, "skipped": why,
+            "client-linger": CLIENT_LINGER == "1",
+            "endpoints": " ".join(RT) or "normal priority",
+            "started": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()), "load-start": loadavg(),
+            "cores": os.cpu_count(), "runs": runs, "min-runs": min_runs, "parallel": parallel,
+            "arms": {a[1]: {"ramp": a[2], "other": a[3]} for a in arms},
+            "quicly-cli": os.path.basename(env["quicly"]) if "quicly" in stacks else None,
+            "ngtcp2": subprocess.run(["dpkg-query", "-W", "-f", "${Version}", "ngtcp2-server"],
+                                     capture_output=True, text=True).stdout or None,
+            "ramp-commit": subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True,
+                                          text=True).stdout.strip()}
+
+
+def write_results(out_dir, meta, rows, arms, started, reruns, phases, per_path):
+    """meta.json (with the run's times) and table.md, and both on stdout."""
+    phases = {k: (round(v, 1) if isinstance(v, float) else v) for k, v in phases.items()}
+    meta.update({"elapsed-s": round(time.time() - started), "load-end": loadavg(),
+                 "reruns-alone": reruns, "phases": phases, "per-path-s": per_path})
+    with open(os.path.join(out_dir, "meta.json"), "w") as f:
+        json.dump(meta, f, indent=1)
+    md = table(rows, [a[1] for a in arms]) + "\n\n" + agreement(rows)
+    with open(os.path.join(out_dir, "table.md"), "w") as f:
+        f.write(md + "\n")
+    say("time: %d s in all; %s" % (meta["elapsed-s"], json.dumps(phases)))
+    print(json.dumps(meta))
+    print(md)
+
+
 def main():
     if len(sys.argv) == 4 and sys.argv[1] == "--tcp-server":
         tcp_server(int(sys.argv[2]), sys.argv[3])
@@ -724,10 +790,7 @@ def main():
         raise KeyboardInterrupt
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
-    env = {"quicly": os.environ.get("QUICLY_CLI", ""),
-           "ngtcp2_server": os.environ.get("NGTCP2_SERVER", "gtlsserver"),
-           "ngtcp2_client": os.environ.get("NGTCP2_CLIENT", "gtlsclient"),
-           "quicly_client_flags": os.environ.get("QUICLY_CLIENT_FLAGS", "-M 16777216 -m 33554432")}
+    env = stack_env()
     stacks, why = available(env)
     for w in why:
         print("bench/interop: " + w)
@@ -744,37 +807,14 @@ def main():
     parallel = os.environ.get("PARALLEL", "auto")
     names = os.environ.get("PATHS", "").split() or [p[0] for p in PATHS]
     sizes = [int(s) for s in os.environ.get("SIZES", "1000000 3000000").split()]
-    # Every arm: label, ramp's spec, {stack: that stack's arm}.
-    arms = [(label, spec, {"quicly": QUICLY_ARM_FLAGS[label]}) for label, spec in seed_arms(ramp)]
-    arms += OTHER_ARMS
-    arms = [(l, sp, {k: v for k, v in st.items() if k in stacks}) for l, sp, st in arms]
-    arm_names = os.environ.get("ARMS", "").split() or [a[0] for a in arms]
-    # With its index (the servers' ports).
-    arms = [(i,) + a for i, a in enumerate(a for a in arms if a[0] in arm_names and a[2])]
+    arms = chosen_arms(ramp, stacks)
     out_dir = sys.argv[1] if len(sys.argv) > 1 else tempfile.mkdtemp(prefix="ramp-interop.")
     os.makedirs(out_dir, exist_ok=True)
-    tmp = tempfile.mkdtemp(prefix="ramp-interop-tmp.")
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
-                    "-nodes", "-keyout", os.path.join(tmp, "key.pem"), "-out", os.path.join(tmp, "cert.pem"),
-                    "-days", "1", "-subj", "/CN=localhost"], check=True, capture_output=True)
-    os.makedirs(os.path.join(tmp, "htdocs"))
-    for size in sizes:
-        with open(os.path.join(tmp, "htdocs", str(size)), "wb") as f:
-            f.write(b"x" * size)
+    tmp = scratch_dir(sizes)
     rows_path = os.path.join(out_dir, "runs.ndjson")
     rows = []
     started = time.time()
-    meta = {"quicly-client-flags": env["quicly_client_flags"], "stacks": stacks, "skipped": why,
-            "client-linger": CLIENT_LINGER == "1",
-            "endpoints": " ".join(RT) or "normal priority",
-            "started": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()), "load-start": loadavg(),
-            "cores": os.cpu_count(), "runs": runs, "min-runs": min_runs, "parallel": parallel,
-            "arms": {a[1]: {"ramp": a[2], "other": a[3]} for a in arms},
-            "quicly-cli": os.path.basename(env["quicly"]) if "quicly" in stacks else None,
-            "ngtcp2": subprocess.run(["dpkg-query", "-W", "-f", "${Version}", "ngtcp2-server"],
-                                     capture_output=True, text=True).stdout or None,
-            "ramp-commit": subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True,
-                                          text=True).stdout.strip()}
+    meta = run_meta(env, stacks, why, runs, min_runs, parallel, arms)
     servers = None
     # Seconds per phase, summed over paths (docs/interop.md, "Where the
     # time goes"): servers' start and stop, shells (of which: transfers,
@@ -885,17 +925,7 @@ def main():
             servers.stop()
         subprocess.run([ramp, "shell", "--cleanup"], capture_output=True)
         shutil.rmtree(tmp, ignore_errors=True)
-    phases = {k: (round(v, 1) if isinstance(v, float) else v) for k, v in phases.items()}
-    meta.update({"elapsed-s": round(time.time() - started), "load-end": loadavg(),
-                 "reruns-alone": reruns, "phases": phases, "per-path-s": per_path})
-    with open(os.path.join(out_dir, "meta.json"), "w") as f:
-        json.dump(meta, f, indent=1)
-    md = table(rows, [a[1] for a in arms]) + "\n\n" + agreement(rows)
-    with open(os.path.join(out_dir, "table.md"), "w") as f:
-        f.write(md + "\n")
-    say("time: %d s in all; %s" % (meta["elapsed-s"], json.dumps(phases)))
-    print(json.dumps(meta))
-    print(md)
+    write_results(out_dir, meta, rows, arms, started, reruns, phases, per_path)
     return 0
 
 

@@ -77,6 +77,24 @@ pub enum CongestionSignal {
     },
 }
 
+/// Where a congestion event was detected: in an ACK frame's processing, or
+/// by the loss-detection timer (RFC 9002 §6.1.2 time threshold, Appendix
+/// A.9 `OnLossDetectionTimeout`), outside any frame.
+///
+/// A controller that judges an ACK frame by the bytes in flight at its
+/// start needs it: quicly (h2o/quicly 45bf8a37, lib/quicly.c) detects a
+/// frame's losses at the end of `handle_ack_frame`, after reading its
+/// `bytes_in_flight`, but a timer's in `do_send`'s `quicly_loss_on_alarm`,
+/// before any later frame reads it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum EventSource {
+    /// Found while processing an ACK frame (losses by the packet or time
+    /// threshold at the frame's arrival, or an ECN-CE increase).
+    AckFrame,
+    /// Declared lost by the loss-detection timer, outside any ACK frame.
+    LossTimer,
+}
+
 /// A congestion event: the input of RFC 9002 §7.3.2 `OnCongestionEvent`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CongestionEvent {
@@ -88,6 +106,8 @@ pub struct CongestionEvent {
     pub time_sent: Time,
     /// RFC 9002 §7.6: the losses establish persistent congestion.
     pub persistent_congestion: bool,
+    /// Whether an ACK frame or the loss-detection timer found it.
+    pub source: EventSource,
 }
 
 /// The phase a controller reports, for traces, qlog and records: a stable
@@ -187,6 +207,24 @@ pub trait Controller: Send + Sync + fmt::Debug {
         _rtt: &RttEstimator,
         _app_limited: bool,
     ) {
+    }
+
+    /// The in-flight packets an ACK frame newly acknowledged, ascending
+    /// packet number, each as [`Controller::on_packet_acked`] would be
+    /// told of it: the loss detector makes this one call per frame. The
+    /// default calls `on_packet_acked` for each; a controller with work
+    /// common to the frame's packets may do it once (a frame acknowledges
+    /// several packets, and this is the detector's per-packet path).
+    fn on_packets_acked(
+        &mut self,
+        now: Time,
+        packets: &[AckedPacket],
+        rtt: &RttEstimator,
+        app_limited: bool,
+    ) {
+        for p in packets {
+            self.on_packet_acked(now, p, rtt, app_limited);
+        }
     }
 
     /// The whole ACK frame has been processed. The default ignores it.
@@ -307,6 +345,19 @@ macro_rules! forward_controller {
             $crate::Controller::on_packet_acked(&mut $inner, now, packet, rtt, app_limited)
         }
     };
+    (@one $c:ident, $inner:expr, on_packets_acked) => {
+        #[inline]
+        fn on_packets_acked(
+            &mut self,
+            now: $crate::Time,
+            packets: &[$crate::AckedPacket],
+            rtt: &$crate::RttEstimator,
+            app_limited: bool,
+        ) {
+            let $c = self;
+            $crate::Controller::on_packets_acked(&mut $inner, now, packets, rtt, app_limited)
+        }
+    };
     (@one $c:ident, $inner:expr, on_ack_frame_end) => {
         #[inline]
         fn on_ack_frame_end(
@@ -400,7 +451,7 @@ macro_rules! forward_controller {
 /// adapter hold `Box<dyn Controller>`).
 impl Controller for Box<dyn Controller> {
     crate::forward_controller!(|c| **c;
-        on_packet_sent, on_packet_acked, on_ack_frame_end, on_congestion_event,
+        on_packet_sent, on_packet_acked, on_packets_acked, on_ack_frame_end, on_congestion_event,
         on_spurious_congestion, on_mtu_update, resume_from, window, ssthresh,
         pacing_rate, pacing_burst, phase, metrics, initial_window, name, clone_box);
 }

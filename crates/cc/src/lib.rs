@@ -18,6 +18,8 @@
 //!   losses; with [`RttEstimator`], the RFC 9002 §5 RTT estimator.
 //! - [`quinn_order`]: [`quinn_order::RfcOrder`], which restores the RFC
 //!   order for a controller that quinn calls in its own.
+//! - [`send_rule`]: whether the congestion window lets the next packet
+//!   leave: RFC 9002 §7's (it must fit) or quicly's ([`SendRule`]).
 //! - [`pacer`]: when the next packet may leave: ramp's leaky-bucket
 //!   [`Pacer`] and a model of quinn 0.11's ([`QuinnPacer`]), behind
 //!   [`Pacing`].
@@ -50,11 +52,13 @@ pub mod recovery;
 pub mod resume;
 pub mod round;
 mod rtt;
+pub mod send_rule;
 pub mod spec;
 
 pub use config::{CcConfig, EventOrder, InitialWindow, PrrMode};
 pub use controller::{
-    AckFrameSummary, AckedPacket, CcPhase, CongestionEvent, CongestionSignal, Controller, Metrics,
+    AckFrameSummary, AckedPacket, CcPhase, CongestionEvent, CongestionSignal, Controller,
+    EventSource, Metrics,
 };
 pub use loss_based::{LossBased, LossBasedState};
 pub use pacer::{
@@ -68,6 +72,7 @@ pub use recovery::{
     SentPacket, Space, TimeoutKind, TimeoutOutcome,
 };
 pub use rtt::RttEstimator;
+pub use send_rule::SendRule;
 pub use spec::{
     parse as parse_controller, parse_list as parse_controller_list, ControllerSpec, SpecError,
 };

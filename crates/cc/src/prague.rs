@@ -277,6 +277,10 @@ impl CongestionAvoidance for Prague {
         Prague::on_acked(self, ctx.now, time_sent, bytes, ctx.srtt);
     }
 
+    fn observes_acked_bytes(&self) -> bool {
+        true
+    }
+
     /// Every mark feeds α, in a reduction period or not.
     fn on_ce_bytes(&mut self, ce_bytes: u64) {
         Prague::on_ce(self, ce_bytes);

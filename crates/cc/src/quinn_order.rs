@@ -12,7 +12,8 @@
 //!
 //! [`RfcOrder`] fixes the order for any controller, so none has to know:
 //! it snapshots the controller before a frame's first acknowledgement, and
-//! when a congestion event of the same instant follows the frame's end, it
+//! when a congestion event the frame found ([`crate::EventSource::AckFrame`])
+//! follows the frame's end at the same instant, it
 //! restores the snapshot, delivers the frame's events first and then
 //! replays its acknowledgements and its end, with the frame's lost bytes
 //! taken out of the reported bytes in flight (quinn reports them before its
@@ -24,7 +25,7 @@ use core::fmt;
 
 use crate::config::EventOrder;
 use crate::controller::{
-    AckFrameSummary, AckedPacket, CongestionEvent, CongestionSignal, Controller,
+    AckFrameSummary, AckedPacket, CongestionEvent, CongestionSignal, Controller, EventSource,
 };
 use crate::rtt::RttEstimator;
 use ramp_vocab::time::Time;
@@ -169,6 +170,21 @@ impl<C: Controller + Clone + 'static> Controller for RfcOrder<C> {
         self.inner.on_packet_acked(now, packet, rtt, app_limited);
     }
 
+    fn on_packets_acked(
+        &mut self,
+        now: Time,
+        packets: &[AckedPacket],
+        rtt: &RttEstimator,
+        app_limited: bool,
+    ) {
+        if self.reorders() {
+            let f = self.frame_at(now);
+            f.acks
+                .extend(packets.iter().map(|p| (*p, rtt.clone(), app_limited)));
+        }
+        self.inner.on_packets_acked(now, packets, rtt, app_limited);
+    }
+
     fn on_ack_frame_end(&mut self, now: Time, summary: &AckFrameSummary, rtt: &RttEstimator) {
         if self.reorders() {
             self.frame_at(now).end = Some((*summary, rtt.clone()));
@@ -177,7 +193,10 @@ impl<C: Controller + Clone + 'static> Controller for RfcOrder<C> {
     }
 
     fn on_congestion_event(&mut self, now: Time, event: &CongestionEvent, rtt: &RttEstimator) {
+        // A loss-detection timer's event is no frame's, even at a frame's
+        // instant: it reaches the controller where it happened.
         let same_frame = self.reorders()
+            && event.source == EventSource::AckFrame
             && self
                 .frame
                 .as_ref()
@@ -273,6 +292,7 @@ mod tests {
                 signal: CongestionSignal::Loss { lost_bytes },
                 time_sent: Time::ZERO,
                 persistent_congestion: false,
+                source: EventSource::AckFrame,
             };
             c.on_congestion_event(t, &e, &rtt);
         }

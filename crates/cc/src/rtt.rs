@@ -25,8 +25,34 @@ pub struct RttEstimator {
     min: Duration,
     smoothed: Duration,
     var: Duration,
+    /// `min`, `smoothed` and `var` in integer nanoseconds ([`Nanos`]),
+    /// what [`RttEstimator::update`] and the PTO compute with.
+    ns: Nanos,
     has_sample: bool,
     initial: Duration,
+}
+
+/// The estimator's `min_rtt`, `smoothed_rtt` and `rttvar` in nanoseconds
+/// (`duration_nanos` of the `Duration` fields, always). A sample arrives
+/// with every ACK frame that newly acknowledges its largest packet, and
+/// `Duration`'s checked multiply, add and divide cost about three times
+/// the integer arithmetic; the `Duration` fields are kept too, since the
+/// controllers and the pacer read them for every packet.
+#[derive(Clone, Copy, Debug)]
+struct Nanos {
+    min: u64,
+    smoothed: u64,
+    var: u64,
+}
+
+impl Nanos {
+    fn of(min: Duration, smoothed: Duration, var: Duration) -> Nanos {
+        Nanos {
+            min: duration_nanos(min),
+            smoothed: duration_nanos(smoothed),
+            var: duration_nanos(var),
+        }
+    }
 }
 
 impl Default for RttEstimator {
@@ -44,6 +70,7 @@ impl RttEstimator {
             min: initial_rtt,
             smoothed: initial_rtt,
             var: initial_rtt / 2,
+            ns: Nanos::of(initial_rtt, initial_rtt, initial_rtt / 2),
             has_sample: false,
             initial: initial_rtt,
         }
@@ -74,28 +101,41 @@ impl RttEstimator {
             self.min = latest_rtt;
             self.smoothed = latest_rtt;
             self.var = latest_rtt / 2;
+            self.ns = Nanos::of(self.min, self.smoothed, self.var);
             return;
         }
+        // In integer nanoseconds: the same values as `Duration`'s
+        // arithmetic (`(var·3 + deviation) / 4` and `(srtt·7 + adjusted) /
+        // 8` divide the whole nanosecond count, since 4 and 8 divide 10^9;
+        // the property test below checks it); saturating from an RTT of 83
+        // years up (7·srtt past u64 nanoseconds), where `Duration` would
+        // still count.
+        let latest = duration_nanos(latest_rtt);
         self.min = self.min.min(latest_rtt);
-        let ack_delay = if handshake_confirmed {
+        let ns = &mut self.ns;
+        ns.min = ns.min.min(latest);
+        let ack_delay = duration_nanos(if handshake_confirmed {
             ack_delay.min(max_ack_delay)
         } else {
             ack_delay
-        };
-        let adjusted = if latest_rtt >= self.min + ack_delay {
-            latest_rtt - ack_delay
+        });
+        let adjusted = if latest >= ns.min.saturating_add(ack_delay) {
+            latest - ack_delay
         } else {
-            latest_rtt
+            latest
         };
-        let deviation = self.smoothed.abs_diff(adjusted);
-        self.var = (self.var * 3 + deviation) / 4;
-        self.smoothed = (self.smoothed * 7 + adjusted) / 8;
+        let deviation = ns.smoothed.abs_diff(adjusted);
+        ns.var = ns.var.saturating_mul(3).saturating_add(deviation) / 4;
+        ns.smoothed = ns.smoothed.saturating_mul(7).saturating_add(adjusted) / 8;
+        self.var = Duration::from_nanos(ns.var);
+        self.smoothed = Duration::from_nanos(ns.smoothed);
     }
 
     /// RFC 9002 §5.2: after persistent congestion the minimum SHOULD be
     /// re-established from the newest sample.
     pub fn reset_min_to_latest(&mut self) {
         self.min = self.latest;
+        self.ns.min = duration_nanos(self.latest);
     }
 
     /// Whether any sample has been taken.
@@ -140,10 +180,13 @@ impl RttEstimator {
     /// which is recomputed whenever the timer may move (on `Time`'s
     /// integer clock; `Duration` arithmetic costs several times as much).
     pub(crate) fn pto_base_nanos(&self, max_ack_delay: u64) -> u64 {
-        let var4 = duration_nanos(self.var)
+        let var4 = self
+            .ns
+            .var
             .saturating_mul(4)
             .max(duration_nanos(GRANULARITY));
-        duration_nanos(self.smoothed)
+        self.ns
+            .smoothed
             .saturating_add(var4)
             .saturating_add(max_ack_delay)
     }
@@ -152,6 +195,74 @@ impl RttEstimator {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    impl RttEstimator {
+        /// An estimator with one sample taken and these values.
+        fn with(min: Duration, smoothed: Duration, var: Duration) -> RttEstimator {
+            RttEstimator {
+                latest: smoothed,
+                min,
+                smoothed,
+                var,
+                ns: Nanos::of(min, smoothed, var),
+                has_sample: true,
+                initial: INITIAL_RTT,
+            }
+        }
+    }
+
+    /// RFC 9002 §5.3's update in `Duration` arithmetic, as written there
+    /// (and as `update` computed it before it went to nanoseconds).
+    fn reference_update(
+        (min, smoothed, var): (Duration, Duration, Duration),
+        latest: Duration,
+        ack_delay: Duration,
+    ) -> (Duration, Duration, Duration) {
+        let min = min.min(latest);
+        let adjusted = if latest >= min + ack_delay {
+            latest - ack_delay
+        } else {
+            latest
+        };
+        let deviation = smoothed.abs_diff(adjusted);
+        (
+            min,
+            (smoothed * 7 + adjusted) / 8,
+            (var * 3 + deviation) / 4,
+        )
+    }
+
+    proptest::proptest! {
+        /// RFC 9002 §5.3: the update in integer nanoseconds gives the
+        /// values of the `Duration` formulas, over runs of samples with ACK
+        /// delays capped and uncapped, sub-nanosecond carries included.
+        #[test]
+        fn rfc9002_5_3_update_in_nanoseconds_matches_duration_arithmetic(
+            samples in proptest::collection::vec(
+                (1u64..(1 << 42), 0u64..(1 << 36), proptest::bool::ANY),
+                1..40,
+            ),
+        ) {
+            let max_ack_delay = Duration::from_millis(25);
+            let mut r = RttEstimator::default();
+            let mut want: Option<(Duration, Duration, Duration)> = None;
+            for (latest, delay, confirmed) in samples {
+                let (latest, delay) = (Duration::from_nanos(latest), Duration::from_nanos(delay));
+                r.update(latest, delay, max_ack_delay, confirmed);
+                let delay = if confirmed { delay.min(max_ack_delay) } else { delay };
+                let w = match want {
+                    None => (latest, latest, latest / 2),
+                    Some(w) => reference_update(w, latest, delay),
+                };
+                want = Some(w);
+                proptest::prop_assert_eq!((r.min(), r.smoothed(), r.var()), w);
+                proptest::prop_assert_eq!(
+                    (r.ns.min, r.ns.smoothed, r.ns.var),
+                    (duration_nanos(w.0), duration_nanos(w.1), duration_nanos(w.2))
+                );
+            }
+        }
+    }
 
     fn ms(v: u64) -> Duration {
         Duration::from_millis(v)
@@ -216,20 +327,10 @@ mod tests {
     #[test]
     fn rfc9002_6_2_1_pto_example() {
         // RFC 9002 §6.2.1: srtt 100 ms, rttvar 10 ms, max_ack_delay 25 ms -> 165 ms.
-        let r = RttEstimator {
-            latest: ms(100),
-            min: ms(100),
-            smoothed: ms(100),
-            var: ms(10),
-            has_sample: true,
-            initial: INITIAL_RTT,
-        };
+        let r = RttEstimator::with(ms(100), ms(100), ms(10));
         assert_eq!(r.pto_base(ms(25)), ms(165));
         // kGranularity floors 4·rttvar.
-        let r0 = RttEstimator {
-            var: Duration::ZERO,
-            ..r
-        };
+        let r0 = RttEstimator::with(ms(100), ms(100), Duration::ZERO);
         assert_eq!(r0.pto_base(Duration::ZERO), ms(101));
     }
 
@@ -240,11 +341,11 @@ mod tests {
         fn rfc9002_6_2_1_pto_base_matches_duration_arithmetic(
             smoothed in 0u64..(1 << 50), var in 0u64..(1 << 48), mad in 0u64..(1 << 40),
         ) {
-            let r = RttEstimator {
-                smoothed: Duration::from_nanos(smoothed),
-                var: Duration::from_nanos(var),
-                ..RttEstimator::new(INITIAL_RTT)
-            };
+            let r = RttEstimator::with(
+                INITIAL_RTT,
+                Duration::from_nanos(smoothed),
+                Duration::from_nanos(var),
+            );
             let mad = Duration::from_nanos(mad);
             proptest::prop_assert_eq!(
                 r.pto_base(mad),

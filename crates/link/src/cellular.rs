@@ -30,7 +30,8 @@
 
 use std::time::Duration;
 
-use crate::element::{self, Element, ElementError, ElementOption};
+use crate::element::{Element, ElementError, ElementOption};
+use crate::element_option;
 use crate::elements::{option_field, Slot, SlotNames};
 
 use ramp_vocab::rng::Rng;
@@ -73,56 +74,27 @@ impl Cellular {
 /// `[path.cellular]`, `--cellular=…`: every parameter, over CellReplay's.
 impl Element for Cellular {
     const OPTIONS: &'static [ElementOption<Cellular>] = &[
-        ElementOption {
-            key: "light_bytes",
-            values: "<size>",
-            help: "bytes of a burst served at the light rate",
-            parse: |c, v| {
-                c.light_bytes = element::size(v)?;
-                Ok(())
-            },
-            display: |c| c.light_bytes.to_string(),
-        },
-        ElementOption {
-            key: "light_fraction",
-            values: "<fraction in (0, 1]>",
-            help: "the light rate as a fraction of the link rate",
-            parse: |c, v| {
-                c.light_fraction = element::number(v)?;
-                Ok(())
-            },
-            display: |c| c.light_fraction.to_string(),
-        },
-        ElementOption {
-            key: "idle_reset",
-            values: "<duration>",
-            help: "idle link time after which a burst starts light again",
-            parse: |c, v| {
-                c.idle_reset = element::duration(v)?;
-                Ok(())
-            },
-            display: |c| element::duration_text(c.idle_reset),
-        },
-        ElementOption {
-            key: "drift_mean",
-            values: "<fraction in [0, 1]>",
-            help: "mean extra base delay as a fraction of the RTT (0: no drift)",
-            parse: |c, v| {
-                c.drift_mean = element::number(v)?;
-                Ok(())
-            },
-            display: |c| c.drift_mean.to_string(),
-        },
-        ElementOption {
-            key: "drift_period",
-            values: "<duration>",
-            help: "how often the drift draws a new target",
-            parse: |c, v| {
-                c.drift_period = element::duration(v)?;
-                Ok(())
-            },
-            display: |c| element::duration_text(c.drift_period),
-        },
+        element_option!(light_bytes: size, "<size>", "bytes of a burst served at the light rate"),
+        element_option!(
+            light_fraction: number,
+            "<fraction in (0, 1]>",
+            "the light rate as a fraction of the link rate"
+        ),
+        element_option!(
+            idle_reset: duration,
+            "<duration>",
+            "idle link time after which a burst starts light again"
+        ),
+        element_option!(
+            drift_mean: number,
+            "<fraction in [0, 1]>",
+            "mean extra base delay as a fraction of the RTT (0: no drift)"
+        ),
+        element_option!(
+            drift_period: duration,
+            "<duration>",
+            "how often the drift draws a new target"
+        ),
     ];
     const DEFAULT: Cellular = Cellular::CELLREPLAY;
 

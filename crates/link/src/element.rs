@@ -96,6 +96,75 @@ pub struct ElementOption<E> {
     pub display: fn(&E) -> String,
 }
 
+/// One [`ElementOption`] row whose key is the field's own name and whose
+/// value is read, and written back, by one of the unit grammars of
+/// [`crate::element_value`]: `number` (a finite number; ranges are the
+/// element's check), `size` (bytes), `duration` or `rate`. Every element of
+/// ramp-link writes its table with it, and so can one written outside.
+///
+/// ```
+/// use ramp_link::{element_option, parse_spec, spec_of, Element, ElementError, ElementOption};
+///
+/// #[derive(Clone, Copy, Debug, PartialEq)]
+/// struct Hold {
+///     share: f64,
+///     by: core::time::Duration,
+/// }
+///
+/// impl Element for Hold {
+///     const OPTIONS: &'static [ElementOption<Hold>] = &[
+///         element_option!(share: number, "<0..1>", "share of the packets held back"),
+///         element_option!(by: duration, "<duration>", "how long a held packet waits"),
+///     ];
+///     const DEFAULT: Hold = Hold { share: 0.01, by: core::time::Duration::from_millis(1) };
+///     fn check(&self) -> Result<(), ElementError> {
+///         Ok(())
+///     }
+/// }
+///
+/// let h = parse_spec::<Hold>("by=4ms").unwrap();
+/// assert_eq!(spec_of(&h), "share=0.01,by=4ms");
+/// ```
+#[macro_export]
+macro_rules! element_option {
+    ($field:ident: number, $values:literal, $help:literal) => {
+        $crate::element_option!(@row $field, number, |e| e.$field.to_string(), $values, $help)
+    };
+    ($field:ident: size, $values:literal, $help:literal) => {
+        $crate::element_option!(@row $field, size, |e| e.$field.to_string(), $values, $help)
+    };
+    ($field:ident: duration, $values:literal, $help:literal) => {
+        $crate::element_option!(
+            @row $field,
+            duration,
+            |e| $crate::element_value::duration_text(e.$field),
+            $values,
+            $help
+        )
+    };
+    ($field:ident: rate, $values:literal, $help:literal) => {
+        $crate::element_option!(
+            @row $field,
+            rate,
+            |e| $crate::element_value::rate_text(e.$field),
+            $values,
+            $help
+        )
+    };
+    (@row $field:ident, $read:ident, $display:expr, $values:literal, $help:literal) => {
+        $crate::ElementOption {
+            key: stringify!($field),
+            values: $values,
+            help: $help,
+            parse: |e, v| {
+                e.$field = $crate::element_value::$read(v)?;
+                Ok(())
+            },
+            display: $display,
+        }
+    };
+}
+
 /// A link element configured by `KEY=VALUE` pairs over sourced defaults.
 pub trait Element: Copy + 'static {
     /// Every key, each once, in the order help and [`spec_of`] list them.
@@ -207,27 +276,27 @@ pub fn duration_text(d: Duration) -> String {
 }
 
 /// A duration value (the unit grammar).
-pub(crate) fn duration(v: &str) -> Result<Duration, String> {
+pub fn duration(v: &str) -> Result<Duration, String> {
     parse_duration(v).map_err(|e| e.to_string())
 }
 
 /// A size value in bytes (the unit grammar).
-pub(crate) fn size(v: &str) -> Result<u64, String> {
+pub fn size(v: &str) -> Result<u64, String> {
     parse_size(v).map_err(|e| e.to_string())
 }
 
 /// A rate value (the unit grammar).
-pub(crate) fn rate(v: &str) -> Result<Rate, String> {
+pub fn rate(v: &str) -> Result<Rate, String> {
     parse_rate(v).map_err(|e| e.to_string())
 }
 
 /// A rate as [`rate`] reads it back exactly: whole bits per second.
-pub(crate) fn rate_text(r: Rate) -> String {
+pub fn rate_text(r: Rate) -> String {
     format!("{}bit", r.bits_per_sec())
 }
 
 /// A finite number (ranges are the element's check).
-pub(crate) fn number(v: &str) -> Result<f64, String> {
+pub fn number(v: &str) -> Result<f64, String> {
     v.parse::<f64>()
         .ok()
         .filter(|f| f.is_finite())

@@ -32,7 +32,8 @@
 
 use std::time::Duration;
 
-use crate::element::{self, Element, ElementError, ElementOption};
+use crate::element::{Element, ElementError, ElementOption};
+use crate::element_option;
 use crate::elements::{option_field, Slot, SlotNames};
 
 use ramp_vocab::rng::Rng;
@@ -97,26 +98,12 @@ impl Jitter {
 /// over WiFiSeer's.
 impl Element for Jitter {
     const OPTIONS: &'static [ElementOption<Jitter>] = &[
-        ElementOption {
-            key: "median",
-            values: "<duration>",
-            help: "median extra delay",
-            parse: |j, v| {
-                j.median = element::duration(v)?;
-                Ok(())
-            },
-            display: |j| element::duration_text(j.median),
-        },
-        ElementOption {
-            key: "p90",
-            values: "<duration>",
-            help: "90th percentile of the extra delay, above the median",
-            parse: |j, v| {
-                j.p90 = element::duration(v)?;
-                Ok(())
-            },
-            display: |j| element::duration_text(j.p90),
-        },
+        element_option!(median: duration, "<duration>", "median extra delay"),
+        element_option!(
+            p90: duration,
+            "<duration>",
+            "90th percentile of the extra delay, above the median"
+        ),
     ];
     const DEFAULT: Jitter = Jitter::WIFI_SUI_2016;
 

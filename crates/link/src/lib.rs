@@ -57,6 +57,12 @@ pub use element::{
     duration_text, from_pairs, key_help, keys, parse_spec, spec_of, Element, ElementError,
     ElementOption,
 };
+/// The unit grammars an element's option reads its value with, and the
+/// printers that write it back so that it reads to the same value
+/// ([`element_option!`] rows use them).
+pub mod element_value {
+    pub use crate::element::{duration, duration_text, number, rate, rate_text, size};
+}
 pub use elements::{slot, ElementSlot, LinkElements, SetFn, Slot, SlotNames, ELEMENTS};
 pub use forward::{downlink_seed, drop_event, uplink_seed, ForwardCounters};
 pub use fq_codel::FqCoDelParams;

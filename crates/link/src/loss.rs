@@ -7,7 +7,8 @@
 
 use ramp_vocab::rng::{Probability, Rng};
 
-use crate::element::{self, Element, ElementError, ElementOption};
+use crate::element::{Element, ElementError, ElementOption};
+use crate::element_option;
 use crate::elements::{LinkElements, Slot, SlotNames};
 
 /// A random-loss model.
@@ -41,36 +42,20 @@ pub struct GilbertElliott {
     pub loss_bad: f64,
 }
 
-/// One row of [`GilbertElliott`]'s table: a probability field.
-macro_rules! probability_row {
-    ($key:literal, $field:ident, $help:literal) => {
-        ElementOption {
-            key: $key,
-            values: "<0..1>",
-            help: $help,
-            parse: |g, v| {
-                g.$field = element::number(v)?;
-                Ok(())
-            },
-            display: |g| g.$field.to_string(),
-        }
-    };
-}
-
 impl Element for GilbertElliott {
     const OPTIONS: &'static [ElementOption<GilbertElliott>] = &[
-        probability_row!(
-            "p_good_to_bad",
-            p_good_to_bad,
+        element_option!(
+            p_good_to_bad: number,
+            "<0..1>",
             "probability of moving good -> bad, per packet"
         ),
-        probability_row!(
-            "p_bad_to_good",
-            p_bad_to_good,
+        element_option!(
+            p_bad_to_good: number,
+            "<0..1>",
             "probability of moving bad -> good, per packet"
         ),
-        probability_row!("loss_good", loss_good, "loss probability in the good state"),
-        probability_row!("loss_bad", loss_bad, "loss probability in the bad state"),
+        element_option!(loss_good: number, "<0..1>", "loss probability in the good state"),
+        element_option!(loss_bad: number, "<0..1>", "loss probability in the bad state"),
     ];
     /// Gilbert's model: no loss in the good state, all in the bad one (the
     /// transitions are [`Element::REQUIRED`]).

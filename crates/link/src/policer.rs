@@ -5,7 +5,8 @@
 
 use ramp_vocab::{Rate, Time};
 
-use crate::element::{self, Element, ElementError, ElementOption};
+use crate::element::{Element, ElementError, ElementOption};
+use crate::element_option;
 use crate::elements::{option_field, Slot, SlotNames};
 
 /// A policer's token bucket: it refills at `rate` and holds at most
@@ -21,26 +22,12 @@ pub struct TokenBucket {
 
 impl Element for TokenBucket {
     const OPTIONS: &'static [ElementOption<TokenBucket>] = &[
-        ElementOption {
-            key: "rate",
-            values: "<rate>",
-            help: "refill rate of the token bucket",
-            parse: |t, v| {
-                t.rate = element::rate(v)?;
-                Ok(())
-            },
-            display: |t| element::rate_text(t.rate),
-        },
-        ElementOption {
-            key: "burst",
-            values: "<size>",
-            help: "bucket size: the bytes that pass at once after idle",
-            parse: |t, v| {
-                t.burst = element::size(v)?;
-                Ok(())
-            },
-            display: |t| t.burst.to_string(),
-        },
+        element_option!(rate: rate, "<rate>", "refill rate of the token bucket"),
+        element_option!(
+            burst: size,
+            "<size>",
+            "bucket size: the bytes that pass at once after idle"
+        ),
     ];
     /// A placeholder: both keys are [`Element::REQUIRED`].
     const DEFAULT: TokenBucket = TokenBucket {

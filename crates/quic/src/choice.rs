@@ -28,6 +28,10 @@ pub struct CcChoice {
     /// The pacer the arm names (`pacer=leaky|quinn|quicly`; the seed arms
     /// name quicly's); `None` leaves it to the server's `--pacing`.
     pub pacer: Option<PacerModel>,
+    /// Which packets the arm's window lets out (`send_rule=`): applied by
+    /// the pacing gate when the controller paces (docs/interop.md, "Window units");
+    /// otherwise quinn's own test holds.
+    pub send_rule: ramp_cc::SendRule,
     /// The ECN codepoint the arm asks for (`ecn=`; Prague's ECT(1)).
     pub ecn: Option<ramp_cc::EcnCodepoint>,
 }
@@ -49,6 +53,7 @@ impl CcChoice {
         Ok(CcChoice {
             name: canonical,
             pacer: spec.pacer_model(),
+            send_rule: spec.send_rule(),
             ecn: spec.ecn_codepoint(),
             build: Arc::new(move |mtu| spec.build(&config_for(mtu))),
         })
@@ -60,6 +65,7 @@ impl CcChoice {
             name: name.into(),
             build,
             pacer: None,
+            send_rule: ramp_cc::SendRule::default(),
             ecn: None,
         }
     }

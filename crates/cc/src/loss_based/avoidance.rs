@@ -64,8 +64,18 @@ pub trait CongestionAvoidance: fmt::Debug + Send + Sync + CaBox {
     fn reduce(&mut self, ctx: &CaContext, signal: CongestionSignal, in_startup: bool) -> u64;
 
     /// The bytes of a packet sent at `time_sent` were acknowledged, in a
-    /// recovery period or not.
+    /// recovery period or not. Called only if
+    /// [`CongestionAvoidance::observes_acked_bytes`] says so.
     fn on_bytes_acked(&mut self, _ctx: &CaContext, _time_sent: Time, _bytes: u64) {}
+
+    /// Whether [`CongestionAvoidance::on_bytes_acked`] is to be called: an
+    /// algorithm that implements it returns `true`. The skeleton asks once,
+    /// when it is built, and otherwise saves a call per acknowledged packet
+    /// (a test checks that every registered algorithm whose
+    /// `on_bytes_acked` changes its state says so).
+    fn observes_acked_bytes(&self) -> bool {
+        false
+    }
 
     /// `ce_bytes` were newly reported ECN-CE, in a recovery period or not.
     fn on_ce_bytes(&mut self, _ce_bytes: u64) {}
@@ -134,5 +144,46 @@ impl<T: CongestionAvoidance + Clone + 'static> CaBox for T {
 impl Clone for Box<dyn CongestionAvoidance> {
     fn clone(&self) -> Self {
         (**self).clone_box()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::CcConfig;
+    use crate::loss_based::spec::CA_PARTS;
+
+    /// The skeleton calls `on_bytes_acked` only for an algorithm that says
+    /// it observes acknowledged bytes: one that reacts to them without
+    /// saying so would silently lose them.
+    #[test]
+    fn every_algorithm_reacting_to_acked_bytes_says_so() {
+        let cfg = CcConfig::default();
+        let ctx = CaContext {
+            now: Time::from_millis(200),
+            cwnd: 100_000,
+            srtt: Duration::from_millis(30),
+            mds: 1_200,
+        };
+        for part in CA_PARTS {
+            let mut ca = part.default_spec().build(&cfg);
+            let before = format!("{ca:?}");
+            for i in 0..200 {
+                ca.on_bytes_acked(
+                    &CaContext {
+                        now: ctx.now + Duration::from_millis(i),
+                        ..ctx
+                    },
+                    Time::from_millis(i),
+                    1_200,
+                );
+            }
+            let changed = format!("{ca:?}") != before;
+            assert!(
+                !changed || ca.observes_acked_bytes(),
+                "{}: on_bytes_acked changes its state but observes_acked_bytes() is false",
+                part.name()
+            );
+        }
     }
 }

@@ -61,60 +61,27 @@ impl Controller for LossBased {
         self.rate_memo.clear();
         self.any_event = true;
         self.srtt = rtt.smoothed();
-        if let Some(q) = self.quicly_limited.as_mut() {
-            // quicly decides per frame from every packet it acknowledges,
-            // those of a recovery period included.
-            q.on_acked(now, packet.packet_number, self.in_flight, self.cwnd);
-        }
-        let ctx = self.ca_context(now);
-        self.ca.on_bytes_acked(&ctx, packet.time_sent, packet.bytes);
-        self.in_flight = self.in_flight.saturating_sub(packet.bytes);
-        self.frame_delivered = self.frame_delivered.saturating_add(packet.bytes);
-        if self.recovery_start.is_none() {
-            // quicly counts jump ACKs outside recovery only (lib/cc-pico.c).
-            self.jump_tally.on_acked(packet.packet_number, packet.bytes);
-        }
-        let ca_beta = self.ca.beta();
-        if let Some(cr) = self.careful_resume.as_mut() {
-            let last = cr.on_acked(packet.packet_number, packet.bytes);
-            if let Some(floor) = cr.retreat_floor(ca_beta) {
-                // quicly: a jump packet acknowledged in the recovery raises
-                // cwnd to β·(jump bytes acknowledged).
-                self.cwnd = self.cwnd.max(floor);
-            }
-            if last {
-                // The last unvalidated packet is acknowledged.
-                if cr.phase() == CrPhase::SafeRetreat {
-                    self.finish_safe_retreat();
-                } else {
-                    self.careful_resume = None;
-                }
-            }
-        }
-        if matches!(self.phase, Phase::Recovery | Phase::RapidRecovery(_))
-            && !self.in_recovery_period(packet.time_sent)
-        {
-            self.exit_recovery(now);
-        }
-        if self.in_recovery_period(packet.time_sent) && !self.in_growing_ce_recovery() {
-            // RFC 9002 §7.3.2: no growth for packets sent before recovery
-            // started; Rapid Start reduces by ack_factor instead (-02 §3.3).
-            if let Phase::RapidRecovery(rr) = &mut self.phase {
-                rr.on_acked(packet.bytes);
-                self.cwnd = rr.cwnd();
-            }
+        self.on_one_acked(now, packet, app_limited);
+    }
+
+    fn on_packets_acked(
+        &mut self,
+        now: Time,
+        packets: &[AckedPacket],
+        rtt: &RttEstimator,
+        app_limited: bool,
+    ) {
+        if packets.is_empty() {
             return;
         }
-        if self.first_flight.predates(packet.packet_number) {
-            // -02 §3.1: the 2·IW jump already counts these bytes.
-            return;
+        // What `on_packet_acked` does first, once: the same for every
+        // packet of the frame.
+        self.rate_memo.clear();
+        self.any_event = true;
+        self.srtt = rtt.smoothed();
+        for p in packets {
+            self.on_one_acked(now, p, app_limited);
         }
-        if app_limited && self.quicly_limited.is_none() {
-            // RFC 9002 §7.8: the window does not grow on app-limited credit.
-            self.frame_app_limited = true;
-            return;
-        }
-        self.frame_growth_bytes = self.frame_growth_bytes.saturating_add(packet.bytes);
     }
 
     fn on_ack_frame_end(&mut self, now: Time, summary: &AckFrameSummary, rtt: &RttEstimator) {
@@ -233,7 +200,7 @@ impl Controller for LossBased {
             self.in_flight = self.in_flight.saturating_sub(lost_bytes);
             self.loss_since_frame = true;
             if let Some(q) = self.quicly_limited.as_mut() {
-                q.on_lost(now, lost_bytes);
+                q.on_lost(now, lost_bytes, event.source);
             }
         }
         if let CongestionSignal::Ecn { ce_bytes, .. } = event.signal {
@@ -387,5 +354,68 @@ impl Controller for LossBased {
 
     fn clone_box(&self) -> Box<dyn Controller> {
         Box::new(self.clone())
+    }
+}
+
+impl LossBased {
+    /// `on_packet_acked` for one packet, after the part common to a
+    /// frame's packets (see [`Controller::on_packets_acked`]).
+    #[inline(always)]
+    fn on_one_acked(&mut self, now: Time, packet: &AckedPacket, app_limited: bool) {
+        if let Some(q) = self.quicly_limited.as_mut() {
+            // quicly decides per frame from every packet it acknowledges,
+            // those of a recovery period included.
+            q.on_acked(now, packet.packet_number, self.in_flight, self.cwnd);
+        }
+        if self.ca_observes_acks {
+            let ctx = self.ca_context(now);
+            self.ca.on_bytes_acked(&ctx, packet.time_sent, packet.bytes);
+        }
+        self.in_flight = self.in_flight.saturating_sub(packet.bytes);
+        self.frame_delivered = self.frame_delivered.saturating_add(packet.bytes);
+        if self.recovery_start.is_none() {
+            // quicly counts jump ACKs outside recovery only (lib/cc-pico.c).
+            self.jump_tally.on_acked(packet.packet_number, packet.bytes);
+        }
+        if let Some(cr) = self.careful_resume.as_mut() {
+            let last = cr.on_acked(packet.packet_number, packet.bytes);
+            if let Some(floor) = cr.retreat_floor(self.ca.beta()) {
+                // quicly: a jump packet acknowledged in the recovery raises
+                // cwnd to β·(jump bytes acknowledged).
+                self.cwnd = self.cwnd.max(floor);
+            }
+            if last {
+                // The last unvalidated packet is acknowledged.
+                if cr.phase() == CrPhase::SafeRetreat {
+                    self.finish_safe_retreat();
+                } else {
+                    self.careful_resume = None;
+                }
+            }
+        }
+        if matches!(self.phase, Phase::Recovery | Phase::RapidRecovery(_))
+            && !self.in_recovery_period(packet.time_sent)
+        {
+            self.exit_recovery(now);
+        }
+        if self.in_recovery_period(packet.time_sent) && !self.in_growing_ce_recovery() {
+            // RFC 9002 §7.3.2: no growth for packets sent before recovery
+            // started; Rapid Start reduces by ack_factor instead (-02 §3.3).
+            if let Phase::RapidRecovery(rr) = &mut self.phase {
+                rr.on_acked(packet.bytes);
+                self.cwnd = rr.cwnd();
+            }
+            return;
+        }
+        if self.first_flight.predates(packet.packet_number) {
+            // -02 §3.1: the 2·IW jump already counts these bytes.
+            return;
+        }
+        if app_limited && self.quicly_limited.is_none() {
+            // RFC 9002 §7.8: the window does not grow on app-limited credit.
+            self.frame_app_limited = true;
+            return;
+        }
+        self.frame_growth_bytes = self.frame_growth_bytes.saturating_add(packet.bytes);
     }
 }

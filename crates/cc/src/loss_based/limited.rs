@@ -28,6 +28,8 @@ use std::collections::VecDeque;
 
 use ramp_vocab::time::Time;
 
+use crate::controller::EventSource;
+
 /// The rule for which ACK frames may grow the window (`cc_limited=`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum CcLimitedRule {
@@ -71,10 +73,12 @@ pub(super) struct QuiclyCcLimited {
     frame_open: bool,
     /// The current frame may grow the window.
     frame_limited: bool,
-    /// The last loss event's time and bytes: a loss reported at the same
-    /// instant as the frame's first acknowledgement belongs to the frame
-    /// (ramp reports a frame's losses before its acknowledgements, quicly
-    /// counts the frame's in-flight before its loss detection).
+    /// The last ACK frame loss event's time and bytes: a frame's loss
+    /// reported at the same instant as the frame's first acknowledgement
+    /// belongs to the frame (ramp reports a frame's losses before its
+    /// acknowledgements, quicly counts the frame's in-flight before its
+    /// loss detection). The loss-detection timer's losses are never
+    /// recorded here ([`QuiclyCcLimited::on_lost`]).
     last_loss: Option<(Time, u64)>,
     /// The connection does not respect the app-limited state
     /// ([`CcLimitedRule::Always`]): every frame may grow the window.
@@ -108,8 +112,15 @@ impl QuiclyCcLimited {
         }
     }
 
-    /// Losses of `bytes` reported at `now`.
-    pub(super) fn on_lost(&mut self, now: Time, bytes: u64) {
+    /// Losses of `bytes` reported at `now`, found by `source`. Only an ACK
+    /// frame's losses belong to a frame: quicly's loss-detection timer
+    /// (`do_send` → `quicly_loss_on_alarm` → `on_loss_detected`) takes its
+    /// packets out of `bytes_in_flight` before the next `handle_ack_frame`
+    /// reads it, so a frame at the timer's instant does not count them.
+    pub(super) fn on_lost(&mut self, now: Time, bytes: u64, source: EventSource) {
+        if source == EventSource::LossTimer {
+            return;
+        }
         self.last_loss = match self.last_loss {
             Some((t, b)) if t == now => Some((t, b.saturating_add(bytes))),
             _ => Some((now, bytes)),
@@ -182,11 +193,21 @@ mod tests {
         let mut q = QuiclyCcLimited::default();
         q.on_sent(0, 1_200, 12_000);
         let t = Time::from_millis(5);
-        q.on_lost(t, 4_800);
+        q.on_lost(t, 4_800, EventSource::AckFrame);
         assert!(q.on_acked(t, Some(0), 1_200, 12_000));
         assert!(q.end_frame());
         // The next frame does not inherit the loss.
         assert!(!q.on_acked(Time::from_millis(6), Some(0), 1_200, 12_000));
+        assert!(!q.end_frame());
+    }
+
+    #[test]
+    fn a_loss_timers_losses_at_the_frames_instant_are_not_the_frames() {
+        let mut q = QuiclyCcLimited::default();
+        q.on_sent(0, 1_200, 12_000);
+        let t = Time::from_millis(5);
+        q.on_lost(t, 4_800, EventSource::LossTimer);
+        assert!(!q.on_acked(t, Some(0), 1_200, 12_000));
         assert!(!q.end_frame());
     }
 

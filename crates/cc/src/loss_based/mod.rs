@@ -167,6 +167,9 @@ pub struct LossBased {
     recovery_start: Option<Time>,
     phase: Phase,
     ca: Box<dyn CongestionAvoidance>,
+    /// `ca.observes_acked_bytes()`, asked once (it is a property of the
+    /// algorithm, and a restored `saved.ca` is the same algorithm).
+    ca_observes_acks: bool,
     startup: Startup,
     first_flight: FirstFlight,
     /// Careful Resume while it is active (jump start with `retreat=on`).
@@ -236,6 +239,7 @@ impl LossBased {
             ssthresh: u64::MAX,
             recovery_start: None,
             phase: Phase::Startup,
+            ca_observes_acks: ca.observes_acked_bytes(),
             ca,
             startup,
             first_flight,

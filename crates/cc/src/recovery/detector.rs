@@ -12,7 +12,7 @@ use super::stats::RecoveryStats;
 use super::Space;
 use crate::config::EventOrder;
 use crate::controller::{
-    AckFrameSummary, AckedPacket, CongestionEvent, CongestionSignal, Controller,
+    AckFrameSummary, AckedPacket, CongestionEvent, CongestionSignal, Controller, EventSource,
 };
 use crate::rtt::RttEstimator;
 use ramp_vocab::time::Time;
@@ -71,6 +71,9 @@ pub struct LossDetector<P> {
     pub(super) stats: RecoveryStats,
     pub(super) episode: Option<Episode>,
     pub(super) next_episode_id: u64,
+    /// The frame's newly acknowledged in-flight packets as the controller
+    /// is told of them (`on_packets_acked`); reused across frames.
+    acked_for_cc: Vec<AckedPacket>,
 }
 
 impl<P> LossDetector<P> {
@@ -89,6 +92,7 @@ impl<P> LossDetector<P> {
             stats: RecoveryStats::default(),
             episode: None,
             next_episode_id: 1,
+            acked_for_cc: Vec::new(),
         }
     }
 
@@ -241,7 +245,7 @@ impl<P> LossDetector<P> {
                 }
                 self.process_ecn(now, space, ack, advanced, ce_time_sent, cc, out);
                 let pass = self.detect_lost(space, now, &mut out.lost, &mut out.lost_by);
-                self.on_loss_pass(now, space, &out.lost, pass, cc);
+                self.on_loss_pass(now, space, &out.lost, pass, EventSource::AckFrame, cc);
                 out.persistent_congestion = pass.persistent;
                 self.report_acked(now, space, app_limited, cc, out);
                 self.pto_count = 0;
@@ -262,7 +266,7 @@ impl<P> LossDetector<P> {
                 self.report_acked(now, space, app_limited, cc, out);
                 self.frame_end(now, space, newest_pn, app_limited, cc, out);
                 let pass = self.detect_lost(space, now, &mut out.lost, &mut out.lost_by);
-                self.on_loss_pass(now, space, &out.lost, pass, cc);
+                self.on_loss_pass(now, space, &out.lost, pass, EventSource::AckFrame, cc);
                 out.persistent_congestion = pass.persistent;
                 self.process_ecn(now, space, ack, advanced, ce_time_sent, cc, out);
                 self.pto_count = 0;
@@ -340,12 +344,14 @@ impl<P> LossDetector<P> {
             },
             time_sent,
             persistent_congestion: false,
+            source: EventSource::AckFrame,
         };
         cc.on_congestion_event(now, &event, &self.rtt);
         self.enter_episode(now, time_sent, false, false, 0);
     }
 
-    /// `on_packet_acked` for each newly acknowledged in-flight packet.
+    /// The newly acknowledged in-flight packets to the controller, in one
+    /// `on_packets_acked` call (`on_packet_acked` for each, by default).
     fn report_acked(
         &mut self,
         now: Time,
@@ -354,17 +360,20 @@ impl<P> LossDetector<P> {
         cc: &mut dyn Controller,
         out: &AckOutcome<P>,
     ) {
+        self.acked_for_cc.clear();
         for p in &out.acked {
             self.stats.packets_acked += 1;
             self.stats.bytes_acked += p.size;
             if p.in_flight {
-                let acked = AckedPacket {
+                self.acked_for_cc.push(AckedPacket {
                     packet_number: space.application_number(p.packet_number),
                     time_sent: p.time_sent,
                     bytes: p.size,
-                };
-                cc.on_packet_acked(now, &acked, &self.rtt, app_limited);
+                });
             }
+        }
+        if !self.acked_for_cc.is_empty() {
+            cc.on_packets_acked(now, &self.acked_for_cc, &self.rtt, app_limited);
         }
     }
 
@@ -404,7 +413,7 @@ impl<P> LossDetector<P> {
             }
             out.kind = TimeoutKind::LossTimer { space };
             let pass = self.detect_lost(space, now, &mut out.lost, &mut out.lost_by);
-            self.on_loss_pass(now, space, &out.lost, pass, cc);
+            self.on_loss_pass(now, space, &out.lost, pass, EventSource::LossTimer, cc);
             out.persistent_congestion = pass.persistent;
             return;
         }

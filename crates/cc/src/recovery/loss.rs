@@ -10,7 +10,7 @@ use super::persistent::{persistent_congestion_duration, PersistentScan};
 use super::sent::{SentPacket, Slot};
 use super::spurious::Episode;
 use super::Space;
-use crate::controller::{CongestionEvent, CongestionSignal, Controller};
+use crate::controller::{CongestionEvent, CongestionSignal, Controller, EventSource};
 use crate::rtt::GRANULARITY;
 use ramp_vocab::time::Time;
 
@@ -126,6 +126,7 @@ impl<P> LossDetector<P> {
         space: Space,
         newly: &[SentPacket<P>],
         pass: LossPass,
+        source: EventSource,
         cc: &mut dyn Controller,
     ) {
         if newly.is_empty() {
@@ -147,6 +148,7 @@ impl<P> LossDetector<P> {
                 },
                 time_sent,
                 persistent_congestion: pass.persistent,
+                source,
             };
             cc.on_congestion_event(now, &event, &self.rtt);
             self.stats.loss_events += 1;

@@ -10,7 +10,7 @@
 //! on_ack_received: largest acked -> newly acked -> RTT sample (§5.1)
 //!                  -> ECN-CE (§7.1) -> detect lost (§6.1)
 //!                  -> cc.on_congestion_event (one per pass, §7.3.2)
-//!                  -> cc.on_packet_acked (per in-flight packet)
+//!                  -> cc.on_packets_acked (the in-flight packets)
 //!                  -> [cc.on_spurious_congestion] -> cc.on_ack_frame_end
 //! on_timeout:      loss timer -> time-threshold losses, or PTO (§6.2)
 //! ```

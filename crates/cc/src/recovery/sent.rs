@@ -93,7 +93,10 @@ impl<P> SentPackets<P> {
     }
 
     /// Records a sent packet. Returns it back if its number does not exceed
-    /// the largest already sent (the caller broke monotonicity).
+    /// the largest already sent (the caller broke monotonicity). Inlined
+    /// into the detector's `on_packet_sent`: one per packet, and a call
+    /// moved the packet twice and saved and restored registers.
+    #[inline]
     pub(crate) fn insert(&mut self, packet: SentPacket<P>) -> Result<(), SentPacket<P>> {
         let pn = packet.packet_number;
         if let Some(largest) = self.largest_sent {

@@ -25,10 +25,10 @@
 //!
 //! | arm | spec |
 //! |---|---|
-//! | baseline: paced slow start, IW 30 | `newreno(iw=30x1472,ca_gain=2,pacer=quicly,cc_limited=quicly,beta=0.7,ss_beta=0.5,growth=pico)` |
-//! | jumpstart: Careful Resume, 60-packet jump over one RTT, then 2× | `newreno(iw=30x1472,ca_gain=2,pacer=quicly,cc_limited=quicly,beta=0.7,ss_beta=0.5,growth=pico)+jumpstart(retreat_beta=quicly)` |
-//! | rapid-no-jump: 3×/2× growth and smooth reduction, no jump | `newreno(iw=30x1472,ca_gain=2,pacer=quicly,cc_limited=quicly,beta=0.7,ss_beta=0.5,growth=pico)+rapidstart(jump=off)` |
-//! | rapidstart: both | `newreno(iw=30x1472,ca_gain=2,pacer=quicly,cc_limited=quicly,beta=0.7,ss_beta=0.5,growth=pico)+rapidstart` |
+//! | baseline: paced slow start, IW 30 | `newreno(iw=30x1472,ca_gain=2,pacer=quicly,cc_limited=quicly,send_rule=quicly,beta=0.7,ss_beta=0.5,growth=pico)` |
+//! | jumpstart: Careful Resume, 60-packet jump over one RTT, then 2× | `newreno(iw=30x1472,ca_gain=2,pacer=quicly,cc_limited=quicly,send_rule=quicly,beta=0.7,ss_beta=0.5,growth=pico)+jumpstart(retreat_beta=quicly)` |
+//! | rapid-no-jump: 3×/2× growth and smooth reduction, no jump | `newreno(iw=30x1472,ca_gain=2,pacer=quicly,cc_limited=quicly,send_rule=quicly,beta=0.7,ss_beta=0.5,growth=pico)+rapidstart(jump=off)` |
+//! | rapidstart: both | `newreno(iw=30x1472,ca_gain=2,pacer=quicly,cc_limited=quicly,send_rule=quicly,beta=0.7,ss_beta=0.5,growth=pico)+rapidstart` |
 //!
 //! [`RFC9002_SEED_ARMS`] are the same four on RFC 9002's NewReno (β 0.5).
 //! Prefix `cubic+` (e.g. `cubic+rapidstart(iw=30)`) for CUBIC, β = 0.7.
@@ -106,21 +106,24 @@ pub const QUICLY_PACING_GAIN_AFTER_LOSS: Ratio = Ratio::new_const(2, 1);
 /// `"num-respected-app-limited":0`; which share of production's
 /// connections ran that branch (`cc_limited=always`,
 /// [`crate::loss_based::CcLimitedRule::Always`]) is an open question
-/// (docs/results/rapid-start-2026.md).
+/// (docs/results/rapid-start-2026.md). The window lets packets out as
+/// quicly's does (`send_rule=quicly`, [`crate::SendRule::Quicly`]): while
+/// bytes in flight are below it, the last packet crossing it
+/// (lib/quicly.c `calc_send_window` and `do_allocate_frame` at 45bf8a37).
 /// A test keeps these spellings equal to the constants.
 pub const SEED_ARMS: [(&str, &str); 4] = [
-    ("baseline", "newreno(iw=30x1472,ca_gain=2,pacer=quicly,cc_limited=quicly,beta=0.7,ss_beta=0.5,growth=pico)"),
+    ("baseline", "newreno(iw=30x1472,ca_gain=2,pacer=quicly,cc_limited=quicly,send_rule=quicly,beta=0.7,ss_beta=0.5,growth=pico)"),
     (
         "jumpstart",
-        "newreno(iw=30x1472,ca_gain=2,pacer=quicly,cc_limited=quicly,beta=0.7,ss_beta=0.5,growth=pico)+jumpstart(retreat_beta=quicly,recon=quicly)",
+        "newreno(iw=30x1472,ca_gain=2,pacer=quicly,cc_limited=quicly,send_rule=quicly,beta=0.7,ss_beta=0.5,growth=pico)+jumpstart(retreat_beta=quicly,recon=quicly)",
     ),
     (
         "rapid-no-jump",
-        "newreno(iw=30x1472,ca_gain=2,pacer=quicly,cc_limited=quicly,beta=0.7,ss_beta=0.5,growth=pico)+rapidstart(jump=off,jump_floor=on,thresh_mult=1.09375,rtt_floor=slots,k=11/18,thresh=max,clock=ms,off_below_ms=4,recovery=quicly)",
+        "newreno(iw=30x1472,ca_gain=2,pacer=quicly,cc_limited=quicly,send_rule=quicly,beta=0.7,ss_beta=0.5,growth=pico)+rapidstart(jump=off,jump_floor=on,thresh_mult=1.09375,rtt_floor=slots,k=11/18,thresh=max,clock=ms,off_below_ms=4,recovery=quicly)",
     ),
     (
         "rapidstart",
-        "newreno(iw=30x1472,ca_gain=2,pacer=quicly,cc_limited=quicly,beta=0.7,ss_beta=0.5,growth=pico)+rapidstart(jump_floor=on,thresh_mult=1.09375,rtt_floor=slots,k=11/18,thresh=max,clock=ms,off_below_ms=4,recovery=quicly,recon=quicly)",
+        "newreno(iw=30x1472,ca_gain=2,pacer=quicly,cc_limited=quicly,send_rule=quicly,beta=0.7,ss_beta=0.5,growth=pico)+rapidstart(jump_floor=on,thresh_mult=1.09375,rtt_floor=slots,k=11/18,thresh=max,clock=ms,off_below_ms=4,recovery=quicly,recon=quicly)",
     ),
 ];
 
@@ -132,11 +135,11 @@ pub const SEED_DRAFT02_ARMS: [(&str, &str); 4] = [
     SEED_ARMS[1],
     (
         "rapid-no-jump",
-        "newreno(iw=30x1472,ca_gain=2,pacer=quicly,cc_limited=quicly,beta=0.7,ss_beta=0.5,growth=pico)+rapidstart(jump=off)",
+        "newreno(iw=30x1472,ca_gain=2,pacer=quicly,cc_limited=quicly,send_rule=quicly,beta=0.7,ss_beta=0.5,growth=pico)+rapidstart(jump=off)",
     ),
     (
         "rapidstart",
-        "newreno(iw=30x1472,ca_gain=2,pacer=quicly,cc_limited=quicly,beta=0.7,ss_beta=0.5,growth=pico)+rapidstart",
+        "newreno(iw=30x1472,ca_gain=2,pacer=quicly,cc_limited=quicly,send_rule=quicly,beta=0.7,ss_beta=0.5,growth=pico)+rapidstart",
     ),
 ];
 
@@ -228,6 +231,12 @@ impl ControllerSpec {
     /// `None` leaves it to the endpoint.
     pub fn pacer_model(&self) -> Option<crate::pacer::PacerModel> {
         self.0.pacer_model()
+    }
+
+    /// Which packets the arm's window lets out (`send_rule=rfc|quicly`;
+    /// RFC 9002 §7's when the spec does not say).
+    pub fn send_rule(&self) -> crate::send_rule::SendRule {
+        self.0.send_rule().unwrap_or_default()
     }
 
     /// Builds a loss-based controller as its concrete type; `None` for

@@ -75,6 +75,12 @@ pub trait FamilySpec: fmt::Debug + fmt::Display + Send + Sync + 'static {
         None
     }
 
+    /// Which packets this arm's window lets out, when the spec says so
+    /// (`send_rule=rfc|quicly`); `None`: RFC 9002 §7's.
+    fn send_rule(&self) -> Option<crate::send_rule::SendRule> {
+        None
+    }
+
     /// For downcasting to the family's concrete spec type.
     fn as_any(&self) -> &dyn Any;
 }

@@ -9,7 +9,7 @@ use std::time::Duration;
 use ramp_cc::loss_based::{CaContext, CongestionAvoidance, Startup};
 use ramp_cc::{
     AckFrameSummary, AckedPacket, CcConfig, CongestionEvent, CongestionSignal, Controller,
-    LossBased, LossBasedState, Ratio, RttEstimator, Time,
+    EventSource, LossBased, LossBasedState, Ratio, RttEstimator, Time,
 };
 
 /// Step 1: the algorithm. A plain AIMD: one datagram per ACK frame, β = 0.8.
@@ -77,6 +77,7 @@ fn a_congestion_avoidance_algorithm_from_outside_runs_in_the_skeleton() {
         signal: CongestionSignal::Loss { lost_bytes: 1200 },
         time_sent: at(0),
         persistent_congestion: false,
+        source: EventSource::AckFrame,
     };
     cc.on_congestion_event(at(50), &loss, &rtt);
     assert_eq!(cc.window(), iw * 8 / 10);

@@ -10,7 +10,7 @@ use proptest::prelude::*;
 use ramp_cc::bbr3::{Bbr3, Bbr3Spec, Bbr3State};
 use ramp_cc::{
     AckFrameSummary, AckedPacket, CcConfig, CongestionEvent, CongestionSignal, Controller,
-    RttEstimator, Time,
+    EventSource, RttEstimator, Time,
 };
 
 const MDS: u64 = 1200;
@@ -91,6 +91,7 @@ impl Path {
                 },
                 time_sent: sent,
                 persistent_congestion: false,
+                source: EventSource::AckFrame,
             };
             self.cc.on_congestion_event(self.now, &ev, &self.rtt);
         }
@@ -132,6 +133,7 @@ impl Path {
             signal: CongestionSignal::Loss { lost_bytes: MDS },
             time_sent: sent,
             persistent_congestion: false,
+            source: EventSource::AckFrame,
         };
         self.cc.on_congestion_event(self.now, &ev, &self.rtt);
     }
@@ -497,6 +499,7 @@ fn apply(p: &mut Path, op: &Op, mds: &mut u64) -> bool {
                 signal: CongestionSignal::Loss { lost_bytes: MDS },
                 time_sent: p.now,
                 persistent_congestion: true,
+                source: EventSource::AckFrame,
             };
             if p.outstanding.pop_front().is_some() {
                 p.inflight -= MDS;

@@ -472,6 +472,21 @@ fn quicly_pico_grows_one_mtu_per_beta_times_the_window_the_loss_saw() {
 /// window after a later frame that makes the second frame's growth credit
 /// visible.
 fn quicly_second_frame_of_an_instant(order: Order) -> u64 {
+    quicly_frame_after_losses_of_its_instant(order, Frame1::AckFrame)
+}
+
+/// How the losses at the instant of the frame under test are declared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Frame1 {
+    /// By an ACK frame just before it.
+    AckFrame,
+    /// By the loss-detection timer just before it.
+    TimerBefore,
+    /// By the loss-detection timer just after it.
+    TimerAfter,
+}
+
+fn quicly_frame_after_losses_of_its_instant(order: Order, how: Frame1) -> u64 {
     let mut d = Driver::new("newreno(cc_limited=quicly)").with_order(order);
     let pns = d.send(10);
     d.advance(ms(100));
@@ -487,12 +502,19 @@ fn quicly_second_frame_of_an_instant(order: Order) -> u64 {
     d.advance(ms(100));
     // Frame 1: 7, 8 and 9 lost (sent before the recovery: no new
     // reduction). 2,300 B stay in flight.
-    d.lose(&pns[7..]);
+    match how {
+        Frame1::AckFrame => d.lose(&pns[7..]),
+        Frame1::TimerBefore => d.timer_lose(&pns[7..]),
+        Frame1::TimerAfter => {}
+    }
     // Frame 2, same instant: acknowledges the unmarked packet, which ends
     // the recovery. quicly: 2,300 B at its start (below 4,800) and an
     // unmarked packet: no growth credit. Counting frame 1's 3,600 B again
     // would give 5,900 B and 1,100 B of credit.
     d.frame(&unmarked, &[], false, false, false);
+    if how == Frame1::TimerAfter {
+        d.timer_lose(&pns[7..]);
+    }
     assert_eq!(d.window(), 9_600);
     // Frame 3, later, well over half the window in flight: 8,600 B of
     // credit. One more datagram needs 9,600 B: reached only with frame
@@ -509,5 +531,32 @@ fn quicly_second_frame_of_an_instant(order: Order) -> u64 {
 fn quicly_cc_limited_second_frame_of_an_instant_ignores_the_first_frames_losses() {
     for order in [Order::Rfc, Order::Quinn] {
         assert_eq!(quicly_second_frame_of_an_instant(order), 9_600, "{order:?}");
+    }
+}
+
+/// quicly (h2o/quicly 45bf8a37) declares time-threshold losses outside any
+/// ACK frame: `do_send` runs `quicly_loss_on_alarm`, whose
+/// `on_loss_detected` takes the lost packets out of the sent map's bytes
+/// in flight; `handle_ack_frame` reads `bytes_in_flight` at the start of
+/// the next frame. So a frame at the timer's instant judges CC-limited
+/// without the timer's losses: 2,300 B, no growth credit.
+#[test]
+fn quicly_cc_limited_frame_after_a_loss_timer_of_its_instant_ignores_the_timers_losses() {
+    for order in [Order::Rfc, Order::Quinn] {
+        let w = quicly_frame_after_losses_of_its_instant(order, Frame1::TimerBefore);
+        assert_eq!(w, 9_600, "{order:?}");
+    }
+}
+
+/// The loss timer firing after a frame of the same instant (quicly: the
+/// frame in `quicly_receive`, the timer in the next `quicly_send`'s
+/// `do_send`): the frame saw the timer's packets in flight, 5,900 B at
+/// its start, and earns its 1,100 B of credit. In quinn's order (losses
+/// after the frame's end) the timer's event is not the frame's.
+#[test]
+fn quicly_cc_limited_loss_timer_after_a_frame_of_its_instant_is_not_the_frames() {
+    for order in [Order::Rfc, Order::Quinn] {
+        let w = quicly_frame_after_losses_of_its_instant(order, Frame1::TimerAfter);
+        assert_eq!(w, 10_800, "{order:?}");
     }
 }

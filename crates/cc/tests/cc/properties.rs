@@ -256,3 +256,44 @@ fn random_walks_visit_every_state() {
         assert!(seen.contains(&s), "never reached {s:?}; saw {seen:?}");
     }
 }
+
+/// Beyond [`SPECS`]: the algorithms and startups with per-packet work
+/// of their own (Prague's α, Careful Resume, quicly's CC-limited rule).
+const BATCH_EXTRA: &[&str] = &[
+    "prague",
+    "jumpstart(retreat=on,retreat_beta=quicly)",
+    "cubic+jumpstart(retreat=on,retreat_beta=ca)",
+    "newreno(cc_limited=quicly)",
+    "cubic(cc_limited=always)+rapidstart",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    /// A frame's acknowledgements in one `on_packets_acked` call leave
+    /// every controller exactly as one `on_packet_acked` call each: the
+    /// same state after every operation, in both call orders.
+    #[test]
+    fn acks_in_one_call_equal_one_call_each(
+        which in 0..SPECS.len() + BATCH_EXTRA.len(),
+        quinn in any::<bool>(),
+        ops in proptest::collection::vec(op(), 1..160),
+    ) {
+        let order = if quinn { Order::Quinn } else { Order::Rfc };
+        let spec = SPECS.iter().chain(BATCH_EXTRA).nth(which).copied().unwrap_or("newreno");
+        let mut each = Driver::new(spec).with_order(order);
+        let mut batch = Driver::new(spec).with_order(order);
+        batch.batch_acks = true;
+        let (mut mds_each, mut mds_batch) = (1200u64, 1200u64);
+        for op in &ops {
+            apply(&mut each, op, &mut mds_each);
+            apply(&mut batch, op, &mut mds_batch);
+            prop_assert_eq!(
+                format!("{:?}", batch.cc),
+                format!("{:?}", each.cc),
+                "{}: states differ after {:?}", spec, op
+            );
+            prop_assert_eq!(batch.cc.pacing_rate(&batch.rtt), each.cc.pacing_rate(&each.rtt));
+        }
+    }
+}

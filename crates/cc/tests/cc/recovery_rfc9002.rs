@@ -5,7 +5,7 @@ use crate::recovery_support;
 use std::time::Duration;
 
 use ramp_cc::recovery::{AckError, AckFrame, RecoveryConfig, Space, TimeoutKind};
-use ramp_cc::{CongestionSignal, Time};
+use ramp_cc::{CongestionSignal, EventSource, Time};
 use recovery_support::{dms, ms, us, Call, Harness, MDS};
 
 #[test]
@@ -97,6 +97,12 @@ fn rfc9002_6_1_2_time_threshold_arms_loss_timer_and_declares_loss() {
         CongestionSignal::Loss {
             lost_bytes: 2 * MDS
         }
+    );
+    // The controller is told which pass found each event: the ACK's (pn 0
+    // by the packet threshold) or the timer's.
+    assert_eq!(
+        (ev[0].source, ev[1].source),
+        (EventSource::AckFrame, EventSource::LossTimer)
     );
     // pn 4 is above the largest acked: never lost by threshold, and the
     // loss timer is off; the PTO is armed.

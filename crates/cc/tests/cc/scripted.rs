@@ -10,7 +10,7 @@ use std::time::Duration;
 use ramp_cc::prague::Prague;
 use ramp_cc::{
     AckFrameSummary, AckedPacket, CcConfig, CongestionEvent, CongestionSignal, Controller,
-    ControllerSpec, LossBased, RttEstimator, Time,
+    ControllerSpec, EventSource, LossBased, RttEstimator, Time,
 };
 
 pub const MDS: u64 = 1200;
@@ -96,6 +96,7 @@ impl Script {
                 },
                 time_sent: t,
                 persistent_congestion: false,
+                source: EventSource::AckFrame,
             };
             self.cc.on_congestion_event(now, &e, &self.rtt);
         }
@@ -106,6 +107,7 @@ impl Script {
                 signal: CongestionSignal::Loss { lost_bytes: lb },
                 time_sent: t,
                 persistent_congestion: false,
+                source: EventSource::AckFrame,
             };
             self.cc.on_congestion_event(now, &e, &self.rtt);
         }

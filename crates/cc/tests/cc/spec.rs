@@ -103,6 +103,10 @@ fn seed_experiment_arms_are_expressible() {
             Some(ramp_cc::loss_based::CcLimitedRule::Quicly),
             "{arm}"
         );
+        // quicly's send rule (lib/quicly.c calc_send_window and
+        // do_allocate_frame at 45bf8a37): the last packet may cross the
+        // window.
+        assert_eq!(s.common.send_rule, Some(ramp_cc::SendRule::Quicly), "{arm}");
     }
     // The spellings are canonical.
     for (arm, name) in SEED_ARMS.iter().chain(SEED_DRAFT02_ARMS.iter()) {

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use crate::common::ramp;
+use crate::common::{ramp, relay_args};
 
 fn scratch(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("ramp-errors-cli-{name}-{}", std::process::id()));
@@ -240,23 +240,11 @@ fn dev_zero_as_any_whole_file_input_fails_fast_naming_the_cap() {
             "maximum of 16 MiB for a PEM file",
         ),
         (
-            &[
-                "relay",
-                "--listen",
-                "127.0.0.1:0",
-                "--upstream",
+            &relay_args(
                 "127.0.0.1:9",
-                "--trace",
-                "/dev/zero",
-                "--rate",
-                "10mbit",
-                "--rtt",
-                "40ms",
-                "--queue",
-                "40ms",
-                "--duration",
-                "1s",
-            ],
+                ["10mbit", "40ms", "40ms"],
+                &["--trace", "/dev/zero", "--duration", "1s"],
+            ),
             "/dev/zero:1: line longer than the maximum of 256 bytes",
         ),
     ];
@@ -288,25 +276,11 @@ fn real_mode_outputs_over_their_inputs_are_refused() {
     std::fs::write(&trace, "1\n2\n").unwrap();
     let t = trace.to_string_lossy().to_string();
     let cases: [&[&str]; 3] = [
-        &[
-            "relay",
-            "--listen",
-            "127.0.0.1:0",
-            "--upstream",
+        &relay_args(
             "127.0.0.1:9",
-            "--trace",
-            &t,
-            "--rate",
-            "10mbit",
-            "--rtt",
-            "40ms",
-            "--queue",
-            "40ms",
-            "--duration",
-            "1s",
-            "--log",
-            &t,
-        ],
+            ["10mbit", "40ms", "40ms"],
+            &["--trace", &t, "--duration", "1s", "--log", &t],
+        ),
         &[
             "serve",
             "--cert",

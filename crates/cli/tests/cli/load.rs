@@ -10,6 +10,8 @@ use std::time::{Duration, Instant};
 use ramp_host::timing::promptly;
 use serde_json::{Map, Value};
 
+use crate::common::serve_h2_args;
+
 const RAMP: &str = env!("CARGO_BIN_EXE_ramp");
 
 /// A `ramp serve --h2` process on ephemeral ports, killed on drop.
@@ -41,14 +43,7 @@ impl Serve {
         let k = SERVES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let stderr = temp(&format!("serve-{k}.stderr"));
         let mut child = Command::new(RAMP)
-            .args([
-                "serve",
-                "--listen",
-                "127.0.0.1:0",
-                "--h2",
-                "--duration",
-                "60s",
-            ])
+            .args(serve_h2_args("60s"))
             .args(extra)
             .stdout(Stdio::piped())
             .stderr(Stdio::from(
@@ -425,7 +420,7 @@ fn rfc9000_14_and_18_2_datagram_size_limits_and_a_larger_size_works() {
 #[test]
 fn serve_listen_port_0_puts_http2_on_the_http3_port() {
     // docs/real-mode.md: one port, UDP for HTTP/3 and TCP for HTTP/2
-    // (real::serve_h2_on_port_0_avoids_a_port_number_tcp_already_holds
+    // (real::h2_port::serve_h2_on_port_0_avoids_a_port_number_tcp_already_holds
     // holds the number on TCP first).
     let serve = Serve::start();
     assert_eq!(serve.port("h2"), serve.port("h3"));

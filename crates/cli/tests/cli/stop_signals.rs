@@ -8,7 +8,7 @@ use std::io::Read;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use crate::common::start_listening_with_stderr;
+use crate::common::{relay_args, start_listening_with_stderr};
 
 /// Starts `ramp ARGS`, waits for its `listening on` line, sends it
 /// SIGTERM and returns its exit status and stderr.
@@ -38,19 +38,8 @@ fn sigterm_after_start(args: &[&str]) -> (std::process::ExitStatus, String) {
 #[test]
 fn sigterm_ends_the_relay_with_its_final_counters() {
     // Nothing listens at the upstream; the relay never needs it here.
-    let (status, stderr) = sigterm_after_start(&[
-        "relay",
-        "--listen",
-        "127.0.0.1:0",
-        "--upstream",
-        "127.0.0.1:9",
-        "--rate",
-        "10mbit",
-        "--rtt",
-        "10ms",
-        "--queue",
-        "20ms",
-    ]);
+    let (status, stderr) =
+        sigterm_after_start(&relay_args("127.0.0.1:9", ["10mbit", "10ms", "20ms"], &[]));
     assert_eq!(status.code(), Some(0), "{status:?}: {stderr}");
     for want in [
         "ramp relay up: ",

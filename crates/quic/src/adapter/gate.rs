@@ -64,7 +64,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 use ramp_cc::pacer::{Pacer, PacerConfig, BURST_QUANTUM_PACKETS};
-use ramp_cc::{Rate, Time};
+use ramp_cc::{Rate, SendRule, Time};
 
 use super::quicly_gate::QuiclyGate;
 
@@ -117,6 +117,8 @@ pub(crate) struct PacingGate {
     second_ask: AtomicBool,
     /// quicly's pacer in place of the leaky bucket (`pacer=quicly`).
     quicly: Option<QuiclyGate>,
+    /// Which packets the window lets out (`send_rule=`).
+    send_rule: SendRule,
 }
 
 impl PacingGate {
@@ -135,6 +137,7 @@ impl PacingGate {
             granted: AtomicU64::new(0),
             second_ask: AtomicBool::new(false),
             quicly: None,
+            send_rule: SendRule::default(),
         }
     }
 
@@ -145,6 +148,14 @@ impl PacingGate {
         PacingGate {
             quicly: Some(QuiclyGate::new()),
             ..PacingGate::new(max_datagram_size)
+        }
+    }
+
+    /// The gate's window test lets packets out by `rule`.
+    pub(crate) fn with_send_rule(self, rule: SendRule) -> PacingGate {
+        PacingGate {
+            send_rule: rule,
+            ..self
         }
     }
 
@@ -215,7 +226,8 @@ impl PacingGate {
     /// May a datagram of `datagram` bytes leave at `now`, after `granted`
     /// datagrams of the same size that were let out but not yet reported,
     /// with `in_flight` bytes outstanding under a window of `window` bytes?
-    /// RFC 9002 §7: not if it would take bytes in flight past the window.
+    /// RFC 9002 §7: not if it would take bytes in flight past the window;
+    /// quicly's rule: not once they have reached it ([`SendRule`]).
     /// The grants are charged to a copy of the pacer at `now`, as the
     /// simulator charges each packet of a burst when it leaves. (A quicly
     /// gate charges each grant as it makes it, so an `Open` verdict there
@@ -229,7 +241,10 @@ impl PacingGate {
         datagram: u64,
     ) -> Verdict {
         let pending = granted.saturating_mul(datagram);
-        if in_flight.saturating_add(pending).saturating_add(datagram) > window {
+        if !self
+            .send_rule
+            .allows(in_flight.saturating_add(pending), datagram, window)
+        {
             // The window, not the pacer, holds the sender: no lost time
             // to make up when it reopens.
             self.paced_until.store(NOT_PACED, Ordering::Relaxed);
@@ -339,6 +354,20 @@ mod tests {
         assert_eq!(g.verdict(ms(5), 9 * MDS, 10 * MDS, MDS), Verdict::Open);
         assert_eq!(
             g.verdict(ms(5), 9 * MDS + 1, 10 * MDS, MDS),
+            Verdict::WindowFull
+        );
+    }
+
+    /// quicly's rule (lib/quicly.c `calc_send_window` and
+    /// `do_allocate_frame` at h2o/quicly 45bf8a37): a datagram may leave
+    /// while bytes in flight are below the window, crossing it.
+    #[test]
+    fn quicly_send_rule_opens_the_gate_while_in_flight_is_below_the_window() {
+        let mut g = PacingGate::quicly(MDS).with_send_rule(SendRule::Quicly);
+        g.set_rate(Some(Rate::from_bits_per_sec(1_000_000_000)));
+        assert_eq!(g.verdict(ms(5), 10 * MDS - 1, 10 * MDS, MDS), Verdict::Open);
+        assert_eq!(
+            g.verdict(ms(5), 10 * MDS, 10 * MDS, MDS),
             Verdict::WindowFull
         );
     }

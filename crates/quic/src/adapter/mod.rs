@@ -73,8 +73,8 @@ use std::time::{Duration, Instant};
 use quinn_proto::congestion::{Controller, ControllerFactory, ControllerMetrics};
 use ramp_cc::quinn_order::RfcOrder;
 use ramp_cc::{
-    AckFrameSummary, AckedPacket, CongestionEvent, CongestionSignal, EventOrder, Rate,
-    RttEstimator, Time,
+    AckFrameSummary, AckedPacket, CongestionEvent, CongestionSignal, EventOrder, EventSource, Rate,
+    RttEstimator, SendRule, Time,
 };
 
 use crate::arrival::{AckClock, ArrivalLog};
@@ -106,6 +106,8 @@ pub(crate) struct RampFactory {
     wake: Option<Arc<ConnWake>>,
     /// The gate runs quicly's pacer instead of the leaky bucket.
     quicly_pacer: bool,
+    /// Which packets the gate's window test lets out.
+    send_rule: SendRule,
     arrivals: Option<Arc<ArrivalLog>>,
 }
 
@@ -118,6 +120,7 @@ impl RampFactory {
             probe: None,
             wake: None,
             quicly_pacer: false,
+            send_rule: SendRule::default(),
             arrivals: None,
         }
     }
@@ -130,6 +133,7 @@ impl RampFactory {
             probe: Some(probe),
             wake: None,
             quicly_pacer: false,
+            send_rule: SendRule::default(),
             arrivals: None,
         }
     }
@@ -148,6 +152,16 @@ impl RampFactory {
     /// leaky bucket, as an arm with `pacer=quicly` asks.
     pub(crate) fn with_quicly_pacer(mut self) -> RampFactory {
         self.quicly_pacer = true;
+        self
+    }
+
+    /// With [`RampFactory::paced_by_controller`]: the gate's window test
+    /// lets packets out by `rule` (the arm's `send_rule=`). quinn's own
+    /// test (`Connection::poll_transmit`: blocked at `in_flight +
+    /// datagram >= window()`) cannot be changed, but the gate answers
+    /// `window()` for it while it is active.
+    pub(crate) fn with_send_rule(mut self, rule: SendRule) -> RampFactory {
+        self.send_rule = rule;
         self
     }
 
@@ -171,7 +185,7 @@ impl ControllerFactory for RampFactory {
                 PacingGate::new(c.mds)
             };
             c.gate = Some(Gate {
-                pacer,
+                pacer: pacer.with_send_rule(self.send_rule),
                 wake: wake.clone(),
             });
             c.refresh();
@@ -253,6 +267,9 @@ pub(crate) struct RampController {
     gate: Option<Gate>,
     /// Kernel arrival times of ACK frames, when the factory has them.
     ack_clock: Option<AckClock>,
+    /// quinn's `now` of the last ACK frame's end while that frame's loss
+    /// detection may still report: see [`RampController::loss_source`].
+    frame_end_at: Option<Instant>,
 }
 
 impl RampController {
@@ -285,6 +302,7 @@ impl RampController {
             mds: ramp_cc::config::DEFAULT_MAX_DATAGRAM_SIZE,
             gate: None,
             ack_clock: None,
+            frame_end_at: None,
         };
         c.refresh();
         c
@@ -408,9 +426,29 @@ impl RampController {
     }
 }
 
+impl RampController {
+    /// Where quinn found a loss event reported at `now`. quinn-proto 0.11
+    /// (`Connection::on_ack_received`) runs an ACK frame's loss detection
+    /// right after `on_end_acks`, with the same `now`, and reports at most
+    /// one loss event from it; the loss-detection timer
+    /// (`on_loss_detection_timeout`) reports outside any frame and gives
+    /// the controller no other sign. So a loss event is the frame's when
+    /// it is the first one after a frame's end at the same `now` with no
+    /// send between, and the timer's otherwise. (A timer handled at the
+    /// very `now` of a frame that found no loss would be taken for the
+    /// frame's: quinn's driver reads the clock afresh for its timers.)
+    fn loss_source(&mut self, now: Instant) -> EventSource {
+        match self.frame_end_at.take() {
+            Some(at) if at == now => EventSource::AckFrame,
+            _ => EventSource::LossTimer,
+        }
+    }
+}
+
 impl Controller for RampController {
     fn on_sent(&mut self, now: Instant, bytes: u64, _last_packet_number: u64) {
         self.counters.send_batches += 1;
+        self.frame_end_at = None;
         self.last_sent = Some(self.last_sent.map_or(now, |s| s.max(now)));
         let t = self.time(now);
         let datagrams = bytes.div_ceil(self.mds.max(1)).max(1);
@@ -463,6 +501,7 @@ impl Controller for RampController {
     ) {
         self.counters.ack_frames += 1;
         self.end_send_pass();
+        self.frame_end_at = Some(now);
         self.bytes_in_flight = in_flight;
         let at = match &mut self.ack_clock {
             Some(clock) => {
@@ -497,6 +536,12 @@ impl Controller for RampController {
     ) {
         self.counters.congestion_events += 1;
         self.end_send_pass();
+        let source = if lost_bytes == 0 {
+            // A CE increase is only ever read from an ACK frame.
+            EventSource::AckFrame
+        } else {
+            self.loss_source(now)
+        };
         let now = self.ack_clock.as_ref().map_or(now, |c| c.event_time(now));
         // RFC 9002 §7.3.2 starts the recovery period when the sender
         // processes the loss (`now()` in `OnCongestionEvent`): every packet
@@ -535,6 +580,7 @@ impl Controller for RampController {
             signal,
             time_sent: self.time(sent),
             persistent_congestion: is_persistent_congestion,
+            source,
         };
         let t = self.time(now);
         let rtt = self.rtt.clone();
@@ -600,6 +646,7 @@ impl Controller for RampController {
             mds: self.mds,
             gate: None,
             ack_clock: self.ack_clock.clone(),
+            frame_end_at: self.frame_end_at,
         })
     }
 

@@ -327,6 +327,7 @@ fn rfc9002_7_1_zero_lost_bytes_is_ecn_ce_and_loss_carries_bytes() {
                 },
                 time_sent: Time::ZERO,
                 persistent_congestion: false,
+                source: EventSource::AckFrame,
             },
         }
     );
@@ -338,10 +339,51 @@ fn rfc9002_7_1_zero_lost_bytes_is_ecn_ce_and_loss_carries_bytes() {
                 signal: CongestionSignal::Loss { lost_bytes: 1200 },
                 time_sent: Time::ZERO,
                 persistent_congestion: true,
+                source: EventSource::LossTimer,
             },
         }
     );
     assert_eq!(Controller::window(&c), 3000);
+}
+
+/// quinn-proto 0.11 runs a frame's loss detection right after
+/// `on_end_acks` at the same `now` (`Connection::on_ack_received`); its
+/// loss-detection timer reports outside any frame. The controller is told
+/// which, so that quicly's CC-limited rule (lib/quicly.c
+/// `handle_ack_frame` at h2o/quicly 45bf8a37) does not count a timer's
+/// losses in a frame's in-flight.
+#[test]
+fn a_loss_right_after_a_frame_end_is_the_frames_and_any_other_the_timers() {
+    let (mut c, calls, base) = setup();
+    c.on_sent(base, 6_000, 4);
+    // The timer, then a frame at the same instant, then its loss.
+    c.on_congestion_event(base + ms(50), base, false, 1200);
+    c.ack(base, 1200);
+    c.on_end_acks(base + ms(50), 2400, false, Some(1));
+    c.on_congestion_event(base + ms(50), base, false, 1200);
+    // A second loss after the same frame end can only be a timer's.
+    c.on_congestion_event(base + ms(50), base, false, 1200);
+    // A frame, a send, then a loss: the send ended the frame's detection.
+    c.ack(base, 1200);
+    c.on_end_acks(base + ms(60), 0, false, Some(2));
+    c.on_sent(base + ms(60), 1200, 5);
+    c.on_congestion_event(base + ms(60), base, false, 1200);
+    let sources: Vec<EventSource> = calls
+        .lock()
+        .unwrap()
+        .iter()
+        .filter_map(|c| match c {
+            Call::Congestion { event, .. } => Some(event.source),
+            _ => None,
+        })
+        .collect();
+    use EventSource::{AckFrame, LossTimer};
+    assert_eq!(
+        sources,
+        [LossTimer, AckFrame, LossTimer, LossTimer],
+        "{:?}",
+        calls.lock().unwrap()
+    );
 }
 
 #[test]
@@ -537,6 +579,7 @@ fn ack_frames_are_timed_by_their_datagrams_kernel_arrival() {
             signal: CongestionSignal::Loss { lost_bytes: 1200 },
             time_sent: Time::ZERO,
             persistent_congestion: false,
+            source: EventSource::AckFrame,
         },
     }));
     assert_eq!(c.counters().ack_frames_kernel_timed, 2);

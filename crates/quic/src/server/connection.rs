@@ -30,6 +30,7 @@ pub(super) async fn handle_connection(shared: Arc<Shared>, incoming: quinn::Inco
         if pacing == SendPacing::Quicly {
             factory = factory.with_quicly_pacer();
         }
+        factory = factory.with_send_rule(shared.cc.send_rule);
     }
     if let Some(log) = &shared.arrivals {
         factory = factory.with_arrivals(log.clone());

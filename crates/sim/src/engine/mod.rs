@@ -37,6 +37,9 @@ pub struct FlowSetup {
     pub ecn: EcnCodepoint,
     /// Its pacer: the spec's (`pacer=`) or the endpoint's.
     pub pacer: ramp_cc::pacer::PacerKind,
+    /// Which packets its congestion window lets out: the spec's
+    /// (`send_rule=`), RFC 9002 §7's by default.
+    pub send_rule: ramp_cc::SendRule,
     /// A/B arm label for the record (`group`).
     pub group: String,
     /// When its client starts.
@@ -257,6 +260,7 @@ fn set_up(
             f.ecn,
         )
         .with_flow_limit(ep.flow_windows.map(|w| w.initial_limit()))
+        .with_send_rule(f.send_rule)
         .with_token(resumption.validated_at_start());
         // The request schedule is the flow under test's.
         let page = match (i, &scenario.requests) {

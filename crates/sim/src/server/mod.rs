@@ -10,6 +10,7 @@ use ramp_cc::pacer::{AnyPacer, PacerKind, PacingInput};
 use ramp_cc::recovery::{
     AckFrame, AckOutcome, LossDetector, RecoveryConfig, Space, TimeoutKind, TimeoutOutcome,
 };
+use ramp_cc::SendRule;
 use ramp_cc::{Controller, EcnCodepoint, Time};
 
 mod send;
@@ -72,6 +73,8 @@ pub(crate) struct Server {
     pacing_burst: Option<core::time::Duration>,
     /// Which pacer, so the quinn model can be restarted with the response.
     pacer_kind: PacerKind,
+    /// Which packets the congestion window lets out.
+    send_rule: SendRule,
     mds: u64,
     /// The codepoint the controller's spec (or the endpoint) chose.
     ecn: EcnCodepoint,
@@ -198,6 +201,7 @@ impl Server {
             pacer,
             pacing_burst,
             pacer_kind,
+            send_rule: SendRule::default(),
             mds,
             ecn,
             phase: Phase::Idle,
@@ -290,6 +294,13 @@ impl Server {
     /// stream bytes (from its transport parameters).
     pub(crate) fn with_flow_limit(mut self, limit: Option<u64>) -> Server {
         self.fc_limit = limit.unwrap_or(u64::MAX);
+        self
+    }
+
+    /// The congestion window lets packets out by `rule` (the arm's
+    /// `send_rule=`).
+    pub(crate) fn with_send_rule(mut self, rule: SendRule) -> Server {
+        self.send_rule = rule;
         self
     }
 

@@ -133,7 +133,12 @@ impl Server {
             // the first packet's send changes the controller.
             let held = held.take();
             let window = held.map_or_else(|| self.cc.window(), |h| h.input.window);
-            if !probe && !handshake && self.ld.bytes_in_flight() + size > window {
+            if !probe
+                && !handshake
+                && !self
+                    .send_rule
+                    .allows(self.ld.bytes_in_flight(), size, window)
+            {
                 self.app_limited = false;
                 return None;
             }

@@ -22,6 +22,7 @@ mod page_loads;
 mod quicly_differential;
 mod quicly_grid;
 mod quicly_pacer;
+mod quicly_send_rule;
 mod quinn_pacer;
 mod robustness;
 mod rtt_hint;

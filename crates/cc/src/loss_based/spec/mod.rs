@@ -25,6 +25,7 @@ use crate::newreno::LOSS_REDUCTION_FACTOR;
 use crate::pacer::PacerModel;
 use crate::rapid_start::RapidStartOptions;
 use crate::ratio::Ratio;
+use crate::send_rule::SendRule;
 use crate::spec::option::{self, OptionDef};
 use crate::spec::{ControllerSpec, Family, FamilySpec, SpecError, SpecPart};
 use ramp_vocab::ecn::EcnCodepoint;
@@ -167,6 +168,9 @@ pub struct CommonOptions {
     /// `cc_limited=`: which ACK frames may grow the window
     /// ([`CcLimitedRule`]); `None`: RFC 9002 §7.8's rule.
     pub cc_limited: Option<CcLimitedRule>,
+    /// `send_rule=`: which packets the window lets out ([`SendRule`]);
+    /// `None`: RFC 9002 §7's (the packet must fit).
+    pub send_rule: Option<SendRule>,
 }
 
 /// A parsed loss-based controller name.
@@ -362,6 +366,7 @@ impl CommonOptions {
             ecn: None,
             pacer: None,
             cc_limited: None,
+            send_rule: None,
         }
     }
 }
@@ -548,6 +553,7 @@ impl FamilySpec for LossBasedSpec {
                     .common
                     .cc_limited
                     .filter(|r| *r != CcLimitedRule::Rfc9002),
+                send_rule: self.common.send_rule.filter(|r| *r != SendRule::Rfc9002),
                 ..common
             },
             ..self.clone()
@@ -563,6 +569,10 @@ impl FamilySpec for LossBasedSpec {
 
     fn pacer_model(&self) -> Option<PacerModel> {
         self.common.pacer
+    }
+
+    fn send_rule(&self) -> Option<SendRule> {
+        self.common.send_rule
     }
 
     fn without_initial_window(&self) -> Option<ControllerSpec> {

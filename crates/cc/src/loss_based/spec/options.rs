@@ -19,6 +19,7 @@ use crate::rapid_start::{
     FirstRecovery, PreRecoveryWindow, RapidStartOptions, RttClock, RttFloorSource, ThreshCombine,
 };
 use crate::ratio::Ratio;
+use crate::send_rule::SendRule;
 use crate::spec::option::{self, ecn_codepoint, OptionDef};
 
 const PRR_CHOICES: [(&str, PrrMode); 4] = [
@@ -66,6 +67,9 @@ pub const COMMON_OPTIONS: &[OptionDef<CommonOptions>] = &[
     option_row!(some_choice "cc_limited", "rfc|quicly|always",
         "which ACK frames grow the window: not app-limited ones (RFC 9002 §7.8), those with in flight ≥ cwnd/2 at send or arrival (quicly: h2o/quicly 45bf8a37's lib/quicly.c handle_ack_frame), or every one (always: the same code when the connection does not respect the app-limited state)",
         cc_limited, CcLimitedRule::CHOICES, "rfc, quicly or always", described "rfc"),
+    option_row!(some_choice "send_rule", "rfc|quicly",
+        "which packets the window lets out: one that fits (RFC 9002 §7) or any while bytes in flight are below it, the last crossing it (quicly: h2o/quicly 45bf8a37's lib/quicly.c calc_send_window and do_allocate_frame)",
+        send_rule, SendRule::CHOICES, "rfc or quicly", described "rfc"),
 ];
 
 /// `newreno`'s options.

@@ -189,9 +189,25 @@ pub fn spec() -> impl Strategy<Value = LossBasedSpec> {
             Just(CcLimitedRule::Quicly),
             Just(CcLimitedRule::Always)
         ]),
+        proptest::option::of(prop_oneof![
+            Just(ramp_cc::SendRule::Rfc9002),
+            Just(ramp_cc::SendRule::Quicly)
+        ]),
     )
         .prop_map(
-            |(initial_window, pacing, ss, ca, prr, undo, send_one, ecn, pacer, cc_limited)| {
+            |(
+                initial_window,
+                pacing,
+                ss,
+                ca,
+                prr,
+                undo,
+                send_one,
+                ecn,
+                pacer,
+                cc_limited,
+                send_rule,
+            )| {
                 CommonOptions {
                     initial_window,
                     pacing,
@@ -203,6 +219,7 @@ pub fn spec() -> impl Strategy<Value = LossBasedSpec> {
                     ecn,
                     pacer,
                     cc_limited,
+                    send_rule,
                 }
             },
         );

@@ -9,7 +9,7 @@ use std::time::Duration;
 use ramp_cc::quinn_order::RfcOrder;
 use ramp_cc::{
     AckFrameSummary, AckedPacket, CcConfig, CongestionEvent, CongestionSignal, Controller,
-    ControllerSpec, EventOrder, LossBased, RttEstimator, Time,
+    ControllerSpec, EventOrder, EventSource, LossBased, RttEstimator, Time,
 };
 
 pub const MDS: u64 = 1200;
@@ -34,6 +34,9 @@ pub struct Driver {
     next_pn: u64,
     sent: BTreeMap<u64, (Time, u64)>,
     pub in_flight: u64,
+    /// A frame's acknowledgements in one `on_packets_acked` call instead
+    /// of one `on_packet_acked` each.
+    pub batch_acks: bool,
 }
 
 pub fn ms(v: u64) -> Duration {
@@ -75,6 +78,7 @@ impl Driver {
             next_pn: 0,
             sent: BTreeMap::new(),
             in_flight: 0,
+            batch_acks: false,
         }
     }
 
@@ -156,6 +160,7 @@ impl Driver {
                 },
                 time_sent: t,
                 persistent_congestion: false,
+                source: EventSource::AckFrame,
             }),
             _ => None,
         };
@@ -163,6 +168,7 @@ impl Driver {
             signal: CongestionSignal::Loss { lost_bytes },
             time_sent: t,
             persistent_congestion: pc,
+            source: EventSource::AckFrame,
         });
         // quinn reports in-flight at the end of the acks, before its loss
         // detection has removed the lost packets.
@@ -180,13 +186,21 @@ impl Driver {
         if self.order == Order::Rfc {
             self.events(ce_event, loss_event);
         }
-        for (pn, t, b) in acked {
-            let p = AckedPacket {
+        let acked: Vec<AckedPacket> = acked
+            .into_iter()
+            .map(|(pn, t, b)| AckedPacket {
                 packet_number: Some(pn),
                 time_sent: t,
                 bytes: b,
-            };
-            self.cc.on_packet_acked(now, &p, &self.rtt, app_limited);
+            })
+            .collect();
+        if self.batch_acks {
+            self.cc
+                .on_packets_acked(now, &acked, &self.rtt, app_limited);
+        } else {
+            for p in &acked {
+                self.cc.on_packet_acked(now, p, &self.rtt, app_limited);
+            }
         }
         self.cc.on_ack_frame_end(now, &summary, &self.rtt);
         if self.order == Order::Quinn {
@@ -213,6 +227,24 @@ impl Driver {
 
     pub fn lose(&mut self, lost: &[u64]) {
         self.frame(&[], lost, false, false, false);
+    }
+
+    /// The loss-detection timer declares `lost` lost now (RFC 9002
+    /// Appendix A.9 `OnLossDetectionTimeout`): one congestion event outside
+    /// any ACK frame, in either order.
+    pub fn timer_lose(&mut self, lost: &[u64]) {
+        let lost: Vec<(Time, u64)> = lost.iter().filter_map(|pn| self.sent.remove(pn)).collect();
+        let lost_bytes: u64 = lost.iter().map(|l| l.1).sum();
+        self.in_flight -= lost_bytes;
+        if let Some(t) = lost.iter().map(|l| l.0).max() {
+            let e = CongestionEvent {
+                signal: CongestionSignal::Loss { lost_bytes },
+                time_sent: t,
+                persistent_congestion: false,
+                source: EventSource::LossTimer,
+            };
+            self.cc.on_congestion_event(self.now, &e, &self.rtt);
+        }
     }
 
     /// One round: send `n` packets, wait `rtt`, ack each in its own frame.

@@ -18,6 +18,44 @@ impl Drop for Proc {
     }
 }
 
+/// `ramp relay` listening on a free local port, forwarding to `upstream`
+/// over a `rate`, `rtt` and `queue` path: the arguments the relay tests
+/// start from, each test's own (`--duration`, `--trace`, …) after them.
+pub(crate) fn relay_args<'a>(
+    upstream: &'a str,
+    [rate, rtt, queue]: [&'a str; 3],
+    extra: &[&'a str],
+) -> Vec<&'a str> {
+    let mut args = vec![
+        "relay",
+        "--listen",
+        "127.0.0.1:0",
+        "--upstream",
+        upstream,
+        "--rate",
+        rate,
+        "--rtt",
+        rtt,
+        "--queue",
+        queue,
+    ];
+    args.extend_from_slice(extra);
+    args
+}
+
+/// `ramp serve` with HTTP/2 beside HTTP/3, listening on a free local
+/// port, for `duration`.
+pub(crate) fn serve_h2_args(duration: &str) -> [&str; 6] {
+    [
+        "serve",
+        "--listen",
+        "127.0.0.1:0",
+        "--h2",
+        "--duration",
+        duration,
+    ]
+}
+
 /// Starts `ramp ARGS` (a `serve` or `relay`) and returns it with the
 /// address from its first stdout line (`listening on ADDR ...`), the line
 /// scripts read the port of `--listen IP:0` from.

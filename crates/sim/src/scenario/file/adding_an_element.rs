@@ -1,8 +1,9 @@
 //! A new link element, written outside ramp-link as a new one is: its
-//! struct, its option table and its check, nothing else. The scenario
-//! file's table reader ([`FileElement`]) and the command line's value
-//! parser (`ramp_link::parse_spec`) read it with no code of its own, to
-//! the same value and the same errors. A real element also takes a
+//! struct, its option table (one `ramp_link::element_option!` row a key,
+//! as ramp-link's own elements write theirs) and its check, nothing else.
+//! The scenario file's table reader ([`FileElement`]) and the command
+//! line's value parser (`ramp_link::parse_spec`) read it with no code of
+//! its own, to the same value and the same errors. A real element also takes a
 //! field and a row in `ramp_link::LinkElements`/`ELEMENTS` and the line
 //! in `ramp_link::Link` that applies it (docs/architecture.md); the
 //! second test shows that this file's `[path]` reader then takes its
@@ -11,7 +12,9 @@
 
 use core::time::Duration;
 
-use ramp_link::{key_help, parse_spec, spec_of, Element, ElementError, ElementOption};
+use ramp_link::{
+    element_option, key_help, parse_spec, spec_of, Element, ElementError, ElementOption,
+};
 
 use super::path::FileElement;
 
@@ -24,28 +27,8 @@ struct Reorder {
 
 impl Element for Reorder {
     const OPTIONS: &'static [ElementOption<Reorder>] = &[
-        ElementOption {
-            key: "share",
-            values: "<0..1>",
-            help: "share of the packets held back",
-            parse: |r, v| {
-                r.share = v
-                    .parse()
-                    .map_err(|_| format!("expected a number, not {v:?}"))?;
-                Ok(())
-            },
-            display: |r| r.share.to_string(),
-        },
-        ElementOption {
-            key: "by",
-            values: "<duration>",
-            help: "how long a held packet waits",
-            parse: |r, v| {
-                r.by = ramp_vocab::units::parse_duration(v).map_err(|e| e.to_string())?;
-                Ok(())
-            },
-            display: |r| ramp_link::duration_text(r.by),
-        },
+        element_option!(share: number, "<0..1>", "share of the packets held back"),
+        element_option!(by: duration, "<duration>", "how long a held packet waits"),
     ];
     const DEFAULT: Reorder = Reorder {
         share: 0.01,
