@@ -179,6 +179,7 @@ impl RttEstimator {
     /// [`RttEstimator::pto_base`] in nanoseconds, for the PTO deadline,
     /// which is recomputed whenever the timer may move (on `Time`'s
     /// integer clock; `Duration` arithmetic costs several times as much).
+    #[inline]
     pub(crate) fn pto_base_nanos(&self, max_ack_delay: u64) -> u64 {
         let var4 = self
             .ns

@@ -196,11 +196,17 @@ impl<P> LossDetector<P> {
         let advanced = sp.largest_acked.is_none_or(|l| largest > l);
         sp.largest_acked = Some(sp.largest_acked.map_or(largest, |l| l.max(largest)));
         // Ranges wholly below the oldest outstanding packet acknowledge
-        // nothing new; the ranges descend, so those are a tail, found by
-        // binary search rather than tested one by one (a frame on a lossy
-        // path carries one range per hole).
+        // nothing new; the ranges descend, so those are a tail. A frame on
+        // a lossy path carries one range per hole, but only the newest few
+        // reach the oldest outstanding packet: a walk from the top stops
+        // after them, cheaper than a binary search over every range (and
+        // each range it passes is then walked by `ack_range` anyway).
         let base = sp.sent.base();
-        let reaching = ack.ranges.partition_point(|r| *r.end() >= base);
+        let reaching = ack
+            .ranges
+            .iter()
+            .position(|r| *r.end() < base)
+            .unwrap_or(ack.ranges.len());
         for r in ack.ranges[..reaching].iter().rev() {
             sp.sent
                 .ack_range(*r.start(), *r.end(), |p| out.acked.push(p));
@@ -298,7 +304,11 @@ impl<P> LossDetector<P> {
     /// (§13.4.2.1; a failure turns ECN off for the connection,
     /// §13.4.2.2), and an increase of the space's CE count is one
     /// congestion event carrying the newly marked packets and bytes.
+    ///
+    /// The two tests that usually end it are inlined into the ACK path;
+    /// the counting is not.
     #[allow(clippy::too_many_arguments)]
+    #[inline]
     fn process_ecn(
         &mut self,
         now: Time,
@@ -316,6 +326,22 @@ impl<P> LossDetector<P> {
             // Nothing sent ECT, no counts: on_ack would return no increase.
             return;
         }
+        self.process_ecn_counts(now, space, ack, advanced, time_sent, cc, out);
+    }
+
+    /// [`LossDetector::process_ecn`] past its two early returns.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn process_ecn_counts(
+        &mut self,
+        now: Time,
+        space: Space,
+        ack: &AckFrame,
+        advanced: bool,
+        time_sent: Time,
+        cc: &mut dyn Controller,
+        out: &mut AckOutcome<P>,
+    ) {
         let mut newly = NewlyAcked::default();
         for p in &out.acked {
             newly.add(p.ecn, p.size);

@@ -79,7 +79,6 @@ impl<P> LossDetector<P> {
         // and `Time::saturating_add`'s conversion give the same instant.
         let backoff = u64::from(backoff(self.pto_count));
         let base = self.rtt.pto_base_nanos(0);
-        let max_ack_delay = duration_nanos(self.config.max_ack_delay);
         for space in Space::ALL {
             let sp = &self.spaces[space.index()];
             if sp.sent.ack_eliciting_in_flight() == 0 {
@@ -93,7 +92,9 @@ impl<P> LossDetector<P> {
                 continue;
             };
             let period = match space {
-                Space::Application => base.saturating_add(max_ack_delay),
+                Space::Application => {
+                    base.saturating_add(duration_nanos(self.config.max_ack_delay))
+                }
                 Space::Initial | Space::Handshake => base,
             };
             let t = Time::from_nanos(

@@ -545,35 +545,15 @@ fn a_closed_stderr_pipe_is_not_a_panic() {
 /// waits that long first.
 fn qlog_digest(dir: &std::path::Path) -> String {
     std::thread::sleep(Duration::from_secs(12));
-    let mut names: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
-        .unwrap_or_default();
-    names.sort();
     let mut out = String::new();
-    for path in names {
-        let text = std::fs::read_to_string(&path).unwrap_or_default();
-        let (mut sent, mut received) = (0u64, 0u64);
-        let (mut last_sent, mut last_received) = (None::<f64>, None::<f64>);
-        for r in text.split('\u{1e}').filter(|r| !r.trim().is_empty()) {
-            let Ok(v) = serde_json::from_str::<Value>(r.trim()) else {
-                continue;
-            };
-            let time = v["time"].as_f64();
-            match v["name"].as_str() {
-                Some("transport:packet_sent") => {
-                    sent += 1;
-                    last_sent = time;
-                }
-                Some("transport:packet_received") => {
-                    received += 1;
-                    last_received = time;
-                }
-                _ => {}
-            }
-        }
+    for c in crate::common::serve_qlog::read(dir) {
         out.push_str(&format!(
-            "  {}: {sent} packets sent (last at {last_sent:?} ms), {received} received (last at {last_received:?} ms)\n",
-            path.file_name().unwrap_or_default().to_string_lossy()
+            "  {}: {} packets sent (last at {:?} ms), {} received (last at {:?} ms)\n",
+            c.name(),
+            c.sent.len(),
+            c.sent.last(),
+            c.received.len(),
+            c.last_received()
         ));
     }
     out

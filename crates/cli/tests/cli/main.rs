@@ -12,6 +12,7 @@ mod fleet_grid;
 mod flowlog;
 mod interop;
 mod load;
+mod load_close;
 mod real;
 mod report;
 mod report_e2e;

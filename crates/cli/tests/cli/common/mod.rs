@@ -3,6 +3,8 @@
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 
+pub(crate) mod serve_qlog;
+
 /// The `ramp` binary under test.
 pub(crate) fn ramp() -> Command {
     Command::new(env!("CARGO_BIN_EXE_ramp"))
