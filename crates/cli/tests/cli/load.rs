@@ -259,14 +259,14 @@ fn root_files_are_served_alike_over_h3_and_h2() {
 /// bytes-in-flight estimate held 34 bytes of an ACK-only packet (quinn
 /// reports every datagram to `on_sent` but counts only ack-eliciting ones in
 /// flight) and the gate one grant no datagram followed, so 34 + 6550 + 6550
-/// > 13,100 closed it. Only an ACK frame that acknowledges something new
-/// refreshes either, and none came: quinn had nothing in flight (no PTO),
-/// and with the next response queued it builds no datagram at all, ACKs
-/// included, while the window is closed (`poll_transmit` exempts ACK-only
-/// packets only when nothing ack-eliciting waits). The server heard the
-/// client's probes for 10 s and answered none. Not fixed yet. serve writes
-/// qlog here, and a run with timeouts prints, per server connection, what it
-/// sent and received and when.
+/// bytes, over the 13,100, closed it. Only an ACK frame that acknowledges
+/// something new refreshes either, and none came: quinn had nothing in
+/// flight (no PTO), and with the next response queued it builds no datagram
+/// at all, ACKs included, while the window is closed (`poll_transmit`
+/// exempts ACK-only packets only when nothing ack-eliciting waits). The
+/// server heard the client's probes for 10 s and answered none. Not fixed
+/// yet. serve writes qlog here, and a run with timeouts prints, per server
+/// connection, what it sent and received and when.
 #[test]
 fn load_counts_4xx_as_failed_not_errored() {
     const TEST: &str = "load_counts_4xx_as_failed_not_errored";
