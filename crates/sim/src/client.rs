@@ -71,10 +71,18 @@ pub(crate) enum UpPacket {
     Ack {
         /// The space acknowledged.
         space: Space,
-        /// The frame.
-        frame: AckFrame,
+        /// Its frame: the client's [`AckSlot`], until the server has read
+        /// it ([`Client::sent_ack`]).
+        frame: AckSlot,
     },
 }
+
+/// Where a sent ACK frame waits for the server: an index into the
+/// client's frames. A frame is written in place and read in place, so an
+/// ACK on its way up moves 4 bytes, not the frame (its range list and
+/// counts), and the packets on the reverse path stay small.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct AckSlot(u32);
 
 /// What the client wants done after an event.
 #[derive(Debug, Default)]
@@ -125,7 +133,11 @@ pub struct Client {
     chunks: u32,
     chunk_bytes: u64,
     total_bytes: u64,
+    /// ACK frames, sent ones and spare ones; a spare keeps its range
+    /// list's allocation for the next ACK.
     frames: Vec<AckFrame>,
+    /// The spare frames' slots.
+    spare: Vec<AckSlot>,
     initial_bytes: u64,
     hs_pto_at: Option<Time>,
     hs_pto_count: u32,
@@ -219,6 +231,7 @@ impl Client {
             chunk_bytes,
             total_bytes,
             frames: Vec::new(),
+            spare: Vec::new(),
             initial_bytes: mds.max(CLIENT_INITIAL_MIN_BYTES),
             hs_pto_at: None,
             hs_pto_count: 0,
@@ -382,26 +395,35 @@ impl Client {
         }
     }
 
-    /// Returns an ACK frame to the pool (after the server consumed it).
-    /// The pool keeps every frame: it never holds more than were on the
+    /// The frame of a sent ACK, for the server to read.
+    pub(crate) fn sent_ack(&self, slot: AckSlot) -> &AckFrame {
+        &self.frames[slot.0 as usize]
+    }
+
+    /// The server has read the ACK in `slot`: its frame is spare again.
+    /// Spare frames are kept: there are never more than were on the
     /// reverse path at once, which existed anyway, while a frame dropped
     /// here is allocated again for a later ACK (a 100 Mbit/s path with a
     /// 50 ms RTT carries a few hundred ACKs at once).
-    pub(crate) fn recycle(&mut self, frame: AckFrame) {
-        self.frames.push(frame);
+    pub(crate) fn recycle(&mut self, slot: AckSlot) {
+        self.spare.push(slot);
     }
 
     fn ack(&mut self, now: Time, space: Space, out: &mut ClientOut) {
-        // A new frame has room for the most ranges a frame carries, so
-        // writing one never grows it.
-        let mut frame = self.frames.pop().unwrap_or_else(|| AckFrame {
-            ranges: Vec::with_capacity(MAX_ACK_RANGES),
-            ..AckFrame::default()
+        let slot = self.spare.pop().unwrap_or_else(|| {
+            // A new frame has room for the most ranges a frame carries, so
+            // writing one never grows it.
+            self.frames.push(AckFrame {
+                ranges: Vec::with_capacity(MAX_ACK_RANGES),
+                ..AckFrame::default()
+            });
+            AckSlot(u32::try_from(self.frames.len() - 1).unwrap_or(u32::MAX))
         });
-        if self.acks[space.index()].write_ack(now, &mut frame) {
-            out.send.push(UpPacket::Ack { space, frame });
+        let frame = &mut self.frames[slot.0 as usize];
+        if self.acks[space.index()].write_ack(now, frame) {
+            out.send.push(UpPacket::Ack { space, frame: slot });
         } else {
-            self.frames.push(frame);
+            self.spare.push(slot);
         }
     }
 

@@ -6,8 +6,8 @@
 use super::axes::MAX_COLUMNS;
 use super::axes::{de, signed_pct, text};
 use super::change::{
-    arm_colour, change_canvas_size, change_scale, draw_change_panels, panel_caption,
-    per_panel_desc, title_by, ChangeLayout,
+    arm_colour, change_canvas_size, change_chart_builders, change_scale, draw_change_panels,
+    panel_caption, per_panel_desc, title_by, ChangeLayout,
 };
 use super::style::Theme;
 use super::Chart;
@@ -35,20 +35,7 @@ impl<'a> AbChart<'a> {
         }
     }
 
-    /// Puts at most `columns` (at least 1) panels side by side instead of
-    /// [`MAX_COLUMNS`]: for a page that shows the chart narrower than its
-    /// own size, where three panels' labels would shrink unreadably
-    /// (`ramp report`).
-    pub fn columns(mut self, columns: usize) -> Self {
-        self.columns = columns.max(1);
-        self
-    }
-
-    /// Replaces the title (say what the records are: scenario, period, filter).
-    pub fn title(mut self, title: impl Into<String>) -> Self {
-        self.title = Some(title.into());
-        self
-    }
+    change_chart_builders!();
 }
 
 /// Each panel's x axis, fitted to its curves and bands.

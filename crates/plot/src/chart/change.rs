@@ -15,6 +15,29 @@ use crate::units::{format_number, nice_scale, Scale};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
+/// The builder methods the A/B and paired charts share, written into each
+/// chart's `impl` (both have `title: Option<String>` and `columns: usize`).
+macro_rules! change_chart_builders {
+    () => {
+        /// Puts at most `columns` (at least 1) panels side by side instead of
+        /// [`MAX_COLUMNS`]: for a page that shows the chart narrower than its
+        /// own size, where three panels' labels would shrink unreadably
+        /// (`ramp report`).
+        pub fn columns(mut self, columns: usize) -> Self {
+            self.columns = columns.max(1);
+            self
+        }
+
+        /// Replaces the title (say what the records are: scenario, period,
+        /// filter).
+        pub fn title(mut self, title: impl Into<String>) -> Self {
+            self.title = Some(title.into());
+            self
+        }
+    };
+}
+pub(super) use change_chart_builders;
+
 /// The frame the A/B and paired charts share: the faster (negative) side
 /// tinted, the mesh with `x_desc`/`y_desc`, and the zero line, on a y axis
 /// of 0..100 (percentiles or percent of paths).

@@ -412,7 +412,8 @@ fn server_event(
                 first,
                 count,
             }) => flow.server.on_requests(now, first, count, bytes, dgs),
-            Some(UpPacket::Ack { space, frame }) => {
+            Some(UpPacket::Ack { space, frame: slot }) => {
+                let frame = flow.client.sent_ack(slot);
                 let bytes = flow.client.ack_bytes(space);
                 if space == Space::Initial {
                     flow.server.on_client_initial(now, bytes, dgs);
@@ -420,13 +421,13 @@ fn server_event(
                     flow.server.on_client_handshake(bytes);
                 }
                 if let Some(t) = trace.as_deref_mut() {
-                    t.ack_received(now, space, &frame);
+                    t.ack_received(now, space, frame);
                 }
-                let wake = flow.server.on_ack(now, space, &frame, dgs);
+                let wake = flow.server.on_ack(now, space, frame, dgs);
                 if let Some(t) = trace {
                     trace_ack_outcome(t, now, &flow.server);
                 }
-                flow.client.recycle(frame);
+                flow.client.recycle(slot);
                 wake
             }
             None => None,

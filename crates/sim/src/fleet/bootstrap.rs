@@ -25,6 +25,8 @@
 
 pub(crate) mod pipe;
 
+use std::rc::Rc;
+
 use ramp_vocab::quantile::{quantile_indices, quantile_with};
 use ramp_vocab::rng::Rng;
 
@@ -52,10 +54,22 @@ const MAX_COUNT: usize = 15;
 /// Each replicate's count of one connection.
 pub type Counts = [u8; REPLICATES];
 
+/// A draw's top bits index [`Poisson1`]'s table of counts.
+const TABLE_BITS: u32 = 12;
+
+/// A table entry whose range of draws holds a threshold: the count is
+/// found by comparing with the thresholds.
+const SEARCH: u8 = u8::MAX;
+
 /// Draws Poisson(1) counts by inversion of the CDF, held as 64-bit
-/// thresholds so that a draw is one integer compare per step.
+/// thresholds so that a draw is one integer compare per step, and looked
+/// up by a draw's top bits where that decides the count.
 pub struct Poisson1 {
     cdf: [u64; MAX_COUNT],
+    /// The count of every draw whose top `TABLE_BITS` bits are the
+    /// index, or `SEARCH` where a threshold lies in that range (7 of
+    /// the 4,096 ranges, so about 0.2 % of draws compare).
+    table: [u8; 1 << TABLE_BITS],
 }
 
 impl Default for Poisson1 {
@@ -78,7 +92,18 @@ impl Poisson1 {
             *c = (acc * 18_446_744_073_709_551_616.0).min(u64::MAX as f64) as u64;
             p /= (k + 1) as f64;
         }
-        Poisson1 { cdf }
+        // The count grows with the draw, so a range whose lowest and
+        // highest draws have the same count has it throughout.
+        let count = |u: u64| cdf.iter().take_while(|&&t| u >= t).count() as u8;
+        let mut table = [SEARCH; 1 << TABLE_BITS];
+        for (i, e) in table.iter_mut().enumerate() {
+            let lo = (i as u64) << (64 - TABLE_BITS);
+            let hi = lo | (u64::MAX >> TABLE_BITS);
+            if count(lo) == count(hi) {
+                *e = count(lo);
+            }
+        }
+        Poisson1 { cdf, table }
     }
 
     /// Connection `conn`'s count in every replicate: a function of `conn`
@@ -87,14 +112,23 @@ impl Poisson1 {
         let mut rng = Rng::from_u64(SEED ^ conn.wrapping_mul(0x9E37_79B9_7F4A_7C15));
         // The count is the number of thresholds at or below the draw (the
         // thresholds ascend). The counts are random, so a search that
-        // stops at the first threshold above the draw mispredicts about
-        // every other draw: counts 0–3 (98 % of draws) are summed from four
-        // compares instead, and only the rest search.
-        let [t0, t1, t2, t3] = [self.cdf[0], self.cdf[1], self.cdf[2], self.cdf[3]];
+        // stops at the first threshold above the draw would mispredict
+        // about every other draw: the draw's top bits look the count up
+        // instead (one load, a branch taken about once in 500 draws), and
+        // only draws next to a threshold compare.
         for c in out.iter_mut() {
-            let u = rng.next_u64();
-            let k = u8::from(u >= t0) + u8::from(u >= t1) + u8::from(u >= t2) + u8::from(u >= t3);
-            *c = if k < 4 { k } else { self.count_from(4, u) };
+            *c = self.count(rng.next_u64());
+        }
+    }
+
+    /// The count of draw `u`: the number of thresholds at or below it.
+    #[inline(always)]
+    fn count(&self, u: u64) -> u8 {
+        let k = self.table[(u >> (64 - TABLE_BITS)) as usize];
+        if k != SEARCH {
+            k
+        } else {
+            self.count_from(0, u)
         }
     }
 
@@ -113,40 +147,102 @@ pub(crate) struct ReplicateStats {
     whole: Vec<f64>,
 }
 
+/// Where one percentile of a replicate lies among the order statistics
+/// it keeps: the positions in its `need` list of the two neighbours
+/// (`hi` when between two) and how far between ([`quantile_with`]'s
+/// `frac`).
+#[derive(Clone, Copy)]
+struct Pick {
+    lo: usize,
+    hi: Option<usize>,
+    frac: f64,
+}
+
+/// What one replicate's percentiles read, a function of its total alone:
+/// the order statistics, and where each percentile lies among them.
+struct ReplicatePlan {
+    /// Resampled values (sum of counts) in the series.
+    total: u64,
+    /// The order statistics the percentiles read, ascending.
+    need: Vec<usize>,
+    /// p1 … p99 ([`whole_percentiles`]); empty when `total` is 0.
+    picks: Vec<Pick>,
+}
+
+impl ReplicatePlan {
+    fn new(total: u64) -> ReplicatePlan {
+        let n = usize::try_from(total).unwrap_or(usize::MAX);
+        // A plain loop: the filter_map/flat_map chain it replaces
+        // counted about 50 000 instructions a replicate.
+        let mut need = Vec::with_capacity(2 * 99);
+        let mut places = Vec::with_capacity(99);
+        for p in whole_percentiles() {
+            if let Some((lo, hi)) = quantile_indices(n, p / 100.0) {
+                need.push(lo);
+                need.extend(hi);
+                // `quantile_with` of 0 at `lo` and 1 at `hi` is exactly its
+                // `frac` (frac × (1 − 0) = frac).
+                let frac = quantile_with(n, p / 100.0, |i| if i == lo { 0.0 } else { 1.0 });
+                places.push((lo, hi, frac.unwrap_or(0.0)));
+            }
+        }
+        need.sort_unstable();
+        need.dedup();
+        let pos = |i: usize| need.binary_search(&i).unwrap_or(usize::MAX);
+        let picks = places
+            .iter()
+            .map(|&(lo, hi, frac)| Pick {
+                lo: pos(lo),
+                hi: hi.map(pos),
+                frac,
+            })
+            .collect();
+        ReplicatePlan { total, need, picks }
+    }
+
+    /// The order statistic after the first `kept`.
+    fn next(&self, kept: usize) -> u64 {
+        self.need.get(kept).map_or(u64::MAX, |&i| i as u64)
+    }
+}
+
+/// Every replicate's plan for the series of one slice: the arms of a
+/// slice have the same totals (the counts are the connection's in every
+/// arm), so their plans are made once.
+pub(crate) struct BootPlan {
+    replicates: Vec<ReplicatePlan>,
+}
+
+impl BootPlan {
+    /// The plans of a slice whose connections' counts sum to `totals` per
+    /// replicate.
+    pub(crate) fn new(totals: &[u64]) -> BootPlan {
+        BootPlan {
+            replicates: totals.iter().map(|&t| ReplicatePlan::new(t)).collect(),
+        }
+    }
+}
+
 /// One replicate's running state in a series' pass, touched by every
-/// value (the rest is in [`Kept`]).
+/// value (the values kept are in [`SeriesBoot::kept`]).
 #[derive(Clone, Copy)]
 struct Running {
     /// Values seen so far, with their counts.
     seen: u64,
-    /// The next order statistic to keep (`Kept::need[Kept::at.len()]`),
-    /// `u64::MAX` when all are kept.
+    /// The next order statistic to keep (`need[kept.len()]` of the
+    /// replicate's plan), `u64::MAX` when all are kept.
     next: u64,
     /// Sum of count × value in ascending value order.
     sum: f64,
 }
 
-/// One replicate's order statistics, touched only when one is reached.
-struct Kept {
-    /// Resampled values (sum of counts) in the series.
-    total: u64,
-    /// The order statistics the percentiles read, ascending.
-    need: Vec<usize>,
-    /// The values at `need`, filled in order.
-    at: Vec<f64>,
-}
-
-impl Kept {
-    /// The order statistic after the ones kept so far.
-    fn next(&self) -> u64 {
-        self.need.get(self.at.len()).map_or(u64::MAX, |&i| i as u64)
-    }
-}
-
 /// One series' replicates, fed its values in ascending order.
 pub(crate) struct SeriesBoot {
+    plan: Rc<BootPlan>,
     running: Vec<Running>,
-    kept: Vec<Kept>,
+    /// Per replicate, the values at its plan's `need`, filled in order
+    /// (touched only when one is reached).
+    kept: Vec<Vec<f64>>,
 }
 
 /// `sum` plus `c` copies of `v`, added one at a time as the sum of the
@@ -166,85 +262,80 @@ fn add_copies(sum: f64, v: f64, c: u8) -> f64 {
 }
 
 impl SeriesBoot {
-    /// A series whose connections' counts sum to `totals` per replicate.
-    pub(crate) fn new(totals: &[u64]) -> SeriesBoot {
-        let kept: Vec<Kept> = totals
+    /// A series of a slice with `plan` (its replicates' totals).
+    pub(crate) fn new(plan: Rc<BootPlan>) -> SeriesBoot {
+        let running = plan
+            .replicates
             .iter()
-            .map(|&total| {
-                let n = usize::try_from(total).unwrap_or(usize::MAX);
-                // A plain loop: the filter_map/flat_map chain it replaces
-                // counted about 50 000 instructions a replicate.
-                let mut need = Vec::with_capacity(2 * 99);
-                for p in whole_percentiles() {
-                    if let Some((lo, hi)) = quantile_indices(n, p / 100.0) {
-                        need.push(lo);
-                        need.extend(hi);
-                    }
-                }
-                need.sort_unstable();
-                need.dedup();
-                Kept {
-                    total,
-                    at: Vec::with_capacity(need.len()),
-                    need,
-                }
-            })
-            .collect();
-        let running = kept
-            .iter()
-            .map(|k| Running {
+            .map(|r| Running {
                 seen: 0,
-                next: k.next(),
+                next: r.next(0),
                 sum: 0.0,
             })
             .collect();
-        SeriesBoot { running, kept }
+        let kept = plan
+            .replicates
+            .iter()
+            .map(|r| Vec::with_capacity(r.need.len()))
+            .collect();
+        SeriesBoot {
+            plan,
+            running,
+            kept,
+        }
     }
 
     /// The next value (ascending) of a connection with `counts`.
     pub(crate) fn add(&mut self, v: f64, counts: &Counts) {
-        for ((r, k), &c) in self.running.iter_mut().zip(&mut self.kept).zip(counts) {
+        let plans = &self.plan.replicates;
+        for (((r, k), p), &c) in self
+            .running
+            .iter_mut()
+            .zip(&mut self.kept)
+            .zip(plans)
+            .zip(counts)
+        {
             r.seen += u64::from(c);
             r.sum = add_copies(r.sum, v, c);
             while r.next < r.seen {
-                k.at.push(v);
-                r.next = k.next();
+                k.push(v);
+                r.next = p.next(k.len());
             }
         }
     }
 
-    /// Each replicate's mean and percentiles.
+    /// Each replicate's mean and percentiles: each percentile reads its
+    /// plan's two order statistics and interpolates as [`quantile_with`]
+    /// does.
     pub(crate) fn finish(self) -> Vec<ReplicateStats> {
+        let plans = &self.plan.replicates;
         self.kept
-            .into_iter()
-            .zip(self.running)
-            .map(|(r, run)| {
-                let n = usize::try_from(r.total).unwrap_or(usize::MAX);
-                // The percentiles ascend, so the order statistics asked
-                // for move forward (but for a step back from `lo + 1` to
-                // the next percentile's `lo`): a cursor, not a search.
-                let mut k = 0;
-                let mut at = |i: usize| {
-                    while k > 0 && r.need[k - 1] >= i {
-                        k -= 1;
-                    }
-                    while k < r.need.len() && r.need[k] < i {
-                        k += 1;
-                    }
-                    match r.need.get(k) {
-                        Some(&j) if j == i => r.at.get(k).copied().unwrap_or(f64::NAN),
-                        _ => f64::NAN,
-                    }
+            .iter()
+            .zip(&self.running)
+            .zip(plans)
+            .map(|((at, run), plan)| {
+                let at = |k: usize| at.get(k).copied().unwrap_or(f64::NAN);
+                let whole = if plan.picks.is_empty() {
+                    vec![f64::NAN; whole_percentiles().count()]
+                } else {
+                    plan.picks
+                        .iter()
+                        .map(|p| {
+                            let a = at(p.lo);
+                            match p.hi {
+                                Some(hi) => a + p.frac * (at(hi) - a),
+                                None => a,
+                            }
+                        })
+                        .collect()
                 };
                 ReplicateStats {
-                    mean: if r.total == 0 {
+                    mean: if plan.total == 0 {
                         f64::NAN
                     } else {
-                        run.sum / r.total as f64
+                        run.sum / plan.total as f64
                     },
-                    whole: whole_percentiles()
-                        .map(|p| quantile_with(n, p / 100.0, &mut at).unwrap_or(f64::NAN))
-                        .collect(),
+                    whole,
                 }
             })
             .collect()
@@ -342,31 +433,39 @@ mod tests {
     }
 
     #[test]
-    fn branch_free_counts_equal_the_threshold_search() {
+    fn looked_up_counts_equal_the_threshold_search() {
         // The reference: the first threshold above the draw, searched.
         let p = Poisson1::new();
+        let search = |u: u64| p.cdf.iter().take_while(|&&t| u >= t).count() as u8;
         let mut c = [0u8; REPLICATES];
-        let mut tail = 0;
+        let (mut tail, mut searched) = (0, 0);
         for conn in 0..2_000 {
             p.counts(conn, &mut c);
             let mut rng = Rng::from_u64(SEED ^ conn.wrapping_mul(0x9E37_79B9_7F4A_7C15));
             for &k in &c {
                 let u = rng.next_u64();
-                let want = p.cdf.iter().take_while(|&&t| u >= t).count() as u8;
-                assert_eq!(k, want, "connection {conn}");
+                assert_eq!(k, search(u), "connection {conn}");
                 tail += usize::from(k >= 4);
+                searched += usize::from(p.table[(u >> (64 - TABLE_BITS)) as usize] == SEARCH);
             }
         }
-        assert!(tail > 1_000, "the search past four is exercised ({tail})");
-        for u in [0, p.cdf[3] - 1, p.cdf[3], p.cdf[5], u64::MAX] {
-            let want = p.cdf.iter().take_while(|&&t| u >= t).count();
-            let k = p.cdf[..4].iter().filter(|&&t| u >= t).count();
-            let got = if k < 4 {
-                k
-            } else {
-                usize::from(p.count_from(4, u))
-            };
-            assert_eq!(got, want, "draw {u}");
+        assert!(tail > 1_000, "counts past four are exercised ({tail})");
+        assert!(
+            searched > 100,
+            "draws next to a threshold are exercised ({searched})"
+        );
+        // Every range's first and last draw, and the draws at and next to
+        // every threshold.
+        let ranges = (0..1u64 << TABLE_BITS).flat_map(|i| {
+            let lo = i << (64 - TABLE_BITS);
+            [lo, lo | (u64::MAX >> TABLE_BITS)]
+        });
+        let edges = p
+            .cdf
+            .iter()
+            .flat_map(|&t| [t.saturating_sub(1), t, t.saturating_add(1)]);
+        for u in ranges.chain(edges) {
+            assert_eq!(p.count(u), search(u), "draw {u}");
         }
     }
 
@@ -392,7 +491,7 @@ mod tests {
     #[test]
     fn a_replicate_with_unit_counts_is_the_sample_itself() {
         let v: Vec<f64> = (0..37).map(|i| f64::from(i * i) / 7.0).collect();
-        let mut boot = SeriesBoot::new(&[v.len() as u64]);
+        let mut boot = SeriesBoot::new(Rc::new(BootPlan::new(&[v.len() as u64])));
         let mut ones = [0u8; REPLICATES];
         ones[0] = 1;
         for &x in &v {
@@ -408,9 +507,32 @@ mod tests {
     }
 
     #[test]
+    fn a_plan_reads_the_percentiles_quantile_with_reads() {
+        // Every total from 0 to 300 and some large ones, random sorted
+        // values: the plan's picks give quantile_with's values bit for bit.
+        let mut rng = Rng::from_u64(5);
+        let totals = (0..300u64).chain([997, 10_007, 123_457]);
+        for total in totals {
+            let plan = ReplicatePlan::new(total);
+            let n = total as usize;
+            let mut v: Vec<f64> = (0..n).map(|_| rng.next_f64() * 1e4).collect();
+            v.sort_by(f64::total_cmp);
+            let kept: Vec<f64> = plan.need.iter().map(|&i| v[i]).collect();
+            for (k, p) in whole_percentiles().enumerate() {
+                let want = quantile_with(n, p / 100.0, |i| v[i]).unwrap_or(f64::NAN);
+                let got = plan.picks.get(k).map_or(f64::NAN, |pick| {
+                    let a = kept[pick.lo];
+                    pick.hi.map_or(a, |hi| a + pick.frac * (kept[hi] - a))
+                });
+                assert_eq!(got.to_bits(), want.to_bits(), "total {total}, p{p}");
+            }
+        }
+    }
+
+    #[test]
     fn a_count_of_two_repeats_a_value() {
         // Values 1, 2, 3 with counts 2, 0, 1: the multiset {1, 1, 3}.
-        let mut boot = SeriesBoot::new(&[3]);
+        let mut boot = SeriesBoot::new(Rc::new(BootPlan::new(&[3])));
         let mut c = [0u8; REPLICATES];
         for (v, k) in [(1.0, 2), (2.0, 0), (3.0, 1)] {
             c[0] = k;

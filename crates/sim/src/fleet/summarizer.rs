@@ -17,13 +17,16 @@
 use std::collections::{BTreeMap, HashMap};
 use std::io;
 use std::path::PathBuf;
+use std::rc::Rc;
+
+mod tables;
 
 use super::bootstrap::pipe::{Batch, CountPipe};
-use super::bootstrap::{self, Counts, Poisson1, ReplicateStats, SeriesBoot, REPLICATES};
+use super::bootstrap::{self, BootPlan, Counts, Poisson1, ReplicateStats, SeriesBoot, REPLICATES};
 use super::spill::ExternalSort;
-use super::summary::{
-    whole_percentiles, HeadlineIntervals, LossRow, Row, Slice, Summary, TtlbChange, DECILES,
-    DELTA_PERCENTILES, LOSS_PERCENTILES,
+use super::summary::{LossRow, Row, Slice, Summary};
+use tables::{
+    change, loss_row, mean, ordered, ttlb_slice, wanted_percentiles, SeriesBuilder, SeriesStats,
 };
 
 /// Entries held in memory before a sorted run is spilled (16 bytes each):
@@ -424,6 +427,7 @@ impl Summarizer {
         let mut out: HashMap<u64, SeriesStats> = HashMap::new();
         let mut cur: Option<(u64, SeriesBuilder, Option<SeriesBoot>)> = None;
         let mut boot = BootPass::default();
+        let mut plan: Option<(u64, Rc<BootPlan>)> = None;
         let series: Vec<u64> = (0..self.slots.len() * self.arms.len())
             .map(|d| self.series_of(d as u32))
             .collect();
@@ -432,6 +436,7 @@ impl Summarizer {
         std::thread::scope(|scope| {
             let mut pipe = CountPipe::new(scope, poisson, helpers);
             let mut batch = pipe.batch();
+            let mut drawn: Counts = [0; REPLICATES];
             sort.for_each_sorted(|e| {
                 let s = series.get((e >> 96) as usize).copied().unwrap_or(u64::MAX);
                 let v = from_order_key((e >> 32) as u64);
@@ -444,14 +449,29 @@ impl Summarizer {
                         boot.end(ps, sb);
                     }
                     let n = counts.get(&s).copied().unwrap_or(0);
-                    let sb = is_ttlb(s)
-                        .then(|| totals.get(&slot_key(s)).map(|t| SeriesBoot::new(t)))
-                        .flatten();
+                    let slot = slot_key(s);
+                    let sb = match totals.get(&slot) {
+                        Some(t) if is_ttlb(s) => {
+                            // A slice's arms follow each other and share
+                            // their totals: one plan for all of them.
+                            if plan.as_ref().is_none_or(|p| p.0 != slot) {
+                                plan = Some((slot, Rc::new(BootPlan::new(t))));
+                            }
+                            plan.as_ref().map(|p| SeriesBoot::new(Rc::clone(&p.1)))
+                        }
+                        _ => None,
+                    };
                     cur = Some((s, SeriesBuilder::new(n, &wanted), sb));
                 }
                 if let Some((_, b, sb)) = &mut cur {
                     b.add(v);
-                    if let Some(sb) = sb {
+                    if let (Some(sb), 0) = (&mut *sb, helpers) {
+                        // Nobody to hand the draws to: each value's counts
+                        // are fed while they are still in the first-level
+                        // cache, not from a batch of 100 kB.
+                        poisson.counts(u64::from(e as u32), &mut drawn);
+                        sb.add(v, &drawn);
+                    } else if let Some(sb) = sb {
                         batch.values.push((v, e as u32));
                         if batch.is_full() {
                             let full = std::mem::replace(&mut batch, pipe.batch());
@@ -524,201 +544,6 @@ impl BootPass {
             }
         }
     }
-}
-
-/// Every percentile (0–100) a series is asked for.
-fn wanted_percentiles() -> Vec<f64> {
-    let mut p: Vec<f64> = DECILES
-        .iter()
-        .chain(&DELTA_PERCENTILES)
-        .chain(&LOSS_PERCENTILES)
-        .copied()
-        .chain(whole_percentiles())
-        .chain([50.0])
-        .collect();
-    p.sort_by(f64::total_cmp);
-    p.dedup();
-    p
-}
-
-/// One series' count, sum in ascending order, and the order statistics
-/// its percentiles read.
-#[derive(Default)]
-struct SeriesStats {
-    n: usize,
-    sum: f64,
-    at: BTreeMap<usize, f64>,
-}
-
-impl SeriesStats {
-    fn mean(&self) -> f64 {
-        if self.n == 0 {
-            f64::NAN
-        } else {
-            self.sum / self.n as f64
-        }
-    }
-
-    /// The p-th percentile (0–100), as
-    /// [`super::summary::percentile`] of the sorted values.
-    fn percentile(&self, p: f64) -> f64 {
-        ramp_vocab::quantile::quantile_with(self.n, p / 100.0, |i| {
-            self.at.get(&i).copied().unwrap_or(f64::NAN)
-        })
-        .unwrap_or(f64::NAN)
-    }
-}
-
-struct SeriesBuilder {
-    stats: SeriesStats,
-    index: usize,
-    /// The order statistics to keep, ascending; `keep[next]` is the next.
-    keep: Vec<usize>,
-    next: usize,
-}
-
-impl SeriesBuilder {
-    fn new(n: usize, percentiles: &[f64]) -> SeriesBuilder {
-        let mut keep = Vec::new();
-        for &p in percentiles {
-            if let Some((lo, hi)) = ramp_vocab::quantile::quantile_indices(n, p / 100.0) {
-                keep.push(lo);
-                keep.extend(hi);
-            }
-        }
-        keep.sort_unstable();
-        keep.dedup();
-        SeriesBuilder {
-            stats: SeriesStats {
-                n,
-                sum: 0.0,
-                at: BTreeMap::new(),
-            },
-            index: 0,
-            keep,
-            next: 0,
-        }
-    }
-
-    fn add(&mut self, v: f64) {
-        // The mean sums the sorted values in order, as `mean` of a sorted
-        // vector does.
-        self.stats.sum += v;
-        if self.keep.get(self.next) == Some(&self.index) {
-            self.stats.at.insert(self.index, v);
-            self.next += 1;
-        }
-        self.index += 1;
-    }
-
-    fn finish(self) -> SeriesStats {
-        self.stats
-    }
-}
-
-fn change(v: f64, base: f64) -> f64 {
-    if base > 0.0 {
-        100.0 * (v / base - 1.0)
-    } else {
-        f64::NAN
-    }
-}
-
-fn mean(v: &[f64]) -> f64 {
-    if v.is_empty() {
-        f64::NAN
-    } else {
-        v.iter().sum::<f64>() / v.len() as f64
-    }
-}
-
-/// One slice's TTLB table: `n` paired connections, each arm's sorted
-/// TTLB series and its packets lost summed over the same connections.
-fn ttlb_slice(
-    label: &str,
-    arms: &[String],
-    n: usize,
-    ttlb: &[&SeriesStats],
-    lost: &[u64],
-    se: &[[f64; 4]],
-) -> Slice {
-    let mut out = Vec::new();
-    type Base = (f64, Vec<f64>, Vec<f64>, Vec<f64>, f64);
-    let mut base: Option<Base> = None;
-    for (k, arm) in arms.iter().enumerate() {
-        let t = ttlb[k];
-        let m = t.mean();
-        let dec: Vec<f64> = DECILES.iter().map(|&p| t.percentile(p)).collect();
-        let steps: Vec<f64> = DELTA_PERCENTILES.iter().map(|&p| t.percentile(p)).collect();
-        let whole: Vec<f64> = whole_percentiles().map(|p| t.percentile(p)).collect();
-        let median = t.percentile(50.0);
-        let (bm, bd, bs, bw, bmed) = base
-            .get_or_insert_with(|| (m, dec.clone(), steps.clone(), whole.clone(), median))
-            .clone();
-        let step_changes: Vec<f64> = steps.iter().zip(&bs).map(|(v, b)| change(*v, *b)).collect();
-        let whole_changes: Vec<f64> = whole.iter().zip(&bw).map(|(v, b)| change(*v, *b)).collect();
-        let (ten, whole_avg, mean_change, median_change) = (
-            mean(&step_changes),
-            mean(&whole_changes),
-            change(m, bm),
-            change(median, bmed),
-        );
-        let ci = if k == 0 || n < bootstrap::MIN_CONNECTIONS {
-            HeadlineIntervals::NONE
-        } else {
-            let [a, b, c, d] = se.get(k).copied().unwrap_or([f64::NAN; 4]);
-            HeadlineIntervals {
-                pctl_change_avg: bootstrap::interval(ten, a),
-                pctl_1_99_change_avg: bootstrap::interval(whole_avg, b),
-                mean_change: bootstrap::interval(mean_change, c),
-                median_change: bootstrap::interval(median_change, d),
-            }
-        };
-        out.push(TtlbChange {
-            arm: arm.clone(),
-            mean_ms: m,
-            mean_change_pct: mean_change,
-            decile_change_pct: dec.iter().zip(&bd).map(|(v, b)| change(*v, *b)).collect(),
-            deciles_ms: dec,
-            pctl_change_avg_pct: ten,
-            pctl_1_99_change_avg_pct: whole_avg,
-            median_change_pct: median_change,
-            // Packets lost are whole numbers: their sum is exact in f64,
-            // so this is the mean of the values in any order.
-            mean_lost_packets: if n == 0 {
-                f64::NAN
-            } else {
-                lost[k] as f64 / n as f64
-            },
-            ci,
-        });
-    }
-    Slice {
-        label: label.to_string(),
-        connections: n,
-        arms: out,
-    }
-}
-
-fn loss_row(arm: &str, r: &SeriesStats) -> LossRow {
-    LossRow {
-        arm: arm.to_string(),
-        connections: r.n,
-        avg_pct: r.mean(),
-        percentiles_pct: LOSS_PERCENTILES.iter().map(|&p| r.percentile(p)).collect(),
-    }
-}
-
-/// Orders `seen` labels: those in `order` first, in its order, then the
-/// rest sorted.
-fn ordered(order: &[String], seen: &BTreeMap<String, ()>) -> Vec<String> {
-    let mut out: Vec<String> = order
-        .iter()
-        .filter(|o| seen.contains_key(*o))
-        .cloned()
-        .collect();
-    out.extend(seen.keys().filter(|k| !order.contains(k)).cloned());
-    out
 }
 
 #[cfg(test)]
