@@ -27,8 +27,8 @@ END = "<!-- study:end -->"
 
 
 def tables(md):
-    """The study's report without its title and declarations, headings
-    one level down."""
+    """The study's report without its title and declarations, every
+    heading one level down."""
     out, skip = [], False
     for line in md.splitlines():
         if line.startswith("# "):
@@ -37,6 +37,7 @@ def tables(md):
             skip = line.startswith("## Declared assumptions")
             if skip:
                 continue
+        if line.startswith("##"):
             line = "#" + line
         if not skip:
             out.append(line)

@@ -78,13 +78,14 @@ impl AckFrame {
     /// validated before): only the ranges above them, and the step down to
     /// the first of them, are checked. The error, if any, is the one
     /// `validate` gives.
+    #[inline]
     pub(crate) fn validate_head(&self, known: usize) -> Result<(), AckError> {
         if self.ranges.is_empty() {
             return Err(AckError::NoRanges);
         }
-        // The common case in one tight pass (every frame is validated, and
-        // a frame on a lossy path carries one range per hole); the loop
-        // below names the first offending range.
+        // The common case in one tight pass, inlined into the ACK path
+        // (every frame is validated, and a frame on a lossy path carries
+        // one range per hole); `first_error` names the offending range.
         let checked = &self.ranges[..(known + 1).min(self.ranges.len())];
         let well_formed = checked
             .windows(2)
@@ -93,6 +94,13 @@ impl AckFrame {
         if well_formed {
             return Ok(());
         }
+        self.first_error()
+    }
+
+    /// The error [`AckFrame::validate`] reports: the first range that is
+    /// inverted or does not descend below the one before it.
+    #[cold]
+    fn first_error(&self) -> Result<(), AckError> {
         let mut below: Option<u64> = None;
         for (index, r) in self.ranges.iter().enumerate() {
             if r.start() > r.end() {

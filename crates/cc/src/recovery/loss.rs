@@ -28,6 +28,11 @@ pub(super) struct LossPass {
 impl<P> LossDetector<P> {
     /// RFC 9002 Appendix A.10 `DetectAndRemoveLostPackets`, plus the
     /// persistent-congestion scan over the packets it declares lost.
+    ///
+    /// Its early return (nothing outstanding below the largest
+    /// acknowledged packet: an in-order ACK) is inlined into the ACK path,
+    /// which calls this for every frame; the scan is not.
+    #[inline]
     pub(super) fn detect_lost(
         &mut self,
         space: Space,
@@ -35,17 +40,29 @@ impl<P> LossDetector<P> {
         lost: &mut Vec<SentPacket<P>>,
         lost_by: &mut Vec<LossTrigger>,
     ) -> LossPass {
-        let si = space.index();
-        let sp = &mut self.spaces[si];
+        let sp = &mut self.spaces[space.index()];
         sp.loss_time = None;
         let Some(largest_acked) = sp.largest_acked else {
             return LossPass::default();
         };
         if sp.sent.len() == 0 || sp.sent.base() >= largest_acked {
-            // Nothing outstanding below the largest acknowledged: the common
-            // case of an in-order ACK, kept cheap.
             return LossPass::default();
         }
+        self.detect_lost_scan(space, now, largest_acked, lost, lost_by)
+    }
+
+    /// [`LossDetector::detect_lost`] past its early return: packets are
+    /// outstanding below `largest_acked`.
+    #[inline(never)]
+    fn detect_lost_scan(
+        &mut self,
+        space: Space,
+        now: Time,
+        largest_acked: u64,
+        lost: &mut Vec<SentPacket<P>>,
+        lost_by: &mut Vec<LossTrigger>,
+    ) -> LossPass {
+        let si = space.index();
         let loss_delay = self.loss_delay();
         let packet_threshold = self.config.packet_threshold();
         let pc_duration = (self.config.persistent_congestion_threshold > 0).then(|| {
@@ -120,6 +137,10 @@ impl<P> LossDetector<P> {
     /// congestion event per pass with ack-eliciting in-flight losses, the
     /// §5.2 min_rtt reset on persistent congestion, and the spurious-loss
     /// memory.
+    ///
+    /// Called for every ACK frame; most declare nothing lost, and that
+    /// test is inlined.
+    #[inline]
     pub(super) fn on_loss_pass(
         &mut self,
         now: Time,
@@ -129,9 +150,22 @@ impl<P> LossDetector<P> {
         source: EventSource,
         cc: &mut dyn Controller,
     ) {
-        if newly.is_empty() {
-            return;
+        if !newly.is_empty() {
+            self.on_losses(now, space, newly, pass, source, cc);
         }
+    }
+
+    /// [`LossDetector::on_loss_pass`] for a pass that declared losses.
+    #[inline(never)]
+    fn on_losses(
+        &mut self,
+        now: Time,
+        space: Space,
+        newly: &[SentPacket<P>],
+        pass: LossPass,
+        source: EventSource,
+        cc: &mut dyn Controller,
+    ) {
         let mut episode = 0;
         if let Some(time_sent) = pass.event_time_sent {
             if pass.persistent {

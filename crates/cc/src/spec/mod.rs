@@ -103,13 +103,16 @@ pub const QUICLY_PACING_GAIN_AFTER_LOSS: Ratio = Ratio::new_const(2, 1);
 /// (`num_respected_app_limited == 0`, the first term of the same test in
 /// `handle_ack_frame`; the cli's `--disregard-app-limited`) grows on every
 /// frame. The one production record the slides show has
-/// `"num-respected-app-limited":0`; which share of production's
-/// connections ran that branch (`cc_limited=always`,
-/// [`crate::loss_based::CcLimitedRule::Always`]) is an open question
-/// (docs/results/rapid-start-2026.md). The window lets packets out as
-/// quicly's does (`send_rule=quicly`, [`crate::SendRule::Quicly`]): while
-/// bytes in flight are below it, the last packet crossing it
-/// (lib/quicly.c `calc_send_window` and `do_allocate_frame` at 45bf8a37).
+/// `"num-respected-app-limited":0`. The fleet draws that branch
+/// (`cc_limited=always`, [`crate::loss_based::CcLimitedRule::Always`]) per
+/// connection for every arm with quicly's rule, by its population's
+/// declared share (`endpoint.respect_app_limited_share`, ramp-sim's
+/// `fleet::app_limited`; docs/experiments.md); these specs are what a
+/// connection that respects the app-limited state runs. The window lets
+/// packets out as quicly's does (`send_rule=quicly`,
+/// [`crate::SendRule::Quicly`]): while bytes in flight are below it, the
+/// last packet crossing it (lib/quicly.c `calc_send_window` and
+/// `do_allocate_frame` at 45bf8a37).
 /// A test keeps these spellings equal to the constants.
 pub const SEED_ARMS: [(&str, &str); 4] = [
     ("baseline", "newreno(iw=30x1472,ca_gain=2,pacer=quicly,cc_limited=quicly,send_rule=quicly,beta=0.7,ss_beta=0.5,growth=pico)"),

@@ -101,7 +101,7 @@ pub struct PathModel {
     /// had several hosts active at once, 52 % several hosts at all)]
     pub cross_traffic_share: f64,
     /// Web users on such a path. [assumption: 2, the web-user model's
-    /// default; not swept]
+    /// default; range 1–8 declared in `super::assumptions`]
     pub cross_traffic_users: u32,
     /// How much of the gap between a region's single-flow NDT rates and
     /// its access capacity (Ookla's multi-flow medians,

@@ -58,11 +58,18 @@ pub enum Param {
     /// `PathModel::capacity_weight`: how much of the gap between the NDT
     /// single-flow rate and the access capacity the bottleneck has.
     CapacityWeight,
+    /// `Region::respect_app_limited_share`, every region alike: connections
+    /// whose server respects the app-limited state (quicly's rule; the rest
+    /// grow on every ACK frame, `super::app_limited`).
+    RespectAppLimitedShare,
+    /// `PathModel::cross_traffic_users`: web users browsing on a shared
+    /// bottleneck (a whole number; [`Param::snap`]).
+    CrossTrafficUsers,
 }
 
 impl Param {
     /// Every parameter, in report order.
-    pub const ALL: [Param; 10] = [
+    pub const ALL: [Param; 12] = [
         Param::FixedAqmShare,
         Param::WifiFqCodelShare,
         Param::MobileAqmShare,
@@ -73,6 +80,8 @@ impl Param {
         Param::ClientProcessingMs,
         Param::CrossTrafficShare,
         Param::CapacityWeight,
+        Param::RespectAppLimitedShare,
+        Param::CrossTrafficUsers,
     ];
 
     /// The key in population files and reports (the file key it mirrors,
@@ -89,6 +98,8 @@ impl Param {
             Param::ClientProcessingMs => "paths.client_processing_ms",
             Param::CrossTrafficShare => "paths.cross_traffic_share",
             Param::CapacityWeight => "paths.capacity_weight",
+            Param::RespectAppLimitedShare => "endpoint.respect_app_limited_share",
+            Param::CrossTrafficUsers => "paths.cross_traffic_users",
         }
     }
 
@@ -105,13 +116,24 @@ impl Param {
     /// The values the model accepts at all (shares in [0, 1]; the
     /// correlation below 1 so the copula's other weight stays real; the
     /// mobile scale up to 3; the handshake processing up to 10 s, the
-    /// scenario file's cap).
+    /// scenario file's cap; 1 to 64 web users, the population file's).
     pub fn bounds(self) -> (f64, f64) {
         match self {
             Param::AccessCorrelation => (0.0, 0.95),
             Param::MobileShareScale => (0.0, 3.0),
             Param::ClientProcessingMs => (0.0, 10_000.0),
+            Param::CrossTrafficUsers => (1.0, 64.0),
             _ => (0.0, 1.0),
+        }
+    }
+
+    /// The value the model runs for `v`: a count of users is a whole
+    /// number (the nearest), every other parameter takes `v` as it is. A
+    /// study's design snaps its draws, so a point records what it ran.
+    pub fn snap(self, v: f64) -> f64 {
+        match self {
+            Param::CrossTrafficUsers => v.round(),
+            _ => v,
         }
     }
 
@@ -140,11 +162,18 @@ impl Param {
     }
 
     /// Sets the parameter to `v` in every region of `pop` (a grid has no
-    /// such parameter and is left alone).
+    /// such parameter and is left alone); a count takes
+    /// [`Param::snap`]`(v)`, within its bounds.
     pub fn set(self, pop: &mut Population, v: f64) {
         if let Population::Regions(rs) = pop {
             for r in rs {
-                *self.of_region_mut(r) = v;
+                match self.of_region_mut(r) {
+                    Some(x) => *x = v,
+                    None => {
+                        let (lo, hi) = self.bounds();
+                        r.paths.cross_traffic_users = self.snap(v).clamp(lo, hi) as u32;
+                    }
+                }
             }
         }
     }
@@ -161,11 +190,15 @@ impl Param {
             Param::ClientProcessingMs => r.paths.client_processing_ms,
             Param::CrossTrafficShare => r.paths.cross_traffic_share,
             Param::CapacityWeight => r.paths.capacity_weight,
+            Param::RespectAppLimitedShare => r.respect_app_limited_share,
+            Param::CrossTrafficUsers => f64::from(r.paths.cross_traffic_users),
         }
     }
 
-    fn of_region_mut(self, r: &mut Region) -> &mut f64 {
-        match self {
+    /// The parameter's place in `r`; `None` for a count (not an `f64`:
+    /// [`Param::set`] converts it).
+    fn of_region_mut(self, r: &mut Region) -> Option<&mut f64> {
+        Some(match self {
             Param::FixedAqmShare => &mut r.paths.fixed_aqm_share,
             Param::WifiFqCodelShare => &mut r.paths.wifi_fq_codel_share,
             Param::MobileAqmShare => &mut r.paths.mobile_aqm_share,
@@ -176,7 +209,9 @@ impl Param {
             Param::ClientProcessingMs => &mut r.paths.client_processing_ms,
             Param::CrossTrafficShare => &mut r.paths.cross_traffic_share,
             Param::CapacityWeight => &mut r.paths.capacity_weight,
-        }
+            Param::RespectAppLimitedShare => &mut r.respect_app_limited_share,
+            Param::CrossTrafficUsers => return None,
+        })
     }
 }
 
@@ -360,7 +395,7 @@ impl Assumption {
 
 /// The built-in ranges and reasons (docs/sensitivity.md gives the longer
 /// argument for each).
-pub const BUILTIN: [(Param, (f64, f64), &str); 10] = [
+pub const BUILTIN: [(Param, (f64, f64), &str); 12] = [
     (
         Param::FixedAqmShare,
         (0.0, 1.0),
@@ -447,6 +482,31 @@ pub const BUILTIN: [(Param, (f64, f64), &str); 10] = [
          gap is M-Lab's server placement, which a nearby CDN POP does not see, and part may \
          be what one flow gets; no source splits it, so the whole range",
     ),
+    (
+        Param::RespectAppLimitedShare,
+        (0.0, 1.0),
+        "h2o/quicly draws per connection whether its congestion control respects the \
+         app-limited state (quicly 45bf8a37, lib/quicly.c: enable_ratio.respect_app_limited, \
+         a ratio out of 255; h2o's respect-app-limited, ON by default). The one production \
+         record the RubyKaigi 2026 talk shows has num-respected-app-limited 0, so the model's \
+         value is 0 (every connection grows on every ACK frame). One connection cannot give a \
+         ratio: it rules out h2o's default (1) and, at 95 % confidence, shares above 0.95, \
+         nothing more, so the whole range",
+    ),
+    (
+        Param::CrossTrafficUsers,
+        (1.0, 8.0),
+        "how many other users browse on a shared fixed bottleneck while the transfer runs \
+         (3GPP web users, on/off; the model's 2 is the web-user model's default). No source \
+         gives the number of flows competing on a home's downlink during a transfer: Maier et \
+         al. (PAM 2011) found several hosts active at the same time on 10 % of 20,000 DSL lines \
+         without counting them, and Sandvine (Global Internet Phenomena Spotlight, Inside the \
+         Connected Home, 2016) an average of over seven devices active in a North American \
+         home in a day (6 % of homes over 15). From 1 (the fewest that share at all) to 8 (every \
+         device of an average home browsing at once, an upper end). Only paths drawn by \
+         paths.cross_traffic_share have them (0 in the model, so alone it moves nothing); a \
+         phone's cellular downlink is scheduled per device and gets none",
+    ),
 ];
 
 /// The built-in declarations for `pop` (none for a grid).
@@ -482,7 +542,8 @@ mod tests {
     fn every_param_reads_back_what_it_sets() {
         let mut pop = seed();
         for (i, p) in Param::ALL.into_iter().enumerate() {
-            let v = 0.1 + 0.05 * i as f64;
+            let (lo, hi) = p.bounds();
+            let v = p.snap(lo + (hi - lo) * (0.1 + 0.05 * i as f64));
             p.set(&mut pop, v);
             assert!((p.get(&pop).unwrap() - v).abs() < 1e-12, "{p:?}");
             assert_eq!(Param::parse(p.key()), Ok(p));
@@ -546,6 +607,23 @@ mod tests {
             e.to_string(),
             "paths.fixed_aqm_share: give the range's reason"
         );
+    }
+
+    #[test]
+    fn a_count_of_users_is_a_whole_number_within_its_bounds() {
+        let mut pop = seed();
+        let p = Param::CrossTrafficUsers;
+        assert_eq!(p.get(&pop), Some(2.0), "the web-user model's default");
+        p.set(&mut pop, 4.4);
+        assert_eq!(p.get(&pop), Some(4.0));
+        p.set(&mut pop, 4.5);
+        assert_eq!(p.get(&pop), Some(5.0));
+        p.set(&mut pop, 900.0);
+        assert_eq!(p.get(&pop), Some(64.0));
+        assert_eq!(Param::FixedAqmShare.snap(0.45), 0.45);
+        let d = builtin(&seed());
+        let users = d.iter().find(|a| a.param == p).unwrap();
+        assert_eq!((users.value, users.range), (2.0, (1.0, 8.0)));
     }
 
     #[test]

@@ -22,6 +22,7 @@
 //!   a range and a reason.
 
 pub mod access;
+pub mod app_limited;
 pub mod arms;
 pub mod assumptions;
 pub mod bootstrap;
@@ -108,6 +109,11 @@ pub struct Connection {
     pub bin: String,
     /// The grid cell's axis values (grid populations only).
     pub grid: Option<grid::Coords>,
+    /// The rule every arm with quicly's rule runs on this connection: its
+    /// server's draw of whether it respects the app-limited state
+    /// ([`app_limited`]; regions only, `None` for a grid cell: the arms
+    /// run as written).
+    pub cc_limited: Option<ramp_cc::loss_based::CcLimitedRule>,
     /// The scenario every arm of this connection runs.
     pub scenario: Scenario,
 }
@@ -172,6 +178,7 @@ impl FleetPlan {
         let path_seed = path_seed(self.seed, index);
         let mut rng = Rng::from_u64(path_seed ^ SAMPLING_STREAM);
         let mut requests = None;
+        let mut cc_limited = None;
         let (pop, path, size, bin, coords) = match &self.population {
             Population::Regions(rs) => {
                 let total: f64 = rs.iter().map(|r| r.weight.max(0.0)).sum();
@@ -187,6 +194,10 @@ impl FleetPlan {
                 }
                 let mut path = region.sample(&mut rng);
                 region.cellular_links(&mut path, path_seed);
+                cc_limited = Some(app_limited::connection_rule(
+                    region.respect_app_limited_share,
+                    path_seed,
+                ));
                 let size = self.workload.sample(&mut rng);
                 // Page loads draw their pages from their own generator:
                 // the path draws stay those of the object workload.
@@ -265,6 +276,7 @@ impl FleetPlan {
             web_users: path.web_users,
             bin,
             grid: coords,
+            cc_limited,
             scenario: sc,
         }
     }
@@ -310,7 +322,8 @@ impl FleetPlan {
 
 /// One arm of connection `c`: its record line with the fleet keys.
 fn run_arm(c: &Connection, arm: &Arm, trace: &mut TraceSink) -> Result<String, SimError> {
-    let flows = flows_for(&c.scenario, &arm.spec, &arm.label, c.path_seed)?;
+    let spec = app_limited::arm_spec(&arm.spec, c.cc_limited);
+    let flows = flows_for(&c.scenario, &spec, &arm.label, c.path_seed)?;
     let out = simulate(&c.scenario, flows, c.path_seed, trace);
     let rec = out
         .records

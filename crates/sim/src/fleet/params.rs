@@ -40,6 +40,12 @@ pub(super) fn params_text(plan: &FleetPlan) -> String {
         json_str(&e.ack_policy.to_string()),
     ));
     lines.push(("endpoint.max_ack_delay_ms".into(), ms(e.max_ack_delay)));
+    // The servers' draw per connection (regions only: a grid's arms run
+    // as written).
+    let respect = super::assumptions::Param::RespectAppLimitedShare;
+    if let Some(v) = respect.get(&plan.population) {
+        lines.push((respect.key().into(), v.to_string()));
+    }
     lines.push(("time_limit_ms".into(), ms(plan.base.time_limit)));
     lines.push((
         "model.fnv1a64".into(),
@@ -146,6 +152,10 @@ mod tests {
         assert!(text.contains("name = \"rapid-start-2026\"\nseed = 5\nconnections = 24\n"));
         assert!(text.contains("population = \"regions\"\n"));
         assert!(text.contains("\nregion = \"east-asia weight "), "{text}");
+        assert!(
+            text.contains("\nendpoint.respect_app_limited_share = 0\n"),
+            "{text}"
+        );
         // A change the readable lines do not show changes the digest.
         let mut other = plan.clone();
         if let super::Population::Regions(rs) = &mut other.population {

@@ -71,6 +71,11 @@ pub struct Region {
     pub mix: AccessMix,
     /// Share of Chrome-like receivers (the rest ACK per RFC 9000).
     pub chrome_ack_share: f64,
+    /// Share of connections whose server respects the app-limited state
+    /// (quicly's `respect-app-limited` ratio): each connection draws it
+    /// once, and every arm with quicly's rule runs the draw
+    /// (`super::app_limited`).
+    pub respect_app_limited_share: f64,
     /// Access capacity over NDT's single-flow throughput, for fixed
     /// (wired, Wi-Fi) and mobile paths: the bottleneck rate is the NDT
     /// quantile times this (at least 1: one flow never gets more than the
@@ -187,6 +192,7 @@ fn builtin(name: &str, bw: [f64; 5], rtt: [f64; 5], mix: [f64; 4], ookla: [f64; 
             policed: mix[3],
         },
         chrome_ack_share: CHROME_ACK_SHARE,
+        respect_app_limited_share: super::app_limited::RESPECT_APP_LIMITED_SHARE,
         capacity_scale: CapacityScale::from_medians(bw[2], ookla[0], ookla[1]),
         paths: PathModel::default(),
     }

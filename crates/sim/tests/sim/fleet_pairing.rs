@@ -15,6 +15,14 @@ fn field<'a>(line: &'a str, key: &str) -> &'a str {
     &rest[..end]
 }
 
+/// The record's controller name (a JSON string with commas in it).
+fn cc_name(line: &str) -> &str {
+    let k = "\"cc.algorithm\":\"";
+    let at = line.find(k).expect("cc.algorithm") + k.len();
+    let rest = &line[at..];
+    &rest[..rest.find('"').expect("closing quote")]
+}
+
 fn plan(arms: &str, n: u64) -> FleetPlan {
     let mut p = experiments::plan("rapid-start-2026", n, 7).unwrap();
     p.arms = parse_arms(arms).unwrap();
@@ -99,4 +107,83 @@ fn population_covers_every_region_and_bin() {
     }
     assert_eq!(pops.len(), 7, "{pops:?}");
     assert_eq!(bins.len(), 4, "{bins:?}");
+}
+
+/// quicly draws per connection whether its CC respects the app-limited
+/// state (`ramp_sim::fleet::app_limited`): every arm with quicly's rule runs
+/// the connection's draw, so the arms stay paired; other arms run as
+/// written.
+#[test]
+fn every_arm_of_a_connection_runs_its_servers_app_limited_draw() {
+    use ramp_sim::fleet::assumptions::Param;
+    let seed_arms = ramp_cc::spec::SEED_ARMS
+        .map(|(l, s)| format!("{l}={s}"))
+        .join(",");
+    let mut p = plan(&format!("{seed_arms},rfc=newreno(iw=30)"), 60);
+    Param::RespectAppLimitedShare.set(&mut p.population, 0.5);
+    let mut quicly = 0;
+    for i in 0..60 {
+        let lines = p.run_connection(i).unwrap();
+        let rule = |l: &str| {
+            let cc = cc_name(l);
+            ["quicly", "always"]
+                .into_iter()
+                .find(|r| cc.contains(&format!("cc_limited={r}")))
+                .map(str::to_string)
+        };
+        let first = rule(&lines[0]).expect("the baseline runs quicly's rule");
+        for l in &lines[1..4] {
+            assert_eq!(rule(l).as_deref(), Some(first.as_str()), "connection {i}");
+        }
+        assert_eq!(rule(&lines[4]), None, "RFC 9002's arm runs as written");
+        let want = ramp_sim::fleet::app_limited::connection_rule(0.5, p.connection(i).path_seed);
+        assert_eq!(p.connection(i).cc_limited, Some(want));
+        if first == "quicly" {
+            quicly += 1;
+        }
+    }
+    assert!((15..=45).contains(&quicly), "{quicly} of 60 respect it");
+    // The ends: every connection alike, and the draw moves no other key.
+    let at = |share: f64| {
+        let mut q = p.clone();
+        Param::RespectAppLimitedShare.set(&mut q.population, share);
+        (0..20).map(|i| q.connection(i)).collect::<Vec<_>>()
+    };
+    let (none, all) = (at(0.0), at(1.0));
+    for (a, b) in none.iter().zip(&all) {
+        assert_eq!(
+            a.cc_limited,
+            Some(ramp_cc::loss_based::CcLimitedRule::Always)
+        );
+        assert_eq!(
+            b.cc_limited,
+            Some(ramp_cc::loss_based::CcLimitedRule::Quicly)
+        );
+        assert_eq!(a.scenario, b.scenario);
+    }
+}
+
+/// At share 1 every connection runs the arms as written (quicly's rule):
+/// the fleet's records are those of the model before the share existed.
+#[test]
+fn at_share_one_the_arms_run_as_written() {
+    use ramp_sim::fleet::assumptions::Param;
+    let seed_arms = ramp_cc::spec::SEED_ARMS
+        .map(|(l, s)| format!("{l}={s}"))
+        .join(",");
+    let always = seed_arms.replace("cc_limited=quicly", "cc_limited=always");
+    let mut p = plan(&seed_arms, 12);
+    let mut q = plan(&always, 12);
+    // Share 0 runs `always` whatever the arms say ...
+    for i in 0..12 {
+        assert_eq!(p.run_connection(i).unwrap(), q.run_connection(i).unwrap());
+    }
+    // ... and share 1 `quicly`.
+    Param::RespectAppLimitedShare.set(&mut p.population, 1.0);
+    Param::RespectAppLimitedShare.set(&mut q.population, 1.0);
+    for i in 0..12 {
+        let lines = p.run_connection(i).unwrap();
+        assert_eq!(lines, q.run_connection(i).unwrap());
+        assert!(cc_name(&lines[0]).contains("cc_limited=quicly"));
+    }
 }

@@ -2,7 +2,9 @@
 //! sensitivity design over the declared assumptions (base, one-at-a-time
 //! low and high, N Latin-hypercube points; `ramp_sim::fleet::sensitivity`),
 //! one line of headline figures per point in `points.ndjson`, then the
-//! analysis: `sensitivity.md`, `sensitivity.json` and `tornado.png`.
+//! analysis: `sensitivity.md`, `sensitivity.json` and the tornado charts
+//! (`tornado.png`: the ten-point reading; `tornado-p1-99.png`,
+//! `tornado-mean.png`, `tornado-median.png`: the others).
 //!
 //! Points are the unit of sharding: `--shard K/N` runs a contiguous range
 //! of them and `ramp fleet merge` joins the shards (the same checks as a
@@ -18,7 +20,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
 use ramp_sim::fleet::assumptions::Assumption;
-use ramp_sim::fleet::sensitivity::{self, Analysis, Figures, Point, Reading, Verdict};
+use ramp_sim::fleet::sensitivity::{
+    self, Analysis, Figures, Point, Reading, ReadingAnalysis, Verdict,
+};
 use ramp_sim::fleet::summary::summarize;
 use ramp_sim::fleet::{run, FleetPlan};
 use ramp_vocab::atomic_file::write_atomic;
@@ -297,36 +301,127 @@ fn finish(study: &Study, points: &[Point], out: &Path, no_charts: bool) -> anyho
     )?;
     print!("{md}");
     if !no_charts {
-        let chart = ramp_plot::chart::TornadoChart {
-            title: format!(
-                "{}: {arm} global TTLB change, one parameter at a time",
-                study.plan.name
-            ),
-            x_desc: format!("{arm} TTLB change vs baseline, percentile average (%)"),
-            base: an.base_global_pct,
-            bars: an
-                .swings
-                .iter()
-                .map(|s| ramp_plot::chart::TornadoBar {
-                    label: format!("{} [{}, {}]", s.key, s.range.0, s.range.1),
-                    at_low: s.at_low,
-                    at_high: s.at_high,
-                })
-                .collect(),
-        };
-        ramp_plot::chart::save(
-            &chart,
-            &out.join("tornado.png"),
-            ramp_plot::chart::Theme::Light,
-        )
-        .map_err(|e| anyhow::anyhow!("tornado.png: {e}"))?;
+        for r in &an.by_reading {
+            tornado(study, r, &arm, out)?;
+        }
     }
     println!(
         "\nwrote {} ({POINTS}, sensitivity.md, sensitivity.json{})",
         out.display(),
-        if no_charts { "" } else { ", tornado.png" }
+        if no_charts {
+            ""
+        } else {
+            ", tornado.png and one per other reading"
+        }
     );
     Ok(())
+}
+
+/// The tornado chart file of a reading: `tornado.png` for the ten-point
+/// average (the headline's, and the file's name before readings),
+/// `tornado-KEY.png` for the others.
+fn tornado_file(r: Reading) -> String {
+    match r {
+        Reading::TenPoint => "tornado.png".to_string(),
+        other => format!("tornado-{}.png", other.key()),
+    }
+}
+
+/// Draws one reading's tornado chart into `out`.
+fn tornado(study: &Study, r: &ReadingAnalysis, arm: &str, out: &Path) -> anyhow::Result<()> {
+    let chart = ramp_plot::chart::TornadoChart {
+        title: format!(
+            "{}: {arm} global TTLB change, one parameter at a time",
+            study.plan.name
+        ),
+        x_desc: format!("{arm} TTLB change vs baseline, {} (%)", r.reading.label()),
+        base: r.base_global_pct,
+        bars: r
+            .swings
+            .iter()
+            .map(|s| ramp_plot::chart::TornadoBar {
+                label: format!("{} [{}, {}]", s.key, s.range.0, s.range.1),
+                at_low: s.at_low,
+                at_high: s.at_high,
+            })
+            .collect(),
+    };
+    let file = tornado_file(r.reading);
+    ramp_plot::chart::save(&chart, &out.join(&file), ramp_plot::chart::Theme::Light)
+        .map_err(|e| anyhow::anyhow!("{file}: {e}"))
+}
+
+/// The one-at-a-time swings and the variance shares under every reading,
+/// one column each, rows in the ten-point reading's order.
+fn reading_tables(an: &Analysis, arm: &str) -> (String, String) {
+    let head = {
+        let mut h = String::from("| parameter |");
+        for r in &an.by_reading {
+            h.push_str(&format!(" {} |", r.reading.label()));
+        }
+        h.push_str("\n|---|");
+        h.push_str(&"---|".repeat(an.by_reading.len()));
+        h.push('\n');
+        h
+    };
+    let mut oat = format!(
+        "\n### Under every reading\n\n\
+         The same points, {arm}'s global change under each reading (docs/experiments.md, \
+         \"Which statistic the published figures are\"): at low → at high (the swing, points). \
+         Rows in the ten-point order above; each reading's own order is its tornado chart \
+         ({}).\n\n{head}",
+        Reading::ALL
+            .iter()
+            .map(|r| format!("`{}`", tornado_file(*r)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let mut var = format!(
+        "\n### Under every reading\n\n\
+         SRC² of {arm}'s global change under each reading over the same Latin hypercube (rows \
+         in the ten-point order above), and each linear fit's R².\n\n{head}"
+    );
+    for w in &an.swings {
+        oat.push_str(&format!("| `{}` |", w.key));
+        for r in &an.by_reading {
+            let cell = r.swings.iter().find(|s| s.key == w.key).map_or_else(
+                || "–".to_string(),
+                |s| {
+                    format!(
+                        "{:+.1} → {:+.1} ({:.1})",
+                        s.at_low,
+                        s.at_high,
+                        (s.at_high - s.at_low).abs()
+                    )
+                },
+            );
+            oat.push_str(&format!(" {cell} |"));
+        }
+        oat.push('\n');
+    }
+    oat.push_str("| base point |");
+    for r in &an.by_reading {
+        oat.push_str(&format!(" {} |", pct(r.base_global_pct)));
+    }
+    oat.push('\n');
+    for sh in &an.shares {
+        var.push_str(&format!("| `{}` |", sh.key));
+        for r in &an.by_reading {
+            let cell = r
+                .shares
+                .iter()
+                .find(|s| s.key == sh.key)
+                .map_or_else(|| "–".to_string(), |s| format!("{:.2}", s.src2));
+            var.push_str(&format!(" {cell} |"));
+        }
+        var.push('\n');
+    }
+    var.push_str("| R² |");
+    for r in &an.by_reading {
+        var.push_str(&format!(" {:.2} |", r.r2));
+    }
+    var.push('\n');
+    (oat, var)
 }
 
 fn pct(v: f64) -> String {
@@ -422,6 +517,8 @@ fn markdown(study: &Study, an: &Analysis, verdicts: &[Verdict], arm: &str) -> St
             (w.at_high - w.at_low).abs()
         ));
     }
+    let (oat_readings, variance_readings) = reading_tables(an, arm);
+    s.push_str(&oat_readings);
     s.push_str(&format!(
         "\n## 90 % intervals over the Latin hypercube ({} points)\n\n\
          The 5th to 95th percentile of each figure over the sample (all parameters varied \
@@ -463,5 +560,6 @@ fn markdown(study: &Study, an: &Analysis, verdicts: &[Verdict], arm: &str) -> St
             sh.key, sh.src, sh.src2
         ));
     }
+    s.push_str(&variance_readings);
     s
 }

@@ -7,6 +7,7 @@ use std::process::{Command, Output};
 
 use crate::common::ramp;
 
+mod app_limited;
 mod bench;
 mod charts;
 mod quiet;

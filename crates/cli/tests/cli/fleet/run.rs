@@ -189,6 +189,12 @@ fn list_presets_declares_each_assumption_with_value_range_and_reason() {
         text.contains("assumes region.chrome_ack_share = 0.6"),
         "{text}"
     );
+    assert!(
+        text.contains(
+            "    assumes endpoint.respect_app_limited_share = 0, range [0, 1]: h2o/quicly"
+        ),
+        "{text}"
+    );
 }
 
 /// A `--preset` that is not a built-in experiment is a usage error: clap

@@ -231,7 +231,7 @@ fn merge_refuses_an_output_that_is_one_of_its_shards() {
 
 #[test]
 fn a_sensitivity_study_is_the_same_bytes_at_any_shard_and_thread_count() {
-    // 1 base + 2 x 10 one-at-a-time + 4 Latin-hypercube points, 24
+    // 1 base + 2 x 12 one-at-a-time + 4 Latin-hypercube points, 24
     // connections each.
     let study = ["--sensitivity", "4", "-j", "2"];
     let full = tmp("study");
@@ -239,7 +239,7 @@ fn a_sensitivity_study_is_the_same_bytes_at_any_shard_and_thread_count() {
     ok(&o);
     let want = files(&full);
     let points = std::fs::read_to_string(full.join("points.ndjson")).unwrap();
-    assert_eq!(points.lines().count(), 25);
+    assert_eq!(points.lines().count(), 29);
     assert!(points.starts_with("{\"conn\":0,"), "{points}");
     assert!(points.contains("\"point\":\"high:paths.fixed_aqm_share\""));
     // Every reading of every slice, after the earlier keys.
@@ -260,8 +260,20 @@ fn a_sensitivity_study_is_the_same_bytes_at_any_shard_and_thread_count() {
         "| bin:trend | 4.30 |",
         "| loss:baseline | 1.52 |",
         "## What explains the global gain's variance",
+        "| parameter | ten-point average | p1–p99 average | change of the mean | change of the median |",
+        "| base point |",
+        "| R² |",
     ] {
         assert!(md.contains(want), "{want}: {md}");
+    }
+    // The tornado and the variance shares under every reading, after the
+    // earlier analysis keys.
+    assert_eq!(md.matches("### Under every reading").count(), 2, "{md}");
+    let json = std::fs::read_to_string(full.join("sensitivity.json")).unwrap();
+    let at = |k: &str| json.find(k).unwrap_or_else(|| panic!("{k}: {json}"));
+    assert!(at("\"loss_order_held\"") < at("\"by_reading\""));
+    for r in ["\"ten-point\"", "\"p1-99\"", "\"mean\"", "\"median\""] {
+        assert!(json.contains(&format!("\"reading\": {r}")), "{r}: {json}");
     }
     // One thread: the same bytes.
     let one = tmp("study-j1");
@@ -278,4 +290,35 @@ fn a_sensitivity_study_is_the_same_bytes_at_any_shard_and_thread_count() {
     let o = fleet(&tmp("study-resume"), &["--sensitivity", "4", "--resume"]);
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("does not resume"));
+}
+
+#[test]
+fn a_study_draws_a_tornado_chart_per_reading() {
+    let out = tmp("study-charts");
+    let o = ramp()
+        .args([
+            "fleet",
+            "--preset",
+            "rapid-start-2026",
+            "-n",
+            "4",
+            "--seed",
+            "5",
+            "-q",
+        ])
+        .args(["--sensitivity", "2", "-o"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    ok(&o);
+    for f in [
+        "tornado.png",
+        "tornado-p1-99.png",
+        "tornado-mean.png",
+        "tornado-median.png",
+    ] {
+        let bytes = std::fs::read(out.join(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
+        assert!(bytes.starts_with(b"\x89PNG"), "{f}");
+    }
+    let _ = std::fs::remove_dir_all(&out);
 }

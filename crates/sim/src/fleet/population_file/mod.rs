@@ -56,6 +56,10 @@
 //! computer_wifi_share = 0.5          # laptops'/desktops' requests over Wi-Fi [assumption]
 //! client_processing_ms = 0           # client's handshake processing, ms [assumption]
 //!
+//! [endpoint]                         # the servers, all regions
+//! respect_app_limited_share = 0.0    # connections whose CC respects app-limited (quicly's
+//!                                    # rule; the rest grow on every ACK) [assumption]
+//!
 //! [[assumption]]                     # a parameter no source pins down (assumptions.rs):
 //! key = "paths.fixed_aqm_share"      # replaces the built-in declaration of this key
 //! range = [0.0, 1.0]                 # plausible values; must hold the model's value
@@ -82,6 +86,7 @@
 //! ```
 
 mod assumption;
+mod endpoint;
 mod grid;
 mod lines;
 mod paths;
@@ -126,6 +131,7 @@ struct File {
     grid: Option<toml::Spanned<grid::FileGrid>>,
     paths: Option<toml::Spanned<paths::FilePaths>>,
     users: Option<toml::Spanned<super::users::FileUsers>>,
+    endpoint: Option<toml::Spanned<endpoint::FileEndpoint>>,
     #[serde(default)]
     assumption: Vec<toml::Spanned<assumption::FileAssumption>>,
 }
@@ -235,6 +241,17 @@ impl PopulationFile {
                     "no [[region]] tables and no [grid]: nothing to sample",
                 ))
             }
+            (Some(_), true) if file.endpoint.is_some() => {
+                let at = file
+                    .endpoint
+                    .as_ref()
+                    .map_or(0, |e| line_of(text, e.span().start));
+                return Err(on_line(
+                    at,
+                    "endpoint: a grid has no regions to set it on (its arms run as written)"
+                        .to_string(),
+                ));
+            }
             (Some(g), true) => {
                 let at = line_of(text, g.span().start);
                 Population::Grid(Box::new(
@@ -266,6 +283,11 @@ impl PopulationFile {
                 }
                 if out.iter().all(|r| r.weight <= 0.0) {
                     return Err(whole("every region has weight 0"));
+                }
+                if let Some(e) = &file.endpoint {
+                    let at = line_of(text, e.span().start);
+                    endpoint::apply(e.get_ref(), &mut out)
+                        .map_err(|e| on_line(key_line(text, at, &e), format!("endpoint.{e}")))?;
                 }
                 Population::Regions(out)
             }

@@ -3,6 +3,7 @@
 
 use serde::Deserialize;
 
+use crate::fleet::app_limited::RESPECT_APP_LIMITED_SHARE;
 use crate::fleet::dist::QuantileTable;
 use crate::fleet::population::{
     seed_regions, AccessMix, CapacityScale, PathModel, Region, CHROME_ACK_SHARE,
@@ -79,6 +80,7 @@ pub(super) fn read(r: &FileRegion) -> Result<Region, String> {
                 policed: 0.02,
             },
             chrome_ack_share: CHROME_ACK_SHARE,
+            respect_app_limited_share: RESPECT_APP_LIMITED_SHARE,
             capacity_scale: CapacityScale::NONE,
             paths: PathModel::default(),
         },

@@ -1,11 +1,12 @@
 //! What the points together say: the tornado (OAT swings), every
 //! figure's 90 % interval over the LHS sample, and the variance shares
-//! (squared standardized regression coefficients).
+//! (squared standardized regression coefficients), the tornado and the
+//! shares of the global change under every [`Reading`].
 
 use crate::fleet::summary::percentile;
 
 use super::design::{Point, PointKind};
-use super::figures::Figures;
+use super::figures::{Figures, Reading};
 
 /// One figure's spread over the LHS sample.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
@@ -27,8 +28,9 @@ pub struct Swing {
     pub key: String,
     /// Range low and high.
     pub range: (f64, f64),
-    /// Global gain (percentile average, %) with the parameter at low and
-    /// at high.
+    /// Global gain (%; [`Analysis::swings`]: the percentile average, a
+    /// [`ReadingAnalysis`]: its reading) with the parameter at low and at
+    /// high.
     pub at_low: f64,
     /// See `at_low`.
     pub at_high: f64,
@@ -62,17 +64,44 @@ pub struct Analysis {
     pub lhs_points: usize,
     /// LHS points whose loss order holds (`loss_order_margin_pct` > 0).
     pub loss_order_held: usize,
+    /// The tornado and the variance shares of the global change under
+    /// every reading, in [`Reading::ALL`] order (after the fields above,
+    /// so `sensitivity.json` keeps their places; the ten-point reading's
+    /// equal `swings`, `shares` and `r2`).
+    pub by_reading: Vec<ReadingAnalysis>,
 }
 
-/// Analyses a study's points and their figures (same order as
-/// [`design`](super::design()) made them).
-pub fn analyze(points: &[Point], figures: &[Figures]) -> Analysis {
-    let pairs: Vec<(&Point, &Figures)> = points.iter().zip(figures).collect();
-    let base = pairs
-        .iter()
-        .find(|(p, _)| p.kind == PointKind::Base)
-        .map(|(_, f)| *f);
-    let base_global_pct = base.map(|f| f.global_pct).unwrap_or(f64::NAN);
+/// The one-at-a-time swings and the variance shares of the global change
+/// under one [`Reading`].
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct ReadingAnalysis {
+    /// The reading.
+    pub reading: Reading,
+    /// The base point's global change under it, %.
+    pub base_global_pct: f64,
+    /// The OAT swings, largest span first.
+    pub swings: Vec<Swing>,
+    /// Variance shares (SRC²) over the LHS sample, largest first.
+    pub shares: Vec<Share>,
+    /// R² of the linear fit behind them.
+    pub r2: f64,
+}
+
+/// A point's global change under `r`: its `global_readings`, or for a
+/// points file from before readings, the ten-point and mean figures it
+/// had (NaN for the others).
+pub fn global_under(f: &Figures, r: Reading) -> f64 {
+    let v = f.global_readings.get(r);
+    match r {
+        _ if !v.is_nan() => v,
+        Reading::TenPoint => f.global_pct,
+        Reading::Mean => f.global_mean_pct,
+        Reading::P1To99 | Reading::Median => v,
+    }
+}
+
+/// The OAT swings of `value` (largest span first).
+fn oat_swings(pairs: &[(&Point, &Figures)], value: impl Fn(&Figures) -> f64) -> Vec<Swing> {
     let mut swings: Vec<Swing> = Vec::new();
     if let Some((first, _)) = pairs.first() {
         for &(param, _) in &first.values {
@@ -88,8 +117,8 @@ pub fn analyze(points: &[Point], figures: &[Figures]) -> Analysis {
                 swings.push(Swing {
                     key: param.key().to_string(),
                     range: (lo, hi),
-                    at_low: fl.global_pct,
-                    at_high: fh.global_pct,
+                    at_low: value(fl),
+                    at_high: value(fh),
                 });
             }
         }
@@ -98,6 +127,48 @@ pub fn analyze(points: &[Point], figures: &[Figures]) -> Analysis {
         let span = |s: &Swing| (s.at_high - s.at_low).abs();
         span(b).total_cmp(&span(a))
     });
+    swings
+}
+
+/// The variance shares of `value` over the LHS points (largest first) and
+/// the fit's R².
+fn variance_shares(
+    lhs: &[(&Point, &Figures)],
+    value: impl Fn(&Figures) -> f64,
+) -> (Vec<Share>, f64) {
+    let x: Vec<Vec<f64>> = lhs
+        .iter()
+        .map(|(p, _)| p.values.iter().map(|v| v.1).collect())
+        .collect();
+    let y: Vec<f64> = lhs.iter().map(|(_, f)| value(f)).collect();
+    let (src, r2) = standardized_regression(&x, &y);
+    let keys: Vec<String> = lhs
+        .first()
+        .map(|(p, _)| p.values.iter().map(|v| v.0.key().to_string()).collect())
+        .unwrap_or_default();
+    let mut shares: Vec<Share> = keys
+        .into_iter()
+        .zip(src)
+        .map(|(key, src)| Share {
+            key,
+            src,
+            src2: src * src,
+        })
+        .collect();
+    shares.sort_by(|a, b| b.src2.total_cmp(&a.src2));
+    (shares, r2)
+}
+
+/// Analyses a study's points and their figures (same order as
+/// [`design`](super::design()) made them).
+pub fn analyze(points: &[Point], figures: &[Figures]) -> Analysis {
+    let pairs: Vec<(&Point, &Figures)> = points.iter().zip(figures).collect();
+    let base = pairs
+        .iter()
+        .find(|(p, _)| p.kind == PointKind::Base)
+        .map(|(_, f)| *f);
+    let base_global_pct = base.map(|f| f.global_pct).unwrap_or(f64::NAN);
+    let swings = oat_swings(&pairs, |f| f.global_pct);
     let lhs: Vec<(&Point, &Figures)> = pairs
         .iter()
         .copied()
@@ -120,26 +191,20 @@ pub fn analyze(points: &[Point], figures: &[Figures]) -> Analysis {
             });
         }
     }
-    let x: Vec<Vec<f64>> = lhs
-        .iter()
-        .map(|(p, _)| p.values.iter().map(|v| v.1).collect())
-        .collect();
-    let y: Vec<f64> = lhs.iter().map(|(_, f)| f.global_pct).collect();
-    let (src, r2) = standardized_regression(&x, &y);
-    let keys: Vec<String> = lhs
-        .first()
-        .map(|(p, _)| p.values.iter().map(|v| v.0.key().to_string()).collect())
-        .unwrap_or_default();
-    let mut shares: Vec<Share> = keys
+    let (shares, r2) = variance_shares(&lhs, |f| f.global_pct);
+    let by_reading = Reading::ALL
         .into_iter()
-        .zip(src)
-        .map(|(key, src)| Share {
-            key,
-            src,
-            src2: src * src,
+        .map(|r| {
+            let (shares, r2) = variance_shares(&lhs, |f| global_under(f, r));
+            ReadingAnalysis {
+                reading: r,
+                base_global_pct: base.map_or(f64::NAN, |f| global_under(f, r)),
+                swings: oat_swings(&pairs, |f| global_under(f, r)),
+                shares,
+                r2,
+            }
         })
         .collect();
-    shares.sort_by(|a, b| b.src2.total_cmp(&a.src2));
     Analysis {
         base_global_pct,
         swings,
@@ -151,6 +216,7 @@ pub fn analyze(points: &[Point], figures: &[Figures]) -> Analysis {
             .iter()
             .filter(|(_, f)| f.loss_order_margin_pct > 0.0)
             .count(),
+        by_reading,
     }
 }
 
@@ -279,5 +345,44 @@ mod tests {
             &["x".to_string()],
         );
         assert!(v[0].inside, "{v:?}");
+    }
+
+    #[test]
+    fn every_reading_gets_its_own_tornado_and_variance_shares() {
+        let a = decl();
+        let d = design(&a, 40, 1);
+        // Ten-point: the first parameter drives the change; the mean
+        // (`fig`'s ten-point + 2 unless set): the second, ten times over.
+        let figs: Vec<Figures> = d
+            .iter()
+            .map(|p| {
+                let mut f = fig(10.0 * p.values[0].1 + p.values[1].1);
+                f.global_readings.mean_pct = p.values[0].1 + 10.0 * p.values[1].1;
+                f
+            })
+            .collect();
+        let an = analyze(&d, &figs);
+        let readings: Vec<Reading> = an.by_reading.iter().map(|r| r.reading).collect();
+        assert_eq!(readings, Reading::ALL);
+        let ten = &an.by_reading[0];
+        assert_eq!((&ten.swings, &ten.shares), (&an.swings, &an.shares));
+        assert_eq!(ten.r2.to_bits(), an.r2.to_bits());
+        let mean = &an.by_reading[2];
+        assert_eq!(mean.reading, Reading::Mean);
+        assert_eq!(mean.swings[0].key, a[1].param.key());
+        assert_eq!(mean.shares[0].key, a[1].param.key());
+        assert!(mean.r2 > 0.999, "{}", mean.r2);
+        assert_eq!(mean.base_global_pct, figs[0].global_readings.mean_pct);
+        // The same figures, the same analysis: deterministic.
+        assert_eq!(analyze(&d, &figs), an);
+    }
+
+    #[test]
+    fn a_points_file_from_before_the_readings_keeps_ten_point_and_mean() {
+        let mut f = fig(-20.0);
+        f.global_readings = crate::fleet::sensitivity::Readings::missing();
+        assert_eq!(global_under(&f, Reading::TenPoint), -20.0);
+        assert_eq!(global_under(&f, Reading::Mean), -10.0);
+        assert!(global_under(&f, Reading::Median).is_nan());
     }
 }

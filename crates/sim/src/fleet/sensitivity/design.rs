@@ -89,9 +89,13 @@ pub fn design(assumptions: &[Assumption], lhs: u32, seed: u64) -> Vec<Point> {
                 strata.swap(i, k.min(i));
             }
             let (lo, hi) = a.range;
+            // A count runs the nearest whole number: the point records it.
             strata
                 .into_iter()
-                .map(|s| lo + (hi - lo) * (s as f64 + rng.next_f64()) / n as f64)
+                .map(|s| {
+                    a.param
+                        .snap(lo + (hi - lo) * (s as f64 + rng.next_f64()) / n as f64)
+                })
                 .collect()
         })
         .collect();
@@ -123,10 +127,20 @@ mod tests {
         assert_eq!(d[1].values[0].1, a[0].range.0);
         assert_eq!(d[2].values[0].1, a[0].range.1);
         assert_eq!(d[1].values[1].1, a[1].value, "the others at their values");
-        // Latin hypercube: each parameter has exactly one point per stratum.
+        // Latin hypercube: each parameter has exactly one point per stratum
+        // (a count: the nearest whole number of its stratum's draw, so
+        // every whole number of its range).
         let lhs = &d[1 + 2 * a.len()..];
         for (j, decl) in a.iter().enumerate() {
             let (lo, hi) = decl.range;
+            if decl.param == Param::CrossTrafficUsers {
+                let mut seen: Vec<f64> = lhs.iter().map(|p| p.values[j].1).collect();
+                seen.sort_by(f64::total_cmp);
+                seen.dedup();
+                let whole: Vec<f64> = (lo as u32..=hi as u32).map(f64::from).collect();
+                assert_eq!(seen, whole, "{:?}", decl.param);
+                continue;
+            }
             let mut strata: Vec<usize> = lhs
                 .iter()
                 .map(|p| (((p.values[j].1 - lo) / (hi - lo)) * 32.0) as usize)

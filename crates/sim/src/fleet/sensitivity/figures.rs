@@ -33,6 +33,17 @@ impl Reading {
         Reading::Median,
     ];
 
+    /// The reading's key in `sensitivity.json` and file names
+    /// (`tornado-KEY.png`): its serde name.
+    pub fn key(self) -> &'static str {
+        match self {
+            Reading::TenPoint => "ten-point",
+            Reading::P1To99 => "p1-99",
+            Reading::Mean => "mean",
+            Reading::Median => "median",
+        }
+    }
+
     /// The reading's name in reports.
     pub fn label(self) -> &'static str {
         match self {
@@ -215,6 +226,16 @@ fn loss_order_margin(avg: impl Iterator<Item = f64>) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_readings_key_is_its_serde_name() {
+        for r in Reading::ALL {
+            assert_eq!(
+                serde_json::to_string(&r).unwrap(),
+                format!("\"{}\"", r.key())
+            );
+        }
+    }
 
     #[test]
     fn the_loss_order_margin_is_the_smallest_step_in_arm_order() {

@@ -18,14 +18,19 @@
 //! squares coefficient scaled by the parameter's and the figure's standard
 //! deviations; Saltelli et al., "Global Sensitivity Analysis: The Primer",
 //! 2008, §1.2.5), with the fit's R² saying how much a linear model explains
-//! at all. The OAT points give the tornado chart.
+//! at all. The OAT points give the tornado chart. Both are made for the
+//! global change under every [`Reading`] ([`ReadingAnalysis`]): the
+//! sources leave open which statistic the published figures are.
 
 mod analysis;
 mod design;
 mod figures;
 mod published;
 
-pub use analysis::{analyze, standardized_regression, Analysis, Interval, Share, Swing};
+pub use analysis::{
+    analyze, global_under, standardized_regression, Analysis, Interval, ReadingAnalysis, Share,
+    Swing,
+};
 pub use design::{design, Point, PointKind};
 pub use figures::{Figures, Reading, Readings};
 pub use published::{verdicts, Published, Verdict, RAPID_START_2026};
