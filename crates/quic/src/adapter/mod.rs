@@ -55,10 +55,11 @@
 //! with the same `now`. With an [`ArrivalLog`]
 //! ([`RampFactory::with_arrivals`]), the shim gives the controller (and
 //! takes its RTT sample at) each ACK frame's kernel arrival time instead
-//! ([`crate::arrival`]). A congestion event is timed at its frame's
-//! arrival too, but never before the newest send: a batch sent while the
-//! datagram waited for quinn was sent before the sender knew of the loss
-//! and belongs to the recovery period (RFC 9002 §7.3.2).
+//! ([`crate::arrival`]). The controller is told of the frame, and of a
+//! loss event it reveals, at that time but never before the newest send:
+//! a batch sent while the datagram waited for quinn was sent before the
+//! sender knew of the loss and belongs to the recovery period (RFC 9002
+//! §7.3.2); the RTT sample stays the kernel's.
 //!
 //! Pacing: with a [`ConnWake`] ([`RampFactory::paced_by_controller`]), the
 //! shim sends at the controller's `pacing_rate()` instead of quinn's
@@ -395,7 +396,10 @@ impl RampController {
 
     /// Delivers the buffered acknowledgements (and the frame end) to the
     /// controller.
-    fn flush_acks(&mut self, now: Instant, in_flight: u64, app_limited: bool) {
+    /// The RTT sample is taken at `now` (the frame's arrival); the
+    /// controller is told at `clock` (no earlier than the newest send:
+    /// [`RampController::controller_time`]).
+    fn flush_acks(&mut self, now: Instant, clock: Instant, in_flight: u64, app_limited: bool) {
         let largest = self.pending.iter().filter_map(|p| p.packet_number).max();
         let sample = self
             .pending_newest_sent
@@ -405,7 +409,7 @@ impl RampController {
             self.rtt
                 .update(latest, Duration::ZERO, DEFAULT_MAX_ACK_DELAY, true);
         }
-        let t = self.time(now);
+        let t = self.time(clock);
         let rtt = self.rtt.clone();
         let mut pending = std::mem::take(&mut self.pending);
         {
@@ -427,6 +431,24 @@ impl RampController {
 }
 
 impl RampController {
+    /// The time the controller is told an ACK frame or a congestion event
+    /// at `at` (its kernel arrival, or quinn's `now`): never before the
+    /// newest send. RFC 9002 §7.3.2 starts a recovery period when the
+    /// sender processes the loss (`now()` in `OnCongestionEvent`): every
+    /// packet sent before then was sent without knowing of it and belongs
+    /// to the period. The frame's kernel arrival time, or the `now` quinn's
+    /// endpoint driver read before handing the datagram over, can be older
+    /// than a batch the connection sent while the datagram waited; timed
+    /// there, the period would leave that batch out, and its loss would be
+    /// taken for a second congestion event (a second reduction). The frame
+    /// and its loss event move together, so that `RfcOrder` still takes the
+    /// event for the frame's (it matches them by time). In the simulator
+    /// nothing is sent between an ACK's arrival and its processing, and
+    /// this changes nothing. The RTT sample stays the kernel's.
+    fn controller_time(&self, at: Instant) -> Instant {
+        self.last_sent.map_or(at, |s| at.max(s))
+    }
+
     /// Where quinn found a loss event reported at `now`. quinn-proto 0.11
     /// (`Connection::on_ack_received`) runs an ACK frame's loss detection
     /// right after `on_end_acks`, with the same `now`, and reports at most
@@ -511,7 +533,8 @@ impl Controller for RampController {
             }
             None => now,
         };
-        self.flush_acks(at, in_flight, app_limited);
+        let clock = self.controller_time(at);
+        self.flush_acks(at, clock, in_flight, app_limited);
         if let Some(horizon) = now.checked_sub(BATCH_MEMORY) {
             // Keep the newest batch at or before the horizon so a lookup
             // for an ancient packet still finds a number.
@@ -543,22 +566,12 @@ impl Controller for RampController {
             self.loss_source(now)
         };
         let now = self.ack_clock.as_ref().map_or(now, |c| c.event_time(now));
-        // RFC 9002 §7.3.2 starts the recovery period when the sender
-        // processes the loss (`now()` in `OnCongestionEvent`): every packet
-        // sent before then was sent without knowing of it and belongs to
-        // the period. The frame's kernel arrival time, or the `now` quinn's
-        // endpoint driver read before handing the datagram over, can be
-        // older than a batch the connection sent while the datagram
-        // waited; timed there, the period would leave that batch out, and
-        // its loss would be taken for a second congestion event (a second
-        // reduction). So the event is timed no earlier than the newest
-        // send, which in the simulator (nothing is sent between an ACK's
-        // arrival and its processing) changes nothing.
-        let now = self.last_sent.map_or(now, |s| now.max(s));
+        // No earlier than the newest send: the frame's rule.
+        let now = self.controller_time(now);
         if !self.pending.is_empty() {
             // Acks without a frame end (quinn's Retry path): deliver them first.
             let in_flight = self.bytes_in_flight;
-            self.flush_acks(now, in_flight, false);
+            self.flush_acks(now, now, in_flight, false);
         }
         let signal = if lost_bytes == 0 {
             // quinn 0.11 reports an ECN-CE increase as a zero-byte event,

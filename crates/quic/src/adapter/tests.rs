@@ -645,3 +645,44 @@ fn rfc9002_7_3_2_a_packet_sent_before_the_loss_was_processed_is_in_its_recovery_
     );
     assert_eq!(c.cc_metrics().num_loss_episodes, 1);
 }
+
+#[test]
+fn a_frames_loss_timed_after_a_send_in_the_gap_is_still_that_frames() {
+    // As in the §7.3.2 test: the frame reached the kernel at 40 ms, a batch
+    // left at 40.5 ms, quinn processed the frame at 41 ms and its loss
+    // detection found a loss. The event is timed at 40.5 ms (no earlier
+    // than the newest send), so the frame must be too: RfcOrder takes an
+    // event for the frame's only at the frame's own time, and replays the
+    // frame with the reduction first (RFC 9002 order). Timed at 40 ms, the
+    // frame was left as it was and the event went through alone.
+    let (mut c, calls, base) = setup();
+    let log = Arc::new(crate::arrival::ArrivalLog::new());
+    c.ack_clock = Some(crate::arrival::AckClock::new(log.clone()));
+    c.on_sent(base, 1200, 0);
+    c.on_sent(base + ms(1), 1200, 1);
+    let gap_send = base + Duration::from_micros(40_500);
+    c.on_sent(gap_send, 1200, 2);
+    let n = base + ms(41);
+    log.record(n + Duration::from_nanos(1), Some(base + ms(40)));
+    c.ack(base + ms(1), 1200);
+    c.on_end_acks(n, 2400, false, Some(1));
+    c.on_congestion_event(n, base, false, 1200);
+    let calls = calls.lock().unwrap().clone();
+    let at = Time::from_micros(40_500);
+    let loss = calls
+        .iter()
+        .position(|c| matches!(c, Call::Congestion { .. }))
+        .expect("the loss reached the controller");
+    assert!(
+        matches!(calls[loss], Call::Congestion { t, .. } if t == at),
+        "{calls:?}"
+    );
+    assert!(
+        calls[loss..]
+            .iter()
+            .any(|c| matches!(c, Call::FrameEnd { t, .. } if *t == at)),
+        "the frame is replayed after its loss: {calls:?}"
+    );
+    // The RTT sample is still the kernel's: 40 ms − 1 ms.
+    assert_eq!(c.rtt().latest(), ms(39));
+}
