@@ -99,11 +99,6 @@ impl Server {
         // much as the reuse saves.)
         let woken = core::mem::take(&mut self.woken);
         let mut held = self.held.take().filter(|_| woken);
-        // The window read after the last send (for `cwnd_max`): nothing
-        // between it and the next packet's tests touches the controller
-        // (choosing the payload and its size are the server's own), so the
-        // next packet reads it instead of asking the controller again.
-        let mut window_after_send: Option<u64> = None;
         loop {
             let probe = self.probes > 0;
             let (space, next) = match self.phase {
@@ -124,8 +119,7 @@ impl Server {
             };
             let Some((payload, retx)) = next else {
                 // Nothing to send: application-limited unless the window is full.
-                let window = window_after_send.unwrap_or_else(|| self.cc.window());
-                self.app_limited = !self.ld.is_cwnd_limited(window);
+                self.app_limited = !self.ld.is_cwnd_limited(self.cc.window());
                 return None;
             };
             let size = self.size_of(payload);
@@ -138,11 +132,7 @@ impl Server {
             // them changes the controller); a held input is used once, as
             // the first packet's send changes the controller.
             let held = held.take();
-            let window = match (held, window_after_send) {
-                (Some(h), _) => h.input.window,
-                (None, Some(w)) => w,
-                (None, None) => self.cc.window(),
-            };
+            let window = held.map_or_else(|| self.cc.window(), |h| h.input.window);
             if !probe
                 && !handshake
                 && !self
@@ -220,9 +210,7 @@ impl Server {
                 },
                 self.cc.as_mut(),
             );
-            let window = self.cc.window();
-            self.cwnd_max = self.cwnd_max.max(window);
-            window_after_send = Some(window);
+            self.cwnd_max = self.cwnd_max.max(self.cc.window());
             out.push(Datagram {
                 space,
                 pn,
