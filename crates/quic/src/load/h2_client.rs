@@ -12,7 +12,7 @@ use rustls::pki_types::ServerName;
 use tokio::net::TcpStream;
 use tokio_rustls::TlsConnector;
 
-use super::{get_request, Exchange, Progress};
+use super::{get_request, Exchange, FetchError, Progress};
 use crate::h2::counting::CountingIo;
 use crate::h2::tls::ALPN_H2;
 
@@ -103,7 +103,7 @@ impl H2Sender {
         url: &Uri,
         t0: Instant,
         progress: &Progress,
-    ) -> Result<Exchange, String> {
+    ) -> Result<Exchange, FetchError> {
         let req = get_request(url)?;
         // `ready` waits while the server's SETTINGS_MAX_CONCURRENT_STREAMS
         // is reached.
@@ -122,6 +122,11 @@ impl H2Sender {
             data_bytes += n as u64;
             progress.data_bytes.fetch_add(n as u64, Ordering::Relaxed);
         }
-        Exchange::complete(parts.status, &parts.headers, data_bytes, ttfb)
+        Ok(Exchange::complete(
+            parts.status,
+            &parts.headers,
+            data_bytes,
+            ttfb,
+        )?)
     }
 }

@@ -10,7 +10,7 @@ use bytes::{Buf, Bytes};
 use http::Uri;
 use quinn::{IdleTimeout, TransportConfig, VarInt};
 
-use super::{get_request, Exchange, Progress};
+use super::{get_request, Exchange, FetchError, Progress};
 use crate::tls::Trust;
 use crate::transport::IDLE_TIMEOUT;
 
@@ -162,24 +162,39 @@ impl H3Sender {
         url: &Uri,
         t0: Instant,
         progress: &Progress,
-    ) -> Result<Exchange, String> {
+    ) -> Result<Exchange, FetchError> {
         let req = get_request(url)?;
-        let mut s = self
-            .send
-            .send_request(req)
-            .await
-            .map_err(|e| e.to_string())?;
-        s.finish().await.map_err(|e| e.to_string())?;
-        let resp = s.recv_response().await.map_err(|e| e.to_string())?;
+        let mut s = self.send.send_request(req).await.map_err(fetch_error)?;
+        s.finish().await.map_err(fetch_error)?;
+        let resp = s.recv_response().await.map_err(fetch_error)?;
         let ttfb = t0.elapsed();
         let mut data_bytes = 0u64;
-        while let Some(mut chunk) = s.recv_data().await.map_err(|e| e.to_string())? {
+        while let Some(mut chunk) = s.recv_data().await.map_err(fetch_error)? {
             let n = chunk.remaining();
             chunk.advance(n);
             data_bytes += n as u64;
             progress.data_bytes.fetch_add(n as u64, Ordering::Relaxed);
         }
-        Exchange::complete(resp.status(), resp.headers(), data_bytes, ttfb)
+        Ok(Exchange::complete(
+            resp.status(),
+            resp.headers(),
+            data_bytes,
+            ttfb,
+        )?)
+    }
+}
+
+/// An h3 stream error as the load's [`FetchError`]: h3 reports quinn's idle
+/// timeout (RFC 9000 §10.1) as its own `ConnectionError::Timeout`.
+fn fetch_error(e: h3::error::StreamError) -> FetchError {
+    use h3::error::{ConnectionError, StreamError};
+    match e {
+        // Both variants are `#[non_exhaustive]`: matched by field.
+        StreamError::ConnectionError {
+            0: ConnectionError::Timeout { .. },
+            ..
+        } => FetchError::IdleTimeout,
+        e => FetchError::Other(e.to_string()),
     }
 }
 

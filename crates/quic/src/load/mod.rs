@@ -27,6 +27,8 @@
 mod h2_client;
 mod h3_client;
 #[cfg(test)]
+mod idle_timeout_tests;
+#[cfg(test)]
 mod robustness_tests;
 pub mod summary;
 
@@ -99,6 +101,10 @@ pub enum Outcome {
     Errored(String),
     /// The request timeout or the run's cap struck first.
     TimedOut,
+    /// The QUIC connection's idle timeout (RFC 9000 §10.1) closed it
+    /// first: the server fell silent (quinn's `ConnectionError::TimedOut`,
+    /// which h3 words "Connection error: Timeout").
+    IdleTimeout,
 }
 
 /// One request of a run.
@@ -149,6 +155,10 @@ impl RequestRecord {
         match &self.outcome {
             Outcome::Complete => r.insert("outcome".into(), "complete".into()),
             Outcome::TimedOut => r.insert("outcome".into(), "timeout".into()),
+            Outcome::IdleTimeout => {
+                r.insert("error".into(), IDLE_TIMEOUT_TEXT.into());
+                r.insert("outcome".into(), "timeout".into())
+            }
             Outcome::Errored(e) => {
                 r.insert("error".into(), e.clone().into());
                 r.insert("outcome".into(), "error".into())
@@ -203,6 +213,35 @@ pub struct Progress {
     pub done: AtomicU64,
     /// Body bytes read so far.
     pub data_bytes: AtomicU64,
+}
+
+/// The `error` of a request record whose connection died of its idle
+/// timeout ([`Outcome::IdleTimeout`]).
+const IDLE_TIMEOUT_TEXT: &str = "connection idle timeout";
+
+/// Why an exchange got no complete response, as the protocol clients
+/// report it.
+#[derive(Debug)]
+pub(crate) enum FetchError {
+    /// The QUIC connection's idle timeout closed it ([`Outcome::IdleTimeout`]).
+    IdleTimeout,
+    /// Anything else, as the stack worded it.
+    Other(String),
+}
+
+impl std::fmt::Display for FetchError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FetchError::IdleTimeout => f.write_str(IDLE_TIMEOUT_TEXT),
+            FetchError::Other(e) => f.write_str(e),
+        }
+    }
+}
+
+impl From<String> for FetchError {
+    fn from(e: String) -> FetchError {
+        FetchError::Other(e)
+    }
 }
 
 /// The response of one exchange, as the protocol clients report it.
@@ -307,7 +346,7 @@ impl Sender {
         url: &Uri,
         t0: Instant,
         progress: &Progress,
-    ) -> Result<Exchange, String> {
+    ) -> Result<Exchange, FetchError> {
         match self {
             Sender::H3(s) => s.fetch(url, t0, progress).await,
             Sender::H2(s) => s.fetch(url, t0, progress).await,
@@ -537,7 +576,8 @@ async fn one_request(ctx: &Ctx, sender: &mut Sender, client: usize, index: usize
             r.ttfb = Some(x.ttfb);
             r.outcome = Outcome::Complete;
         }
-        Ok(Err(e)) => r.outcome = Outcome::Errored(e),
+        Ok(Err(FetchError::IdleTimeout)) => r.outcome = Outcome::IdleTimeout,
+        Ok(Err(FetchError::Other(e))) => r.outcome = Outcome::Errored(e),
         Err(_) => r.outcome = Outcome::TimedOut,
     }
     ctx.progress.done.fetch_add(1, Ordering::Relaxed);

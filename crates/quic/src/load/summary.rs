@@ -86,7 +86,8 @@ pub struct Summary {
     /// Failed without a complete response (stream or connection error,
     /// timeout, never sent because the connection failed).
     pub errored: usize,
-    /// Failed by the per-request timeout or the run's `--duration` cap.
+    /// Failed by the per-request timeout, the run's `--duration` cap or
+    /// the connection's idle timeout ([`super::Outcome::IdleTimeout`]).
     pub timeout: usize,
     /// Responses by status class: index 0 = 1xx … 4 = 5xx.
     pub status_classes: [usize; 5],
@@ -154,7 +155,7 @@ impl Summary {
                     s.failed += 1;
                     s.errored += 1;
                 }
-                Outcome::TimedOut => {
+                Outcome::TimedOut | Outcome::IdleTimeout => {
                     s.failed += 1;
                     s.errored += 1;
                     s.timeout += 1;

@@ -233,7 +233,12 @@ async fn within_15_percent(aqm: Aqm, controllers: &[&str]) {
             shown.relay_drops,
             shown.lateness(),
         ));
-        eprintln!("{cc}: sim {sim:?} ({sim_lost} lost, {sim_episodes} recovery periods)");
+        let periods = if sim_episodes == 1 {
+            "recovery period"
+        } else {
+            "recovery periods"
+        };
+        eprintln!("{cc}: sim {sim:?} ({sim_lost} lost, {sim_episodes} {periods})");
     }
     eprintln!("queue discipline: {aqm}");
     eprintln!(
