@@ -295,16 +295,15 @@ impl Controller for LossBased {
     }
 
     fn window(&self) -> u64 {
-        let w = match (&self.phase, &self.prr) {
-            (Phase::Recovery, Some(p)) => p.window(),
-            _ => self.cwnd,
-        };
-        let w = if self.send_one_pending {
-            w.max(self.in_flight.saturating_add(self.mds()))
-        } else {
-            w
-        };
-        w.max(self.min_window())
+        // Remembered like the pacing rate (see `rate_memo`): a sender asks
+        // two or three times a packet.
+        if let Some(w) = self.rate_memo.window() {
+            debug_assert_eq!(w, self.window_now(), "stale window");
+            return w;
+        }
+        let w = self.window_now();
+        self.rate_memo.set_window(w);
+        w
     }
 
     fn ssthresh(&self) -> Option<u64> {
@@ -358,6 +357,21 @@ impl Controller for LossBased {
 }
 
 impl LossBased {
+    /// [`Controller::window`] computed from the state.
+    #[inline]
+    fn window_now(&self) -> u64 {
+        let w = match (&self.phase, &self.prr) {
+            (Phase::Recovery, Some(p)) => p.window(),
+            _ => self.cwnd,
+        };
+        let w = if self.send_one_pending {
+            w.max(self.in_flight.saturating_add(self.mds()))
+        } else {
+            w
+        };
+        w.max(self.min_window())
+    }
+
     /// `on_packet_acked` for one packet, after the part common to a
     /// frame's packets (see [`Controller::on_packets_acked`]).
     #[inline(always)]

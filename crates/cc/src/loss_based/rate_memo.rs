@@ -1,13 +1,14 @@
-//! The last pacing rate a [`LossBased`](super::LossBased) controller
-//! computed, kept until something it depends on may have changed.
+//! The last pacing rate and window a [`LossBased`](super::LossBased)
+//! controller computed, kept until something they depend on may have
+//! changed.
 //!
-//! A sender asks for the rate before every packet, and between two packets
-//! of a burst nothing it depends on moves: sending changes the window only
-//! while PRR runs or the one packet of §7.3.2 is pending. Every other
-//! controller call clears the memo, and the smoothed RTT it was computed
-//! for is its key. Atomics only because a [`Controller`](crate::Controller)
-//! is `Sync`; relaxed loads and stores are plain moves on x86-64 and
-//! AArch64.
+//! A sender asks for the rate before every packet and for the window two
+//! or three times a packet, and between two packets of a burst nothing
+//! they depend on moves: sending changes the window only while PRR runs or
+//! the one packet of §7.3.2 is pending. Every other controller call clears
+//! the memo, and the smoothed RTT the rate was computed for is its key.
+//! Atomics only because a [`Controller`](crate::Controller) is `Sync`;
+//! relaxed loads and stores are plain moves on x86-64 and AArch64.
 
 use core::sync::atomic::{AtomicU64, Ordering};
 use core::time::Duration;
@@ -29,11 +30,14 @@ fn key(srtt: Duration) -> u64 {
 }
 
 /// A remembered rate and the [`key`] of the smoothed RTT it was computed
-/// for.
+/// for, and a remembered window.
 #[derive(Debug)]
 pub(super) struct RateMemo {
     srtt: AtomicU64,
     rate: AtomicU64,
+    /// The window, [`EMPTY`] if not remembered (a window of `u64::MAX`
+    /// bytes is recomputed every time: correct, and never met).
+    window: AtomicU64,
 }
 
 impl Default for RateMemo {
@@ -41,6 +45,7 @@ impl Default for RateMemo {
         RateMemo {
             srtt: AtomicU64::new(EMPTY),
             rate: AtomicU64::new(0),
+            window: AtomicU64::new(EMPTY),
         }
     }
 }
@@ -50,6 +55,7 @@ impl Clone for RateMemo {
         RateMemo {
             srtt: AtomicU64::new(self.srtt.load(Ordering::Relaxed)),
             rate: AtomicU64::new(self.rate.load(Ordering::Relaxed)),
+            window: AtomicU64::new(self.window.load(Ordering::Relaxed)),
         }
     }
 }
@@ -69,10 +75,25 @@ impl RateMemo {
         self.rate.store(rate.bytes_per_sec(), Ordering::Relaxed);
     }
 
-    /// Forgets the rate: the state it was computed from may have moved.
+    /// The remembered window, if any.
+    #[inline]
+    pub(super) fn window(&self) -> Option<u64> {
+        let w = self.window.load(Ordering::Relaxed);
+        (w != EMPTY).then_some(w)
+    }
+
+    /// Remembers the window.
+    #[inline]
+    pub(super) fn set_window(&self, window: u64) {
+        self.window.store(window, Ordering::Relaxed);
+    }
+
+    /// Forgets the rate and the window: the state they were computed from
+    /// may have moved.
     #[inline]
     pub(super) fn clear(&mut self) {
         *self.srtt.get_mut() = EMPTY;
+        *self.window.get_mut() = EMPTY;
     }
 }
 
@@ -96,5 +117,19 @@ mod tests {
         let far = Duration::from_secs(1 << 32);
         m.set(far, Rate::from_bytes_per_sec(1));
         assert_eq!(m.get(far), None);
+    }
+
+    #[test]
+    fn window_memo_is_forgotten_with_the_rate() {
+        let mut m = RateMemo::default();
+        assert_eq!(m.window(), None);
+        m.set_window(12_000);
+        m.set(Duration::new(0, 30_000_000), Rate::from_bytes_per_sec(7));
+        assert_eq!(m.window(), Some(12_000));
+        assert_eq!(m.clone().window(), Some(12_000));
+        m.clear();
+        assert_eq!(m.window(), None);
+        m.set_window(u64::MAX);
+        assert_eq!(m.window(), None, "u64::MAX is the empty mark");
     }
 }

@@ -38,6 +38,7 @@ mod spill;
 pub mod summarizer;
 pub mod summary;
 pub mod users;
+pub mod video;
 pub mod workload;
 
 use core::time::Duration;
@@ -198,7 +199,15 @@ impl FleetPlan {
                     region.respect_app_limited_share,
                     path_seed,
                 ));
-                let size = self.workload.sample(&mut rng);
+                // A video segment's size follows the path (its own
+                // stream: the size draw above stays, no other draw moves).
+                let (size, _) = video::object_size(
+                    region.video_share,
+                    path_seed,
+                    path.rate.bits_per_sec(),
+                    self.workload.sample(&mut rng),
+                    &self.workload.sizes,
+                );
                 // Page loads draw their pages from their own generator:
                 // the path draws stay those of the object workload.
                 requests = self.workload.pages.as_ref().map(|p| p.requests(path_seed));
