@@ -34,6 +34,23 @@
 //! ([`PacingGate::ask`]). docs/real-pacing.md measures what this keeps of
 //! GSO's saving.
 //!
+//! The window test counts the shim's estimate of bytes in flight, which
+//! must not go stale while nothing is in flight: then no ACK frame and no
+//! PTO would come to correct it, and with a response queued quinn sends
+//! nothing at all, not even ACKs (an ACK-only packet is exempt from its
+//! congestion check only when nothing ack-eliciting waits). So batches
+//! quinn sent without asking the gate (ACK-only packets, PTO probes) stay
+//! out of the estimate ([`PacingGate::asked_since_report`]), a closed
+//! answer forgets the grants of the pass ([`PacingGate::ask`]), and
+//! `Connection::stats` is read without asking the gate
+//! ([`super::stats_of`]). Before, `ramp serve` with path-MTU discovery at
+//! 6550-byte datagrams and a two-datagram window stalled a `ramp load`
+//! connection until its 10 s idle timeout on an ACK-only packet's 34
+//! bytes plus one grant a `stats` read had left (3 of about 800 test
+//! rounds beside other tests). Leaving a PTO probe out lets at most its bytes
+//! (one or two datagrams of at most 1200 bytes) past the window until the
+//! next ACK frame.
+//!
 //! The pacer is the simulator's (one definition of the leaky bucket) with
 //! two real-mode settings:
 //! - no initial burst: the gate takes over once the handshake is done, and
@@ -115,6 +132,10 @@ pub(crate) struct PacingGate {
     /// The last question was a grant, so the next one is quinn's second
     /// question about the same datagram.
     second_ask: AtomicBool,
+    /// A datagram was granted since the last [`PacingGate::on_sent`]: the
+    /// batch quinn reports next holds a datagram it congestion-checked
+    /// ([`PacingGate::asked_since_report`]).
+    asked: AtomicBool,
     /// quicly's pacer in place of the leaky bucket (`pacer=quicly`).
     quicly: Option<QuiclyGate>,
     /// Which packets the window lets out (`send_rule=`).
@@ -136,6 +157,7 @@ impl PacingGate {
             paced_until: AtomicU64::new(NOT_PACED),
             granted: AtomicU64::new(0),
             second_ask: AtomicBool::new(false),
+            asked: AtomicBool::new(false),
             quicly: None,
             send_rule: SendRule::default(),
         }
@@ -198,6 +220,14 @@ impl PacingGate {
     /// outstanding under a window of `window` bytes? quinn asks twice per
     /// datagram (its congestion check, then for its own pacer's `delay`
     /// argument); a grant answers both, and counts once.
+    ///
+    /// A closed answer ends quinn's pass (quinn-proto 0.11.19
+    /// `Connection::poll_transmit`: a congestion-blocked application space
+    /// is the last one it fills, and a pacing block breaks the loop), so
+    /// the grants made so far are forgotten there: in a pass they are
+    /// reported by the `on_sent` that follows anyway, and a grant made
+    /// outside any pass (a question no datagram followed) can then close
+    /// the gate at most once.
     pub(crate) fn ask(&self, now: Time, in_flight: u64, window: u64) -> Verdict {
         if self.second_ask.swap(false, Ordering::Relaxed) {
             return Verdict::Open;
@@ -207,17 +237,35 @@ impl PacingGate {
         if verdict == Verdict::Open {
             self.granted.store(granted + 1, Ordering::Relaxed);
             self.second_ask.store(true, Ordering::Relaxed);
+            self.asked.store(true, Ordering::Relaxed);
+        } else {
+            self.granted.store(0, Ordering::Relaxed);
         }
         verdict
     }
 
+    /// Whether the gate granted a datagram since the last
+    /// [`PacingGate::on_sent`]. quinn-proto 0.11.19 asks `window()` before
+    /// every datagram it builds for ack-eliciting frames except loss
+    /// probes (`Connection::poll_transmit`: the congestion check runs `if
+    /// ack_eliciting && loss_probes == 0`), so a batch reported with no
+    /// grant before it held only packets quinn did not check: ACK-only
+    /// (and CONNECTION_CLOSE) packets, which quinn counts in flight only
+    /// when padded and whose acknowledgement it never reports
+    /// (`PacketBuilder::finish_and_track`, `on_ack_received`), or PTO
+    /// probes (RFC 9002 §6.2.4).
+    pub(crate) fn asked_since_report(&self) -> bool {
+        self.asked.load(Ordering::Relaxed)
+    }
+
     /// Forgets grants no datagram followed. quinn takes ACKs and losses
     /// outside its send pass, so a grant still open then was a question
-    /// from elsewhere (`Connection::stats` reads the window too) or a
-    /// datagram quinn dropped from the end of its batch.
+    /// from elsewhere or a datagram quinn dropped from the end of its
+    /// batch.
     pub(crate) fn end_pass(&self) {
         self.granted.store(0, Ordering::Relaxed);
         self.second_ask.store(false, Ordering::Relaxed);
+        self.asked.store(false, Ordering::Relaxed);
         if let Some(q) = &self.quicly {
             q.end_pass();
         }
@@ -307,6 +355,7 @@ impl PacingGate {
             q.on_sent(bytes);
             self.granted.store(0, Ordering::Relaxed);
             self.second_ask.store(false, Ordering::Relaxed);
+            self.asked.store(false, Ordering::Relaxed);
             return;
         }
         self.pacer.on_packet_sent(now, bytes, self.rate);

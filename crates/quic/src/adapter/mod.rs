@@ -49,7 +49,13 @@
 //!
 //! Bytes in flight at `on_packet_sent`: quinn does not pass it; the shim
 //! uses the value of the last `on_end_acks` plus the bytes sent since,
-//! minus the bytes declared lost since.
+//! minus the bytes declared lost since. While the pacing gate is in
+//! charge, a batch quinn sent without asking the gate (ACK-only packets,
+//! which quinn neither counts in flight nor ever acknowledges, and PTO
+//! probes) is left out until the next `on_end_acks`
+//! ([`gate::PacingGate::asked_since_report`]); quinn's statistics are read
+//! through [`stats_of`], whose `window()` call the gate does not take for
+//! a question before a datagram.
 //!
 //! ACK times: quinn processes every datagram of one endpoint wake-up
 //! with the same `now`. With an [`ArrivalLog`]
@@ -83,9 +89,11 @@ use crate::probe::ConnProbe;
 
 pub(crate) mod gate;
 pub(crate) mod quicly_gate;
+mod stats_read;
 pub(crate) mod wake;
 
 use gate::{PacingGate, Verdict, CLOSED_WINDOW, OPEN_WINDOW};
+pub(crate) use stats_read::stats_of;
 pub(crate) use wake::ConnWake;
 
 /// RFC 9000 §18.2 default `max_ack_delay` (25 ms): the bound the shim's RTT
@@ -473,6 +481,15 @@ impl Controller for RampController {
         self.frame_end_at = None;
         self.last_sent = Some(self.last_sent.map_or(now, |s| s.max(now)));
         let t = self.time(now);
+        // While the gate is in charge, a batch quinn built without asking
+        // it held no packet quinn counts in flight, or a PTO probe
+        // ([`gate::PacingGate::asked_since_report`]); it stays out of the
+        // estimate until the next ACK frame's end brings quinn's own count.
+        // Counted, an ACK-only packet's bytes would hold the window shut
+        // with nothing in flight to bring that ACK frame.
+        let in_flight_grows = self
+            .active_gate()
+            .is_none_or(|g| g.pacer.asked_since_report());
         let datagrams = bytes.div_ceil(self.mds.max(1)).max(1);
         for i in 0..datagrams {
             // Even split: the sizes add up to the batch's bytes exactly.
@@ -486,7 +503,9 @@ impl Controller for RampController {
                     next: number,
                     last: number,
                 });
-            self.bytes_in_flight = self.bytes_in_flight.saturating_add(size);
+            if in_flight_grows {
+                self.bytes_in_flight = self.bytes_in_flight.saturating_add(size);
+            }
             let in_flight = self.bytes_in_flight;
             self.inner_mut()
                 .on_packet_sent(t, Some(number), size, in_flight);
@@ -559,7 +578,8 @@ impl Controller for RampController {
     ) {
         self.counters.congestion_events += 1;
         self.end_send_pass();
-        let source = if lost_bytes == 0 {
+        let ecn = lost_bytes == 0;
+        let source = if ecn {
             // A CE increase is only ever read from an ACK frame.
             EventSource::AckFrame
         } else {
@@ -573,7 +593,7 @@ impl Controller for RampController {
             let in_flight = self.bytes_in_flight;
             self.flush_acks(now, now, in_flight, false);
         }
-        let signal = if lost_bytes == 0 {
+        let signal = if ecn {
             // quinn 0.11 reports an ECN-CE increase as a zero-byte event,
             // without the count: at least one packet was marked, taken as
             // one full-size datagram.
@@ -611,6 +631,12 @@ impl Controller for RampController {
     }
 
     fn window(&self) -> u64 {
+        if stats_read::reading_stats() {
+            // `Connection::stats` asks outside any send pass: no datagram
+            // follows, so the gate is not asked (`stats.path.cwnd` shows
+            // the controller's window).
+            return self.window;
+        }
         let Some(g) = self.active_gate() else {
             return self.window;
         };
@@ -672,5 +698,7 @@ impl Controller for RampController {
     }
 }
 
+#[cfg(test)]
+mod gate_tests;
 #[cfg(test)]
 mod tests;

@@ -7,7 +7,7 @@ use std::sync::Mutex;
 
 /// What the recording controller saw.
 #[derive(Clone, Debug, PartialEq)]
-enum Call {
+pub(super) enum Call {
     Sent {
         t: Time,
         pn: Option<u64>,
@@ -34,9 +34,10 @@ enum Call {
 
 /// A test-only controller: a fixed window that records every call.
 #[derive(Clone, Debug)]
-struct Recorder {
-    calls: Arc<Mutex<Vec<Call>>>,
-    window: u64,
+pub(super) struct Recorder {
+    pub(super) calls: Arc<Mutex<Vec<Call>>>,
+    pub(super) window: u64,
+    pub(super) rate: Rate,
 }
 
 impl Recorder {
@@ -87,7 +88,7 @@ impl ramp_cc::Controller for Recorder {
         Some(7)
     }
     fn pacing_rate(&self, _rtt: &RttEstimator) -> Option<Rate> {
-        Some(Rate::from_bytes_per_sec(1000))
+        Some(self.rate)
     }
     fn phase(&self) -> ramp_cc::CcPhase {
         ramp_cc::LossBasedState::SlowStart.phase()
@@ -116,6 +117,7 @@ fn setup() -> (RampController, Arc<Mutex<Vec<Call>>>, Instant) {
         Box::new(Recorder {
             calls: calls.clone(),
             window: 12_000,
+            rate: Rate::from_bytes_per_sec(1000),
         }),
         base,
         None,
