@@ -34,8 +34,10 @@
 //!
 //! Not modelled: the player's first segments before its estimate settles,
 //! variable-bit-rate segments (each is the rung's nominal size), audio
-//! segments, and other ladders (hls.js's `abrBandWidthFactor` 0.95 would
-//! move the rung boundaries by 5 %).
+//! segments, other ladders, and other players' rules (hls.js's defaults,
+//! `abrBandWidthFactor` 0.95 to keep a rung and `abrBandWidthUpFactor`
+//! 0.7 to switch up, would put each rate boundary between 5 % lower and
+//! 29 % higher).
 //!
 //! Which connections fetch segments is drawn from a generator of its own,
 //! seeded by the path's seed, whatever the share: no other draw of any
