@@ -242,31 +242,31 @@ fn root_files_are_served_alike_over_h3_and_h2() {
 
 /// A 4xx is a failed request, not an errored one, over both protocols.
 ///
-/// Once in 8 module runs at load ~27 (last session) one h3 client's three
-/// requests ended in an idle timeout after a handshake that succeeded:
-/// the server's connection went silent for 10 s. The mechanism was not
-/// found; 16 module runs at load 26-32 did not reproduce it. A run whose
-/// only fault is such timeouts while the machine was starved (CPU pressure
-/// over `BUSY_SHARE`) is discarded loudly, with its records, and repeated;
-/// after three the test is INCONCLUSIVE. Any other miscount fails, and so
-/// do timeouts on a machine that kept up.
-///
-/// The 10 s is not `--connect-timeout` (also 10 s): the requests were
-/// sent, so the connection was up. It is the pacing gate, seen in session
-/// 16 (`load_close`'s rounds beside this module, ~1 in 300, serve's default
-/// path-MTU discovery on): after discovery reached 6550-byte datagrams the
-/// controller's window was 13,100 bytes, two datagrams; the adapter's
-/// bytes-in-flight estimate held 34 bytes of an ACK-only packet (quinn
-/// reports every datagram to `on_sent` but counts only ack-eliciting ones in
-/// flight) and the gate one grant no datagram followed, so 34 + 6550 + 6550
-/// bytes, over the 13,100, closed it. Only an ACK frame that acknowledges
-/// something new refreshes either, and none came: quinn had nothing in
-/// flight (no PTO), and with the next response queued it builds no datagram
-/// at all, ACKs included, while the window is closed (`poll_transmit`
-/// exempts ACK-only packets only when nothing ack-eliciting waits). The
-/// server heard the client's probes for 10 s and answered none. Not fixed
-/// yet. serve writes qlog here, and a run with timeouts prints, per server
-/// connection, what it sent and received and when.
+/// serve runs with its default path-MTU discovery and writes qlog; a run
+/// with timed-out requests prints, per server connection, what it sent and
+/// received and when. Such timeouts showed a real bug of the controller's
+/// pacing gate (1 run in 8 at load ~27 in session 15; 3 of about 800
+/// `load_close` rounds beside this module in session 16): after discovery
+/// reached 6550-byte datagrams the controller's window was 13,100 bytes,
+/// two datagrams; the adapter's bytes-in-flight estimate held 34 bytes of
+/// an ACK-only packet (quinn reports every datagram to `on_sent` but counts
+/// only ack-eliciting ones in flight and never acknowledges the others) and
+/// the gate one grant that no datagram followed (a `Connection::stats` read
+/// between passes), so 34 + 6550 + 6550 bytes, over the 13,100, closed it.
+/// Only an ACK frame that acknowledges something new refreshes either, and
+/// none came: quinn had nothing in flight (no PTO), and with the next
+/// response queued it builds no datagram at all, ACKs included, while the
+/// window is closed (`poll_transmit` exempts ACK-only packets only when
+/// nothing ack-eliciting waits). The server heard the client's probes for
+/// 10 s and answered none, and the request ended in the idle timeout. Fixed
+/// in the adapter (crates/quic/src/adapter/gate.rs, "The window test"):
+/// batches quinn sends without asking the gate stay out of the estimate, a
+/// closed answer forgets the pass's grants, and serve reads quinn's
+/// statistics without asking the gate; `adapter::gate_tests` has the stuck
+/// sequence. A run whose only fault is such timeouts while the machine was
+/// starved (CPU pressure over `BUSY_SHARE`) is still discarded loudly, with
+/// its records, and repeated; after three the test is INCONCLUSIVE. Any
+/// other miscount fails, and so do timeouts on a machine that kept up.
 #[test]
 fn load_counts_4xx_as_failed_not_errored() {
     const TEST: &str = "load_counts_4xx_as_failed_not_errored";
@@ -291,15 +291,8 @@ fn load_counts_4xx_as_failed_not_errored() {
                 let text = std::fs::read_to_string(&records).unwrap_or_default();
                 // The whole summary and each request's record on failure.
                 let all = format!("{}\n{text}", Value::Object(s.clone()));
-                let timed_out = text
-                    .lines()
-                    .filter(|l| {
-                        // quinn says "timed out"; h3 wraps it as a timeout.
-                        let l = l.to_ascii_lowercase();
-                        l.contains("\"outcome\":\"error\"")
-                            && (l.contains("timed out") || l.contains("timeout"))
-                    })
-                    .count() as u64;
+                // The idle timeout counts as a timeout (and as errored).
+                let timed_out = n(&s, "requests.timeout");
                 let starved = share.is_some_and(|x| x > ramp_host::timing::BUSY_SHARE);
                 let all = if timed_out > 0 {
                     format!("{all}\nserver connections (qlog):\n{}", qlog_digest(&qlog))

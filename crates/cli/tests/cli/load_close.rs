@@ -113,14 +113,13 @@ fn rfc9000_10_2_the_server_hears_every_load_client_s_connection_close() {
 
 /// A round in which `ramp load` reported a failed request: said loudly
 /// with its records, and its connections left out of the verdict. This test
-/// is about the close; the failure is another matter, known and not yet
-/// fixed: one request ended with "Connection error: Timeout" (quinn's 10 s
-/// idle timeout) in 3 of about 800 rounds run beside the `load::` tests on
-/// the busy 2-core VM and in none of about 1,800 rounds run alone, the
-/// pacing gate closed for good on stale accounting (the mechanism is at
-/// `load::load_counts_4xx_as_failed_not_errored`, which showed it first). A
-/// client that timed out ends its connection silently (RFC 9000 §10.1), so
-/// such a round has no close to check.
+/// is about the close; a failure is another matter: in session 16 one
+/// request ended in quinn's 10 s idle timeout in 3 of about 800 rounds run
+/// beside the `load::` tests on the busy 2-core VM (none in about 1,800
+/// alone), the pacing gate closed for good on stale accounting (fixed since;
+/// the mechanism is at `load::load_counts_4xx_as_failed_not_errored`, which
+/// showed it first). A client that timed out ends its connection silently
+/// (RFC 9000 §10.1), so such a round has no close to check.
 fn failed_round(
     round: usize,
     out: &std::process::Output,

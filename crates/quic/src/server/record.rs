@@ -36,7 +36,7 @@ pub(super) struct ConnState {
 impl ConnState {
     pub(super) fn now(conn: &quinn::Connection, probe: &ConnProbe) -> ConnState {
         ConnState {
-            stats: conn.stats(),
+            stats: crate::adapter::stats_of(conn),
             probe: probe.snapshot(),
         }
     }

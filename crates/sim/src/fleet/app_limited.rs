@@ -20,6 +20,8 @@
 //! of its own, seeded by the path's seed, so no other draw of any
 //! connection moves with the share.
 
+use std::borrow::Cow;
+
 use ramp_cc::loss_based::CcLimitedRule;
 use ramp_cc::spec::ControllerSpec;
 use ramp_vocab::rng::Rng;
@@ -53,20 +55,22 @@ pub fn connection_rule(share: f64, path_seed: u64) -> CcLimitedRule {
 
 /// `spec` as the connection runs it: with `rule` in place of its own when
 /// it is a loss-based spec running quicly's rule (`cc_limited=quicly` or
-/// `always`), otherwise (or with no rule: a grid) `spec` itself.
-pub fn arm_spec(spec: &ControllerSpec, rule: Option<CcLimitedRule>) -> ControllerSpec {
+/// `always`), otherwise (or with no rule: a grid) `spec` itself. Borrowed
+/// unless the rule changes it: every arm of every connection asks, and a
+/// spec's clone was a measurable share of a fleet run's work outside the
+/// simulator.
+pub fn arm_spec(spec: &ControllerSpec, rule: Option<CcLimitedRule>) -> Cow<'_, ControllerSpec> {
     let quicly_family =
         |r: Option<CcLimitedRule>| matches!(r, Some(CcLimitedRule::Quicly | CcLimitedRule::Always));
     match (rule, spec.as_loss_based()) {
-        (Some(rule), Some(lb)) if quicly_family(lb.common.cc_limited) => {
-            if lb.common.cc_limited == Some(rule) {
-                return spec.clone();
-            }
+        (Some(rule), Some(lb))
+            if quicly_family(lb.common.cc_limited) && lb.common.cc_limited != Some(rule) =>
+        {
             let mut lb = lb.clone();
             lb.common.cc_limited = Some(rule);
-            ControllerSpec::new(lb)
+            Cow::Owned(ControllerSpec::new(lb))
         }
-        _ => spec.clone(),
+        _ => Cow::Borrowed(spec),
     }
 }
 
@@ -102,17 +106,18 @@ mod tests {
             baseline.replace("cc_limited=quicly", "cc_limited=always")
         );
         // The rule a spec already runs leaves it as it is; back again too.
-        assert_eq!(arm_spec(&seed, Some(CcLimitedRule::Quicly)), seed);
-        assert_eq!(arm_spec(&always, Some(CcLimitedRule::Quicly)), seed);
+        assert_eq!(*arm_spec(&seed, Some(CcLimitedRule::Quicly)), seed);
+        assert_eq!(*arm_spec(&always, Some(CcLimitedRule::Quicly)), seed);
         // No choice (a grid), RFC 9002's rule and other families: as written.
-        assert_eq!(arm_spec(&seed, None), seed);
+        assert_eq!(*arm_spec(&seed, None), seed);
         for other in ["newreno(iw=30)", "cubic", "bbr3", "newreno(cc_limited=rfc)"] {
             let s = parse(other).unwrap();
-            assert_eq!(arm_spec(&s, Some(CcLimitedRule::Always)), s, "{other}");
+            assert_eq!(*arm_spec(&s, Some(CcLimitedRule::Always)), s, "{other}");
         }
         // Composite specs (a startup over the base) keep everything else.
         let (_, rapid) = SEED_ARMS[3];
-        let r = arm_spec(&parse(rapid).unwrap(), Some(CcLimitedRule::Always));
+        let rapid_spec = parse(rapid).unwrap();
+        let r = arm_spec(&rapid_spec, Some(CcLimitedRule::Always));
         assert_eq!(
             r.to_string(),
             rapid.replace("cc_limited=quicly", "cc_limited=always")

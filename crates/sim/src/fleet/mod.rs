@@ -38,6 +38,7 @@ mod spill;
 pub mod summarizer;
 pub mod summary;
 pub mod users;
+pub mod video;
 pub mod workload;
 
 use core::time::Duration;
@@ -198,7 +199,15 @@ impl FleetPlan {
                     region.respect_app_limited_share,
                     path_seed,
                 ));
-                let size = self.workload.sample(&mut rng);
+                // A video segment's size follows the path (its own
+                // stream: the size draw above stays, no other draw moves).
+                let (size, _) = video::object_size(
+                    region.video_share,
+                    path_seed,
+                    path.rate.bits_per_sec(),
+                    self.workload.sample(&mut rng),
+                    &self.workload.sizes,
+                );
                 // Page loads draw their pages from their own generator:
                 // the path draws stay those of the object workload.
                 requests = self.workload.pages.as_ref().map(|p| p.requests(path_seed));
@@ -330,22 +339,36 @@ fn run_arm(c: &Connection, arm: &Arm, trace: &mut TraceSink) -> Result<String, S
         .into_iter()
         .next()
         .ok_or(SimError::Internal("no record for flow 0"))?;
-    Ok(with_fleet_keys(&rec.to_json(), c))
+    Ok(with_fleet_keys(rec.to_json(), c))
 }
 
 /// Appends the fleet keys (and, for grid cells, the `grid.*` keys) to a
-/// record's JSON object.
-fn with_fleet_keys(json: &str, c: &Connection) -> String {
-    let body = json.strip_suffix('}').unwrap_or(json);
+/// record's JSON object, in place.
+fn with_fleet_keys(mut json: String, c: &Connection) -> String {
+    use crate::record::push_u64;
+    use crate::trace::push_json_str;
     use ramp_vocab::record_keys::{ACCESS, CONN, POLICED, POP, SIZE_BIN, WEB_USERS};
-    format!(
-        "{body},\"{POP}\":{},\"{ACCESS}\":\"{}\",\"{POLICED}\":{},\"{WEB_USERS}\":{},\"{SIZE_BIN}\":{},\"{CONN}\":{}{}}}",
-        crate::trace::json_str(&c.pop),
-        c.access.name(),
-        c.policed,
-        c.web_users,
-        crate::trace::json_str(&c.bin),
-        c.index,
-        c.grid.map(|g| g.json_keys()).unwrap_or_default()
-    )
+    fn key<'a>(json: &'a mut String, k: &str) -> &'a mut String {
+        json.push_str(",\"");
+        json.push_str(k);
+        json.push_str("\":");
+        json
+    }
+    if json.ends_with('}') {
+        json.pop();
+    }
+    push_json_str(key(&mut json, POP), &c.pop);
+    let s = key(&mut json, ACCESS);
+    s.push('"');
+    s.push_str(c.access.name());
+    s.push('"');
+    key(&mut json, POLICED).push_str(if c.policed { "true" } else { "false" });
+    push_u64(key(&mut json, WEB_USERS), u64::from(c.web_users));
+    push_json_str(key(&mut json, SIZE_BIN), &c.bin);
+    push_u64(key(&mut json, CONN), c.index);
+    if let Some(g) = c.grid {
+        json.push_str(&g.json_keys());
+    }
+    json.push('}');
+    json
 }

@@ -118,6 +118,10 @@ pub fn model_outline(plan: &FleetPlan) -> Vec<(String, String)> {
         let edges = w.bin_edges.iter().map(u64::to_string);
         lines.push(("workload.bin_edges_bytes".into(), list(edges.collect())));
         lines.push(("workload.pages".into(), w.pages.is_some().to_string()));
+        let video = super::assumptions::Param::VideoShare;
+        if let Some(v) = video.get(&plan.population) {
+            lines.push((video.key().into(), v.to_string()));
+        }
     }
     lines
 }

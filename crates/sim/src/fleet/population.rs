@@ -76,6 +76,10 @@ pub struct Region {
     /// once, and every arm with quicly's rule runs the draw
     /// (`super::app_limited`).
     pub respect_app_limited_share: f64,
+    /// Share of connections whose object is an adaptive-bitrate video
+    /// segment, its size from the path's rate (`super::video`; the
+    /// population file's `[workload] video_share`).
+    pub video_share: f64,
     /// Access capacity over NDT's single-flow throughput, for fixed
     /// (wired, Wi-Fi) and mobile paths: the bottleneck rate is the NDT
     /// quantile times this (at least 1: one flow never gets more than the
@@ -193,6 +197,7 @@ fn builtin(name: &str, bw: [f64; 5], rtt: [f64; 5], mix: [f64; 4], ookla: [f64; 
         },
         chrome_ack_share: CHROME_ACK_SHARE,
         respect_app_limited_share: super::app_limited::RESPECT_APP_LIMITED_SHARE,
+        video_share: super::video::VIDEO_SHARE,
         capacity_scale: CapacityScale::from_medians(bw[2], ookla[0], ookla[1]),
         paths: PathModel::default(),
     }

@@ -187,3 +187,58 @@ fn at_share_one_the_arms_run_as_written() {
         assert!(cc_name(&lines[0]).contains("cc_limited=quicly"));
     }
 }
+
+/// A share of objects are video segments whose size is the rung dash.js's
+/// throughput rule picks at the path's rate times the HLS target duration
+/// (`ramp_sim::fleet::video`): each arm of a connection fetches the same
+/// object, a segment only where it fits the workload's sizes, and the
+/// draw moves nothing else.
+#[test]
+fn video_segments_follow_the_ladder_at_the_paths_rate_in_every_arm() {
+    use ramp_sim::fleet::assumptions::Param;
+    use ramp_sim::fleet::video;
+    let seed_arms = ramp_cc::spec::SEED_ARMS
+        .map(|(l, s)| format!("{l}={s}"))
+        .join(",");
+    let n = 400;
+    let base = plan(&seed_arms, n);
+    let mut all = base.clone();
+    Param::VideoShare.set(&mut all.population, 1.0);
+    let (mut segments, mut kept) = (0, 0);
+    for i in 0..n {
+        let (a, b) = (base.connection(i), all.connection(i));
+        let rate = b.scenario.path.rate.bits_per_sec();
+        let seg = video::segment_bytes(rate);
+        if (200_000..3_200_000).contains(&seg) {
+            assert_eq!(b.scenario.size_bytes, seg, "connection {i} at {rate} bit/s");
+            assert_eq!(b.bin, ramp_sim::fleet::Workload::seed().bin_of(seg));
+            segments += 1;
+        } else {
+            // Outside the workload's sizes: the drawn object stays.
+            assert_eq!(b.scenario.size_bytes, a.scenario.size_bytes, "{i}");
+            kept += 1;
+        }
+        // Nothing but the object moves.
+        let mut same = b.scenario.clone();
+        same.size_bytes = a.scenario.size_bytes;
+        assert_eq!(same, a.scenario, "connection {i}");
+        assert_eq!((b.pop.as_str(), b.access), (a.pop.as_str(), a.access));
+    }
+    assert!(segments > 0 && kept > 0, "{segments} segments, {kept} kept");
+    // Every arm of a connection fetches the same object.
+    let mut half = base.clone();
+    Param::VideoShare.set(&mut half.population, 0.5);
+    for i in 0..24 {
+        let lines = half.run_connection(i).unwrap();
+        let want = half.connection(i).scenario.size_bytes.to_string();
+        for l in &lines {
+            assert_eq!(field(l, "content_length"), want, "connection {i}");
+        }
+    }
+    // Share 0 is the model without segments, connection for connection.
+    let mut zero = base.clone();
+    Param::VideoShare.set(&mut zero.population, 0.0);
+    for i in 0..n {
+        assert_eq!(zero.connection(i), base.connection(i));
+    }
+}

@@ -316,6 +316,26 @@ fn capacity_weight_and_cross_traffic_share_are_read_and_declared() {
 }
 
 #[test]
+fn video_share_is_a_workload_key_and_declared() {
+    use ramp_sim::fleet::assumptions::Param;
+    let p = Param::VideoShare;
+    let f = PopulationFile::parse(
+        "[workload]\nvideo_share = 0.3\n[[region]]\nname = \"west-europe\"\n\
+         [[region]]\nname = \"africa\"\n",
+        "v",
+    )
+    .unwrap();
+    assert_eq!(p.get(&f.population), Some(0.3));
+    let d = f.assumptions.iter().find(|a| a.param == p).unwrap();
+    assert_eq!((d.value, d.range), (0.3, (0.0, 0.65)));
+    assert!(d.reason.contains("Sandvine"), "{}", d.reason);
+    // Without the key: no segments, the model before.
+    let f = PopulationFile::parse("[[region]]\nname = \"africa\"\n", "v").unwrap();
+    assert_eq!(p.get(&f.population), Some(0.0));
+    assert_eq!(p.bounds(), (0.0, 1.0));
+}
+
+#[test]
 fn respect_app_limited_share_is_an_endpoint_key_and_declared() {
     use ramp_sim::fleet::assumptions::Param;
     let p = Param::RespectAppLimitedShare;
@@ -496,6 +516,11 @@ fn every_population_error_text_is_pinned() {
         (format!("{R}[endpoint]\nrespect_app_limited_share = 1.5\n"), "line 4: endpoint.respect_app_limited_share: must lie in [0, 1], not 1.5"),
         (format!("{R}[endpoint]\nrespect = 1\n"), "line 4: unknown field `respect`, expected `respect_app_limited_share`"),
         ("[grid]\nrates = [\"1mbit\"]\nrtts = [\"1ms\"]\nqueues = [\"1ms\"]\nsizes = [\"1MB\"]\n[endpoint]\nrespect_app_limited_share = 1\n".into(), "line 6: endpoint: a grid has no regions to set it on (its arms run as written)"),
+        // [workload] video_share
+        ("[workload]\nvideo_share = 1.5\n[[region]]\nname = \"africa\"\n".into(), "line 2: workload.video_share: must lie in [0, 1], not 1.5"),
+        ("[workload]\nsize = \"1MB\"\nvideo_share = 0.5\n[[region]]\nname = \"africa\"\n".into(), "line 3: workload.video_share: needs min_size/max_size (a segment's size follows its path), not a fixed size"),
+        ("[workload]\npages = true\nvideo_share = 0.5\n[[region]]\nname = \"africa\"\n".into(), "line 3: workload.video_share: applies to single objects, not pages = true"),
+        ("[workload]\nvideo_share = 0.5\n[grid]\nrates = [\"1mbit\"]\nrtts = [\"1ms\"]\nqueues = [\"1ms\"]\nsizes = [\"1MB\"]\n".into(), "line 2: workload.video_share: a grid's cells carry their own sizes"),
         // [[region]]
         ("[[region]]\nname = \"atlantis\"\n".into(), "line 1: region `atlantis`: rate_mbps and rtt_ms are required for a region that is not built in (east-asia, se-asia, west-europe, east-europe, africa, north-america, south-america)"),
         ("[[region]]\nname = \"\"\nrate_mbps = [1, 2, 3, 4, 5]\nrtt_ms = [1, 2, 3, 4, 5]\n".into(), "line 2: region ``: name: must be non-empty text"),
@@ -508,7 +533,7 @@ fn every_population_error_text_is_pinned() {
         (format!("{R}chrome_ack_share = 2\n"), "line 3: region `west-europe`: chrome_ack_share: must lie in [0, 1]"),
         (format!("{R}capacity = {{ fixed = 0, mobile = 1 }}\n"), "line 3: region `west-europe`: capacity.fixed: must lie in (0, 100]"),
         // [[assumption]]
-        (format!("{R}[[assumption]]\nkey = \"paths.nothing\"\nrange = [0, 1]\nreason = \"r\"\n"), "line 4: assumption: unknown parameter `paths.nothing` (one of: paths.fixed_aqm_share, paths.wifi_fq_codel_share, paths.mobile_aqm_share, paths.access_correlation, region.chrome_ack_share, paths.mobile_share_scale, paths.computer_wifi_share, paths.client_processing_ms, paths.cross_traffic_share, paths.capacity_weight, endpoint.respect_app_limited_share, paths.cross_traffic_users)"),
+        (format!("{R}[[assumption]]\nkey = \"paths.nothing\"\nrange = [0, 1]\nreason = \"r\"\n"), "line 4: assumption: unknown parameter `paths.nothing` (one of: paths.fixed_aqm_share, paths.wifi_fq_codel_share, paths.mobile_aqm_share, paths.access_correlation, region.chrome_ack_share, paths.mobile_share_scale, paths.computer_wifi_share, paths.client_processing_ms, paths.cross_traffic_share, paths.capacity_weight, endpoint.respect_app_limited_share, paths.cross_traffic_users, workload.video_share)"),
         (format!("{R}[[assumption]]\nkey = \"paths.fixed_aqm_share\"\nrange = [0, 1]\nreason = \"r\"\n[[assumption]]\nkey = \"paths.fixed_aqm_share\"\nrange = [0, 1]\nreason = \"r\"\n"), "line 8: assumption: paths.fixed_aqm_share: declared twice"),
         (format!("{R}[[assumption]]\nkey = \"paths.fixed_aqm_share\"\nrange = [0.8, 0.9]\nreason = \"r\"\n"), "line 5: assumption: paths.fixed_aqm_share: the population's value 0.7 lies outside the range [0.8, 0.9]"),
     ];

@@ -14,6 +14,7 @@ mod quiet;
 mod run;
 mod shards;
 mod trace_conn;
+mod video;
 
 /// A fresh scratch directory named after the test and this process.
 fn tmp(name: &str) -> PathBuf {

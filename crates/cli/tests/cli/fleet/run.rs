@@ -195,6 +195,10 @@ fn list_presets_declares_each_assumption_with_value_range_and_reason() {
         ),
         "{text}"
     );
+    assert!(
+        text.contains("    assumes workload.video_share = 0, range [0, 0.65]: the share"),
+        "{text}"
+    );
 }
 
 /// A `--preset` that is not a built-in experiment is a usage error: clap

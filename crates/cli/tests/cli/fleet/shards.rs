@@ -231,7 +231,7 @@ fn merge_refuses_an_output_that_is_one_of_its_shards() {
 
 #[test]
 fn a_sensitivity_study_is_the_same_bytes_at_any_shard_and_thread_count() {
-    // 1 base + 2 x 12 one-at-a-time + 4 Latin-hypercube points, 24
+    // 1 base + 2 x 13 one-at-a-time + 4 Latin-hypercube points, 24
     // connections each.
     let study = ["--sensitivity", "4", "-j", "2"];
     let full = tmp("study");
@@ -239,7 +239,7 @@ fn a_sensitivity_study_is_the_same_bytes_at_any_shard_and_thread_count() {
     ok(&o);
     let want = files(&full);
     let points = std::fs::read_to_string(full.join("points.ndjson")).unwrap();
-    assert_eq!(points.lines().count(), 29);
+    assert_eq!(points.lines().count(), 31);
     assert!(points.starts_with("{\"conn\":0,"), "{points}");
     assert!(points.contains("\"point\":\"high:paths.fixed_aqm_share\""));
     // Every reading of every slice, after the earlier keys.

@@ -11,6 +11,8 @@
 //! # page load time as the metric, binned by page bytes unless bins given
 //! # pages = true
 //! # warm_share = 0.5                 # pages on a warm (pooled) connection
+//! video_share = 0.0                  # objects that are video segments, sized by the path's
+//!                                    # rate (Apple's HLS ladder x 6 s, dash.js's rule) [assumption]
 //!
 //! [[region]]
 //! name = "west-europe"               # a built-in region to start from, or
@@ -217,13 +219,17 @@ impl PopulationFile {
                 },
             }
         })?;
+        let workload_error = |w: &toml::Spanned<workload::FileWorkload>, e: String| {
+            let at = line_of(text, w.span().start);
+            on_line(key_line(text, at, &e), format!("workload.{e}"))
+        };
         let mut workload = match &file.workload {
             None => Workload::seed(),
-            Some(w) => {
-                let at = line_of(text, w.span().start);
-                workload::read(w.get_ref())
-                    .map_err(|e| on_line(key_line(text, at, &e), format!("workload.{e}")))?
-            }
+            Some(w) => workload::read(w.get_ref()).map_err(|e| workload_error(w, e))?,
+        };
+        let video_share = match &file.workload {
+            None => None,
+            Some(w) => workload::video_share(w.get_ref()).map_err(|e| workload_error(w, e))?,
         };
         if let Some(u) = &file.users {
             let at = line_of(text, u.span().start);
@@ -250,6 +256,16 @@ impl PopulationFile {
                     at,
                     "endpoint: a grid has no regions to set it on (its arms run as written)"
                         .to_string(),
+                ));
+            }
+            (Some(_), true) if video_share.is_some() => {
+                let w = file
+                    .workload
+                    .as_ref()
+                    .ok_or(SimError::Internal("video_share"))?;
+                return Err(workload_error(
+                    w,
+                    "video_share: a grid's cells carry their own sizes".to_string(),
                 ));
             }
             (Some(g), true) => {
@@ -288,6 +304,11 @@ impl PopulationFile {
                     let at = line_of(text, e.span().start);
                     endpoint::apply(e.get_ref(), &mut out)
                         .map_err(|e| on_line(key_line(text, at, &e), format!("endpoint.{e}")))?;
+                }
+                if let Some(v) = video_share {
+                    for r in &mut out {
+                        r.video_share = v;
+                    }
                 }
                 Population::Regions(out)
             }

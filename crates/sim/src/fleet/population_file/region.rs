@@ -81,6 +81,7 @@ pub(super) fn read(r: &FileRegion) -> Result<Region, String> {
             },
             chrome_ack_share: CHROME_ACK_SHARE,
             respect_app_limited_share: RESPECT_APP_LIMITED_SHARE,
+            video_share: crate::fleet::video::VIDEO_SHARE,
             capacity_scale: CapacityScale::NONE,
             paths: PathModel::default(),
         },

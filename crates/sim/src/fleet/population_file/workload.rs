@@ -1,5 +1,6 @@
 //! The `[workload]` table: transfer sizes (fixed or log-uniform), the
-//! bins the summary reports by, and page loads.
+//! bins the summary reports by, page loads, and the share of objects that
+//! are video segments (`crate::fleet::video`).
 
 use serde::Deserialize;
 
@@ -15,6 +16,27 @@ pub(super) struct FileWorkload {
     bins: Option<Vec<Qty>>,
     pages: Option<bool>,
     warm_share: Option<f64>,
+    video_share: Option<f64>,
+}
+
+/// The table's `video_share`, checked against the rest of the table: a
+/// share in [0, 1] of a log-uniform workload of single objects (a segment
+/// replaces a drawn object only within its size range). `None` if the
+/// table does not give it; an error starts with the key.
+pub(super) fn video_share(w: &FileWorkload) -> Result<Option<f64>, String> {
+    let Some(v) = w.video_share else {
+        return Ok(None);
+    };
+    if !(0.0..=1.0).contains(&v) {
+        return Err(format!("video_share: must lie in [0, 1], not {v}"));
+    }
+    if v > 0.0 && w.size.is_some() {
+        return Err("video_share: needs min_size/max_size (a segment's size follows its path), not a fixed size".into());
+    }
+    if v > 0.0 && w.pages == Some(true) {
+        return Err("video_share: applies to single objects, not pages = true".into());
+    }
+    Ok(Some(v))
 }
 
 /// The workload the table gives; an error starts with the key.
