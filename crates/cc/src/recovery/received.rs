@@ -307,7 +307,11 @@ mod tests {
     }
 
     fn pairs(f: &TrackedAckFrame) -> Vec<(u64, u64)> {
-        f.frame().ranges.iter().map(|r| (*r.start(), *r.end())).collect()
+        f.frame()
+            .ranges
+            .iter()
+            .map(|r| (*r.start(), *r.end()))
+            .collect()
     }
 
     proptest! {
@@ -412,13 +416,22 @@ mod tests {
         // f1 = [10, 0..=8]: the stamp says 0..=8 repeats; a comparison
         // finds it inside the previous range and starts the tail after it.
         assert_eq!(m.repeated_tail(&ranges(&f1)), Some(RepeatedTail::new(2, 1)));
-        assert_eq!(m.stamped_tail(&ranges(&f1), f1.stamp()), Some(RepeatedTail::new(1, 0)));
+        assert_eq!(
+            m.stamped_tail(&ranges(&f1), f1.stamp()),
+            Some(RepeatedTail::new(1, 0))
+        );
         // f2 does not follow f0: compared.
-        assert_eq!(m.stamped_tail(&ranges(&f2), f2.stamp()), m.repeated_tail(&ranges(&f2)));
+        assert_eq!(
+            m.stamped_tail(&ranges(&f2), f2.stamp()),
+            m.repeated_tail(&ranges(&f2))
+        );
         let t1 = m.stamped_tail(&ranges(&f1), f1.stamp());
         m.acked(&ranges(&f1), t1, 1, f1.stamp());
         // f2 = [10..=11, 0..=8] follows f1.
-        assert_eq!(m.stamped_tail(&ranges(&f2), f2.stamp()), Some(RepeatedTail::new(1, 1)));
+        assert_eq!(
+            m.stamped_tail(&ranges(&f2), f2.stamp()),
+            Some(RepeatedTail::new(1, 1))
+        );
     }
 
     #[test]
@@ -432,7 +445,10 @@ mod tests {
         assert_ne!(a, b);
         let mut g = TrackedAckFrame::default();
         r.write(8, Duration::ZERO, None, &mut g);
-        assert_eq!(g.stamp().and_then(|s| s.tail), Some(RepeatedTail::new(0, 0)));
+        assert_eq!(
+            g.stamp().and_then(|s| s.tail),
+            Some(RepeatedTail::new(0, 0))
+        );
         assert_eq!(g.stamp().map(|s| s.seq), Some(2));
     }
 }
