@@ -79,10 +79,10 @@ def main():
             spec, other = a["ramp"], a["other"]
             if path_name in run.ECN_PATHS and "quicly" in other:
                 spec = run.with_option(spec, "ecn=ect0")
-            seeds = range(1, runs + 1) if path_name in run.RANDOM_PATHS else [1]
-            for side, sim_spec, framing in run.sim_sides(spec, other):
-                for seed in seeds:
-                    row = run.run_sim(ramp, paths[path_name], sim_spec, size, seed, tmp, framing)
+            for side, sim_spec, framing, ep in run.sim_sides(spec, other):
+                for seed in run.sim_seeds(path_name, ep, runs):
+                    row = run.run_sim(ramp, paths[path_name], sim_spec, size, seed, tmp, framing,
+                                      ep)
                     row.update(side=side, spec=sim_spec, path=path_name, arm=arm, size=size,
                                run=seed)
                     sims.append(row)

@@ -439,26 +439,67 @@ FRAMING = {"quicly": (1280, 24), "ramp": (1200, 40)}
 SHELL_HEADER_BYTES = 28
 
 
+# quicly's millisecond clock on its simulator side (docs/interop.md,
+# "quicly's millisecond clock"): quicly reads time in whole milliseconds
+# (h2o/quicly 45bf8a37 lib/defaults.c `default_now`), paces over the
+# whole-millisecond smoothed RTT that gives (include/quicly/loss.h
+# `quicly_rtt_update`, lib/quicly.c `calc_pacer_send_rate`;
+# `pacing_rtt=ms`), and jumps once the caller's send buffer first fills,
+# after the `cli`'s first call of 10 packets (lib/quicly.c `do_send`'s
+# `try_jumpstart`, src/cli.c `MAX_BURST_PACKETS`; `jump_after=10`). Where a
+# real connection starts within the millisecond varies from run to run, so
+# the side draws its phase from each run's seed (`clock_phase = "seeded"`)
+# and runs seeds 1..RUNS on every path. Its client's handshake processing
+# is quicly's `cli`'s, measured at the link (`ramp shell --packet-log`: the
+# server's flight delivered to the client's answer arriving): 0.30-0.41 ms,
+# median 0.35 ms, over 15 handshakes at 100 Mbit/s, 30 ms (2026-11-28); it
+# sets whether the handshake's RTT sample reads 30 or 31 ms there.
+# SIM_QUICLY_CLOCK=0 leaves all of this out.
+QUICLY_CLOCK_OPTIONS = ("pacing_rtt=ms", "jump_after=10")
+QUICLY_CLOCK_ENDPOINT = 'client_processing = "0.35ms"\nclock_phase = "seeded"\n'
+
+
+def quicly_clock():
+    return os.environ.get("SIM_QUICLY_CLOCK", "1") != "0"
+
+
 def sim_sides(spec, other):
-    """The simulator's sides of an arm: (side, spec, framing), framing
-    None for the scenario's own."""
-    sides = [("ramp-sim", spec, None)]
+    """The simulator's sides of an arm: (side, spec, framing, endpoint),
+    framing None for the scenario's own, endpoint the side's extra
+    `[endpoint]` keys (TOML)."""
+    sides = [("ramp-sim", spec, None, "")]
     if "quicly" in other:
         q = spec
         if (os.environ.get("SIM_CC_LIMITED", "1") != "0"
                 and "cc_limited=" not in spec.partition("+")[0]):
             q = with_option(spec, "cc_limited=quicly")
-        sides.append((SIM_QUICLY_SIDE, q, FRAMING["quicly"]))
-    sides.append((SIM_QUINN_SIDE, spec, FRAMING["ramp"]))
+        endpoint = ""
+        if quicly_clock():
+            for o in QUICLY_CLOCK_OPTIONS:
+                q = with_option(q, o)
+            endpoint = QUICLY_CLOCK_ENDPOINT
+        sides.append((SIM_QUICLY_SIDE, q, FRAMING["quicly"], endpoint))
+    sides.append((SIM_QUINN_SIDE, spec, FRAMING["ramp"], ""))
     return sides
 
 
-def run_sim(ramp, path, spec, size, seed, tmp, framing=None):
+def sim_seeds(path_name, endpoint, runs):
+    """The seeds a simulator side runs on a path: 1..runs where the path
+    draws from the seed (its random elements) or the side does (its clock
+    phase), else the one run seed 1 gives."""
+    if path_name in RANDOM_PATHS or "clock_phase" in endpoint:
+        return range(1, runs + 1)
+    return [1]
+
+
+def run_sim(ramp, path, spec, size, seed, tmp, framing=None, endpoint_extra=""):
     """One `ramp sim` run; `framing` (mds, packet overhead) or None for
-    1,200-byte packets with the simulator's default overhead."""
+    1,200-byte packets with the simulator's default overhead;
+    `endpoint_extra` more `[endpoint]` keys."""
     name, rate, rtt, queue, extra, tables = path
     aqm = "dualpi2" if name in ECN_PATHS else "droptail"
     endpoint = "mds = 1200\n" if framing is None else "mds = %d\npacket_overhead = %d\n" % framing
+    endpoint += endpoint_extra
     header = "" if framing is None else "header_bytes = %d\n" % SHELL_HEADER_BYTES
     toml = ('seed = %d\n[path]\nrate = "%s"\nrtt = "%dms"\nqueue = "%dms"\naqm = "%s"\n%s%s'
             '[endpoint]\n%sclient_closes = true\n') % (seed, rate, rtt, queue, aqm, header, tables,
@@ -907,12 +948,11 @@ def main():
                 servers = None
                 phases["servers-s"] += time.time() - t0
                 t0 = time.time()
-                seeds = range(1, runs + 1) if path[0] in RANDOM_PATHS else [1]
                 for _, arm, spec, other in path_arms:
-                    for side, sim_spec, framing in sim_sides(spec, other):
+                    for side, sim_spec, framing, ep in sim_sides(spec, other):
                         for size in sizes:
-                            for seed in seeds:
-                                row = run_sim(ramp, path, sim_spec, size, seed, tmp, framing)
+                            for seed in sim_seeds(path[0], ep, runs):
+                                row = run_sim(ramp, path, sim_spec, size, seed, tmp, framing, ep)
                                 row.update(side=side, spec=sim_spec, path=path[0], arm=arm,
                                            size=size, run=seed)
                                 emit(out, row)

@@ -168,8 +168,14 @@ impl<P> FqCoDel<P> {
                 // Out of credit: refill and go to the back of the old list.
                 f.deficit += quantum;
                 f.list = ListState::Old;
-                self.pop_list(from_new);
-                self.old_flows.push_back(i);
+                // A lone old flow moved to the back of its list leaves the
+                // list as it was: skip the two deque moves (a simulated
+                // connection is often the only flow, and a packet near
+                // the quantum's size spends the deficit every packet).
+                if from_new || self.old_flows.len() > 1 {
+                    self.pop_list(from_new);
+                    self.old_flows.push_back(i);
+                }
                 continue;
             }
             let (before, held) = (f.q.bytes(), f.q.len());
@@ -312,6 +318,56 @@ mod tests {
         // standing ~20 ms queue is controlled.
         let (drops, sojourn) = one_packet_flows();
         assert!(drops > 0, "no drop at {sojourn:?} mean sojourn");
+    }
+
+    /// A lone backlogged flow whose packets often spend its quantum: served
+    /// in order, each refill keeping it its list's only entry (the rotation
+    /// skipped for a lone old flow is the identity), its deficit refilled
+    /// by one quantum per round exactly as with the rotation.
+    #[test]
+    fn rfc8290_4_2_a_lone_flow_keeps_its_place_through_refills() {
+        let mut fq = FqCoDel::new(FqCoDelParams::default());
+        let quantum = i64::from(FqCoDelParams::default().quantum);
+        let mut rng = ramp_vocab::rng::SplitMix64::new(11);
+        let (mut next_in, mut next_out) = (0u32, 0u32);
+        let mut deficit = quantum;
+        let mut none = |_: Packet<(u32, u32)>| panic!("drop");
+        for step in 0..5_000 {
+            // Short sojourns (no CoDel drop): enqueue and dequeue at once.
+            let t = Time::from_micros(step);
+            // At least one packet in per packet out: the flow never
+            // empties (an emptied flow leaves its list and starts anew).
+            for _ in 0..1 + rng.index(2) {
+                let size = [60, 1200, 1500, 3000][rng.index(4)];
+                fq.enqueue(
+                    t,
+                    Packet {
+                        size,
+                        ..pkt(3, next_in)
+                    },
+                );
+                next_in += 1;
+            }
+            match fq.dequeue(t, &mut none) {
+                Some((p, _)) => {
+                    assert_eq!(p.payload, (3, next_out), "step {step}");
+                    next_out += 1;
+                    while deficit <= 0 {
+                        deficit += quantum;
+                    }
+                    deficit -= i64::from(p.size);
+                    // New until its first quantum is spent, then the old
+                    // list's only entry.
+                    let listed: Vec<usize> =
+                        fq.new_flows.iter().chain(&fq.old_flows).copied().collect();
+                    assert_eq!(listed, [3], "step {step}");
+                    assert_eq!(fq.queues[3].deficit, deficit, "step {step}");
+                }
+                None => panic!("step {step}: a backlogged flow gave nothing"),
+            }
+        }
+        assert!(fq.new_flows.is_empty());
+        assert_eq!(next_out, 5_000);
     }
 
     #[test]

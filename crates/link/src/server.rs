@@ -116,8 +116,28 @@ impl Server {
 
     /// Accepts a packet of `size` bytes at `now`; returns its departure
     /// and the time it waited before its serialisation started.
+    ///
+    /// A plain link's acceptance is a few additions, but the whole
+    /// function (trace schedule, cellular light phase) was too large to
+    /// inline, so every packet paid a call's register saves; the plain case
+    /// stays here and the shaped ones go to [`Server::accept_shaped`].
     #[inline]
     pub(crate) fn accept(&mut self, now: Time, size: u32) -> (Time, Duration) {
+        if self.trace.is_some() || self.light.is_some() || self.last_tx.0 != size {
+            return self.accept_shaped(now, size);
+        }
+        let start = self.busy_until.max(now);
+        let departure = start + self.last_tx.1;
+        self.busy_until = departure;
+        self.in_service.push_back((departure, size));
+        self.backlog_bytes += u64::from(size);
+        (departure, start - now)
+    }
+
+    /// [`Server::accept`] on a trace-driven or cellular link, or for a
+    /// packet size other than the last one's.
+    #[inline(never)]
+    fn accept_shaped(&mut self, now: Time, size: u32) -> (Time, Duration) {
         if let Some(tr) = &mut self.trace {
             let (departure, first) = tr.accept(now, size);
             self.busy_until = departure;

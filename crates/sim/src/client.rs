@@ -520,25 +520,26 @@ impl Client {
         if self.page.is_some() {
             self.page_chunk(now, c, out);
         }
-        let before = self.next_in_order;
-        while self.next_in_order < self.chunks {
-            let n = self.next_in_order;
-            if self.chunk_got[(n / 64) as usize] & (1 << (n % 64)) == 0 {
-                break;
-            }
-            self.next_in_order += 1;
+        // The in-order point is the first chunk not received, so only that
+        // chunk's arrival moves it: any other returns here without a scan,
+        // and this one's scan starts past it.
+        if c != self.next_in_order || c >= self.chunks {
+            return;
         }
-        if self.next_in_order != before {
-            let delivered = self.delivered_bytes();
-            out.delivered = Some(delivered);
-            if delivered == self.total_bytes {
-                self.t_last_byte = Some(now);
-            } else if let Some((stream, connection)) =
-                self.fc.as_mut().and_then(|f| f.on_consumed(delivered))
-            {
-                // The application reads at once; the update leaves now.
-                out.send.push(UpPacket::MaxData { stream, connection });
-            }
+        let mut n = c + 1;
+        while n < self.chunks && self.chunk_got[(n / 64) as usize] & (1 << (n % 64)) != 0 {
+            n += 1;
+        }
+        self.next_in_order = n;
+        let delivered = self.delivered_bytes();
+        out.delivered = Some(delivered);
+        if delivered == self.total_bytes {
+            self.t_last_byte = Some(now);
+        } else if let Some((stream, connection)) =
+            self.fc.as_mut().and_then(|f| f.on_consumed(delivered))
+        {
+            // The application reads at once; the update leaves now.
+            out.send.push(UpPacket::MaxData { stream, connection });
         }
     }
 

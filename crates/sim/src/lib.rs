@@ -20,6 +20,7 @@
 
 mod bench;
 mod client;
+pub mod clock_phase;
 mod engine;
 mod error;
 mod fairness;

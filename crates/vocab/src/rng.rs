@@ -79,6 +79,9 @@ pub enum Stream {
     SenderWakeup = 7,
     /// The page loads a connection under test fetches (its 3GPP pages).
     PageLoads = 8,
+    /// Where the flow under test starts within its sender's millisecond
+    /// (the simulator's `[endpoint] clock_phase = "seeded"`).
+    ClockPhase = 9,
 }
 
 impl Stream {

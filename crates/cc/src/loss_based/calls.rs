@@ -33,11 +33,16 @@ impl Controller for LossBased {
         if let Some(pn) = packet_number {
             // Rounds and the first flight are application data only.
             self.round.on_packet_sent(pn);
-            if self.first_flight.is_active() {
-                self.jump_tally.on_jump_packet_sent(pn);
-                self.jump_tally.note_sent_at(now);
+            if self.first_flight.is_active() && self.pre_jump_left > 0 {
+                // `jump_after`: still the first send call's, before the jump.
+                self.pre_jump_left -= 1;
+            } else {
+                if self.first_flight.is_active() {
+                    self.jump_tally.on_jump_packet_sent(pn);
+                    self.jump_tally.note_sent_at(now);
+                }
+                self.first_flight.on_packet_sent(pn);
             }
-            self.first_flight.on_packet_sent(pn);
             if self.resume.is_some() && self.first_flight == FirstFlight::Waiting {
                 let iw = self.cfg.initial_window_bytes();
                 self.recon.on_sent(pn, bytes, iw);
@@ -89,6 +94,9 @@ impl Controller for LossBased {
         self.any_event = true;
         self.srtt = rtt.smoothed();
         self.in_flight = summary.bytes_in_flight;
+        if let (Some(m), Some(sample)) = (self.ms_rtt.as_mut(), summary.rtt_sample) {
+            m.update(now, sample);
+        }
         let had_sample = summary.rtt_sample.is_some();
         let round_ended = self
             .round
@@ -155,6 +163,7 @@ impl Controller for LossBased {
                     jump = jump.max(resumed.unwrap_or(0));
                     self.cwnd = self.cwnd.max(jump);
                     self.first_flight = FirstFlight::Active { marker: None };
+                    self.pre_jump_left = self.jump_after;
                     if self.startup.careful_resume {
                         self.careful_resume = Some(CarefulResume::jump(
                             summary.bytes_in_flight,
@@ -314,7 +323,7 @@ impl Controller for LossBased {
         if !self.cfg.pacing {
             return None;
         }
-        let srtt = rtt.smoothed();
+        let srtt = self.pacing_srtt(rtt.smoothed());
         if let Some(rate) = self.rate_memo.get(srtt) {
             debug_assert_eq!(Some(rate), self.pacing_rate_for(srtt), "stale pacing rate");
             return Some(rate);
@@ -338,7 +347,7 @@ impl Controller for LossBased {
         Metrics {
             cwnd_bytes: self.window(),
             ssthresh_bytes: self.ssthresh(),
-            pacing_rate: self.pacing_rate_for(self.srtt),
+            pacing_rate: self.pacing_rate_for(self.pacing_srtt(self.srtt)),
             ..self.metrics
         }
     }

@@ -37,6 +37,7 @@ mod calls;
 mod congestion;
 mod growth;
 mod limited;
+mod ms_rtt;
 mod rate_memo;
 pub mod spec;
 mod state;
@@ -51,7 +52,7 @@ use crate::controller::{CongestionEvent, CongestionSignal, Controller, Metrics};
 use crate::hystart::HyStart;
 use crate::jump_start::{jump_window, FirstFlight, JumpTally};
 use crate::prr::Prr;
-use crate::rapid_start::{RapidRecovery, RapidStart, RapidStartOptions};
+use crate::rapid_start::{RapidRecovery, RapidStart, RapidStartOptions, RttClock};
 use crate::ratio::Ratio;
 use crate::resume::Reconnaissance;
 use crate::round::RoundTracker;
@@ -176,6 +177,14 @@ pub struct LossBased {
     careful_resume: Option<CarefulResume>,
     /// The jump packets acknowledged (Rapid Start's `jump_floor`).
     jump_tally: JumpTally,
+    /// `jump_after=`: packets sent after the jump window is set that still
+    /// count as sent before the jump (quicly's first send call).
+    jump_after: u64,
+    /// What is left of `jump_after` in the current first flight.
+    pre_jump_left: u64,
+    /// quicly's whole-millisecond smoothed RTT, which the pacing rate
+    /// divides by when `pacing_rtt=ms` (`None`: the estimator's).
+    ms_rtt: Option<ms_rtt::WholeMsRtt>,
     hystart: Option<HyStart>,
     /// Rapid Start's policy and growth state, when it is on.
     rapid: Option<RapidStart>,
@@ -246,6 +255,9 @@ impl LossBased {
             careful_resume: (startup.careful_resume && first_flight.is_active())
                 .then(|| CarefulResume::jump(0, startup.retreat_beta)),
             jump_tally: JumpTally::default(),
+            jump_after: 0,
+            pre_jump_left: 0,
+            ms_rtt: None,
             hystart: startup.hystart.then(|| HyStart::new(cfg.pacing)),
             rapid: startup.rapid.map(RapidStart::new),
             round: RoundTracker::new(),
@@ -278,6 +290,41 @@ impl LossBased {
             CcLimitedRule::Always => Some(limited::QuiclyCcLimited::disregarding_app_limited()),
         };
         self
+    }
+
+    /// The same controller with the first `packets` packets sent after
+    /// the jump window is set counted as sent before the jump (its first
+    /// packet, whose ACK ends the first flight, is the next one). h2o/quicly
+    /// 45bf8a37 enters its jump when the caller's send buffer first fills
+    /// (lib/quicly.c `do_send`, `QUICLY_ERROR_SENDBUF_FULL` with
+    /// `try_jumpstart`), so the packets of that first call go out before
+    /// it: 10 with its `cli` (src/cli.c `MAX_BURST_PACKETS`). 0 (the
+    /// default): the jump's first packet is the first one sent.
+    pub fn with_jump_after(mut self, packets: u64) -> LossBased {
+        self.jump_after = packets;
+        if self.first_flight == (FirstFlight::Active { marker: None }) {
+            self.pre_jump_left = packets;
+        }
+        self
+    }
+
+    /// The same controller pacing at its window over quicly's
+    /// whole-millisecond smoothed RTT (`clock` [`RttClock::WholeMs`]:
+    /// h2o/quicly 45bf8a37 `quicly_rtt_update` on its millisecond clock)
+    /// instead of the estimator's.
+    pub fn with_pacing_rtt(mut self, clock: RttClock) -> LossBased {
+        self.ms_rtt = match clock {
+            RttClock::Exact => None,
+            RttClock::WholeMs => Some(ms_rtt::WholeMsRtt::default()),
+        };
+        self
+    }
+
+    /// The smoothed RTT the pacing rate divides by: quicly's
+    /// whole-millisecond one with `pacing_rtt=ms` once it has a sample,
+    /// else `srtt`, the estimator's.
+    fn pacing_srtt(&self, srtt: Duration) -> Duration {
+        self.ms_rtt.and_then(|m| m.smoothed()).unwrap_or(srtt)
     }
 
     fn mds(&self) -> u64 {

@@ -17,6 +17,7 @@ mod hystart;
 mod newreno;
 mod prague;
 mod properties;
+mod quicly_clock;
 mod quicly_rapid_start;
 mod rapid_start;
 mod recovery_pacer;

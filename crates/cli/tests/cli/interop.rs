@@ -85,3 +85,92 @@ fn interop_harness_waits_out_the_cellular_idle_gap() {
         ramp_link::Cellular::CELLREPLAY.idle_reset
     );
 }
+
+/// The harness's simulator sides for one seed arm, as JSON: each side's
+/// spec and extra `[endpoint]` keys, and the seeds it runs on a plain path.
+fn sim_sides(spec: &str, clock: bool) -> Option<serde_json::Value> {
+    let code = r#"
+import json, os, sys
+sys.path.insert(0, os.path.dirname(sys.argv[1]))
+import run
+sides = run.sim_sides(sys.argv[2], {"quicly": []})
+print(json.dumps([{"side": s, "spec": sp, "endpoint": ep,
+                   "seeds": list(run.sim_seeds("100m-30ms", ep, 10))}
+                  for s, sp, _, ep in sides]))
+"#;
+    let out = Command::new("python3")
+        .args(["-c", code])
+        .arg(harness())
+        .arg(spec)
+        .env("SIM_QUICLY_CLOCK", if clock { "1" } else { "0" })
+        .output()
+        .ok()?;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(serde_json::from_slice(&out.stdout).expect("JSON"))
+}
+
+/// quicly's side reads quicly's millisecond clock (docs/interop.md,
+/// "quicly's millisecond clock"): the arm with `pacing_rtt=ms` and
+/// `jump_after=10`, a phase drawn per run on every path, and the `cli`'s
+/// handshake processing; the keys are ones ramp reads, and the other sides
+/// keep the seed arm as it is.
+#[test]
+fn interop_quicly_side_reads_quiclys_millisecond_clock() {
+    let (_, rapidstart) = ramp_cc::spec::SEED_ARMS
+        .iter()
+        .find(|(label, _)| *label == "rapidstart")
+        .expect("a rapidstart seed arm");
+    let Some(sides) = sim_sides(rapidstart, true) else {
+        ramp_vocab::note!(
+            "SKIPPED: interop_quicly_side_reads_quiclys_millisecond_clock: no python3"
+        );
+        return;
+    };
+    let side = |name: &str| {
+        sides
+            .as_array()
+            .and_then(|a| a.iter().find(|s| s["side"] == name))
+            .unwrap_or_else(|| panic!("no {name} side: {sides}"))
+            .clone()
+    };
+    let quicly = side("ramp-sim-quicly");
+    let spec = quicly["spec"].as_str().expect("a spec");
+    assert!(
+        spec.contains("pacing_rtt=ms") && spec.contains("jump_after=10"),
+        "{spec}"
+    );
+    ramp_cc::spec::parse(spec).unwrap_or_else(|e| panic!("{spec}: {e}"));
+    let endpoint = quicly["endpoint"].as_str().expect("endpoint keys");
+    let sc = ramp_sim::Scenario::from_toml(&format!("[endpoint]\n{endpoint}"), "quicly-side")
+        .unwrap_or_else(|e| panic!("{endpoint}: {e}"));
+    assert_eq!(
+        sc.endpoint.clock_phase,
+        ramp_sim::clock_phase::ClockPhase::Seeded
+    );
+    assert_eq!(
+        sc.endpoint.client_handshake_processing,
+        Duration::from_micros(350)
+    );
+    assert_eq!(quicly["seeds"].as_array().map(Vec::len), Some(10));
+    for other in ["ramp-sim", "ramp-sim-quinn"] {
+        let s = side(other);
+        assert_eq!(s["spec"], *rapidstart, "{other}");
+        assert_eq!(s["endpoint"], "", "{other}");
+        assert_eq!(s["seeds"].as_array().map(Vec::len), Some(1), "{other}");
+    }
+    // SIM_QUICLY_CLOCK=0 leaves it out.
+    let off = sim_sides(rapidstart, false).expect("python3 ran once already");
+    let q = off
+        .as_array()
+        .and_then(|a| a.iter().find(|s| s["side"] == "ramp-sim-quicly"))
+        .expect("a quicly side");
+    assert!(
+        !q["spec"].as_str().unwrap_or("").contains("pacing_rtt"),
+        "{q}"
+    );
+    assert_eq!(q["endpoint"], "");
+}

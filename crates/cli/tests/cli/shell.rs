@@ -1,12 +1,12 @@
 //! `ramp shell` as a process: TCP over IPv4 and IPv6, QUIC, ECN marks,
-//! reachability, nesting, exit codes, and cleanup after SIGTERM and
-//! SIGKILL. Each test needs root (or CAP_NET_ADMIN), /dev/net/tun and the
+//! reachability, nesting, link elements (exit codes and cleanup after
+//! SIGTERM and SIGKILL are in [`lifecycle`]). Each test needs root (or CAP_NET_ADMIN), /dev/net/tun and the
 //! `ip` command, and skips with a message where they are missing. Every
 //! shell's namespace and devices are checked gone at the end of its test.
 
 use std::io::Write;
 use std::net::TcpListener;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -119,30 +119,6 @@ pub(super) fn counter(stderr: &str, dir: &str, name: &str) -> u64 {
     .unwrap_or_else(|| panic!("{name} in {line}"))
 }
 
-/// Namespaces and devices the shells of this machine hold now.
-fn ramp_objects() -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir("/run/netns")
-        .map(|d| {
-            d.filter_map(|e| e.ok())
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .filter(|n| n.starts_with("ramp-sh-"))
-                .collect()
-        })
-        .unwrap_or_default();
-    let links = Command::new("ip")
-        .args(["-o", "link"])
-        .output()
-        .expect("ip link");
-    v.extend(
-        text(&links.stdout)
-            .lines()
-            .filter_map(|l| l.split(':').nth(1))
-            .map(|n| n.trim().to_string())
-            .filter(|n| n.starts_with("ramp-")),
-    );
-    v
-}
-
 /// The namespace a running shell with pid `pid` made, once it exists.
 pub(super) fn namespace_of(pid: u32) -> String {
     let deadline = Instant::now() + Duration::from_secs(20);
@@ -161,50 +137,6 @@ pub(super) fn namespace_of(pid: u32) -> String {
 
 pub(super) fn exists(ns: &str) -> bool {
     std::path::Path::new("/run/netns").join(ns).exists()
-}
-
-/// The device a namespace's shell made in the host namespace.
-fn device_of(ns: &str) -> String {
-    ns.replacen("ramp-sh-", "ramp-", 1)
-}
-
-fn device_exists(dev: &str) -> bool {
-    Command::new("ip")
-        .args(["link", "show", dev])
-        .stderr(Stdio::null())
-        .stdout(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
-/// Starts `ramp shell … -- sleep 60` and returns it with its namespace
-/// and the pids inside that namespace.
-fn sleeping_shell() -> (Proc, String, Vec<String>) {
-    let child = Command::new(RAMP)
-        .args([
-            "shell", "--rate", "10mbit", "--rtt", "10ms", "--queue", "10ms", "--", "sleep", "60",
-        ])
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("ramp shell starts");
-    let ns = namespace_of(child.id());
-    let deadline = Instant::now() + Duration::from_secs(20);
-    let pids = loop {
-        let out = Command::new("ip")
-            .args(["netns", "pids", &ns])
-            .output()
-            .expect("ip");
-        let pids: Vec<String> = text(&out.stdout)
-            .split_whitespace()
-            .map(String::from)
-            .collect();
-        if !pids.is_empty() {
-            break pids;
-        }
-        assert!(Instant::now() < deadline, "nothing runs in {ns}");
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    (Proc(child), ns, pids)
 }
 
 pub(super) fn gone_within(pids: &[String], limit: Duration) -> bool {
@@ -348,172 +280,6 @@ fn nested_shells_reach_the_host_through_both_links() {
 }
 
 #[test]
-fn exit_status_and_bad_input() {
-    need_root!();
-    let out = shell(
-        &["--rate", "10mbit", "--rtt", "10ms", "--queue", "10ms"],
-        "exit 7",
-    );
-    assert_eq!(out.status.code(), Some(7));
-    let run = |args: &[&str]| Command::new(RAMP).args(args).output().expect("ramp runs");
-    let bad_queue = run(&[
-        "shell", "--rate", "10mbit", "--rtt", "10ms", "--queue", "0ms", "--", "true",
-    ]);
-    assert_eq!(bad_queue.status.code(), Some(2));
-    assert!(
-        text(&bad_queue.stderr).contains("--queue"),
-        "{}",
-        text(&bad_queue.stderr)
-    );
-    let no_rate = run(&["shell", "--rtt", "10ms", "--queue", "10ms", "--", "true"]);
-    assert_eq!(no_rate.status.code(), Some(2));
-    let bad_loss = run(&[
-        "shell", "--rate", "1mbit", "--rtt", "1ms", "--queue", "20ms", "--loss", "150%", "--",
-        "true",
-    ]);
-    assert_eq!(bad_loss.status.code(), Some(2));
-    let no_cmd = run(&[
-        "shell",
-        "--rate",
-        "10mbit",
-        "--rtt",
-        "10ms",
-        "--queue",
-        "10ms",
-        "--",
-        "/nonexistent/cmd",
-    ]);
-    assert_eq!(no_cmd.status.code(), Some(2));
-    assert!(
-        text(&no_cmd.stderr).contains("/nonexistent/cmd"),
-        "{}",
-        text(&no_cmd.stderr)
-    );
-}
-
-/// M1: with stderr a closed pipe (`… 2>&1 | head -1`), the shell's
-/// closing counters are dropped instead of panicking, and the shell still
-/// exits with its command's status.
-#[test]
-fn a_closed_stderr_pipe_keeps_the_commands_exit_status() {
-    need_root!();
-    let script = format!(
-        "{RAMP} shell --rate 20mbit --rtt 40ms --queue 40ms -- \
-         sh -c 'echo hello; sleep 0.3; exit 3' 2>&1 | head -1 >/dev/null; exit ${{PIPESTATUS[0]}}"
-    );
-    let out = Command::new("bash")
-        .args(["-c", &script])
-        .output()
-        .expect("bash runs");
-    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
-}
-
-#[test]
-fn without_cap_net_admin_a_clear_error_and_exit_2() {
-    need_root!();
-    if Command::new("setpriv").arg("--help").output().is_err() {
-        ramp_vocab::note!("SKIPPED: without_cap_net_admin_a_clear_error_and_exit_2: no setpriv to drop privileges");
-        return;
-    }
-    let out = Command::new("setpriv")
-        .args([
-            "--reuid=65534",
-            "--regid=65534",
-            "--clear-groups",
-            "--inh-caps=-all",
-            "--bounding-set=-all",
-            "--",
-            RAMP,
-        ])
-        .args([
-            "shell", "--rate", "10mbit", "--rtt", "10ms", "--queue", "10ms", "--", "true",
-        ])
-        .output()
-        .expect("setpriv runs");
-    let stderr = text(&out.stderr);
-    if stderr.contains("Permission denied") && !stderr.contains("ramp") {
-        ramp_vocab::note!(
-            "SKIPPED: without_cap_net_admin_a_clear_error_and_exit_2: the unprivileged user cannot run {RAMP}: {stderr}"
-        );
-        return;
-    }
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("CAP_NET_ADMIN"), "{stderr}");
-}
-
-#[test]
-fn sigterm_ends_the_command_and_removes_everything() {
-    need_root!();
-    let (mut shell, ns, pids) = sleeping_shell();
-    let dev = device_of(&ns);
-    assert!(device_exists(&dev), "{dev}");
-    assert!(Command::new("kill")
-        .args(["-TERM", &shell.0.id().to_string()])
-        .status()
-        .expect("kill")
-        .success());
-    let status = shell.0.wait().expect("wait");
-    // sleep died of the SIGTERM the shell passed on: 128 + 15.
-    assert_eq!(status.code(), Some(143));
-    // ... and the shell still printed its final counters.
-    let mut stderr = String::new();
-    std::io::Read::read_to_string(
-        shell.0.stderr.as_mut().expect("stderr is piped"),
-        &mut stderr,
-    )
-    .expect("stderr");
-    for want in [" up: ", " down: ", ": stopped by signal 15"] {
-        assert!(
-            stderr.contains(want),
-            "no {want:?} in:
-{stderr}"
-        );
-    }
-    assert!(!exists(&ns), "{ns} left behind");
-    assert!(!device_exists(&dev), "{dev} left behind");
-    assert!(
-        gone_within(&pids, Duration::from_secs(2)),
-        "{pids:?} still running"
-    );
-}
-
-#[test]
-fn sigkill_leaves_the_namespace_and_cleanup_removes_it() {
-    need_root!();
-    let (mut shell, ns, pids) = sleeping_shell();
-    let dev = device_of(&ns);
-    shell.0.kill().expect("SIGKILL");
-    shell.0.wait().expect("wait");
-    // The command dies with its shell (parent-death signal), the TUN
-    // devices with their last descriptor; the namespace's mount stays.
-    assert!(
-        gone_within(&pids, Duration::from_secs(5)),
-        "{pids:?} outlived the shell"
-    );
-    assert!(!device_exists(&dev), "{dev} outlived the shell");
-    // A shell that a test running in parallel starts now removes the
-    // leftover itself (shell_exit.rs tests that); otherwise --cleanup does.
-    let leftover = exists(&ns);
-    let out = Command::new(RAMP)
-        .args(["shell", "--cleanup"])
-        .output()
-        .expect("cleanup");
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    let said = text(&out.stdout).contains(&format!("removed {ns}"));
-    // Had it still been there, --cleanup removed it, unless a parallel
-    // shell's start beat it to it.
-    assert!(!leftover || said || !exists(&ns), "{}", text(&out.stdout));
-    assert!(!exists(&ns), "{ns} survived --cleanup");
-    assert!(!ramp_objects().contains(&ns));
-    // A second run finds nothing of it.
-    let again = Command::new(RAMP)
-        .args(["shell", "--cleanup"])
-        .output()
-        .expect("cleanup");
-    assert!(!text(&again.stdout).contains(&ns));
-}
-
-#[test]
 fn mahimahi_trace_replaces_the_downlink_rate() {
     need_root!();
     // One 1500-byte opportunity per ms: 12 Mbit/s, where --rate says 1.
@@ -625,3 +391,5 @@ fn the_usage_line_names_every_link_element_flag() {
     }
     assert!(usage.contains("[--ack-aggregation D]"), "{usage}");
 }
+
+mod lifecycle;

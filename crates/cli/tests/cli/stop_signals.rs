@@ -2,7 +2,7 @@
 //! systemd and container runtimes send) ends `ramp relay` and `ramp serve`
 //! as Ctrl-C does, with their final counters on stderr and exit 0. Before,
 //! SIGTERM killed both with nothing said. (`ramp shell`'s SIGTERM is in
-//! `shell::sigterm_ends_the_command_and_removes_everything`.)
+//! `shell::lifecycle::sigterm_ends_the_command_and_removes_everything`.)
 
 use std::io::Read;
 use std::process::Stdio;

@@ -11,7 +11,7 @@ use ramp_cc::Rate;
 
 use super::gate::{CLOSED_WINDOW, OPEN_WINDOW};
 use super::tests::Recorder;
-use super::{ConnWake, RampFactory};
+use super::{ConnWake, RampController, RampFactory};
 
 /// The datagram size `ramp serve`'s path-MTU discovery reached in the
 /// stuck `ramp load` 4xx run (loopback).
@@ -121,5 +121,65 @@ fn a_stats_read_between_passes_asks_the_gate_nothing() {
     assert_eq!(send_pass(&mut c, PMTUD_MDS, &mut pn), 2);
     assert_eq!(c.window(), CLOSED_WINDOW, "the window is full");
     assert_eq!(cwnd, 2 * mds, "stats show the controller's window");
+    wake.detach();
+}
+
+#[test]
+fn the_gate_opens_for_the_controllers_rate_and_window_only() {
+    use quinn_proto::congestion::ControllerFactory as _;
+    // NewReno before any RTT sample: 2 · 12 000 B / 333 ms, one 1200-byte
+    // datagram every 16.7 ms, far longer than this test takes.
+    let choice = crate::choice::CcChoice::parse("newreno").unwrap();
+    let wake = ConnWake::new();
+    let factory =
+        Arc::new(RampFactory::new(choice.build.clone()).paced_by_controller(wake.clone()));
+    let mut c = factory.build(Instant::now(), 1200);
+    // Not attached yet: quinn's own window and pacer.
+    assert_eq!(c.window(), 12_000);
+    wake.attach_without_connection();
+    assert!(wake.is_attached());
+    assert_eq!(c.window(), OPEN_WINDOW, "the first datagram leaves");
+    c.on_sent(Instant::now(), 1200, 0);
+    assert_eq!(c.window(), CLOSED_WINDOW, "the next waits for credit");
+    // A full window closes the gate whatever the credit (RFC 9002 §7).
+    c.on_sent(Instant::now(), 10_800, 1);
+    assert_eq!(c.window(), CLOSED_WINDOW);
+    // The metrics still report the controller's window, not the gate's.
+    assert_eq!(c.metrics().congestion_window, 12_000);
+    wake.detach();
+    assert_eq!(c.window(), 12_000);
+}
+
+#[test]
+fn a_seed_arm_is_paced_by_quicly_s_pacer_in_a_gso_batch_of_ten() {
+    use quinn_proto::congestion::ControllerFactory as _;
+    // The seed arms name quicly's pacer (`pacer=quicly`); the server
+    // then builds the gate on it: a fresh pacer grants a 10-packet burst,
+    // quinn's full GSO batch, where the leaky bucket lets one datagram out.
+    let spec = ramp_cc::spec::SEED_ARMS[0].1;
+    let choice = crate::choice::CcChoice::parse(spec).unwrap();
+    assert_eq!(choice.pacer, Some(ramp_cc::PacerModel::Quicly));
+    let pacing = crate::server::SendPacing::Controller.for_arm(choice.pacer);
+    assert_eq!(pacing, crate::server::SendPacing::Quicly);
+    let wake = ConnWake::new();
+    let factory = Arc::new(
+        RampFactory::new(choice.build.clone())
+            .paced_by_controller(wake.clone())
+            .with_quicly_pacer(),
+    );
+    let c = factory.build(Instant::now(), 1200);
+    wake.attach_without_connection();
+    let mut granted = 0;
+    while granted < 20 && c.window() == OPEN_WINDOW {
+        // quinn's second question about the same datagram.
+        assert_eq!(c.window(), OPEN_WINDOW);
+        granted += 1;
+    }
+    assert_eq!(granted, 10);
+    let c = c.into_any().downcast::<RampController>().unwrap();
+    assert_eq!(
+        c.gate.as_ref().map(|g| g.pacer.model_name()),
+        Some("quicly")
+    );
     wake.detach();
 }

@@ -294,7 +294,14 @@ fn set_up(
             Some((r, layout)) => client.with_page(r, layout),
             None => client,
         };
-        let start = Time::ZERO + f.start;
+        // The flow under test may start within its sender's millisecond
+        // (crate::clock_phase); 0 unless the scenario asks.
+        let phase = if i == 0 {
+            ep.clock_phase.offset(seed)
+        } else {
+            core::time::Duration::ZERO
+        };
+        let start = Time::ZERO + f.start + phase;
         q.push(start, i as u32, TimerKind::Start);
         if i == 0 && trace.is_on() {
             let name = server.cc.name();

@@ -23,6 +23,7 @@
 //! Bootstrap", 1993, §6.4: 200 replicates estimate a standard error
 //! well; a percentile interval would want 1,000 or more).
 
+pub(crate) mod cache;
 pub(crate) mod pipe;
 
 use std::rc::Rc;

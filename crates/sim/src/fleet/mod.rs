@@ -297,7 +297,25 @@ impl FleetPlan {
         let c = self.connection(index);
         self.arms
             .iter()
-            .map(|arm| run_arm(&c, arm, &mut TraceSink::off()))
+            .map(|arm| run_arm(&c, arm, &mut TraceSink::off()).map(|(line, _)| line))
+            .collect()
+    }
+
+    /// [`FleetPlan::run_connection`], each line with the summary's row of
+    /// its record, taken from the record itself: the same values a
+    /// reader of the line gets (`ramp fleet` reads a resumed run's rows
+    /// back from its lines), without parsing the line again.
+    pub fn run_connection_rows(&self, index: u64) -> Result<Vec<ArmRecord>, SimError> {
+        let c = self.connection(index);
+        self.arms
+            .iter()
+            .map(|arm| {
+                let (line, rec) = run_arm(&c, arm, &mut TraceSink::off())?;
+                Ok(ArmRecord {
+                    line,
+                    row: summary_row(&rec, &c),
+                })
+            })
             .collect()
     }
 
@@ -317,7 +335,7 @@ impl FleetPlan {
             .arms
             .get(arm)
             .ok_or(SimError::Internal("no such arm"))?;
-        run_arm(&self.connection(index), arm, trace)
+        run_arm(&self.connection(index), arm, trace).map(|(line, _)| line)
     }
 
     /// The run's parameters as text, one `key = value` per line
@@ -329,8 +347,22 @@ impl FleetPlan {
     }
 }
 
-/// One arm of connection `c`: its record line with the fleet keys.
-fn run_arm(c: &Connection, arm: &Arm, trace: &mut TraceSink) -> Result<String, SimError> {
+/// One arm of a simulated connection ([`FleetPlan::run_connection_rows`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ArmRecord {
+    /// The record line (no newline).
+    pub line: String,
+    /// The fields of the record the summary reads.
+    pub row: summary::Row,
+}
+
+/// One arm of connection `c`: its record line with the fleet keys, and
+/// the record.
+fn run_arm(
+    c: &Connection,
+    arm: &Arm,
+    trace: &mut TraceSink,
+) -> Result<(String, crate::Record), SimError> {
     let spec = app_limited::arm_spec(&arm.spec, c.cc_limited);
     let flows = flows_for(&c.scenario, &spec, &arm.label, c.path_seed)?;
     let out = simulate(&c.scenario, flows, c.path_seed, trace);
@@ -339,7 +371,25 @@ fn run_arm(c: &Connection, arm: &Arm, trace: &mut TraceSink) -> Result<String, S
         .into_iter()
         .next()
         .ok_or(SimError::Internal("no record for flow 0"))?;
-    Ok(with_fleet_keys(rec.to_json(), c))
+    Ok((with_fleet_keys(rec.to_json(), c), rec))
+}
+
+/// The summary's row of connection `c`'s record `rec`: the values its line
+/// carries under `conn`, `group`, `pop`, `size-bin`, `completed`,
+/// `num-packets.sent` and `.lost`, and for a page load `page.bytes` and
+/// `page-load-us` in place of `content_length` and `ttlb-us`.
+fn summary_row(rec: &crate::Record, c: &Connection) -> summary::Row {
+    summary::Row {
+        conn: c.index,
+        arm: rec.group.clone(),
+        pop: c.pop.clone(),
+        bin: c.bin.clone(),
+        size_bytes: rec.page.as_ref().map_or(rec.content_length, |p| p.bytes),
+        completed: rec.completed,
+        ttlb_us: rec.page.as_ref().map_or(rec.ttlb_us, |p| p.load_us),
+        packets_sent: rec.packets_sent,
+        packets_lost: rec.packets_lost,
+    }
 }
 
 /// Appends the fleet keys (and, for grid cells, the `grid.*` keys) to a

@@ -4,7 +4,7 @@
 //! connection's lines depend only on the plan and its index, so the output
 //! is byte-identical at any thread count.
 
-use super::FleetPlan;
+use super::{ArmRecord, FleetPlan};
 pub use crate::parallel::effective_threads;
 use crate::parallel::run_ordered;
 use crate::SimError;
@@ -70,23 +70,51 @@ where
     E: Send,
     F: FnMut(u64, &[String]) -> Result<(), E>,
 {
-    run_mapped(plan, opts, |_, lines| lines, |i, lines| sink(i, &lines))
+    run_each(
+        plan,
+        opts,
+        |i| plan.run_connection(i),
+        |i, lines| sink(i, &lines),
+    )
 }
 
-/// [`run`], with `map(index, lines)` applied on the worker that simulated
-/// the connection, and `sink(index, mapped)` called in order: work that
-/// depends only on one connection's lines (reading back the fields a
-/// summary needs) then runs in parallel instead of in the sink.
+/// [`run`], each connection's arms as [`ArmRecord`]s (the line and the
+/// summary's row of its record) with `map(index, arms)` applied on the
+/// worker that simulated the connection, and `sink(index, mapped)` called
+/// in order: work that depends only on one connection's records then runs
+/// in parallel instead of in the sink.
 pub fn run_mapped<T, E, M, F>(
     plan: &FleetPlan,
     opts: RunOptions,
     map: M,
+    sink: F,
+) -> Result<(), RunError<E>>
+where
+    T: Send,
+    E: Send,
+    M: Fn(u64, Vec<ArmRecord>) -> T + Sync,
+    F: FnMut(u64, T) -> Result<(), E>,
+{
+    run_each(
+        plan,
+        opts,
+        |i| plan.run_connection_rows(i).map(|arms| map(i, arms)),
+        sink,
+    )
+}
+
+/// Runs `connection(index)` for the range on all cores, handing the
+/// results to `sink` in order.
+fn run_each<T, E, C, F>(
+    plan: &FleetPlan,
+    opts: RunOptions,
+    connection: C,
     mut sink: F,
 ) -> Result<(), RunError<E>>
 where
     T: Send,
     E: Send,
-    M: Fn(u64, Vec<String>) -> T + Sync,
+    C: Fn(u64) -> Result<T, SimError> + Sync,
     F: FnMut(u64, T) -> Result<(), E>,
 {
     let chunk = opts.chunk.max(1);
@@ -98,9 +126,7 @@ where
     let work = |c: u64| -> Chunk<T> {
         let first = opts.start + c * chunk;
         let last = (first + chunk).min(total);
-        (first..last)
-            .map(|i| (i, plan.run_connection(i).map(|lines| map(i, lines))))
-            .collect()
+        (first..last).map(|i| (i, connection(i))).collect()
     };
     let handed = run_ordered(
         chunks,

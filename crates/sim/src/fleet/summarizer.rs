@@ -21,6 +21,7 @@ use std::rc::Rc;
 
 mod tables;
 
+use super::bootstrap::cache::CountCache;
 use super::bootstrap::pipe::{Batch, CountPipe};
 use super::bootstrap::{self, BootPlan, Counts, Poisson1, ReplicateStats, SeriesBoot, REPLICATES};
 use super::spill::ExternalSort;
@@ -436,7 +437,10 @@ impl Summarizer {
         std::thread::scope(|scope| {
             let mut pipe = CountPipe::new(scope, poisson, helpers);
             let mut batch = pipe.batch();
-            let mut drawn: Counts = [0; REPLICATES];
+            // With no helper to hand the draws to, each value's counts
+            // come from a bounded cache (a connection's values in its
+            // twelve series then draw once, up to the cache's size).
+            let mut cache = (helpers == 0).then(CountCache::new);
             sort.for_each_sorted(|e| {
                 let s = series.get((e >> 96) as usize).copied().unwrap_or(u64::MAX);
                 let v = from_order_key((e >> 32) as u64);
@@ -465,12 +469,9 @@ impl Summarizer {
                 }
                 if let Some((_, b, sb)) = &mut cur {
                     b.add(v);
-                    if let (Some(sb), 0) = (&mut *sb, helpers) {
-                        // Nobody to hand the draws to: each value's counts
-                        // are fed while they are still in the first-level
-                        // cache, not from a batch of 100 kB.
-                        poisson.counts(u64::from(e as u32), &mut drawn);
-                        sb.add(v, &drawn);
+                    if let (Some(sb), Some(cache)) = (&mut *sb, &mut cache) {
+                        // Fed at once, not from a batch of 100 kB.
+                        sb.add(v, cache.counts(poisson, e as u32));
                     } else if let Some(sb) = sb {
                         batch.values.push((v, e as u32));
                         if batch.is_full() {

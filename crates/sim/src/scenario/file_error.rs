@@ -62,6 +62,8 @@ pub enum FileError {
     ResumeHalf,
     /// `endpoint.client_rtt_hint` is 0.
     ClientRttHint,
+    /// `endpoint.clock_phase` is neither `seeded` nor a duration below 1 ms.
+    ClockPhase(crate::clock_phase::ClockPhaseError),
     /// `endpoint.ecn` names no codepoint a sender may send.
     Ecn {
         /// The value as written.
@@ -118,6 +120,8 @@ impl fmt::Display for FileError {
             FileError::ClientRttHint => {
                 f.write_str("endpoint.client_rtt_hint: must be more than 0")
             }
+            // The phase's error names its key itself.
+            FileError::ClockPhase(e) => write!(f, "{e}"),
             FileError::Ecn { name, error } => write!(f, "endpoint.ecn: {error}, not {name:?}"),
             FileError::Pacer(p) => write!(
                 f,

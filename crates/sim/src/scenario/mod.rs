@@ -53,6 +53,8 @@
 //! # client_rtt_hint = "40ms"   # a 0-RTT client's cached RTT (gQUIC IRTT; crate::resumption)
 //! # client_closes = true       # the client closes once it has the response: its last ACK leaves at once
 //! # packet_overhead = 52       # bytes of a full response packet that are not data (default: h2o's)
+//! # clock_phase = "seeded"     # start the flow under test within its sender's ms: "0.4ms" or drawn
+//! #                            # from the seed (crate::clock_phase; default 0)
 //!
 //! [[flow]]                      # extra flows sharing the bottleneck
 //! cc = "cubic"
@@ -231,6 +233,10 @@ pub struct EndpointConfig {
     /// packet. [`DEFAULT_PACKET_OVERHEAD_BYTES`] (h2o's) unless given; a
     /// harness comparing with another stack gives that stack's.
     pub packet_overhead: u64,
+    /// Where the flow under test starts within a millisecond of its
+    /// sender's clock (`[endpoint] clock_phase`,
+    /// [`crate::clock_phase::ClockPhase`]); at time zero by default.
+    pub clock_phase: crate::clock_phase::ClockPhase,
 }
 
 /// The default of [`EndpointConfig::packet_overhead`]: a short header (1 +
@@ -333,6 +339,7 @@ impl Scenario {
                 client_closes: false,
                 client_handshake_processing: Duration::ZERO,
                 packet_overhead: DEFAULT_PACKET_OVERHEAD_BYTES,
+                clock_phase: crate::clock_phase::ClockPhase::Zero,
             },
             size_bytes: 3_000_000,
             requests: None,

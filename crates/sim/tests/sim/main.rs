@@ -19,6 +19,7 @@ mod fleet_summary_stream;
 mod lost_events;
 mod packet_overhead;
 mod page_loads;
+mod quicly_clock;
 mod quicly_differential;
 mod quicly_grid;
 mod quicly_pacer;

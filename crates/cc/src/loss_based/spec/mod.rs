@@ -23,7 +23,7 @@ use crate::controller::Controller;
 use crate::cubic::FastConvergence;
 use crate::newreno::LOSS_REDUCTION_FACTOR;
 use crate::pacer::PacerModel;
-use crate::rapid_start::RapidStartOptions;
+use crate::rapid_start::{RapidStartOptions, RttClock};
 use crate::ratio::Ratio;
 use crate::send_rule::SendRule;
 use crate::spec::option::{self, OptionDef};
@@ -171,6 +171,14 @@ pub struct CommonOptions {
     /// `send_rule=`: which packets the window lets out ([`SendRule`]);
     /// `None`: RFC 9002 §7's (the packet must fit).
     pub send_rule: Option<SendRule>,
+    /// `pacing_rtt=`: the smoothed RTT the pacing rate divides by
+    /// ([`RttClock::WholeMs`]: quicly's whole milliseconds); `None`: the
+    /// estimator's.
+    pub pacing_rtt: Option<RttClock>,
+    /// `jump_after=`: packets sent after the jump window is set that still
+    /// count as sent before the jump ([`LossBased::with_jump_after`]);
+    /// `None`: 0.
+    pub jump_after: Option<u64>,
 }
 
 /// A parsed loss-based controller name.
@@ -367,6 +375,8 @@ impl CommonOptions {
             pacer: None,
             cc_limited: None,
             send_rule: None,
+            pacing_rtt: None,
+            jump_after: None,
         }
     }
 }
@@ -459,6 +469,8 @@ impl LossBasedSpec {
         };
         LossBased::new(self.canonical_name(cfg), eff, ca, startup)
             .with_cc_limited(self.common.cc_limited.unwrap_or_default())
+            .with_pacing_rtt(self.common.pacing_rtt.unwrap_or(RttClock::Exact))
+            .with_jump_after(self.common.jump_after.unwrap_or(0))
     }
 }
 
@@ -554,6 +566,8 @@ impl FamilySpec for LossBasedSpec {
                     .cc_limited
                     .filter(|r| *r != CcLimitedRule::Rfc9002),
                 send_rule: self.common.send_rule.filter(|r| *r != SendRule::Rfc9002),
+                pacing_rtt: self.common.pacing_rtt.filter(|c| *c != RttClock::Exact),
+                jump_after: self.common.jump_after.filter(|n| *n != 0),
                 ..common
             },
             ..self.clone()

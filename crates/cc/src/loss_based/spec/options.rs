@@ -70,6 +70,12 @@ pub const COMMON_OPTIONS: &[OptionDef<CommonOptions>] = &[
     option_row!(some_choice "send_rule", "rfc|quicly",
         "which packets the window lets out: one that fits (RFC 9002 §7) or any while bytes in flight are below it, the last crossing it (quicly: h2o/quicly 45bf8a37's lib/quicly.c calc_send_window and do_allocate_frame)",
         send_rule, SendRule::CHOICES, "rfc or quicly", described "rfc"),
+    option_row!(some_choice "pacing_rtt", "exact|ms",
+        "the smoothed RTT the pacing rate divides by: the estimator's, or quicly's whole-millisecond one (ms: h2o/quicly 45bf8a37's quicly_rtt_update on its millisecond clock, lib/defaults.c default_now)",
+        pacing_rtt, CLOCK_CHOICES, "exact or ms", described "exact"),
+    option_row!(some_value "jump_after", "<packets>",
+        "packets sent after the jump window is set that still count as sent before the jump (quicly 45bf8a37 jumps once the caller's send buffer first fills: 10 with its cli)",
+        jump_after, |v| option::count(v, 0..=100, "a packet count 0..=100"), described "0"),
 ];
 
 /// `newreno`'s options.

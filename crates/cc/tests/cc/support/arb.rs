@@ -189,10 +189,14 @@ pub fn spec() -> impl Strategy<Value = LossBasedSpec> {
             Just(CcLimitedRule::Quicly),
             Just(CcLimitedRule::Always)
         ]),
-        proptest::option::of(prop_oneof![
-            Just(ramp_cc::SendRule::Rfc9002),
-            Just(ramp_cc::SendRule::Quicly)
-        ]),
+        (
+            proptest::option::of(prop_oneof![
+                Just(ramp_cc::SendRule::Rfc9002),
+                Just(ramp_cc::SendRule::Quicly)
+            ]),
+            proptest::option::of(prop_oneof![Just(RttClock::Exact), Just(RttClock::WholeMs)]),
+            proptest::option::of(0u64..=100),
+        ),
     )
         .prop_map(
             |(
@@ -206,7 +210,7 @@ pub fn spec() -> impl Strategy<Value = LossBasedSpec> {
                 ecn,
                 pacer,
                 cc_limited,
-                send_rule,
+                (send_rule, pacing_rtt, jump_after),
             )| {
                 CommonOptions {
                     initial_window,
@@ -220,6 +224,8 @@ pub fn spec() -> impl Strategy<Value = LossBasedSpec> {
                     pacer,
                     cc_limited,
                     send_rule,
+                    pacing_rtt,
+                    jump_after,
                 }
             },
         );

@@ -326,6 +326,23 @@ mod tests {
     use super::*;
 
     #[test]
+    fn rows_taken_from_the_records_are_the_rows_read_back_from_their_lines() {
+        // A live run hands the summary the rows the simulator takes from
+        // each record; a resumed or merged run reads them back from the
+        // lines. Both must agree field for field: the seed experiment and
+        // a page-load preset (page bytes and load time in place of the
+        // object's).
+        for (preset, n) in [("rapid-start-2026", 6), ("iw10-vs-iw32-pages", 3)] {
+            let plan = ramp_sim::fleet::experiments::plan(preset, n, 11).unwrap();
+            for i in 0..n {
+                for a in plan.run_connection_rows(i).unwrap() {
+                    assert_eq!(row_of(&a.line).unwrap(), a.row, "{preset} connection {i}");
+                }
+            }
+        }
+    }
+
+    #[test]
     fn rows_read_the_last_value_of_each_key_and_skip_the_rest() {
         let dir = std::env::temp_dir().join(format!("ramp-rows-{}", std::process::id()));
         fs::create_dir_all(&dir).unwrap();

@@ -24,11 +24,10 @@ use ramp_sim::fleet::sensitivity::{
     self, Analysis, Figures, Point, Reading, ReadingAnalysis, Verdict,
 };
 use ramp_sim::fleet::summary::summarize;
-use ramp_sim::fleet::{run, FleetPlan};
+use ramp_sim::fleet::{run, ArmRecord, FleetPlan};
 use ramp_vocab::atomic_file::write_atomic;
 
 use super::plan::{arm_labels, bin_order, metric, params_difference, PlanSpec};
-use super::records::row_of;
 use super::{shard, Shard, PARAMS, PLAN};
 use crate::run_dir::{self, Owner};
 
@@ -206,28 +205,20 @@ pub(super) fn merge_study(
 fn run_point(plan: &FleetPlan, point: &Point, threads: usize) -> anyhow::Result<Figures> {
     let p = point.apply(plan);
     let mut rows = Vec::with_capacity((p.connections as usize) * p.arms.len());
-    let mut bad: Option<anyhow::Error> = None;
     let opts = run::RunOptions {
         start: 0,
         end: p.connections,
         threads,
         ..run::RunOptions::default()
     };
-    run::run(&p, opts, |_, lines| -> std::io::Result<()> {
-        for l in lines {
-            match row_of(l) {
-                Ok(r) => rows.push(r),
-                Err(e) => {
-                    bad.get_or_insert(e);
-                }
-            }
-        }
+    // Each record's row is taken from the record on the worker that
+    // simulated it; the lines are not needed.
+    let of_arms = |_, arms: Vec<ArmRecord>| arms.into_iter().map(|a| a.row).collect::<Vec<_>>();
+    run::run_mapped(&p, opts, of_arms, |_, r| -> std::io::Result<()> {
+        rows.extend(r);
         Ok(())
     })
     .map_err(|e| anyhow::anyhow!("{e}"))?;
-    if let Some(e) = bad {
-        return Err(e.context("internal: a record the summary cannot read"));
-    }
     let s = summarize(&rows, &arm_labels(&p), &p.population.pops(), &bin_order(&p))?
         .with_metric(metric(&p));
     Figures::of(&s).context("a study needs at least two arms")

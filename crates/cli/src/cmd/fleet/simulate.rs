@@ -6,12 +6,12 @@ use std::path::Path;
 
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
-use ramp_sim::fleet::{run, FleetPlan};
+use ramp_sim::fleet::{run, ArmRecord, FleetPlan};
 
-use super::records::{row_of, Readback};
+use super::records::Readback;
 
 /// Simulates connections `start..end` into `records` (appending); each
-/// record's row also goes to `back`, read from its line on the worker
+/// record's row also goes to `back`, taken from the record on the worker
 /// that simulated it (so the summary's share of the serial sink is only
 /// the hand-over).
 pub(super) fn simulate_all(
@@ -66,16 +66,21 @@ pub(super) fn simulate_all(
         threads,
         ..run::RunOptions::default()
     };
-    let parse = back.is_some();
-    let rows_of = |_, lines: Vec<String>| {
-        let rows: Vec<anyhow::Result<_>> = if parse {
-            lines.iter().map(|l| row_of(l)).collect()
-        } else {
-            Vec::new()
-        };
+    // Each record's row comes with its line from the worker that
+    // simulated it (taken from the record, not parsed from the line).
+    let keep_rows = back.is_some();
+    let split = |_, arms: Vec<ArmRecord>| {
+        let mut lines = Vec::with_capacity(arms.len());
+        let mut rows = Vec::with_capacity(if keep_rows { arms.len() } else { 0 });
+        for a in arms {
+            lines.push(a.line);
+            if keep_rows {
+                rows.push(a.row);
+            }
+        }
         (lines, rows)
     };
-    let result = run::run_mapped(plan, opts, rows_of, |i, (lines, rows)| {
+    let result = run::run_mapped(plan, opts, split, |_, (lines, rows)| {
         for l in &lines {
             w.write_all(l.as_bytes())
                 .and_then(|()| w.write_all(b"\n"))
@@ -83,7 +88,7 @@ pub(super) fn simulate_all(
         }
         if let Some(b) = &mut back {
             for r in rows {
-                b.push(r.with_context(|| format!("internal: connection {i}'s record"))?)?;
+                b.push(r)?;
             }
         }
         progress.inc(1);

@@ -35,6 +35,7 @@ pub(super) struct FileEndpoint {
     client_rtt_hint: Option<Q<Duration>>,
     client_closes: Option<bool>,
     packet_overhead: Option<u64>,
+    clock_phase: Option<String>,
 }
 
 /// `endpoint.ecn`: a switch (`true` = ECT(0)) or a codepoint name.
@@ -124,6 +125,10 @@ impl FileEndpoint {
         }
         set(&mut e.client_closes, self.client_closes);
         set(&mut e.packet_overhead, self.packet_overhead);
+        if let Some(p) = &self.clock_phase {
+            e.clock_phase =
+                crate::clock_phase::ClockPhase::parse(p).map_err(FileError::ClockPhase)?;
+        }
         if let Some(v) = self.ecn {
             e.ecn = v.codepoint()?;
         }

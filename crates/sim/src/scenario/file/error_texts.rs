@@ -27,6 +27,7 @@ fn every_path_and_endpoint_refusal_is_pinned() {
         ("[endpoint]\nresumption = \"sometimes\"\n", "f: line 1: endpoint.resumption: unknown value `sometimes` (use full, 0rtt, 0rtt-token)"),
         ("[endpoint]\nresume_rate = \"10mbit\"\n", "f: line 1: endpoint.resume_rate: give resume_rate and resume_rtt together"),
         ("[endpoint]\nclient_rtt_hint = \"0ms\"\n", "f: line 1: endpoint.client_rtt_hint: must be more than 0"),
+        ("[endpoint]\nclock_phase = \"1ms\"\n", "f: line 1: endpoint.clock_phase: \"seeded\" or a duration below 1ms (e.g. \"0.4ms\"), not \"1ms\""),
         ("[endpoint]\necn = \"ce\"\n", "f: line 1: endpoint.ecn: expected off, on, ect0 or ect1, not \"ce\""),
         ("[endpoint]\npacer = \"fast\"\n", "f: line 1: endpoint.pacer: unknown pacer `fast` (use leaky-bucket, quinn, quicly, off)"),
         ("preset = \"nope\"\n", "f: preset: unknown preset `nope`"),
