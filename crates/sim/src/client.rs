@@ -6,7 +6,7 @@
 
 use core::time::Duration;
 
-use ramp_cc::recovery::{AckFrame, Space};
+use ramp_cc::recovery::{Space, TrackedAckFrame};
 use ramp_cc::{EcnCodepoint, Time};
 
 use crate::flow_control::{FlowWindows, ReceiveWindows};
@@ -135,7 +135,7 @@ pub struct Client {
     total_bytes: u64,
     /// ACK frames, sent ones and spare ones; a spare keeps its range
     /// list's allocation for the next ACK.
-    frames: Vec<AckFrame>,
+    frames: Vec<TrackedAckFrame>,
     /// The spare frames' slots.
     spare: Vec<AckSlot>,
     initial_bytes: u64,
@@ -396,7 +396,7 @@ impl Client {
     }
 
     /// The frame of a sent ACK, for the server to read.
-    pub(crate) fn sent_ack(&self, slot: AckSlot) -> &AckFrame {
+    pub(crate) fn sent_ack(&self, slot: AckSlot) -> &TrackedAckFrame {
         &self.frames[slot.0 as usize]
     }
 
@@ -413,10 +413,8 @@ impl Client {
         let slot = self.spare.pop().unwrap_or_else(|| {
             // A new frame has room for the most ranges a frame carries, so
             // writing one never grows it.
-            self.frames.push(AckFrame {
-                ranges: Vec::with_capacity(MAX_ACK_RANGES),
-                ..AckFrame::default()
-            });
+            self.frames
+                .push(TrackedAckFrame::with_capacity(MAX_ACK_RANGES));
             AckSlot(u32::try_from(self.frames.len() - 1).unwrap_or(u32::MAX))
         });
         let frame = &mut self.frames[slot.0 as usize];

@@ -6,6 +6,7 @@ use super::ack_frame::{AckError, AckFrame};
 use super::config::RecoveryConfig;
 use super::ecn::{EcnSpace, EcnValidation, NewlyAcked};
 use super::outcome::{AckOutcome, TimeoutKind, TimeoutOutcome};
+use super::received::{Stamp, TrackedAckFrame};
 use super::sent::{SentPacket, SentPackets};
 use super::spurious::{Episode, LostMemory};
 use super::stats::RecoveryStats;
@@ -161,12 +162,44 @@ impl<P> LossDetector<P> {
         cc: &mut dyn Controller,
         out: &mut AckOutcome<P>,
     ) -> Result<(), AckError> {
+        self.on_ack(now, space, ack, None, app_limited, cc, out)
+    }
+
+    /// [`LossDetector::on_ack_received`] for a frame written by a
+    /// [`ReceivedRanges`](super::ReceivedRanges): the same result, but the
+    /// ranges the frame repeats from the one before it need not be
+    /// compared with the last frame processed when that was the one
+    /// before it (see [`TrackedAckFrame`]).
+    pub fn on_tracked_ack_received(
+        &mut self,
+        now: Time,
+        space: Space,
+        ack: &TrackedAckFrame,
+        app_limited: bool,
+        cc: &mut dyn Controller,
+        out: &mut AckOutcome<P>,
+    ) -> Result<(), AckError> {
+        self.on_ack(now, space, ack.frame(), ack.stamp(), app_limited, cc, out)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn on_ack(
+        &mut self,
+        now: Time,
+        space: Space,
+        ack: &AckFrame,
+        stamp: Option<Stamp>,
+        app_limited: bool,
+        cc: &mut dyn Controller,
+        out: &mut AckOutcome<P>,
+    ) -> Result<(), AckError> {
         out.clear();
         let si = space.index();
         // The ranges that repeat the previous frame's were validated with
         // it: a frame on a lossy path carries one range per hole, and most
         // of them are the last frame's again.
-        let tail = self.spaces[si].lost.repeated_tail(&ack.ranges);
+        let tail = self.spaces[si].lost.stamped_tail(&ack.ranges, stamp);
         ack.validate_head(tail.map_or(ack.ranges.len(), |t| t.at))?;
         let largest = ack.largest().ok_or(AckError::NoRanges)?;
         {
@@ -212,7 +245,7 @@ impl<P> LossDetector<P> {
                 .ack_range(*r.start(), *r.end(), |p| out.acked.push(p));
         }
         sp.sent.trim_front();
-        let hits = sp.lost.acked(&ack.ranges, tail, episode_id);
+        let hits = sp.lost.acked(&ack.ranges, tail, episode_id, stamp);
         out.spurious = hits.packets;
         self.stats.spurious_losses += hits.packets;
         self.stats.spurious_bytes += hits.bytes;

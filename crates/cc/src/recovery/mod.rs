@@ -36,6 +36,7 @@ mod loss;
 mod outcome;
 mod persistent;
 mod pto;
+mod received;
 mod sent;
 mod spurious;
 mod stats;
@@ -49,6 +50,7 @@ pub use detector::LossDetector;
 pub use ecn::{EcnFailure, EcnValidation};
 pub use outcome::{AckOutcome, LossTrigger, TimeoutKind, TimeoutOutcome};
 pub use persistent::persistent_congestion_duration;
+pub use received::{ReceivedRanges, TrackedAckFrame};
 pub use sent::SentPacket;
 pub use stats::RecoveryStats;
 

@@ -10,6 +10,8 @@ use core::ops::RangeInclusive;
 
 use ramp_vocab::time::Time;
 
+use super::received::Stamp;
+
 /// A declared-lost packet.
 #[derive(Clone, Copy, Debug)]
 struct LostRecord {
@@ -34,12 +36,18 @@ pub(crate) struct SpuriousHits {
 /// The part of an ACK frame's ranges that repeats the previous frame's:
 /// `ranges[at..]` equals the previous frame's ranges from `from` on, one
 /// for one.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct RepeatedTail {
     /// The first repeated range of the new frame.
     pub(crate) at: usize,
     /// Its position in the previous frame.
-    from: usize,
+    pub(crate) from: usize,
+}
+
+impl RepeatedTail {
+    pub(crate) fn new(at: usize, from: usize) -> Self {
+        RepeatedTail { at, from }
+    }
 }
 
 /// Declared-lost packets of one space, ascending packet number.
@@ -62,6 +70,9 @@ pub(crate) struct LostMemory {
     head: usize,
     /// The ranges of the last frame processed, descending, as `(lo, hi)`.
     previous: Vec<(u64, u64)>,
+    /// The [`Stamp`]'s source and sequence number of that frame, if it was
+    /// a [`TrackedAckFrame`](super::TrackedAckFrame).
+    seen: Option<(u64, u64)>,
 }
 
 impl LostMemory {
@@ -121,6 +132,37 @@ impl LostMemory {
         evicted
     }
 
+    /// The repeated tail of a frame written by a
+    /// [`ReceivedRanges`](super::ReceivedRanges): its stamp's, if it
+    /// follows the last frame processed from the same source directly
+    /// (the stamp describes the frame written just before it), else found
+    /// by comparison ([`LostMemory::repeated_tail`]).
+    pub(crate) fn stamped_tail(
+        &self,
+        ranges: &[RangeInclusive<u64>],
+        stamp: Option<Stamp>,
+    ) -> Option<RepeatedTail> {
+        if let Some(s) = stamp {
+            if self.seen == Some((s.source, s.seq.wrapping_sub(1))) {
+                debug_assert!(
+                    s.tail.is_none_or(|t| ranges[t.at..]
+                        .iter()
+                        .map(|r| (*r.start(), *r.end()))
+                        .eq(self.previous[t.from..]
+                            .iter()
+                            .take(ranges.len() - t.at)
+                            .copied())
+                        && t.from + (ranges.len() - t.at) <= self.previous.len()),
+                    "a stamp's repeated tail differs from the previous frame"
+                );
+                if s.tail.is_some() {
+                    return s.tail;
+                }
+            }
+        }
+        self.repeated_tail(ranges)
+    }
+
     /// Where `ranges` repeats the previous frame's ranges one for one to
     /// its end, if it does from a range on: the first range inside one of
     /// the previous frame's is found walking down both lists, and the
@@ -159,7 +201,9 @@ impl LostMemory {
     /// Removes and counts the remembered losses inside the frame's `ranges`
     /// (descending, disjoint). Every packet in `ranges` counts as
     /// acknowledged from now on: none may be declared lost (pushed) later.
-    /// `tail` is [`LostMemory::repeated_tail`] of `ranges`.
+    /// `tail` is a repeated tail of `ranges` ([`LostMemory::stamped_tail`]
+    /// or [`LostMemory::repeated_tail`]); `stamp` is the frame's, if it
+    /// was written by a [`ReceivedRanges`](super::ReceivedRanges).
     ///
     /// Walks the records from the newest down alongside the ranges. A real
     /// loss sits in a gap between two ranges (its number is never
@@ -176,6 +220,7 @@ impl LostMemory {
         ranges: &[RangeInclusive<u64>],
         tail: Option<RepeatedTail>,
         episode: u64,
+        stamp: Option<Stamp>,
     ) -> SpuriousHits {
         let mut hits = SpuriousHits::default();
         let live = &mut self.records[self.head..];
@@ -222,6 +267,7 @@ impl LostMemory {
             }
         }
         self.remember(ranges, tail);
+        self.seen = stamp.map(|s| (s.source, s.seq));
         if hits.packets > 0 {
             self.records.drain(..self.head);
             self.head = 0;
@@ -241,7 +287,9 @@ impl LostMemory {
                 if at > from {
                     self.previous.resize(at + n, (0, 0));
                 }
-                self.previous.copy_within(from..from + n, at);
+                if at != from {
+                    self.previous.copy_within(from..from + n, at);
+                }
                 self.previous.truncate(at + n);
                 for (slot, r) in self.previous.iter_mut().zip(&ranges[..at]) {
                     *slot = pair(r);
@@ -259,6 +307,7 @@ impl LostMemory {
         self.records.clear();
         self.head = 0;
         self.previous.clear();
+        self.seen = None;
     }
 
     #[cfg(test)]
@@ -300,7 +349,7 @@ mod tests {
     /// A frame processed as the detector does.
     fn ack(m: &mut LostMemory, ranges: &[RangeInclusive<u64>], episode: u64) -> SpuriousHits {
         let tail = m.repeated_tail(ranges);
-        m.acked(ranges, tail, episode)
+        m.acked(ranges, tail, episode, None)
     }
 
     /// The plain definition: every remembered loss inside a range is hit.

@@ -428,7 +428,7 @@ fn server_event(
                     flow.server.on_client_handshake(bytes);
                 }
                 if let Some(t) = trace.as_deref_mut() {
-                    t.ack_received(now, space, frame);
+                    t.ack_received(now, space, frame.frame());
                 }
                 let wake = flow.server.on_ack(now, space, frame, dgs);
                 if let Some(t) = trace {

@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 
 use ramp_cc::pacer::{AnyPacer, PacerKind, PacingInput};
 use ramp_cc::recovery::{
-    AckFrame, AckOutcome, LossDetector, RecoveryConfig, Space, TimeoutKind, TimeoutOutcome,
+    AckOutcome, LossDetector, RecoveryConfig, Space, TimeoutKind, TimeoutOutcome, TrackedAckFrame,
 };
 use ramp_cc::SendRule;
 use ramp_cc::{Controller, EcnCodepoint, Time};
@@ -432,12 +432,12 @@ impl Server {
         &mut self,
         now: Time,
         space: Space,
-        frame: &AckFrame,
+        frame: &TrackedAckFrame,
         out: &mut Vec<Datagram>,
     ) -> Option<Time> {
         let app_limited = self.app_limited;
         let mut ack_out = std::mem::take(&mut self.ack_out);
-        let r = self.ld.on_ack_received(
+        let r = self.ld.on_tracked_ack_received(
             now,
             space,
             frame,
