@@ -172,6 +172,10 @@ impl AckState {
     /// Records packet `pn` arriving at `now`. Returns whether it was new
     /// (duplicates are ignored) and what to do about ACKs. `min_rtt` is the
     /// receiver's RTT estimate (Chrome's decimated delay uses it).
+    ///
+    /// Inline: called once per packet from the engine loop, and when rustc
+    /// chose not to inline it the call cost about 14 instructions a packet.
+    #[inline]
     pub(crate) fn on_packet(
         &mut self,
         now: Time,
