@@ -16,6 +16,7 @@
 //! - [`lines`]: input lines with a maximum length, checked as bytes arrive.
 //! - [`bounded_read`]: a whole small input file, with a size cap.
 //! - [`best_effort`]: stderr notices that never panic ([`note!`]).
+//! - [`fnv`]: the one stable hash (FNV-1a 64) for digests and file names.
 
 #![forbid(unsafe_code)]
 
@@ -23,6 +24,7 @@ pub mod atomic_file;
 pub mod best_effort;
 pub mod bounded_read;
 pub mod ecn;
+pub mod fnv;
 pub mod lines;
 pub mod quantile;
 pub mod record_keys;

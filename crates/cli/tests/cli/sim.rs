@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use crate::common::{ramp, relay_args};
 
 mod compare;
+mod long_names;
 
 fn tmpdir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("ramp-sim-cli-{}-{name}", std::process::id()));

@@ -119,7 +119,7 @@ fn digest(path: &Path) -> anyhow::Result<(u64, u64, u64)> {
     let f = fs::File::open(path).with_context(|| format!("opening {}", path.display()))?;
     let mut r = BufReader::with_capacity(1 << 20, f);
     let mut buf = vec![0u8; 1 << 20];
-    let (mut bytes, mut lines, mut h) = (0u64, 0u64, 0xcbf2_9ce4_8422_2325u64);
+    let (mut bytes, mut lines, mut h) = (0u64, 0u64, ramp_vocab::fnv::Fnv1a64::new());
     loop {
         let n = r
             .read(&mut buf)
@@ -127,13 +127,11 @@ fn digest(path: &Path) -> anyhow::Result<(u64, u64, u64)> {
         if n == 0 {
             break;
         }
-        for &b in &buf[..n] {
-            h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
-        }
+        h.write(&buf[..n]);
         lines += buf[..n].iter().filter(|&&b| b == b'\n').count() as u64;
         bytes += n as u64;
     }
-    Ok((bytes, lines, h))
+    Ok((bytes, lines, h.finish()))
 }
 
 /// Writes `dir/shard.json` for a finished shard whose records are in
