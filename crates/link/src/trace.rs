@@ -53,12 +53,12 @@ pub struct DeliveryTrace {
 /// every line.
 impl fmt::Debug for DeliveryTrace {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // FNV-1a over the times.
-        let hash = self.ms.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &t| {
-            t.to_le_bytes()
-                .iter()
-                .fold(h, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
-        });
+        // FNV-1a over the times' little-endian bytes.
+        let mut hash = ramp_vocab::fnv::Fnv1a64::new();
+        for t in &self.ms {
+            hash.write(&t.to_le_bytes());
+        }
+        let hash = hash.finish();
         f.debug_struct("DeliveryTrace")
             .field("name", &self.name)
             .field("opportunities", &self.ms.len())

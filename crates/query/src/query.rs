@@ -164,12 +164,7 @@ impl Query {
             self.stages.iter().map(|s| &s.kind).collect::<Vec<_>>(),
             self.approx
         );
-        let mut h: u64 = 0xcbf2_9ce4_8422_2325; // FNV-1a 64 offset basis
-        for b in text.bytes() {
-            h ^= b as u64;
-            h = h.wrapping_mul(0x0100_0000_01b3);
-        }
-        format!("{h:016x}")
+        format!("{:016x}", ramp_vocab::fnv::fnv1a64(text.as_bytes()))
     }
 
     /// A fresh state for the first aggregating stage.

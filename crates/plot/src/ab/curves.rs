@@ -78,15 +78,15 @@ pub struct AbResult {
 }
 
 /// A stable 64-bit hash (FNV-1a) for seeding per-curve generators.
+/// Each part is followed by a 0xff byte, which no UTF-8 text contains, so
+/// the parts' boundaries are part of the hash.
 fn fnv1a(parts: &[&str]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut h = ramp_vocab::fnv::Fnv1a64::new();
     for p in parts {
-        for b in p.bytes().chain(std::iter::once(0xff)) {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0100_0000_01b3);
-        }
+        h.write(p.as_bytes());
+        h.write(&[0xff]);
     }
-    h
+    h.finish()
 }
 
 /// Computes the percentile-versus-Δ curves, one panel per facet.

@@ -133,9 +133,7 @@ fn model_digest(plan: &FleetPlan) -> u64 {
         "{:?}\n{:?}\n{:?}",
         plan.population, plan.workload, plan.base.endpoint
     );
-    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
-    })
+    ramp_vocab::fnv::fnv1a64(text.as_bytes())
 }
 
 #[cfg(test)]
