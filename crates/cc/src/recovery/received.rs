@@ -68,23 +68,20 @@ impl Default for ReceivedRanges {
 impl Clone for ReceivedRanges {
     fn clone(&self) -> Self {
         // A clone's frames must not pass for continuations of this one's.
-        ReceivedRanges {
-            ranges: self.ranges.clone(),
-            source: next_source(),
-            written: 0,
-            unchanged: 0,
-            trimmed: 0,
-            last_len: 0,
-            last_frame_len: 0,
-        }
+        ReceivedRanges::new_source(self.ranges.clone())
     }
 }
 
 impl ReceivedRanges {
     /// No ranges, room for `capacity`.
     pub fn with_capacity(capacity: usize) -> Self {
+        ReceivedRanges::new_source(Vec::with_capacity(capacity))
+    }
+
+    /// `ranges` under a source of their own that has written no frame yet.
+    fn new_source(ranges: Vec<(u64, u64)>) -> Self {
         ReceivedRanges {
-            ranges: Vec::with_capacity(capacity),
+            ranges,
             source: next_source(),
             written: 0,
             unchanged: 0,
