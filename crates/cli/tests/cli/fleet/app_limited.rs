@@ -3,25 +3,10 @@
 //! connections draw both ways is the same bytes at any thread and shard
 //! count, and every arm of a connection runs the same draw.
 
-use std::path::{Path, PathBuf};
-
-use super::{files, merge, ok, output, tmp};
-use crate::common::ramp;
+use super::{population_same_bytes_at_any_thread_and_shard_count, tmp};
 
 const POPULATION: &str = "[[region]]\nname = \"west-europe\"\n[[region]]\nname = \"africa\"\n\
                           [endpoint]\nrespect_app_limited_share = 0.5\n";
-
-/// `ramp fleet --population FILE -n 24 --seed 5 -q --no-charts -o OUT` + `extra`.
-fn run(file: &Path, out: &Path, extra: &[&str]) {
-    ok(&output(
-        ramp()
-            .args(["fleet", "--population"])
-            .arg(file)
-            .args(["-n", "24", "--seed", "5", "-q", "--no-charts", "-o"])
-            .arg(out)
-            .args(extra),
-    ));
-}
 
 #[test]
 fn a_mixed_share_is_the_same_bytes_at_any_thread_and_shard_count() {
@@ -29,9 +14,7 @@ fn a_mixed_share_is_the_same_bytes_at_any_thread_and_shard_count() {
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("half.toml");
     std::fs::write(&file, POPULATION).unwrap();
-    let full = dir.join("j2");
-    run(&file, &full, &["-j", "2"]);
-    let want = files(&full);
+    let full = population_same_bytes_at_any_thread_and_shard_count(&file, 24, &dir);
     let params = std::fs::read_to_string(full.join("fleet.params")).unwrap();
     assert!(
         params.contains("\nendpoint.respect_app_limited_share = 0.5\n"),
@@ -55,18 +38,5 @@ fn a_mixed_share_is_the_same_bytes_at_any_thread_and_shard_count() {
         assert!(conn.iter().all(|r| *r == conn[0]), "{conn:?}");
     }
     assert!(rules.contains(&"always") && rules.contains(&"quicly"));
-    let one = dir.join("j1");
-    run(&file, &one, &["-j", "1"]);
-    assert!(files(&one) == want, "thread count changed the run");
-    let dirs: Vec<PathBuf> = (0..3)
-        .map(|k| {
-            let d = dir.join(format!("shard{k}"));
-            run(&file, &d, &["--shard", &format!("{k}/3")]);
-            d
-        })
-        .collect();
-    let merged = dir.join("merged");
-    ok(&merge(&dirs, &merged));
-    assert!(files(&merged) == want, "3 shards: merged run differs");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -98,6 +98,50 @@ fn shards(name: &str, n: u64, extra: &[&str]) -> Vec<PathBuf> {
         .collect()
 }
 
+/// `ramp fleet --population FILE -n N --seed 5 -q --no-charts -o OUT` + `extra`.
+fn population_run(file: &Path, n: u64, out: &Path, extra: &[&str]) {
+    ok(&output(
+        ramp()
+            .args(["fleet", "--population"])
+            .arg(file)
+            .args([
+                "-n",
+                &n.to_string(),
+                "--seed",
+                "5",
+                "-q",
+                "--no-charts",
+                "-o",
+            ])
+            .arg(out)
+            .args(extra),
+    ));
+}
+
+/// Runs the population `file` with `n` connections at `-j 2` into
+/// `dir/j2`, and asserts that `-j 1` and three shards merged write the
+/// same files. Returns the `-j 2` run's directory for the test's own
+/// checks of its records.
+fn population_same_bytes_at_any_thread_and_shard_count(file: &Path, n: u64, dir: &Path) -> PathBuf {
+    let full = dir.join("j2");
+    population_run(file, n, &full, &["-j", "2"]);
+    let want = files(&full);
+    let one = dir.join("j1");
+    population_run(file, n, &one, &["-j", "1"]);
+    assert!(files(&one) == want, "thread count changed the run");
+    let dirs: Vec<PathBuf> = (0..3)
+        .map(|k| {
+            let d = dir.join(format!("shard{k}"));
+            population_run(file, n, &d, &["--shard", &format!("{k}/3")]);
+            d
+        })
+        .collect();
+    let merged = dir.join("merged");
+    ok(&merge(&dirs, &merged));
+    assert!(files(&merged) == want, "3 shards: merged run differs");
+    full
+}
+
 /// `ramp fleet merge DIRS -o OUT --no-charts`.
 fn merge(dirs: &[PathBuf], out: &Path) -> Output {
     output(

@@ -3,25 +3,10 @@
 //! any thread and shard count, every arm of a connection fetches the same
 //! object, and the share is in `fleet.params`.
 
-use std::path::{Path, PathBuf};
-
-use super::{files, merge, ok, output, tmp};
-use crate::common::ramp;
+use super::{population_same_bytes_at_any_thread_and_shard_count, tmp};
 
 const POPULATION: &str = "[workload]\nvideo_share = 0.5\n[[region]]\nname = \"west-europe\"\n\
                           [[region]]\nname = \"africa\"\n";
-
-/// `ramp fleet --population FILE -n 40 --seed 5 -q --no-charts -o OUT` + `extra`.
-fn run(file: &Path, out: &Path, extra: &[&str]) {
-    ok(&output(
-        ramp()
-            .args(["fleet", "--population"])
-            .arg(file)
-            .args(["-n", "40", "--seed", "5", "-q", "--no-charts", "-o"])
-            .arg(out)
-            .args(extra),
-    ));
-}
 
 /// The record's `content_length`.
 fn size(line: &str) -> u64 {
@@ -39,9 +24,7 @@ fn segments_are_the_same_bytes_at_any_thread_and_shard_count() {
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("half.toml");
     std::fs::write(&file, POPULATION).unwrap();
-    let full = dir.join("j2");
-    run(&file, &full, &["-j", "2"]);
-    let want = files(&full);
+    let full = population_same_bytes_at_any_thread_and_shard_count(&file, 40, &dir);
     let params = std::fs::read_to_string(full.join("fleet.params")).unwrap();
     assert!(
         params.contains("\nworkload.video_share = 0.5\n"),
@@ -62,18 +45,5 @@ fn segments_are_the_same_bytes_at_any_thread_and_shard_count() {
     };
     assert!(sizes.iter().any(segment), "{sizes:?}");
     assert!(!sizes.iter().all(segment), "{sizes:?}");
-    let one = dir.join("j1");
-    run(&file, &one, &["-j", "1"]);
-    assert!(files(&one) == want, "thread count changed the run");
-    let dirs: Vec<PathBuf> = (0..3)
-        .map(|k| {
-            let d = dir.join(format!("shard{k}"));
-            run(&file, &d, &["--shard", &format!("{k}/3")]);
-            d
-        })
-        .collect();
-    let merged = dir.join("merged");
-    ok(&merge(&dirs, &merged));
-    assert!(files(&merged) == want, "3 shards: merged run differs");
     let _ = std::fs::remove_dir_all(&dir);
 }
