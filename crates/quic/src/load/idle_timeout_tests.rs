@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use tokio::net::UdpSocket;
 
-use super::{LoadConfig, Outcome, Progress, Protocol, Summary};
+use super::{LoadConfig, LoadReport, Outcome, Progress, Protocol, Summary};
 use crate::choice::CcChoice;
 use crate::server::{ServeConfig, Server};
 use crate::stats::PathLabels;
@@ -47,8 +47,9 @@ async fn cuttable_relay(server: SocketAddr, cut: Arc<AtomicBool>) -> SocketAddr 
     addr
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn rfc9000_10_1_a_request_ended_by_the_idle_timeout_counts_as_timed_out() {
+/// One run: a server behind a fresh relay, one request for a body far
+/// longer than the run, the path cut once the body has begun to arrive.
+async fn attempt() -> LoadReport {
     let server = Server::bind(ServeConfig {
         listen: "127.0.0.1:0".parse().unwrap(),
         cc: CcChoice::parse("cubic").unwrap(),
@@ -97,6 +98,30 @@ async fn rfc9000_10_1_a_request_ended_by_the_idle_timeout_counts_as_timed_out() 
     let report = super::run(&cfg, progress).await.unwrap();
     watch.abort();
     drop(stop);
+    report
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rfc9000_10_1_a_request_ended_by_the_idle_timeout_counts_as_timed_out() {
+    // Beside the crate's other tests, about one run in five never gets its
+    // handshake answered (the client's 5 s connect timeout, nothing
+    // received), so the request is never sent and the run says nothing
+    // about how one is classified. Not understood: it did not happen in 15
+    // runs of this test alone, and happens before the pacing gate's
+    // 2026-11-28 fix too. Such runs are retried, loudly, and three in a row
+    // fail the test.
+    let mut report = attempt().await;
+    for _ in 1..3 {
+        if !report.requests.is_empty() {
+            break;
+        }
+        ramp_host::timing::loud(&format!(
+            "rfc9000_10_1_a_request_ended_by_the_idle_timeout_counts_as_timed_out: \
+             no request sent ({:?}); trying again",
+            report.clients
+        ));
+        report = attempt().await;
+    }
     let outcomes: Vec<_> = report.requests.iter().map(|r| r.outcome.clone()).collect();
     assert_eq!(outcomes, vec![Outcome::IdleTimeout], "{outcomes:?}");
     let sum = Summary::of(&report);
